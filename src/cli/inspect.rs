@@ -1,0 +1,192 @@
+//! `animtune inspect`: what the tool understood of a model.
+
+use std::collections::BTreeMap;
+
+use anyhow::Result;
+use serde::Serialize;
+
+use super::InspectArgs;
+use crate::core::mesh::MeshPlacement;
+
+#[derive(Serialize)]
+struct Report {
+    file: String,
+    joints: Vec<Joint>,
+    humanoid: Humanoid,
+    twist_joints: Vec<Twist>,
+    clips: Vec<ClipInfo>,
+    meshes: Vec<MeshInfo>,
+    notes: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct Joint {
+    index: usize,
+    name: String,
+    parent: Option<usize>,
+    path: String,
+    human_bone: Option<&'static str>,
+}
+
+#[derive(Serialize)]
+struct Humanoid {
+    source: &'static str,
+    is_humanoid: bool,
+    bones: BTreeMap<&'static str, String>,
+    missing_required: Vec<&'static str>,
+    problems: Vec<String>,
+    warnings: Vec<String>,
+    facing_corrected: bool,
+}
+
+#[derive(Serialize)]
+struct Twist {
+    parent: &'static str,
+    child: &'static str,
+    joints: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct ClipInfo {
+    index: usize,
+    name: String,
+    duration: f32,
+    channels: usize,
+}
+
+#[derive(Serialize)]
+struct MeshInfo {
+    name: String,
+    vertices: usize,
+    skinned: bool,
+}
+
+pub fn run(args: &InspectArgs) -> Result<()> {
+    let model = super::model::open(&args.model)?;
+    let c = &model.character;
+    let s = &c.skeleton;
+    let bones = c.humanoid.bone_per_joint(s.len());
+    let report = Report {
+        file: args.model.model.clone(),
+        joints: (0..s.len())
+            .map(|j| Joint {
+                index: j,
+                name: s.name(j).to_string(),
+                parent: s.parent(j),
+                path: s.path(j).to_string(),
+                human_bone: bones[j].map(|b| b.name()),
+            })
+            .collect(),
+        humanoid: Humanoid {
+            source: c.humanoid.source.as_str(),
+            is_humanoid: c.humanoid.is_humanoid(),
+            bones: c
+                .humanoid
+                .bones()
+                .map(|(b, j)| (b.name(), s.name(j).to_string()))
+                .collect(),
+            missing_required: c
+                .humanoid
+                .missing_required
+                .iter()
+                .map(|b| b.name())
+                .collect(),
+            problems: c.humanoid.problems.clone(),
+            warnings: c.humanoid.warnings.clone(),
+            facing_corrected: c.facing_corrected,
+        },
+        twist_joints: c
+            .twist_chains()
+            .into_iter()
+            .map(|t| Twist {
+                parent: t.parent.name(),
+                child: t.child.name(),
+                joints: t.joints.iter().map(|&j| s.name(j).to_string()).collect(),
+            })
+            .collect(),
+        clips: model
+            .clips
+            .iter()
+            .enumerate()
+            .map(|(index, clip)| ClipInfo {
+                index,
+                name: clip.name.clone(),
+                duration: clip.duration,
+                channels: clip.channel_count(),
+            })
+            .collect(),
+        meshes: c
+            .meshes
+            .iter()
+            .map(|m| MeshInfo {
+                name: m.name.clone(),
+                vertices: m.vertex_count(),
+                skinned: matches!(m.placement, MeshPlacement::Skinned { .. }),
+            })
+            .collect(),
+        notes: c.notes.clone(),
+    };
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print_summary(&report);
+    }
+    Ok(())
+}
+
+fn print_summary(r: &Report) {
+    println!("{}", r.file);
+    println!("  joints: {}", r.joints.len());
+    let h = &r.humanoid;
+    let verdict = if h.is_humanoid {
+        "humanoid"
+    } else {
+        "NOT humanoid"
+    };
+    println!(
+        "  humanoid: {verdict} (source: {}, {} bones mapped)",
+        h.source,
+        h.bones.len()
+    );
+    if !h.missing_required.is_empty() {
+        println!("    missing required: {}", h.missing_required.join(", "));
+    }
+    for p in &h.problems {
+        println!("    problem: {p}");
+    }
+    for w in &h.warnings {
+        println!("    warning: {w}");
+    }
+    for (bone, joint) in &h.bones {
+        println!("    {bone:<24} {joint}");
+    }
+    if h.facing_corrected {
+        println!("  facing: turned 180° to face +Z");
+    }
+    println!("  twist joints:");
+    if r.twist_joints.is_empty() {
+        println!("    none");
+    }
+    for t in &r.twist_joints {
+        println!("    {} → {}: {}", t.parent, t.child, t.joints.join(", "));
+    }
+    println!("  meshes: {}", r.meshes.len());
+    for m in &r.meshes {
+        println!(
+            "    {:<32} {:>7} vertices{}",
+            m.name,
+            m.vertices,
+            if m.skinned { ", skinned" } else { "" }
+        );
+    }
+    println!("  clips: {}", r.clips.len());
+    for c in &r.clips {
+        println!(
+            "    [{}] {:<32} {:>7.3} s {:>4} channels",
+            c.index, c.name, c.duration, c.channels
+        );
+    }
+    for n in &r.notes {
+        println!("  note: {n}");
+    }
+}

@@ -1,0 +1,34 @@
+//! Opening a model for a subcommand: the file (or the built-in mannequin) plus the humanoid override.
+
+use std::path::Path;
+
+use anyhow::{Result, anyhow};
+
+use super::{ModelArgs, parse_overrides};
+use crate::import::{ImportedModel, load_file};
+
+/// Loads the model named on the command line and applies `--map` overrides.
+pub fn open(args: &ModelArgs) -> Result<ImportedModel> {
+    let mut model = if args.model == "mannequin" {
+        crate::demo::mannequin::load()
+    } else {
+        load_file(Path::new(&args.model))?
+    };
+    let overrides = parse_overrides(&args.map)?;
+    if !overrides.is_empty() {
+        let c = &mut model.character;
+        c.humanoid = c
+            .humanoid
+            .clone()
+            .with_override(&overrides, &c.skeleton)
+            .map_err(|e| anyhow!("{}: {e}", args.model))?;
+    }
+    let c = &model.character;
+    if c.skins.is_empty() && model.clips.is_empty() {
+        return Err(anyhow!(
+            "{}: has no skin and no animation: nothing to animate",
+            args.model
+        ));
+    }
+    Ok(model)
+}

@@ -1,0 +1,173 @@
+//! `animtune pose`: joint transforms at a time of a clip.
+
+use anyhow::{Context, Result, anyhow, bail};
+use serde::Serialize;
+
+use super::PoseArgs;
+use crate::core::{Clip, Pose, Transform, Wrap};
+use crate::import::load_file;
+
+#[derive(Serialize)]
+struct PoseReport {
+    clip: Option<String>,
+    time: f32,
+    joints: Vec<JointPose>,
+}
+
+#[derive(Serialize)]
+struct JointPose {
+    name: String,
+    human_bone: Option<&'static str>,
+    local: Trs,
+    model: Trs,
+}
+
+#[derive(Serialize)]
+struct Trs {
+    translation: [f32; 3],
+    rotation: [f32; 4],
+    scale: [f32; 3],
+}
+
+impl From<Transform> for Trs {
+    fn from(t: Transform) -> Self {
+        Trs {
+            translation: t.translation.to_array(),
+            rotation: t.rotation.to_array(),
+            scale: t.scale.to_array(),
+        }
+    }
+}
+
+fn pick_clip<'a>(clips: &'a [Clip], wanted: Option<&str>, file: &str) -> Result<Option<&'a Clip>> {
+    let Some(w) = wanted else {
+        return Ok(clips.first());
+    };
+    if let Some(c) = clips.iter().find(|c| c.name == w) {
+        return Ok(Some(c));
+    }
+    if let Ok(i) = w.parse::<usize>() {
+        return clips.get(i).map(Some).ok_or_else(|| {
+            anyhow!(
+                "{file}: clip index {i} is out of range ({} clips)",
+                clips.len()
+            )
+        });
+    }
+    let names: Vec<&str> = clips.iter().map(|c| c.name.as_str()).collect();
+    bail!("{file}: no clip named '{w}' (clips: {})", names.join(", "))
+}
+
+pub fn run(args: &PoseArgs) -> Result<()> {
+    if !args.time.is_finite() {
+        bail!("--time must be a finite number of seconds");
+    }
+    let model = super::model::open(&args.model)?;
+    let c = &model.character;
+    let s = &c.skeleton;
+    let file = args.model.model.as_str();
+
+    let external;
+    let (clips, clips_file) = match &args.clip_file {
+        Some(path) => {
+            external = load_file(path)?;
+            (&external.clips, path.display().to_string())
+        }
+        None => (&model.clips, file.to_string()),
+    };
+    let clip = pick_clip(clips, args.clip.as_deref(), &clips_file)?;
+    if args.clip_file.is_some() && clip.is_none() {
+        bail!("{clips_file}: has no animation");
+    }
+
+    let mut pose = Pose::rest(s);
+    if let Some(clip) = clip {
+        let binding = clip.bind(s, Some(&c.humanoid));
+        let needs_humanoid = binding
+            .tracks
+            .iter()
+            .flatten()
+            .any(|b| b.method == crate::core::clip::BindMethod::HumanBone);
+        let bound = binding.tracks.iter().flatten().count();
+        if bound == 0 && !clip.tracks.is_empty() {
+            if !c.humanoid.is_humanoid() {
+                bail!(
+                    "{file}: not a humanoid (missing: {}), so clip '{}' from {clips_file} cannot bind by human bone",
+                    c.humanoid
+                        .missing_required
+                        .iter()
+                        .map(|b| b.name())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    clip.name
+                );
+            }
+            bail!(
+                "{file}: none of the {} tracks of clip '{}' found a joint",
+                clip.tracks.len(),
+                clip.name
+            );
+        }
+        if needs_humanoid && !c.humanoid.is_humanoid() {
+            eprintln!(
+                "warning: {file}: humanoid mapping is incomplete; only the mapped bones follow the clip"
+            );
+        }
+        if !binding.unbound_tracks.is_empty() {
+            eprintln!(
+                "note: {} track(s) found no joint: {}",
+                binding.unbound_tracks.len(),
+                binding.unbound_tracks.join(", ")
+            );
+        }
+        let wrap = if args.looping {
+            Wrap::Loop
+        } else {
+            Wrap::Clamp
+        };
+        clip.sample_into(&binding, args.time, wrap, &mut pose);
+    }
+    let model_m = pose.model_matrices(s);
+    let bones = c.humanoid.bone_per_joint(s.len());
+    let report = PoseReport {
+        clip: clip.map(|c| c.name.clone()),
+        time: args.time,
+        joints: (0..s.len())
+            .map(|j| JointPose {
+                name: s.name(j).to_string(),
+                human_bone: bones[j].map(|b| b.name()),
+                local: pose.local[j].into(),
+                model: Transform::from_mat4(&model_m[j]).into(),
+            })
+            .collect(),
+    };
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&report).context("serializing the pose")?
+        );
+    } else {
+        println!(
+            "clip: {}  time: {} s",
+            report.clip.as_deref().unwrap_or("(rest pose)"),
+            report.time
+        );
+        for j in &report.joints {
+            let t = j.model.translation;
+            let r = j.local.rotation;
+            println!(
+                "{:<32} {:<22} model pos [{:8.4} {:8.4} {:8.4}]  local rot [{:7.4} {:7.4} {:7.4} {:7.4}]",
+                j.name,
+                j.human_bone.unwrap_or("-"),
+                t[0],
+                t[1],
+                t[2],
+                r[0],
+                r[1],
+                r[2],
+                r[3]
+            );
+        }
+    }
+    Ok(())
+}

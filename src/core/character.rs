@@ -1,0 +1,35 @@
+//! A loaded character: skeleton, humanoid map, meshes, and what import noticed.
+
+use super::humanoid::{HumanoidMap, TwistChain};
+use super::mesh::{Material, Mesh, Skin, Texture};
+use super::skeleton::Skeleton;
+
+/// Everything the tool knows about one character.
+#[derive(Clone, Debug)]
+pub struct Character {
+    /// Display name (usually the file stem).
+    pub name: String,
+    /// The joint hierarchy.
+    pub skeleton: Skeleton,
+    /// Which joints play which humanoid bones.
+    pub humanoid: HumanoidMap,
+    /// Skins of the skinned meshes.
+    pub skins: Vec<Skin>,
+    /// Meshes, skinned or rigidly attached.
+    pub meshes: Vec<Mesh>,
+    /// Materials the meshes use.
+    pub materials: Vec<Material>,
+    /// Decoded textures the materials use.
+    pub textures: Vec<Texture>,
+    /// True when import turned the character around to face +Z (VRM 0.x faces −Z).
+    pub facing_corrected: bool,
+    /// Things import skipped or noticed (morph channels, unsupported primitives…).
+    pub notes: Vec<String>,
+}
+
+impl Character {
+    /// Twist joints between humanoid bone pairs.
+    pub fn twist_chains(&self) -> Vec<TwistChain> {
+        self.humanoid.twist_chains(&self.skeleton)
+    }
+}

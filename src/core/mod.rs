@@ -1,0 +1,20 @@
+//! Pure animation data and math: transforms, skeletons, poses, clips, humanoid mapping.
+
+pub mod binding;
+pub mod character;
+pub mod clip;
+pub mod human_bone;
+pub mod humanoid;
+pub mod mesh;
+pub mod naming;
+pub mod pose;
+pub mod skeleton;
+pub mod transform;
+
+pub use character::Character;
+pub use clip::{Clip, ClipBinding, Interpolation, Keys, Track, TrackTarget, Wrap};
+pub use human_bone::HumanBone;
+pub use humanoid::{HumanoidMap, MappingSource, TwistChain};
+pub use pose::Pose;
+pub use skeleton::{JointDef, Skeleton};
+pub use transform::Transform;

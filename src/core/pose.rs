@@ -1,0 +1,89 @@
+//! A pose: local transforms of every joint, and their model-space matrices.
+
+use glam::Mat4;
+
+use super::skeleton::Skeleton;
+use super::transform::Transform;
+
+/// Local transforms for every joint of one skeleton.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Pose {
+    /// Local transform per joint, by joint index.
+    pub local: Vec<Transform>,
+}
+
+impl Pose {
+    /// The skeleton's rest pose.
+    pub fn rest(skeleton: &Skeleton) -> Self {
+        Pose {
+            local: skeleton.rest().to_vec(),
+        }
+    }
+
+    /// Resets every joint to the rest pose, keeping the allocation.
+    pub fn reset_to_rest(&mut self, skeleton: &Skeleton) {
+        self.local.clear();
+        self.local.extend_from_slice(skeleton.rest());
+    }
+
+    /// Model-space matrix of every joint, written into `out` (resized to fit).
+    pub fn model_matrices_into(&self, skeleton: &Skeleton, out: &mut Vec<Mat4>) {
+        out.clear();
+        out.reserve(self.local.len());
+        let root = skeleton.root_transform();
+        for (i, local) in self.local.iter().enumerate() {
+            let parent = match skeleton.parent(i) {
+                Some(p) => out[p],
+                None => root,
+            };
+            out.push(parent * local.to_mat4());
+        }
+    }
+
+    /// Model-space matrix of every joint.
+    pub fn model_matrices(&self, skeleton: &Skeleton) -> Vec<Mat4> {
+        let mut out = Vec::new();
+        self.model_matrices_into(skeleton, &mut out);
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::skeleton::JointDef;
+    use glam::{Quat, Vec3};
+
+    #[test]
+    fn local_to_model_composes_down_the_chain() {
+        let rot = Quat::from_rotation_y(std::f32::consts::FRAC_PI_2);
+        let joints = vec![
+            JointDef {
+                name: "root".into(),
+                parent: None,
+                rest: Transform {
+                    translation: Vec3::new(0.0, 1.0, 0.0),
+                    rotation: rot,
+                    scale: Vec3::ONE,
+                },
+                deforms: true,
+            },
+            JointDef {
+                name: "child".into(),
+                parent: Some(0),
+                rest: Transform {
+                    translation: Vec3::new(0.0, 0.0, 2.0),
+                    rotation: Quat::IDENTITY,
+                    scale: Vec3::ONE,
+                },
+                deforms: true,
+            },
+        ];
+        // The whole rig sits under a 0.01 scale, as an armature exported in centimetres would.
+        let skel = Skeleton::new(joints, Mat4::from_scale(Vec3::splat(0.01))).unwrap();
+        let m = Pose::rest(&skel).model_matrices(&skel);
+        // Child at local +Z 2, rotated 90° about Y → +X 2; plus root at Y 1; all scaled by 0.01.
+        let p = m[1].transform_point3(Vec3::ZERO);
+        assert!(p.abs_diff_eq(Vec3::new(0.02, 0.01, 0.0), 1e-6), "{p}");
+    }
+}

@@ -1,0 +1,274 @@
+//! Joint hierarchy of a character: names, parents, root-relative paths and rest pose.
+
+use std::collections::HashMap;
+
+use glam::Mat4;
+use thiserror::Error;
+
+use super::transform::Transform;
+
+/// A problem with the joint list given to [`Skeleton::new`].
+#[derive(Debug, Error, PartialEq)]
+pub enum SkeletonError {
+    /// A joint names a parent that does not come before it.
+    #[error("joint {joint} ('{name}') has parent {parent}, which does not come before it")]
+    ParentOrder {
+        /// Index of the offending joint.
+        joint: usize,
+        /// Its name.
+        name: String,
+        /// The parent index it gave.
+        parent: usize,
+    },
+    /// More joints than a `u16` parent index can address.
+    #[error("{0} joints is more than the supported 65535")]
+    TooManyJoints(usize),
+    /// A rest transform holds NaN or infinity.
+    #[error("joint {joint} ('{name}') has a non-finite rest transform")]
+    NonFiniteRest {
+        /// Index of the offending joint.
+        joint: usize,
+        /// Its name.
+        name: String,
+    },
+}
+
+/// One joint as given to [`Skeleton::new`].
+#[derive(Clone, Debug)]
+pub struct JointDef {
+    /// Joint (node) name; may be empty.
+    pub name: String,
+    /// Index of the parent joint, which must come earlier in the list.
+    pub parent: Option<usize>,
+    /// Local rest transform.
+    pub rest: Transform,
+    /// Whether a skin deforms vertices with this joint (false for helper nodes kept for the hierarchy).
+    pub deforms: bool,
+}
+
+/// A joint hierarchy in parent-before-child order with lookups by name and path.
+#[derive(Clone, Debug)]
+pub struct Skeleton {
+    names: Vec<String>,
+    parents: Vec<Option<u16>>,
+    paths: Vec<String>,
+    rest: Vec<Transform>,
+    deforms: Vec<bool>,
+    root_transform: Mat4,
+    by_name: HashMap<String, usize>,
+    by_path: HashMap<String, usize>,
+}
+
+impl Skeleton {
+    /// Builds a skeleton; `root_transform` places the joints' root frame in the character's model space.
+    pub fn new(joints: Vec<JointDef>, root_transform: Mat4) -> Result<Self, SkeletonError> {
+        if joints.len() > u16::MAX as usize {
+            return Err(SkeletonError::TooManyJoints(joints.len()));
+        }
+        let mut names = Vec::with_capacity(joints.len());
+        let mut parents = Vec::with_capacity(joints.len());
+        let mut paths: Vec<String> = Vec::with_capacity(joints.len());
+        let mut rest = Vec::with_capacity(joints.len());
+        let mut deforms = Vec::with_capacity(joints.len());
+        for (i, j) in joints.into_iter().enumerate() {
+            if let Some(p) = j.parent
+                && p >= i
+            {
+                return Err(SkeletonError::ParentOrder {
+                    joint: i,
+                    name: j.name,
+                    parent: p,
+                });
+            }
+            if !j.rest.is_finite() {
+                return Err(SkeletonError::NonFiniteRest {
+                    joint: i,
+                    name: j.name,
+                });
+            }
+            let segment = if j.name.is_empty() {
+                format!("joint{i}")
+            } else {
+                j.name.clone()
+            };
+            let path = match j.parent {
+                Some(p) => format!("{}/{}", paths[p], segment),
+                None => segment,
+            };
+            paths.push(path);
+            names.push(j.name);
+            parents.push(j.parent.map(|p| p as u16));
+            rest.push(j.rest);
+            deforms.push(j.deforms);
+        }
+        let mut by_name = HashMap::new();
+        for (i, n) in names.iter().enumerate() {
+            by_name.entry(n.clone()).or_insert(i);
+        }
+        let mut by_path = HashMap::new();
+        for (i, p) in paths.iter().enumerate() {
+            by_path.entry(p.clone()).or_insert(i);
+        }
+        Ok(Skeleton {
+            names,
+            parents,
+            paths,
+            rest,
+            deforms,
+            root_transform,
+            by_name,
+            by_path,
+        })
+    }
+
+    /// Number of joints.
+    pub fn len(&self) -> usize {
+        self.names.len()
+    }
+
+    /// True when the skeleton has no joints.
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+
+    /// Joint names, by joint index.
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+
+    /// Name of one joint.
+    pub fn name(&self, joint: usize) -> &str {
+        &self.names[joint]
+    }
+
+    /// Parent index of each joint (None for roots); parents always come first.
+    pub fn parents(&self) -> &[Option<u16>] {
+        &self.parents
+    }
+
+    /// Parent of one joint.
+    pub fn parent(&self, joint: usize) -> Option<usize> {
+        self.parents[joint].map(usize::from)
+    }
+
+    /// Root-relative path of one joint ("Hips/Spine/Chest").
+    pub fn path(&self, joint: usize) -> &str {
+        &self.paths[joint]
+    }
+
+    /// Root-relative paths, by joint index.
+    pub fn paths(&self) -> &[String] {
+        &self.paths
+    }
+
+    /// Local rest transforms, by joint index.
+    pub fn rest(&self) -> &[Transform] {
+        &self.rest
+    }
+
+    /// Whether a skin deforms vertices with this joint.
+    pub fn deforms(&self, joint: usize) -> bool {
+        self.deforms[joint]
+    }
+
+    /// Transform from the root joints' parent frame to the character's model space.
+    pub fn root_transform(&self) -> Mat4 {
+        self.root_transform
+    }
+
+    /// First joint with this name.
+    pub fn find_by_name(&self, name: &str) -> Option<usize> {
+        self.by_name.get(name).copied()
+    }
+
+    /// Joint with this root-relative path.
+    pub fn find_by_path(&self, path: &str) -> Option<usize> {
+        self.by_path.get(path).copied()
+    }
+
+    /// Direct children of a joint, in order.
+    pub fn children(&self, joint: usize) -> impl Iterator<Item = usize> + '_ {
+        (joint + 1..self.len()).filter(move |&c| self.parent(c) == Some(joint))
+    }
+
+    /// Number of ancestors of a joint (0 for a root).
+    pub fn depth(&self, joint: usize) -> usize {
+        let mut d = 0;
+        let mut j = joint;
+        while let Some(p) = self.parent(j) {
+            d += 1;
+            j = p;
+        }
+        d
+    }
+
+    /// True when `ancestor` is `joint` or lies above it.
+    pub fn is_ancestor_or_self(&self, ancestor: usize, joint: usize) -> bool {
+        let mut j = Some(joint);
+        while let Some(k) = j {
+            if k == ancestor {
+                return true;
+            }
+            j = self.parent(k);
+        }
+        false
+    }
+
+    /// Joints strictly between `ancestor` and `descendant`, from the ancestor down; None when not related.
+    pub fn joints_between(&self, ancestor: usize, descendant: usize) -> Option<Vec<usize>> {
+        let mut out = Vec::new();
+        let mut j = self.parent(descendant)?;
+        loop {
+            if j == ancestor {
+                out.reverse();
+                return Some(out);
+            }
+            out.push(j);
+            j = self.parent(j)?;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn joint(name: &str, parent: Option<usize>) -> JointDef {
+        JointDef {
+            name: name.into(),
+            parent,
+            rest: Transform::IDENTITY,
+            deforms: true,
+        }
+    }
+
+    #[test]
+    fn paths_and_lookups() {
+        let s = Skeleton::new(
+            vec![
+                joint("Hips", None),
+                joint("Spine", Some(0)),
+                joint("Chest", Some(1)),
+                joint("LeftUpLeg", Some(0)),
+            ],
+            Mat4::IDENTITY,
+        )
+        .unwrap();
+        assert_eq!(s.path(2), "Hips/Spine/Chest");
+        assert_eq!(s.find_by_path("Hips/LeftUpLeg"), Some(3));
+        assert_eq!(s.find_by_name("Spine"), Some(1));
+        assert_eq!(s.children(0).collect::<Vec<_>>(), vec![1, 3]);
+        assert_eq!(s.depth(2), 2);
+        assert_eq!(s.joints_between(0, 2), Some(vec![1]));
+        assert_eq!(s.joints_between(3, 2), None);
+    }
+
+    #[test]
+    fn parent_after_child_is_refused() {
+        let err = Skeleton::new(vec![joint("A", Some(1)), joint("B", None)], Mat4::IDENTITY);
+        assert!(matches!(
+            err,
+            Err(SkeletonError::ParentOrder { joint: 0, .. })
+        ));
+    }
+}

@@ -1,0 +1,3 @@
+//! Content the project generates itself: the built-in mannequin and its clips.
+
+pub mod mannequin;

@@ -1,0 +1,92 @@
+//! Importers: files on disk → [`Character`](crate::core::Character) and [`Clip`](crate::core::Clip)s.
+
+pub mod gltf;
+pub mod uri;
+
+use std::path::{Path, PathBuf};
+
+use thiserror::Error;
+
+use crate::core::{Character, Clip};
+
+/// Files larger than this are refused before reading (1 GiB).
+pub const MAX_FILE_BYTES: u64 = 1 << 30;
+
+/// Why a model could not be imported. Every variant names the file.
+#[derive(Debug, Error)]
+pub enum ImportError {
+    /// The file could not be read.
+    #[error("{path}: cannot read: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// The file is larger than [`MAX_FILE_BYTES`].
+    #[error("{path}: file is {size} bytes, over the {limit}-byte limit")]
+    TooLarge {
+        /// The file.
+        path: PathBuf,
+        /// Its size.
+        size: u64,
+        /// The limit.
+        limit: u64,
+    },
+    /// Not a glTF/GLB file, or one the glTF reader rejects (truncated, bad JSON, invalid indices…).
+    #[error("{path}: not a valid glTF/GLB/VRM file: {message}")]
+    Format {
+        /// The file.
+        path: PathBuf,
+        /// What the reader said.
+        message: String,
+    },
+    /// An external URI that points outside the model's folder or at the network.
+    #[error("{path}: refused external file: {source}")]
+    Uri {
+        /// The file.
+        path: PathBuf,
+        /// What was wrong with the URI.
+        source: uri::UriError,
+    },
+    /// Well-formed glTF whose data is inconsistent (accessor past its buffer, bad joint index, NaN…).
+    #[error("{path}: {message}")]
+    Data {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong, naming the glTF object.
+        message: String,
+    },
+}
+
+/// A character and the clips that came with it.
+#[derive(Clone, Debug)]
+pub struct ImportedModel {
+    /// The character (skeleton, humanoid, meshes).
+    pub character: Character,
+    /// Every animation of the file, bound to the character's skeleton by construction.
+    pub clips: Vec<Clip>,
+}
+
+/// Loads a .glb, .gltf (with external files beside it), .vrm or .vrma file.
+pub fn load_file(path: &Path) -> Result<ImportedModel, ImportError> {
+    let io = |source| ImportError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let size = std::fs::metadata(path).map_err(io)?.len();
+    if size > MAX_FILE_BYTES {
+        return Err(ImportError::TooLarge {
+            path: path.to_path_buf(),
+            size,
+            limit: MAX_FILE_BYTES,
+        });
+    }
+    let bytes = std::fs::read(path).map_err(io)?;
+    let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    let name = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    gltf::load_bytes(&bytes, &name, Some(&base), path)
+}

@@ -1,0 +1,11 @@
+//! animtune: load humanoid characters from glTF/VRM, evaluate their clips into poses, and tune them.
+//!
+//! The library is the headless core; the `animtune` binary wraps it in a command line (and an editor).
+#![warn(missing_docs)]
+
+pub mod cli;
+pub mod core;
+pub mod demo;
+pub mod fsutil;
+pub mod glb;
+pub mod import;
