@@ -20,7 +20,11 @@ fn spec_slerp(q0: Vec4, q1: Vec4, t: f32) -> Vec4 {
 }
 
 /// Local TRS of every node at `time`, from the raw file, following the spec's LINEAR/STEP/CUBICSPLINE rules.
-fn expected_locals(doc: &gltf::Document, buffers: &[gltf::buffer::Data], time: f32) -> Vec<(Vec3, Vec4, Vec3)> {
+fn expected_locals(
+    doc: &gltf::Document,
+    buffers: &[gltf::buffer::Data],
+    time: f32,
+) -> Vec<(Vec3, Vec4, Vec3)> {
     let mut locals: Vec<(Vec3, Vec4, Vec3)> = doc
         .nodes()
         .map(|n| {
@@ -33,13 +37,19 @@ fn expected_locals(doc: &gltf::Document, buffers: &[gltf::buffer::Data], time: f
         let reader = ch.reader(|b| Some(&buffers[b.index()].0));
         let times: Vec<f32> = reader.read_inputs().unwrap().collect();
         let vals: Vec<Vec4> = match reader.read_outputs().unwrap() {
-            gltf::animation::util::ReadOutputs::Translations(i) | gltf::animation::util::ReadOutputs::Scales(i) => {
+            gltf::animation::util::ReadOutputs::Translations(i)
+            | gltf::animation::util::ReadOutputs::Scales(i) => {
                 i.map(|v| Vec3::from(v).extend(0.0)).collect()
             }
-            gltf::animation::util::ReadOutputs::Rotations(r) => r.into_f32().map(Vec4::from).collect(),
+            gltf::animation::util::ReadOutputs::Rotations(r) => {
+                r.into_f32().map(Vec4::from).collect()
+            }
             _ => continue,
         };
-        assert_eq!(ch.sampler().interpolation(), gltf::animation::Interpolation::Linear);
+        assert_eq!(
+            ch.sampler().interpolation(),
+            gltf::animation::Interpolation::Linear
+        );
         let k = times.iter().rposition(|&t| t <= time).unwrap();
         let v = if k + 1 >= times.len() {
             vals[k]
@@ -62,7 +72,11 @@ fn expected_locals(doc: &gltf::Document, buffers: &[gltf::buffer::Data], time: f
 }
 
 fn arr(v: &Value) -> Vec<f32> {
-    v.as_array().unwrap().iter().map(|x| x.as_f64().unwrap() as f32).collect()
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap() as f32)
+        .collect()
 }
 
 #[test]
@@ -87,13 +101,20 @@ fn cesium_man_pose_at_half_a_second_matches_the_spec() {
             }
         }
     };
-    let by_name: HashMap<String, usize> = doc.nodes().map(|n| (n.name().unwrap().to_string(), n.index())).collect();
+    let by_name: HashMap<String, usize> = doc
+        .nodes()
+        .map(|n| (n.name().unwrap().to_string(), n.index()))
+        .collect();
 
     let out = Command::new(env!("CARGO_BIN_EXE_animtune"))
         .args(["pose", path.to_str().unwrap(), "--time", "0.5", "--json"])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let json: Value = serde_json::from_slice(&out.stdout).unwrap();
     let joints = json["joints"].as_array().unwrap();
     assert_eq!(joints.len(), 19);
@@ -104,20 +125,48 @@ fn cesium_man_pose_at_half_a_second_matches_the_spec() {
         let lr = arr(&j["local"]["rotation"]);
         let ls = arr(&j["local"]["scale"]);
         for i in 0..3 {
-            assert!((lt[i] - t[i]).abs() < 1e-5, "{}: translation {lt:?} vs {t}", j["name"]);
-            assert!((ls[i] - s[i]).abs() < 1e-5, "{}: scale {ls:?} vs {s}", j["name"]);
+            assert!(
+                (lt[i] - t[i]).abs() < 1e-5,
+                "{}: translation {lt:?} vs {t}",
+                j["name"]
+            );
+            assert!(
+                (ls[i] - s[i]).abs() < 1e-5,
+                "{}: scale {ls:?} vs {s}",
+                j["name"]
+            );
         }
-        let sign = if Vec4::from_slice(&lr).dot(r) < 0.0 { -1.0 } else { 1.0 };
+        let sign = if Vec4::from_slice(&lr).dot(r) < 0.0 {
+            -1.0
+        } else {
+            1.0
+        };
         for i in 0..4 {
-            assert!((lr[i] * sign - r[i]).abs() < 1e-5, "{}: rotation {lr:?} vs {r}", j["name"]);
+            assert!(
+                (lr[i] * sign - r[i]).abs() < 1e-5,
+                "{}: rotation {lr:?} vs {r}",
+                j["name"]
+            );
         }
         // "model" is relative to the character root: the scene root here, so it is the node's world transform.
         let (ws, wr, wt) = world(node).to_scale_rotation_translation();
         let mt = arr(&j["model"]["translation"]);
         let mr = Quat::from_slice(&arr(&j["model"]["rotation"]));
         let ms = arr(&j["model"]["scale"]);
-        assert!(Vec3::from_slice(&mt).abs_diff_eq(wt, 1e-5), "{}: model translation {mt:?} vs {wt}", j["name"]);
-        assert!(mr.dot(wr).abs() > 1.0 - 1e-5, "{}: model rotation", j["name"]);
-        assert!(Vec3::from_slice(&ms).abs_diff_eq(ws, 1e-4), "{}: model scale {ms:?} vs {ws}", j["name"]);
+        assert!(
+            Vec3::from_slice(&mt).abs_diff_eq(wt, 1e-5),
+            "{}: model translation {mt:?} vs {wt}",
+            j["name"]
+        );
+        assert!(
+            mr.dot(wr).abs() > 1.0 - 1e-5,
+            "{}: model rotation",
+            j["name"]
+        );
+        assert!(
+            Vec3::from_slice(&ms).abs_diff_eq(ws, 1e-4),
+            "{}: model scale {ms:?} vs {ws}",
+            j["name"]
+        );
     }
 }

@@ -20,7 +20,10 @@ fn moved_joints(model: &ImportedModel, clip: usize, time: f32) -> usize {
     rest.local
         .iter()
         .zip(&pose.local)
-        .filter(|(a, b)| a.rotation.dot(b.rotation).abs() < 1.0 - 1e-6 || a.translation.distance(b.translation) > 1e-5)
+        .filter(|(a, b)| {
+            a.rotation.dot(b.rotation).abs() < 1.0 - 1e-6
+                || a.translation.distance(b.translation) > 1e-5
+        })
         .count()
 }
 
@@ -50,7 +53,12 @@ fn quaternius_rigify_rig_maps_by_name_and_plays_all_clips() {
     let m = load_file(&quaternius()).unwrap();
     let h = &m.character.humanoid;
     assert_eq!(h.source, MappingSource::Names);
-    assert!(h.is_humanoid(), "missing {:?} problems {:?}", h.missing_required, h.problems);
+    assert!(
+        h.is_humanoid(),
+        "missing {:?} problems {:?}",
+        h.missing_required,
+        h.problems
+    );
     let s = &m.character.skeleton;
     let name = |b| s.name(h.joint(b).unwrap());
     assert_eq!(name(HumanBone::Hips), "DEF-hips");
@@ -70,14 +78,22 @@ fn robot_expressive_maps_by_name_with_shared_joints_and_sparse_clips() {
     let m = load("RobotExpressive.glb");
     let c = &m.character;
     assert_eq!(c.humanoid.source, MappingSource::Names);
-    assert!(c.humanoid.missing_required.is_empty(), "{:?}", c.humanoid.missing_required);
+    assert!(
+        c.humanoid.missing_required.is_empty(),
+        "{:?}",
+        c.humanoid.missing_required
+    );
     assert!(c.humanoid.is_humanoid(), "{:?}", c.humanoid.problems);
     assert_eq!(c.skins.len(), 4);
     // The four skins share one joint set.
     assert!(c.skins.windows(2).all(|w| w[0].joints == w[1].joints));
     assert_eq!(m.clips.len(), 14);
     // Morph-weight channels are skipped with a note, not an error.
-    assert!(c.notes.iter().any(|n| n.contains("morph-weight")), "{:?}", c.notes);
+    assert!(
+        c.notes.iter().any(|n| n.contains("morph-weight")),
+        "{:?}",
+        c.notes
+    );
     // Sparse clips: fewer tracks than joints, and the others keep their rest value.
     let idle = m.clips.iter().position(|c| c.name == "Idle").unwrap();
     assert!(m.clips[idle].tracks.len() < c.skeleton.len());
@@ -89,7 +105,10 @@ fn robot_expressive_maps_by_name_with_shared_joints_and_sparse_clips() {
         assert_eq!(pose.local[j], c.skeleton.rest()[j]);
     }
     // Meshes rigidly parented to bones are kept as attachments.
-    assert!(c.meshes.iter().any(|m| matches!(m.placement, animtune::core::mesh::MeshPlacement::Joint { .. })));
+    assert!(c.meshes.iter().any(|m| matches!(
+        m.placement,
+        animtune::core::mesh::MeshPlacement::Joint { .. }
+    )));
 }
 
 #[test]
@@ -103,7 +122,12 @@ fn cesium_man_keeps_the_transform_above_its_skeleton_and_maps_by_hierarchy() {
     let top = p.iter().map(|v| v.y).fold(f32::MIN, f32::max);
     assert!(top > 1.0, "top joint at {top}");
     assert_eq!(c.humanoid.source, MappingSource::Hierarchy);
-    assert!(c.humanoid.is_humanoid(), "{:?} {:?}", c.humanoid.missing_required, c.humanoid.problems);
+    assert!(
+        c.humanoid.is_humanoid(),
+        "{:?} {:?}",
+        c.humanoid.missing_required,
+        c.humanoid.problems
+    );
     assert_eq!(c.textures.len(), 1);
     assert!(c.materials[0].base_color_texture.is_some());
 }
@@ -112,7 +136,10 @@ fn cesium_man_keeps_the_transform_above_its_skeleton_and_maps_by_hierarchy() {
 fn fox_loads_and_plays_but_is_not_humanoid() {
     let m = load("Fox.glb");
     assert!(!m.character.humanoid.is_humanoid());
-    assert_eq!(m.clips.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(), ["Survey", "Walk", "Run"]);
+    assert_eq!(
+        m.clips.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(),
+        ["Survey", "Walk", "Run"]
+    );
     assert!(moved_joints(&m, 1, 0.2) > 10);
 }
 
@@ -145,7 +172,12 @@ fn vrma_clip_maps_its_bones_through_vrmc_vrm_animation() {
     assert!((m.clips[0].duration - 3.0).abs() < 1e-4);
     // VRM 1.0 thumb names: Metacarpal is Unity's ThumbProximal.
     let h = &m.character.humanoid;
-    assert_eq!(m.character.skeleton.name(h.joint(HumanBone::LeftThumbProximal).unwrap()), "leftThumbMetacarpal");
+    assert_eq!(
+        m.character
+            .skeleton
+            .name(h.joint(HumanBone::LeftThumbProximal).unwrap()),
+        "leftThumbMetacarpal"
+    );
 }
 
 #[test]
@@ -161,7 +193,10 @@ fn mannequin_is_a_complete_humanoid_with_twist_joints() {
         (HumanBone::LeftUpperLeg, HumanBone::LeftLowerLeg),
         (HumanBone::RightLowerLeg, HumanBone::RightFoot),
     ] {
-        let t = twists.iter().find(|t| t.parent == parent && t.child == child).unwrap();
+        let t = twists
+            .iter()
+            .find(|t| t.parent == parent && t.child == child)
+            .unwrap();
         assert_eq!(t.joints.len(), 1);
         assert!(c.skeleton.name(t.joints[0]).ends_with("Twist"));
     }

@@ -20,17 +20,26 @@ fn check_binds(target: &ImportedModel) {
     let clip = &vrma.clips[0];
     let c = &target.character;
     let binding = clip.bind(&c.skeleton, Some(&c.humanoid));
-    let human_tracks = clip.tracks.iter().filter(|t| t.target.human_bone.is_some()).count();
+    let human_tracks = clip
+        .tracks
+        .iter()
+        .filter(|t| t.target.human_bone.is_some())
+        .count();
     let bound: Vec<_> = binding.tracks.iter().flatten().collect();
     assert!(human_tracks > 0);
-    assert_eq!(bound.len(), human_tracks, "unbound: {:?}", binding.unbound_tracks);
+    assert_eq!(
+        bound.len(),
+        human_tracks,
+        "unbound: {:?}",
+        binding.unbound_tracks
+    );
     assert!(bound.iter().all(|b| b.method == BindMethod::HumanBone));
     // The expression and look-at tracks of a VRMA are not joints of the character: reported, not bound.
     assert_eq!(binding.unbound_tracks, ["happy", "lookAt"]);
 
     let src_skel = &vrma.character.skeleton;
     let src_binding = clip.bind(src_skel, Some(&vrma.character.humanoid));
-    for time in [0.4, 1.3, 2.2] {
+    for time in [0.4, 0.75, 1.3, 2.2] {
         let mut src_pose = Pose::rest(src_skel);
         clip.sample_into(&src_binding, time, Wrap::Clamp, &mut src_pose);
         let mut dst_pose = Pose::rest(&c.skeleton);
@@ -41,13 +50,21 @@ fn check_binds(target: &ImportedModel) {
         let dst_now = model_rotations(target, &dst_pose);
         let mut compared = 0;
         for track in &clip.tracks {
-            let Some(bone) = track.target.human_bone else { continue };
-            let (Some(sj), Some(dj)) = (vrma.character.humanoid.joint(bone), c.humanoid.joint(bone)) else {
+            let Some(bone) = track.target.human_bone else {
+                continue;
+            };
+            let (Some(sj), Some(dj)) =
+                (vrma.character.humanoid.joint(bone), c.humanoid.joint(bone))
+            else {
                 continue;
             };
             let d_src = src_now[sj] * src_rest[sj].inverse();
             let d_dst = dst_now[dj] * dst_rest[dj].inverse();
-            assert!(d_src.dot(d_dst).abs() > 1.0 - 1e-4, "{} at {time}: {d_src} vs {d_dst}", bone.name());
+            assert!(
+                d_src.dot(d_dst).abs() > 1.0 - 1e-4,
+                "{} at {time}: {d_src} vs {d_dst}",
+                bone.name()
+            );
             compared += 1;
         }
         assert!(compared > 0);

@@ -88,29 +88,28 @@ pub fn run(args: &PoseArgs) -> Result<()> {
             .iter()
             .flatten()
             .any(|b| b.method == crate::core::clip::BindMethod::HumanBone);
-        let bound = binding.tracks.iter().flatten().count();
-        if bound == 0 && !clip.tracks.is_empty() {
-            if !c.humanoid.is_humanoid() {
-                bail!(
-                    "{file}: not a humanoid (missing: {}), so clip '{}' from {clips_file} cannot bind by human bone",
-                    c.humanoid
-                        .missing_required
-                        .iter()
-                        .map(|b| b.name())
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                    clip.name
-                );
+        if needs_humanoid && !c.humanoid.is_humanoid() {
+            let mut why: Vec<String> = c.humanoid.problems.clone();
+            if !c.humanoid.missing_required.is_empty() {
+                let missing: Vec<&str> = c
+                    .humanoid
+                    .missing_required
+                    .iter()
+                    .map(|b| b.name())
+                    .collect();
+                why.insert(0, format!("missing {}", missing.join(", ")));
             }
+            bail!(
+                "{file}: not a humanoid ({}), so clip '{}' from {clips_file} cannot bind by human bone",
+                why.join("; "),
+                clip.name
+            );
+        }
+        if binding.tracks.iter().flatten().count() == 0 && !clip.tracks.is_empty() {
             bail!(
                 "{file}: none of the {} tracks of clip '{}' found a joint",
                 clip.tracks.len(),
                 clip.name
-            );
-        }
-        if needs_humanoid && !c.humanoid.is_humanoid() {
-            eprintln!(
-                "warning: {file}: humanoid mapping is incomplete; only the mapped bones follow the clip"
             );
         }
         if !binding.unbound_tracks.is_empty() {

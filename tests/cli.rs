@@ -1,0 +1,288 @@
+//! The `animtune` binary: JSON contracts and errors on bad input.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn animtune(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_animtune"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn json_of(out: &Output) -> Value {
+    assert!(
+        out.status.success(),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// Bad input: exit code 1, one line on stderr naming `needle` (the file and the problem), never a panic.
+fn assert_clean_failure(out: &Output, needles: &[&str]) {
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "stderr: {err}");
+    assert_eq!(
+        err.trim_end().lines().count(),
+        1,
+        "one line expected: {err}"
+    );
+    for n in needles {
+        assert!(err.contains(n), "'{n}' not in: {err}");
+    }
+}
+
+#[test]
+fn inspect_godette_lists_every_required_bone() {
+    let path = common::asset("Godette_vrm_v4.vrm");
+    let j = json_of(&animtune(&["inspect", path.to_str().unwrap(), "--json"]));
+    assert_eq!(j["humanoid"]["source"], "vrm0");
+    assert_eq!(
+        j["humanoid"]["missing_required"].as_array().unwrap().len(),
+        0
+    );
+    let bones = j["humanoid"]["bones"].as_object().unwrap();
+    for b in animtune::core::HumanBone::required() {
+        assert!(bones.contains_key(b.name()), "{} missing", b.name());
+    }
+    assert_eq!(bones["Hips"], "pelvis_Armature");
+    let joints = j["joints"].as_array().unwrap();
+    assert_eq!(joints.len(), 68);
+    assert_eq!(joints[0]["parent"], Value::Null);
+    assert_eq!(joints[1]["parent"], 0);
+    assert_eq!(joints[1]["path"], "Armature_rootJoint/pelvis_Armature");
+    assert_eq!(joints[1]["human_bone"], "Hips");
+    for key in ["file", "twist_joints", "clips", "meshes"] {
+        assert!(j.get(key).is_some(), "{key}");
+    }
+    assert_eq!(j["meshes"][0]["skinned"], true);
+}
+
+#[test]
+fn inspect_mannequin_reports_twist_joints_and_clips() {
+    let j = json_of(&animtune(&["inspect", "mannequin", "--json"]));
+    assert_eq!(j["humanoid"]["source"], "names");
+    let twists = j["twist_joints"].as_array().unwrap();
+    assert!(twists.iter().any(|t| t["parent"] == "LeftUpperArm"
+        && t["child"] == "LeftLowerArm"
+        && t["joints"][0] == "LeftUpperArmTwist"));
+    assert_eq!(j["clips"][0]["name"], "Idle");
+    assert!(j["clips"][0]["duration"].as_f64().unwrap() > 1.0);
+}
+
+#[test]
+fn humanoid_override_from_the_command_line() {
+    let path = common::asset("CesiumMan.glb");
+    let j = json_of(&animtune(&[
+        "inspect",
+        path.to_str().unwrap(),
+        "--json",
+        "--map",
+        "Chest=Skeleton_torso_joint_2",
+    ]));
+    assert_eq!(j["humanoid"]["source"], "override");
+    assert_eq!(j["humanoid"]["bones"]["Chest"], "Skeleton_torso_joint_2");
+    let out = animtune(&[
+        "inspect",
+        path.to_str().unwrap(),
+        "--map",
+        "Chest=NoSuchJoint",
+    ]);
+    assert_clean_failure(&out, &["CesiumMan.glb", "NoSuchJoint"]);
+    let out = animtune(&["inspect", path.to_str().unwrap(), "--map", "Tail=x"]);
+    assert_clean_failure(&out, &["Tail"]);
+}
+
+#[test]
+fn pose_picks_clips_by_name_or_index() {
+    let q = common::quaternius();
+    let by_name = json_of(&animtune(&[
+        "pose",
+        q.to_str().unwrap(),
+        "--clip",
+        "Walk_Loop",
+        "--time",
+        "0.25",
+        "--json",
+    ]));
+    assert_eq!(by_name["clip"], "Walk_Loop");
+    assert_eq!(by_name["joints"].as_array().unwrap().len(), 53);
+    let index = json_of(&animtune(&["inspect", q.to_str().unwrap(), "--json"]))["clips"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|c| c["name"] == "Walk_Loop")
+        .unwrap()
+        .to_string();
+    let by_index = json_of(&animtune(&[
+        "pose",
+        q.to_str().unwrap(),
+        "--clip",
+        &index,
+        "--time",
+        "0.25",
+        "--json",
+    ]));
+    assert_eq!(by_name, by_index);
+    let out = animtune(&["pose", q.to_str().unwrap(), "--clip", "NoSuchClip"]);
+    assert_clean_failure(
+        &out,
+        &["NoSuchClip", "AnimationLibrary_Godot_Standard.gltf"],
+    );
+}
+
+#[test]
+fn pose_binds_a_vrma_to_a_humanoid_and_refuses_a_non_humanoid() {
+    let vrma = common::asset("three-vrm_test.vrma");
+    let ok = animtune(&[
+        "pose",
+        "mannequin",
+        "--clip-file",
+        vrma.to_str().unwrap(),
+        "--time",
+        "0.4",
+        "--json",
+    ]);
+    let j = json_of(&ok);
+    let arm = j["joints"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["name"] == "RightUpperArm")
+        .unwrap();
+    assert_ne!(arm["local"]["rotation"][3], 1.0);
+    let fox = common::asset("Fox.glb");
+    let out = animtune(&[
+        "pose",
+        fox.to_str().unwrap(),
+        "--clip-file",
+        vrma.to_str().unwrap(),
+    ]);
+    assert_clean_failure(&out, &["Fox.glb", "not a humanoid"]);
+}
+
+#[test]
+fn missing_and_non_gltf_files_fail_cleanly() {
+    let out = animtune(&["inspect", "/no/such/model.glb"]);
+    assert_clean_failure(&out, &["/no/such/model.glb", "cannot read"]);
+    let dir = common::temp_dir("cli-bad");
+    let text = dir.join("notes.glb");
+    std::fs::write(&text, "this is not a model").unwrap();
+    assert_clean_failure(
+        &animtune(&["inspect", text.to_str().unwrap()]),
+        &["notes.glb", "not a valid glTF"],
+    );
+}
+
+#[test]
+fn truncated_glb_fails_cleanly_at_many_offsets() {
+    let bytes = std::fs::read(common::asset("CesiumMan.glb")).unwrap();
+    let dir = common::temp_dir("cli-truncated");
+    for cut in [4, 12, 20, 100, 3000, bytes.len() / 2, bytes.len() - 1] {
+        let p = dir.join(format!("cut{cut}.glb"));
+        std::fs::write(&p, &bytes[..cut]).unwrap();
+        let out = animtune(&["inspect", p.to_str().unwrap()]);
+        assert_clean_failure(&out, &[&format!("cut{cut}.glb")]);
+    }
+}
+
+fn write_gltf(dir: &Path, name: &str, uri: &str, skin: bool) -> String {
+    // One triangle; the buffer is 36 bytes of positions.
+    let mut doc = serde_json::json!({
+        "asset": {"version": "2.0"},
+        "scene": 0,
+        "scenes": [{"nodes": [0]}],
+        "nodes": [{"mesh": 0}],
+        "meshes": [{"primitives": [{"attributes": {"POSITION": 0}}]}],
+        "buffers": [{"byteLength": 36, "uri": uri}],
+        "bufferViews": [{"buffer": 0, "byteLength": 36}],
+        "accessors": [{"bufferView": 0, "componentType": 5126, "count": 3, "type": "VEC3", "min": [0,0,0], "max": [1,1,0]}]
+    });
+    if skin {
+        doc["nodes"] = serde_json::json!([{"mesh": 0, "skin": 0}, {"name": "Bone"}]);
+        doc["scenes"] = serde_json::json!([{"nodes": [0, 1]}]);
+        doc["skins"] = serde_json::json!([{"joints": [1]}]);
+    }
+    let p = dir.join(name);
+    std::fs::write(&p, serde_json::to_vec(&doc).unwrap()).unwrap();
+    p.to_str().unwrap().to_string()
+}
+
+#[test]
+fn a_model_with_no_skin_and_no_animation_is_refused() {
+    let dir = common::temp_dir("cli-noskin");
+    let tri: Vec<u8> = [0f32, 0., 0., 1., 0., 0., 0., 1., 0.]
+        .iter()
+        .flat_map(|f| f.to_le_bytes())
+        .collect();
+    std::fs::write(dir.join("tri.bin"), &tri).unwrap();
+    let p = write_gltf(&dir, "static.gltf", "tri.bin", false);
+    assert_clean_failure(&animtune(&["inspect", &p]), &["static.gltf", "no skin"]);
+    // The same file with a skin loads, reading the external .bin beside it.
+    let p = write_gltf(&dir, "skinned.gltf", "tri.bin", true);
+    let out = animtune(&["inspect", &p, "--json"]);
+    assert_eq!(json_of(&out)["meshes"][0]["vertices"], 3);
+}
+
+#[test]
+fn external_uris_outside_the_model_folder_are_refused() {
+    let dir = common::temp_dir("cli-uri");
+    let sub = dir.join("model");
+    std::fs::create_dir_all(&sub).unwrap();
+    let tri: Vec<u8> = [0f32; 9].iter().flat_map(|f| f.to_le_bytes()).collect();
+    std::fs::write(dir.join("outside.bin"), &tri).unwrap();
+    for (name, uri, needle) in [
+        ("dotdot.gltf", "../outside.bin", "climbs out"),
+        (
+            "absolute.gltf",
+            dir.join("outside.bin").to_str().unwrap(),
+            "absolute path",
+        ),
+        ("http.gltf", "http://example.com/a.bin", "scheme"),
+    ] {
+        let p = write_gltf(&sub, name, uri, true);
+        assert_clean_failure(&animtune(&["inspect", &p]), &[name, needle]);
+    }
+}
+
+#[test]
+fn usage_errors_exit_with_2_and_bad_time_with_1() {
+    assert_eq!(animtune(&["inspect"]).status.code(), Some(2));
+    assert_eq!(animtune(&["frobnicate"]).status.code(), Some(2));
+    assert_clean_failure(
+        &animtune(&["pose", "mannequin", "--time", "NaN"]),
+        &["--time"],
+    );
+}
+
+#[test]
+fn mannequin_is_written_atomically_and_not_overwritten_without_force() {
+    let dir = common::temp_dir("cli-mannequin");
+    let out_path = dir.join("mannequin.glb");
+    let p = out_path.to_str().unwrap();
+    assert!(animtune(&["mannequin", "-o", p]).status.success());
+    let first = std::fs::read(&out_path).unwrap();
+    assert_eq!(&first[..4], b"glTF");
+    std::fs::write(&out_path, b"keep me").unwrap();
+    assert_clean_failure(
+        &animtune(&["mannequin", "-o", p]),
+        &["mannequin.glb", "--force"],
+    );
+    assert_eq!(std::fs::read(&out_path).unwrap(), b"keep me");
+    assert!(
+        animtune(&["mannequin", "-o", p, "--force"])
+            .status
+            .success()
+    );
+    assert_eq!(std::fs::read(&out_path).unwrap(), first);
+    let j = json_of(&animtune(&["inspect", p, "--json"]));
+    assert_eq!(
+        j["humanoid"]["missing_required"].as_array().unwrap().len(),
+        0
+    );
+}
