@@ -120,6 +120,11 @@ impl GlbBuilder {
         self.accessors.len() - 1
     }
 
+    /// Marks an integer accessor as normalized (e.g. UNSIGNED_BYTE weights read as 0–1).
+    pub fn set_normalized(&mut self, accessor: usize) {
+        self.accessors[accessor]["normalized"] = Value::Bool(true);
+    }
+
     /// Writes the .glb: `document` gets `buffers`, `bufferViews` and `accessors` added.
     pub fn finish(mut self, mut document: Value) -> Vec<u8> {
         while self.bin.len() % 4 != 0 {

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# The whole test suite: formatting, lints, unit/integration/CLI tests, and the Khronos glTF-Validator on the
+# generated mannequin. Installs missing system packages when run as root; otherwise prints the apt command.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# System packages: node/npm for the glTF validator; Vulkan (lavapipe) and Xvfb for the renderer and window tests.
+packages=(nodejs npm libvulkan1 mesa-vulkan-drivers xvfb xauth)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ]; then
+    echo "== installing: ${missing[*]}"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  else
+    echo "Missing system packages. Run:"
+    echo "  sudo apt-get install -y ${missing[*]}"
+    if ! command -v node >/dev/null; then exit 1; fi
+  fi
+fi
+
+# Test assets (third-party humanoids) must be present: tests fail without them rather than skip.
+export ANIMTUNE_TEST_ASSETS="${ANIMTUNE_TEST_ASSETS:-$(pwd)/../shared/assets}"
+echo "== test assets: $ANIMTUNE_TEST_ASSETS"
+
+echo "== cargo fmt --check"
+cargo fmt --check
+
+echo "== cargo clippy"
+cargo clippy --all-targets --locked -- -D warnings
+
+echo "== glTF validator on the generated mannequin"
+tools=target/node-tools
+if [ ! -d "$tools/node_modules/gltf-validator" ]; then
+  mkdir -p "$tools"
+  (cd "$tools" && npm install --silent --no-audit --no-fund --prefix . gltf-validator@2.0.0-dev.3.10 >/dev/null)
+fi
+cargo run --quiet --locked -- mannequin -o target/mannequin.glb --force
+(cd "$tools" && node ../../scripts/validate_gltf.mjs ../mannequin.glb)
+
+echo "== cargo test"
+cargo test --all-targets --locked

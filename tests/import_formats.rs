@@ -1,0 +1,129 @@
+//! Importer coverage for every allowed JOINTS_0 / WEIGHTS_0 component type, generated normals, joint order.
+
+use std::path::Path;
+
+use animtune::glb::{Component, GlbBuilder, Target};
+use animtune::import::gltf::load_bytes;
+use serde_json::json;
+
+/// A two-joint skinned quad; joints listed in the skin in reverse order, weights in the given encoding.
+fn quad(joints: Component, weights: Option<Component>, normals: bool) -> Vec<u8> {
+    let mut g = GlbBuilder::new();
+    let pos = [0.0f32, 0., 0., 1., 0., 0., 1., 1., 0., 0., 1., 0.];
+    let p = g.floats(&pos, "VEC3", 3, Some(Target::Vertices), true);
+    let j = g.uints(
+        &[0, 1, 0, 0, 0, 1, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0],
+        joints,
+        "VEC4",
+        4,
+        Some(Target::Vertices),
+    );
+    // Vertex 0: 75% / 25%; vertex 1: 50/50; vertices 2, 3: one joint.
+    let wf = [
+        0.75f32, 0.25, 0., 0., 0.5, 0.5, 0., 0., 1., 0., 0., 0., 1., 0., 0., 0.,
+    ];
+    let w = match weights {
+        None => g.floats(&wf, "VEC4", 4, Some(Target::Vertices), false),
+        Some(c) => {
+            let max = if c == Component::U8 { 255.0 } else { 65535.0 };
+            let q: Vec<u32> = wf.iter().map(|x| (x * max).round() as u32).collect();
+            let a = g.uints(&q, c, "VEC4", 4, Some(Target::Vertices));
+            g.set_normalized(a);
+            a
+        }
+    };
+    let i = g.uints(
+        &[0, 1, 2, 0, 2, 3],
+        Component::U16,
+        "SCALAR",
+        1,
+        Some(Target::Indices),
+    );
+    let mut attributes = json!({"POSITION": p, "JOINTS_0": j, "WEIGHTS_0": w});
+    if normals {
+        let n = g.floats(
+            &[0.0f32, 0., 1., 0., 0., 1., 0., 0., 1., 0., 0., 1.],
+            "VEC3",
+            3,
+            Some(Target::Vertices),
+            false,
+        );
+        attributes["NORMAL"] = json!(n);
+    }
+    let doc = json!({
+        "asset": {"version": "2.0"}, "scene": 0, "scenes": [{"nodes": [0, 2]}],
+        "nodes": [{"name": "Root", "children": [1]}, {"name": "Tip", "translation": [0, 1, 0]}, {"mesh": 0, "skin": 0}],
+        "meshes": [{"primitives": [{"attributes": attributes, "indices": i}]}],
+        "skins": [{"joints": [1, 0]}]
+    });
+    g.finish(doc)
+}
+
+#[test]
+fn every_joint_and_weight_encoding_reads_the_same() {
+    for joints in [Component::U8, Component::U16] {
+        for weights in [None, Some(Component::U8), Some(Component::U16)] {
+            let bytes = quad(joints, weights, true);
+            let m = load_bytes(&bytes, "quad", None, Path::new("quad.glb")).unwrap();
+            let prim = &m.character.meshes[0].primitives[0];
+            let w = prim.weights.as_ref().unwrap();
+            let j = prim.joints.as_ref().unwrap();
+            assert!(
+                (w[0][0] - 0.75).abs() < 3e-3 && (w[0][1] - 0.25).abs() < 3e-3,
+                "{joints:?} {weights:?}: {:?}",
+                w[0]
+            );
+            assert!((w[1][0] - 0.5).abs() < 3e-3);
+            assert_eq!(j[1], [0, 1, 0, 0]);
+            for v in w {
+                assert!((v.iter().sum::<f32>() - 1.0).abs() < 1e-5);
+            }
+        }
+    }
+}
+
+#[test]
+fn skin_joints_in_any_order_become_parent_before_child() {
+    let m = load_bytes(
+        &quad(Component::U8, None, true),
+        "quad",
+        None,
+        Path::new("quad.glb"),
+    )
+    .unwrap();
+    let c = &m.character;
+    assert_eq!(c.skeleton.names(), ["Root", "Tip"]);
+    assert_eq!(c.skeleton.path(1), "Root/Tip");
+    // The skin lists Tip first: skin joint 0 is skeleton joint 1.
+    assert_eq!(c.skins[0].joints, [1, 0]);
+}
+
+#[test]
+fn missing_normals_are_generated() {
+    let m = load_bytes(
+        &quad(Component::U8, None, false),
+        "quad",
+        None,
+        Path::new("quad.glb"),
+    )
+    .unwrap();
+    let prim = &m.character.meshes[0].primitives[0];
+    for n in &prim.normals {
+        assert!((n[2] - 1.0).abs() < 1e-6, "{n:?}");
+    }
+}
+
+#[test]
+fn joint_index_past_the_skin_is_an_error() {
+    let mut bytes = quad(Component::U8, None, true);
+    // Joint indices are the second accessor's bytes: replace a 1 with 9 in the binary chunk.
+    let json_len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
+    let bin = 20 + json_len + 8;
+    let joints_at = bin + 48; // after 12 position floats
+    assert_eq!(bytes[joints_at + 1], 1);
+    bytes[joints_at + 1] = 9;
+    let err = load_bytes(&bytes, "quad", None, Path::new("quad.glb"))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("quad.glb") && err.contains("joint 9"), "{err}");
+}
