@@ -50,7 +50,7 @@ impl GlbBuilder {
     }
 
     fn push_view(&mut self, bytes: &[u8], target: Option<Target>) -> usize {
-        while self.bin.len() % 4 != 0 {
+        while !self.bin.len().is_multiple_of(4) {
             self.bin.push(0);
         }
         let mut view =
@@ -127,14 +127,14 @@ impl GlbBuilder {
 
     /// Writes the .glb: `document` gets `buffers`, `bufferViews` and `accessors` added.
     pub fn finish(mut self, mut document: Value) -> Vec<u8> {
-        while self.bin.len() % 4 != 0 {
+        while !self.bin.len().is_multiple_of(4) {
             self.bin.push(0);
         }
         document["buffers"] = json!([{"byteLength": self.bin.len()}]);
         document["bufferViews"] = Value::Array(self.views);
         document["accessors"] = Value::Array(self.accessors);
         let mut text = serde_json::to_vec(&document).expect("a JSON value always serializes");
-        while text.len() % 4 != 0 {
+        while !text.len().is_multiple_of(4) {
             text.push(b' ');
         }
         let total = 12 + 8 + text.len() + 8 + self.bin.len();

@@ -494,11 +494,9 @@ mod hierarchy {
             low: p[root].y,
             high: p[root].y,
         };
-        for k in root..skeleton.len() {
-            if skeleton.is_ancestor_or_self(root, k) {
-                e.low = e.low.min(p[k].y);
-                e.high = e.high.max(p[k].y);
-            }
+        for k in skeleton.subtree(root) {
+            e.low = e.low.min(p[k].y);
+            e.high = e.high.max(p[k].y);
         }
         e
     }
@@ -639,8 +637,8 @@ mod hierarchy {
             .filter(|&c| c != neck_start)
             .collect();
         let sideways = |c: usize| {
-            (c..n)
-                .filter(|&k| skeleton.is_ancestor_or_self(c, k))
+            skeleton
+                .subtree(c)
                 .map(|k| (p[k].x - p[chest].x).abs())
                 .fold(0.0, f32::max)
         };

@@ -191,6 +191,11 @@ impl Skeleton {
         (joint + 1..self.len()).filter(move |&c| self.parent(c) == Some(joint))
     }
 
+    /// The joint and every joint below it.
+    pub fn subtree(&self, joint: usize) -> impl Iterator<Item = usize> + '_ {
+        (joint..self.len()).filter(move |&k| self.is_ancestor_or_self(joint, k))
+    }
+
     /// Number of ancestors of a joint (0 for a root).
     pub fn depth(&self, joint: usize) -> usize {
         let mut d = 0;

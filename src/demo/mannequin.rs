@@ -483,10 +483,10 @@ fn idle_rotation(name: &str, t: f32, duration: f32) -> Option<Quat> {
         "RightUpperArm" => Quat::from_rotation_z(deg(72.0 - 2.0 * breathe)),
         "LeftLowerArm" => Quat::from_rotation_y(deg(-12.0 - 3.0 * sway)),
         "RightLowerArm" => Quat::from_rotation_y(deg(12.0 + 3.0 * sway)),
-        "LeftShoulder" => Quat::from_rotation_z(deg(-1.0 * breathe)),
-        "RightShoulder" => Quat::from_rotation_z(deg(1.0 * breathe)),
-        "LeftUpperLeg" => Quat::from_rotation_z(deg(1.0 * sway)),
-        "RightUpperLeg" => Quat::from_rotation_z(deg(1.0 * sway)),
+        "LeftShoulder" => Quat::from_rotation_z(-deg(breathe)),
+        "RightShoulder" => Quat::from_rotation_z(deg(breathe)),
+        "LeftUpperLeg" => Quat::from_rotation_z(deg(sway)),
+        "RightUpperLeg" => Quat::from_rotation_z(deg(sway)),
         _ => return None,
     })
 }
