@@ -5,11 +5,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # System packages: node/npm for the glTF validator; Vulkan (lavapipe) and Xvfb for the renderer and window tests.
-packages=(nodejs npm libvulkan1 mesa-vulkan-drivers xvfb xauth)
+packages=(libvulkan1 mesa-vulkan-drivers xvfb xauth)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
 done
+# Node may come from elsewhere than Debian (its own package bundles npm): check the commands, not the packages.
+command -v node >/dev/null 2>&1 || missing+=(nodejs)
+command -v npm >/dev/null 2>&1 || missing+=(npm)
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
     echo "== installing: ${missing[*]}"
