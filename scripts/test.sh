@@ -44,5 +44,8 @@ fi
 cargo run --quiet --locked -- mannequin -o target/mannequin.glb --force
 (cd "$tools" && node ../../scripts/validate_gltf.mjs ../mannequin.glb)
 
+echo "== benchmarks, each run once as a test"
+cargo test --benches --locked
+
 echo "== cargo test"
-cargo test --all-targets --locked
+cargo test --lib --bins --tests --locked
