@@ -331,6 +331,7 @@ impl HumanoidMap {
     /// plus non-human children of the parent named as twist/roll joints.
     pub fn twist_chains(&self, skeleton: &Skeleton) -> Vec<TwistChain> {
         let human = self.bone_per_joint(skeleton.len());
+        let positions = rest_positions(skeleton);
         let mut out = Vec::new();
         for (child, child_joint) in self.bones() {
             let Some(parent) = self.mapped_parent(child) else {
@@ -355,7 +356,7 @@ impl HumanoidMap {
                         None => true,
                     };
                     // A twist helper belongs to the child bone it points toward.
-                    if side_ok && twist_points_toward(skeleton, parent_joint, c, child_joint) {
+                    if side_ok && twist_points_toward(&positions, parent_joint, c, child_joint) {
                         joints.push(c);
                     }
                 }
@@ -463,8 +464,7 @@ fn subtree_has_word(skeleton: &Skeleton, joint: usize, words: &[&str]) -> bool {
     })
 }
 
-fn twist_points_toward(skeleton: &Skeleton, parent: usize, twist: usize, child: usize) -> bool {
-    let p = rest_positions(skeleton);
+fn twist_points_toward(p: &[Vec3], parent: usize, twist: usize, child: usize) -> bool {
     let to_twist = p[twist] - p[parent];
     let to_child = p[child] - p[parent];
     to_twist.length_squared() < 1e-12 || to_twist.dot(to_child) > 0.0
