@@ -3,9 +3,12 @@
 //! The library is the headless core; the `animtune` binary wraps it in a command line (and an editor).
 #![warn(missing_docs)]
 
+pub mod bake;
 pub mod cli;
+pub mod clipfile;
 pub mod core;
 pub mod demo;
 pub mod fsutil;
 pub mod glb;
 pub mod import;
+pub mod player;

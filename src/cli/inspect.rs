@@ -127,7 +127,7 @@ pub fn run(args: &InspectArgs) -> Result<()> {
         notes: c.notes.clone(),
     };
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        outln!("{}", serde_json::to_string_pretty(&report)?);
     } else {
         print_summary(&report);
     }
@@ -135,58 +135,61 @@ pub fn run(args: &InspectArgs) -> Result<()> {
 }
 
 fn print_summary(r: &Report) {
-    println!("{}", r.file);
-    println!("  joints: {}", r.joints.len());
+    outln!("{}", r.file);
+    outln!("  joints: {}", r.joints.len());
     let h = &r.humanoid;
     let verdict = if h.is_humanoid {
         "humanoid"
     } else {
         "NOT humanoid"
     };
-    println!(
+    outln!(
         "  humanoid: {verdict} (source: {}, {} bones mapped)",
         h.source,
         h.bones.len()
     );
     if !h.missing_required.is_empty() {
-        println!("    missing required: {}", h.missing_required.join(", "));
+        outln!("    missing required: {}", h.missing_required.join(", "));
     }
     for p in &h.problems {
-        println!("    problem: {p}");
+        outln!("    problem: {p}");
     }
     for w in &h.warnings {
-        println!("    warning: {w}");
+        outln!("    warning: {w}");
     }
     for (bone, joint) in &h.bones {
-        println!("    {bone:<24} {joint}");
+        outln!("    {bone:<24} {joint}");
     }
     if h.facing_corrected {
-        println!("  facing: turned 180° to face +Z");
+        outln!("  facing: turned 180° to face +Z");
     }
-    println!("  twist joints:");
+    outln!("  twist joints:");
     if r.twist_joints.is_empty() {
-        println!("    none");
+        outln!("    none");
     }
     for t in &r.twist_joints {
-        println!("    {} → {}: {}", t.parent, t.child, t.joints.join(", "));
+        outln!("    {} → {}: {}", t.parent, t.child, t.joints.join(", "));
     }
-    println!("  meshes: {}", r.meshes.len());
+    outln!("  meshes: {}", r.meshes.len());
     for m in &r.meshes {
-        println!(
+        outln!(
             "    {:<32} {:>7} vertices{}",
             m.name,
             m.vertices,
             if m.skinned { ", skinned" } else { "" }
         );
     }
-    println!("  clips: {}", r.clips.len());
+    outln!("  clips: {}", r.clips.len());
     for c in &r.clips {
-        println!(
+        outln!(
             "    [{}] {:<32} {:>7.3} s {:>4} channels",
-            c.index, c.name, c.duration, c.channels
+            c.index,
+            c.name,
+            c.duration,
+            c.channels
         );
     }
     for n in &r.notes {
-        println!("  note: {n}");
+        outln!("  note: {n}");
     }
 }

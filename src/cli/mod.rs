@@ -1,5 +1,14 @@
 //! The command line: `animtune inspect | pose | mannequin …`, each a thin wrapper over the core.
 
+/// `println!` for command output: a closed pipe (`animtune … | head`) ends the program quietly instead of panicking.
+macro_rules! outln {
+    ($($arg:tt)*) => {
+        $crate::cli::write_line(format_args!($($arg)*))
+    };
+}
+
+mod bake;
+mod clip;
 mod inspect;
 mod model;
 mod pose;
@@ -34,6 +43,75 @@ pub enum Command {
     Pose(PoseArgs),
     /// Write the built-in mannequin as a .glb file.
     Mannequin(MannequinArgs),
+    /// Bake clips of a model into compact clip files (.animclip, or the Unity AnimDataSequence layout).
+    Bake(BakeArgs),
+    /// Inspect clip files.
+    #[command(subcommand)]
+    Clip(ClipCommand),
+}
+
+/// `animtune clip …` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum ClipCommand {
+    /// Show what a clip file (.animclip or Unity layout) holds.
+    Info(ClipInfoArgs),
+}
+
+/// Arguments of `clip info`.
+#[derive(Debug, Args)]
+pub struct ClipInfoArgs {
+    /// The clip file.
+    pub file: PathBuf,
+    /// Print JSON instead of a summary.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Layout of a baked clip file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ClipFormat {
+    /// animtune's .animclip (MessagePack, compact, error-bounded).
+    Native,
+    /// The Unity-side runtime's AnimDataSequence (MessagePack-CSharp integer keys).
+    Unity,
+}
+
+/// Arguments of `bake`.
+#[derive(Debug, Args)]
+pub struct BakeArgs {
+    /// The model.
+    #[command(flatten)]
+    pub model: ModelArgs,
+    /// Clip name or index to bake; repeatable.
+    #[arg(long)]
+    pub clip: Vec<String>,
+    /// Bake every clip of the model (OUT is then a folder).
+    #[arg(long)]
+    pub all: bool,
+    /// Frames per second of the baked grid.
+    #[arg(long, default_value_t = 30.0)]
+    pub fps: f32,
+    /// Use the source's own key times instead of a uniform grid.
+    #[arg(long)]
+    pub keep_source_keys: bool,
+    /// Largest allowed displacement of virtual vertices 3 cm from each joint, in centimetres.
+    #[arg(long, default_value_t = 0.01)]
+    pub tolerance_cm: f32,
+    /// Store keyed values as full 32-bit floats.
+    #[arg(long)]
+    pub no_quantize: bool,
+    /// File layout.
+    #[arg(long, value_enum, default_value = "native")]
+    pub format: ClipFormat,
+    /// Output file (one clip) or folder (several clips).
+    #[arg(short, long)]
+    pub output: PathBuf,
+    /// Replace existing files.
+    #[arg(long)]
+    pub force: bool,
+    /// Print the bake report as JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// How a model is opened: the file and an optional humanoid override.
@@ -66,9 +144,12 @@ pub struct PoseArgs {
     /// Clip name or index (default: the first clip; the rest pose when there is none).
     #[arg(long)]
     pub clip: Option<String>,
-    /// Take the clip from another file (e.g. a .vrma), bound by path, name, then humanoid bone.
-    #[arg(long, value_name = "FILE")]
+    /// Take the clip from another model file (e.g. a .vrma), bound by path, name, then humanoid bone.
+    #[arg(long, value_name = "FILE", conflicts_with = "baked")]
     pub clip_file: Option<PathBuf>,
+    /// Take the clip from a baked clip file (.animclip or Unity layout).
+    #[arg(long, value_name = "FILE")]
+    pub baked: Option<PathBuf>,
     /// Time in seconds.
     #[arg(long, default_value_t = 0.0, allow_negative_numbers = true)]
     pub time: f32,
@@ -91,6 +172,19 @@ pub struct MannequinArgs {
     pub force: bool,
 }
 
+/// Writes one line to stdout; exits quietly when the reader has gone away.
+pub fn write_line(args: std::fmt::Arguments) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    if out
+        .write_fmt(args)
+        .and_then(|_| out.write_all(b"\n"))
+        .is_err()
+    {
+        std::process::exit(0);
+    }
+}
+
 /// Parses `--map BONE=JOINT` entries.
 pub fn parse_overrides(entries: &[String]) -> Result<BTreeMap<HumanBone, String>> {
     let mut out = BTreeMap::new();
@@ -111,10 +205,12 @@ pub fn run(command: Command) -> Result<()> {
     match command {
         Command::Inspect(a) => inspect::run(&a),
         Command::Pose(a) => pose::run(&a),
+        Command::Bake(a) => bake::run(&a),
+        Command::Clip(ClipCommand::Info(a)) => clip::run(&a),
         Command::Mannequin(a) => {
             let bytes = crate::demo::mannequin::glb_bytes();
             crate::fsutil::write_atomic(&a.output, &bytes, a.force)?;
-            println!("wrote {} ({} bytes)", a.output.display(), bytes.len());
+            outln!("wrote {} ({} bytes)", a.output.display(), bytes.len());
             Ok(())
         }
     }

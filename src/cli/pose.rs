@@ -39,15 +39,13 @@ impl From<Transform> for Trs {
     }
 }
 
-fn pick_clip<'a>(clips: &'a [Clip], wanted: Option<&str>, file: &str) -> Result<Option<&'a Clip>> {
-    let Some(w) = wanted else {
-        return Ok(clips.first());
-    };
-    if let Some(c) = clips.iter().find(|c| c.name == w) {
-        return Ok(Some(c));
+/// Finds a clip by name, else by index.
+pub(super) fn find_clip<'a>(clips: &'a [Clip], wanted: &str, file: &str) -> Result<&'a Clip> {
+    if let Some(c) = clips.iter().find(|c| c.name == wanted) {
+        return Ok(c);
     }
-    if let Ok(i) = w.parse::<usize>() {
-        return clips.get(i).map(Some).ok_or_else(|| {
+    if let Ok(i) = wanted.parse::<usize>() {
+        return clips.get(i).ok_or_else(|| {
             anyhow!(
                 "{file}: clip index {i} is out of range ({} clips)",
                 clips.len()
@@ -55,7 +53,17 @@ fn pick_clip<'a>(clips: &'a [Clip], wanted: Option<&str>, file: &str) -> Result<
         });
     }
     let names: Vec<&str> = clips.iter().map(|c| c.name.as_str()).collect();
-    bail!("{file}: no clip named '{w}' (clips: {})", names.join(", "))
+    bail!(
+        "{file}: no clip named '{wanted}' (clips: {})",
+        names.join(", ")
+    )
+}
+
+fn pick_clip<'a>(clips: &'a [Clip], wanted: Option<&str>, file: &str) -> Result<Option<&'a Clip>> {
+    match wanted {
+        None => Ok(clips.first()),
+        Some(w) => find_clip(clips, w, file).map(Some),
+    }
 }
 
 pub fn run(args: &PoseArgs) -> Result<()> {
@@ -67,16 +75,20 @@ pub fn run(args: &PoseArgs) -> Result<()> {
     let s = &c.skeleton;
     let file = args.model.model.as_str();
 
-    let external;
-    let (clips, clips_file) = match &args.clip_file {
-        Some(path) => {
-            external = load_file(path)?;
-            (&external.clips, path.display().to_string())
+    let external: Vec<Clip>;
+    let (clips, clips_file) = match (&args.clip_file, &args.baked) {
+        (Some(path), _) => {
+            external = load_file(path)?.clips;
+            (&external, path.display().to_string())
         }
-        None => (&model.clips, file.to_string()),
+        (None, Some(path)) => {
+            external = vec![crate::clipfile::load(path)?.to_clip()];
+            (&external, path.display().to_string())
+        }
+        (None, None) => (&model.clips, file.to_string()),
     };
     let clip = pick_clip(clips, args.clip.as_deref(), &clips_file)?;
-    if args.clip_file.is_some() && clip.is_none() {
+    if (args.clip_file.is_some() || args.baked.is_some()) && clip.is_none() {
         bail!("{clips_file}: has no animation");
     }
 
@@ -141,12 +153,12 @@ pub fn run(args: &PoseArgs) -> Result<()> {
             .collect(),
     };
     if args.json {
-        println!(
+        outln!(
             "{}",
             serde_json::to_string_pretty(&report).context("serializing the pose")?
         );
     } else {
-        println!(
+        outln!(
             "clip: {}  time: {} s",
             report.clip.as_deref().unwrap_or("(rest pose)"),
             report.time
@@ -154,7 +166,7 @@ pub fn run(args: &PoseArgs) -> Result<()> {
         for j in &report.joints {
             let t = j.model.translation;
             let r = j.local.rotation;
-            println!(
+            outln!(
                 "{:<32} {:<22} model pos [{:8.4} {:8.4} {:8.4}]  local rot [{:7.4} {:7.4} {:7.4} {:7.4}]",
                 j.name,
                 j.human_bone.unwrap_or("-"),

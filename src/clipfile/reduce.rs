@@ -1,0 +1,342 @@
+//! Key reduction and its error metric: the model-space displacement of virtual vertices 3 cm from each joint
+//! (ACL's metric), measured over every grid frame.
+
+use glam::{Mat4, Quat, Vec3};
+
+use super::{BakedClip, BakedTrack, Channel};
+use crate::core::clip::{KeyValue, TrackTarget};
+use crate::core::humanoid::HumanoidMap;
+use crate::core::{Clip, Pose, Skeleton, Wrap};
+
+/// Distance of the virtual vertices from their joint, in metres.
+pub const VIRTUAL_VERTEX_DISTANCE: f32 = 0.03;
+
+/// Reference poses on a grid of frame times.
+#[derive(Clone, Debug)]
+pub struct Frames {
+    /// Time of each frame.
+    pub times: Vec<f32>,
+    /// Full local pose at each frame.
+    pub poses: Vec<Pose>,
+}
+
+/// Largest virtual-vertex displacement between two sets of model matrices, in metres.
+pub fn max_vertex_error(a: &[Mat4], b: &[Mat4]) -> f32 {
+    let mut worst = 0.0f32;
+    for (ma, mb) in a.iter().zip(b) {
+        for axis in [Vec3::X, Vec3::Y, Vec3::Z] {
+            // 3 cm in model units whatever the joint's scale.
+            let len = ma.transform_vector3(axis).length().max(1e-12);
+            let local = axis * (VIRTUAL_VERTEX_DISTANCE / len);
+            worst = worst.max(
+                ma.transform_point3(local)
+                    .distance(mb.transform_point3(local)),
+            );
+        }
+    }
+    worst
+}
+
+/// Largest virtual-vertex error of `clip` (bound by path to `skeleton`) against the reference frames, in metres.
+pub fn measure(skeleton: &Skeleton, frames: &Frames, clip: &Clip) -> f32 {
+    let binding = clip.bind(skeleton, None);
+    let mut pose = Pose::rest(skeleton);
+    let (mut ma, mut mb) = (Vec::new(), Vec::new());
+    let mut worst = 0.0f32;
+    for (t, reference) in frames.times.iter().zip(&frames.poses) {
+        pose.reset_to_rest(skeleton);
+        clip.sample_into(&binding, *t, Wrap::Clamp, &mut pose);
+        reference.model_matrices_into(skeleton, &mut ma);
+        pose.model_matrices_into(skeleton, &mut mb);
+        worst = worst.max(max_vertex_error(&ma, &mb));
+    }
+    worst
+}
+
+/// Rotation angle between two unit quaternions, precise for tiny angles (where acos of the dot product is not).
+fn angle(a: Quat, b: Quat) -> f32 {
+    let b = if a.dot(b) < 0.0 { -b } else { b };
+    let chord = (glam::Vec4::from(a) - glam::Vec4::from(b)).length();
+    4.0 * (chord * 0.5).min(1.0).asin()
+}
+
+/// How the player of a reduced clip interpolates rotations between keys.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RotationInterp {
+    /// Shortest-path slerp (animtune's own clips, glTF LINEAR).
+    Slerp,
+    /// Per-component lerp with continuous signs, then normalise (Unity curves with linear tangents).
+    Nlerp,
+}
+
+fn nlerp(a: Quat, b: Quat, u: f32) -> Quat {
+    let b = if a.dot(b) < 0.0 { -b } else { b };
+    Quat::from_vec4(glam::Vec4::from(a).lerp(glam::Vec4::from(b), u)).normalize()
+}
+
+/// Frames to keep so that interpolation between kept frames stays within `tol` of every sample.
+fn keep_frames<T: Copy>(
+    times: &[f32],
+    values: &[T],
+    tol: f32,
+    dist: impl Fn(T, T) -> f32,
+    interp: impl Fn(T, T, f32) -> T,
+) -> Vec<u32> {
+    let n = values.len();
+    let mut kept = vec![0u32];
+    let mut a = 0;
+    while a < n - 1 {
+        let mut b = a + 1;
+        while b + 1 < n {
+            let cand = b + 1;
+            let ok = (a + 1..cand).all(|i| {
+                let u = (times[i] - times[a]) / (times[cand] - times[a]);
+                dist(interp(values[a], values[cand], u), values[i]) <= tol
+            });
+            if !ok {
+                break;
+            }
+            b = cand;
+        }
+        kept.push(b as u32);
+        a = b;
+    }
+    kept
+}
+
+fn channel<T: Copy>(
+    times: &[f32],
+    values: Vec<T>,
+    rest: T,
+    tol: f32,
+    dist: impl Fn(T, T) -> f32 + Copy,
+    interp: impl Fn(T, T, f32) -> T,
+) -> Channel<T> {
+    if values.iter().all(|&v| dist(v, rest) <= tol) {
+        return Channel::Rest;
+    }
+    if values.iter().all(|&v| dist(v, values[0]) <= tol) {
+        return Channel::Constant(values[0]);
+    }
+    let frames = keep_frames(times, &values, tol, dist, interp);
+    let values = frames.iter().map(|&f| values[f as usize]).collect();
+    Channel::Keys { frames, values }
+}
+
+/// Per-joint sizes the tolerances are scaled by.
+struct JointScale {
+    /// Distance from the joint to its farthest descendant plus the virtual vertex distance (model metres).
+    reach: f32,
+    /// Model-space scale of the parent frame (local translations are multiplied by it).
+    parent_scale: f32,
+}
+
+fn joint_scales(skeleton: &Skeleton) -> Vec<JointScale> {
+    let model = Pose::rest(skeleton).model_matrices(skeleton);
+    let pos: Vec<Vec3> = model.iter().map(|m| m.w_axis.truncate()).collect();
+    let scale_of = |m: &Mat4| {
+        m.x_axis
+            .truncate()
+            .length()
+            .max(m.y_axis.truncate().length())
+            .max(m.z_axis.truncate().length())
+    };
+    (0..skeleton.len())
+        .map(|j| JointScale {
+            reach: skeleton
+                .subtree(j)
+                .map(|d| pos[d].distance(pos[j]))
+                .fold(0.0, f32::max)
+                + VIRTUAL_VERTEX_DISTANCE,
+            parent_scale: skeleton
+                .parent(j)
+                .map_or_else(
+                    || scale_of(&skeleton.root_transform()),
+                    |p| scale_of(&model[p]),
+                )
+                .max(1e-9),
+        })
+        .collect()
+}
+
+/// The identity of the clip being baked.
+#[derive(Clone, Debug)]
+pub struct ClipMeta {
+    /// Identifier.
+    pub id: i32,
+    /// Name.
+    pub name: String,
+    /// Length in seconds.
+    pub duration: f32,
+    /// Grid frame rate.
+    pub frame_rate: f32,
+    /// True when the grid is not uniform (its times are stored).
+    pub explicit_times: bool,
+}
+
+/// Track targets of a skeleton's joints, for writing into baked tracks.
+pub fn track_targets(skeleton: &Skeleton, humanoid: Option<&HumanoidMap>) -> Vec<TrackTarget> {
+    let model = Pose::rest(skeleton).model_matrices(skeleton);
+    let rot = |m: &Mat4| m.to_scale_rotation_translation().1.normalize();
+    let bones = humanoid.map(|h| h.bone_per_joint(skeleton.len()));
+    (0..skeleton.len())
+        .map(|j| TrackTarget {
+            path: skeleton.path(j).to_string(),
+            name: skeleton.name(j).to_string(),
+            human_bone: bones.as_ref().and_then(|b| b[j]),
+            rest: skeleton.rest()[j],
+            parent_rest_rotation: skeleton
+                .parent(j)
+                .map_or_else(|| rot(&skeleton.root_transform()), |p| rot(&model[p])),
+            rest_height: model[j].w_axis.y,
+        })
+        .collect()
+}
+
+/// Reduces reference frames to a baked clip. Each channel keeps the keys needed to stay within a local tolerance
+/// derived from `tolerance` (metres of vertex displacement) × `factor` and the joint's size; callers measure the
+/// true error and lower `factor` when hierarchy effects push it over.
+pub fn reduce(
+    skeleton: &Skeleton,
+    humanoid: Option<&HumanoidMap>,
+    frames: &Frames,
+    meta: &ClipMeta,
+    tolerance: f32,
+    factor: f32,
+    rotation_interp: RotationInterp,
+) -> BakedClip {
+    let scales = joint_scales(skeleton);
+    let targets = track_targets(skeleton, humanoid);
+    let times = &frames.times;
+    let tol = tolerance * factor;
+    let mut tracks = Vec::new();
+    for (j, target) in targets.into_iter().enumerate() {
+        let s = &scales[j];
+        let rest = skeleton.rest()[j];
+        let col = |f: fn(&crate::core::Transform) -> Vec3| {
+            frames
+                .poses
+                .iter()
+                .map(|p| f(&p.local[j]))
+                .collect::<Vec<_>>()
+        };
+        let lerp = |a: Vec3, b: Vec3, u: f32| a.lerp(b, u);
+        let translation = channel(
+            times,
+            col(|t| t.translation),
+            rest.translation,
+            tol / s.parent_scale,
+            |a, b| a.distance(b),
+            lerp,
+        );
+        let rotations: Vec<Quat> = frames.poses.iter().map(|p| p.local[j].rotation).collect();
+        let rotation = match rotation_interp {
+            RotationInterp::Slerp => channel(
+                times,
+                rotations,
+                rest.rotation,
+                tol / s.reach,
+                angle,
+                Quat::interpolate,
+            ),
+            RotationInterp::Nlerp => {
+                channel(times, rotations, rest.rotation, tol / s.reach, angle, nlerp)
+            }
+        };
+        let scale = channel(
+            times,
+            col(|t| t.scale),
+            rest.scale,
+            tol / s.reach,
+            |a, b| (a - b).abs().max_element(),
+            lerp,
+        );
+        if matches!(
+            (&translation, &rotation, &scale),
+            (Channel::Rest, Channel::Rest, Channel::Rest)
+        ) {
+            continue;
+        }
+        tracks.push(BakedTrack {
+            target,
+            translation,
+            rotation,
+            scale,
+        });
+    }
+    BakedClip {
+        id: meta.id,
+        name: meta.name.clone(),
+        duration: meta.duration,
+        frame_rate: meta.frame_rate,
+        times: meta.explicit_times.then(|| frames.times.clone()),
+        tracks,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn straight_lines_keep_only_their_ends() {
+        let times: Vec<f32> = (0..10).map(|i| i as f32).collect();
+        let values: Vec<Vec3> = times
+            .iter()
+            .map(|&t| Vec3::new(t * 2.0, 1.0, 0.0))
+            .collect();
+        assert_eq!(
+            keep_frames(&times, &values, 1e-5, |a, b| a.distance(b), Vec3::lerp),
+            vec![0, 9]
+        );
+    }
+
+    #[test]
+    fn a_corner_is_kept() {
+        let times: Vec<f32> = (0..5).map(|i| i as f32).collect();
+        let v = |x: f32| Vec3::new(x, 0.0, 0.0);
+        let values = vec![v(0.0), v(1.0), v(2.0), v(1.0), v(0.0)];
+        assert_eq!(
+            keep_frames(&times, &values, 1e-5, |a, b| a.distance(b), Vec3::lerp),
+            vec![0, 2, 4]
+        );
+    }
+
+    #[test]
+    fn reduced_keys_stay_within_tolerance() {
+        let times: Vec<f32> = (0..60).map(|i| i as f32 / 30.0).collect();
+        let values: Vec<Vec3> = times
+            .iter()
+            .map(|&t| Vec3::new((t * 3.0).sin(), (t * 7.0).cos() * 0.2, t))
+            .collect();
+        let tol = 1e-3;
+        let kept = keep_frames(&times, &values, tol, |a, b| a.distance(b), Vec3::lerp);
+        assert!(kept.len() < values.len());
+        for i in 0..values.len() {
+            let k = kept.partition_point(|&f| f as usize <= i) - 1;
+            if kept[k] as usize == i {
+                continue;
+            }
+            let (a, b) = (kept[k] as usize, kept[k + 1] as usize);
+            let u = (times[i] - times[a]) / (times[b] - times[a]);
+            assert!(values[a].lerp(values[b], u).distance(values[i]) <= tol);
+        }
+    }
+
+    #[test]
+    fn tiny_angles_are_measured() {
+        let a = Quat::IDENTITY;
+        let b = Quat::from_rotation_x(1e-5);
+        assert!((angle(a, b) - 1e-5).abs() < 1e-7, "{}", angle(a, b));
+        assert!((angle(a, -Quat::from_rotation_y(0.5)) - 0.5).abs() < 1e-5);
+    }
+
+    #[test]
+    fn vertex_error_sees_rotation_at_three_centimetres() {
+        let a = [Mat4::IDENTITY];
+        let b = [Mat4::from_rotation_y(0.01)];
+        // A 0.01 rad turn moves a vertex 3 cm away by ≈ 0.3 mm.
+        let e = max_vertex_error(&a, &b);
+        assert!((e - 0.03 * 0.01).abs() < 1e-6, "{e}");
+    }
+}

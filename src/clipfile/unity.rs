@@ -1,0 +1,282 @@
+//! The Unity-side clip runtime's layout: `AnimDataSequence` serialized by MessagePack-CSharp with integer keys,
+//! i.e. nested arrays: `[id, length, frameRate, name, [[path, [x, y, z], [x, y, z, w]], …]]`, each curve
+//! `[[[time, value, inTangent, outTangent], …], postWrapMode, preWrapMode]`.
+
+use std::path::Path;
+
+use glam::{Quat, Vec3, Vec4};
+use serde::{Deserialize, Serialize};
+
+use super::{BakedClip, Channel, ClipFileError};
+use crate::core::clip::{Interpolation, Keys, Track, TrackTarget};
+use crate::core::{Clip, Transform};
+
+/// Unity's `WrapMode.ClampForever`, written for both wrap modes.
+pub const WRAP_CLAMP_FOREVER: i32 = 8;
+
+/// One Unity `Keyframe`: time, value, in-tangent, out-tangent (slopes per second).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Keyframe(pub f32, pub f32, pub f32, pub f32);
+
+/// One Unity `AnimationCurve`: keys, post-wrap mode, pre-wrap mode.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Curve(pub Vec<Keyframe>, pub i32, pub i32);
+
+/// `AnimPathSequence`: path, localPosition curves (x, y, z), localRotation curves (x, y, z, w).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PathSequence(pub String, pub [Curve; 3], pub [Curve; 4]);
+
+/// `AnimDataSequence`: id, length, frame rate, name, path sequences.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct UnityClip(pub i32, pub f32, pub f32, pub String, pub Vec<PathSequence>);
+
+impl Curve {
+    fn clamped(keys: Vec<Keyframe>) -> Self {
+        Curve(keys, WRAP_CLAMP_FOREVER, WRAP_CLAMP_FOREVER)
+    }
+
+    /// Value and slope at `t`, evaluated as Unity does: cubic Hermite per segment, clamped outside the keys.
+    pub fn evaluate(&self, t: f32) -> (f32, f32) {
+        let k = &self.0;
+        match k.len() {
+            0 => return (0.0, 0.0),
+            _ if t <= k[0].0 => return (k[0].1, 0.0),
+            _ if t >= k[k.len() - 1].0 => return (k[k.len() - 1].1, 0.0),
+            _ => {}
+        }
+        let i = k.partition_point(|key| key.0 <= t) - 1;
+        let (a, b) = (k[i], k[i + 1]);
+        let dt = b.0 - a.0;
+        let u = (t - a.0) / dt;
+        let (u2, u3) = (u * u, u * u * u);
+        let value = (2.0 * u3 - 3.0 * u2 + 1.0) * a.1
+            + (u3 - 2.0 * u2 + u) * dt * a.3
+            + (-2.0 * u3 + 3.0 * u2) * b.1
+            + (u3 - u2) * dt * b.2;
+        let slope = ((6.0 * u2 - 6.0 * u) * a.1 + (-6.0 * u2 + 6.0 * u) * b.1) / dt
+            + (3.0 * u2 - 4.0 * u + 1.0) * a.3
+            + (3.0 * u2 - 2.0 * u) * b.2;
+        (value, slope)
+    }
+
+    /// (in-tangent, value, out-tangent) at `t`: a key's own tangents, else the curve's slope there.
+    fn tangent_point(&self, t: f32) -> [f32; 3] {
+        if let Some(k) = self.0.iter().find(|k| k.0 == t) {
+            return [k.2, k.1, k.3];
+        }
+        let (v, s) = self.evaluate(t);
+        [s, v, s]
+    }
+}
+
+fn linear_keys(times: &[f32], values: &[f32]) -> Vec<Keyframe> {
+    let n = times.len();
+    let slope = |i: usize| (values[i + 1] - values[i]) / (times[i + 1] - times[i]);
+    (0..n)
+        .map(|i| {
+            let inn = if i > 0 { slope(i - 1) } else { 0.0 };
+            let out = if i + 1 < n { slope(i) } else { 0.0 };
+            Keyframe(times[i], values[i], inn, out)
+        })
+        .collect()
+}
+
+fn curves<const N: usize>(times: &[f32], values: &[[f32; N]]) -> [Curve; N] {
+    std::array::from_fn(|c| {
+        let comp: Vec<f32> = values.iter().map(|v| v[c]).collect();
+        Curve::clamped(linear_keys(times, &comp))
+    })
+}
+
+/// Converts a baked clip to the Unity layout: keys where the baked clip has them, with tangents that make each
+/// segment linear (so Unity's Hermite evaluation reproduces the baked motion); quaternion signs kept continuous.
+/// Returns the clip and the paths whose scale animation the layout cannot carry.
+pub fn from_baked(baked: &BakedClip) -> (UnityClip, Vec<String>) {
+    let mut dropped_scale = Vec::new();
+    let mut paths = Vec::new();
+    for t in &baked.tracks {
+        if !matches!(t.scale, Channel::Rest) {
+            dropped_scale.push(t.target.path.clone());
+        }
+        let (pt, pv): (Vec<f32>, Vec<[f32; 3]>) = match &t.translation {
+            Channel::Rest => (vec![0.0], vec![t.target.rest.translation.to_array()]),
+            Channel::Constant(v) => (vec![0.0], vec![v.to_array()]),
+            Channel::Keys { frames, values } => (
+                frames.iter().map(|&f| baked.frame_time(f)).collect(),
+                values.iter().map(|v| v.to_array()).collect(),
+            ),
+        };
+        let (rt, rv): (Vec<f32>, Vec<Quat>) = match &t.rotation {
+            Channel::Rest => (vec![0.0], vec![t.target.rest.rotation]),
+            Channel::Constant(q) => (vec![0.0], vec![*q]),
+            Channel::Keys { frames, values } => (
+                frames.iter().map(|&f| baked.frame_time(f)).collect(),
+                values.clone(),
+            ),
+        };
+        let mut continuous: Vec<[f32; 4]> = Vec::with_capacity(rv.len());
+        let mut prev: Option<Quat> = None;
+        for q in rv {
+            let q = match prev {
+                Some(p) if p.dot(q) < 0.0 => -q,
+                _ => q,
+            };
+            prev = Some(q);
+            continuous.push(q.to_array());
+        }
+        paths.push(PathSequence(
+            t.target.path.clone(),
+            curves(&pt, &pv),
+            curves(&rt, &continuous),
+        ));
+    }
+    (
+        UnityClip(
+            baked.id,
+            baked.duration,
+            baked.frame_rate,
+            baked.name.clone(),
+            paths,
+        ),
+        dropped_scale,
+    )
+}
+
+/// Encodes the Unity layout as MessagePack bytes (floats as float32, as MessagePack-CSharp writes them).
+pub fn encode(clip: &UnityClip) -> Vec<u8> {
+    rmp_serde::to_vec(clip).expect("clip data always serializes")
+}
+
+/// Decodes and validates Unity-layout bytes; `path` names the source in errors.
+pub fn decode(bytes: &[u8], path: &Path) -> Result<UnityClip, ClipFileError> {
+    let clip: UnityClip = rmp_serde::from_slice(bytes).map_err(|e| ClipFileError::Format {
+        path: path.to_path_buf(),
+        message: format!("neither an .animclip nor a Unity AnimDataSequence: {e}"),
+    })?;
+    let invalid = |message: String| ClipFileError::Invalid {
+        path: path.to_path_buf(),
+        message,
+    };
+    if !clip.1.is_finite() || clip.1 < 0.0 || !clip.2.is_finite() {
+        return Err(invalid(format!(
+            "length {} / frame rate {} out of range",
+            clip.1, clip.2
+        )));
+    }
+    for p in &clip.4 {
+        for (c, curve) in p.1.iter().chain(&p.2).enumerate() {
+            let what = format!("path '{}' curve {c}", p.0);
+            for (i, k) in curve.0.iter().enumerate() {
+                if !(k.0.is_finite() && k.1.is_finite()) {
+                    return Err(invalid(format!(
+                        "{what} key {i}: time or value is NaN or infinite"
+                    )));
+                }
+                if !(k.2.is_finite() && k.3.is_finite()) {
+                    return Err(invalid(format!(
+                        "{what} key {i}: infinite (stepped) tangents are not supported"
+                    )));
+                }
+                if i > 0 && k.0 <= curve.0[i - 1].0 {
+                    return Err(invalid(format!(
+                        "{what} key {i}: time {} does not increase",
+                        k.0
+                    )));
+                }
+            }
+        }
+    }
+    Ok(clip)
+}
+
+fn union_times(curves: &[Curve]) -> Vec<f32> {
+    let mut t: Vec<f32> = curves
+        .iter()
+        .flat_map(|c| c.0.iter().map(|k| k.0))
+        .collect();
+    t.sort_by(f32::total_cmp);
+    t.dedup();
+    if t.is_empty() {
+        t.push(0.0);
+    }
+    t
+}
+
+impl UnityClip {
+    /// Clip name.
+    pub fn name(&self) -> &str {
+        &self.3
+    }
+
+    /// Length in seconds.
+    pub fn duration(&self) -> f32 {
+        self.1
+    }
+
+    /// The clip as a core [`Clip`]: each vector's curves re-keyed on their common times as glTF-style cubic
+    /// splines, which evaluate exactly as Unity's per-curve Hermite segments do.
+    pub fn to_clip(&self) -> Clip {
+        let tracks = self
+            .4
+            .iter()
+            .map(|p| {
+                let tt = union_times(&p.1);
+                let tv: Vec<Vec3> = tt
+                    .iter()
+                    .flat_map(|&t| {
+                        let [x, y, z] = [0, 1, 2].map(|c| p.1[c].tangent_point(t));
+                        (0..3).map(move |i| Vec3::new(x[i], y[i], z[i]))
+                    })
+                    .collect();
+                let rt = union_times(&p.2);
+                let rv: Vec<Quat> = rt
+                    .iter()
+                    .flat_map(|&t| {
+                        let [x, y, z, w] = [0, 1, 2, 3].map(|c| p.2[c].tangent_point(t));
+                        (0..3).map(move |i| Quat::from_vec4(Vec4::new(x[i], y[i], z[i], w[i])))
+                    })
+                    .collect();
+                Track {
+                    target: TrackTarget {
+                        path: p.0.clone(),
+                        name: p.0.rsplit('/').next().unwrap_or_default().to_string(),
+                        human_bone: None,
+                        rest: Transform::IDENTITY,
+                        parent_rest_rotation: Quat::IDENTITY,
+                        rest_height: 0.0,
+                    },
+                    translation: Keys::new(tt, tv, Interpolation::CubicSpline).ok(),
+                    rotation: Keys::new(rt, rv, Interpolation::CubicSpline).ok(),
+                    scale: None,
+                }
+            })
+            .collect();
+        let mut clip = Clip::new(self.3.clone(), tracks);
+        clip.duration = self.1;
+        clip
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn linear_tangents_make_hermite_linear() {
+        let c = Curve::clamped(linear_keys(&[0.0, 1.0, 3.0], &[0.0, 2.0, -2.0]));
+        assert!((c.evaluate(0.5).0 - 1.0).abs() < 1e-6);
+        assert!((c.evaluate(2.0).0 - 0.0).abs() < 1e-6);
+        assert!((c.evaluate(2.5).1 + 2.0).abs() < 1e-5);
+        assert_eq!(c.evaluate(9.0).0, -2.0);
+    }
+
+    #[test]
+    fn hermite_matches_hand_computed_value() {
+        // value 0 → 1 over 2 s, out-tangent 3, in-tangent −1, at t = 0.5 (u = 0.25): 1.09375 (as glTF's cubic).
+        let c = Curve::clamped(vec![
+            Keyframe(0.0, 0.0, 9.0, 3.0),
+            Keyframe(2.0, 1.0, -1.0, 7.0),
+        ]);
+        assert!((c.evaluate(0.5).0 - 1.09375).abs() < 1e-6);
+    }
+}
