@@ -309,7 +309,7 @@ mod tests {
             .iter()
             .map(|&t| Vec3::new((t * 3.0).sin(), (t * 7.0).cos() * 0.2, t))
             .collect();
-        let tol = 1e-3;
+        let tol = 1e-2;
         let kept = keep_frames(&times, &values, tol, |a, b| a.distance(b), Vec3::lerp);
         assert!(kept.len() < values.len());
         for i in 0..values.len() {
