@@ -1,11 +1,12 @@
-//! Sampling a clip and computing model-space matrices for the Quaternius 53-joint rig.
+//! Baking, encoding and decoding clips of the Quaternius rig (53 joints, 46 clips).
 
 use std::hint::black_box;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use animtune::core::{Pose, Wrap};
+use animtune::bake::{BakeSettings, bake_clip, bake_frames, prepare, to_unity};
+use animtune::clipfile::{self, native, unity};
 use animtune::import::load_file;
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
 fn assets() -> PathBuf {
     std::env::var_os("ANIMTUNE_TEST_ASSETS")
@@ -16,45 +17,96 @@ fn assets() -> PathBuf {
 fn bench(c: &mut Criterion) {
     let model = load_file(&assets().join("quaternius_ual/AnimationLibrary_Godot_Standard.gltf"))
         .expect("the Quaternius asset (set ANIMTUNE_TEST_ASSETS)");
-    let skel = &model.character.skeleton;
-    let clip = model
+    let ch = &model.character;
+    let settings = BakeSettings::default();
+    let walk = model
         .clips
         .iter()
         .find(|c| c.name == "Walk_Loop")
         .expect("Walk_Loop clip");
-    let binding = clip.bind(skel, Some(&model.character.humanoid));
-    let mut pose = Pose::rest(skel);
-    let mut model_m = Vec::new();
-    let mut t = 0.0f32;
 
-    c.bench_function("sample Walk_Loop (53 joints)", |b| {
+    c.bench_function("bake Walk_Loop (1.33 s, 30 fps, 0.01 cm)", |b| {
+        b.iter(|| bake_clip(&ch.skeleton, Some(&ch.humanoid), black_box(walk), &settings))
+    });
+
+    let mut group = c.benchmark_group("all 46 clips");
+    group.sample_size(10);
+    group.bench_function("bake native", |b| {
         b.iter(|| {
-            t += 1.0 / 60.0;
-            clip.sample_into(&binding, black_box(t), Wrap::Loop, &mut pose);
+            for clip in &model.clips {
+                black_box(bake_clip(&ch.skeleton, Some(&ch.humanoid), clip, &settings));
+            }
         })
     });
-    c.bench_function("local to model (53 joints)", |b| {
-        b.iter(|| black_box(&pose).model_matrices_into(skel, &mut model_m))
-    });
-    c.bench_function("sample + local to model (53 joints)", |b| {
+    let prepared: Vec<_> = model
+        .clips
+        .iter()
+        .map(|clip| prepare(&ch.skeleton, Some(&ch.humanoid), clip, &settings))
+        .collect();
+    group.bench_function("bake Unity layout", |b| {
         b.iter(|| {
-            t += 1.0 / 60.0;
-            clip.sample_into(&binding, black_box(t), Wrap::Loop, &mut pose);
-            pose.model_matrices_into(skel, &mut model_m);
-            black_box(&model_m);
+            for (frames, meta) in &prepared {
+                black_box(to_unity(
+                    &ch.skeleton,
+                    Some(&ch.humanoid),
+                    frames,
+                    meta,
+                    &settings,
+                ));
+            }
         })
     });
-    c.bench_function("import Quaternius .gltf (53 joints, 46 clips)", |b| {
+    let baked: Vec<_> = model
+        .clips
+        .iter()
+        .zip(&prepared)
+        .map(|(clip, (frames, meta))| {
+            bake_frames(
+                &ch.skeleton,
+                Some(&ch.humanoid),
+                frames,
+                meta,
+                clip.tracks.len(),
+                &settings,
+            )
+        })
+        .collect();
+    let native_bytes: usize = baked.iter().map(|b| b.bytes.len()).sum();
+    group.throughput(Throughput::Bytes(native_bytes as u64));
+    group.bench_function("encode native", |b| {
         b.iter(|| {
-            load_file(&assets().join("quaternius_ual/AnimationLibrary_Godot_Standard.gltf"))
-                .unwrap()
+            for x in &baked {
+                black_box(native::encode(&x.clip, true));
+            }
         })
     });
+    group.bench_function("decode native", |b| {
+        b.iter(|| {
+            for x in &baked {
+                black_box(clipfile::decode(&x.bytes, Path::new("bench")).unwrap());
+            }
+        })
+    });
+    let unity_files: Vec<Vec<u8>> = baked
+        .iter()
+        .map(|x| unity::encode(&unity::from_baked(&x.clip).0))
+        .collect();
+    group.throughput(Throughput::Bytes(
+        unity_files.iter().map(Vec::len).sum::<usize>() as u64,
+    ));
+    group.bench_function("decode Unity layout", |b| {
+        b.iter(|| {
+            for bytes in &unity_files {
+                black_box(clipfile::decode(bytes, Path::new("bench")).unwrap());
+            }
+        })
+    });
+    group.finish();
 }
 
 criterion_group! {
     name = benches;
-    config = Criterion::default().sample_size(30).measurement_time(std::time::Duration::from_secs(3));
+    config = Criterion::default().sample_size(20).measurement_time(std::time::Duration::from_secs(3));
     targets = bench
 }
 criterion_main!(benches);
