@@ -11,7 +11,16 @@ use crate::import::load_file;
 struct PoseReport {
     clip: Option<String>,
     time: f32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    binding: Option<BindingReport>,
     joints: Vec<JointPose>,
+}
+
+/// What a clip's tracks bound to: tracks that found no joint, joints that no track drives.
+#[derive(Serialize)]
+struct BindingReport {
+    unbound_tracks: Vec<String>,
+    joints_without_track: Vec<String>,
 }
 
 #[derive(Serialize)]
@@ -93,6 +102,7 @@ pub fn run(args: &PoseArgs) -> Result<()> {
     }
 
     let mut pose = Pose::rest(s);
+    let mut binding_report = None;
     if let Some(clip) = clip {
         let binding = clip.bind(s, Some(&c.humanoid));
         let needs_humanoid = binding
@@ -137,12 +147,17 @@ pub fn run(args: &PoseArgs) -> Result<()> {
             Wrap::Clamp
         };
         clip.sample_into(&binding, args.time, wrap, &mut pose);
+        binding_report = Some(BindingReport {
+            unbound_tracks: binding.unbound_tracks,
+            joints_without_track: binding.joints_without_track,
+        });
     }
     let model_m = pose.model_matrices(s);
     let bones = c.humanoid.bone_per_joint(s.len());
     let report = PoseReport {
         clip: clip.map(|c| c.name.clone()),
         time: args.time,
+        binding: binding_report,
         joints: (0..s.len())
             .map(|j| JointPose {
                 name: s.name(j).to_string(),
