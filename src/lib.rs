@@ -12,3 +12,4 @@ pub mod fsutil;
 pub mod glb;
 pub mod import;
 pub mod player;
+pub mod render;

@@ -12,6 +12,7 @@ mod clip;
 mod inspect;
 mod model;
 mod pose;
+mod render;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -43,6 +44,8 @@ pub enum Command {
     Pose(PoseArgs),
     /// Write the built-in mannequin as a .glb file.
     Mannequin(MannequinArgs),
+    /// Render a pose of a model to a PNG, with no window (software Vulkan works).
+    Render(RenderArgs),
     /// Bake clips of a model into compact clip files (.animclip, or the Unity AnimDataSequence layout).
     Bake(BakeArgs),
     /// Inspect clip files.
@@ -141,6 +144,46 @@ pub struct PoseArgs {
     /// The model.
     #[command(flatten)]
     pub model: ModelArgs,
+    /// The clip and time.
+    #[command(flatten)]
+    pub source: ClipSourceArgs,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Arguments of `render`.
+#[derive(Debug, Args)]
+pub struct RenderArgs {
+    /// The model.
+    #[command(flatten)]
+    pub model: ModelArgs,
+    /// The clip and time.
+    #[command(flatten)]
+    pub source: ClipSourceArgs,
+    /// Image size, WIDTHxHEIGHT.
+    #[arg(long, default_value = "1280x720")]
+    pub size: String,
+    /// Camera: front, side, back, or YAW,PITCH in degrees; it is framed on the posed character.
+    #[arg(long, default_value = "front")]
+    pub camera: String,
+    /// Draw the skeleton over the meshes.
+    #[arg(long)]
+    pub skeleton: bool,
+    /// Leave out the ground grid.
+    #[arg(long)]
+    pub no_grid: bool,
+    /// Output PNG.
+    #[arg(short, long)]
+    pub output: PathBuf,
+    /// Replace the output file if it exists.
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// Which clip to evaluate and when.
+#[derive(Debug, Args)]
+pub struct ClipSourceArgs {
     /// Clip name or index (default: the first clip; the rest pose when there is none).
     #[arg(long)]
     pub clip: Option<String>,
@@ -156,9 +199,6 @@ pub struct PoseArgs {
     /// Wrap time around the clip instead of holding the last pose.
     #[arg(long = "loop")]
     pub looping: bool,
-    /// Print JSON instead of a table.
-    #[arg(long)]
-    pub json: bool,
 }
 
 /// Arguments of `mannequin`.
@@ -206,6 +246,7 @@ pub fn run(command: Command) -> Result<()> {
         Command::Inspect(a) => inspect::run(&a),
         Command::Pose(a) => pose::run(&a),
         Command::Bake(a) => bake::run(&a),
+        Command::Render(a) => render::run(&a),
         Command::Clip(ClipCommand::Info(a)) => clip::run(&a),
         Command::Mannequin(a) => {
             let bytes = crate::demo::mannequin::glb_bytes();

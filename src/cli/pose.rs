@@ -3,8 +3,10 @@
 use anyhow::{Context, Result, anyhow, bail};
 use serde::Serialize;
 
-use super::PoseArgs;
+use super::{ClipSourceArgs, PoseArgs};
+use crate::core::clip::BindMethod;
 use crate::core::{Clip, Pose, Transform, Wrap};
+use crate::import::ImportedModel;
 use crate::import::load_file;
 
 #[derive(Serialize)]
@@ -18,7 +20,7 @@ struct PoseReport {
 
 /// What a clip's tracks bound to: tracks that found no joint, joints that no track drives.
 #[derive(Serialize)]
-struct BindingReport {
+pub(super) struct BindingReport {
     unbound_tracks: Vec<String>,
     joints_without_track: Vec<String>,
 }
@@ -75,17 +77,29 @@ fn pick_clip<'a>(clips: &'a [Clip], wanted: Option<&str>, file: &str) -> Result<
     }
 }
 
-pub fn run(args: &PoseArgs) -> Result<()> {
-    if !args.time.is_finite() {
+/// A pose evaluated from the command line's clip options.
+pub(super) struct Evaluated {
+    /// The pose.
+    pub pose: Pose,
+    /// Name of the clip used, if any.
+    pub clip: Option<String>,
+    /// What the clip bound to.
+    pub binding: Option<BindingReport>,
+}
+
+/// Evaluates the clip named by `src` (from the model, another model file, or a baked clip file) on the model.
+pub(super) fn evaluate(
+    model: &ImportedModel,
+    file: &str,
+    src: &ClipSourceArgs,
+) -> Result<Evaluated> {
+    if !src.time.is_finite() {
         bail!("--time must be a finite number of seconds");
     }
-    let model = super::model::open(&args.model)?;
     let c = &model.character;
     let s = &c.skeleton;
-    let file = args.model.model.as_str();
-
     let external: Vec<Clip>;
-    let (clips, clips_file) = match (&args.clip_file, &args.baked) {
+    let (clips, clips_file) = match (&src.clip_file, &src.baked) {
         (Some(path), _) => {
             external = load_file(path)?.clips;
             (&external, path.display().to_string())
@@ -96,68 +110,82 @@ pub fn run(args: &PoseArgs) -> Result<()> {
         }
         (None, None) => (&model.clips, file.to_string()),
     };
-    let clip = pick_clip(clips, args.clip.as_deref(), &clips_file)?;
-    if (args.clip_file.is_some() || args.baked.is_some()) && clip.is_none() {
+    let clip = pick_clip(clips, src.clip.as_deref(), &clips_file)?;
+    if (src.clip_file.is_some() || src.baked.is_some()) && clip.is_none() {
         bail!("{clips_file}: has no animation");
     }
-
     let mut pose = Pose::rest(s);
-    let mut binding_report = None;
-    if let Some(clip) = clip {
-        let binding = clip.bind(s, Some(&c.humanoid));
-        let needs_humanoid = binding
-            .tracks
-            .iter()
-            .flatten()
-            .any(|b| b.method == crate::core::clip::BindMethod::HumanBone);
-        if needs_humanoid && !c.humanoid.is_humanoid() {
-            let mut why: Vec<String> = c.humanoid.problems.clone();
-            if !c.humanoid.missing_required.is_empty() {
-                let missing: Vec<&str> = c
-                    .humanoid
-                    .missing_required
-                    .iter()
-                    .map(|b| b.name())
-                    .collect();
-                why.insert(0, format!("missing {}", missing.join(", ")));
-            }
-            bail!(
-                "{file}: not a humanoid ({}), so clip '{}' from {clips_file} cannot bind by human bone",
-                why.join("; "),
-                clip.name
-            );
+    let Some(clip) = clip else {
+        return Ok(Evaluated {
+            pose,
+            clip: None,
+            binding: None,
+        });
+    };
+    let binding = clip.bind(s, Some(&c.humanoid));
+    let needs_humanoid = binding
+        .tracks
+        .iter()
+        .flatten()
+        .any(|b| b.method == BindMethod::HumanBone);
+    if needs_humanoid && !c.humanoid.is_humanoid() {
+        let mut why: Vec<String> = c.humanoid.problems.clone();
+        if !c.humanoid.missing_required.is_empty() {
+            let missing: Vec<&str> = c
+                .humanoid
+                .missing_required
+                .iter()
+                .map(|b| b.name())
+                .collect();
+            why.insert(0, format!("missing {}", missing.join(", ")));
         }
-        if binding.tracks.iter().flatten().count() == 0 && !clip.tracks.is_empty() {
-            bail!(
-                "{file}: none of the {} tracks of clip '{}' found a joint",
-                clip.tracks.len(),
-                clip.name
-            );
-        }
-        if !binding.unbound_tracks.is_empty() {
-            eprintln!(
-                "note: {} track(s) found no joint: {}",
-                binding.unbound_tracks.len(),
-                binding.unbound_tracks.join(", ")
-            );
-        }
-        let wrap = if args.looping {
-            Wrap::Loop
-        } else {
-            Wrap::Clamp
-        };
-        clip.sample_into(&binding, args.time, wrap, &mut pose);
-        binding_report = Some(BindingReport {
+        bail!(
+            "{file}: not a humanoid ({}), so clip '{}' from {clips_file} cannot bind by human bone",
+            why.join("; "),
+            clip.name
+        );
+    }
+    if binding.tracks.iter().flatten().count() == 0 && !clip.tracks.is_empty() {
+        bail!(
+            "{file}: none of the {} tracks of clip '{}' found a joint",
+            clip.tracks.len(),
+            clip.name
+        );
+    }
+    if !binding.unbound_tracks.is_empty() {
+        eprintln!(
+            "note: {} track(s) found no joint: {}",
+            binding.unbound_tracks.len(),
+            binding.unbound_tracks.join(", ")
+        );
+    }
+    let wrap = if src.looping { Wrap::Loop } else { Wrap::Clamp };
+    clip.sample_into(&binding, src.time, wrap, &mut pose);
+    Ok(Evaluated {
+        pose,
+        clip: Some(clip.name.clone()),
+        binding: Some(BindingReport {
             unbound_tracks: binding.unbound_tracks,
             joints_without_track: binding.joints_without_track,
-        });
-    }
+        }),
+    })
+}
+
+pub fn run(args: &PoseArgs) -> Result<()> {
+    let model = super::model::open(&args.model)?;
+    let c = &model.character;
+    let s = &c.skeleton;
+    let Evaluated {
+        pose,
+        clip,
+        binding,
+    } = evaluate(&model, &args.model.model, &args.source)?;
     let model_m = pose.model_matrices(s);
     let bones = c.humanoid.bone_per_joint(s.len());
     let report = PoseReport {
-        clip: clip.map(|c| c.name.clone()),
-        time: args.time,
-        binding: binding_report,
+        clip,
+        time: args.source.time,
+        binding,
         joints: (0..s.len())
             .map(|j| JointPose {
                 name: s.name(j).to_string(),

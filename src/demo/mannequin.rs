@@ -327,10 +327,10 @@ fn capsules(specs: &[JointSpec]) -> Vec<Capsule> {
     let h = |name: &str| specs[j(name)].head;
     let mut out = vec![
         Capsule {
-            a: h("Hips") - Vec3::Y * 0.04,
-            b: h("Neck") - Vec3::Y * 0.02,
-            ra: 0.13,
-            rb: 0.15,
+            a: h("Hips") - Vec3::Y * 0.02,
+            b: h("Neck") - Vec3::Y * 0.13,
+            ra: 0.125,
+            rb: 0.14,
             squash: Vec2::new(1.2, 0.75),
             chain: vec![j("Hips"), j("Spine"), j("Chest"), j("UpperChest")],
             before: None,

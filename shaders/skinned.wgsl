@@ -1,0 +1,63 @@
+// Linear-blend skinned meshes: four influences, joint matrices in a storage buffer, a key light plus
+// hemisphere ambient, base colour factor × texture.
+
+struct Camera {
+    view_proj: mat4x4<f32>,
+    eye: vec4<f32>,
+    light_dir: vec4<f32>,
+};
+
+struct Material {
+    base_color: vec4<f32>,
+    // x: 1 when a base colour texture is bound.
+    flags: vec4<f32>,
+};
+
+@group(0) @binding(0) var<uniform> camera: Camera;
+@group(1) @binding(0) var<storage, read> joints: array<mat4x4<f32>>;
+@group(2) @binding(0) var<uniform> material: Material;
+@group(2) @binding(1) var base_texture: texture_2d<f32>;
+@group(2) @binding(2) var base_sampler: sampler;
+
+struct VertexIn {
+    @location(0) position: vec3<f32>,
+    @location(1) normal: vec3<f32>,
+    @location(2) uv: vec2<f32>,
+    @location(3) joint_index: vec4<u32>,
+    @location(4) weight: vec4<f32>,
+};
+
+struct VertexOut {
+    @builtin(position) clip: vec4<f32>,
+    @location(0) normal: vec3<f32>,
+    @location(1) uv: vec2<f32>,
+};
+
+@vertex
+fn vs_main(v: VertexIn) -> VertexOut {
+    let skin = joints[v.joint_index.x] * v.weight.x
+        + joints[v.joint_index.y] * v.weight.y
+        + joints[v.joint_index.z] * v.weight.z
+        + joints[v.joint_index.w] * v.weight.w;
+    let world = skin * vec4<f32>(v.position, 1.0);
+    var out: VertexOut;
+    out.clip = camera.view_proj * world;
+    out.normal = (skin * vec4<f32>(v.normal, 0.0)).xyz;
+    out.uv = v.uv;
+    return out;
+}
+
+@fragment
+fn fs_main(in: VertexOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f32> {
+    var n = normalize(in.normal);
+    if (!front) {
+        n = -n;
+    }
+    var albedo = material.base_color;
+    if (material.flags.x > 0.5) {
+        albedo = albedo * textureSample(base_texture, base_sampler, in.uv);
+    }
+    let key = max(dot(n, -camera.light_dir.xyz), 0.0) * 0.75;
+    let sky = mix(vec3<f32>(0.18, 0.16, 0.14), vec3<f32>(0.42, 0.45, 0.5), n.y * 0.5 + 0.5);
+    return vec4<f32>(albedo.rgb * (sky + vec3<f32>(key)), albedo.a);
+}

@@ -1,0 +1,77 @@
+//! `animtune render`: a pose of a model as a PNG, rendered offscreen by the viewport's renderer.
+
+use anyhow::{Context, Result, anyhow, bail};
+
+use super::RenderArgs;
+use crate::render::FrameInput;
+use crate::render::camera::{OrbitCamera, posed_bounds};
+use crate::render::offscreen::OffscreenRenderer;
+
+fn parse_size(text: &str) -> Result<(u32, u32)> {
+    let (w, h) = text
+        .split_once(['x', 'X'])
+        .ok_or_else(|| anyhow!("--size '{text}': expected WIDTHxHEIGHT, e.g. 1280x720"))?;
+    let w: u32 = w
+        .trim()
+        .parse()
+        .with_context(|| format!("--size '{text}': bad width"))?;
+    let h: u32 = h
+        .trim()
+        .parse()
+        .with_context(|| format!("--size '{text}': bad height"))?;
+    if !(1..=8192).contains(&w) || !(1..=8192).contains(&h) {
+        bail!("--size '{text}': width and height must be between 1 and 8192");
+    }
+    Ok((w, h))
+}
+
+pub fn run(args: &RenderArgs) -> Result<()> {
+    let (width, height) = parse_size(&args.size)?;
+    let (yaw, pitch) = OrbitCamera::parse_view(&args.camera).ok_or_else(|| {
+        anyhow!(
+            "--camera '{}': expected front, side, back or YAW,PITCH in degrees",
+            args.camera
+        )
+    })?;
+    if !args.force && args.output.exists() {
+        bail!(
+            "{}: already exists (use --force to replace it)",
+            args.output.display()
+        );
+    }
+    let model = super::model::open(&args.model)?;
+    let c = &model.character;
+    let evaluated = super::pose::evaluate(&model, &args.model.model, &args.source)?;
+    let matrices = evaluated.pose.model_matrices(&c.skeleton);
+    let aspect = width as f32 / height as f32;
+    let mut camera = OrbitCamera {
+        yaw,
+        pitch,
+        ..OrbitCamera::default()
+    };
+    let (min, max) = posed_bounds(c, &matrices);
+    camera.frame(min, max, aspect);
+    let renderer = OffscreenRenderer::new()?;
+    let frame = FrameInput {
+        model: &matrices,
+        camera: &camera,
+        aspect,
+        show_skeleton: args.skeleton,
+        show_grid: !args.no_grid,
+        selected: None,
+    };
+    let image = renderer.render(c, &frame, width, height)?;
+    let mut png = Vec::new();
+    image
+        .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+        .context("encoding the PNG")?;
+    crate::fsutil::write_atomic(&args.output, &png, args.force)?;
+    outln!(
+        "wrote {} ({width}x{height}, {}, clip {}, {})",
+        args.output.display(),
+        args.model.model,
+        evaluated.clip.as_deref().unwrap_or("rest pose"),
+        renderer.adapter_info
+    );
+    Ok(())
+}

@@ -1,0 +1,208 @@
+//! Rendering without a window: a device with no surface, an MSAA target, read back into an image.
+
+use thiserror::Error;
+
+use super::renderer::{DEPTH_FORMAT, FrameInput, Renderer};
+use crate::core::Character;
+
+/// Why an offscreen render could not run.
+#[derive(Debug, Error)]
+pub enum RenderError {
+    /// No GPU or software adapter was found.
+    #[error(
+        "no graphics adapter found ({0}); without a GPU install a software Vulkan driver: apt-get install libvulkan1 mesa-vulkan-drivers"
+    )]
+    NoAdapter(String),
+    /// The adapter refused to create a device.
+    #[error("cannot create a graphics device: {0}")]
+    Device(String),
+    /// The image size is zero or too large.
+    #[error("image size {0}x{1} is not between 1x1 and 8192x8192")]
+    Size(u32, u32),
+    /// Reading the image back failed.
+    #[error("reading the rendered image back failed: {0}")]
+    Readback(String),
+}
+
+/// Colour the viewport clears to (sRGB 8-bit: 56, 58, 64).
+pub const BACKGROUND: wgpu::Color = wgpu::Color {
+    r: 0.0395,
+    g: 0.0423,
+    b: 0.0513,
+    a: 1.0,
+};
+
+const SAMPLES: u32 = 4;
+const COLOR_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
+
+/// A device and the renderer's pipelines, for rendering images headlessly.
+pub struct OffscreenRenderer {
+    device: wgpu::Device,
+    queue: wgpu::Queue,
+    renderer: Renderer,
+    /// Adapter name and backend, for reports.
+    pub adapter_info: String,
+}
+
+impl OffscreenRenderer {
+    /// Opens the first adapter the platform offers (lavapipe on a machine without a GPU).
+    pub fn new() -> Result<Self, RenderError> {
+        let instance =
+            wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+        let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
+            power_preference: wgpu::PowerPreference::HighPerformance,
+            force_fallback_adapter: false,
+            compatible_surface: None,
+            apply_limit_buckets: false,
+        }))
+        .map_err(|e| RenderError::NoAdapter(e.to_string()))?;
+        let info = adapter.get_info();
+        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            label: Some("animtune offscreen"),
+            required_features: wgpu::Features::empty(),
+            required_limits: wgpu::Limits::downlevel_defaults().using_resolution(adapter.limits()),
+            ..Default::default()
+        }))
+        .map_err(|e| RenderError::Device(e.to_string()))?;
+        let renderer = Renderer::new(&device, &queue, COLOR_FORMAT, SAMPLES);
+        Ok(OffscreenRenderer {
+            device,
+            queue,
+            renderer,
+            adapter_info: format!("{} ({:?})", info.name, info.backend),
+        })
+    }
+
+    /// Renders one frame of a character into an RGBA image.
+    pub fn render(
+        &self,
+        character: &Character,
+        frame: &FrameInput,
+        width: u32,
+        height: u32,
+    ) -> Result<image::RgbaImage, RenderError> {
+        if width == 0 || height == 0 || width > 8192 || height > 8192 {
+            return Err(RenderError::Size(width, height));
+        }
+        let device = &self.device;
+        let size = wgpu::Extent3d {
+            width,
+            height,
+            depth_or_array_layers: 1,
+        };
+        let target = |label, format, samples, usage| {
+            device.create_texture(&wgpu::TextureDescriptor {
+                label: Some(label),
+                size,
+                mip_level_count: 1,
+                sample_count: samples,
+                dimension: wgpu::TextureDimension::D2,
+                format,
+                usage,
+                view_formats: &[],
+            })
+        };
+        let msaa = target(
+            "msaa colour",
+            COLOR_FORMAT,
+            SAMPLES,
+            wgpu::TextureUsages::RENDER_ATTACHMENT,
+        );
+        let resolved = target(
+            "colour",
+            COLOR_FORMAT,
+            1,
+            wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+        );
+        let depth = target(
+            "depth",
+            DEPTH_FORMAT,
+            SAMPLES,
+            wgpu::TextureUsages::RENDER_ATTACHMENT,
+        );
+        let view = |t: &wgpu::Texture| t.create_view(&wgpu::TextureViewDescriptor::default());
+        let (msaa_view, resolved_view, depth_view) = (view(&msaa), view(&resolved), view(&depth));
+
+        let mut gpu = self.renderer.upload(device, &self.queue, character);
+        self.renderer
+            .prepare(&self.queue, &mut gpu, character, frame);
+
+        let row = (4 * width).div_ceil(256) * 256;
+        let readback = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("readback"),
+            size: (row * height) as u64,
+            usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
+            mapped_at_creation: false,
+        });
+        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("render"),
+        });
+        {
+            let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+                label: Some("character"),
+                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                    view: &msaa_view,
+                    depth_slice: None,
+                    resolve_target: Some(&resolved_view),
+                    ops: wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(BACKGROUND),
+                        store: wgpu::StoreOp::Discard,
+                    },
+                })],
+                depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                    view: &depth_view,
+                    depth_ops: Some(wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(1.0),
+                        store: wgpu::StoreOp::Discard,
+                    }),
+                    stencil_ops: None,
+                }),
+                timestamp_writes: None,
+                occlusion_query_set: None,
+                multiview_mask: None,
+            });
+            self.renderer.draw(&mut pass, &gpu, frame.show_grid);
+        }
+        encoder.copy_texture_to_buffer(
+            wgpu::TexelCopyTextureInfo {
+                texture: &resolved,
+                mip_level: 0,
+                origin: wgpu::Origin3d::ZERO,
+                aspect: wgpu::TextureAspect::All,
+            },
+            wgpu::TexelCopyBufferInfo {
+                buffer: &readback,
+                layout: wgpu::TexelCopyBufferLayout {
+                    offset: 0,
+                    bytes_per_row: Some(row),
+                    rows_per_image: Some(height),
+                },
+            },
+            size,
+        );
+        self.queue.submit([encoder.finish()]);
+        let slice = readback.slice(..);
+        let (tx, rx) = std::sync::mpsc::channel();
+        slice.map_async(wgpu::MapMode::Read, move |r| {
+            let _ = tx.send(r);
+        });
+        device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map_err(|e| RenderError::Readback(e.to_string()))?;
+        rx.recv()
+            .map_err(|e| RenderError::Readback(e.to_string()))?
+            .map_err(|e| RenderError::Readback(e.to_string()))?;
+        let data = slice
+            .get_mapped_range()
+            .map_err(|e| RenderError::Readback(e.to_string()))?;
+        let mut pixels = Vec::with_capacity((4 * width * height) as usize);
+        for y in 0..height as usize {
+            let start = y * row as usize;
+            pixels.extend_from_slice(&data[start..start + 4 * width as usize]);
+        }
+        drop(data);
+        readback.unmap();
+        image::RgbaImage::from_raw(width, height, pixels)
+            .ok_or_else(|| RenderError::Readback("size mismatch".into()))
+    }
+}

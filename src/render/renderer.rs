@@ -1,0 +1,554 @@
+//! Pipelines and per-character GPU buffers; records draws into a render pass it is given.
+
+use bytemuck::{Pod, Zeroable};
+use glam::{Mat4, Vec3};
+use wgpu::util::DeviceExt;
+
+use super::camera::OrbitCamera;
+use super::overlay::{self, LineVertex};
+use crate::core::Character;
+use crate::core::mesh::MeshPlacement;
+
+/// Depth buffer format of every pass the renderer draws into.
+pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
+
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable)]
+struct Vertex {
+    position: [f32; 3],
+    normal: [f32; 3],
+    uv: [f32; 2],
+    joints: [u32; 4],
+    weights: [f32; 4],
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable)]
+struct CameraUniform {
+    view_proj: [f32; 16],
+    eye: [f32; 4],
+    light_dir: [f32; 4],
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable)]
+struct MaterialUniform {
+    base_color: [f32; 4],
+    flags: [f32; 4],
+}
+
+/// What one frame shows: where the joints are, from where it is seen, and the overlay options.
+pub struct FrameInput<'a> {
+    /// Model-space matrix of every joint.
+    pub model: &'a [Mat4],
+    /// The camera.
+    pub camera: &'a OrbitCamera,
+    /// Width / height of the target.
+    pub aspect: f32,
+    /// Draw the skeleton on top of the meshes.
+    pub show_skeleton: bool,
+    /// Draw the ground grid.
+    pub show_grid: bool,
+    /// Joint to highlight.
+    pub selected: Option<usize>,
+}
+
+struct DrawItem {
+    vertices: wgpu::Buffer,
+    indices: wgpu::Buffer,
+    count: u32,
+    mesh: usize,
+    material: usize,
+}
+
+struct MeshSlot {
+    palette: wgpu::Buffer,
+    bind_group: wgpu::BindGroup,
+}
+
+/// A character's buffers on the GPU.
+pub struct GpuCharacter {
+    items: Vec<DrawItem>,
+    meshes: Vec<MeshSlot>,
+    materials: Vec<wgpu::BindGroup>,
+    grid: wgpu::Buffer,
+    grid_count: u32,
+    bones: wgpu::Buffer,
+    bone_count: u32,
+    human: Vec<bool>,
+}
+
+/// Pipelines shared by every character drawn into targets of one colour format and sample count.
+pub struct Renderer {
+    camera_buffer: wgpu::Buffer,
+    camera_bind_group: wgpu::BindGroup,
+    joints_layout: wgpu::BindGroupLayout,
+    material_layout: wgpu::BindGroupLayout,
+    mesh_pipeline: wgpu::RenderPipeline,
+    grid_pipeline: wgpu::RenderPipeline,
+    bones_pipeline: wgpu::RenderPipeline,
+    white: wgpu::TextureView,
+    sampler: wgpu::Sampler,
+}
+
+fn shader(device: &wgpu::Device, label: &str, source: &str) -> wgpu::ShaderModule {
+    device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some(label),
+        source: wgpu::ShaderSource::Wgsl(source.into()),
+    })
+}
+
+fn texture_view(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    width: u32,
+    height: u32,
+    rgba: &[u8],
+) -> wgpu::TextureView {
+    let size = wgpu::Extent3d {
+        width,
+        height,
+        depth_or_array_layers: 1,
+    };
+    let texture = device.create_texture(&wgpu::TextureDescriptor {
+        label: Some("base colour"),
+        size,
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format: wgpu::TextureFormat::Rgba8UnormSrgb,
+        usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+        view_formats: &[],
+    });
+    queue.write_texture(
+        wgpu::TexelCopyTextureInfo {
+            texture: &texture,
+            mip_level: 0,
+            origin: wgpu::Origin3d::ZERO,
+            aspect: wgpu::TextureAspect::All,
+        },
+        rgba,
+        wgpu::TexelCopyBufferLayout {
+            offset: 0,
+            bytes_per_row: Some(4 * width),
+            rows_per_image: Some(height),
+        },
+        size,
+    );
+    texture.create_view(&wgpu::TextureViewDescriptor::default())
+}
+
+impl Renderer {
+    /// Builds the pipelines for targets of `format` with `samples` MSAA samples and a [`DEPTH_FORMAT`] depth buffer.
+    pub fn new(
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        format: wgpu::TextureFormat,
+        samples: u32,
+    ) -> Self {
+        let uniform_entry = |binding, visibility| wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility,
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Uniform,
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        };
+        let camera_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("camera"),
+            entries: &[uniform_entry(0, wgpu::ShaderStages::VERTEX_FRAGMENT)],
+        });
+        let joints_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("joints"),
+            entries: &[wgpu::BindGroupLayoutEntry {
+                binding: 0,
+                visibility: wgpu::ShaderStages::VERTEX,
+                ty: wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Storage { read_only: true },
+                    has_dynamic_offset: false,
+                    min_binding_size: None,
+                },
+                count: None,
+            }],
+        });
+        let material_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("material"),
+            entries: &[
+                uniform_entry(0, wgpu::ShaderStages::FRAGMENT),
+                wgpu::BindGroupLayoutEntry {
+                    binding: 1,
+                    visibility: wgpu::ShaderStages::FRAGMENT,
+                    ty: wgpu::BindingType::Texture {
+                        sample_type: wgpu::TextureSampleType::Float { filterable: true },
+                        view_dimension: wgpu::TextureViewDimension::D2,
+                        multisampled: false,
+                    },
+                    count: None,
+                },
+                wgpu::BindGroupLayoutEntry {
+                    binding: 2,
+                    visibility: wgpu::ShaderStages::FRAGMENT,
+                    ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
+                    count: None,
+                },
+            ],
+        });
+        let camera_buffer = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("camera"),
+            size: std::mem::size_of::<CameraUniform>() as u64,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let camera_bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("camera"),
+            layout: &camera_layout,
+            entries: &[wgpu::BindGroupEntry {
+                binding: 0,
+                resource: camera_buffer.as_entire_binding(),
+            }],
+        });
+
+        let depth = |write: bool, compare| {
+            Some(wgpu::DepthStencilState {
+                format: DEPTH_FORMAT,
+                depth_write_enabled: Some(write),
+                depth_compare: Some(compare),
+                stencil: wgpu::StencilState::default(),
+                bias: wgpu::DepthBiasState::default(),
+            })
+        };
+        let multisample = wgpu::MultisampleState {
+            count: samples,
+            mask: !0,
+            alpha_to_coverage_enabled: false,
+        };
+        let target = [Some(wgpu::ColorTargetState {
+            format,
+            blend: Some(wgpu::BlendState::ALPHA_BLENDING),
+            write_mask: wgpu::ColorWrites::ALL,
+        })];
+
+        let mesh_shader = shader(
+            device,
+            "skinned",
+            include_str!("../../shaders/skinned.wgsl"),
+        );
+        let mesh_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("skinned"),
+            bind_group_layouts: &[
+                Some(&camera_layout),
+                Some(&joints_layout),
+                Some(&material_layout),
+            ],
+            immediate_size: 0,
+        });
+        let mesh_pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+            label: Some("skinned"),
+            layout: Some(&mesh_layout),
+            vertex: wgpu::VertexState {
+                module: &mesh_shader,
+                entry_point: Some("vs_main"),
+                compilation_options: Default::default(),
+                buffers: &[Some(wgpu::VertexBufferLayout {
+                    array_stride: std::mem::size_of::<Vertex>() as u64,
+                    step_mode: wgpu::VertexStepMode::Vertex,
+                    attributes: &wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3, 2 => Float32x2, 3 => Uint32x4, 4 => Float32x4],
+                })],
+            },
+            primitive: wgpu::PrimitiveState {
+                cull_mode: None,
+                ..Default::default()
+            },
+            depth_stencil: depth(true, wgpu::CompareFunction::Less),
+            multisample,
+            fragment: Some(wgpu::FragmentState {
+                module: &mesh_shader,
+                entry_point: Some("fs_main"),
+                compilation_options: Default::default(),
+                targets: &target,
+            }),
+            multiview_mask: None,
+            cache: None,
+        });
+
+        let line_shader = shader(device, "lines", include_str!("../../shaders/lines.wgsl"));
+        let line_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("lines"),
+            bind_group_layouts: &[Some(&camera_layout)],
+            immediate_size: 0,
+        });
+        let line_pipeline = |label, depth_stencil| {
+            device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+                label: Some(label),
+                layout: Some(&line_layout),
+                vertex: wgpu::VertexState {
+                    module: &line_shader,
+                    entry_point: Some("vs_main"),
+                    compilation_options: Default::default(),
+                    buffers: &[Some(wgpu::VertexBufferLayout {
+                        array_stride: std::mem::size_of::<LineVertex>() as u64,
+                        step_mode: wgpu::VertexStepMode::Vertex,
+                        attributes: &wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x4],
+                    })],
+                },
+                primitive: wgpu::PrimitiveState {
+                    topology: wgpu::PrimitiveTopology::LineList,
+                    ..Default::default()
+                },
+                depth_stencil,
+                multisample,
+                fragment: Some(wgpu::FragmentState {
+                    module: &line_shader,
+                    entry_point: Some("fs_main"),
+                    compilation_options: Default::default(),
+                    targets: &target,
+                }),
+                multiview_mask: None,
+                cache: None,
+            })
+        };
+        let grid_pipeline = line_pipeline("grid", depth(true, wgpu::CompareFunction::Less));
+        let bones_pipeline = line_pipeline("bones", depth(false, wgpu::CompareFunction::Always));
+
+        let white = texture_view(device, queue, 1, 1, &[255, 255, 255, 255]);
+        let sampler = device.create_sampler(&wgpu::SamplerDescriptor {
+            label: Some("base colour"),
+            address_mode_u: wgpu::AddressMode::Repeat,
+            address_mode_v: wgpu::AddressMode::Repeat,
+            mag_filter: wgpu::FilterMode::Linear,
+            min_filter: wgpu::FilterMode::Linear,
+            ..Default::default()
+        });
+        Renderer {
+            camera_buffer,
+            camera_bind_group,
+            joints_layout,
+            material_layout,
+            mesh_pipeline,
+            grid_pipeline,
+            bones_pipeline,
+            white,
+            sampler,
+        }
+    }
+
+    /// Uploads a character's meshes, materials and textures.
+    pub fn upload(
+        &self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        character: &Character,
+    ) -> GpuCharacter {
+        let textures: Vec<wgpu::TextureView> = character
+            .textures
+            .iter()
+            .map(|t| texture_view(device, queue, t.width, t.height, &t.rgba))
+            .collect();
+        let mut materials: Vec<wgpu::BindGroup> = character
+            .materials
+            .iter()
+            .map(|m| {
+                let tex = m.base_color_texture.and_then(|i| textures.get(i));
+                self.material_bind_group(device, m.base_color, tex)
+            })
+            .collect();
+        let default_material = materials.len();
+        materials.push(self.material_bind_group(device, [0.8, 0.8, 0.8, 1.0], None));
+
+        let mut items = Vec::new();
+        let mut meshes = Vec::new();
+        for (mi, mesh) in character.meshes.iter().enumerate() {
+            let palette_len = match mesh.placement {
+                MeshPlacement::Skinned { skin } => character.skins[skin].joints.len().max(1),
+                _ => 1,
+            };
+            let palette = device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("joint palette"),
+                size: (palette_len * 64) as u64,
+                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("joint palette"),
+                layout: &self.joints_layout,
+                entries: &[wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: palette.as_entire_binding(),
+                }],
+            });
+            meshes.push(MeshSlot {
+                palette,
+                bind_group,
+            });
+            let skinned = matches!(mesh.placement, MeshPlacement::Skinned { .. });
+            for p in &mesh.primitives {
+                if p.indices.is_empty() {
+                    continue;
+                }
+                let vertices: Vec<Vertex> = (0..p.positions.len())
+                    .map(|v| Vertex {
+                        position: p.positions[v],
+                        normal: p.normals[v],
+                        uv: p.uvs.as_ref().map_or([0.0; 2], |u| u[v]),
+                        joints: match (&p.joints, skinned) {
+                            (Some(j), true) => j[v].map(u32::from),
+                            _ => [0; 4],
+                        },
+                        weights: match (&p.weights, skinned) {
+                            (Some(w), true) => w[v],
+                            _ => [1.0, 0.0, 0.0, 0.0],
+                        },
+                    })
+                    .collect();
+                items.push(DrawItem {
+                    vertices: device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                        label: Some("vertices"),
+                        contents: bytemuck::cast_slice(&vertices),
+                        usage: wgpu::BufferUsages::VERTEX,
+                    }),
+                    indices: device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                        label: Some("indices"),
+                        contents: bytemuck::cast_slice(&p.indices),
+                        usage: wgpu::BufferUsages::INDEX,
+                    }),
+                    count: p.indices.len() as u32,
+                    mesh: mi,
+                    material: p
+                        .material
+                        .filter(|&m| m < default_material)
+                        .unwrap_or(default_material),
+                });
+            }
+        }
+        let grid_lines = overlay::grid(5.0, 0.5);
+        let grid = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("grid"),
+            contents: bytemuck::cast_slice(&grid_lines),
+            usage: wgpu::BufferUsages::VERTEX,
+        });
+        let bones = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("bones"),
+            size: (character.skeleton.len().max(1) * 2 * std::mem::size_of::<LineVertex>()) as u64,
+            usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let human = character
+            .humanoid
+            .bone_per_joint(character.skeleton.len())
+            .iter()
+            .map(Option::is_some)
+            .collect();
+        GpuCharacter {
+            items,
+            meshes,
+            materials,
+            grid,
+            grid_count: grid_lines.len() as u32,
+            bones,
+            bone_count: 0,
+            human,
+        }
+    }
+
+    fn material_bind_group(
+        &self,
+        device: &wgpu::Device,
+        base_color: [f32; 4],
+        texture: Option<&wgpu::TextureView>,
+    ) -> wgpu::BindGroup {
+        let uniform = MaterialUniform {
+            base_color,
+            flags: [texture.is_some() as u32 as f32, 0.0, 0.0, 0.0],
+        };
+        let buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("material"),
+            contents: bytemuck::bytes_of(&uniform),
+            usage: wgpu::BufferUsages::UNIFORM,
+        });
+        device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("material"),
+            layout: &self.material_layout,
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: buffer.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: wgpu::BindingResource::TextureView(texture.unwrap_or(&self.white)),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 2,
+                    resource: wgpu::BindingResource::Sampler(&self.sampler),
+                },
+            ],
+        })
+    }
+
+    /// Writes the camera, every mesh's joint palette and the skeleton lines for this frame.
+    pub fn prepare(
+        &self,
+        queue: &wgpu::Queue,
+        gpu: &mut GpuCharacter,
+        character: &Character,
+        frame: &FrameInput,
+    ) {
+        let light = Vec3::new(-0.4, -0.8, -0.45).normalize();
+        let eye = frame.camera.eye();
+        let uniform = CameraUniform {
+            view_proj: frame.camera.view_proj(frame.aspect).to_cols_array(),
+            eye: [eye.x, eye.y, eye.z, 1.0],
+            light_dir: [light.x, light.y, light.z, 0.0],
+        };
+        queue.write_buffer(&self.camera_buffer, 0, bytemuck::bytes_of(&uniform));
+        for (mesh, slot) in character.meshes.iter().zip(&gpu.meshes) {
+            let palette: Vec<Mat4> = match &mesh.placement {
+                MeshPlacement::Skinned { skin } => {
+                    let s = &character.skins[*skin];
+                    s.joints
+                        .iter()
+                        .zip(&s.inverse_bind)
+                        .map(|(&j, ibm)| frame.model[j] * *ibm)
+                        .collect()
+                }
+                MeshPlacement::Joint { joint, offset } => vec![frame.model[*joint] * *offset],
+                MeshPlacement::Model { transform } => vec![*transform],
+            };
+            queue.write_buffer(&slot.palette, 0, bytemuck::cast_slice(&palette));
+        }
+        let lines = if frame.show_skeleton {
+            overlay::skeleton_lines(&character.skeleton, frame.model, &gpu.human, frame.selected)
+        } else {
+            Vec::new()
+        };
+        gpu.bone_count = lines.len() as u32;
+        if !lines.is_empty() {
+            queue.write_buffer(&gpu.bones, 0, bytemuck::cast_slice(&lines));
+        }
+    }
+
+    /// Records the draws of one character (after [`Renderer::prepare`]).
+    pub fn draw(&self, pass: &mut wgpu::RenderPass<'_>, gpu: &GpuCharacter, show_grid: bool) {
+        pass.set_bind_group(0, &self.camera_bind_group, &[]);
+        if show_grid {
+            pass.set_pipeline(&self.grid_pipeline);
+            pass.set_vertex_buffer(0, gpu.grid.slice(..));
+            pass.draw(0..gpu.grid_count, 0..1);
+        }
+        pass.set_pipeline(&self.mesh_pipeline);
+        for item in &gpu.items {
+            pass.set_bind_group(1, &gpu.meshes[item.mesh].bind_group, &[]);
+            pass.set_bind_group(2, &gpu.materials[item.material], &[]);
+            pass.set_vertex_buffer(0, item.vertices.slice(..));
+            pass.set_index_buffer(item.indices.slice(..), wgpu::IndexFormat::Uint32);
+            pass.draw_indexed(0..item.count, 0, 0..1);
+        }
+        if gpu.bone_count > 0 {
+            pass.set_pipeline(&self.bones_pipeline);
+            pass.set_vertex_buffer(0, gpu.bones.slice(..));
+            pass.draw(0..gpu.bone_count, 0..1);
+        }
+    }
+}
