@@ -29,6 +29,12 @@ fi
 export ANIMTUNE_TEST_ASSETS="${ANIMTUNE_TEST_ASSETS:-$(pwd)/../shared/assets}"
 echo "== test assets: $ANIMTUNE_TEST_ASSETS"
 
+# Mesa's software Vulkan (lavapipe) wants a private runtime directory; without one it only complains.
+if [ -z "${XDG_RUNTIME_DIR:-}" ]; then
+  export XDG_RUNTIME_DIR="$(mktemp -d)"
+  chmod 700 "$XDG_RUNTIME_DIR"
+fi
+
 echo "== cargo fmt --check"
 cargo fmt --check
 

@@ -1,0 +1,197 @@
+//! Offscreen rendering on lavapipe (or any adapter): pixels, not just "it ran".
+
+mod common;
+
+use animtune::core::{Pose, Wrap};
+use animtune::import::{ImportedModel, load_file};
+use animtune::render::FrameInput;
+use animtune::render::camera::{OrbitCamera, posed_bounds};
+use animtune::render::offscreen::OffscreenRenderer;
+use glam::Mat4;
+use image::RgbaImage;
+
+const W: u32 = 320;
+const H: u32 = 240;
+
+fn renderer() -> OffscreenRenderer {
+    OffscreenRenderer::new()
+        .expect("a graphics adapter (install libvulkan1 mesa-vulkan-drivers for lavapipe)")
+}
+
+fn pose_at(m: &ImportedModel, clip: Option<&str>, t: f32) -> Vec<Mat4> {
+    let c = &m.character;
+    let mut pose = Pose::rest(&c.skeleton);
+    if let Some(name) = clip {
+        let clip = m.clips.iter().find(|x| x.name == name).unwrap();
+        let b = clip.bind(&c.skeleton, None);
+        clip.sample_into(&b, t, Wrap::Loop, &mut pose);
+    }
+    pose.model_matrices(&c.skeleton)
+}
+
+fn framed(m: &ImportedModel, model: &[Mat4], yaw: f32) -> OrbitCamera {
+    let mut cam = OrbitCamera {
+        yaw,
+        pitch: 0.0,
+        ..OrbitCamera::default()
+    };
+    let (min, max) = posed_bounds(&m.character, model);
+    cam.frame(min, max, W as f32 / H as f32);
+    cam
+}
+
+fn draw(r: &OffscreenRenderer, m: &ImportedModel, model: &[Mat4], cam: &OrbitCamera) -> RgbaImage {
+    let frame = FrameInput {
+        model,
+        camera: cam,
+        aspect: W as f32 / H as f32,
+        show_skeleton: false,
+        show_grid: false,
+        selected: None,
+    };
+    r.render(&m.character, &frame, W, H).unwrap()
+}
+
+fn is_background(p: &image::Rgba<u8>) -> bool {
+    let bg = [56i32, 58, 64];
+    (0..3).all(|i| (p[i] as i32 - bg[i]).abs() <= 3)
+}
+
+/// Bounding box (x0, y0, x1, y1) and count of the pixels that are not background.
+fn silhouette(img: &RgbaImage) -> (u32, u32, u32, u32, usize) {
+    let (mut x0, mut y0, mut x1, mut y1, mut n) = (u32::MAX, u32::MAX, 0, 0, 0);
+    for (x, y, p) in img.enumerate_pixels() {
+        if !is_background(p) {
+            x0 = x0.min(x);
+            y0 = y0.min(y);
+            x1 = x1.max(x);
+            y1 = y1.max(y);
+            n += 1;
+        }
+    }
+    (x0, y0, x1, y1, n)
+}
+
+#[test]
+fn the_mannequin_stands_where_the_camera_puts_it() {
+    let r = renderer();
+    let m = animtune::demo::mannequin::load();
+    let model = pose_at(&m, None, 0.0);
+    let front = draw(&r, &m, &model, &framed(&m, &model, 0.0));
+    let (x0, y0, x1, y1, n) = silhouette(&front);
+    assert!(n > 2000, "only {n} character pixels");
+    // Centred horizontally, filling most of the height, feet below head.
+    let cx = (x0 + x1) as f32 / 2.0;
+    assert!(
+        (cx - W as f32 / 2.0).abs() < W as f32 * 0.05,
+        "centre x {cx}"
+    );
+    let height = (y1 - y0) as f32 / H as f32;
+    assert!((0.6..=1.0).contains(&height), "height fraction {height}");
+    // The torso is at the centre column, and it is lit (not black, not background).
+    let torso = front.get_pixel(W / 2, (y0 + (y1 - y0) * 2 / 5).min(H - 1));
+    assert!(!is_background(torso) && torso[0] > 90, "{torso:?}");
+    // From the side, the T-pose mannequin is much narrower than from the front.
+    let side = draw(
+        &r,
+        &m,
+        &model,
+        &framed(&m, &model, std::f32::consts::FRAC_PI_2),
+    );
+    let (sx0, _, sx1, _, _) = silhouette(&side);
+    assert!(
+        (sx1 - sx0) * 2 < (x1 - x0),
+        "side {} vs front {}",
+        sx1 - sx0,
+        x1 - x0
+    );
+}
+
+#[test]
+fn two_times_of_a_walk_move_the_leg_pixels() {
+    let r = renderer();
+    let m = load_file(&common::quaternius()).unwrap();
+    let a = pose_at(&m, Some("Walk_Loop"), 0.1);
+    let b = pose_at(&m, Some("Walk_Loop"), 0.75);
+    let cam = framed(&m, &a, std::f32::consts::FRAC_PI_2);
+    let (ia, ib) = (draw(&r, &m, &a, &cam), draw(&r, &m, &b, &cam));
+    let (_, y0, _, y1, _) = silhouette(&ia);
+    let mid = (y0 + y1) / 2;
+    let (mut lower, mut upper) = (0, 0);
+    for (x, y, p) in ia.enumerate_pixels() {
+        if is_background(p) != is_background(ib.get_pixel(x, y)) {
+            if y > mid {
+                lower += 1;
+            } else {
+                upper += 1;
+            }
+        }
+    }
+    assert!(lower > 300, "{lower} leg pixels changed");
+    assert!(
+        lower > upper,
+        "legs ({lower}) should move more than the upper body ({upper})"
+    );
+    // The same time renders the same image.
+    assert_eq!(ia, draw(&r, &m, &a, &cam));
+}
+
+#[test]
+fn a_texture_shows_its_colours() {
+    let r = renderer();
+    let m = load_file(&common::asset("CesiumMan.glb")).unwrap();
+    let model = pose_at(&m, None, 0.0);
+    let img = draw(&r, &m, &model, &framed(&m, &model, 0.0));
+    // CesiumMan's texture is white with blue and green stripes; its material colour is plain white.
+    let blue = img
+        .pixels()
+        .filter(|p| !is_background(p) && p[2] as i32 > p[0] as i32 + 40)
+        .count();
+    let green = img
+        .pixels()
+        .filter(|p| !is_background(p) && p[1] as i32 > p[0] as i32 + 30 && p[1] > p[2])
+        .count();
+    assert!(blue > 100 && green > 50, "blue {blue}, green {green}");
+}
+
+#[test]
+fn render_command_writes_a_png_without_a_display() {
+    let dir = common::temp_dir("render-cli");
+    let out = dir.join("robot.png");
+    let robot = common::asset("RobotExpressive.glb");
+    let status = std::process::Command::new(env!("CARGO_BIN_EXE_animtune"))
+        .args([
+            "render",
+            robot.to_str().unwrap(),
+            "--clip",
+            "Wave",
+            "--time",
+            "1",
+            "--size",
+            "200x150",
+            "--camera",
+            "20,10",
+            "-o",
+        ])
+        .arg(&out)
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .output()
+        .unwrap();
+    assert!(
+        status.status.success(),
+        "{}",
+        String::from_utf8_lossy(&status.stderr)
+    );
+    let img = image::open(&out).unwrap().to_rgba8();
+    assert_eq!(img.dimensions(), (200, 150));
+    let (_, _, _, _, n) = silhouette(&img);
+    assert!(n > 1000, "{n} non-background pixels");
+    let bad = std::process::Command::new(env!("CARGO_BIN_EXE_animtune"))
+        .args(["render", "mannequin", "--size", "0x10", "-o"])
+        .arg(dir.join("bad.png"))
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("--size"));
+}
