@@ -32,8 +32,123 @@ pub const BACKGROUND: wgpu::Color = wgpu::Color {
     a: 1.0,
 };
 
-const SAMPLES: u32 = 4;
-const COLOR_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
+/// MSAA samples of every target.
+pub const SAMPLES: u32 = 4;
+/// Colour format of every target.
+pub const COLOR_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
+
+/// Colour, MSAA and depth textures of one render target size.
+pub struct RenderTarget {
+    msaa_view: wgpu::TextureView,
+    depth_view: wgpu::TextureView,
+    resolved_view: wgpu::TextureView,
+    /// The resolved colour texture (sRGB RGBA8).
+    pub resolved: wgpu::Texture,
+    /// Its size.
+    pub size: wgpu::Extent3d,
+}
+
+impl RenderTarget {
+    /// Creates textures of the given size; `extra_view` lets the resolved texture be viewed in another format too.
+    pub fn new(
+        device: &wgpu::Device,
+        width: u32,
+        height: u32,
+        extra_view: Option<wgpu::TextureFormat>,
+    ) -> Self {
+        let size = wgpu::Extent3d {
+            width: width.max(1),
+            height: height.max(1),
+            depth_or_array_layers: 1,
+        };
+        let extra: Vec<wgpu::TextureFormat> = extra_view.into_iter().collect();
+        let texture = |label, format, samples, usage, view_formats: &[wgpu::TextureFormat]| {
+            device.create_texture(&wgpu::TextureDescriptor {
+                label: Some(label),
+                size,
+                mip_level_count: 1,
+                sample_count: samples,
+                dimension: wgpu::TextureDimension::D2,
+                format,
+                usage,
+                view_formats,
+            })
+        };
+        let msaa = texture(
+            "msaa colour",
+            COLOR_FORMAT,
+            SAMPLES,
+            wgpu::TextureUsages::RENDER_ATTACHMENT,
+            &[],
+        );
+        let resolved = texture(
+            "colour",
+            COLOR_FORMAT,
+            1,
+            wgpu::TextureUsages::RENDER_ATTACHMENT
+                | wgpu::TextureUsages::COPY_SRC
+                | wgpu::TextureUsages::TEXTURE_BINDING,
+            &extra,
+        );
+        let depth = texture(
+            "depth",
+            DEPTH_FORMAT,
+            SAMPLES,
+            wgpu::TextureUsages::RENDER_ATTACHMENT,
+            &[],
+        );
+        let view = |t: &wgpu::Texture| t.create_view(&wgpu::TextureViewDescriptor::default());
+        RenderTarget {
+            msaa_view: view(&msaa),
+            depth_view: view(&depth),
+            resolved_view: view(&resolved),
+            resolved,
+            size,
+        }
+    }
+
+    /// A view of the resolved colour in `format` (one of the formats given at creation).
+    pub fn view_as(&self, format: wgpu::TextureFormat) -> wgpu::TextureView {
+        self.resolved.create_view(&wgpu::TextureViewDescriptor {
+            format: Some(format),
+            ..Default::default()
+        })
+    }
+
+    /// Records a pass that clears the target and draws the character.
+    pub fn encode(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        renderer: &Renderer,
+        gpu: &super::GpuCharacter,
+        show_grid: bool,
+    ) {
+        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+            label: Some("character"),
+            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                view: &self.msaa_view,
+                depth_slice: None,
+                resolve_target: Some(&self.resolved_view),
+                ops: wgpu::Operations {
+                    load: wgpu::LoadOp::Clear(BACKGROUND),
+                    store: wgpu::StoreOp::Discard,
+                },
+            })],
+            depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                view: &self.depth_view,
+                depth_ops: Some(wgpu::Operations {
+                    load: wgpu::LoadOp::Clear(1.0),
+                    store: wgpu::StoreOp::Discard,
+                }),
+                stencil_ops: None,
+            }),
+            timestamp_writes: None,
+            occlusion_query_set: None,
+            multiview_mask: None,
+        });
+        renderer.draw(&mut pass, gpu, show_grid);
+    }
+}
 
 /// A device and the renderer's pipelines, for rendering images headlessly.
 pub struct OffscreenRenderer {
@@ -73,6 +188,11 @@ impl OffscreenRenderer {
         })
     }
 
+    /// The device and queue (for callers that render into their own targets).
+    pub fn device(&self) -> (&wgpu::Device, &wgpu::Queue) {
+        (&self.device, &self.queue)
+    }
+
     /// Renders one frame of a character into an RGBA image.
     pub fn render(
         &self,
@@ -85,48 +205,12 @@ impl OffscreenRenderer {
             return Err(RenderError::Size(width, height));
         }
         let device = &self.device;
-        let size = wgpu::Extent3d {
-            width,
-            height,
-            depth_or_array_layers: 1,
-        };
-        let target = |label, format, samples, usage| {
-            device.create_texture(&wgpu::TextureDescriptor {
-                label: Some(label),
-                size,
-                mip_level_count: 1,
-                sample_count: samples,
-                dimension: wgpu::TextureDimension::D2,
-                format,
-                usage,
-                view_formats: &[],
-            })
-        };
-        let msaa = target(
-            "msaa colour",
-            COLOR_FORMAT,
-            SAMPLES,
-            wgpu::TextureUsages::RENDER_ATTACHMENT,
-        );
-        let resolved = target(
-            "colour",
-            COLOR_FORMAT,
-            1,
-            wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
-        );
-        let depth = target(
-            "depth",
-            DEPTH_FORMAT,
-            SAMPLES,
-            wgpu::TextureUsages::RENDER_ATTACHMENT,
-        );
-        let view = |t: &wgpu::Texture| t.create_view(&wgpu::TextureViewDescriptor::default());
-        let (msaa_view, resolved_view, depth_view) = (view(&msaa), view(&resolved), view(&depth));
-
+        let target = RenderTarget::new(device, width, height, None);
         let mut gpu = self.renderer.upload(device, &self.queue, character);
         self.renderer
             .prepare(&self.queue, &mut gpu, character, frame);
-
+        let size = target.size;
+        let resolved = &target.resolved;
         let row = (4 * width).div_ceil(256) * 256;
         let readback = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("readback"),
@@ -137,35 +221,10 @@ impl OffscreenRenderer {
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("render"),
         });
-        {
-            let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-                label: Some("character"),
-                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                    view: &msaa_view,
-                    depth_slice: None,
-                    resolve_target: Some(&resolved_view),
-                    ops: wgpu::Operations {
-                        load: wgpu::LoadOp::Clear(BACKGROUND),
-                        store: wgpu::StoreOp::Discard,
-                    },
-                })],
-                depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
-                    view: &depth_view,
-                    depth_ops: Some(wgpu::Operations {
-                        load: wgpu::LoadOp::Clear(1.0),
-                        store: wgpu::StoreOp::Discard,
-                    }),
-                    stencil_ops: None,
-                }),
-                timestamp_writes: None,
-                occlusion_query_set: None,
-                multiview_mask: None,
-            });
-            self.renderer.draw(&mut pass, &gpu, frame.show_grid);
-        }
+        target.encode(&mut encoder, &self.renderer, &gpu, frame.show_grid);
         encoder.copy_texture_to_buffer(
             wgpu::TexelCopyTextureInfo {
-                texture: &resolved,
+                texture: resolved,
                 mip_level: 0,
                 origin: wgpu::Origin3d::ZERO,
                 aspect: wgpu::TextureAspect::All,
