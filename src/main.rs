@@ -1,24 +1,31 @@
-//! The `animtune` binary: subcommands run headless tools.
+//! The `animtune` binary: no subcommand opens the editor; subcommands run headless tools.
 
 use std::process::ExitCode;
 
-use clap::{CommandFactory, Parser};
+use clap::Parser;
 
 use animtune::cli::{Cli, run};
 
+fn report(e: anyhow::Error) -> ExitCode {
+    let msg = format!("{e:#}").replace('\n', " ");
+    eprintln!("error: {msg}");
+    ExitCode::from(1)
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let Some(command) = cli.command else {
-        // The editor window comes with the app; until then, show what the command line offers.
-        let _ = Cli::command().print_help();
-        return ExitCode::SUCCESS;
-    };
-    match run(command) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            let msg = format!("{e:#}").replace('\n', " ");
-            eprintln!("error: {msg}");
-            ExitCode::from(1)
+    let result = match cli.command {
+        Some(command) => run(command),
+        None => {
+            let screenshot = cli.screenshot.map(|path| animtune::app::ScreenshotPlan {
+                path,
+                frames: cli.frames.max(1),
+            });
+            animtune::app::run(cli.model, screenshot)
         }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => report(e),
     }
 }

@@ -27,12 +27,21 @@ use crate::core::HumanBone;
 #[command(
     name = "animtune",
     version,
-    about = "Humanoid animation preview and tuning: glTF/VRM import, clip sampling, poses"
+    about = "Humanoid animation preview and tuning: glTF/VRM import, clip sampling, poses",
+    args_conflicts_with_subcommands = true
 )]
 pub struct Cli {
-    /// What to do.
+    /// What to do; with none, the editor window opens.
     #[command(subcommand)]
     pub command: Option<Command>,
+    /// Model to open in the editor (default: the built-in mannequin).
+    pub model: Option<PathBuf>,
+    /// Save a screenshot of the editor window to this PNG after --frames frames, then exit.
+    #[arg(long, value_name = "PNG")]
+    pub screenshot: Option<PathBuf>,
+    /// Frames to run before the screenshot.
+    #[arg(long, default_value_t = 10)]
+    pub frames: u32,
 }
 
 /// The subcommands.

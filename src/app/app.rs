@@ -1,0 +1,509 @@
+//! The eframe application: menu bar, scene panel, viewport, inspector, timeline and status bar.
+
+use std::path::PathBuf;
+use std::sync::mpsc;
+use std::time::Instant;
+
+use egui::{Color32, Key, RichText};
+
+use super::editor::{EditorState, Persisted};
+use super::viewport::ViewportGpu;
+
+const STORAGE_KEY: &str = "animtune";
+
+/// Writes a screenshot after a number of frames, then closes the window (for CI under Xvfb).
+pub struct ScreenshotPlan {
+    /// Where the PNG goes.
+    pub path: PathBuf,
+    /// Frames to run first.
+    pub frames: u32,
+}
+
+/// The editor window.
+pub struct AnimtuneApp {
+    /// Editor state, public so tests can inspect it.
+    pub editor: EditorState,
+    gpu: Option<ViewportGpu>,
+    screenshot: Option<ScreenshotPlan>,
+    shots: Option<mpsc::Receiver<std::sync::Arc<egui::ColorImage>>>,
+    frames: u32,
+    eval_micros: f32,
+    inspector_tab: usize,
+}
+
+impl AnimtuneApp {
+    /// Creates the app: restores the saved session, opens `model` if given.
+    pub fn new(
+        cc: &eframe::CreationContext<'_>,
+        model: Option<PathBuf>,
+        screenshot: Option<ScreenshotPlan>,
+    ) -> Self {
+        let mut editor = EditorState::new();
+        if let Some(p) = cc
+            .storage
+            .and_then(|s| eframe::get_value::<Persisted>(s, STORAGE_KEY))
+        {
+            editor.restore(p);
+        }
+        if let Some(path) = model {
+            editor.open(&path);
+            editor.frame_model(16.0 / 9.0);
+        }
+        AnimtuneApp {
+            editor,
+            gpu: cc.wgpu_render_state.as_ref().map(ViewportGpu::new),
+            screenshot,
+            shots: None,
+            frames: 0,
+            eval_micros: 0.0,
+            inspector_tab: 0,
+        }
+    }
+
+    fn shortcuts(&mut self, ctx: &egui::Context) {
+        if ctx.egui_wants_keyboard_input() {
+            return;
+        }
+        let e = &mut self.editor;
+        ctx.input(|i| {
+            if i.key_pressed(Key::Space) {
+                e.toggle_play();
+            }
+            if i.key_pressed(Key::ArrowRight) {
+                e.step_frames(1);
+            }
+            if i.key_pressed(Key::ArrowLeft) {
+                e.step_frames(-1);
+            }
+            if i.key_pressed(Key::Home) {
+                e.scrub(0.0);
+            }
+            if i.key_pressed(Key::End) {
+                e.scrub(e.player.duration());
+            }
+            if i.key_pressed(Key::F) {
+                e.frame_model(16.0 / 9.0);
+            }
+        });
+        if ctx.input(|i| i.modifiers.command && i.key_pressed(Key::O)) {
+            self.open_dialog(false);
+        }
+    }
+
+    fn open_dialog(&mut self, clip: bool) {
+        let dialog = if clip {
+            rfd::FileDialog::new().add_filter("clips", &["animclip", "bytes", "vrma"])
+        } else {
+            rfd::FileDialog::new().add_filter("models", &["glb", "gltf", "vrm"])
+        };
+        match dialog.pick_file() {
+            Some(path) => self.editor.open(&path),
+            None => {
+                self.editor.status.text =
+                    "No file chosen (no file dialog available? drop a file on the window instead)"
+                        .into();
+                self.editor.status.is_error = false;
+            }
+        }
+    }
+
+    fn menu(&mut self, ui: &mut egui::Ui) {
+        egui::MenuBar::new().ui(ui, |ui| {
+            ui.menu_button("File", |ui| {
+                if ui.button("Open model…  Ctrl+O").clicked() {
+                    self.open_dialog(false);
+                }
+                if ui.button("Open clip…").clicked() {
+                    self.open_dialog(true);
+                }
+                ui.menu_button("Recent files", |ui| {
+                    if self.editor.recent.is_empty() {
+                        ui.label("none yet");
+                    }
+                    for p in self.editor.recent.clone() {
+                        if ui.button(p.display().to_string()).clicked() {
+                            self.editor.open(&p);
+                        }
+                    }
+                });
+                if ui.button("Mannequin (built-in)").clicked() {
+                    let recent = std::mem::take(&mut self.editor.recent);
+                    self.editor = EditorState::new();
+                    self.editor.recent = recent;
+                }
+                ui.separator();
+                if ui.button("Quit").clicked() {
+                    ui.ctx().send_viewport_cmd(egui::ViewportCommand::Close);
+                }
+            });
+            ui.menu_button("View", |ui| {
+                ui.checkbox(&mut self.editor.show_skeleton, "Skeleton");
+                ui.checkbox(&mut self.editor.show_grid, "Grid");
+                if ui.button("Frame model  F").clicked() {
+                    self.editor.frame_model(16.0 / 9.0);
+                }
+            });
+        });
+    }
+
+    fn scene_panel(&mut self, ui: &mut egui::Ui) {
+        let e = &mut self.editor;
+        ui.heading(&e.model_name);
+        let c = &e.model.character;
+        let h = &c.humanoid;
+        ui.label(format!(
+            "{} joints, {} meshes",
+            c.skeleton.len(),
+            c.meshes.len()
+        ));
+        if h.is_humanoid() {
+            ui.label(format!(
+                "Humanoid: {} bones from {}",
+                h.len(),
+                h.source.as_str()
+            ));
+        } else {
+            let missing: Vec<&str> = h.missing_required.iter().map(|b| b.name()).collect();
+            ui.colored_label(
+                Color32::from_rgb(230, 160, 60),
+                format!("Not humanoid (missing: {})", missing.join(", ")),
+            );
+        }
+        ui.separator();
+        ui.label(RichText::new("Clips").strong());
+        let mut chosen = None;
+        for (i, clip) in e.clips.iter().enumerate() {
+            let name = if clip.name.is_empty() {
+                format!("clip {i}")
+            } else {
+                clip.name.clone()
+            };
+            if ui
+                .selectable_label(
+                    e.clip == Some(i),
+                    format!("{name}  ({:.2} s)", clip.duration),
+                )
+                .clicked()
+            {
+                chosen = Some(i);
+            }
+        }
+        ui.separator();
+        ui.label(RichText::new("Skeleton").strong());
+        let twists: Vec<usize> = c
+            .twist_chains()
+            .iter()
+            .flat_map(|t| t.joints.clone())
+            .collect();
+        let bones = h.bone_per_joint(c.skeleton.len());
+        let mut select = None;
+        egui::ScrollArea::vertical().show(ui, |ui| {
+            for j in 0..c.skeleton.len() {
+                let indent = "  ".repeat(c.skeleton.depth(j).min(24));
+                let mut text = format!("{indent}{}", c.skeleton.name(j));
+                if let Some(b) = bones[j] {
+                    text.push_str(&format!("  [{}]", b.name()));
+                }
+                if twists.contains(&j) {
+                    text.push_str("  (twist)");
+                }
+                if ui.selectable_label(e.selected == Some(j), text).clicked() {
+                    select = Some(j);
+                }
+            }
+        });
+        if select.is_some() {
+            e.selected = select;
+        }
+        if let Some(i) = chosen {
+            e.select_clip(Some(i));
+            e.player.play();
+        }
+    }
+
+    fn inspector(&mut self, ui: &mut egui::Ui) {
+        ui.horizontal(|ui| {
+            for (i, tab) in ["Clip", "Joint", "Layers"].iter().enumerate() {
+                if ui.selectable_label(self.inspector_tab == i, *tab).clicked() {
+                    self.inspector_tab = i;
+                }
+            }
+        });
+        ui.separator();
+        let e = &self.editor;
+        match self.inspector_tab {
+            0 => match (e.clip, e.binding()) {
+                (Some(i), Some(b)) => {
+                    let clip = &e.clips[i];
+                    ui.label(format!(
+                        "{}: {:.3} s, {} tracks",
+                        clip.name,
+                        clip.duration,
+                        clip.tracks.len()
+                    ));
+                    ui.label(format!(
+                        "Tracks without a joint: {}",
+                        b.unbound_tracks.len()
+                    ));
+                    for t in b.unbound_tracks.iter().take(20) {
+                        ui.small(t);
+                    }
+                    ui.label(format!(
+                        "Joints without a track: {}",
+                        b.joints_without_track.len()
+                    ));
+                }
+                _ => {
+                    ui.label("Rest pose (no clip)");
+                }
+            },
+            1 => match e.selected {
+                Some(j) => {
+                    let s = &e.model.character.skeleton;
+                    ui.label(RichText::new(s.name(j)).strong());
+                    ui.small(s.path(j));
+                    let t = crate::core::Transform::from_mat4(&e.matrices[j]);
+                    ui.label(format!(
+                        "model position: {:.3} {:.3} {:.3}",
+                        t.translation.x, t.translation.y, t.translation.z
+                    ));
+                    let l = e.pose.local[j];
+                    let (x, y, z) = l.rotation.to_euler(glam::EulerRot::XYZ);
+                    ui.label(format!(
+                        "local rotation (deg): {:.1} {:.1} {:.1}",
+                        x.to_degrees(),
+                        y.to_degrees(),
+                        z.to_degrees()
+                    ));
+                }
+                None => {
+                    ui.label("Click a joint in the viewport or the skeleton list.");
+                }
+            },
+            _ => {
+                ui.label(
+                    "Procedural layers (breath, look-at, twist correction) are not built yet.",
+                );
+            }
+        }
+    }
+
+    fn timeline(&mut self, ui: &mut egui::Ui) {
+        let e = &mut self.editor;
+        ui.horizontal(|ui| {
+            let label = if e.player.is_playing() {
+                "Pause"
+            } else {
+                "Play"
+            };
+            if ui.button(label).on_hover_text("Space").clicked() {
+                e.toggle_play();
+            }
+            if ui.button("Stop").clicked() {
+                e.player.stop();
+                e.evaluate();
+            }
+            if ui.button("|<").on_hover_text("Home").clicked() {
+                e.scrub(0.0);
+            }
+            if ui.button("<").on_hover_text("Left arrow").clicked() {
+                e.step_frames(-1);
+            }
+            if ui.button(">").on_hover_text("Right arrow").clicked() {
+                e.step_frames(1);
+            }
+            if ui.button(">|").on_hover_text("End").clicked() {
+                let end = e.player.duration();
+                e.scrub(end);
+            }
+            ui.checkbox(&mut e.player.looping, "Loop");
+            let mut speed = e.player.speed();
+            if ui
+                .add(
+                    egui::DragValue::new(&mut speed)
+                        .speed(0.05)
+                        .range(-4.0..=4.0)
+                        .prefix("speed "),
+                )
+                .changed()
+            {
+                e.player.set_speed(speed);
+            }
+            ui.label(format!("{:.3} s  frame {}", e.player.time(), e.frame()));
+        });
+        let duration = e.player.duration().max(1e-3);
+        let mut t = e.player.time();
+        let slider = egui::Slider::new(&mut t, 0.0..=duration)
+            .show_value(false)
+            .text("Time");
+        let width = ui.available_width();
+        ui.spacing_mut().slider_width = (width - 60.0).max(50.0);
+        if ui.add(slider).changed() {
+            e.scrub(t);
+        }
+    }
+
+    fn viewport(&mut self, ui: &mut egui::Ui) {
+        let rect = ui.available_rect_before_wrap();
+        let response = ui.allocate_rect(rect, egui::Sense::click_and_drag());
+        let e = &mut self.editor;
+        if response.dragged_by(egui::PointerButton::Primary) {
+            let d = response.drag_delta();
+            e.camera.orbit(-d.x * 0.01, d.y * 0.01);
+        }
+        if response.dragged_by(egui::PointerButton::Secondary)
+            || response.dragged_by(egui::PointerButton::Middle)
+        {
+            let d = response.drag_delta();
+            e.camera.pan(d.x / rect.height(), d.y / rect.height());
+        }
+        if response.hovered() {
+            let scroll = ui.input(|i| i.smooth_scroll_delta.y);
+            if scroll != 0.0 {
+                e.camera.zoom((-scroll * 0.002).exp());
+            }
+        }
+        if response.clicked()
+            && let Some(pos) = response.interact_pointer_pos()
+        {
+            let local = pos - rect.min;
+            e.pick_joint([local.x, local.y], [rect.width(), rect.height()], 14.0);
+        }
+        match &mut self.gpu {
+            Some(gpu) => {
+                let ppp = ui.ctx().pixels_per_point();
+                let (w, h) = (
+                    (rect.width() * ppp).round().max(1.0) as u32,
+                    (rect.height() * ppp).round().max(1.0) as u32,
+                );
+                let texture = gpu.paint(e, w.min(8192), h.min(8192));
+                ui.painter().image(
+                    texture,
+                    rect,
+                    egui::Rect::from_min_max(egui::pos2(0.0, 0.0), egui::pos2(1.0, 1.0)),
+                    Color32::WHITE,
+                );
+            }
+            None => {
+                ui.painter().text(
+                    rect.center(),
+                    egui::Align2::CENTER_CENTER,
+                    "No GPU renderer",
+                    egui::FontId::proportional(18.0),
+                    Color32::GRAY,
+                );
+            }
+        }
+        let mut overlay = format!(
+            "eval {:.0} µs  frame {:.1} ms",
+            self.eval_micros,
+            ui.input(|i| i.stable_dt) * 1000.0
+        );
+        if let Some(j) = e.selected {
+            let s = &e.model.character.skeleton;
+            let bone = e
+                .model
+                .character
+                .humanoid
+                .bone_of(j)
+                .map(|b| format!(" ({})", b.name()))
+                .unwrap_or_default();
+            overlay = format!("{}{bone}   {overlay}", s.name(j));
+        }
+        ui.painter().text(
+            rect.left_top() + egui::vec2(8.0, 6.0),
+            egui::Align2::LEFT_TOP,
+            overlay,
+            egui::FontId::monospace(12.0),
+            Color32::from_gray(220),
+        );
+    }
+
+    fn screenshots(&mut self, ctx: &egui::Context) {
+        let Some(plan) = &self.screenshot else { return };
+        if let Some(rx) = &self.shots {
+            if let Ok(image) = rx.try_recv() {
+                let [w, h] = image.size;
+                let bytes: Vec<u8> = image.pixels.iter().flat_map(|c| c.to_array()).collect();
+                let result = image::RgbaImage::from_raw(w as u32, h as u32, bytes)
+                    .ok_or_else(|| "screenshot has the wrong size".to_string())
+                    .and_then(|img| img.save(&plan.path).map_err(|e| e.to_string()));
+                if let Err(e) = result {
+                    eprintln!(
+                        "error: {}: cannot save the screenshot: {e}",
+                        plan.path.display()
+                    );
+                    std::process::exit(1);
+                }
+                ctx.send_viewport_cmd(egui::ViewportCommand::Close);
+            }
+            ctx.request_repaint();
+            return;
+        }
+        if self.frames >= plan.frames {
+            let (tx, rx) = mpsc::channel();
+            self.shots = Some(rx);
+            ctx.send_viewport_cmd(egui::ViewportCommand::Screenshot(
+                egui::ScreenshotCallback::new(move |img| {
+                    let _ = tx.send(img);
+                }),
+            ));
+        }
+        ctx.request_repaint();
+    }
+}
+
+impl eframe::App for AnimtuneApp {
+    fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
+        let ctx = ui.ctx().clone();
+        let dropped: Vec<PathBuf> = ctx.input(|i| {
+            i.raw
+                .dropped_files
+                .iter()
+                .map(|f| f.path().to_path_buf())
+                .filter(|p| !p.as_os_str().is_empty())
+                .collect()
+        });
+        for p in dropped {
+            self.editor.open(&p);
+        }
+        self.shortcuts(&ctx);
+        let start = Instant::now();
+        let dt = ctx.input(|i| i.stable_dt).min(0.1);
+        self.editor.tick(dt);
+        self.eval_micros = start.elapsed().as_secs_f32() * 1e6;
+
+        egui::Panel::top("menu").show(ui, |ui| self.menu(ui));
+        egui::Panel::bottom("status").show(ui, |ui| {
+            let s = &self.editor.status;
+            let color = if s.is_error {
+                Color32::from_rgb(240, 110, 100)
+            } else {
+                ui.visuals().text_color()
+            };
+            ui.label(RichText::new(&s.text).color(color));
+        });
+        egui::Panel::bottom("timeline")
+            .resizable(false)
+            .show(ui, |ui| self.timeline(ui));
+        egui::Panel::left("scene")
+            .resizable(true)
+            .default_size(260.0)
+            .show(ui, |ui| self.scene_panel(ui));
+        egui::Panel::right("inspector")
+            .resizable(true)
+            .default_size(260.0)
+            .show(ui, |ui| self.inspector(ui));
+        egui::CentralPanel::default().show(ui, |ui| self.viewport(ui));
+
+        self.frames += 1;
+        self.screenshots(&ctx);
+        if self.editor.player.is_playing() {
+            ctx.request_repaint();
+        }
+    }
+
+    fn save(&mut self, storage: &mut dyn eframe::Storage) {
+        eframe::set_value(storage, STORAGE_KEY, &self.editor.persisted());
+    }
+}

@@ -1,0 +1,395 @@
+//! The editor's state and actions, without any UI types: what is loaded, what plays, where the camera is,
+//! what the status bar says. The panels only call these.
+
+use std::path::{Path, PathBuf};
+
+use glam::Mat4;
+use serde::{Deserialize, Serialize};
+
+use crate::core::{Clip, ClipBinding, Pose, Wrap};
+use crate::import::ImportedModel;
+use crate::player::Player;
+use crate::render::OrbitCamera;
+use crate::render::camera::posed_bounds;
+
+/// Most recent files remembered.
+pub const RECENT_LIMIT: usize = 10;
+
+/// One line for the status bar.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Status {
+    /// The message.
+    pub text: String,
+    /// True when it reports a failure.
+    pub is_error: bool,
+}
+
+/// What survives a restart.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Persisted {
+    /// Recently opened files, newest first.
+    pub recent: Vec<PathBuf>,
+    /// The camera.
+    pub camera: Option<OrbitCamera>,
+    /// Skeleton overlay on.
+    pub show_skeleton: bool,
+}
+
+/// Everything the editor shows and plays.
+pub struct EditorState {
+    /// The character and its own clips.
+    pub model: ImportedModel,
+    /// Display name of the model.
+    pub model_name: String,
+    /// Clips available to play: the model's, then clips opened from other files.
+    pub clips: Vec<Clip>,
+    /// The clip playing, as an index into `clips`.
+    pub clip: Option<usize>,
+    binding: Option<ClipBinding>,
+    /// Transport state.
+    pub player: Player,
+    /// Current local pose.
+    pub pose: Pose,
+    /// Model-space joint matrices of the current pose.
+    pub matrices: Vec<Mat4>,
+    /// Viewport camera.
+    pub camera: OrbitCamera,
+    /// Selected joint.
+    pub selected: Option<usize>,
+    /// Draw the skeleton overlay.
+    pub show_skeleton: bool,
+    /// Draw the ground grid.
+    pub show_grid: bool,
+    /// The status bar line.
+    pub status: Status,
+    /// Recently opened files, newest first.
+    pub recent: Vec<PathBuf>,
+    /// Increases whenever the model changes (so GPU buffers are rebuilt).
+    pub generation: u64,
+    /// Frames per second used for frame numbers and stepping.
+    pub frame_rate: f32,
+}
+
+impl Default for EditorState {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl EditorState {
+    /// The built-in mannequin, playing its first clip.
+    pub fn new() -> Self {
+        let model = crate::demo::mannequin::load();
+        let mut s = EditorState {
+            model_name: "Mannequin (built-in)".into(),
+            clips: Vec::new(),
+            clip: None,
+            binding: None,
+            player: Player::new(0.0),
+            pose: Pose::rest(&model.character.skeleton),
+            matrices: Vec::new(),
+            camera: OrbitCamera::default(),
+            selected: None,
+            show_skeleton: false,
+            show_grid: true,
+            status: Status::default(),
+            recent: Vec::new(),
+            generation: 0,
+            frame_rate: 30.0,
+            model,
+        };
+        s.adopt_model();
+        s.status = Status {
+            text: "Built-in mannequin. Open a .glb/.gltf/.vrm model or a clip (File menu, or drop a file).".into(),
+            is_error: false,
+        };
+        s
+    }
+
+    fn adopt_model(&mut self) {
+        self.clips = self.model.clips.clone();
+        self.selected = None;
+        self.generation += 1;
+        self.pose = Pose::rest(&self.model.character.skeleton);
+        self.select_clip(if self.clips.is_empty() { None } else { Some(0) });
+        self.player.play();
+        self.frame_model(16.0 / 9.0);
+    }
+
+    /// Restores what a previous session saved.
+    pub fn restore(&mut self, p: Persisted) {
+        self.recent = p.recent;
+        if let Some(c) = p
+            .camera
+            .filter(|c| c.target.is_finite() && c.distance.is_finite())
+        {
+            self.camera = c;
+        }
+        self.show_skeleton = p.show_skeleton;
+    }
+
+    /// What to save for the next session.
+    pub fn persisted(&self) -> Persisted {
+        Persisted {
+            recent: self.recent.clone(),
+            camera: Some(self.camera),
+            show_skeleton: self.show_skeleton,
+        }
+    }
+
+    fn error(&mut self, text: String) {
+        self.status = Status {
+            text,
+            is_error: true,
+        };
+    }
+
+    fn info(&mut self, text: String) {
+        self.status = Status {
+            text,
+            is_error: false,
+        };
+    }
+
+    fn remember(&mut self, path: &Path) {
+        self.recent.retain(|p| p != path);
+        self.recent.insert(0, path.to_path_buf());
+        self.recent.truncate(RECENT_LIMIT);
+    }
+
+    /// Opens a model or a clip file, deciding by extension; failures go to the status bar.
+    pub fn open(&mut self, path: &Path) {
+        let ext = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        let result = match ext.as_str() {
+            "animclip" | "bytes" | "vrma" => self.open_clip(path),
+            _ => self.open_model(path),
+        };
+        match result {
+            Ok(()) => self.remember(path),
+            Err(e) => self.error(format!("{e:#}")),
+        }
+    }
+
+    /// Replaces the character with a model file.
+    pub fn open_model(&mut self, path: &Path) -> anyhow::Result<()> {
+        let model = crate::import::load_file(path)?;
+        if model.character.skins.is_empty() && model.clips.is_empty() {
+            anyhow::bail!(
+                "{}: has no skin and no animation: nothing to show",
+                path.display()
+            );
+        }
+        self.model = model;
+        self.model_name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        self.adopt_model();
+        let h = &self.model.character.humanoid;
+        let humanoid = if h.is_humanoid() {
+            format!("humanoid ({})", h.source.as_str())
+        } else {
+            "not humanoid".into()
+        };
+        self.info(format!(
+            "Opened {}: {} joints, {} clips, {humanoid}",
+            path.display(),
+            self.model.character.skeleton.len(),
+            self.clips.len()
+        ));
+        Ok(())
+    }
+
+    /// Adds a clip from a clip file (.animclip, Unity layout, .vrma) and plays it on the current character.
+    pub fn open_clip(&mut self, path: &Path) -> anyhow::Result<()> {
+        let ext = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        let mut clips = if ext == "vrma" {
+            crate::import::load_file(path)?.clips
+        } else {
+            vec![crate::clipfile::load(path)?.to_clip()]
+        };
+        if clips.is_empty() {
+            anyhow::bail!("{}: has no animation", path.display());
+        }
+        let mut clip = clips.remove(0);
+        if clip.name.is_empty() {
+            clip.name = path
+                .file_stem()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+        }
+        let c = &self.model.character;
+        let binding = clip.bind(&c.skeleton, Some(&c.humanoid));
+        let bound = binding.tracks.iter().flatten().count();
+        if bound == 0 {
+            anyhow::bail!(
+                "{}: none of its {} tracks found a joint of {}",
+                path.display(),
+                clip.tracks.len(),
+                self.model_name
+            );
+        }
+        let unbound = binding.unbound_tracks.len();
+        self.clips.push(clip);
+        self.select_clip(Some(self.clips.len() - 1));
+        self.player.play();
+        self.info(format!(
+            "Opened clip {}: {bound} tracks bound, {unbound} found no joint",
+            path.display()
+        ));
+        Ok(())
+    }
+
+    /// Chooses the clip to play (None: the rest pose), from time 0.
+    pub fn select_clip(&mut self, index: Option<usize>) {
+        let index = index.filter(|&i| i < self.clips.len());
+        self.clip = index;
+        let c = &self.model.character;
+        self.binding = index.map(|i| self.clips[i].bind(&c.skeleton, Some(&c.humanoid)));
+        let looping = self.player.looping;
+        let speed = self.player.speed();
+        self.player = Player::new(index.map_or(0.0, |i| self.clips[i].duration));
+        self.player.looping = looping;
+        self.player.set_speed(speed);
+        self.evaluate();
+    }
+
+    /// The clip binding's report: tracks that found no joint and joints without a track.
+    pub fn binding(&self) -> Option<&ClipBinding> {
+        self.binding.as_ref()
+    }
+
+    /// Advances playback by `dt` seconds and re-evaluates the pose.
+    pub fn tick(&mut self, dt: f32) {
+        self.player.advance(dt);
+        self.evaluate();
+    }
+
+    /// Samples the current clip at the player's time into the pose and matrices.
+    pub fn evaluate(&mut self) {
+        let s = &self.model.character.skeleton;
+        self.pose.reset_to_rest(s);
+        if let (Some(i), Some(b)) = (self.clip, &self.binding) {
+            self.clips[i].sample_into(b, self.player.time(), Wrap::Clamp, &mut self.pose);
+        }
+        self.pose.model_matrices_into(s, &mut self.matrices);
+    }
+
+    /// Current frame number at the editor's frame rate.
+    pub fn frame(&self) -> u32 {
+        (self.player.time() * self.frame_rate).round() as u32
+    }
+
+    /// Pauses and moves by whole frames.
+    pub fn step_frames(&mut self, frames: i32) {
+        self.player.pause();
+        let t = (self.frame() as i32 + frames).max(0) as f32 / self.frame_rate;
+        self.player.seek(t);
+        self.evaluate();
+    }
+
+    /// Pauses and jumps to a time.
+    pub fn scrub(&mut self, time: f32) {
+        self.player.pause();
+        self.player.seek(time);
+        self.evaluate();
+    }
+
+    /// Play / pause toggle.
+    pub fn toggle_play(&mut self) {
+        if self.player.is_playing() {
+            self.player.pause();
+        } else {
+            self.player.play();
+        }
+    }
+
+    /// Points the camera at the posed character.
+    pub fn frame_model(&mut self, aspect: f32) {
+        let (min, max) = posed_bounds(&self.model.character, &self.matrices);
+        self.camera.frame(min, max, aspect);
+    }
+
+    /// Selects the joint whose screen position is nearest `cursor` (pixels, in a view of `size`), within `radius`.
+    pub fn pick_joint(&mut self, cursor: [f32; 2], size: [f32; 2], radius: f32) -> Option<usize> {
+        let vp = self.camera.view_proj(size[0] / size[1].max(1.0));
+        let mut best = None;
+        let mut best_d = radius;
+        for (j, m) in self.matrices.iter().enumerate() {
+            let clip = vp * m.w_axis;
+            if clip.w <= 0.0 {
+                continue;
+            }
+            let ndc = clip.truncate() / clip.w;
+            let px = [(ndc.x * 0.5 + 0.5) * size[0], (0.5 - ndc.y * 0.5) * size[1]];
+            let d = ((px[0] - cursor[0]).powi(2) + (px[1] - cursor[1]).powi(2)).sqrt();
+            if d < best_d {
+                best_d = d;
+                best = Some(j);
+            }
+        }
+        self.selected = best;
+        best
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn starts_on_the_mannequin_playing_idle() {
+        let s = EditorState::new();
+        assert_eq!(s.clip, Some(0));
+        assert_eq!(s.clips[0].name, "Idle");
+        assert!(s.player.is_playing());
+        assert_eq!(s.matrices.len(), s.model.character.skeleton.len());
+    }
+
+    #[test]
+    fn unreadable_files_go_to_the_status_bar() {
+        let mut s = EditorState::new();
+        s.open(Path::new("/no/such/file.glb"));
+        assert!(s.status.is_error);
+        assert!(s.status.text.contains("/no/such/file.glb"));
+        assert!(s.recent.is_empty());
+        assert_eq!(s.model_name, "Mannequin (built-in)");
+    }
+
+    #[test]
+    fn stepping_and_scrubbing_pause_and_move_by_frames() {
+        let mut s = EditorState::new();
+        s.scrub(1.0);
+        assert!(!s.player.is_playing());
+        assert_eq!(s.frame(), 30);
+        s.step_frames(1);
+        assert_eq!(s.frame(), 31);
+        s.step_frames(-40);
+        assert_eq!(s.frame(), 0);
+    }
+
+    #[test]
+    fn picking_finds_the_head() {
+        let mut s = EditorState::new();
+        s.select_clip(None);
+        let size = [800.0, 600.0];
+        let head = s
+            .model
+            .character
+            .humanoid
+            .joint(crate::core::HumanBone::Head)
+            .unwrap();
+        let vp = s.camera.view_proj(size[0] / size[1]);
+        let p = vp.project_point3(s.matrices[head].w_axis.truncate());
+        let px = [(p.x * 0.5 + 0.5) * size[0], (0.5 - p.y * 0.5) * size[1]];
+        assert_eq!(s.pick_joint(px, size, 10.0), Some(head));
+    }
+}

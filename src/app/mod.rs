@@ -1,0 +1,36 @@
+//! The desktop editor (eframe + egui + wgpu). Panels edit parameters and call the core; nothing here animates.
+
+pub mod app;
+pub mod editor;
+pub mod viewport;
+
+use std::path::PathBuf;
+
+pub use app::{AnimtuneApp, ScreenshotPlan};
+
+/// Native window options: the wgpu renderer and a size that fits the panels.
+pub fn native_options() -> eframe::NativeOptions {
+    eframe::NativeOptions {
+        viewport: egui::ViewportBuilder::default()
+            .with_title("animtune")
+            .with_inner_size([1280.0, 800.0])
+            .with_drag_and_drop(true),
+        ..Default::default()
+    }
+}
+
+/// Opens the editor window (blocks until it closes).
+pub fn run(model: Option<PathBuf>, screenshot: Option<ScreenshotPlan>) -> anyhow::Result<()> {
+    let mut options = native_options();
+    if screenshot.is_some() {
+        // A screenshot run must not depend on (or change) a user's saved session.
+        options.persistence_path = None;
+        options.persist_window = false;
+    }
+    eframe::run_native(
+        "animtune",
+        options,
+        Box::new(move |cc| Ok(Box::new(AnimtuneApp::new(cc, model, screenshot)))),
+    )
+    .map_err(|e| anyhow::anyhow!("cannot open the editor window: {e}"))
+}

@@ -1,0 +1,89 @@
+//! The 3D viewport: the shared renderer draws into a texture each frame, which egui shows as an image.
+
+use crate::render::offscreen::{COLOR_FORMAT, RenderTarget, SAMPLES};
+use crate::render::{FrameInput, GpuCharacter, Renderer};
+
+use super::editor::EditorState;
+
+/// GPU state of the viewport, living beside eframe's wgpu renderer.
+pub struct ViewportGpu {
+    state: egui_wgpu::RenderState,
+    renderer: Renderer,
+    target: Option<RenderTarget>,
+    texture: Option<egui::TextureId>,
+    character: Option<(u64, GpuCharacter)>,
+}
+
+impl ViewportGpu {
+    /// Builds the pipelines on eframe's device.
+    pub fn new(state: &egui_wgpu::RenderState) -> Self {
+        ViewportGpu {
+            renderer: Renderer::new(&state.device, &state.queue, COLOR_FORMAT, SAMPLES),
+            state: state.clone(),
+            target: None,
+            texture: None,
+            character: None,
+        }
+    }
+
+    /// Renders the editor's current pose at `width`×`height` pixels; returns the texture egui should show.
+    pub fn paint(&mut self, editor: &EditorState, width: u32, height: u32) -> egui::TextureId {
+        let (device, queue) = (&self.state.device, &self.state.queue);
+        let resized = self
+            .target
+            .as_ref()
+            .is_none_or(|t| t.size.width != width || t.size.height != height);
+        if resized {
+            let target =
+                RenderTarget::new(device, width, height, Some(wgpu::TextureFormat::Rgba8Unorm));
+            // egui samples native textures as Rgba8Unorm holding sRGB-encoded bytes, which is what we wrote.
+            let view = target.view_as(wgpu::TextureFormat::Rgba8Unorm);
+            let mut egui_renderer = self.state.renderer.write();
+            match self.texture {
+                Some(id) => egui_renderer.update_egui_texture_from_wgpu_texture(
+                    device,
+                    &view,
+                    wgpu::FilterMode::Linear,
+                    id,
+                ),
+                None => {
+                    self.texture = Some(egui_renderer.register_native_texture(
+                        device,
+                        &view,
+                        wgpu::FilterMode::Linear,
+                    ))
+                }
+            }
+            self.target = Some(target);
+        }
+        if self
+            .character
+            .as_ref()
+            .is_none_or(|(g, _)| *g != editor.generation)
+        {
+            let gpu = self.renderer.upload(device, queue, &editor.model.character);
+            self.character = Some((editor.generation, gpu));
+        }
+        let (Some(target), Some((_, gpu)), Some(texture)) =
+            (&self.target, &mut self.character, self.texture)
+        else {
+            unreachable!("target, character and texture were just created");
+        };
+        let frame = FrameInput {
+            model: &editor.matrices,
+            camera: &editor.camera,
+            aspect: width as f32 / height.max(1) as f32,
+            show_skeleton: editor.show_skeleton,
+            show_grid: editor.show_grid,
+            selected: editor.selected,
+        };
+        self.renderer
+            .prepare(queue, gpu, &editor.model.character, &frame);
+        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("viewport"),
+        });
+        target.encode(&mut encoder, &self.renderer, gpu, editor.show_grid);
+        queue.submit([encoder.finish()]);
+        texture
+    }
+}
