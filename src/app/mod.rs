@@ -1,12 +1,12 @@
 //! The desktop editor (eframe + egui + wgpu). Panels edit parameters and call the core; nothing here animates.
 
-pub mod app;
 pub mod editor;
 pub mod viewport;
+pub mod window;
 
 use std::path::PathBuf;
 
-pub use app::{AnimtuneApp, ScreenshotPlan};
+pub use window::{AnimtuneApp, ScreenshotPlan};
 
 /// Native window options: the wgpu renderer and a size that fits the panels.
 pub fn native_options() -> eframe::NativeOptions {

@@ -198,10 +198,10 @@ impl AnimtuneApp {
         let bones = h.bone_per_joint(c.skeleton.len());
         let mut select = None;
         egui::ScrollArea::vertical().show(ui, |ui| {
-            for j in 0..c.skeleton.len() {
+            for (j, bone) in bones.iter().enumerate() {
                 let indent = "  ".repeat(c.skeleton.depth(j).min(24));
                 let mut text = format!("{indent}{}", c.skeleton.name(j));
-                if let Some(b) = bones[j] {
+                if let Some(b) = bone {
                     text.push_str(&format!("  [{}]", b.name()));
                 }
                 if twists.contains(&j) {
