@@ -14,7 +14,13 @@ fn assets() -> PathBuf {
 }
 
 fn bench(c: &mut Criterion) {
-    for (name, model) in [("mannequin", None), ("RobotExpressive", Some(assets().join("RobotExpressive.glb")))] {
+    for (name, model) in [
+        ("mannequin", None),
+        (
+            "RobotExpressive",
+            Some(assets().join("RobotExpressive.glb")),
+        ),
+    ] {
         let mut h = Harness::builder()
             .with_size(egui::vec2(1280.0, 800.0))
             .build_eframe(|cc| AnimtuneApp::new(cc, model.clone(), None));

@@ -316,6 +316,21 @@ impl AnimtuneApp {
                 let end = e.player.duration();
                 e.scrub(end);
             }
+            let current = e
+                .clip
+                .map_or("(rest pose)".to_string(), |i| e.clips[i].name.clone());
+            let mut chosen = e.clip;
+            egui::ComboBox::from_id_salt("clip")
+                .selected_text(current)
+                .show_ui(ui, |ui| {
+                    for (i, clip) in e.clips.iter().enumerate() {
+                        ui.selectable_value(&mut chosen, Some(i), clip.name.as_str());
+                    }
+                });
+            if chosen != e.clip {
+                e.select_clip(chosen);
+                e.player.play();
+            }
             ui.checkbox(&mut e.player.looping, "Loop");
             let mut speed = e.player.speed();
             if ui
