@@ -16,6 +16,13 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Some(command) => run(command),
+        None if cli.model.as_ref().is_some_and(|m| !m.is_file()) => {
+            let m = cli.model.unwrap_or_default();
+            Err(anyhow::anyhow!(
+                "{}: cannot read: not a file (is it a typo of a subcommand? see --help)",
+                m.display()
+            ))
+        }
         None => {
             let screenshot = cli.screenshot.map(|path| animtune::app::ScreenshotPlan {
                 path,

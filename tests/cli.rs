@@ -253,7 +253,12 @@ fn external_uris_outside_the_model_folder_are_refused() {
 #[test]
 fn usage_errors_exit_with_2_and_bad_time_with_1() {
     assert_eq!(animtune(&["inspect"]).status.code(), Some(2));
-    assert_eq!(animtune(&["frobnicate"]).status.code(), Some(2));
+    assert_eq!(
+        animtune(&["inspect", "--no-such-flag"]).status.code(),
+        Some(2)
+    );
+    // An unknown word is taken as a model to open in the editor: it must fail at once, not open a window.
+    assert_clean_failure(&animtune(&["frobnicate"]), &["frobnicate", "not a file"]);
     assert_clean_failure(
         &animtune(&["pose", "mannequin", "--time", "NaN"]),
         &["--time"],
