@@ -1,18 +1,16 @@
 //! Baking, encoding and decoding clips of the Quaternius rig (53 joints, 46 clips).
 
 use std::hint::black_box;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use animtune::bake::{BakeSettings, bake_clip, bake_frames, prepare, to_unity};
 use animtune::clipfile::{self, native, unity};
 use animtune::import::load_file;
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+#[path = "../tests/common/mod.rs"]
+mod common;
 
-fn assets() -> PathBuf {
-    std::env::var_os("ANIMTUNE_TEST_ASSETS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/assets"))
-}
+use common::assets_dir as assets;
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
 fn bench(c: &mut Criterion) {
     let model = load_file(&assets().join("quaternius_ual/AnimationLibrary_Godot_Standard.gltf"))

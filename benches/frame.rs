@@ -1,17 +1,14 @@
 //! CPU time of one editor frame (clip evaluation + the whole egui UI pass, no GPU) for two characters.
 
 use std::hint::black_box;
-use std::path::PathBuf;
 
 use animtune::app::AnimtuneApp;
+#[path = "../tests/common/mod.rs"]
+mod common;
+
+use common::assets_dir as assets;
 use criterion::{Criterion, criterion_group, criterion_main};
 use egui_kittest::Harness;
-
-fn assets() -> PathBuf {
-    std::env::var_os("ANIMTUNE_TEST_ASSETS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/assets"))
-}
 
 fn bench(c: &mut Criterion) {
     for (name, model) in [

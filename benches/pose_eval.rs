@@ -1,17 +1,14 @@
 //! Sampling a clip and computing model-space matrices for the Quaternius 53-joint rig.
 
 use std::hint::black_box;
-use std::path::PathBuf;
 
 use animtune::core::{Pose, Wrap};
 use animtune::import::load_file;
-use criterion::{Criterion, criterion_group, criterion_main};
+#[path = "../tests/common/mod.rs"]
+mod common;
 
-fn assets() -> PathBuf {
-    std::env::var_os("ANIMTUNE_TEST_ASSETS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/assets"))
-}
+use common::assets_dir as assets;
+use criterion::{Criterion, criterion_group, criterion_main};
 
 fn bench(c: &mut Criterion) {
     let model = load_file(&assets().join("quaternius_ual/AnimationLibrary_Godot_Standard.gltf"))

@@ -3,39 +3,10 @@
 mod common;
 
 use std::path::Path;
-use std::process::{Command, Output};
 
 use serde_json::Value;
 
-fn animtune(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_animtune"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn json_of(out: &Output) -> Value {
-    assert!(
-        out.status.success(),
-        "stderr: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
-}
-
-/// Bad input: exit code 1, one line on stderr naming `needle` (the file and the problem), never a panic.
-fn assert_clean_failure(out: &Output, needles: &[&str]) {
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "stderr: {err}");
-    assert_eq!(
-        err.trim_end().lines().count(),
-        1,
-        "one line expected: {err}"
-    );
-    for n in needles {
-        assert!(err.contains(n), "'{n}' not in: {err}");
-    }
-}
+use common::{animtune, assert_clean_failure, json_of};
 
 #[test]
 fn inspect_godette_lists_every_required_bone() {

@@ -2,34 +2,7 @@
 
 mod common;
 
-use std::process::{Command, Output};
-
-use serde_json::Value;
-
-fn animtune(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_animtune"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn json_of(out: &Output) -> Value {
-    assert!(
-        out.status.success(),
-        "stderr: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
-}
-
-fn fails_cleanly(out: &Output, needles: &[&str]) {
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "stderr: {err}");
-    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
-    for n in needles {
-        assert!(err.contains(n), "'{n}' not in {err}");
-    }
-}
+use common::{animtune, assert_clean_failure, json_of};
 
 #[test]
 fn bake_all_quaternius_clips_into_a_folder() {
@@ -61,7 +34,7 @@ fn bake_all_quaternius_clips_into_a_folder() {
         "-o",
         out.to_str().unwrap(),
     ]);
-    fails_cleanly(&again, &["Walk_Loop.animclip", "--force"]);
+    assert_clean_failure(&again, &["Walk_Loop.animclip", "--force"]);
 }
 
 #[test]
@@ -186,25 +159,25 @@ fn unity_format_bakes_and_reads_back() {
 }
 
 #[test]
-fn bad_bake_input_fails_cleanly() {
+fn bad_bake_input_assert_clean_failure() {
     let dir = common::temp_dir("bake-bad");
     let out = dir.join("x.animclip");
     let o = out.to_str().unwrap();
-    fails_cleanly(
+    assert_clean_failure(
         &animtune(&["bake", "mannequin", "--fps", "0", "-o", o]),
         &["--fps"],
     );
-    fails_cleanly(
+    assert_clean_failure(
         &animtune(&["bake", "mannequin", "--tolerance-cm", "NaN", "-o", o]),
         &["--tolerance-cm"],
     );
     let q = common::quaternius();
-    fails_cleanly(
+    assert_clean_failure(
         &animtune(&["bake", q.to_str().unwrap(), "-o", o]),
         &["46 clips", "--all"],
     );
     let robot = common::asset("RobotExpressive.glb");
-    fails_cleanly(
+    assert_clean_failure(
         &animtune(&["bake", robot.to_str().unwrap(), "--clip", "Nope", "-o", o]),
         &["Nope"],
     );
@@ -214,11 +187,11 @@ fn bad_bake_input_fails_cleanly() {
     let bytes = std::fs::read(&out).unwrap();
     let cut = dir.join("cut.animclip");
     std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
-    fails_cleanly(
+    assert_clean_failure(
         &animtune(&["clip", "info", cut.to_str().unwrap()]),
         &["cut.animclip"],
     );
-    fails_cleanly(
+    assert_clean_failure(
         &animtune(&["pose", "mannequin", "--baked", cut.to_str().unwrap()]),
         &["cut.animclip"],
     );
@@ -226,7 +199,7 @@ fn bad_bake_input_fails_cleanly() {
     newer[2 + "animtune-clip".len()] = 7;
     let newer_path = dir.join("newer.animclip");
     std::fs::write(&newer_path, &newer).unwrap();
-    fails_cleanly(
+    assert_clean_failure(
         &animtune(&["clip", "info", newer_path.to_str().unwrap()]),
         &["newer.animclip", "newer animtune", "version 7"],
     );

@@ -1,7 +1,9 @@
 //! A loaded character: skeleton, humanoid map, meshes, and what import noticed.
 
 use super::humanoid::{HumanoidMap, TwistChain};
-use super::mesh::{Material, Mesh, Skin, Texture};
+use glam::Mat4;
+
+use super::mesh::{Material, Mesh, MeshPlacement, Skin, Texture};
 use super::skeleton::Skeleton;
 
 /// Everything the tool knows about one character.
@@ -28,6 +30,23 @@ pub struct Character {
 }
 
 impl Character {
+    /// Matrices that place a mesh's vertices in model space for a pose: `joint model × inverse bind` per skin joint
+    /// for a skinned mesh, a single matrix for a rigid one.
+    pub fn mesh_palette(&self, mesh: &Mesh, model: &[Mat4]) -> Vec<Mat4> {
+        match &mesh.placement {
+            MeshPlacement::Skinned { skin } => {
+                let s = &self.skins[*skin];
+                s.joints
+                    .iter()
+                    .zip(&s.inverse_bind)
+                    .map(|(&j, ibm)| model[j] * *ibm)
+                    .collect()
+            }
+            MeshPlacement::Joint { joint, offset } => vec![model[*joint] * *offset],
+            MeshPlacement::Model { transform } => vec![*transform],
+        }
+    }
+
     /// Twist joints between humanoid bone pairs.
     pub fn twist_chains(&self) -> Vec<TwistChain> {
         self.humanoid.twist_chains(&self.skeleton)

@@ -96,21 +96,9 @@ impl OrbitCamera {
 
 /// Bounding box of a character's meshes in a pose (CPU skinning of every vertex), or of its joints when it has no mesh.
 pub fn posed_bounds(character: &crate::core::Character, model: &[Mat4]) -> (Vec3, Vec3) {
-    use crate::core::mesh::MeshPlacement;
     let mut points: Vec<Vec3> = Vec::new();
     for mesh in &character.meshes {
-        let palette: Vec<Mat4> = match &mesh.placement {
-            MeshPlacement::Skinned { skin } => {
-                let s = &character.skins[*skin];
-                s.joints
-                    .iter()
-                    .zip(&s.inverse_bind)
-                    .map(|(&j, ibm)| model[j] * *ibm)
-                    .collect()
-            }
-            MeshPlacement::Joint { joint, offset } => vec![model[*joint] * *offset],
-            MeshPlacement::Model { transform } => vec![*transform],
-        };
+        let palette = character.mesh_palette(mesh, model);
         for p in &mesh.primitives {
             for (v, pos) in p.positions.iter().enumerate() {
                 let pos = Vec3::from(*pos);

@@ -504,18 +504,7 @@ impl Renderer {
         };
         queue.write_buffer(&self.camera_buffer, 0, bytemuck::bytes_of(&uniform));
         for (mesh, slot) in character.meshes.iter().zip(&gpu.meshes) {
-            let palette: Vec<Mat4> = match &mesh.placement {
-                MeshPlacement::Skinned { skin } => {
-                    let s = &character.skins[*skin];
-                    s.joints
-                        .iter()
-                        .zip(&s.inverse_bind)
-                        .map(|(&j, ibm)| frame.model[j] * *ibm)
-                        .collect()
-                }
-                MeshPlacement::Joint { joint, offset } => vec![frame.model[*joint] * *offset],
-                MeshPlacement::Model { transform } => vec![*transform],
-            };
+            let palette = character.mesh_palette(mesh, frame.model);
             queue.write_buffer(&slot.palette, 0, bytemuck::cast_slice(&palette));
         }
         let lines = if frame.show_skeleton {
