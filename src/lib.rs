@@ -5,6 +5,7 @@
 
 pub mod app;
 pub mod bake;
+pub mod blend;
 pub mod cli;
 pub mod clipfile;
 pub mod core;

@@ -6,7 +6,7 @@ use super::skeleton::Skeleton;
 use super::transform::Transform;
 
 /// Local transforms for every joint of one skeleton.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Pose {
     /// Local transform per joint, by joint index.
     pub local: Vec<Transform>,

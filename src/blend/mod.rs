@@ -1,0 +1,11 @@
+//! Blend spaces: node weights over one or two parameters, influence maps, and pose blending.
+
+pub mod heatmap;
+pub mod sampler;
+pub mod space;
+pub mod weights;
+
+pub use heatmap::{Heatmap, HeatmapView};
+pub use sampler::{BlendSampler, BlendScratch};
+pub use space::{BlendAxis, BlendNode, BlendSpace, BlendSpaceError, RootMotion, TimeSync};
+pub use weights::{BlendMode, LayoutIssue, compute_weights, layout_issues, weights};
