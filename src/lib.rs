@@ -14,4 +14,5 @@ pub mod fsutil;
 pub mod glb;
 pub mod import;
 pub mod player;
+pub mod preset;
 pub mod render;

@@ -8,10 +8,12 @@ macro_rules! outln {
 }
 
 mod bake;
+mod blend;
 mod clip;
 mod inspect;
 mod model;
 mod pose;
+mod preset;
 mod render;
 
 use std::collections::BTreeMap;
@@ -60,6 +62,66 @@ pub enum Command {
     /// Inspect clip files.
     #[command(subcommand)]
     Clip(ClipCommand),
+    /// Print the weight of every node of a blend space at a point.
+    Weights(WeightsArgs),
+    /// Draw a blend space's influence map (one node, or all nodes in their colours) to a PNG.
+    Heatmap(HeatmapArgs),
+    /// Write or check presets.
+    #[command(subcommand)]
+    Preset(PresetCommand),
+}
+
+/// `animtune preset …` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum PresetCommand {
+    /// Print the default preset (the mannequin's locomotion blend space) as JSON.
+    Default,
+    /// Check a preset file: format, version, every value; exits 1 naming the field when one is bad.
+    Validate(PresetValidateArgs),
+}
+
+/// Arguments of `preset validate`.
+#[derive(Debug, Args)]
+pub struct PresetValidateArgs {
+    /// The preset file.
+    pub file: PathBuf,
+}
+
+/// Arguments of `weights`.
+#[derive(Debug, Args)]
+pub struct WeightsArgs {
+    /// A preset or blend space JSON file.
+    #[arg(long, value_name = "FILE.json")]
+    pub blend: PathBuf,
+    /// Sample point X,Y (default: the point saved in the file); X alone for 1D.
+    #[arg(long, value_name = "X,Y", allow_hyphen_values = true)]
+    pub point: Option<String>,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Arguments of `heatmap`.
+#[derive(Debug, Args)]
+pub struct HeatmapArgs {
+    /// A preset or blend space JSON file.
+    #[arg(long, value_name = "FILE.json")]
+    pub blend: PathBuf,
+    /// The node to show: index or clip name.
+    #[arg(long, conflicts_with = "all")]
+    pub node: Option<String>,
+    /// Show every node in its own colour, brightness = weight (the default without --node).
+    #[arg(long)]
+    pub all: bool,
+    /// Pixels per side.
+    #[arg(long, default_value_t = 256)]
+    pub size: u32,
+    /// Output PNG.
+    #[arg(short, long)]
+    pub output: PathBuf,
+    /// Replace the output file if it exists.
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// `animtune clip …` subcommands.
@@ -257,6 +319,10 @@ pub fn run(command: Command) -> Result<()> {
         Command::Bake(a) => bake::run(&a),
         Command::Render(a) => render::run(&a),
         Command::Clip(ClipCommand::Info(a)) => clip::run(&a),
+        Command::Weights(a) => blend::weights(&a),
+        Command::Heatmap(a) => blend::heatmap(&a),
+        Command::Preset(PresetCommand::Default) => preset::default(),
+        Command::Preset(PresetCommand::Validate(a)) => preset::validate(&a),
         Command::Mannequin(a) => {
             let bytes = crate::demo::mannequin::glb_bytes();
             crate::fsutil::write_atomic(&a.output, &bytes, a.force)?;

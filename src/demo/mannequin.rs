@@ -457,11 +457,37 @@ fn capsules(specs: &[JointSpec]) -> Vec<Capsule> {
     out
 }
 
-/// A clip: name, duration, and a function giving each joint's local rotation (and hips offset) at a time.
+/// A clip: name, duration, key rate, each joint's local rotation (None: not animated) and the hips offset
+/// from rest, as functions of time.
 struct ClipSpec {
-    name: &'static str,
+    name: String,
     duration: f32,
     fps: f32,
+    rotation: Box<dyn Fn(&str, f32) -> Option<Quat>>,
+    hips: Box<dyn Fn(f32) -> Vec3>,
+}
+
+/// The mannequin's clips: the idle, then the locomotion set.
+fn clip_specs() -> Vec<ClipSpec> {
+    const IDLE: f32 = 4.0;
+    let mut out = vec![ClipSpec {
+        name: "Idle".into(),
+        duration: IDLE,
+        fps: 15.0,
+        rotation: Box::new(|joint, t| idle_rotation(joint, t, IDLE)),
+        hips: Box::new(|t| Vec3::new(0.0, 0.004 * (TAU * t / IDLE * 2.0).sin(), 0.0)),
+    }];
+    for gait in super::locomotion::gaits() {
+        let g = gait.clone();
+        out.push(ClipSpec {
+            name: gait.name.into(),
+            duration: gait.period,
+            fps: 30.0,
+            rotation: Box::new(move |joint, t| g.rotation(joint, t)),
+            hips: Box::new(move |t| gait.hips_offset(t)),
+        });
+    }
+    out
 }
 
 /// Local rotation of a joint in the idle clip at time `t` (None: the joint is not animated).
@@ -491,7 +517,7 @@ fn idle_rotation(name: &str, t: f32, duration: f32) -> Option<Quat> {
     })
 }
 
-/// The mannequin as .glb bytes: mesh, skin, materials and an "Idle" clip.
+/// The mannequin as .glb bytes: mesh, skin, materials, an "Idle" clip and the locomotion clips.
 pub fn glb_bytes() -> Vec<u8> {
     let specs = joints();
     let heads: Vec<Vec3> = specs.iter().map(|s| s.head).collect();
@@ -544,45 +570,45 @@ pub fn glb_bytes() -> Vec<u8> {
     let mut nodes = nodes;
     nodes.push(json!({"name": "MannequinBody", "mesh": 0, "skin": 0}));
 
-    let clip = ClipSpec {
-        name: "Idle",
-        duration: 4.0,
-        fps: 15.0,
-    };
-    let frames = (clip.duration * clip.fps).round() as usize;
-    let times: Vec<f32> = (0..=frames).map(|k| k as f32 / clip.fps).collect();
-    let input = glb.floats(&times, "SCALAR", 1, None, true);
-    let mut channels = Vec::new();
-    let mut samplers = Vec::new();
-    for (i, s) in specs.iter().enumerate() {
-        if idle_rotation(&s.name, 0.0, clip.duration).is_none() {
-            continue;
-        }
-        let values: Vec<f32> = times
-            .iter()
-            .flat_map(|&t| {
-                idle_rotation(&s.name, t, clip.duration)
-                    .map(|q| q.normalize().to_array())
-                    .unwrap_or([0.0, 0.0, 0.0, 1.0])
-            })
+    let mut channels_by_clip = Vec::new();
+    for clip in clip_specs() {
+        let frames = (clip.duration * clip.fps).round() as usize;
+        let times: Vec<f32> = (0..=frames)
+            .map(|k| k as f32 * clip.duration / frames as f32)
             .collect();
-        let output = glb.floats(&values, "VEC4", 4, None, false);
-        samplers.push(json!({"input": input, "output": output, "interpolation": "LINEAR"}));
+        let input = glb.floats(&times, "SCALAR", 1, None, true);
+        let mut channels = Vec::new();
+        let mut samplers = Vec::new();
+        for (i, s) in specs.iter().enumerate() {
+            if (clip.rotation)(&s.name, 0.0).is_none() {
+                continue;
+            }
+            let values: Vec<f32> = times
+                .iter()
+                .flat_map(|&t| {
+                    (clip.rotation)(&s.name, t)
+                        .map(|q| q.normalize().to_array())
+                        .unwrap_or([0.0, 0.0, 0.0, 1.0])
+                })
+                .collect();
+            let output = glb.floats(&values, "VEC4", 4, None, false);
+            samplers.push(json!({"input": input, "output": output, "interpolation": "LINEAR"}));
+            channels.push(
+                json!({"sampler": samplers.len() - 1, "target": {"node": i, "path": "rotation"}}),
+            );
+        }
+        let hips: Vec<f32> = times
+            .iter()
+            .flat_map(|&t| (specs[0].head + (clip.hips)(t)).to_array())
+            .collect();
+        let hips = glb.floats(&hips, "VEC3", 3, None, false);
+        samplers.push(json!({"input": input, "output": hips, "interpolation": "LINEAR"}));
         channels.push(
-            json!({"sampler": samplers.len() - 1, "target": {"node": i, "path": "rotation"}}),
+            json!({"sampler": samplers.len() - 1, "target": {"node": 0, "path": "translation"}}),
         );
+        channels_by_clip
+            .push(json!({"name": clip.name, "channels": channels, "samplers": samplers}));
     }
-    let bob: Vec<f32> = times
-        .iter()
-        .flat_map(|&t| {
-            let y = specs[0].head.y + 0.004 * (TAU * t / clip.duration * 2.0).sin();
-            [0.0, y, 0.0]
-        })
-        .collect();
-    let bob = glb.floats(&bob, "VEC3", 3, None, false);
-    samplers.push(json!({"input": input, "output": bob, "interpolation": "LINEAR"}));
-    channels
-        .push(json!({"sampler": samplers.len() - 1, "target": {"node": 0, "path": "translation"}}));
 
     let document = json!({
         "asset": {"version": "2.0", "generator": concat!("animtune ", env!("CARGO_PKG_VERSION"), " mannequin")},
@@ -595,7 +621,7 @@ pub fn glb_bytes() -> Vec<u8> {
             {"name": "Eyes", "pbrMetallicRoughness": {"baseColorFactor": [0.05, 0.05, 0.06, 1.0], "metallicFactor": 0.0, "roughnessFactor": 0.3}}
         ],
         "skins": [{"name": "Mannequin", "joints": (0..specs.len()).collect::<Vec<_>>(), "inverseBindMatrices": ibm, "skeleton": 0}],
-        "animations": [{"name": clip.name, "channels": channels, "samplers": samplers}],
+        "animations": channels_by_clip,
     });
     glb.finish(document)
 }

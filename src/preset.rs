@@ -1,0 +1,271 @@
+//! Presets: the tuned parameters as one versioned JSON file (`"format": "animtune-preset"`), so a setup can be
+//! saved, shared, checked in pipelines and reloaded. Missing fields take their defaults; a newer version, a
+//! wrong format tag or a bad value is a clear error naming the file and the field.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::blend::BlendSpace;
+
+/// The format tag every preset carries.
+pub const FORMAT: &str = "animtune-preset";
+/// The preset version this build writes and the newest it reads.
+pub const VERSION: u32 = 1;
+
+/// Everything a preset holds.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Preset {
+    /// Always [`FORMAT`].
+    pub format: String,
+    /// Format version; files newer than [`VERSION`] are refused.
+    pub version: u32,
+    /// The blend space, when the preset drives one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub blend: Option<BlendSpace>,
+    /// Humanoid mapping overrides: humanoid bone name → joint name.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub humanoid: BTreeMap<String, String>,
+}
+
+impl Default for Preset {
+    fn default() -> Self {
+        Preset {
+            format: FORMAT.into(),
+            version: VERSION,
+            blend: None,
+            humanoid: BTreeMap::new(),
+        }
+    }
+}
+
+/// Why a preset (or blend space file) could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum PresetError {
+    /// The file could not be read.
+    #[error("{path}: cannot read: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// Not JSON, or a value of the wrong type.
+    #[error("{path}: {message}")]
+    Json {
+        /// The file.
+        path: PathBuf,
+        /// Where and what.
+        message: String,
+    },
+    /// Some other kind of file.
+    #[error("{path}: not an animtune preset (format is {found:?}, expected \"{FORMAT}\")")]
+    WrongFormat {
+        /// The file.
+        path: PathBuf,
+        /// The format tag found.
+        found: String,
+    },
+    /// Written by a newer animtune.
+    #[error(
+        "{path}: preset version {version} is newer than this animtune reads (up to {VERSION}); update animtune"
+    )]
+    Newer {
+        /// The file.
+        path: PathBuf,
+        /// The version found.
+        version: u64,
+    },
+    /// A value out of range or not a number.
+    #[error("{path}: {field}: {problem}")]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// Field path, as in the JSON.
+        field: String,
+        /// What is wrong.
+        problem: String,
+    },
+    /// The file holds no blend space where one is needed.
+    #[error("{path}: holds no blend space (no \"blend\" object and no \"nodes\")")]
+    NoBlendSpace {
+        /// The file.
+        path: PathBuf,
+    },
+}
+
+fn json_error(path: &Path, e: serde_path_to_error::Error<serde_json::Error>) -> PresetError {
+    let field = e.path().to_string();
+    let inner = e.into_inner();
+    let message = if field == "." || field.is_empty() {
+        inner.to_string()
+    } else {
+        format!("{field}: {inner}")
+    };
+    PresetError::Json {
+        path: path.to_path_buf(),
+        message,
+    }
+}
+
+fn deserialize<T: serde::de::DeserializeOwned>(text: &str, path: &Path) -> Result<T, PresetError> {
+    let de = &mut serde_json::Deserializer::from_str(text);
+    serde_path_to_error::deserialize(de).map_err(|e| json_error(path, e))
+}
+
+impl Preset {
+    /// Parses preset text; `path` names the source in errors.
+    pub fn parse(text: &str, path: &Path) -> Result<Self, PresetError> {
+        let value: serde_json::Value = deserialize(text, path)?;
+        check_header(&value, path)?;
+        let preset: Preset = deserialize(text, path)?;
+        preset.validate(path)?;
+        Ok(preset)
+    }
+
+    /// Reads and parses a preset file.
+    pub fn load(path: &Path) -> Result<Self, PresetError> {
+        Self::parse(&read(path)?, path)
+    }
+
+    /// Checks every value; the error names the field.
+    pub fn validate(&self, path: &Path) -> Result<(), PresetError> {
+        if let Some(blend) = &self.blend {
+            blend.validate().map_err(|e| PresetError::Invalid {
+                path: path.to_path_buf(),
+                field: format!("blend.{}", e.field),
+                problem: e.problem,
+            })?;
+        }
+        Ok(())
+    }
+
+    /// The preset as pretty JSON.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("a preset always serializes")
+    }
+}
+
+fn read(path: &Path) -> Result<String, PresetError> {
+    std::fs::read_to_string(path).map_err(|source| PresetError::Read {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+fn check_header(value: &serde_json::Value, path: &Path) -> Result<(), PresetError> {
+    let format = value.get("format");
+    match format {
+        Some(serde_json::Value::String(f)) if f == FORMAT => {}
+        Some(other) => {
+            return Err(PresetError::WrongFormat {
+                path: path.to_path_buf(),
+                found: other
+                    .as_str()
+                    .map_or_else(|| other.to_string(), String::from),
+            });
+        }
+        None => {}
+    }
+    if let Some(v) = value.get("version").and_then(|v| v.as_u64())
+        && v > u64::from(VERSION)
+    {
+        return Err(PresetError::Newer {
+            path: path.to_path_buf(),
+            version: v,
+        });
+    }
+    Ok(())
+}
+
+/// Reads a blend space from a preset (its `"blend"`) or from a file holding just a blend space.
+pub fn load_blend_space(path: &Path) -> Result<BlendSpace, PresetError> {
+    parse_blend_space(&read(path)?, path)
+}
+
+/// Parses a blend space from preset text or bare blend space JSON.
+pub fn parse_blend_space(text: &str, path: &Path) -> Result<BlendSpace, PresetError> {
+    let value: serde_json::Value = deserialize(text, path)?;
+    let space = if value.get("format").is_some() || value.get("blend").is_some() {
+        Preset::parse(text, path)?
+            .blend
+            .ok_or_else(|| PresetError::NoBlendSpace {
+                path: path.to_path_buf(),
+            })?
+    } else if value.get("nodes").is_some() {
+        let space: BlendSpace = deserialize(text, path)?;
+        space.validate().map_err(|e| PresetError::Invalid {
+            path: path.to_path_buf(),
+            field: e.field,
+            problem: e.problem,
+        })?;
+        space
+    } else {
+        return Err(PresetError::NoBlendSpace {
+            path: path.to_path_buf(),
+        });
+    };
+    Ok(space)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p() -> &'static Path {
+        Path::new("test.json")
+    }
+
+    #[test]
+    fn round_trips_and_fills_defaults() {
+        let preset = Preset {
+            blend: Some(crate::demo::locomotion::default_blend_space()),
+            ..Preset::default()
+        };
+        let back = Preset::parse(&preset.to_json(), p()).unwrap();
+        assert_eq!(back, preset);
+        let minimal = Preset::parse(r#"{"format":"animtune-preset","version":1}"#, p()).unwrap();
+        assert_eq!(minimal, Preset::default());
+    }
+
+    #[test]
+    fn errors_name_the_file_and_field() {
+        let e = Preset::parse(r#"{"format":"animtune-preset","version":7}"#, p()).unwrap_err();
+        assert!(e.to_string().contains("version 7 is newer"), "{e}");
+        let e = Preset::parse(r#"{"format":"something"}"#, p()).unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("test.json: not an animtune preset"),
+            "{e}"
+        );
+        let e = Preset::parse(
+            r#"{"format":"animtune-preset","blend":{"nodes":[{"position":[0,"x"]}]}}"#,
+            p(),
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("blend.nodes[0].position[1]"), "{e}");
+        let e = Preset::parse(
+            r#"{"format":"animtune-preset","blend":{"axes":[{"min":1,"max":0},{}]}}"#,
+            p(),
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("blend.axes[0].max"), "{e}");
+        let e = parse_blend_space("{}", p()).unwrap_err();
+        assert!(matches!(e, PresetError::NoBlendSpace { .. }));
+        let e = parse_blend_space("{\"nodes\": [", p()).unwrap_err();
+        assert!(e.to_string().starts_with("test.json: "), "{e}");
+    }
+
+    #[test]
+    fn bare_blend_space_files_are_read() {
+        let s = parse_blend_space(
+            r#"{"mode":"1d","nodes":[{"clip":"Walk","position":[0,0]},{"clip":"Run","position":[1,0]}]}"#,
+            p(),
+        )
+        .unwrap();
+        assert_eq!(s.nodes.len(), 2);
+        assert_eq!(s.mode, crate::blend::BlendMode::OneD);
+    }
+}
