@@ -255,7 +255,7 @@ fn simple_directional(nodes: &[DVec2], finite: &[usize], p: DVec2, out: &mut [f6
     }
     let give_rest = |out: &mut [f64], rest: f64| {
         if let Some(c) = center {
-            out[c] += rest;
+            out[c] += rest.max(0.0);
         }
     };
     if dirs.is_empty() {

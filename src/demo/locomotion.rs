@@ -32,14 +32,13 @@ pub fn gaits() -> Vec<Gait> {
         period: 1.1,
         run: false,
     };
-    let d = 1.4 * std::f32::consts::FRAC_1_SQRT_2;
     vec![
         walk("WalkForward", 0.0, 1.4),
         walk("WalkBackward", 0.0, -1.2),
         walk("StrafeLeft", -1.2, 0.0),
         walk("StrafeRight", 1.2, 0.0),
-        walk("WalkForwardLeft", -d, d),
-        walk("WalkForwardRight", d, d),
+        walk("WalkForwardLeft", -1.0, 1.0),
+        walk("WalkForwardRight", 1.0, 1.0),
         Gait {
             name: "RunForward",
             velocity: [0.0, 3.5],
@@ -123,7 +122,7 @@ pub fn default_blend_space() -> BlendSpace {
     }];
     nodes.extend(gaits().into_iter().map(|g| BlendNode {
         clip: g.name.into(),
-        position: g.velocity.map(|v| f64::from((v * 1e4).round() / 1e4)),
+        position: g.velocity.map(|v| (f64::from(v) * 1e4).round() / 1e4),
     }));
     BlendSpace {
         mode: BlendMode::FreeformDirectional,
