@@ -87,6 +87,20 @@ impl Player {
         }
     }
 
+    /// Changes the length while keeping the position as a fraction of it (a blend space's cycle length changes
+    /// as its weights do; the phase must not jump).
+    pub fn rescale(&mut self, duration: f32) {
+        if !duration.is_finite() || duration < 0.0 {
+            return;
+        }
+        self.time = if self.duration > 0.0 {
+            (self.time / self.duration * duration).clamp(0.0, duration)
+        } else {
+            0.0
+        };
+        self.duration = duration;
+    }
+
     /// Advances by `dt` seconds of wall time when playing; returns the new time.
     pub fn advance(&mut self, dt: f32) -> f32 {
         if !self.playing || !dt.is_finite() || self.duration <= 0.0 {
@@ -130,6 +144,17 @@ mod tests {
         p.stop();
         assert_eq!(p.time(), 0.0);
         assert!(!p.is_playing());
+    }
+
+    #[test]
+    fn rescaling_keeps_the_phase() {
+        let mut p = Player::new(2.0);
+        p.seek(0.5);
+        p.rescale(4.0);
+        assert_eq!(p.time(), 1.0);
+        assert_eq!(p.duration(), 4.0);
+        p.rescale(f32::NAN);
+        assert_eq!(p.duration(), 4.0);
     }
 
     #[test]

@@ -20,7 +20,7 @@ fn play_pause_buttons_and_space() {
     h.run_steps(2);
     assert!(
         h.state().editor.player.is_playing(),
-        "the mannequin plays its idle clip at start"
+        "the mannequin plays its locomotion blend at start"
     );
     h.get_by_label("Pause").click();
     h.run_steps(2);
@@ -58,6 +58,9 @@ fn arrow_keys_step_frames_and_home_end_jump() {
 fn dragging_the_scrub_bar_shows_that_time() {
     let mut h = harness();
     h.run_steps(2);
+    h.state_mut().editor.select_clip(Some(0));
+    h.state_mut().editor.player.play();
+    h.run_steps(1);
     h.get_by_label("Pause").click();
     h.run_steps(1);
     let bar = h.get_by_role_and_label(Role::Slider, "Time").rect();
@@ -130,4 +133,110 @@ fn the_viewport_shows_the_character() {
         skin > 2000,
         "{skin} mannequin-coloured pixels in the viewport"
     );
+}
+
+fn canvas_point(h: &Harness<'static, AnimtuneApp>, p: [f64; 2]) -> egui::Pos2 {
+    let rect = h
+        .get_by_label(animtune::app::blend_panel::CANVAS_LABEL)
+        .rect();
+    animtune::app::blend_panel::space_to_screen(&h.state().editor.blend, rect.shrink(1.0), p)
+}
+
+fn drag(h: &mut Harness<'static, AnimtuneApp>, from: egui::Pos2, to: egui::Pos2) {
+    h.drag_at(from);
+    h.run_steps(1);
+    h.hover_at(from.lerp(to, 0.5));
+    h.run_steps(1);
+    h.hover_at(to);
+    h.run_steps(1);
+    h.drop_at(to);
+    h.run_steps(2);
+}
+
+#[test]
+fn dragging_the_sample_point_and_a_node_changes_weights_and_heatmap() {
+    let mut h = harness();
+    h.run_steps(3);
+    assert!(h.state().editor.blending);
+    let walk = h
+        .state()
+        .editor
+        .blend
+        .nodes
+        .iter()
+        .position(|n| n.clip == "WalkForward")
+        .unwrap();
+    let before = h.state().editor.blend_weights.clone();
+    let map_before = h.state().blend_panel.heatmap_pixels().to_vec();
+    assert!(
+        !map_before.is_empty(),
+        "the influence map is drawn at start"
+    );
+
+    // Drag the sample point from its place to the run node's position: the run takes the weight.
+    let point = h.state().editor.blend.point;
+    let from = canvas_point(&h, point);
+    let to = canvas_point(&h, [0.0, 3.5]);
+    drag(&mut h, from, to);
+    let e = &h.state().editor;
+    let run = e
+        .blend
+        .nodes
+        .iter()
+        .position(|n| n.clip == "RunForward")
+        .unwrap();
+    assert!(
+        (e.blend.point[1] - 3.5).abs() < 0.05,
+        "point {:?}",
+        e.blend.point
+    );
+    assert!(e.blend_weights[run] > 0.9, "{:?}", e.blend_weights);
+    assert_ne!(e.blend_weights, before);
+
+    // Drag the walk node sideways with the point between walk and run: its position, the weights and the
+    // influence map all change.
+    h.state_mut().editor.set_blend_point([0.2, 1.8]);
+    h.run_steps(1);
+    let from = canvas_point(&h, h.state().editor.blend.nodes[walk].position);
+    let to = from + egui::vec2(40.0, 0.0);
+    let weights_before = h.state().editor.blend_weights.clone();
+    drag(&mut h, from, to);
+    let e = &h.state().editor;
+    assert!(
+        e.blend.nodes[walk].position[0] > 0.2,
+        "{:?}",
+        e.blend.nodes[walk]
+    );
+    assert_ne!(e.blend_weights, weights_before);
+    assert_ne!(h.state().blend_panel.heatmap_pixels(), &map_before[..]);
+    assert!(h.state().editor.can_undo());
+
+    // One undo step puts the node back where it was.
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
+    h.run_steps(2);
+    assert_eq!(h.state().editor.blend.nodes[walk].position, [0.0, 1.4]);
+}
+
+#[test]
+fn arrow_keys_move_the_sample_point_when_the_canvas_has_focus() {
+    let mut h = harness();
+    h.run_steps(2);
+    // Click an empty spot of the canvas: the point jumps there and the canvas takes the keyboard.
+    let at = canvas_point(&h, [1.5, -1.5]);
+    h.drag_at(at);
+    h.run_steps(1);
+    h.drop_at(at);
+    h.run_steps(2);
+    let p = h.state().editor.blend.point;
+    assert!(
+        (p[0] - 1.5).abs() < 0.05 && (p[1] + 1.5).abs() < 0.05,
+        "{p:?}"
+    );
+    let frame = h.state().editor.frame();
+    h.key_press(egui::Key::ArrowLeft);
+    h.run_steps(1);
+    let q = h.state().editor.blend.point;
+    assert!((q[0] - (p[0] - 0.04)).abs() < 1e-6, "{p:?} -> {q:?}");
+    assert_eq!(q[1], p[1]);
+    assert!(h.state().editor.frame() >= frame || h.state().editor.player.is_playing());
 }

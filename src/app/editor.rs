@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use glam::Mat4;
 use serde::{Deserialize, Serialize};
 
+use crate::blend::{BlendSampler, BlendScratch, BlendSpace};
 use crate::core::{Clip, ClipBinding, Pose, Wrap};
 use crate::import::ImportedModel;
 use crate::player::Player;
@@ -14,6 +15,8 @@ use crate::render::camera::posed_bounds;
 
 /// Most recent files remembered.
 pub const RECENT_LIMIT: usize = 10;
+/// Undo steps kept.
+pub const UNDO_LIMIT: usize = 200;
 
 /// One line for the status bar.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -68,6 +71,16 @@ pub struct EditorState {
     pub generation: u64,
     /// Frames per second used for frame numbers and stepping.
     pub frame_rate: f32,
+    /// The blend space (edited in the blend panel; played when `blending`).
+    pub blend: BlendSpace,
+    /// True when the pose comes from the blend space instead of one clip.
+    pub blending: bool,
+    /// Weight of every blend node at the sample point, as last evaluated.
+    pub blend_weights: Vec<f64>,
+    blend_sampler: BlendSampler,
+    blend_scratch: BlendScratch,
+    undo: Vec<BlendSpace>,
+    redo: Vec<BlendSpace>,
 }
 
 impl Default for EditorState {
@@ -80,7 +93,15 @@ impl EditorState {
     /// The built-in mannequin, playing its first clip.
     pub fn new() -> Self {
         let model = crate::demo::mannequin::load();
+        let blend = crate::demo::locomotion::default_blend_space();
         let mut s = EditorState {
+            blend_sampler: BlendSampler::bind(&blend, &model.clips, &model.character),
+            blend,
+            blending: true,
+            blend_weights: Vec::new(),
+            blend_scratch: BlendScratch::default(),
+            undo: Vec::new(),
+            redo: Vec::new(),
             model_name: "Mannequin (built-in)".into(),
             clips: Vec::new(),
             clip: None,
@@ -100,7 +121,7 @@ impl EditorState {
         };
         s.adopt_model();
         s.status = Status {
-            text: "Built-in mannequin. Open a .glb/.gltf/.vrm model or a clip (File menu, or drop a file).".into(),
+            text: "Built-in mannequin on its locomotion blend space. Open a .glb/.gltf/.vrm model, a clip or a preset (File menu, or drop a file).".into(),
             is_error: false,
         };
         s
@@ -111,9 +132,114 @@ impl EditorState {
         self.selected = None;
         self.generation += 1;
         self.pose = Pose::rest(&self.model.character.skeleton);
-        self.select_clip(if self.clips.is_empty() { None } else { Some(0) });
+        self.rebind_blend();
+        // Blend when every node of the space finds its clip in this model; otherwise play the first clip.
+        let blend_ready = !self.blend.nodes.is_empty() && self.blend_sampler.missing().is_empty();
+        if blend_ready {
+            self.play_blend();
+        } else {
+            self.select_clip(if self.clips.is_empty() { None } else { Some(0) });
+        }
         self.player.play();
         self.frame_model(16.0 / 9.0);
+    }
+
+    fn rebind_blend(&mut self) {
+        self.blend_sampler = BlendSampler::bind(&self.blend, &self.clips, &self.model.character);
+    }
+
+    /// Plays the blend space (from the start of its cycle).
+    pub fn play_blend(&mut self) {
+        self.blending = true;
+        self.clip = None;
+        self.binding = None;
+        let looping = self.player.looping;
+        let speed = self.player.speed();
+        self.player = Player::new(0.0);
+        self.player.looping = looping;
+        self.player.set_speed(speed);
+        self.evaluate();
+    }
+
+    /// The blend space's clips resolved against the current model.
+    pub fn blend_sampler(&self) -> &BlendSampler {
+        &self.blend_sampler
+    }
+
+    /// Applies an edit to the blend space; with `checkpoint`, the state before it becomes an undo step
+    /// (drags checkpoint once at their start, then edit live).
+    pub fn edit_blend(&mut self, checkpoint: bool, edit: impl FnOnce(&mut BlendSpace)) {
+        let before = self.blend.clone();
+        edit(&mut self.blend);
+        if self.blend == before {
+            return;
+        }
+        if checkpoint {
+            self.push_undo(before.clone());
+        }
+        if self.blend.nodes != before.nodes {
+            self.rebind_blend();
+        }
+        self.evaluate();
+    }
+
+    /// Records `before` as an undo step when it differs from the current blend space (an edit that was
+    /// applied live, e.g. a drag, ends).
+    pub fn push_undo(&mut self, before: BlendSpace) {
+        let mut now = self.blend.clone();
+        now.point = before.point;
+        if now == before {
+            return;
+        }
+        self.undo.push(before);
+        if self.undo.len() > UNDO_LIMIT {
+            self.undo.remove(0);
+        }
+        self.redo.clear();
+    }
+
+    /// Moves the blend space's sample point (clamped to the axes); not an undo step, like scrubbing.
+    pub fn set_blend_point(&mut self, point: [f64; 2]) {
+        self.blend.set_point(point);
+        self.evaluate();
+    }
+
+    /// Replaces the blend space (opened from a file), as one undo step, and plays it.
+    pub fn set_blend_space(&mut self, space: BlendSpace) {
+        self.edit_blend(true, |b| *b = space);
+        self.rebind_blend();
+        self.play_blend();
+        self.player.play();
+    }
+
+    /// True when there is an edit to undo.
+    pub fn can_undo(&self) -> bool {
+        !self.undo.is_empty()
+    }
+
+    /// True when there is an undone edit to redo.
+    pub fn can_redo(&self) -> bool {
+        !self.redo.is_empty()
+    }
+
+    /// Undoes the last parameter edit.
+    pub fn undo(&mut self) {
+        if let Some(prev) = self.undo.pop() {
+            self.redo.push(std::mem::replace(&mut self.blend, prev));
+            self.rebind_blend();
+            self.evaluate();
+            self.info("Undo".into());
+        }
+    }
+
+    /// Redoes the last undone edit.
+    pub fn redo(&mut self) {
+        if let Some(next) = self.redo.pop() {
+            self.undo.push(std::mem::replace(&mut self.blend, next));
+            self.rebind_blend();
+            self.evaluate();
+            self.info("Redo".into());
+        }
     }
 
     /// Restores what a previous session saved.
@@ -166,6 +292,7 @@ impl EditorState {
             .to_ascii_lowercase();
         let result = match ext.as_str() {
             "animclip" | "bytes" | "vrma" => self.open_clip(path),
+            "json" => self.open_blend_space(path),
             _ => self.open_model(path),
         };
         match result {
@@ -239,6 +366,7 @@ impl EditorState {
         }
         let unbound = binding.unbound_tracks.len();
         self.clips.push(clip);
+        self.rebind_blend();
         self.select_clip(Some(self.clips.len() - 1));
         self.player.play();
         self.info(format!(
@@ -248,8 +376,36 @@ impl EditorState {
         Ok(())
     }
 
+    /// Opens a blend space from a preset or blend space JSON file and plays it.
+    pub fn open_blend_space(&mut self, path: &Path) -> anyhow::Result<()> {
+        let space = crate::preset::load_blend_space(path)?;
+        self.set_blend_space(space);
+        let missing: Vec<&str> = self
+            .blend_sampler
+            .missing()
+            .iter()
+            .map(|(_, c)| c.as_str())
+            .collect();
+        if missing.is_empty() {
+            self.info(format!(
+                "Opened blend space {}: {} nodes",
+                path.display(),
+                self.blend.nodes.len()
+            ));
+        } else {
+            self.error(format!(
+                "{}: clips not in {}: {}",
+                path.display(),
+                self.model_name,
+                missing.join(", ")
+            ));
+        }
+        Ok(())
+    }
+
     /// Chooses the clip to play (None: the rest pose), from time 0.
     pub fn select_clip(&mut self, index: Option<usize>) {
+        self.blending = false;
         let index = index.filter(|&i| i < self.clips.len());
         self.clip = index;
         let c = &self.model.character;
@@ -273,11 +429,27 @@ impl EditorState {
         self.evaluate();
     }
 
-    /// Samples the current clip at the player's time into the pose and matrices.
+    /// Samples the current clip or the blend space at the player's time into the pose and matrices.
     pub fn evaluate(&mut self) {
         let s = &self.model.character.skeleton;
         self.pose.reset_to_rest(s);
-        if let (Some(i), Some(b)) = (self.clip, &self.binding) {
+        if self.blending {
+            self.blend_weights = self.blend.weights();
+            let cycle = self.blend_sampler.cycle_length(&self.blend_weights);
+            if cycle != self.player.duration() {
+                self.player.rescale(cycle);
+            }
+            self.blend_sampler.sample(
+                &self.blend,
+                &self.clips,
+                s,
+                &self.blend_weights,
+                self.player.time(),
+                cycle,
+                &mut self.pose,
+                &mut self.blend_scratch,
+            );
+        } else if let (Some(i), Some(b)) = (self.clip, &self.binding) {
             self.clips[i].sample_into(b, self.player.time(), Wrap::Clamp, &mut self.pose);
         }
         self.pose.model_matrices_into(s, &mut self.matrices);
@@ -346,12 +518,53 @@ mod tests {
     use super::*;
 
     #[test]
-    fn starts_on_the_mannequin_playing_idle() {
+    fn starts_on_the_mannequin_playing_its_locomotion_blend() {
         let s = EditorState::new();
-        assert_eq!(s.clip, Some(0));
+        assert!(s.blending);
+        assert_eq!(s.clip, None);
         assert_eq!(s.clips[0].name, "Idle");
         assert!(s.player.is_playing());
+        assert!(s.blend_sampler().missing().is_empty());
+        assert!((s.blend_weights.iter().sum::<f64>() - 1.0).abs() < 1e-9);
         assert_eq!(s.matrices.len(), s.model.character.skeleton.len());
+    }
+
+    #[test]
+    fn blend_edits_undo_and_redo() {
+        let mut s = EditorState::new();
+        let start = s.blend.clone();
+        s.edit_blend(true, |b| b.nodes[1].position = [0.2, 1.6]);
+        s.edit_blend(false, |b| b.nodes[1].position = [0.3, 1.7]);
+        s.edit_blend(true, |b| {
+            b.nodes.remove(2);
+        });
+        assert_eq!(s.blend.nodes.len(), start.nodes.len() - 1);
+        s.undo();
+        assert_eq!(s.blend.nodes[1].position, [0.3, 1.7]);
+        s.undo();
+        assert_eq!(s.blend, start);
+        assert!(!s.can_undo());
+        s.redo();
+        assert_eq!(s.blend.nodes[1].position, [0.3, 1.7]);
+        s.set_blend_point([0.0, 3.5]);
+        let run = s
+            .blend
+            .nodes
+            .iter()
+            .position(|n| n.clip == "RunForward")
+            .unwrap();
+        assert!((s.blend_weights[run] - 1.0).abs() < 1e-9);
+        assert!((s.player.duration() - 0.7).abs() < 1e-6);
+    }
+
+    #[test]
+    fn the_blend_cycle_follows_the_weights_without_jumping_phase() {
+        let mut s = EditorState::new();
+        s.set_blend_point([0.0, 1.4]);
+        s.player.pause();
+        s.player.seek(0.55);
+        s.set_blend_point([0.0, 3.5]);
+        assert!((s.player.time() - 0.35).abs() < 1e-5, "{}", s.player.time());
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! The desktop editor (eframe + egui + wgpu). Panels edit parameters and call the core; nothing here animates.
 
+pub mod blend_panel;
 pub mod editor;
 pub mod viewport;
 pub mod window;

@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use egui::{Color32, Key, RichText};
 
+use super::blend_panel::{BlendPanel, canvas_id, typing};
 use super::editor::{EditorState, Persisted};
 use super::viewport::ViewportGpu;
 
@@ -29,6 +30,8 @@ pub struct AnimtuneApp {
     frames: u32,
     eval_micros: f32,
     inspector_tab: usize,
+    /// The blend space panel's UI state.
+    pub blend_panel: BlendPanel,
 }
 
 impl AnimtuneApp {
@@ -57,22 +60,45 @@ impl AnimtuneApp {
             frames: 0,
             eval_micros: 0.0,
             inspector_tab: 0,
+            blend_panel: BlendPanel::default(),
         }
     }
 
+    fn undo(&mut self) {
+        self.blend_panel.commit(&mut self.editor);
+        self.editor.undo();
+    }
+
+    fn redo(&mut self) {
+        self.blend_panel.commit(&mut self.editor);
+        self.editor.redo();
+    }
+
     fn shortcuts(&mut self, ctx: &egui::Context) {
-        if ctx.egui_wants_keyboard_input() {
+        if typing(ctx) {
             return;
         }
+        let (undo, redo) = ctx.input_mut(|i| {
+            let redo = i.consume_key(egui::Modifiers::COMMAND | egui::Modifiers::SHIFT, Key::Z)
+                || i.consume_key(egui::Modifiers::COMMAND, Key::Y);
+            let undo = i.consume_key(egui::Modifiers::COMMAND, Key::Z);
+            (undo, redo)
+        });
+        if redo {
+            self.redo();
+        } else if undo {
+            self.undo();
+        }
+        let arrows_to_canvas = ctx.memory(|m| m.has_focus(canvas_id()));
         let e = &mut self.editor;
         ctx.input(|i| {
             if i.key_pressed(Key::Space) {
                 e.toggle_play();
             }
-            if i.key_pressed(Key::ArrowRight) {
+            if i.key_pressed(Key::ArrowRight) && !arrows_to_canvas {
                 e.step_frames(1);
             }
-            if i.key_pressed(Key::ArrowLeft) {
+            if i.key_pressed(Key::ArrowLeft) && !arrows_to_canvas {
                 e.step_frames(-1);
             }
             if i.key_pressed(Key::Home) {
@@ -116,6 +142,20 @@ impl AnimtuneApp {
                 if ui.button("Open clip…").clicked() {
                     self.open_dialog(true);
                 }
+                if ui.button("Open blend space / preset…").clicked() {
+                    match rfd::FileDialog::new()
+                        .add_filter("presets", &["json"])
+                        .pick_file()
+                    {
+                        Some(path) => self.editor.open(&path),
+                        None => {
+                            self.editor.status.text =
+                                "No file chosen (no file dialog available? drop the .json on the window instead)"
+                                    .into();
+                            self.editor.status.is_error = false;
+                        }
+                    }
+                }
                 ui.menu_button("Recent files", |ui| {
                     if self.editor.recent.is_empty() {
                         ui.label("none yet");
@@ -134,6 +174,23 @@ impl AnimtuneApp {
                 ui.separator();
                 if ui.button("Quit").clicked() {
                     ui.ctx().send_viewport_cmd(egui::ViewportCommand::Close);
+                }
+            });
+            ui.menu_button("Edit", |ui| {
+                if ui
+                    .add_enabled(self.editor.can_undo(), egui::Button::new("Undo  Ctrl+Z"))
+                    .clicked()
+                {
+                    self.undo();
+                }
+                if ui
+                    .add_enabled(
+                        self.editor.can_redo(),
+                        egui::Button::new("Redo  Ctrl+Shift+Z"),
+                    )
+                    .clicked()
+                {
+                    self.redo();
                 }
             });
             ui.menu_button("View", |ui| {
@@ -223,16 +280,22 @@ impl AnimtuneApp {
 
     fn inspector(&mut self, ui: &mut egui::Ui) {
         ui.horizontal(|ui| {
-            for (i, tab) in ["Clip", "Joint", "Layers"].iter().enumerate() {
+            for (i, tab) in ["Blend", "Clip", "Joint", "Layers"].iter().enumerate() {
                 if ui.selectable_label(self.inspector_tab == i, *tab).clicked() {
                     self.inspector_tab = i;
                 }
             }
         });
         ui.separator();
+        if self.inspector_tab == 0 {
+            egui::ScrollArea::vertical().show(ui, |ui| {
+                self.blend_panel.ui(ui, &mut self.editor);
+            });
+            return;
+        }
         let e = &self.editor;
         match self.inspector_tab {
-            0 => match (e.clip, e.binding()) {
+            1 => match (e.clip, e.binding()) {
                 (Some(i), Some(b)) => {
                     let clip = &e.clips[i];
                     ui.label(format!(
@@ -257,7 +320,7 @@ impl AnimtuneApp {
                     ui.label("Rest pose (no clip)");
                 }
             },
-            1 => match e.selected {
+            2 => match e.selected {
                 Some(j) => {
                     let s = &e.model.character.skeleton;
                     ui.label(RichText::new(s.name(j)).strong());
@@ -316,19 +379,28 @@ impl AnimtuneApp {
                 let end = e.player.duration();
                 e.scrub(end);
             }
-            let current = e
-                .clip
-                .map_or("(rest pose)".to_string(), |i| e.clips[i].name.clone());
-            let mut chosen = e.clip;
+            let current = if e.blending {
+                "Blend space".to_string()
+            } else {
+                e.clip
+                    .map_or("(rest pose)".to_string(), |i| e.clips[i].name.clone())
+            };
+            // None: the blend space; Some(None): the rest pose; Some(Some(i)): clip i.
+            let before = if e.blending { None } else { Some(e.clip) };
+            let mut chosen = before;
             egui::ComboBox::from_id_salt("clip")
                 .selected_text(current)
                 .show_ui(ui, |ui| {
+                    ui.selectable_value(&mut chosen, None, "Blend space");
                     for (i, clip) in e.clips.iter().enumerate() {
-                        ui.selectable_value(&mut chosen, Some(i), clip.name.as_str());
+                        ui.selectable_value(&mut chosen, Some(Some(i)), clip.name.as_str());
                     }
                 });
-            if chosen != e.clip {
-                e.select_clip(chosen);
+            if chosen != before {
+                match chosen {
+                    None => e.play_blend(),
+                    Some(c) => e.select_clip(c),
+                }
                 e.player.play();
             }
             ui.checkbox(&mut e.player.looping, "Loop");
@@ -507,7 +579,7 @@ impl eframe::App for AnimtuneApp {
             .show(ui, |ui| self.scene_panel(ui));
         egui::Panel::right("inspector")
             .resizable(true)
-            .default_size(260.0)
+            .default_size(340.0)
             .show(ui, |ui| self.inspector(ui));
         egui::CentralPanel::default().show(ui, |ui| self.viewport(ui));
 

@@ -233,7 +233,7 @@ impl BlendSampler {
                     acc.translation = local.translation * w;
                     acc.scale = local.scale * w;
                 } else {
-                    acc.rotation = acc.rotation + q * w;
+                    acc.rotation += q * w;
                     acc.translation += local.translation * w;
                     acc.scale += local.scale * w;
                 }

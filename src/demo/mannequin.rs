@@ -457,13 +457,16 @@ fn capsules(specs: &[JointSpec]) -> Vec<Capsule> {
     out
 }
 
+/// A joint's local rotation at a time (None: the joint is not animated).
+type RotationFn = Box<dyn Fn(&str, f32) -> Option<Quat>>;
+
 /// A clip: name, duration, key rate, each joint's local rotation (None: not animated) and the hips offset
 /// from rest, as functions of time.
 struct ClipSpec {
     name: String,
     duration: f32,
     fps: f32,
-    rotation: Box<dyn Fn(&str, f32) -> Option<Quat>>,
+    rotation: RotationFn,
     hips: Box<dyn Fn(f32) -> Vec3>,
 }
 

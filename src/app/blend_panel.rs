@@ -1,0 +1,631 @@
+//! The blend space panel: mode and axes, a canvas with the influence map, draggable nodes and sample point,
+//! the node list with numeric coordinates, and bars of the current weights. It only edits
+//! [`EditorState::blend`] through the editor's actions.
+
+use egui::{Color32, Pos2, Rect, Sense, Stroke, TextureHandle, TextureOptions, Vec2};
+use glam::DVec2;
+
+use super::editor::EditorState;
+use crate::blend::heatmap::{self, HeatmapView, node_color};
+use crate::blend::{BlendMode, BlendNode, BlendSpace, RootMotion, TimeSync};
+
+/// Accessible label of the canvas (tests find it by this).
+pub const CANVAS_LABEL: &str = "Blend space canvas";
+/// The canvas widget's id (the window checks it: arrows move the sample point while it has focus).
+pub fn canvas_id() -> egui::Id {
+    egui::Id::unique("animtune_blend_canvas")
+}
+
+/// True when a widget other than the blend canvas has the keyboard (a text field being typed in): editor
+/// shortcuts and undo steps wait for it.
+pub fn typing(ctx: &egui::Context) -> bool {
+    ctx.memory(|m| m.focused().is_some_and(|f| f != canvas_id()))
+}
+
+/// Pixels per side of the live influence map.
+pub const HEATMAP_SIZE: usize = 128;
+/// Node hit radius on the canvas, in points.
+const NODE_RADIUS: f32 = 7.0;
+
+/// What the canvas paints under the nodes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HeatmapChoice {
+    /// The selected node's weight.
+    Selected,
+    /// Every node in its colour.
+    All,
+    /// No map.
+    Off,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Drag {
+    Point,
+    Node(usize),
+}
+
+/// UI state of the panel (what is selected, the cached map texture).
+pub struct BlendPanel {
+    /// The node the selected-node map and the list highlight.
+    pub selected: Option<usize>,
+    /// What the canvas paints.
+    pub heatmap: HeatmapChoice,
+    /// Snap dragged nodes to a grid.
+    pub snap: bool,
+    /// Grid step for snapping, in axis units.
+    pub snap_step: f64,
+    drag: Option<Drag>,
+    add_clip: usize,
+    texture: Option<TextureHandle>,
+    texture_key: Option<String>,
+    pixels: Vec<u8>,
+    /// The space before an edit still in progress (a drag, typing): one undo step once it ends.
+    pending: Option<BlendSpace>,
+    /// How many times the map was recomputed (tests watch it follow edits).
+    pub heatmap_updates: u64,
+}
+
+impl Default for BlendPanel {
+    fn default() -> Self {
+        BlendPanel {
+            selected: Some(1),
+            heatmap: HeatmapChoice::Selected,
+            snap: false,
+            snap_step: 0.1,
+            drag: None,
+            add_clip: 0,
+            texture: None,
+            texture_key: None,
+            pixels: Vec::new(),
+            pending: None,
+            heatmap_updates: 0,
+        }
+    }
+}
+
+/// The rectangle of the space shown on the canvas: the axes' ranges (y is a unit band in 1D).
+pub fn shown_range(space: &BlendSpace) -> (DVec2, DVec2) {
+    let [ax, ay] = &space.axes;
+    if space.mode.is_2d() {
+        (DVec2::new(ax.min, ay.min), DVec2::new(ax.max, ay.max))
+    } else {
+        (DVec2::new(ax.min, -1.0), DVec2::new(ax.max, 1.0))
+    }
+}
+
+/// Where a point of the space is drawn in a canvas rectangle.
+pub fn space_to_screen(space: &BlendSpace, rect: Rect, p: [f64; 2]) -> Pos2 {
+    let (min, max) = shown_range(space);
+    let y = if space.mode.is_2d() { p[1] } else { 0.0 };
+    let fx = ((p[0] - min.x) / (max.x - min.x)) as f32;
+    let fy = ((y - min.y) / (max.y - min.y)) as f32;
+    egui::pos2(
+        rect.left() + fx * rect.width(),
+        rect.bottom() - fy * rect.height(),
+    )
+}
+
+/// The point of the space under a canvas position.
+pub fn screen_to_space(space: &BlendSpace, rect: Rect, pos: Pos2) -> [f64; 2] {
+    let (min, max) = shown_range(space);
+    let fx = f64::from((pos.x - rect.left()) / rect.width());
+    let fy = f64::from((rect.bottom() - pos.y) / rect.height());
+    let y = if space.mode.is_2d() {
+        min.y + fy * (max.y - min.y)
+    } else {
+        0.0
+    };
+    [min.x + fx * (max.x - min.x), y]
+}
+
+fn color32(rgb: [u8; 3]) -> Color32 {
+    Color32::from_rgb(rgb[0], rgb[1], rgb[2])
+}
+
+fn nice_step(range: f64) -> f64 {
+    let raw = range / 8.0;
+    let mag = 10f64.powf(raw.log10().floor());
+    [1.0, 2.0, 5.0, 10.0]
+        .iter()
+        .map(|m| m * mag)
+        .find(|s| *s >= raw)
+        .unwrap_or(mag * 10.0)
+}
+
+impl BlendPanel {
+    /// The RGBA bytes of the influence map last shown (empty before the first).
+    pub fn heatmap_pixels(&self) -> &[u8] {
+        &self.pixels
+    }
+
+    /// Turns an edit in progress into one undo step (call before undoing).
+    pub fn commit(&mut self, e: &mut EditorState) {
+        if let Some(before) = self.pending.take() {
+            e.push_undo(before);
+        }
+    }
+
+    /// Draws the panel.
+    pub fn ui(&mut self, ui: &mut egui::Ui, e: &mut EditorState) {
+        if self.selected.is_some_and(|s| s >= e.blend.nodes.len()) {
+            self.selected = None;
+        }
+        let before = e.blend.clone();
+        self.header(ui, e);
+        ui.separator();
+        self.canvas(ui, e);
+        self.weights(ui, e);
+        ui.separator();
+        self.nodes(ui, e);
+        // The sample point is not an undoable parameter (like the play head).
+        let mut edited = e.blend.clone();
+        edited.point = before.point;
+        if edited != before && self.pending.is_none() {
+            self.pending = Some(before);
+        }
+        let busy = ui.input(|i| i.pointer.any_down()) || typing(ui.ctx());
+        if !busy {
+            self.commit(e);
+        }
+    }
+
+    fn header(&mut self, ui: &mut egui::Ui, e: &mut EditorState) {
+        ui.horizontal(|ui| {
+            if ui
+                .selectable_label(e.blending, "Play blend")
+                .on_hover_text("Play the blend space instead of one clip")
+                .clicked()
+                && !e.blending
+            {
+                e.play_blend();
+                e.player.play();
+            }
+            let mut mode = e.blend.mode;
+            egui::ComboBox::from_id_salt("blend_mode")
+                .selected_text(mode.label())
+                .show_ui(ui, |ui| {
+                    for m in BlendMode::ALL {
+                        ui.selectable_value(&mut mode, m, m.label());
+                    }
+                });
+            if mode != e.blend.mode {
+                e.edit_blend(false, |b| b.mode = mode);
+            }
+        });
+        ui.horizontal(|ui| {
+            let mut sync = e.blend.sync;
+            ui.label("Time");
+            ui.selectable_value(&mut sync, TimeSync::Normalized, "synced")
+                .on_hover_text(
+                    "Clips share a normalized time; the cycle is the weighted mean length",
+                );
+            ui.selectable_value(&mut sync, TimeSync::Independent, "independent");
+            if sync != e.blend.sync {
+                e.edit_blend(false, |b| b.sync = sync);
+            }
+            let mut root = e.blend.root_motion;
+            ui.label("Root");
+            ui.selectable_value(&mut root, RootMotion::InPlace, "in place");
+            ui.selectable_value(&mut root, RootMotion::Keep, "keep");
+            if root != e.blend.root_motion {
+                e.edit_blend(false, |b| b.root_motion = root);
+            }
+        });
+        let axes = if e.blend.mode.is_2d() { 2 } else { 1 };
+        for a in 0..axes {
+            ui.horizontal(|ui| {
+                let mut axis = e.blend.axes[a].clone();
+                ui.label(if a == 0 { "X" } else { "Y" });
+                let name = ui.add(egui::TextEdit::singleline(&mut axis.name).desired_width(120.0));
+                let min = ui.add(
+                    egui::DragValue::new(&mut axis.min)
+                        .speed(0.05)
+                        .prefix("min "),
+                );
+                let max = ui.add(
+                    egui::DragValue::new(&mut axis.max)
+                        .speed(0.05)
+                        .prefix("max "),
+                );
+                if (name.changed() || min.changed() || max.changed())
+                    && axis.min.is_finite()
+                    && axis.max.is_finite()
+                    && axis.max > axis.min
+                {
+                    e.edit_blend(false, |b| {
+                        b.axes[a] = axis;
+                    });
+                }
+            });
+        }
+        ui.horizontal(|ui| {
+            ui.label("Map");
+            ui.selectable_value(&mut self.heatmap, HeatmapChoice::Selected, "selected node");
+            ui.selectable_value(&mut self.heatmap, HeatmapChoice::All, "all nodes");
+            ui.selectable_value(&mut self.heatmap, HeatmapChoice::Off, "off");
+        });
+        ui.horizontal(|ui| {
+            ui.checkbox(&mut self.snap, "Snap");
+            ui.add_enabled(
+                self.snap,
+                egui::DragValue::new(&mut self.snap_step)
+                    .speed(0.01)
+                    .range(0.01..=10.0),
+            );
+        });
+    }
+
+    fn update_texture(&mut self, ctx: &egui::Context, space: &BlendSpace) {
+        let view = match (self.heatmap, self.selected) {
+            (HeatmapChoice::All, _) => HeatmapView::All,
+            (HeatmapChoice::Selected, Some(n)) => HeatmapView::Node(n),
+            _ => {
+                self.texture = None;
+                self.texture_key = None;
+                return;
+            }
+        };
+        let (min, max) = shown_range(space);
+        let positions = space.positions();
+        let key = format!("{:?}{positions:?}{min}{max}{view:?}", space.mode);
+        if self.texture_key.as_deref() == Some(key.as_str()) && self.texture.is_some() {
+            return;
+        }
+        let map = heatmap::compute(space.mode, &positions, min, max, HEATMAP_SIZE);
+        self.pixels = heatmap::to_rgba(&map, view);
+        let image =
+            egui::ColorImage::from_rgba_unmultiplied([HEATMAP_SIZE, HEATMAP_SIZE], &self.pixels);
+        match &mut self.texture {
+            Some(t) => t.set(image, TextureOptions::LINEAR),
+            None => {
+                self.texture =
+                    Some(ctx.load_texture("blend_heatmap", image, TextureOptions::LINEAR));
+            }
+        }
+        self.texture_key = Some(key);
+        self.heatmap_updates += 1;
+    }
+
+    fn snapped(&self, p: [f64; 2]) -> [f64; 2] {
+        if self.snap && self.snap_step > 0.0 {
+            p.map(|v| (v / self.snap_step).round() * self.snap_step)
+        } else {
+            p
+        }
+    }
+
+    fn canvas(&mut self, ui: &mut egui::Ui, e: &mut EditorState) {
+        let side = ui.available_width().clamp(160.0, 480.0);
+        let (min, max) = shown_range(&e.blend);
+        // Equal scale on both axes where it fits, so directions on the canvas are true directions.
+        let height = if e.blend.mode.is_2d() {
+            side * (((max.y - min.y) / (max.x - min.x)) as f32).clamp(0.5, 1.6)
+        } else {
+            side * 0.35
+        };
+        let (rect, _) = ui.allocate_exact_size(Vec2::new(side, height), Sense::hover());
+        let id = canvas_id();
+        let response = ui.interact(rect, id, Sense::click_and_drag());
+        let painter = ui.painter_at(rect);
+        response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Canvas, true, CANVAS_LABEL));
+        let rect = response.rect.shrink(1.0);
+        self.update_texture(ui.ctx(), &e.blend);
+        painter.rect_filled(rect, 2.0, Color32::from_gray(18));
+        if let Some(t) = &self.texture {
+            painter.image(
+                t.id(),
+                rect,
+                Rect::from_min_max(egui::pos2(0.0, 0.0), egui::pos2(1.0, 1.0)),
+                Color32::WHITE,
+            );
+        }
+        self.grid(&painter, rect, &e.blend);
+
+        // Interaction: drag a node or the sample point; click selects a node or moves the point.
+        let hit_node = |pos: Pos2, space: &BlendSpace| {
+            space
+                .nodes
+                .iter()
+                .enumerate()
+                .map(|(i, n)| (i, space_to_screen(space, rect, n.position).distance(pos)))
+                .filter(|&(_, d)| d <= NODE_RADIUS + 3.0)
+                .min_by(|a, b| a.1.total_cmp(&b.1))
+                .map(|(i, _)| i)
+        };
+        // A drag is recognised only after the pointer has moved a little: hit-test where the press began.
+        let press = ui.input(|i| i.pointer.press_origin());
+        if response.drag_started()
+            && let Some(pos) = press.or(response.interact_pointer_pos())
+        {
+            response.request_focus();
+            self.drag = Some(match hit_node(pos, &e.blend) {
+                Some(i) => {
+                    self.selected = Some(i);
+                    Drag::Node(i)
+                }
+                None => Drag::Point,
+            });
+        }
+        if response.dragged()
+            && let (Some(drag), Some(pos)) = (self.drag, response.interact_pointer_pos())
+        {
+            let p = screen_to_space(&e.blend, rect, pos.clamp(rect.min, rect.max));
+            match drag {
+                Drag::Point => e.set_blend_point(p),
+                Drag::Node(i) => {
+                    let p = self.snapped(p);
+                    e.edit_blend(false, |b| {
+                        if let Some(n) = b.nodes.get_mut(i) {
+                            n.position = if b.mode.is_2d() { p } else { [p[0], 0.0] };
+                        }
+                    });
+                }
+            }
+        }
+        if response.drag_stopped() {
+            self.drag = None;
+        }
+        if response.clicked()
+            && let Some(pos) = response.interact_pointer_pos()
+        {
+            response.request_focus();
+            match hit_node(pos, &e.blend) {
+                Some(i) => self.selected = Some(i),
+                None => e.set_blend_point(screen_to_space(&e.blend, rect, pos)),
+            }
+        }
+        // Keyboard: arrows move the sample point by 1 % of the range (Shift: 10 %) while the canvas has focus.
+        if response.has_focus() {
+            ui.memory_mut(|m| {
+                m.set_focus_lock_filter(
+                    id,
+                    egui::EventFilter {
+                        horizontal_arrows: true,
+                        vertical_arrows: true,
+                        ..Default::default()
+                    },
+                )
+            });
+            let (min, max) = shown_range(&e.blend);
+            let (mut dx, mut dy) = (0.0, 0.0);
+            ui.input(|i| {
+                let step = if i.modifiers.shift { 0.1 } else { 0.01 };
+                if i.key_pressed(egui::Key::ArrowLeft) {
+                    dx -= step;
+                }
+                if i.key_pressed(egui::Key::ArrowRight) {
+                    dx += step;
+                }
+                if i.key_pressed(egui::Key::ArrowUp) {
+                    dy += step;
+                }
+                if i.key_pressed(egui::Key::ArrowDown) {
+                    dy -= step;
+                }
+            });
+            if dx != 0.0 || dy != 0.0 {
+                let p = e.blend.point;
+                e.set_blend_point([p[0] + dx * (max.x - min.x), p[1] + dy * (max.y - min.y)]);
+            }
+            painter.rect_stroke(
+                response.rect,
+                2.0,
+                Stroke::new(1.0, Color32::from_rgb(120, 170, 255)),
+                egui::StrokeKind::Inside,
+            );
+        }
+        self.marks(&painter, rect, e);
+    }
+
+    fn grid(&self, painter: &egui::Painter, rect: Rect, space: &BlendSpace) {
+        let (min, max) = shown_range(space);
+        let faint = Stroke::new(1.0, Color32::from_white_alpha(28));
+        let axis = Stroke::new(1.0, Color32::from_white_alpha(90));
+        let step = nice_step(max.x - min.x);
+        let mut x = (min.x / step).ceil() * step;
+        while x <= max.x + 1e-9 {
+            let sx = space_to_screen(space, rect, [x, 0.0]).x;
+            let stroke = if x.abs() < step * 1e-6 { axis } else { faint };
+            painter.line_segment(
+                [egui::pos2(sx, rect.top()), egui::pos2(sx, rect.bottom())],
+                stroke,
+            );
+            x += step;
+        }
+        if space.mode.is_2d() {
+            let step = nice_step(max.y - min.y);
+            let mut y = (min.y / step).ceil() * step;
+            while y <= max.y + 1e-9 {
+                let sy = space_to_screen(space, rect, [0.0, y]).y;
+                let stroke = if y.abs() < step * 1e-6 { axis } else { faint };
+                painter.line_segment(
+                    [egui::pos2(rect.left(), sy), egui::pos2(rect.right(), sy)],
+                    stroke,
+                );
+                y += step;
+            }
+        }
+        let font = egui::FontId::proportional(11.0);
+        let text = Color32::from_gray(210);
+        painter.text(
+            rect.left_bottom() + Vec2::new(3.0, -2.0),
+            egui::Align2::LEFT_BOTTOM,
+            format!("{}", min.x),
+            font.clone(),
+            text,
+        );
+        painter.text(
+            rect.right_bottom() + Vec2::new(-3.0, -2.0),
+            egui::Align2::RIGHT_BOTTOM,
+            format!("{}  {}", space.axes[0].name, max.x),
+            font.clone(),
+            text,
+        );
+        if space.mode.is_2d() {
+            painter.text(
+                rect.left_top() + Vec2::new(3.0, 2.0),
+                egui::Align2::LEFT_TOP,
+                format!("{}  {}", max.y, space.axes[1].name),
+                font,
+                text,
+            );
+        }
+    }
+
+    fn marks(&self, painter: &egui::Painter, rect: Rect, e: &EditorState) {
+        let missing: Vec<usize> = e.blend_sampler().missing().iter().map(|m| m.0).collect();
+        for (i, node) in e.blend.nodes.iter().enumerate() {
+            let at = space_to_screen(&e.blend, rect, node.position);
+            let fill = if missing.contains(&i) {
+                Color32::from_gray(90)
+            } else {
+                color32(node_color(i))
+            };
+            let selected = self.selected == Some(i);
+            painter.circle(
+                at,
+                NODE_RADIUS * if selected { 1.2 } else { 1.0 },
+                fill,
+                Stroke::new(if selected { 2.5 } else { 1.0 }, Color32::WHITE),
+            );
+            painter.text(
+                at + Vec2::new(NODE_RADIUS + 3.0, -NODE_RADIUS),
+                egui::Align2::LEFT_BOTTOM,
+                &node.clip,
+                egui::FontId::proportional(11.0),
+                Color32::WHITE,
+            );
+        }
+        let p = space_to_screen(&e.blend, rect, e.blend.point);
+        let stroke = Stroke::new(2.0, Color32::WHITE);
+        painter.circle_stroke(p, 6.0, stroke);
+        painter.line_segment([p - Vec2::new(10.0, 0.0), p + Vec2::new(10.0, 0.0)], stroke);
+        painter.line_segment([p - Vec2::new(0.0, 10.0), p + Vec2::new(0.0, 10.0)], stroke);
+    }
+
+    fn weights(&mut self, ui: &mut egui::Ui, e: &mut EditorState) {
+        ui.horizontal(|ui| {
+            let mut p = e.blend.point;
+            let x = ui.add(
+                egui::DragValue::new(&mut p[0])
+                    .speed(0.01)
+                    .prefix("point x "),
+            );
+            let y = if e.blend.mode.is_2d() {
+                ui.add(egui::DragValue::new(&mut p[1]).speed(0.01).prefix("y "))
+            } else {
+                x.clone()
+            };
+            if x.changed() || y.changed() {
+                e.set_blend_point(p);
+            }
+            ui.label(format!("cycle {:.2} s", e.player.duration()));
+        });
+        let weights = if e.blending {
+            e.blend_weights.clone()
+        } else {
+            e.blend.weights()
+        };
+        for (i, (node, w)) in e.blend.nodes.iter().zip(&weights).enumerate() {
+            ui.horizontal(|ui| {
+                let (r, p) = ui.allocate_painter(Vec2::splat(10.0), Sense::hover());
+                p.rect_filled(r.rect, 2.0, color32(node_color(i)));
+                ui.add(
+                    egui::ProgressBar::new(*w as f32)
+                        .desired_width(ui.available_width().min(220.0))
+                        .fill(color32(node_color(i)).gamma_multiply(0.7))
+                        .text(format!("{} {:.3}", node.clip, w)),
+                );
+            });
+        }
+        for issue in e.blend.issues() {
+            ui.colored_label(Color32::from_rgb(230, 170, 60), format!("Warning: {issue}"));
+        }
+        for (i, clip) in e.blend_sampler().missing() {
+            ui.colored_label(
+                Color32::from_rgb(240, 110, 100),
+                format!("node {i}: no clip named \"{clip}\" in this model"),
+            );
+        }
+    }
+
+    fn nodes(&mut self, ui: &mut egui::Ui, e: &mut EditorState) {
+        ui.label(egui::RichText::new("Nodes").strong());
+        let clip_names: Vec<String> = e.clips.iter().map(|c| c.name.clone()).collect();
+        let two_d = e.blend.mode.is_2d();
+        let mut remove = None;
+        for i in 0..e.blend.nodes.len() {
+            ui.horizontal(|ui| {
+                let node = e.blend.nodes[i].clone();
+                if ui
+                    .selectable_label(self.selected == Some(i), format!("{i}"))
+                    .clicked()
+                {
+                    self.selected = Some(i);
+                }
+                let mut clip = node.clip.clone();
+                egui::ComboBox::from_id_salt(("node_clip", i))
+                    .width(110.0)
+                    .selected_text(clip.as_str())
+                    .show_ui(ui, |ui| {
+                        for name in &clip_names {
+                            ui.selectable_value(&mut clip, name.clone(), name.as_str());
+                        }
+                    });
+                let mut pos = node.position;
+                let x = ui.add(egui::DragValue::new(&mut pos[0]).speed(0.01));
+                let y = if two_d {
+                    Some(ui.add(egui::DragValue::new(&mut pos[1]).speed(0.01)))
+                } else {
+                    None
+                };
+                let changed = x.changed() || y.as_ref().is_some_and(|y| y.changed());
+                if changed && pos.iter().all(|v| v.is_finite()) {
+                    e.edit_blend(false, |b| b.nodes[i].position = pos);
+                }
+                if clip != node.clip {
+                    e.edit_blend(false, |b| b.nodes[i].clip = clip);
+                }
+                if ui
+                    .small_button("Remove")
+                    .on_hover_text("Remove this node")
+                    .clicked()
+                {
+                    remove = Some(i);
+                }
+            });
+        }
+        if let Some(i) = remove {
+            e.edit_blend(false, |b| {
+                b.nodes.remove(i);
+            });
+            self.selected = None;
+        }
+        ui.horizontal(|ui| {
+            if clip_names.is_empty() {
+                ui.label("No clips to add");
+                return;
+            }
+            self.add_clip = self.add_clip.min(clip_names.len() - 1);
+            egui::ComboBox::from_id_salt("add_clip")
+                .selected_text(clip_names[self.add_clip].as_str())
+                .show_ui(ui, |ui| {
+                    for (k, name) in clip_names.iter().enumerate() {
+                        ui.selectable_value(&mut self.add_clip, k, name.as_str());
+                    }
+                });
+            if ui
+                .button("Add node")
+                .on_hover_text("Add a node for this clip at the sample point")
+                .clicked()
+            {
+                let node = BlendNode {
+                    clip: clip_names[self.add_clip].clone(),
+                    position: e.blend.point,
+                };
+                e.edit_blend(false, |b| b.nodes.push(node));
+                self.selected = Some(e.blend.nodes.len() - 1);
+            }
+        });
+    }
+}
