@@ -101,7 +101,7 @@ fn every_clip_of_every_model_round_trips_within_a_hundredth_of_a_centimetre() {
             baked_clips += 1;
         }
     }
-    assert_eq!(baked_clips, 1 + 1 + 1 + 3 + 14 + 1 + 46);
+    assert_eq!(baked_clips, 8 + 1 + 1 + 3 + 14 + 1 + 46);
 }
 
 fn quaternius_walk() -> (ImportedModel, animtune::bake::Baked) {

@@ -128,6 +128,8 @@ fn unity_format_bakes_and_reads_back() {
     let out = animtune(&[
         "bake",
         "mannequin",
+        "--clip",
+        "Idle",
         "--format",
         "unity",
         "-o",
@@ -183,7 +185,11 @@ fn bad_bake_input_assert_clean_failure() {
     );
 
     // Broken clip files given to `clip info` and `pose --baked`.
-    assert!(animtune(&["bake", "mannequin", "-o", o]).status.success());
+    assert!(
+        animtune(&["bake", "mannequin", "--clip", "Idle", "-o", o])
+            .status
+            .success()
+    );
     let bytes = std::fs::read(&out).unwrap();
     let cut = dir.join("cut.animclip");
     std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
