@@ -403,6 +403,21 @@ impl EditorState {
         Ok(())
     }
 
+    /// Writes the current parameters (the blend space) as a preset; `overwrite` only after the user confirmed.
+    pub fn save_preset(&mut self, path: &Path, overwrite: bool) {
+        let preset = crate::preset::Preset {
+            blend: Some(self.blend.clone()),
+            ..crate::preset::Preset::default()
+        };
+        match crate::fsutil::write_atomic(path, preset.to_json().as_bytes(), overwrite) {
+            Ok(()) => {
+                self.remember(path);
+                self.info(format!("Saved preset {}", path.display()));
+            }
+            Err(e) => self.error(e.to_string()),
+        }
+    }
+
     /// Chooses the clip to play (None: the rest pose), from time 0.
     pub fn select_clip(&mut self, index: Option<usize>) {
         self.blending = false;
@@ -555,6 +570,31 @@ mod tests {
             .unwrap();
         assert!((s.blend_weights[run] - 1.0).abs() < 1e-9);
         assert!((s.player.duration() - 0.7).abs() < 1e-6);
+    }
+
+    #[test]
+    fn presets_save_and_reopen_the_blend_space() {
+        let dir =
+            std::env::temp_dir().join(format!("animtune-editor-preset-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("mine.json");
+        let mut s = EditorState::new();
+        s.edit_blend(true, |b| b.nodes[1].position = [0.1, 1.5]);
+        s.save_preset(&path, false);
+        assert!(!s.status.is_error, "{}", s.status.text);
+        s.save_preset(&path, false);
+        assert!(
+            s.status.is_error && s.status.text.contains("exists"),
+            "{}",
+            s.status.text
+        );
+        let mut t = EditorState::new();
+        t.open(&path);
+        assert!(!t.status.is_error, "{}", t.status.text);
+        assert_eq!(t.blend, s.blend);
+        assert!(t.blending);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -156,6 +156,21 @@ impl AnimtuneApp {
                         }
                     }
                 }
+                if ui.button("Save preset…").clicked() {
+                    match rfd::FileDialog::new()
+                        .add_filter("presets", &["json"])
+                        .set_file_name("preset.json")
+                        .save_file()
+                    {
+                        // The save dialog has already asked before replacing an existing file.
+                        Some(path) => self.editor.save_preset(&path, true),
+                        None => {
+                            self.editor.status.text =
+                                "Not saved (no file chosen, or no file dialog available)".into();
+                            self.editor.status.is_error = false;
+                        }
+                    }
+                }
                 ui.menu_button("Recent files", |ui| {
                     if self.editor.recent.is_empty() {
                         ui.label("none yet");
