@@ -13,6 +13,7 @@ pub mod demo;
 pub mod fsutil;
 pub mod glb;
 pub mod import;
+pub mod layers;
 pub mod player;
 pub mod preset;
 pub mod render;

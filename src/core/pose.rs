@@ -1,6 +1,6 @@
 //! A pose: local transforms of every joint, and their model-space matrices.
 
-use glam::Mat4;
+use glam::{Mat4, Quat};
 
 use super::skeleton::Skeleton;
 use super::transform::Transform;
@@ -38,6 +38,49 @@ impl Pose {
             };
             out.push(parent * local.to_mat4());
         }
+    }
+
+    /// Model-space rotation of every joint (scales ignored), written into `out` (resized to fit).
+    pub fn world_rotations_into(&self, skeleton: &Skeleton, out: &mut Vec<Quat>) {
+        out.clear();
+        out.reserve(self.local.len());
+        let (_, root, _) = skeleton.root_transform().to_scale_rotation_translation();
+        for (i, local) in self.local.iter().enumerate() {
+            let parent = match skeleton.parent(i) {
+                Some(p) => out[p],
+                None => root,
+            };
+            out.push((parent * local.rotation).normalize());
+        }
+    }
+
+    /// Model-space rotation of every joint.
+    pub fn world_rotations(&self, skeleton: &Skeleton) -> Vec<Quat> {
+        let mut out = Vec::new();
+        self.world_rotations_into(skeleton, &mut out);
+        out
+    }
+
+    /// Model-space rotation a joint's parent frame has (the root frame's for a root joint).
+    pub fn parent_world_rotation(skeleton: &Skeleton, world: &[Quat], joint: usize) -> Quat {
+        match skeleton.parent(joint) {
+            Some(p) => world[p],
+            None => skeleton.root_transform().to_scale_rotation_translation().1,
+        }
+    }
+
+    /// Gives `joint` the model-space rotation `rotation`, given the current model-space rotations `world`
+    /// (which are updated for that joint only: call it parent before child, or recompute after).
+    pub fn set_world_rotation(
+        &mut self,
+        skeleton: &Skeleton,
+        world: &mut [Quat],
+        joint: usize,
+        rotation: Quat,
+    ) {
+        let parent = Self::parent_world_rotation(skeleton, world, joint);
+        self.local[joint].rotation = (parent.inverse() * rotation).normalize();
+        world[joint] = rotation;
     }
 
     /// Model-space matrix of every joint.

@@ -55,7 +55,11 @@ impl Easing {
 
     /// The eased value of `t`, clamped to [0, 1].
     pub fn apply(self, t: f32) -> f32 {
-        let t = if t.is_finite() { t.clamp(0.0, 1.0) } else { 0.0 };
+        let t = if t.is_finite() {
+            t.clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
         match self {
             Easing::Linear => t,
             Easing::EaseOutSine => (t * PI / 2.0).sin(),

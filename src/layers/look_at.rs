@@ -1,0 +1,490 @@
+//! Look-at: the head (then the eyes) turn toward a target point, with the neck, chest and spine taking a share
+//! of the turn, each within its own limits; an optional smoothing filter turns the look direction at a bounded
+//! angular speed.
+
+use glam::{Quat, Vec3};
+use serde::{Deserialize, Serialize};
+
+use super::breath::local_axis_toward;
+use super::{ParamError, check, resolve_joint};
+use crate::core::{Character, HumanBone, Pose, Skeleton};
+
+/// The character's forward in model space.
+pub const CHARACTER_FORWARD: Vec3 = Vec3::Z;
+
+/// How far one bone may turn.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "mode", rename_all = "snake_case")]
+pub enum LookLimit {
+    /// No limit.
+    Off,
+    /// Separate limits for turning left/right and up/down, and a roll that follows the turn.
+    Axis {
+        /// Largest turn left or right, degrees (0–90).
+        horizontal_deg: f32,
+        /// Largest turn up or down, degrees (0–90).
+        vertical_deg: f32,
+        /// Roll about the forward axis per unit of turn (−1…1; 0 keeps the bone level).
+        roll: f32,
+    },
+    /// One limit on the whole angle, approached smoothly, with the rotation axis pulled toward up.
+    Smooth {
+        /// The angle the turn approaches but never reaches, degrees.
+        angle_deg: f32,
+        /// 0 keeps the rotation axis; 1 turns only about the up axis.
+        limit_weight: f32,
+    },
+}
+
+/// One bone of the look-at chain.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct LookBone {
+    /// Humanoid bone name, or a joint name for rigs without a humanoid map.
+    pub bone: String,
+    /// Share of the remaining turn this bone takes (the head usually takes all that is left: 1).
+    pub weight: f32,
+    /// Forward axis in the bone's local frame; None: detected from the rest pose.
+    pub forward: Option<[f32; 3]>,
+    /// The bone's limit.
+    pub limit: LookLimit,
+}
+
+impl Default for LookBone {
+    fn default() -> Self {
+        LookBone {
+            bone: String::new(),
+            weight: 0.5,
+            forward: None,
+            limit: LookLimit::Off,
+        }
+    }
+}
+
+/// Look-at parameters.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct LookAtParams {
+    /// Layer on.
+    pub enabled: bool,
+    /// Global weight: 0 leaves the animation alone, 1 turns fully.
+    pub weight: f32,
+    /// The point to look at, model space (metres, character root frame).
+    pub target: [f32; 3],
+    /// Look at the viewport camera instead of `target` (editor only).
+    pub follow_camera: bool,
+    /// The chain, head first (default Head, Neck, UpperChest — Chest where there is none — and Spine).
+    pub chain: Vec<LookBone>,
+    /// Smoothing: the look direction turns at most this fast, degrees per second (0: no smoothing).
+    pub speed_deg_per_s: f32,
+    /// Aim the eye bones too, when the rig has them.
+    pub eyes: bool,
+    /// Eye limit left/right, degrees.
+    pub eye_horizontal_deg: f32,
+    /// Eye limit up/down, degrees.
+    pub eye_vertical_deg: f32,
+}
+
+impl Default for LookAtParams {
+    fn default() -> Self {
+        let bone = |b: &str, weight: f32, h: f32, v: f32| LookBone {
+            bone: b.into(),
+            weight,
+            forward: None,
+            limit: LookLimit::Axis {
+                horizontal_deg: h,
+                vertical_deg: v,
+                roll: 0.0,
+            },
+        };
+        LookAtParams {
+            enabled: false,
+            weight: 1.0,
+            target: [0.0, 1.5, 2.0],
+            follow_camera: false,
+            chain: vec![
+                bone("Head", 1.0, 70.0, 40.0),
+                bone("Neck", 0.4, 40.0, 25.0),
+                bone("UpperChest", 0.25, 20.0, 10.0),
+                bone("Spine", 0.15, 15.0, 10.0),
+            ],
+            speed_deg_per_s: 360.0,
+            eyes: true,
+            eye_horizontal_deg: 30.0,
+            eye_vertical_deg: 20.0,
+        }
+    }
+}
+
+impl LookAtParams {
+    /// Checks every value; the error names the field (relative to the look-at section).
+    pub fn validate(&self) -> Result<(), ParamError> {
+        check("weight", self.weight, 0.0, 1.0)?;
+        for (c, v) in self.target.iter().enumerate() {
+            check(&format!("target[{c}]"), *v, -1e4, 1e4)?;
+        }
+        check("speed_deg_per_s", self.speed_deg_per_s, 0.0, 1e5)?;
+        check("eye_horizontal_deg", self.eye_horizontal_deg, 0.0, 90.0)?;
+        check("eye_vertical_deg", self.eye_vertical_deg, 0.0, 90.0)?;
+        for (i, b) in self.chain.iter().enumerate() {
+            check(&format!("chain[{i}].weight"), b.weight, 0.0, 1.0)?;
+            if let Some(f) = b.forward {
+                let v = Vec3::from_array(f);
+                if !v.is_finite() || v.length() < 1e-6 {
+                    return Err(ParamError::new(
+                        format!("chain[{i}].forward"),
+                        "must be a non-zero finite vector",
+                    ));
+                }
+            }
+            match b.limit {
+                LookLimit::Off => {}
+                LookLimit::Axis {
+                    horizontal_deg,
+                    vertical_deg,
+                    roll,
+                } => {
+                    check(
+                        &format!("chain[{i}].limit.horizontal_deg"),
+                        horizontal_deg,
+                        0.0,
+                        90.0,
+                    )?;
+                    check(
+                        &format!("chain[{i}].limit.vertical_deg"),
+                        vertical_deg,
+                        0.0,
+                        90.0,
+                    )?;
+                    check(&format!("chain[{i}].limit.roll"), roll, -1.0, 1.0)?;
+                }
+                LookLimit::Smooth {
+                    angle_deg,
+                    limit_weight,
+                } => {
+                    check(
+                        &format!("chain[{i}].limit.angle_deg"),
+                        angle_deg,
+                        0.0,
+                        180.0,
+                    )?;
+                    check(
+                        &format!("chain[{i}].limit.limit_weight"),
+                        limit_weight,
+                        0.0,
+                        1.0,
+                    )?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A chain bone found on the character.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BoundLookBone {
+    /// Index into [`LookAtParams::chain`].
+    pub index: usize,
+    /// The joint.
+    pub joint: usize,
+    /// Forward axis in the joint's frame (the override, or the detected one).
+    pub forward: Vec3,
+    /// The detected forward axis.
+    pub detected_forward: Vec3,
+}
+
+/// Look-at bound to one character.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LookAtRig {
+    /// The chain, head first.
+    pub bones: Vec<BoundLookBone>,
+    /// Eye joints and their forward axes.
+    pub eyes: Vec<(usize, Vec3)>,
+    /// Chain bones this character does not have.
+    pub missing: Vec<String>,
+}
+
+/// The smoothing filter's state: the current look direction from the head.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LookAtState {
+    direction: Option<Vec3>,
+}
+
+impl LookAtState {
+    /// Forgets the filtered direction (after a seek, the next evaluation snaps to the target).
+    pub fn reset(&mut self) {
+        self.direction = None;
+    }
+
+    /// The filtered look direction, once there is one.
+    pub fn direction(&self) -> Option<Vec3> {
+        self.direction
+    }
+}
+
+/// What one chain bone did.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LookBoneReport {
+    /// Bone name as in the parameters.
+    pub bone: String,
+    /// The bone's own turn, degrees.
+    pub angle_deg: f32,
+    /// Its turn left (+) or right (−) of the forward direction, degrees.
+    pub yaw_deg: f32,
+    /// Its turn up (+) or down (−), degrees.
+    pub pitch_deg: f32,
+    /// True when the limit cut the turn.
+    pub limited: bool,
+}
+
+/// Direction → (yaw about +Y from +Z toward +X, elevation), radians.
+fn yaw_pitch(d: Vec3) -> (f32, f32) {
+    (d.x.atan2(d.z), d.y.clamp(-1.0, 1.0).asin())
+}
+
+fn from_yaw_pitch(yaw: f32, pitch: f32) -> Vec3 {
+    Vec3::new(
+        yaw.sin() * pitch.cos(),
+        pitch.sin(),
+        yaw.cos() * pitch.cos(),
+    )
+}
+
+fn wrap_angle(a: f32) -> f32 {
+    (a + std::f32::consts::PI).rem_euclid(std::f32::consts::TAU) - std::f32::consts::PI
+}
+
+/// Applies a limit to a turn `turn` (model space) of a bone whose forward direction is `forward`.
+/// Returns the allowed turn, its yaw and pitch (radians) and whether the limit cut it.
+pub fn limit_turn(turn: Quat, forward: Vec3, limit: LookLimit) -> (Quat, f32, f32, bool) {
+    let f = forward.normalize_or(CHARACTER_FORWARD);
+    let (y0, p0) = yaw_pitch(f);
+    let measure = |q: Quat| {
+        let (y1, p1) = yaw_pitch(q * f);
+        (wrap_angle(y1 - y0), p1 - p0)
+    };
+    match limit {
+        LookLimit::Off => {
+            let (dy, dp) = measure(turn);
+            (turn, dy, dp, false)
+        }
+        LookLimit::Axis {
+            horizontal_deg,
+            vertical_deg,
+            roll,
+        } => {
+            let (dy, dp) = measure(turn);
+            let (h, v) = (horizontal_deg.to_radians(), vertical_deg.to_radians());
+            let dy_c = dy.clamp(-h, h);
+            let limit_p = std::f32::consts::FRAC_PI_2 - 1e-3;
+            let dp_c = dp.clamp(-v, v).clamp(-limit_p - p0, limit_p - p0);
+            let limited = dy_c != dy || dp_c != dp;
+            let aimed = from_yaw_pitch(y0 + dy_c, p0 + dp_c);
+            let base = Quat::from_rotation_arc(f, aimed);
+            let q = Quat::from_axis_angle(aimed, -roll * dy_c) * base;
+            (q.normalize(), dy_c, dp_c, limited)
+        }
+        LookLimit::Smooth {
+            angle_deg,
+            limit_weight,
+        } => {
+            let (mut axis, angle) = turn.to_axis_angle();
+            let angle = wrap_angle(angle);
+            let l = angle_deg.to_radians();
+            if limit_weight > 0.0 && axis.is_finite() {
+                let up = if axis.y >= 0.0 { Vec3::Y } else { Vec3::NEG_Y };
+                axis = axis.lerp(up, limit_weight).normalize_or(up);
+            }
+            let limited = angle.abs() >= l;
+            let a = if l > 0.0 { l * (angle / l).tanh() } else { 0.0 };
+            let q = Quat::from_axis_angle(axis, a);
+            let (dy, dp) = measure(q);
+            (q, dy, dp, limited)
+        }
+    }
+}
+
+/// Turns `from` toward `to` by at most `max_angle` radians.
+pub fn rotate_towards(from: Vec3, to: Vec3, max_angle: f32) -> Vec3 {
+    let angle = from.angle_between(to);
+    if !angle.is_finite() || angle <= max_angle {
+        return to;
+    }
+    Quat::IDENTITY.slerp(Quat::from_rotation_arc(from, to), max_angle / angle) * from
+}
+
+impl LookAtRig {
+    /// Resolves the chain (UpperChest falls back to Chest) and the eyes on a character.
+    pub fn bind(params: &LookAtParams, character: &Character) -> Self {
+        let skeleton = &character.skeleton;
+        let rest_world = Pose::rest(skeleton).world_rotations(skeleton);
+        let mut rig = LookAtRig::default();
+        for (index, b) in params.chain.iter().enumerate() {
+            let joint = resolve_joint(character, &b.bone).or_else(|| {
+                (b.bone == "UpperChest")
+                    .then(|| character.humanoid.joint(HumanBone::Chest))
+                    .flatten()
+            });
+            let Some(joint) = joint else {
+                rig.missing.push(b.bone.clone());
+                continue;
+            };
+            if rig.bones.iter().any(|x| x.joint == joint) {
+                continue;
+            }
+            let detected_forward = local_axis_toward(&rest_world, joint, CHARACTER_FORWARD);
+            let forward = b
+                .forward
+                .map(Vec3::from_array)
+                .filter(|f| f.is_finite() && f.length() > 1e-6)
+                .map_or(detected_forward, Vec3::normalize);
+            rig.bones.push(BoundLookBone {
+                index,
+                joint,
+                forward,
+                detected_forward,
+            });
+        }
+        for eye in [HumanBone::LeftEye, HumanBone::RightEye] {
+            if let Some(j) = character.humanoid.joint(eye) {
+                rig.eyes
+                    .push((j, local_axis_toward(&rest_world, j, CHARACTER_FORWARD)));
+            }
+        }
+        rig
+    }
+
+    /// Turns the chain toward `target` (model space). With `dt`, the look direction is smoothed by the
+    /// angular speed in the parameters and `state` carries it between calls; without, it snaps.
+    pub fn apply(
+        &self,
+        params: &LookAtParams,
+        skeleton: &Skeleton,
+        target: Vec3,
+        dt: Option<f32>,
+        state: &mut LookAtState,
+        pose: &mut Pose,
+    ) -> Vec<LookBoneReport> {
+        let mut report = Vec::new();
+        if !params.enabled || self.bones.is_empty() || !target.is_finite() {
+            return report;
+        }
+        let head = &self.bones[0];
+        let mut mats = pose.model_matrices(skeleton);
+        let head_pos = mats[head.joint].w_axis.truncate();
+        let Some(desired) = (target - head_pos).try_normalize() else {
+            return report;
+        };
+        let direction = match (dt, state.direction) {
+            (Some(dt), Some(prev)) if params.speed_deg_per_s > 0.0 && dt.is_finite() => {
+                rotate_towards(
+                    prev,
+                    desired,
+                    params.speed_deg_per_s.to_radians() * dt.max(0.0),
+                )
+            }
+            _ => desired,
+        };
+        state.direction = Some(direction);
+        let goal = head_pos + direction * (target - head_pos).length();
+        let mut world = pose.world_rotations(skeleton);
+        for b in self.bones.iter().rev() {
+            let spec = &params.chain[b.index];
+            let head_pos = mats[head.joint].w_axis.truncate();
+            let head_fwd = world[head.joint] * head.forward;
+            let look_point = head_pos + head_fwd * (goal - head_pos).length();
+            let pivot = mats[b.joint].w_axis.truncate();
+            let (Some(from), Some(to)) = (
+                (look_point - pivot).try_normalize(),
+                (goal - pivot).try_normalize(),
+            ) else {
+                continue;
+            };
+            let full = Quat::from_rotation_arc(from, to);
+            let share = Quat::IDENTITY.slerp(full, (spec.weight * params.weight).clamp(0.0, 1.0));
+            let forward = world[b.joint] * b.forward;
+            let (turn, yaw, pitch, limited) = limit_turn(share, forward, spec.limit);
+            let rotation = (turn * world[b.joint]).normalize();
+            pose.set_world_rotation(skeleton, &mut world, b.joint, rotation);
+            pose.model_matrices_into(skeleton, &mut mats);
+            pose.world_rotations_into(skeleton, &mut world);
+            report.push(LookBoneReport {
+                bone: spec.bone.clone(),
+                angle_deg: super::twist::rotation_distance(turn, Quat::IDENTITY).to_degrees(),
+                yaw_deg: yaw.to_degrees(),
+                pitch_deg: pitch.to_degrees(),
+                limited,
+            });
+        }
+        report.reverse();
+        if params.eyes {
+            let limit = LookLimit::Axis {
+                horizontal_deg: params.eye_horizontal_deg,
+                vertical_deg: params.eye_vertical_deg,
+                roll: 0.0,
+            };
+            for &(eye, fwd) in &self.eyes {
+                let pos = mats[eye].w_axis.truncate();
+                let forward = world[eye] * fwd;
+                let Some(to) = (goal - pos).try_normalize() else {
+                    continue;
+                };
+                let full = Quat::from_rotation_arc(forward.normalize_or(to), to);
+                let share = Quat::IDENTITY.slerp(full, params.weight.clamp(0.0, 1.0));
+                let (turn, _, _, _) = limit_turn(share, forward, limit);
+                let rotation = (turn * world[eye]).normalize();
+                pose.set_world_rotation(skeleton, &mut world, eye, rotation);
+            }
+        }
+        report
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn axis_limits_clamp_yaw_and_pitch() {
+        let turn = Quat::from_rotation_y(80f32.to_radians()) * Quat::from_rotation_x(-0.5);
+        let limit = LookLimit::Axis {
+            horizontal_deg: 30.0,
+            vertical_deg: 10.0,
+            roll: 0.0,
+        };
+        let (q, yaw, pitch, limited) = limit_turn(turn, Vec3::Z, limit);
+        assert!(limited);
+        assert!(
+            (yaw.to_degrees() - 30.0).abs() < 1e-3,
+            "{}",
+            yaw.to_degrees()
+        );
+        assert!(pitch.to_degrees().abs() <= 10.0 + 1e-3);
+        let (y, p) = yaw_pitch(q * Vec3::Z);
+        assert!((y.to_degrees() - 30.0).abs() < 1e-3 && (p - pitch).abs() < 1e-5);
+    }
+
+    #[test]
+    fn smooth_limit_never_reaches_its_angle() {
+        let turn = Quat::from_rotation_y(3.0);
+        let (q, _, _, limited) = limit_turn(
+            turn,
+            Vec3::Z,
+            LookLimit::Smooth {
+                angle_deg: 45.0,
+                limit_weight: 0.0,
+            },
+        );
+        assert!(limited);
+        let a = super::super::twist::rotation_distance(q, Quat::IDENTITY).to_degrees();
+        assert!(a < 45.0 && a > 40.0, "{a}");
+    }
+
+    #[test]
+    fn rotate_towards_moves_by_at_most_the_step() {
+        let d = rotate_towards(Vec3::Z, Vec3::X, 0.5);
+        assert!((d.angle_between(Vec3::Z) - 0.5).abs() < 1e-5);
+        assert_eq!(rotate_towards(Vec3::Z, Vec3::X, 2.0), Vec3::X);
+    }
+}

@@ -1,0 +1,63 @@
+//! Procedural layers over the animated pose, in the order source → breath → look-at → twist correction. Each is
+//! a function of (time, parameters, input pose); look-at smoothing is the one stateful filter.
+
+pub mod breath;
+pub mod easing;
+pub mod look_at;
+pub mod stack;
+pub mod twist;
+
+pub use breath::{BreathParams, BreathRig};
+pub use easing::Easing;
+pub use look_at::{LookAtParams, LookAtRig, LookAtState, LookLimit};
+pub use stack::{LayerParams, LayerRig};
+pub use twist::{TwistParams, TwistRig};
+
+use crate::core::{Character, HumanBone};
+
+/// A parameter that cannot be used, named by its field path.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("{field}: {problem}")]
+pub struct ParamError {
+    /// Field path, as in the preset JSON.
+    pub field: String,
+    /// What is wrong.
+    pub problem: String,
+}
+
+impl ParamError {
+    /// An error about one field.
+    pub fn new(field: impl Into<String>, problem: impl Into<String>) -> Self {
+        ParamError {
+            field: field.into(),
+            problem: problem.into(),
+        }
+    }
+
+    /// The same error with its field placed under a section (`breath` + `inhale_s` → `breath.inhale_s`).
+    pub fn under(mut self, section: &str) -> Self {
+        self.field = format!("{section}.{}", self.field);
+        self
+    }
+}
+
+/// Checks that a value is a finite number within [min, max].
+pub fn check(field: &str, value: f32, min: f32, max: f32) -> Result<(), ParamError> {
+    if !value.is_finite() {
+        return Err(ParamError::new(field, "not a finite number"));
+    }
+    if value < min || value > max {
+        return Err(ParamError::new(
+            field,
+            format!("{value} is out of range ({min} to {max})"),
+        ));
+    }
+    Ok(())
+}
+
+/// The joint a layer parameter names: a humanoid bone (`Chest`) when the rig maps it, else a joint name.
+pub fn resolve_joint(character: &Character, name: &str) -> Option<usize> {
+    HumanBone::from_name(name)
+        .and_then(|b| character.humanoid.joint(b))
+        .or_else(|| character.skeleton.find_by_name(name))
+}

@@ -1,0 +1,79 @@
+//! The layer stack: every layer's parameters together (as presets store them), bound to one character, applied
+//! in order breath → look-at → twist correction.
+
+use glam::Vec3;
+use serde::{Deserialize, Serialize};
+
+use super::look_at::LookBoneReport;
+use super::{
+    BreathParams, BreathRig, LookAtParams, LookAtRig, LookAtState, ParamError, TwistParams,
+    TwistRig,
+};
+use crate::core::{Character, Pose};
+
+/// Every layer's parameters.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct LayerParams {
+    /// Breathing.
+    pub breath: BreathParams,
+    /// Look-at.
+    pub look_at: LookAtParams,
+    /// Twist correction.
+    pub twist: TwistParams,
+}
+
+impl LayerParams {
+    /// Checks every value; the error names the field (`breath.inhale_s`).
+    pub fn validate(&self) -> Result<(), ParamError> {
+        self.breath.validate().map_err(|e| e.under("breath"))?;
+        self.look_at.validate().map_err(|e| e.under("look_at"))?;
+        self.twist.validate().map_err(|e| e.under("twist"))?;
+        Ok(())
+    }
+}
+
+/// The layers bound to one character.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LayerRig {
+    /// Breath bones and held shoulders.
+    pub breath: BreathRig,
+    /// Look-at chain and eyes.
+    pub look_at: LookAtRig,
+    /// Twist pairs, valid or not.
+    pub twist: TwistRig,
+}
+
+impl LayerRig {
+    /// Resolves every layer's bones on a character.
+    pub fn bind(params: &LayerParams, character: &Character) -> Self {
+        LayerRig {
+            breath: BreathRig::bind(&params.breath, character),
+            look_at: LookAtRig::bind(&params.look_at, character),
+            twist: TwistRig::bind(&params.twist, character),
+        }
+    }
+
+    /// Applies the stack to `pose` at time `time`. `target` replaces the look-at target (the camera, a command
+    /// line point); `dt` steps the look-at smoothing (None: no smoothing). Returns the look-at report.
+    #[allow(clippy::too_many_arguments)]
+    pub fn apply(
+        &self,
+        params: &LayerParams,
+        character: &Character,
+        time: f32,
+        dt: Option<f32>,
+        target: Option<Vec3>,
+        state: &mut LookAtState,
+        pose: &mut Pose,
+    ) -> Vec<LookBoneReport> {
+        let skeleton = &character.skeleton;
+        self.breath.apply(&params.breath, skeleton, time, pose);
+        let target = target.unwrap_or(Vec3::from_array(params.look_at.target));
+        let report = self
+            .look_at
+            .apply(&params.look_at, skeleton, target, dt, state, pose);
+        self.twist.apply(&params.twist, skeleton, pose);
+        report
+    }
+}
