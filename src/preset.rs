@@ -8,6 +8,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::blend::BlendSpace;
+use crate::core::HumanBone;
+use crate::layers::LayerParams;
 
 /// The format tag every preset carries.
 pub const FORMAT: &str = "animtune-preset";
@@ -25,6 +27,8 @@ pub struct Preset {
     /// The blend space, when the preset drives one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub blend: Option<BlendSpace>,
+    /// The procedural layers' parameters.
+    pub layers: LayerParams,
     /// Humanoid mapping overrides: humanoid bone name → joint name.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub humanoid: BTreeMap<String, String>,
@@ -36,6 +40,7 @@ impl Default for Preset {
             format: FORMAT.into(),
             version: VERSION,
             blend: None,
+            layers: LayerParams::default(),
             humanoid: BTreeMap::new(),
         }
     }
@@ -130,8 +135,38 @@ impl Preset {
         Self::parse(&read(path)?, path)
     }
 
+    /// The humanoid override as bones (names checked by [`Preset::validate`]).
+    pub fn humanoid_override(&self) -> BTreeMap<HumanBone, String> {
+        self.humanoid
+            .iter()
+            .filter_map(|(b, j)| HumanBone::from_name(b).map(|b| (b, j.clone())))
+            .collect()
+    }
+
     /// Checks every value; the error names the field.
     pub fn validate(&self, path: &Path) -> Result<(), PresetError> {
+        let invalid = |field: String, problem: String| PresetError::Invalid {
+            path: path.to_path_buf(),
+            field,
+            problem,
+        };
+        self.layers
+            .validate()
+            .map_err(|e| invalid(format!("layers.{}", e.field), e.problem))?;
+        for (bone, joint) in &self.humanoid {
+            if HumanBone::from_name(bone).is_none() {
+                return Err(invalid(
+                    format!("humanoid.{bone}"),
+                    "not a humanoid bone name (Unity HumanBodyBones)".into(),
+                ));
+            }
+            if joint.trim().is_empty() {
+                return Err(invalid(
+                    format!("humanoid.{bone}"),
+                    "empty joint name".into(),
+                ));
+            }
+        }
         if let Some(blend) = &self.blend {
             blend.validate().map_err(|e| PresetError::Invalid {
                 path: path.to_path_buf(),
@@ -252,6 +287,28 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.to_string().contains("blend.axes[0].max"), "{e}");
+        let e = Preset::parse(
+            r#"{"format":"animtune-preset","layers":{"breath":{"inhale_s":-1}}}"#,
+            p(),
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("layers.breath.inhale_s"), "{e}");
+        let e = Preset::parse(
+            r#"{"format":"animtune-preset","layers":{"look_at":{"chain":[{"limit":{"mode":"axis","horizontal_deg":120,"vertical_deg":10,"roll":0}}]}}}"#,
+            p(),
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("layers.look_at.chain[0].limit.horizontal_deg"),
+            "{e}"
+        );
+        let e = Preset::parse(
+            r#"{"format":"animtune-preset","humanoid":{"Tail":"x"}}"#,
+            p(),
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("humanoid.Tail"), "{e}");
         let e = parse_blend_space("{}", p()).unwrap_err();
         assert!(matches!(e, PresetError::NoBlendSpace { .. }));
         let e = parse_blend_space("{\"nodes\": [", p()).unwrap_err();

@@ -178,3 +178,103 @@ fn bad_blend_files_fail_cleanly() {
     let out = animtune(&["preset", "validate", good.to_str().unwrap()]);
     assert!(out.status.success());
 }
+
+#[test]
+fn pose_with_a_preset_and_look_at_evaluates_the_whole_stack() {
+    let dir = temp_dir("cli-pose-preset");
+    let preset = default_preset(&dir);
+    let p = preset.to_str().unwrap();
+    let plain = json_of(&animtune(&[
+        "pose",
+        "mannequin",
+        "--clip",
+        "Idle",
+        "--time",
+        "1.5",
+        "--json",
+    ]));
+    assert!(plain.get("layers").is_none());
+    let stacked = json_of(&animtune(&[
+        "pose",
+        "mannequin",
+        "--clip",
+        "Idle",
+        "--time",
+        "1.5",
+        "--preset",
+        p,
+        "--look-at",
+        "1.5,1.6,0.5",
+        "--json",
+    ]));
+    let layers = &stacked["layers"];
+    assert_eq!(layers["breath"], true);
+    assert_eq!(layers["twist"], true);
+    let look = layers["look_at"].as_array().unwrap();
+    assert_eq!(look.len(), 4);
+    assert_eq!(look[0]["bone"], "Head");
+    // The head joint turned toward +X (the character's left): its model-space forward gained +X.
+    let head = |j: &serde_json::Value| {
+        j["joints"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["name"] == "Head")
+            .unwrap()["model"]["rotation"]
+            .clone()
+    };
+    let q = |v: serde_json::Value| {
+        let a: Vec<f32> = v
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_f64().unwrap() as f32)
+            .collect();
+        glam::Quat::from_xyzw(a[0], a[1], a[2], a[3])
+    };
+    let before = q(head(&plain)) * glam::Vec3::Z;
+    let after = q(head(&stacked)) * glam::Vec3::Z;
+    assert!(after.x > before.x + 0.3, "{before} -> {after}");
+    // With the preset alone, no clip option: the preset's blend space is the source.
+    let blend = json_of(&animtune(&[
+        "pose",
+        "mannequin",
+        "--preset",
+        p,
+        "--time",
+        "0.3",
+        "--json",
+    ]));
+    assert_eq!(blend["clip"], "blend space");
+    assert!(blend["layers"]["look_at"].is_null());
+}
+
+#[test]
+fn bad_presets_and_look_at_points_fail_cleanly() {
+    let dir = temp_dir("cli-pose-preset-bad");
+    let bad = dir.join("bad.json");
+    std::fs::write(
+        &bad,
+        r#"{"format":"animtune-preset","version":1,"layers":{"twist":{"intensity":3}}}"#,
+    )
+    .unwrap();
+    let out = animtune(&["pose", "mannequin", "--preset", bad.to_str().unwrap()]);
+    assert_clean_failure(&out, &["bad.json", "layers.twist.intensity"]);
+    let out = animtune(&["pose", "mannequin", "--look-at", "1,nan,2"]);
+    assert_clean_failure(&out, &["--look-at", "1,nan,2"]);
+    let missing = dir.join("clips.json");
+    std::fs::write(
+        &missing,
+        r#"{"format":"animtune-preset","blend":{"nodes":[{"clip":"Nope","position":[0,0]}]}}"#,
+    )
+    .unwrap();
+    let out = animtune(&[
+        "render",
+        "mannequin",
+        "--preset",
+        missing.to_str().unwrap(),
+        "-o",
+        dir.join("x.png").to_str().unwrap(),
+    ]);
+    assert_clean_failure(&out, &["mannequin", "Nope"]);
+}

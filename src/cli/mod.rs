@@ -196,6 +196,9 @@ pub struct ModelArgs {
     /// Override one humanoid bone: BONE=JOINT (e.g. --map Chest=Spine2); repeatable.
     #[arg(long = "map", value_name = "BONE=JOINT")]
     pub map: Vec<String>,
+    /// A preset: its humanoid override, procedural layers and blend space apply.
+    #[arg(long, value_name = "FILE.json")]
+    pub preset: Option<PathBuf>,
 }
 
 /// Arguments of `inspect`.
@@ -252,7 +255,7 @@ pub struct RenderArgs {
     pub force: bool,
 }
 
-/// Which clip to evaluate and when.
+/// Which clip to evaluate and when (with `--preset` and no clip option: the preset's blend space).
 #[derive(Debug, Args)]
 pub struct ClipSourceArgs {
     /// Clip name or index (default: the first clip; the rest pose when there is none).
@@ -270,6 +273,10 @@ pub struct ClipSourceArgs {
     /// Wrap time around the clip instead of holding the last pose.
     #[arg(long = "loop")]
     pub looping: bool,
+    /// Turn the head toward this model-space point X,Y,Z (metres): enables look-at (with the preset's
+    /// layers, or the default ones).
+    #[arg(long, value_name = "X,Y,Z", allow_hyphen_values = true)]
+    pub look_at: Option<String>,
 }
 
 /// Arguments of `mannequin`.

@@ -6,15 +6,29 @@ use anyhow::{Result, anyhow};
 
 use super::{ModelArgs, parse_overrides};
 use crate::import::{ImportedModel, load_file};
+use crate::preset::Preset;
 
-/// Loads the model named on the command line and applies `--map` overrides.
+/// The preset named by `--preset`, if any.
+pub fn preset(args: &ModelArgs) -> Result<Option<Preset>> {
+    args.preset
+        .as_deref()
+        .map(Preset::load)
+        .transpose()
+        .map_err(Into::into)
+}
+
+/// Loads the model named on the command line and applies the humanoid overrides (the preset's, then `--map`).
 pub fn open(args: &ModelArgs) -> Result<ImportedModel> {
     let mut model = if args.model == "mannequin" {
         crate::demo::mannequin::load()
     } else {
         load_file(Path::new(&args.model))?
     };
-    let overrides = parse_overrides(&args.map)?;
+    let mut overrides = match preset(args)? {
+        Some(p) => p.humanoid_override(),
+        None => Default::default(),
+    };
+    overrides.extend(parse_overrides(&args.map)?);
     if !overrides.is_empty() {
         let c = &mut model.character;
         c.humanoid = c

@@ -15,7 +15,24 @@ struct PoseReport {
     time: f32,
     #[serde(skip_serializing_if = "Option::is_none")]
     binding: Option<BindingReport>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    layers: Option<LayersReport>,
     joints: Vec<JointPose>,
+}
+
+/// What the procedural layers did.
+#[derive(Serialize)]
+pub(super) struct LayersReport {
+    breath: bool,
+    twist: bool,
+    look_at: Option<Vec<LookReport>>,
+}
+
+#[derive(Serialize)]
+struct LookReport {
+    bone: String,
+    angle_deg: f32,
+    limited: bool,
 }
 
 /// What a clip's tracks bound to: tracks that found no joint, joints that no track drives.
@@ -85,6 +102,120 @@ pub(super) struct Evaluated {
     pub clip: Option<String>,
     /// What the clip bound to.
     pub binding: Option<BindingReport>,
+    /// What the layers did, when a preset or `--look-at` applied them.
+    pub layers: Option<LayersReport>,
+}
+
+fn parse_point3(text: &str) -> Result<glam::Vec3> {
+    let v: Vec<f32> = text
+        .split(',')
+        .map(|p| p.trim().parse::<f32>())
+        .collect::<Result<_, _>>()
+        .with_context(|| format!("--look-at '{text}': expected X,Y,Z in metres"))?;
+    match v.as_slice() {
+        [x, y, z] if v.iter().all(|c| c.is_finite()) => Ok(glam::Vec3::new(*x, *y, *z)),
+        _ => bail!("--look-at '{text}': expected three finite numbers X,Y,Z"),
+    }
+}
+
+/// Samples the preset's blend space at its point, `time` seconds into the (looping) cycle.
+fn blend_pose(
+    model: &ImportedModel,
+    file: &str,
+    space: &crate::blend::BlendSpace,
+    time: f32,
+) -> Result<Pose> {
+    let c = &model.character;
+    let sampler = crate::blend::BlendSampler::bind(space, &model.clips, c);
+    if let Some((i, clip)) = sampler.missing().first() {
+        bail!(
+            "{file}: the preset's blend node {i} plays clip '{clip}', which the model does not have"
+        );
+    }
+    let w = space.weights();
+    let cycle = sampler.cycle_length(&w);
+    let mut pose = Pose::rest(&c.skeleton);
+    sampler.sample(
+        space,
+        &model.clips,
+        &c.skeleton,
+        &w,
+        time,
+        cycle,
+        &mut pose,
+        &mut crate::blend::BlendScratch::default(),
+    );
+    Ok(pose)
+}
+
+/// Applies the preset's layers (or the default ones when only `--look-at` asks) to an evaluated pose.
+pub(super) fn apply_layers(
+    model: &ImportedModel,
+    preset: Option<&crate::preset::Preset>,
+    src: &ClipSourceArgs,
+    evaluated: &mut Evaluated,
+) -> Result<()> {
+    let target = src.look_at.as_deref().map(parse_point3).transpose()?;
+    if preset.is_none() && target.is_none() {
+        return Ok(());
+    }
+    let mut layers = preset.map(|p| p.layers.clone()).unwrap_or_default();
+    if target.is_some() {
+        layers.look_at.enabled = true;
+    }
+    let c = &model.character;
+    let rig = crate::layers::LayerRig::bind(&layers, c);
+    let report = rig.apply(
+        &layers,
+        c,
+        src.time,
+        None,
+        target,
+        &mut crate::layers::LookAtState::default(),
+        &mut evaluated.pose,
+    );
+    evaluated.layers = Some(LayersReport {
+        breath: layers.breath.enabled && !rig.breath.bones.is_empty(),
+        twist: layers.twist.enabled && rig.twist.pairs.iter().any(|p| p.is_valid()),
+        look_at: layers.look_at.enabled.then(|| {
+            report
+                .into_iter()
+                .map(|r| LookReport {
+                    bone: r.bone,
+                    angle_deg: r.angle_deg,
+                    limited: r.limited,
+                })
+                .collect()
+        }),
+    });
+    Ok(())
+}
+
+/// The whole stack from the command line: the clip (or the preset's blend space), then the layers.
+pub(super) fn evaluate_stack(
+    model: &ImportedModel,
+    args: &super::ModelArgs,
+    src: &ClipSourceArgs,
+) -> Result<Evaluated> {
+    let preset = super::model::preset(args)?;
+    let file = args.model.as_str();
+    let no_clip_option = src.clip.is_none() && src.clip_file.is_none() && src.baked.is_none();
+    let mut evaluated = match preset.as_ref().and_then(|p| p.blend.as_ref()) {
+        Some(space) if no_clip_option => {
+            if !src.time.is_finite() {
+                bail!("--time must be a finite number of seconds");
+            }
+            Evaluated {
+                pose: blend_pose(model, file, space, src.time)?,
+                clip: Some("blend space".into()),
+                binding: None,
+                layers: None,
+            }
+        }
+        _ => evaluate(model, file, src)?,
+    };
+    apply_layers(model, preset.as_ref(), src, &mut evaluated)?;
+    Ok(evaluated)
 }
 
 /// Evaluates the clip named by `src` (from the model, another model file, or a baked clip file) on the model.
@@ -120,6 +251,7 @@ pub(super) fn evaluate(
             pose,
             clip: None,
             binding: None,
+            layers: None,
         });
     };
     let binding = clip.bind(s, Some(&c.humanoid));
@@ -168,6 +300,7 @@ pub(super) fn evaluate(
             unbound_tracks: binding.unbound_tracks,
             joints_without_track: binding.joints_without_track,
         }),
+        layers: None,
     })
 }
 
@@ -179,13 +312,15 @@ pub fn run(args: &PoseArgs) -> Result<()> {
         pose,
         clip,
         binding,
-    } = evaluate(&model, &args.model.model, &args.source)?;
+        layers,
+    } = evaluate_stack(&model, &args.model, &args.source)?;
     let model_m = pose.model_matrices(s);
     let bones = c.humanoid.bone_per_joint(s.len());
     let report = PoseReport {
         clip,
         time: args.source.time,
         binding,
+        layers,
         joints: (0..s.len())
             .map(|j| JointPose {
                 name: s.name(j).to_string(),

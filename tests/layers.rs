@@ -1,0 +1,347 @@
+//! Procedural layers on the mannequin and the shared humanoids: breath, twist correction and look-at invariants.
+
+mod common;
+
+use animtune::core::{HumanBone, Pose, Wrap};
+use animtune::import::ImportedModel;
+use animtune::layers::look_at::{CHARACTER_FORWARD, LookBone};
+use animtune::layers::twist::{rotation_distance, twist_fraction};
+use animtune::layers::{
+    BreathParams, BreathRig, Easing, LookAtParams, LookAtRig, LookAtState, LookLimit, TwistParams,
+    TwistRig,
+};
+use glam::{Quat, Vec3};
+
+fn humanoids() -> Vec<(&'static str, ImportedModel)> {
+    vec![
+        ("mannequin", animtune::demo::mannequin::load()),
+        (
+            "Godette",
+            animtune::import::load_file(&common::asset("Godette_vrm_v4.vrm")).unwrap(),
+        ),
+        (
+            "Quaternius",
+            animtune::import::load_file(&common::quaternius()).unwrap(),
+        ),
+    ]
+}
+
+/// The model's first clip at `t` (rest pose when it has none).
+fn animated(m: &ImportedModel, t: f32) -> Pose {
+    let c = &m.character;
+    let mut pose = Pose::rest(&c.skeleton);
+    if let Some(clip) = m
+        .clips
+        .iter()
+        .find(|c| c.name.contains("Idle"))
+        .or(m.clips.first())
+    {
+        let b = clip.bind(&c.skeleton, Some(&c.humanoid));
+        clip.sample_into(&b, t, Wrap::Loop, &mut pose);
+    }
+    pose
+}
+
+#[test]
+fn breath_keeps_the_shoulders_still_and_follows_the_easing() {
+    for (name, m) in humanoids() {
+        let c = &m.character;
+        let s = &c.skeleton;
+        let params = BreathParams::default();
+        let rig = BreathRig::bind(&params, c);
+        assert!(rig.missing.is_empty(), "{name}: {:?}", rig.missing);
+        assert_eq!(rig.shoulders.len(), 2, "{name}");
+        for t in [0.3f32, 1.0, 2.2, 3.7, 5.1] {
+            let before = animated(&m, t);
+            let mut after = before.clone();
+            rig.apply(&params, s, t, &mut after);
+            let (wb, wa) = (before.world_rotations(s), after.world_rotations(s));
+            for &sh in &rig.shoulders {
+                assert!(
+                    rotation_distance(wb[sh], wa[sh]) < 1e-5,
+                    "{name}: shoulder {} moved at {t}",
+                    s.name(sh)
+                );
+            }
+            // Each bone turned about its axis by exactly the formula's angle.
+            for b in &rig.bones {
+                let spec = &params.bones[b.index];
+                let want = params
+                    .angle_deg(spec.inhale_deg, spec.exhale_deg, t)
+                    .to_radians();
+                let got = before.local[b.joint].rotation.inverse() * after.local[b.joint].rotation;
+                let expected = Quat::from_axis_angle(b.axis, want);
+                assert!(
+                    rotation_distance(got, expected) < 1e-5,
+                    "{name} {} at {t}: {got} vs {expected}",
+                    spec.bone
+                );
+            }
+        }
+        // The first inhale, by the formula: EaseOutSine from 0.
+        let spine = rig
+            .bones
+            .iter()
+            .find(|b| params.bones[b.index].bone == "Spine")
+            .unwrap();
+        let a = params.angle_deg(2.0, -2.0, 0.3);
+        assert!((a - 2.0 * Easing::EaseOutSine.apply(0.25)).abs() < 1e-5);
+        // The detected axis is the local axis closest to the character's right.
+        let rest_world = Pose::rest(s).world_rotations(s);
+        assert!(
+            (rest_world[spine.joint] * spine.axis).dot(Vec3::NEG_X) > 0.7,
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn breath_is_a_function_of_time_so_scrubbing_repeats() {
+    let m = animtune::demo::mannequin::load();
+    let s = &m.character.skeleton;
+    let params = BreathParams::default();
+    let rig = BreathRig::bind(&params, &m.character);
+    let at = |t: f32| {
+        let mut p = animated(&m, t);
+        rig.apply(&params, s, t, &mut p);
+        p
+    };
+    let first = at(4.4);
+    let _ = at(1.0);
+    let _ = at(9.9);
+    assert_eq!(at(4.4), first);
+}
+
+#[test]
+fn twist_joints_sit_between_parent_and_child_and_the_child_stays() {
+    let m = animtune::demo::mannequin::load();
+    let c = &m.character;
+    let s = &c.skeleton;
+    let params = TwistParams {
+        intensity: 0.35,
+        ..TwistParams::default()
+    };
+    let rig = TwistRig::bind(&params, c);
+    let valid: Vec<_> = rig.pairs.iter().filter(|p| p.is_valid()).collect();
+    assert_eq!(
+        valid.len(),
+        8,
+        "arms and legs of the mannequin have twist joints"
+    );
+    let invalid = rig.pairs.iter().find(|p| !p.is_valid()).unwrap();
+    assert!(invalid.problem.as_ref().unwrap().contains("no twist joint"));
+    // A pose with bent, twisted elbows and knees.
+    let mut pose = animated(&m, 1.3);
+    for b in [
+        HumanBone::LeftLowerArm,
+        HumanBone::RightLowerLeg,
+        HumanBone::LeftHand,
+    ] {
+        let j = c.humanoid.joint(b).unwrap();
+        pose.local[j].rotation = Quat::from_euler(glam::EulerRot::XYZ, 0.6, 0.9, -0.4);
+    }
+    let before = pose.world_rotations(s);
+    rig.apply(&params, s, &mut pose);
+    let after = pose.world_rotations(s);
+    for p in valid {
+        let (pj, cj) = (p.parent.unwrap(), p.child.unwrap());
+        assert!(
+            rotation_distance(before[cj], after[cj]) < 1e-5,
+            "child {} moved",
+            s.name(cj)
+        );
+        let n = p.in_chain.len();
+        for (k, &j) in p.in_chain.iter().enumerate() {
+            let cw = if before[pj].dot(before[cj]) < 0.0 {
+                -before[cj]
+            } else {
+                before[cj]
+            };
+            let want = before[pj].slerp(cw, twist_fraction(0.35, k + 1, n));
+            assert!(
+                rotation_distance(after[j], want) < 1e-5,
+                "{}: {} vs {}",
+                s.name(j),
+                after[j],
+                want
+            );
+        }
+    }
+}
+
+fn head_forward_error_deg(m: &ImportedModel, rig: &LookAtRig, pose: &Pose, target: Vec3) -> f32 {
+    let s = &m.character.skeleton;
+    let head = &rig.bones[0];
+    let mats = pose.model_matrices(s);
+    let world = pose.world_rotations(s);
+    let fwd = world[head.joint] * head.forward;
+    let to = target - mats[head.joint].w_axis.truncate();
+    fwd.angle_between(to).to_degrees()
+}
+
+fn unlimited() -> LookAtParams {
+    let mut p = LookAtParams {
+        enabled: true,
+        ..LookAtParams::default()
+    };
+    for b in &mut p.chain {
+        b.limit = LookLimit::Off;
+    }
+    p
+}
+
+#[test]
+fn look_at_without_limits_points_the_head_at_the_target() {
+    for (name, m) in humanoids() {
+        let c = &m.character;
+        let s = &c.skeleton;
+        let params = unlimited();
+        let rig = LookAtRig::bind(&params, c);
+        assert_eq!(rig.bones.len(), 4, "{name}: {:?}", rig.missing);
+        // The head's detected forward looks the way the character faces.
+        let rest_world = Pose::rest(s).world_rotations(s);
+        assert!(
+            (rest_world[rig.bones[0].joint] * rig.bones[0].forward).dot(CHARACTER_FORWARD) > 0.7
+        );
+        for target in [
+            Vec3::new(0.8, 1.7, 1.5),
+            Vec3::new(-1.5, 0.9, 0.6),
+            Vec3::new(0.2, 2.4, 2.0),
+        ] {
+            let mut pose = animated(&m, 0.7);
+            let report = rig.apply(
+                &params,
+                s,
+                target,
+                None,
+                &mut LookAtState::default(),
+                &mut pose,
+            );
+            assert_eq!(report.len(), 4);
+            let err = head_forward_error_deg(&m, &rig, &pose, target);
+            assert!(err < 0.5, "{name}: head misses {target} by {err}°");
+        }
+    }
+}
+
+#[test]
+fn look_at_limits_are_never_exceeded() {
+    for (name, m) in humanoids() {
+        let c = &m.character;
+        let s = &c.skeleton;
+        let mut params = LookAtParams {
+            enabled: true,
+            ..LookAtParams::default()
+        };
+        params.chain[2].limit = LookLimit::Smooth {
+            angle_deg: 12.0,
+            limit_weight: 0.5,
+        };
+        let rig = LookAtRig::bind(&params, c);
+        for target in [
+            Vec3::new(3.0, 1.0, -0.5),
+            Vec3::new(-2.0, 3.5, 0.4),
+            Vec3::new(0.0, 0.0, 0.5),
+        ] {
+            let mut pose = animated(&m, 0.4);
+            let before = pose.clone();
+            let report = rig.apply(
+                &params,
+                s,
+                target,
+                None,
+                &mut LookAtState::default(),
+                &mut pose,
+            );
+            assert!(
+                report.iter().any(|r| r.limited),
+                "{name}: {target} should hit a limit"
+            );
+            for (r, b) in report.iter().zip(&rig.bones) {
+                let spec: &LookBone = &params.chain[b.index];
+                match spec.limit {
+                    LookLimit::Axis {
+                        horizontal_deg,
+                        vertical_deg,
+                        ..
+                    } => {
+                        assert!(
+                            r.yaw_deg.abs() <= horizontal_deg + 1e-3,
+                            "{name} {}: {r:?}",
+                            r.bone
+                        );
+                        assert!(
+                            r.pitch_deg.abs() <= vertical_deg + 1e-3,
+                            "{name} {}: {r:?}",
+                            r.bone
+                        );
+                    }
+                    LookLimit::Smooth { angle_deg, .. } => {
+                        assert!(r.angle_deg <= angle_deg + 1e-3, "{name} {}: {r:?}", r.bone);
+                    }
+                    LookLimit::Off => {}
+                }
+                // Independently of the report: the bone's own local rotation changed by no more than its limit allows.
+                let turned =
+                    rotation_distance(before.local[b.joint].rotation, pose.local[b.joint].rotation)
+                        .to_degrees();
+                let bound = match spec.limit {
+                    LookLimit::Axis {
+                        horizontal_deg,
+                        vertical_deg,
+                        ..
+                    } => horizontal_deg + vertical_deg,
+                    LookLimit::Smooth { angle_deg, .. } => angle_deg,
+                    LookLimit::Off => 180.0,
+                };
+                assert!(
+                    turned <= bound + 1e-2,
+                    "{name} {}: turned {turned}° > {bound}°",
+                    r.bone
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn look_at_smoothing_converges_monotonically_and_resets_on_seek() {
+    let m = animtune::demo::mannequin::load();
+    let s = &m.character.skeleton;
+    let mut params = unlimited();
+    params.speed_deg_per_s = 90.0;
+    let rig = LookAtRig::bind(&params, &m.character);
+    let base = animated(&m, 0.0);
+    let mut state = LookAtState::default();
+    // Settle looking ahead, then the target jumps to the side.
+    let ahead = Vec3::new(0.0, 1.55, 3.0);
+    let mut pose = base.clone();
+    rig.apply(&params, s, ahead, Some(1.0 / 30.0), &mut state, &mut pose);
+    let side = Vec3::new(2.5, 1.55, 0.5);
+    let mut prev = f32::INFINITY;
+    let mut steps = 0;
+    loop {
+        let mut pose = base.clone();
+        rig.apply(&params, s, side, Some(1.0 / 30.0), &mut state, &mut pose);
+        let err = head_forward_error_deg(&m, &rig, &pose, side);
+        assert!(
+            err <= prev + 1e-3,
+            "error grew from {prev} to {err} at step {steps}"
+        );
+        prev = err;
+        steps += 1;
+        if err < 0.5 {
+            break;
+        }
+        assert!(steps < 200, "no convergence: {err}°");
+    }
+    // About 75° at 90°/s: close to 25 frames at 30 fps.
+    assert!((20..=30).contains(&steps), "{steps} steps");
+    state.reset();
+    let mut pose = base.clone();
+    rig.apply(&params, s, ahead, Some(1.0 / 30.0), &mut state, &mut pose);
+    assert!(
+        head_forward_error_deg(&m, &rig, &pose, ahead) < 0.5,
+        "a reset snaps to the target"
+    );
+}
