@@ -48,6 +48,7 @@ fn draw(r: &OffscreenRenderer, m: &ImportedModel, model: &[Mat4], cam: &OrbitCam
         show_skeleton: false,
         show_grid: false,
         selected: None,
+        look_target: None,
     };
     r.render(&m.character, &frame, W, H).unwrap()
 }

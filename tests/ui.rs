@@ -60,6 +60,11 @@ fn dragging_the_scrub_bar_shows_that_time() {
     h.run_steps(2);
     h.state_mut().editor.select_clip(Some(0));
     h.state_mut().editor.player.play();
+    // The pose compared below is the bare clip: the procedural layers are switched off for this test.
+    h.state_mut().editor.edit_layers(false, |l| {
+        l.breath.enabled = false;
+        l.twist.enabled = false;
+    });
     h.run_steps(1);
     h.get_by_label("Pause").click();
     h.run_steps(1);
@@ -239,4 +244,39 @@ fn arrow_keys_move_the_sample_point_when_the_canvas_has_focus() {
     assert!((q[0] - (p[0] - 0.04)).abs() < 1e-6, "{p:?} -> {q:?}");
     assert_eq!(q[1], p[1]);
     assert!(h.state().editor.frame() >= frame || h.state().editor.player.is_playing());
+}
+
+#[test]
+fn moving_a_layer_slider_changes_the_pose() {
+    let mut h = harness();
+    h.run_steps(2);
+    h.get_by_label("Pause").click();
+    h.run_steps(1);
+    h.get_by_label("Layers").click();
+    h.run_steps(2);
+    // Breathing at a time in the inhale, where the angle is not zero.
+    h.state_mut().editor.scrub(0.9);
+    h.run_steps(1);
+    let before = h.state().editor.pose.clone();
+    let slider = h.get_by_role_and_label(Role::Slider, "effect rate").rect();
+    let y = slider.center().y;
+    h.drag_at(egui::pos2(slider.left() + slider.width() * 0.2, y));
+    h.run_steps(1);
+    let to = egui::pos2(slider.left() + slider.width() * 0.9, y);
+    h.hover_at(to);
+    h.run_steps(1);
+    h.drop_at(to);
+    h.run_steps(2);
+    let e = &h.state().editor;
+    assert!(
+        e.layers.breath.effect_rate > 2.0,
+        "{}",
+        e.layers.breath.effect_rate
+    );
+    assert_ne!(e.pose, before, "the breathing bones moved");
+    // One drag, one undo step.
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
+    h.run_steps(2);
+    assert_eq!(h.state().editor.layers.breath.effect_rate, 1.0);
+    assert_eq!(h.state().editor.pose, before);
 }

@@ -59,8 +59,6 @@ pub struct BlendPanel {
     texture: Option<TextureHandle>,
     texture_key: Option<String>,
     pixels: Vec<u8>,
-    /// The space before an edit still in progress (a drag, typing): one undo step once it ends.
-    pending: Option<BlendSpace>,
     /// How many times the map was recomputed (tests watch it follow edits).
     pub heatmap_updates: u64,
 }
@@ -77,7 +75,6 @@ impl Default for BlendPanel {
             texture: None,
             texture_key: None,
             pixels: Vec::new(),
-            pending: None,
             heatmap_updates: 0,
         }
     }
@@ -138,35 +135,17 @@ impl BlendPanel {
         &self.pixels
     }
 
-    /// Turns an edit in progress into one undo step (call before undoing).
-    pub fn commit(&mut self, e: &mut EditorState) {
-        if let Some(before) = self.pending.take() {
-            e.push_undo(before);
-        }
-    }
-
     /// Draws the panel.
     pub fn ui(&mut self, ui: &mut egui::Ui, e: &mut EditorState) {
         if self.selected.is_some_and(|s| s >= e.blend.nodes.len()) {
             self.selected = None;
         }
-        let before = e.blend.clone();
         self.header(ui, e);
         ui.separator();
         self.canvas(ui, e);
         self.weights(ui, e);
         ui.separator();
         self.nodes(ui, e);
-        // The sample point is not an undoable parameter (like the play head).
-        let mut edited = e.blend.clone();
-        edited.point = before.point;
-        if edited != before && self.pending.is_none() {
-            self.pending = Some(before);
-        }
-        let busy = ui.input(|i| i.pointer.any_down()) || typing(ui.ctx());
-        if !busy {
-            self.commit(e);
-        }
     }
 
     fn header(&mut self, ui: &mut egui::Ui, e: &mut EditorState) {

@@ -9,6 +9,8 @@ use serde::{Deserialize, Serialize};
 use crate::blend::{BlendSampler, BlendScratch, BlendSpace};
 use crate::core::{Clip, ClipBinding, Pose, Wrap};
 use crate::import::ImportedModel;
+use crate::layers::look_at::LookBoneReport;
+use crate::layers::{LayerParams, LayerRig, LookAtState};
 use crate::player::Player;
 use crate::render::OrbitCamera;
 use crate::render::camera::posed_bounds;
@@ -17,6 +19,50 @@ use crate::render::camera::posed_bounds;
 pub const RECENT_LIMIT: usize = 10;
 /// Undo steps kept.
 pub const UNDO_LIMIT: usize = 200;
+
+/// Every tunable parameter: what presets hold and what undo restores.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tuning {
+    /// The blend space.
+    pub blend: BlendSpace,
+    /// The procedural layers.
+    pub layers: LayerParams,
+}
+
+impl Tuning {
+    /// True when the two differ in more than the blend space's sample point (which is not an undo step).
+    pub fn differs_from(&self, other: &Tuning) -> bool {
+        let mut a = self.clone();
+        a.blend.point = other.blend.point;
+        a != *other
+    }
+}
+
+/// Gathers the live edits of one interaction (a drag, typing in a field) into one undo step.
+#[derive(Clone, Debug, Default)]
+pub struct EditGroup {
+    pending: Option<Tuning>,
+}
+
+impl EditGroup {
+    /// Call after the panels ran with `before` = the parameters before them; `busy` while the interaction
+    /// goes on (a button held, a field focused). The step is recorded once it ends.
+    pub fn end_frame(&mut self, e: &mut EditorState, before: Tuning, busy: bool) {
+        if self.pending.is_none() && e.tuning().differs_from(&before) {
+            self.pending = Some(before);
+        }
+        if !busy {
+            self.commit(e);
+        }
+    }
+
+    /// Records the interaction in progress as an undo step now (before undoing, say).
+    pub fn commit(&mut self, e: &mut EditorState) {
+        if let Some(before) = self.pending.take() {
+            e.push_undo(before);
+        }
+    }
+}
 
 /// One line for the status bar.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -79,8 +125,17 @@ pub struct EditorState {
     pub blend_weights: Vec<f64>,
     blend_sampler: BlendSampler,
     blend_scratch: BlendScratch,
-    undo: Vec<BlendSpace>,
-    redo: Vec<BlendSpace>,
+    /// The procedural layers' parameters.
+    pub layers: LayerParams,
+    layer_rig: LayerRig,
+    look_state: LookAtState,
+    /// What look-at did on the last evaluation, per chain bone.
+    pub look_report: Vec<LookBoneReport>,
+    /// Time the layers see: follows playback continuously (clips loop, breathing does not) and jumps with seeks.
+    pub layer_time: f32,
+    step_dt: f32,
+    undo: Vec<Tuning>,
+    redo: Vec<Tuning>,
 }
 
 impl Default for EditorState {
@@ -100,6 +155,12 @@ impl EditorState {
             blending: true,
             blend_weights: Vec::new(),
             blend_scratch: BlendScratch::default(),
+            layer_rig: LayerRig::bind(&LayerParams::default(), &model.character),
+            layers: LayerParams::default(),
+            look_state: LookAtState::default(),
+            look_report: Vec::new(),
+            layer_time: 0.0,
+            step_dt: 0.0,
             undo: Vec::new(),
             redo: Vec::new(),
             model_name: "Mannequin (built-in)".into(),
@@ -133,6 +194,8 @@ impl EditorState {
         self.generation += 1;
         self.pose = Pose::rest(&self.model.character.skeleton);
         self.rebind_blend();
+        self.rebind_layers();
+        self.look_state.reset();
         // Blend when every node of the space finds its clip in this model; otherwise play the first clip.
         let blend_ready = !self.blend.nodes.is_empty() && self.blend_sampler.missing().is_empty();
         if blend_ready {
@@ -146,6 +209,54 @@ impl EditorState {
 
     fn rebind_blend(&mut self) {
         self.blend_sampler = BlendSampler::bind(&self.blend, &self.clips, &self.model.character);
+    }
+
+    fn rebind_layers(&mut self) {
+        self.layer_rig = LayerRig::bind(&self.layers, &self.model.character);
+    }
+
+    /// The layers bound to the current character (detected axes, twist pairs, what is missing).
+    pub fn layer_rig(&self) -> &LayerRig {
+        &self.layer_rig
+    }
+
+    /// Every tunable parameter, as one value (for undo and presets).
+    pub fn tuning(&self) -> Tuning {
+        Tuning {
+            blend: self.blend.clone(),
+            layers: self.layers.clone(),
+        }
+    }
+
+    fn set_tuning(&mut self, t: Tuning) {
+        self.blend = t.blend;
+        self.layers = t.layers;
+        self.rebind_blend();
+        self.rebind_layers();
+        self.evaluate();
+    }
+
+    /// Applies an edit to the layers' parameters; with `checkpoint`, the state before it becomes an undo step.
+    pub fn edit_layers(&mut self, checkpoint: bool, edit: impl FnOnce(&mut LayerParams)) {
+        let before = self.tuning();
+        edit(&mut self.layers);
+        if self.layers == before.layers {
+            return;
+        }
+        if checkpoint {
+            self.push_undo(before);
+        }
+        self.rebind_layers();
+        self.evaluate();
+    }
+
+    /// Where look-at aims now: the camera when following it, else the parameters' target.
+    pub fn look_target(&self) -> glam::Vec3 {
+        if self.layers.look_at.follow_camera {
+            self.camera.eye()
+        } else {
+            glam::Vec3::from_array(self.layers.look_at.target)
+        }
     }
 
     /// Plays the blend space (from the start of its cycle).
@@ -169,33 +280,36 @@ impl EditorState {
     /// Applies an edit to the blend space; with `checkpoint`, the state before it becomes an undo step
     /// (drags checkpoint once at their start, then edit live).
     pub fn edit_blend(&mut self, checkpoint: bool, edit: impl FnOnce(&mut BlendSpace)) {
-        let before = self.blend.clone();
+        let before = self.tuning();
         edit(&mut self.blend);
-        if self.blend == before {
+        if self.blend == before.blend {
             return;
         }
+        let nodes_changed = self.blend.nodes != before.blend.nodes;
         if checkpoint {
-            self.push_undo(before.clone());
+            self.push_undo(before);
         }
-        if self.blend.nodes != before.nodes {
+        if nodes_changed {
             self.rebind_blend();
         }
         self.evaluate();
     }
 
-    /// Records `before` as an undo step when it differs from the current blend space (an edit that was
+    /// Records `before` as an undo step when it differs from the current parameters (an edit that was
     /// applied live, e.g. a drag, ends).
-    pub fn push_undo(&mut self, before: BlendSpace) {
-        let mut now = self.blend.clone();
-        now.point = before.point;
-        if now == before {
-            return;
+    pub fn push_undo(&mut self, before: Tuning) {
+        let now = self.tuning();
+        self.push_undo_to(before, &now);
+    }
+
+    fn push_undo_to(&mut self, before: Tuning, after: &Tuning) {
+        if after.differs_from(&before) {
+            self.undo.push(before);
+            if self.undo.len() > UNDO_LIMIT {
+                self.undo.remove(0);
+            }
+            self.redo.clear();
         }
-        self.undo.push(before);
-        if self.undo.len() > UNDO_LIMIT {
-            self.undo.remove(0);
-        }
-        self.redo.clear();
     }
 
     /// Moves the blend space's sample point (clamped to the axes); not an undo step, like scrubbing.
@@ -225,9 +339,8 @@ impl EditorState {
     /// Undoes the last parameter edit.
     pub fn undo(&mut self) {
         if let Some(prev) = self.undo.pop() {
-            self.redo.push(std::mem::replace(&mut self.blend, prev));
-            self.rebind_blend();
-            self.evaluate();
+            self.redo.push(self.tuning());
+            self.set_tuning(prev);
             self.info("Undo".into());
         }
     }
@@ -235,9 +348,8 @@ impl EditorState {
     /// Redoes the last undone edit.
     pub fn redo(&mut self) {
         if let Some(next) = self.redo.pop() {
-            self.undo.push(std::mem::replace(&mut self.blend, next));
-            self.rebind_blend();
-            self.evaluate();
+            self.undo.push(self.tuning());
+            self.set_tuning(next);
             self.info("Redo".into());
         }
     }
@@ -378,8 +490,40 @@ impl EditorState {
 
     /// Opens a blend space from a preset or blend space JSON file and plays it.
     pub fn open_blend_space(&mut self, path: &Path) -> anyhow::Result<()> {
-        let space = crate::preset::load_blend_space(path)?;
-        self.set_blend_space(space);
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| anyhow::anyhow!("{}: cannot read: {e}", path.display()))?;
+        let is_preset = serde_json::from_str::<serde_json::Value>(&text)
+            .ok()
+            .is_some_and(|v| v.get("format").is_some());
+        if is_preset {
+            let preset = crate::preset::Preset::parse(&text, path)?;
+            let overrides = preset.humanoid_override();
+            if !overrides.is_empty() {
+                let c = &mut self.model.character;
+                c.humanoid = c
+                    .humanoid
+                    .clone()
+                    .with_override(&overrides, &c.skeleton)
+                    .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+                self.generation += 1;
+            }
+            let before = self.tuning();
+            let after = Tuning {
+                blend: preset.blend.clone().unwrap_or_else(|| self.blend.clone()),
+                layers: preset.layers,
+            };
+            self.push_undo_to(before, &after);
+            self.set_tuning(after);
+            if preset.blend.is_none() {
+                self.info(format!("Opened preset {} (layers)", path.display()));
+                return Ok(());
+            }
+            self.play_blend();
+            self.player.play();
+        } else {
+            let space = crate::preset::parse_blend_space(&text, path)?;
+            self.set_blend_space(space);
+        }
         let missing: Vec<&str> = self
             .blend_sampler
             .missing()
@@ -403,10 +547,12 @@ impl EditorState {
         Ok(())
     }
 
-    /// Writes the current parameters (the blend space) as a preset; `overwrite` only after the user confirmed.
+    /// Writes the current parameters (blend space, layers) as a preset; `overwrite` only after the user
+    /// confirmed.
     pub fn save_preset(&mut self, path: &Path, overwrite: bool) {
         let preset = crate::preset::Preset {
             blend: Some(self.blend.clone()),
+            layers: self.layers.clone(),
             ..crate::preset::Preset::default()
         };
         match crate::fsutil::write_atomic(path, preset.to_json().as_bytes(), overwrite) {
@@ -440,8 +586,19 @@ impl EditorState {
 
     /// Advances playback by `dt` seconds and re-evaluates the pose.
     pub fn tick(&mut self, dt: f32) {
+        let dt = if dt.is_finite() { dt.max(0.0) } else { 0.0 };
+        if self.player.is_playing() {
+            self.layer_time = (self.layer_time + dt * self.player.speed()).max(0.0);
+        }
         self.player.advance(dt);
+        self.step_dt = dt;
         self.evaluate();
+        self.step_dt = 0.0;
+    }
+
+    fn seeked(&mut self) {
+        self.layer_time = self.player.time();
+        self.look_state.reset();
     }
 
     /// Samples the current clip or the blend space at the player's time into the pose and matrices.
@@ -467,6 +624,16 @@ impl EditorState {
         } else if let (Some(i), Some(b)) = (self.clip, &self.binding) {
             self.clips[i].sample_into(b, self.player.time(), Wrap::Clamp, &mut self.pose);
         }
+        let target = self.look_target();
+        self.look_report = self.layer_rig.apply(
+            &self.layers,
+            &self.model.character,
+            self.layer_time,
+            Some(self.step_dt),
+            Some(target),
+            &mut self.look_state,
+            &mut self.pose,
+        );
         self.pose.model_matrices_into(s, &mut self.matrices);
     }
 
@@ -480,6 +647,7 @@ impl EditorState {
         self.player.pause();
         let t = (self.frame() as i32 + frames).max(0) as f32 / self.frame_rate;
         self.player.seek(t);
+        self.seeked();
         self.evaluate();
     }
 
@@ -487,6 +655,7 @@ impl EditorState {
     pub fn scrub(&mut self, time: f32) {
         self.player.pause();
         self.player.seek(time);
+        self.seeked();
         self.evaluate();
     }
 
@@ -581,6 +750,7 @@ mod tests {
         let path = dir.join("mine.json");
         let mut s = EditorState::new();
         s.edit_blend(true, |b| b.nodes[1].position = [0.1, 1.5]);
+        s.edit_layers(true, |l| l.breath.effect_rate = 2.0);
         s.save_preset(&path, false);
         assert!(!s.status.is_error, "{}", s.status.text);
         s.save_preset(&path, false);
@@ -593,7 +763,9 @@ mod tests {
         t.open(&path);
         assert!(!t.status.is_error, "{}", t.status.text);
         assert_eq!(t.blend, s.blend);
+        assert_eq!(t.layers, s.layers);
         assert!(t.blending);
+        assert!(t.can_undo(), "opening a preset is one undo step");
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -76,6 +76,7 @@ impl ViewportGpu {
             show_skeleton: editor.show_skeleton,
             show_grid: editor.show_grid,
             selected: editor.selected,
+            look_target: editor.layers.look_at.enabled.then(|| editor.look_target()),
         };
         self.renderer
             .prepare(queue, gpu, &editor.model.character, &frame);

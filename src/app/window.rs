@@ -7,7 +7,8 @@ use std::time::Instant;
 use egui::{Color32, Key, RichText};
 
 use super::blend_panel::{BlendPanel, canvas_id, typing};
-use super::editor::{EditorState, Persisted};
+use super::editor::{EditGroup, EditorState, Persisted};
+use super::layers_panel::LayersPanel;
 use super::viewport::ViewportGpu;
 
 const STORAGE_KEY: &str = "animtune";
@@ -32,6 +33,10 @@ pub struct AnimtuneApp {
     inspector_tab: usize,
     /// The blend space panel's UI state.
     pub blend_panel: BlendPanel,
+    edits: EditGroup,
+    layers_panel: LayersPanel,
+    /// The parameters before a drag of the look-at target began (one undo step when it ends).
+    target_drag: Option<super::editor::Tuning>,
 }
 
 impl AnimtuneApp {
@@ -61,16 +66,19 @@ impl AnimtuneApp {
             eval_micros: 0.0,
             inspector_tab: 0,
             blend_panel: BlendPanel::default(),
+            edits: EditGroup::default(),
+            layers_panel: LayersPanel::default(),
+            target_drag: None,
         }
     }
 
     fn undo(&mut self) {
-        self.blend_panel.commit(&mut self.editor);
+        self.edits.commit(&mut self.editor);
         self.editor.undo();
     }
 
     fn redo(&mut self) {
-        self.blend_panel.commit(&mut self.editor);
+        self.edits.commit(&mut self.editor);
         self.editor.redo();
     }
 
@@ -302,10 +310,17 @@ impl AnimtuneApp {
             }
         });
         ui.separator();
-        if self.inspector_tab == 0 {
+        if self.inspector_tab == 0 || self.inspector_tab == 3 {
+            let before = self.editor.tuning();
             egui::ScrollArea::vertical().show(ui, |ui| {
-                self.blend_panel.ui(ui, &mut self.editor);
+                if self.inspector_tab == 0 {
+                    self.blend_panel.ui(ui, &mut self.editor);
+                } else {
+                    self.layers_panel.ui(ui, &mut self.editor);
+                }
             });
+            let busy = ui.input(|i| i.pointer.any_down()) || typing(ui.ctx());
+            self.edits.end_frame(&mut self.editor, before, busy);
             return;
         }
         let e = &self.editor;
@@ -358,11 +373,7 @@ impl AnimtuneApp {
                     ui.label("Click a joint in the viewport or the skeleton list.");
                 }
             },
-            _ => {
-                ui.label(
-                    "Procedural layers (breath, look-at, twist correction) are not built yet.",
-                );
-            }
+            _ => {}
         }
     }
 
@@ -449,7 +460,52 @@ impl AnimtuneApp {
         let rect = ui.available_rect_before_wrap();
         let response = ui.allocate_rect(rect, egui::Sense::click_and_drag());
         let e = &mut self.editor;
-        if response.dragged_by(egui::PointerButton::Primary) {
+        let aspect = rect.width() / rect.height().max(1.0);
+        let view_proj = e.camera.view_proj(aspect);
+        let to_screen = |p: glam::Vec3| {
+            let c = view_proj.project_point3(p);
+            rect.min
+                + egui::vec2(
+                    (c.x * 0.5 + 0.5) * rect.width(),
+                    (0.5 - c.y * 0.5) * rect.height(),
+                )
+        };
+        // The look-at target's cross can be dragged in the plane facing the camera.
+        let look = &e.layers.look_at;
+        if response.drag_started_by(egui::PointerButton::Primary)
+            && look.enabled
+            && !look.follow_camera
+            && let Some(press) = ui.input(|i| i.pointer.press_origin())
+            && to_screen(e.look_target()).distance(press) < 14.0
+        {
+            self.target_drag = Some(e.tuning());
+        }
+        if self.target_drag.is_some() {
+            if let Some(pos) = response.interact_pointer_pos() {
+                let inv = view_proj.inverse();
+                let ndc = glam::Vec2::new(
+                    (pos.x - rect.left()) / rect.width() * 2.0 - 1.0,
+                    1.0 - (pos.y - rect.top()) / rect.height() * 2.0,
+                );
+                let near = inv.project_point3(ndc.extend(0.0));
+                let far = inv.project_point3(ndc.extend(1.0));
+                let dir = (far - near).normalize_or_zero();
+                let target = e.look_target();
+                let normal = (target - e.camera.eye()).normalize_or_zero();
+                let denom = dir.dot(normal);
+                if denom.abs() > 1e-6 {
+                    let hit = near + dir * ((target - near).dot(normal) / denom);
+                    if hit.is_finite() {
+                        e.edit_layers(false, |l| l.look_at.target = hit.to_array());
+                    }
+                }
+            }
+            if (response.drag_stopped() || !ui.input(|i| i.pointer.primary_down()))
+                && let Some(before) = self.target_drag.take()
+            {
+                e.push_undo(before);
+            }
+        } else if response.dragged_by(egui::PointerButton::Primary) {
             let d = response.drag_delta();
             e.camera.orbit(-d.x * 0.01, d.y * 0.01);
         }
@@ -594,7 +650,7 @@ impl eframe::App for AnimtuneApp {
             .show(ui, |ui| self.scene_panel(ui));
         egui::Panel::right("inspector")
             .resizable(true)
-            .default_size(340.0)
+            .default_size(360.0)
             .show(ui, |ui| self.inspector(ui));
         egui::CentralPanel::default().show(ui, |ui| self.viewport(ui));
 

@@ -59,6 +59,7 @@ pub fn run(args: &RenderArgs) -> Result<()> {
         show_skeleton: args.skeleton,
         show_grid: !args.no_grid,
         selected: None,
+        look_target: None,
     };
     let image = renderer.render(c, &frame, width, height)?;
     let mut png = Vec::new();

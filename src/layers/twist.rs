@@ -9,7 +9,7 @@ use super::{ParamError, check};
 use crate::core::{Character, HumanBone, Pose, Skeleton};
 
 /// One parent–child pair and its optional own intensity.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct TwistPair {
     /// Upper humanoid bone.
@@ -18,16 +18,6 @@ pub struct TwistPair {
     pub child: String,
     /// Overrides the global intensity for this pair.
     pub intensity: Option<f32>,
-}
-
-impl Default for TwistPair {
-    fn default() -> Self {
-        TwistPair {
-            parent: String::new(),
-            child: String::new(),
-            intensity: None,
-        }
-    }
 }
 
 /// Twist correction parameters.

@@ -46,6 +46,22 @@ pub fn grid(half: f32, step: f32) -> Vec<LineVertex> {
     out
 }
 
+/// Vertices in a [`marker`].
+pub const MARKER_VERTICES: usize = 6;
+
+/// A three-axis cross at `at`, `size` metres each way (the look-at target).
+pub fn marker(at: Vec3, size: f32, color: [f32; 4]) -> Vec<LineVertex> {
+    [Vec3::X, Vec3::Y, Vec3::Z]
+        .iter()
+        .flat_map(|&axis| {
+            [at - axis * size, at + axis * size].map(|p| LineVertex {
+                position: p.to_array(),
+                color,
+            })
+        })
+        .collect()
+}
+
 /// Colour of a bone in the overlay.
 pub fn bone_color(is_human: bool, selected: bool) -> [f32; 4] {
     if selected {

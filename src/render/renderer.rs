@@ -51,6 +51,8 @@ pub struct FrameInput<'a> {
     pub show_grid: bool,
     /// Joint to highlight.
     pub selected: Option<usize>,
+    /// Where to draw the look-at target marker (model space), when look-at is on.
+    pub look_target: Option<glam::Vec3>,
 }
 
 struct DrawItem {
@@ -430,7 +432,8 @@ impl Renderer {
         });
         let bones = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("bones"),
-            size: (character.skeleton.len().max(1) * 2 * std::mem::size_of::<LineVertex>()) as u64,
+            size: ((character.skeleton.len().max(1) * 2 + overlay::MARKER_VERTICES)
+                * std::mem::size_of::<LineVertex>()) as u64,
             usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
@@ -507,11 +510,14 @@ impl Renderer {
             let palette = character.mesh_palette(mesh, frame.model);
             queue.write_buffer(&slot.palette, 0, bytemuck::cast_slice(&palette));
         }
-        let lines = if frame.show_skeleton {
+        let mut lines = if frame.show_skeleton {
             overlay::skeleton_lines(&character.skeleton, frame.model, &gpu.human, frame.selected)
         } else {
             Vec::new()
         };
+        if let Some(t) = frame.look_target.filter(|t| t.is_finite()) {
+            lines.extend(overlay::marker(t, 0.06, [0.3, 1.0, 0.4, 1.0]));
+        }
         gpu.bone_count = lines.len() as u32;
         if !lines.is_empty() {
             queue.write_buffer(&gpu.bones, 0, bytemuck::cast_slice(&lines));

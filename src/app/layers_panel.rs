@@ -1,0 +1,372 @@
+//! The Layers tab: breath, look-at and twist correction parameters, with a plot of the breathing angles and
+//! what each layer found on the character. It edits a copy of the parameters and hands changes to
+//! [`EditorState::edit_layers`].
+
+use egui::{Color32, RichText};
+use egui_plot::{Legend, Line, Plot, PlotPoints, VLine};
+use glam::Vec3;
+
+use super::editor::EditorState;
+use crate::blend::heatmap::node_color;
+use crate::layers::breath::BreathBone;
+use crate::layers::look_at::{LookBone, LookLimit};
+use crate::layers::{Easing, LayerParams};
+
+/// UI state of the Layers tab.
+#[derive(Default)]
+pub struct LayersPanel {
+    new_breath_bone: String,
+}
+
+fn axis_name(v: Vec3) -> String {
+    let named = [
+        (Vec3::X, "+X"),
+        (Vec3::NEG_X, "-X"),
+        (Vec3::Y, "+Y"),
+        (Vec3::NEG_Y, "-Y"),
+        (Vec3::Z, "+Z"),
+        (Vec3::NEG_Z, "-Z"),
+    ];
+    named
+        .iter()
+        .find(|(a, _)| a.abs_diff_eq(v, 1e-4))
+        .map_or_else(
+            || format!("({:.2}, {:.2}, {:.2})", v.x, v.y, v.z),
+            |(_, n)| n.to_string(),
+        )
+}
+
+fn easing_combo(ui: &mut egui::Ui, id: &str, value: &mut Easing) {
+    egui::ComboBox::from_id_salt(id)
+        .selected_text(value.name())
+        .show_ui(ui, |ui| {
+            for e in Easing::ALL {
+                ui.selectable_value(value, e, e.name());
+            }
+        });
+}
+
+fn vec3_edit(ui: &mut egui::Ui, v: &mut [f32; 3]) {
+    for c in v.iter_mut() {
+        ui.add(egui::DragValue::new(c).speed(0.01).max_decimals(3));
+    }
+}
+
+impl LayersPanel {
+    /// Draws the tab.
+    pub fn ui(&mut self, ui: &mut egui::Ui, e: &mut EditorState) {
+        let mut p = e.layers.clone();
+        egui::CollapsingHeader::new(RichText::new("Breath").strong())
+            .default_open(true)
+            .show(ui, |ui| self.breath(ui, e, &mut p));
+        egui::CollapsingHeader::new(RichText::new("Look-at").strong())
+            .default_open(true)
+            .show(ui, |ui| look_at(ui, e, &mut p));
+        egui::CollapsingHeader::new(RichText::new("Twist correction").strong())
+            .default_open(true)
+            .show(ui, |ui| twist(ui, e, &mut p));
+        if p != e.layers {
+            e.edit_layers(false, |l| *l = p);
+        }
+    }
+
+    fn breath(&mut self, ui: &mut egui::Ui, e: &EditorState, p: &mut LayerParams) {
+        let b = &mut p.breath;
+        ui.horizontal(|ui| {
+            ui.checkbox(&mut b.enabled, "Breath");
+            ui.checkbox(&mut b.keep_shoulders, "Keep shoulders still");
+        });
+        ui.add(egui::Slider::new(&mut b.inhale_s, 0.05..=10.0).text("inhale s"));
+        ui.add(egui::Slider::new(&mut b.exhale_s, 0.05..=10.0).text("exhale s"));
+        ui.add(egui::Slider::new(&mut b.rest_s, 0.0..=10.0).text("rest s"));
+        ui.add(egui::Slider::new(&mut b.duration_rate, 0.1..=5.0).text("duration rate"));
+        ui.add(egui::Slider::new(&mut b.effect_rate, 0.0..=5.0).text("effect rate"));
+        ui.horizontal(|ui| {
+            ui.label("inhale");
+            easing_combo(ui, "inhale_easing", &mut b.inhale_easing);
+            ui.label("exhale");
+            easing_combo(ui, "exhale_easing", &mut b.exhale_easing);
+        });
+        let t = e.layer_time;
+        let (phase, f, cycle) = b.phase_at(t);
+        ui.label(format!(
+            "now: {} {:.0} %, cycle {}, {:.2} s per cycle",
+            phase.name(),
+            f * 100.0,
+            cycle + 1,
+            b.cycle_length()
+        ));
+        // Angles over two cycles around the current time, the current time marked.
+        let len = b.cycle_length().max(1e-3);
+        let start = (t / len).floor() * len;
+        let plot_params = b.clone();
+        Plot::new("breath_plot")
+            .height(130.0)
+            .legend(Legend::default())
+            .allow_drag(false)
+            .allow_zoom(false)
+            .allow_scroll(false)
+            .show(ui, |plot| {
+                for (i, bone) in plot_params.bones.iter().enumerate() {
+                    let points: Vec<[f64; 2]> = (0..=240)
+                        .map(|k| {
+                            let x = start + 2.0 * len * k as f32 / 240.0;
+                            let y = plot_params.angle_deg(bone.inhale_deg, bone.exhale_deg, x);
+                            [f64::from(x), f64::from(y)]
+                        })
+                        .collect();
+                    let c = node_color(i);
+                    plot.line(
+                        Line::new(bone.bone.clone(), PlotPoints::from(points))
+                            .color(Color32::from_rgb(c[0], c[1], c[2])),
+                    );
+                }
+                plot.vline(VLine::new("now", f64::from(t)).color(Color32::WHITE));
+            });
+        let rig = &e.layer_rig().breath;
+        let mut remove = None;
+        for (i, bone) in b.bones.iter_mut().enumerate() {
+            ui.horizontal(|ui| {
+                ui.label(&bone.bone);
+                ui.add(
+                    egui::DragValue::new(&mut bone.inhale_deg)
+                        .speed(0.05)
+                        .range(-90.0..=90.0)
+                        .prefix("in "),
+                );
+                ui.add(
+                    egui::DragValue::new(&mut bone.exhale_deg)
+                        .speed(0.05)
+                        .range(-90.0..=90.0)
+                        .prefix("out "),
+                );
+                match rig.bones.iter().find(|x| x.index == i) {
+                    Some(found) => {
+                        let mut overridden = bone.axis.is_some();
+                        ui.label(format!("axis {}", axis_name(found.axis)))
+                            .on_hover_text(format!("detected: {}", axis_name(found.detected_axis)));
+                        if ui.checkbox(&mut overridden, "set").changed() {
+                            bone.axis = overridden.then(|| found.detected_axis.to_array());
+                        }
+                    }
+                    None => {
+                        ui.colored_label(Color32::from_rgb(240, 110, 100), "not on this rig");
+                    }
+                }
+                if ui.small_button("Remove").clicked() {
+                    remove = Some(i);
+                }
+            });
+            if let Some(axis) = &mut bone.axis {
+                ui.horizontal(|ui| {
+                    ui.label("    axis");
+                    vec3_edit(ui, axis);
+                });
+            }
+        }
+        if let Some(i) = remove {
+            b.bones.remove(i);
+        }
+        ui.horizontal(|ui| {
+            ui.add(
+                egui::TextEdit::singleline(&mut self.new_breath_bone)
+                    .hint_text("bone or joint name")
+                    .desired_width(130.0),
+            );
+            if ui.button("Add bone").clicked() && !self.new_breath_bone.trim().is_empty() {
+                b.bones.push(BreathBone {
+                    bone: self.new_breath_bone.trim().to_string(),
+                    inhale_deg: 1.0,
+                    exhale_deg: -1.0,
+                    axis: None,
+                });
+                self.new_breath_bone.clear();
+            }
+        });
+    }
+}
+
+fn look_at(ui: &mut egui::Ui, e: &EditorState, p: &mut LayerParams) {
+    let l = &mut p.look_at;
+    ui.horizontal(|ui| {
+        ui.checkbox(&mut l.enabled, "Look-at");
+        ui.checkbox(&mut l.follow_camera, "Follow camera");
+        ui.checkbox(&mut l.eyes, "Eyes");
+    });
+    ui.add(egui::Slider::new(&mut l.weight, 0.0..=1.0).text("weight"));
+    ui.horizontal(|ui| {
+        ui.label("target");
+        vec3_edit(ui, &mut l.target);
+    });
+    ui.small("Drag the green cross in the viewport to move the target.");
+    ui.add(egui::Slider::new(&mut l.speed_deg_per_s, 0.0..=1440.0).text("speed deg/s (0: none)"));
+    ui.horizontal(|ui| {
+        ui.label("eye limits");
+        ui.add(
+            egui::DragValue::new(&mut l.eye_horizontal_deg)
+                .range(0.0..=90.0)
+                .prefix("h "),
+        );
+        ui.add(
+            egui::DragValue::new(&mut l.eye_vertical_deg)
+                .range(0.0..=90.0)
+                .prefix("v "),
+        );
+    });
+    let rig = &e.layer_rig().look_at;
+    for (i, bone) in l.chain.iter_mut().enumerate() {
+        chain_bone(ui, e, rig, i, bone);
+    }
+    if !rig.missing.is_empty() {
+        ui.colored_label(
+            Color32::from_rgb(240, 110, 100),
+            format!("not on this rig: {}", rig.missing.join(", ")),
+        );
+    }
+}
+
+fn chain_bone(
+    ui: &mut egui::Ui,
+    e: &EditorState,
+    rig: &crate::layers::LookAtRig,
+    i: usize,
+    bone: &mut LookBone,
+) {
+    let found = rig.bones.iter().find(|b| b.index == i);
+    let report = e.look_report.iter().find(|r| r.bone == bone.bone);
+    ui.horizontal(|ui| {
+        ui.label(RichText::new(&bone.bone).strong());
+        ui.add(
+            egui::DragValue::new(&mut bone.weight)
+                .speed(0.01)
+                .range(0.0..=1.0)
+                .prefix("share "),
+        );
+        if let Some(f) = found {
+            ui.label(format!("fwd {}", axis_name(f.forward)));
+        }
+        if let Some(r) = report {
+            let text = format!(
+                "{:.1} deg{}",
+                r.angle_deg,
+                if r.limited { " (limit)" } else { "" }
+            );
+            let color = if r.limited {
+                Color32::from_rgb(230, 170, 60)
+            } else {
+                ui.visuals().text_color()
+            };
+            ui.colored_label(color, text);
+        }
+    });
+    ui.horizontal(|ui| {
+        let mut mode = match bone.limit {
+            LookLimit::Off => 0,
+            LookLimit::Axis { .. } => 1,
+            LookLimit::Smooth { .. } => 2,
+        };
+        let before = mode;
+        egui::ComboBox::from_id_salt(("limit_mode", i))
+            .width(70.0)
+            .selected_text(["no limit", "axis", "smooth"][mode])
+            .show_ui(ui, |ui| {
+                for (k, name) in ["no limit", "axis", "smooth"].iter().enumerate() {
+                    ui.selectable_value(&mut mode, k, *name);
+                }
+            });
+        if mode != before {
+            bone.limit = match mode {
+                0 => LookLimit::Off,
+                1 => LookLimit::Axis {
+                    horizontal_deg: 45.0,
+                    vertical_deg: 30.0,
+                    roll: 0.0,
+                },
+                _ => LookLimit::Smooth {
+                    angle_deg: 45.0,
+                    limit_weight: 0.5,
+                },
+            };
+        }
+        match &mut bone.limit {
+            LookLimit::Off => {}
+            LookLimit::Axis {
+                horizontal_deg,
+                vertical_deg,
+                roll,
+            } => {
+                ui.add(
+                    egui::DragValue::new(horizontal_deg)
+                        .range(0.0..=90.0)
+                        .prefix("h "),
+                );
+                ui.add(
+                    egui::DragValue::new(vertical_deg)
+                        .range(0.0..=90.0)
+                        .prefix("v "),
+                );
+                ui.add(
+                    egui::DragValue::new(roll)
+                        .speed(0.01)
+                        .range(-1.0..=1.0)
+                        .prefix("roll "),
+                );
+            }
+            LookLimit::Smooth {
+                angle_deg,
+                limit_weight,
+            } => {
+                ui.add(
+                    egui::DragValue::new(angle_deg)
+                        .range(0.0..=180.0)
+                        .prefix("angle "),
+                );
+                ui.add(
+                    egui::DragValue::new(limit_weight)
+                        .speed(0.01)
+                        .range(0.0..=1.0)
+                        .prefix("to up "),
+                );
+            }
+        }
+    });
+}
+
+fn twist(ui: &mut egui::Ui, e: &EditorState, p: &mut LayerParams) {
+    let t = &mut p.twist;
+    ui.checkbox(&mut t.enabled, "Twist correction");
+    ui.add(egui::Slider::new(&mut t.intensity, 0.0..=1.0).text("intensity"));
+    let rig = &e.layer_rig().twist;
+    let s = &e.model.character.skeleton;
+    for found in &rig.pairs {
+        let Some(pair) = t.pairs.get_mut(found.index) else {
+            continue;
+        };
+        ui.horizontal(|ui| {
+            let label = format!("{} > {}", pair.parent, pair.child);
+            match &found.problem {
+                Some(why) => {
+                    ui.label(RichText::new(label).weak()).on_hover_text(why);
+                    ui.label(RichText::new(why).weak().small());
+                }
+                None => {
+                    let joints: Vec<&str> = found
+                        .in_chain
+                        .iter()
+                        .chain(&found.helpers)
+                        .map(|&j| s.name(j))
+                        .collect();
+                    ui.label(label).on_hover_text(joints.join(", "));
+                    let mut own = pair.intensity.is_some();
+                    if ui.checkbox(&mut own, "own").changed() {
+                        pair.intensity = own.then_some(0.5);
+                    }
+                    if let Some(v) = &mut pair.intensity {
+                        ui.add(egui::DragValue::new(v).speed(0.01).range(0.0..=1.0));
+                    }
+                    ui.small(format!("{} joint(s)", joints.len()));
+                }
+            }
+        });
+    }
+}
