@@ -52,7 +52,7 @@ cargo run --quiet --locked -- mannequin -o target/mannequin.glb --force
 (cd "$tools" && node ../../scripts/validate_gltf.mjs ../mannequin.glb)
 
 echo "== benchmarks, each run once as a test"
-cargo test --bench pose_eval --bench clip_bake --bench frame --bench blend --locked
+cargo test --bench pose_eval --bench clip_bake --bench frame --bench blend --bench layers --locked
 
 echo "== cargo test"
 cargo test --lib --bins --tests --locked

@@ -214,8 +214,32 @@ fn look_at(ui: &mut egui::Ui, e: &EditorState, p: &mut LayerParams) {
         );
     });
     let rig = &e.layer_rig().look_at;
+    let mut remove = None;
     for (i, bone) in l.chain.iter_mut().enumerate() {
-        chain_bone(ui, e, rig, i, bone);
+        if chain_bone(ui, e, rig, i, bone) {
+            remove = Some(i);
+        }
+    }
+    if let Some(i) = remove {
+        l.chain.remove(i);
+    }
+    if ui
+        .button("Add chain bone")
+        .on_hover_text(
+            "Adds a bone at the bottom of the chain; type its humanoid bone or joint name",
+        )
+        .clicked()
+    {
+        l.chain.push(LookBone {
+            bone: "Chest".into(),
+            weight: 0.2,
+            forward: None,
+            limit: LookLimit::Axis {
+                horizontal_deg: 20.0,
+                vertical_deg: 10.0,
+                roll: 0.0,
+            },
+        });
     }
     if !rig.missing.is_empty() {
         ui.colored_label(
@@ -225,17 +249,23 @@ fn look_at(ui: &mut egui::Ui, e: &EditorState, p: &mut LayerParams) {
     }
 }
 
+/// One chain bone's row; returns true when its Remove button was clicked.
 fn chain_bone(
     ui: &mut egui::Ui,
     e: &EditorState,
     rig: &crate::layers::LookAtRig,
     i: usize,
     bone: &mut LookBone,
-) {
+) -> bool {
     let found = rig.bones.iter().find(|b| b.index == i);
     let report = e.look_report.iter().find(|r| r.bone == bone.bone);
+    let mut remove = false;
     ui.horizontal(|ui| {
-        ui.label(RichText::new(&bone.bone).strong());
+        ui.add(egui::TextEdit::singleline(&mut bone.bone).desired_width(80.0));
+        if found.is_none() {
+            ui.colored_label(Color32::from_rgb(240, 110, 100), "?")
+                .on_hover_text("not on this rig");
+        }
         ui.add(
             egui::DragValue::new(&mut bone.weight)
                 .speed(0.01)
@@ -258,6 +288,7 @@ fn chain_bone(
             };
             ui.colored_label(color, text);
         }
+        remove = ui.small_button("Remove").clicked();
     });
     ui.horizontal(|ui| {
         let mut mode = match bone.limit {
@@ -330,6 +361,7 @@ fn chain_bone(
             }
         }
     });
+    remove
 }
 
 fn twist(ui: &mut egui::Ui, e: &EditorState, p: &mut LayerParams) {
