@@ -5,7 +5,7 @@ use glam::{Quat, Vec3};
 use serde::{Deserialize, Serialize};
 
 use super::easing::Easing;
-use super::{ParamError, check, resolve_joint};
+use super::{ParamError, check, check_axis, chosen_axis, resolve_joint};
 use crate::core::{Character, HumanBone, Pose, Skeleton};
 
 /// One breathing bone and its angles.
@@ -173,15 +173,7 @@ impl BreathParams {
         for (i, b) in self.bones.iter().enumerate() {
             check(&format!("bones[{i}].inhale_deg"), b.inhale_deg, -90.0, 90.0)?;
             check(&format!("bones[{i}].exhale_deg"), b.exhale_deg, -90.0, 90.0)?;
-            if let Some(axis) = b.axis {
-                let v = Vec3::from_array(axis);
-                if !v.is_finite() || v.length() < 1e-6 {
-                    return Err(ParamError::new(
-                        format!("bones[{i}].axis"),
-                        "must be a non-zero finite vector",
-                    ));
-                }
-            }
+            check_axis(&format!("bones[{i}].axis"), b.axis)?;
         }
         Ok(())
     }
@@ -240,11 +232,7 @@ impl BreathRig {
             match resolve_joint(character, &b.bone) {
                 Some(joint) => {
                     let detected_axis = local_axis_toward(&rest_world, joint, CHARACTER_RIGHT);
-                    let axis = b
-                        .axis
-                        .map(Vec3::from_array)
-                        .filter(|a| a.is_finite() && a.length() > 1e-6)
-                        .map_or(detected_axis, Vec3::normalize);
+                    let axis = chosen_axis(b.axis, detected_axis);
                     rig.bones.push(BoundBreathBone {
                         index,
                         joint,

@@ -6,7 +6,7 @@ use glam::{Quat, Vec3};
 use serde::{Deserialize, Serialize};
 
 use super::breath::local_axis_toward;
-use super::{ParamError, check, resolve_joint};
+use super::{ParamError, check, check_axis, chosen_axis, resolve_joint};
 use crate::core::{Character, HumanBone, Pose, Skeleton};
 
 /// The character's forward in model space.
@@ -128,15 +128,7 @@ impl LookAtParams {
         check("eye_vertical_deg", self.eye_vertical_deg, 0.0, 90.0)?;
         for (i, b) in self.chain.iter().enumerate() {
             check(&format!("chain[{i}].weight"), b.weight, 0.0, 1.0)?;
-            if let Some(f) = b.forward {
-                let v = Vec3::from_array(f);
-                if !v.is_finite() || v.length() < 1e-6 {
-                    return Err(ParamError::new(
-                        format!("chain[{i}].forward"),
-                        "must be a non-zero finite vector",
-                    ));
-                }
-            }
+            check_axis(&format!("chain[{i}].forward"), b.forward)?;
             match b.limit {
                 LookLimit::Off => {}
                 LookLimit::Axis {
@@ -334,11 +326,7 @@ impl LookAtRig {
                 continue;
             }
             let detected_forward = local_axis_toward(&rest_world, joint, CHARACTER_FORWARD);
-            let forward = b
-                .forward
-                .map(Vec3::from_array)
-                .filter(|f| f.is_finite() && f.length() > 1e-6)
-                .map_or(detected_forward, Vec3::normalize);
+            let forward = chosen_axis(b.forward, detected_forward);
             rig.bones.push(BoundLookBone {
                 index,
                 joint,

@@ -55,6 +55,23 @@ pub fn check(field: &str, value: f32, min: f32, max: f32) -> Result<(), ParamErr
     Ok(())
 }
 
+/// Checks an optional axis override: when given, a non-zero finite vector.
+pub fn check_axis(field: &str, axis: Option<[f32; 3]>) -> Result<(), ParamError> {
+    match axis.map(glam::Vec3::from_array) {
+        Some(v) if !v.is_finite() || v.length() < 1e-6 => {
+            Err(ParamError::new(field, "must be a non-zero finite vector"))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The axis to use: the override when it is usable, else the detected one.
+pub fn chosen_axis(axis: Option<[f32; 3]>, detected: glam::Vec3) -> glam::Vec3 {
+    axis.map(glam::Vec3::from_array)
+        .filter(|a| a.is_finite() && a.length() > 1e-6)
+        .map_or(detected, glam::Vec3::normalize)
+}
+
 /// The joint a layer parameter names: a humanoid bone (`Chest`) when the rig maps it, else a joint name.
 pub fn resolve_joint(character: &Character, name: &str) -> Option<usize> {
     HumanBone::from_name(name)
