@@ -106,7 +106,7 @@ pub struct Baked {
 
 /// Runs `attempt(factor, quantize)` with decreasing local tolerances (quantized first when allowed) until the
 /// measured error (second value, metres) is within `tolerance`; the last attempt keeps every frame unquantized.
-fn search<T>(
+pub(crate) fn search<T>(
     tolerance: f32,
     quantize: bool,
     mut attempt: impl FnMut(f32, bool) -> (T, f32),

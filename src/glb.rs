@@ -120,6 +120,11 @@ impl GlbBuilder {
         self.accessors.len() - 1
     }
 
+    /// Adds raw bytes (an encoded image, say) as a buffer view; returns the view index.
+    pub fn bytes(&mut self, data: &[u8]) -> usize {
+        self.push_view(data, None)
+    }
+
     /// Marks an integer accessor as normalized (e.g. UNSIGNED_BYTE weights read as 0–1).
     pub fn set_normalized(&mut self, accessor: usize) {
         self.accessors[accessor]["normalized"] = Value::Bool(true);

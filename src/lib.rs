@@ -10,6 +10,7 @@ pub mod cli;
 pub mod clipfile;
 pub mod core;
 pub mod demo;
+pub mod export;
 pub mod fsutil;
 pub mod glb;
 pub mod import;

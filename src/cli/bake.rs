@@ -9,7 +9,275 @@ use serde::Serialize;
 use super::{BakeArgs, ClipFormat};
 use crate::bake::{BakeReport, BakeSettings, bake_frames, prepare, to_unity};
 use crate::core::Clip;
+use crate::export::{Encoded, ExportFormat, StreamSource, StreamSpec};
 use crate::fsutil::write_atomic;
+use crate::import::ImportedModel;
+use crate::preset::Preset;
+
+impl ClipFormat {
+    fn export_format(self) -> ExportFormat {
+        match self {
+            ClipFormat::Native => ExportFormat::Native,
+            ClipFormat::Unity => ExportFormat::Unity,
+            ClipFormat::Gltf => ExportFormat::Gltf,
+        }
+    }
+}
+
+/// One file written by a stream bake.
+#[derive(Serialize)]
+struct StreamWritten {
+    file: String,
+    source: String,
+    duration: f32,
+    fps: f32,
+    bytes: usize,
+    #[serde(flatten)]
+    encoded: Encoded,
+}
+
+fn parse_point2(text: &str) -> Result<[f64; 2]> {
+    let v: Vec<f64> = text
+        .split(',')
+        .map(|p| p.trim().parse::<f64>())
+        .collect::<Result<_, _>>()
+        .map_err(|_| anyhow::anyhow!("--blend-point '{text}': expected X,Y"))?;
+    match v.as_slice() {
+        [x, y] if x.is_finite() && y.is_finite() => Ok([*x, *y]),
+        [x] if x.is_finite() => Ok([*x, 0.0]),
+        _ => bail!("--blend-point '{text}': expected two finite numbers X,Y"),
+    }
+}
+
+fn stream_mode(args: &BakeArgs) -> bool {
+    args.model.preset.is_some()
+        || args.blend_point.is_some()
+        || args.blend_path.is_some()
+        || args.duration.is_some()
+        || args.per_node
+}
+
+/// Bakes one stream and writes it; returns what was written.
+#[allow(clippy::too_many_arguments)]
+fn bake_one(
+    model: &ImportedModel,
+    preset: &Preset,
+    spec: &StreamSpec,
+    name: &str,
+    args: &BakeArgs,
+    out: &std::path::Path,
+    label: String,
+    id: i32,
+) -> Result<StreamWritten> {
+    if !args.force && out.exists() {
+        bail!(
+            "{}: already exists (use --force to replace it)",
+            out.display()
+        );
+    }
+    let frames_total = crate::clipfile::uniform_frame_count(spec.duration, spec.fps);
+    let bar = if frames_total > 300 {
+        let b = ProgressBar::new(frames_total);
+        b.set_style(
+            ProgressStyle::with_template("{bar:30} {pos}/{len} frames {msg}")
+                .expect("valid template"),
+        );
+        b.set_message(label.clone());
+        b
+    } else {
+        ProgressBar::hidden()
+    };
+    let frames = crate::export::bake_stream(
+        &model.character,
+        &model.clips,
+        preset.blend.as_ref(),
+        &preset.layers,
+        spec,
+        &mut |done, _| {
+            bar.set_position(done as u64);
+            true
+        },
+    )
+    .map_err(|e| anyhow::anyhow!("{}: {e}", args.model.model))?;
+    bar.finish_and_clear();
+    let settings = BakeSettings {
+        fps: spec.fps,
+        keep_source_keys: false,
+        tolerance_cm: args.tolerance_cm,
+        quantize: !args.no_quantize,
+        id,
+    };
+    let encoded = crate::export::encode(
+        &model.character,
+        &frames,
+        name,
+        args.format.export_format(),
+        args.animation_only,
+        &settings,
+    );
+    write_atomic(out, &encoded.bytes, args.force)?;
+    Ok(StreamWritten {
+        file: out.display().to_string(),
+        source: label,
+        duration: spec.duration,
+        fps: spec.fps,
+        bytes: encoded.bytes.len(),
+        encoded,
+    })
+}
+
+/// `bake` with a preset or a blend source: the whole stream, then the layers.
+fn run_stream(args: &BakeArgs, model: &ImportedModel) -> Result<()> {
+    let file = args.model.model.as_str();
+    let preset = super::model::preset(&args.model)?.unwrap_or_else(|| {
+        // Without a preset: no blend space, and every layer off.
+        let mut p = Preset::default();
+        p.layers.breath.enabled = false;
+        p.layers.twist.enabled = false;
+        p.layers.look_at.enabled = false;
+        p
+    });
+    let name = args
+        .model
+        .preset
+        .as_ref()
+        .and_then(|p| p.file_stem())
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "Baked".into());
+    if let Some(d) = args.duration
+        && !(d.is_finite() && d > 0.0 && d <= 3600.0)
+    {
+        bail!("--duration {d}: must be a number of seconds in (0, 3600]");
+    }
+    let blend = preset.blend.as_ref();
+    let cycle_at = |point: [f64; 2]| -> Result<f32> {
+        let space = blend.ok_or_else(|| {
+            anyhow::anyhow!("{file}: --blend-point needs a preset with a blend space")
+        })?;
+        let sampler = crate::blend::BlendSampler::bind(space, &model.clips, &model.character);
+        Ok(sampler.cycle_length(&space.weights_at(glam::DVec2::from_array(point))))
+    };
+    let mut written = Vec::new();
+    if args.per_node {
+        let space =
+            blend.ok_or_else(|| anyhow::anyhow!("--per-node needs a preset with a blend space"))?;
+        std::fs::create_dir_all(&args.output)
+            .map_err(|e| anyhow::anyhow!("{}: cannot create folder: {e}", args.output.display()))?;
+        for (i, node) in space.nodes.iter().enumerate() {
+            let spec = StreamSpec {
+                source: StreamSource::BlendPoint(node.position),
+                duration: match args.duration {
+                    Some(d) => d,
+                    None => cycle_at(node.position)?,
+                },
+                fps: args.fps,
+            };
+            let out = args.output.join(format!(
+                "{}.{}",
+                file_stem(&node.clip, i),
+                args.format.export_format().extension()
+            ));
+            written.push(bake_one(
+                model,
+                &preset,
+                &spec,
+                &node.clip,
+                args,
+                &out,
+                format!("node {i} ({})", node.clip),
+                i as i32,
+            )?);
+        }
+        let preset_out = args.output.join("preset.json");
+        write_atomic(&preset_out, preset.to_json().as_bytes(), args.force)?;
+    } else {
+        let (source, duration, label) = if let Some(text) = &args.blend_point {
+            let p = parse_point2(text)?;
+            (
+                StreamSource::BlendPoint(p),
+                args.duration.map_or_else(|| cycle_at(p), Ok)?,
+                format!("blend point {},{}", p[0], p[1]),
+            )
+        } else if let Some(path) = &args.blend_path {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| anyhow::anyhow!("{}: cannot read: {e}", path.display()))?;
+            let points = crate::export::parse_path(&text, &path.display().to_string())?;
+            let end = points.last().map_or(0.0, |p| p.time);
+            let duration = args.duration.unwrap_or(end);
+            (
+                StreamSource::BlendPath(points),
+                duration,
+                format!("blend path {}", path.display()),
+            )
+        } else if args.clip.len() == 1 {
+            let clip = super::pose::find_clip(&model.clips, &args.clip[0], file)?;
+            let index = model
+                .clips
+                .iter()
+                .position(|c| std::ptr::eq(c, clip))
+                .unwrap_or(0);
+            (
+                StreamSource::Clip(index),
+                args.duration.unwrap_or(clip.duration),
+                format!("clip {}", clip.name),
+            )
+        } else if args.clip.len() > 1 {
+            bail!("with a preset, bake one --clip at a time (or use --per-node)");
+        } else if let Some(space) = blend {
+            (
+                StreamSource::BlendPoint(space.point),
+                args.duration.map_or_else(|| cycle_at(space.point), Ok)?,
+                "the preset's blend point".to_string(),
+            )
+        } else if model.clips.len() == 1 {
+            (
+                StreamSource::Clip(0),
+                args.duration.unwrap_or(model.clips[0].duration),
+                format!("clip {}", model.clips[0].name),
+            )
+        } else {
+            bail!(
+                "{file}: choose what to bake: --clip NAME, --blend-point X,Y or --blend-path FILE (the preset has no blend space)"
+            );
+        };
+        let spec = StreamSpec {
+            source,
+            duration,
+            fps: args.fps,
+        };
+        written.push(bake_one(
+            model,
+            &preset,
+            &spec,
+            &name,
+            args,
+            &args.output,
+            label,
+            0,
+        )?);
+    }
+    if args.json {
+        outln!("{}", serde_json::to_string_pretty(&written)?);
+    } else {
+        for w in &written {
+            outln!(
+                "wrote {} ({}, {}, {:.3} s at {} fps, {} frames, {} bytes, max error {:.5} cm)",
+                w.file,
+                w.encoded.format.name(),
+                w.source,
+                w.duration,
+                w.fps,
+                w.encoded.frames,
+                w.bytes,
+                w.encoded.max_error_cm
+            );
+            for n in &w.encoded.notes {
+                eprintln!("note: {n}");
+            }
+        }
+    }
+    Ok(())
+}
 
 #[derive(Serialize)]
 struct Written {
@@ -81,13 +349,13 @@ pub fn run(args: &BakeArgs) -> Result<()> {
         );
     }
     let model = super::model::open(&args.model)?;
+    if stream_mode(args) {
+        return run_stream(args, &model);
+    }
     let file = args.model.model.as_str();
     let chosen = select(&model.clips, args, file)?;
     let c = &model.character;
-    let ext = match args.format {
-        ClipFormat::Native => "animclip",
-        ClipFormat::Unity => "bytes",
-    };
+    let ext = args.format.export_format().extension();
     let several = chosen.len() > 1;
     let into_dir = several || args.output.is_dir();
     if into_dir {
@@ -130,18 +398,26 @@ pub fn run(args: &BakeArgs) -> Result<()> {
         } else {
             args.output.clone()
         };
+        let gltf;
         let bytes = match args.format {
             ClipFormat::Native => &baked.bytes,
             ClipFormat::Unity => &unity.bytes,
+            ClipFormat::Gltf => {
+                gltf = crate::export::gltf::export_glb(
+                    c,
+                    &frames,
+                    &meta,
+                    args.animation_only,
+                    &settings,
+                );
+                &gltf.bytes
+            }
         };
         write_atomic(&out, bytes, args.force)?;
         let ratio = baked.report.raw_bytes as f64 / baked.report.bytes.max(1) as f64;
         written.push(Written {
             file: out.display().to_string(),
-            format: match args.format {
-                ClipFormat::Native => "native",
-                ClipFormat::Unity => "unity",
-            },
+            format: args.format.export_format().name(),
             report: baked.report,
             ratio,
             unity_bytes: unity.bytes.len(),

@@ -57,7 +57,8 @@ pub enum Command {
     Mannequin(MannequinArgs),
     /// Render a pose of a model to a PNG, with no window (software Vulkan works).
     Render(RenderArgs),
-    /// Bake clips of a model into compact clip files (.animclip, or the Unity AnimDataSequence layout).
+    /// Bake clips — or, with --preset, the whole tuned stream (clip or blend space, then the layers) — into
+    /// .animclip, the Unity AnimDataSequence layout, or .glb.
     Bake(BakeArgs),
     /// Inspect clip files.
     #[command(subcommand)]
@@ -148,6 +149,8 @@ pub enum ClipFormat {
     Native,
     /// The Unity-side runtime's AnimDataSequence (MessagePack-CSharp integer keys).
     Unity,
+    /// A .glb with the model (or only its skeleton, with --animation-only) and the baked animation.
+    Gltf,
 }
 
 /// Arguments of `bake`.
@@ -177,6 +180,21 @@ pub struct BakeArgs {
     /// File layout.
     #[arg(long, value_enum, default_value = "native")]
     pub format: ClipFormat,
+    /// Bake the preset's blend space at this point X,Y (with the preset's layers).
+    #[arg(long, value_name = "X,Y", allow_hyphen_values = true, conflicts_with_all = ["blend_path", "all"])]
+    pub blend_point: Option<String>,
+    /// Bake the preset's blend space along a path: a JSON array of {"time": s, "point": [x, y]}.
+    #[arg(long, value_name = "FILE.json", conflicts_with_all = ["all"])]
+    pub blend_path: Option<PathBuf>,
+    /// Length of the bake in seconds (default: the clip's length, the blend cycle, or the path's end).
+    #[arg(long)]
+    pub duration: Option<f32>,
+    /// glTF: write only the skeleton nodes and the animation, no meshes.
+    #[arg(long)]
+    pub animation_only: bool,
+    /// With a blend space: bake one clip per node (its point, with the layers) into the OUT folder, plus the preset.
+    #[arg(long, conflicts_with_all = ["blend_point", "blend_path", "all", "clip"])]
+    pub per_node: bool,
     /// Output file (one clip) or folder (several clips).
     #[arg(short, long)]
     pub output: PathBuf,

@@ -1,0 +1,372 @@
+//! glTF export: a `.glb` holding the character (skeleton nodes, meshes, skin, materials, textures) or only its
+//! skeleton, plus the baked animation as LINEAR samplers. The file is imported again and measured against the
+//! frames; keys are added until it is within the tolerance.
+
+use glam::{Mat4, Quat, Vec3};
+use serde_json::{Value, json};
+
+use crate::bake::{BakeSettings, search};
+use crate::clipfile::reduce::{self, ClipMeta, Frames, RotationInterp};
+use crate::clipfile::{BakedClip, Channel};
+use crate::core::mesh::{Mesh, MeshPlacement, Primitive};
+use crate::core::{Character, Skeleton, Transform};
+use crate::glb::{Component, GlbBuilder, Target};
+
+/// A `.glb` export and its measured error.
+#[derive(Clone, Debug)]
+pub struct GltfExport {
+    /// The file.
+    pub bytes: Vec<u8>,
+    /// Largest virtual-vertex error of the re-imported animation against the frames, centimetres.
+    pub max_error_cm: f32,
+    /// What the file does not carry.
+    pub notes: Vec<String>,
+}
+
+/// Node index of joint `j` (node 0 is the character root holding the transform above the skeleton).
+fn joint_node(j: usize) -> usize {
+    j + 1
+}
+
+fn trs_json(t: &Transform) -> Value {
+    let mut node = json!({});
+    if t.translation != Vec3::ZERO {
+        node["translation"] = json!(t.translation.to_array());
+    }
+    if t.rotation != Quat::IDENTITY {
+        node["rotation"] = json!(t.rotation.normalize().to_array());
+    }
+    if t.scale != Vec3::ONE {
+        node["scale"] = json!(t.scale.to_array());
+    }
+    node
+}
+
+fn matrix_json(m: &Mat4) -> Value {
+    json!(m.to_cols_array())
+}
+
+fn skeleton_nodes(skeleton: &Skeleton) -> Vec<Value> {
+    let mut nodes =
+        vec![json!({"name": "AnimtuneRoot", "matrix": matrix_json(&skeleton.root_transform())})];
+    let roots: Vec<usize> = (0..skeleton.len())
+        .filter(|&j| skeleton.parent(j).is_none())
+        .map(joint_node)
+        .collect();
+    nodes[0]["children"] = json!(roots);
+    if skeleton.root_transform() == Mat4::IDENTITY {
+        nodes[0].as_object_mut().map(|o| o.remove("matrix"));
+    }
+    for j in 0..skeleton.len() {
+        let mut node = trs_json(&skeleton.rest()[j]);
+        node["name"] = json!(skeleton.name(j));
+        let children: Vec<usize> = skeleton.children(j).map(joint_node).collect();
+        if !children.is_empty() {
+            node["children"] = json!(children);
+        }
+        nodes.push(node);
+    }
+    nodes
+}
+
+fn primitive_json(glb: &mut GlbBuilder, p: &Primitive) -> Value {
+    let flat3 = |v: &[[f32; 3]]| v.iter().flatten().copied().collect::<Vec<f32>>();
+    let mut attributes = json!({
+        "POSITION": glb.floats(&flat3(&p.positions), "VEC3", 3, Some(Target::Vertices), true)
+    });
+    if p.normals.len() == p.positions.len() && !p.normals.is_empty() {
+        let normals: Vec<[f32; 3]> = p
+            .normals
+            .iter()
+            .map(|n| Vec3::from_array(*n).normalize_or(Vec3::Y).to_array())
+            .collect();
+        attributes["NORMAL"] =
+            json!(glb.floats(&flat3(&normals), "VEC3", 3, Some(Target::Vertices), false));
+    }
+    if let Some(uvs) = p.uvs.as_ref().filter(|u| u.len() == p.positions.len()) {
+        let flat: Vec<f32> = uvs.iter().flatten().copied().collect();
+        attributes["TEXCOORD_0"] =
+            json!(glb.floats(&flat, "VEC2", 2, Some(Target::Vertices), false));
+    }
+    if let (Some(joints), Some(weights)) = (&p.joints, &p.weights) {
+        let j: Vec<u32> = joints.iter().flatten().map(|&v| u32::from(v)).collect();
+        attributes["JOINTS_0"] =
+            json!(glb.uints(&j, Component::U16, "VEC4", 4, Some(Target::Vertices)));
+        let w: Vec<f32> = weights
+            .iter()
+            .flat_map(|w| {
+                let sum: f32 = w.iter().sum();
+                if sum > 0.0 {
+                    w.map(|x| x / sum)
+                } else {
+                    [1.0, 0.0, 0.0, 0.0]
+                }
+            })
+            .collect();
+        attributes["WEIGHTS_0"] = json!(glb.floats(&w, "VEC4", 4, Some(Target::Vertices), false));
+    }
+    let mut prim = json!({"attributes": attributes, "mode": 4});
+    if !p.indices.is_empty() {
+        prim["indices"] = json!(glb.uints(
+            &p.indices,
+            Component::U32,
+            "SCALAR",
+            1,
+            Some(Target::Indices)
+        ));
+    }
+    if let Some(m) = p.material {
+        prim["material"] = json!(m);
+    }
+    prim
+}
+
+/// Meshes, materials, textures and skins of the character, appended to `document` and `nodes`.
+fn add_character(
+    glb: &mut GlbBuilder,
+    character: &Character,
+    nodes: &mut Vec<Value>,
+    scene: &mut Vec<usize>,
+    document: &mut Value,
+) {
+    let mut images = Vec::new();
+    for t in &character.textures {
+        let mut png = Vec::new();
+        let ok = image::RgbaImage::from_raw(t.width, t.height, t.rgba.clone())
+            .map(|img| {
+                img.write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+                    .is_ok()
+            })
+            .unwrap_or(false);
+        let view = glb.bytes(if ok { &png } else { &[] });
+        images.push(json!({"bufferView": view, "mimeType": "image/png"}));
+    }
+    let materials: Vec<Value> = character
+        .materials
+        .iter()
+        .map(|m| {
+            let mut pbr = json!({"baseColorFactor": m.base_color, "metallicFactor": 0.0, "roughnessFactor": 0.7});
+            if let Some(t) = m.base_color_texture.filter(|&t| t < images.len()) {
+                pbr["baseColorTexture"] = json!({"index": t});
+            }
+            json!({"name": m.name, "pbrMetallicRoughness": pbr, "doubleSided": m.double_sided})
+        })
+        .collect();
+    let skins: Vec<Value> = character
+        .skins
+        .iter()
+        .map(|s| {
+            let ibm: Vec<f32> = s
+                .inverse_bind
+                .iter()
+                .flat_map(|m| m.to_cols_array())
+                .collect();
+            json!({
+                "name": s.name,
+                "joints": s.joints.iter().map(|&j| joint_node(j)).collect::<Vec<_>>(),
+                "inverseBindMatrices": glb.floats(&ibm, "MAT4", 16, None, false),
+            })
+        })
+        .collect();
+    let meshes: Vec<Value> = character
+        .meshes
+        .iter()
+        .map(|m: &Mesh| {
+            let primitives: Vec<Value> = m
+                .primitives
+                .iter()
+                .map(|p| primitive_json(glb, p))
+                .collect();
+            json!({"name": m.name, "primitives": primitives})
+        })
+        .collect();
+    for (i, m) in character.meshes.iter().enumerate() {
+        let index = nodes.len();
+        match &m.placement {
+            MeshPlacement::Skinned { skin } => {
+                nodes.push(json!({"name": m.name, "mesh": i, "skin": skin}));
+                scene.push(index);
+            }
+            MeshPlacement::Joint { joint, offset } => {
+                nodes.push(json!({"name": m.name, "mesh": i, "matrix": matrix_json(offset)}));
+                let parent = &mut nodes[joint_node(*joint)];
+                let mut children: Vec<Value> =
+                    parent["children"].as_array().cloned().unwrap_or_default();
+                children.push(json!(index));
+                parent["children"] = json!(children);
+            }
+            MeshPlacement::Model { transform } => {
+                nodes.push(json!({"name": m.name, "mesh": i, "matrix": matrix_json(transform)}));
+                scene.push(index);
+            }
+        }
+    }
+    if !meshes.is_empty() {
+        document["meshes"] = json!(meshes);
+    }
+    if !materials.is_empty() {
+        document["materials"] = json!(materials);
+    }
+    if !skins.is_empty() {
+        document["skins"] = json!(skins);
+    }
+    if !images.is_empty() {
+        let textures: Vec<Value> = (0..images.len())
+            .map(|i| json!({"source": i, "sampler": 0}))
+            .collect();
+        document["images"] = json!(images);
+        document["textures"] = json!(textures);
+        document["samplers"] = json!([{"magFilter": 9729, "minFilter": 9987}]);
+    }
+}
+
+fn channel_json<T: Copy>(
+    glb: &mut GlbBuilder,
+    clip: &BakedClip,
+    channel: &Channel<T>,
+    flatten: impl Fn(T) -> Vec<f32>,
+    kind: &str,
+    width: usize,
+) -> Option<(usize, usize)> {
+    let (times, values): (Vec<f32>, Vec<T>) = match channel {
+        Channel::Rest => return None,
+        Channel::Constant(v) => (vec![0.0], vec![*v]),
+        Channel::Keys { frames, values } => (
+            frames.iter().map(|&f| clip.frame_time(f)).collect(),
+            values.clone(),
+        ),
+    };
+    let input = glb.floats(&times, "SCALAR", 1, None, true);
+    let flat: Vec<f32> = values.into_iter().flat_map(flatten).collect();
+    let output = glb.floats(&flat, kind, width, None, false);
+    Some((input, output))
+}
+
+fn animation_json(glb: &mut GlbBuilder, skeleton: &Skeleton, clip: &BakedClip) -> Option<Value> {
+    let mut samplers = Vec::new();
+    let mut channels = Vec::new();
+    for track in &clip.tracks {
+        let Some(j) = skeleton
+            .find_by_path(&track.target.path)
+            .or_else(|| skeleton.find_by_name(&track.target.name))
+        else {
+            continue;
+        };
+        let parts = [
+            (
+                "translation",
+                channel_json(
+                    glb,
+                    clip,
+                    &track.translation,
+                    |v: Vec3| v.to_array().to_vec(),
+                    "VEC3",
+                    3,
+                ),
+            ),
+            (
+                "rotation",
+                channel_json(
+                    glb,
+                    clip,
+                    &track.rotation,
+                    |q: Quat| q.normalize().to_array().to_vec(),
+                    "VEC4",
+                    4,
+                ),
+            ),
+            (
+                "scale",
+                channel_json(
+                    glb,
+                    clip,
+                    &track.scale,
+                    |v: Vec3| v.to_array().to_vec(),
+                    "VEC3",
+                    3,
+                ),
+            ),
+        ];
+        for (path, found) in parts {
+            if let Some((input, output)) = found {
+                samplers.push(json!({"input": input, "output": output, "interpolation": "LINEAR"}));
+                channels.push(json!({"sampler": samplers.len() - 1, "target": {"node": joint_node(j), "path": path}}));
+            }
+        }
+    }
+    (!channels.is_empty())
+        .then(|| json!({"name": clip.name, "channels": channels, "samplers": samplers}))
+}
+
+/// The `.glb` of a baked clip on a character (`animation_only`: skeleton nodes and animation, no meshes).
+pub fn glb_bytes(character: &Character, clip: &BakedClip, animation_only: bool) -> Vec<u8> {
+    let skeleton = &character.skeleton;
+    let mut glb = GlbBuilder::new();
+    let mut nodes = skeleton_nodes(skeleton);
+    let mut scene = vec![0];
+    let mut document = json!({
+        "asset": {"version": "2.0", "generator": concat!("animtune ", env!("CARGO_PKG_VERSION"))},
+        "scene": 0,
+    });
+    if !animation_only {
+        add_character(&mut glb, character, &mut nodes, &mut scene, &mut document);
+    }
+    if let Some(animation) = animation_json(&mut glb, skeleton, clip) {
+        document["animations"] = json!([animation]);
+    }
+    document["nodes"] = Value::Array(nodes);
+    document["scenes"] = json!([{"name": character.name, "nodes": scene}]);
+    glb.finish(document)
+}
+
+/// Bakes frames into a `.glb` whose re-imported animation is within the settings' tolerance of the frames.
+pub fn export_glb(
+    character: &Character,
+    frames: &Frames,
+    meta: &ClipMeta,
+    animation_only: bool,
+    settings: &BakeSettings,
+) -> GltfExport {
+    let skeleton = &character.skeleton;
+    let humanoid = Some(&character.humanoid);
+    let tolerance = settings.tolerance_cm / 100.0;
+    let path = std::path::Path::new("<export>.glb");
+    let (bytes, error, _) = search(tolerance, false, |factor, _| {
+        let clip = reduce::reduce(
+            skeleton,
+            humanoid,
+            frames,
+            meta,
+            tolerance,
+            factor,
+            RotationInterp::Slerp,
+        );
+        let bytes = glb_bytes(character, &clip, animation_only);
+        let error = match crate::import::gltf::load_bytes(&bytes, &meta.name, None, path) {
+            Ok(back) => back.clips.first().map_or(
+                if clip.tracks.is_empty() {
+                    0.0
+                } else {
+                    f32::INFINITY
+                },
+                |c| reduce::measure(skeleton, frames, c),
+            ),
+            Err(_) => f32::INFINITY,
+        };
+        (bytes, error)
+    });
+    let mut notes = vec![
+        "materials keep their base colour and texture only (metallic 0, roughness 0.7)".to_string(),
+    ];
+    if animation_only {
+        notes = vec!["animation only: skeleton nodes, no meshes".into()];
+    }
+    if character.facing_corrected {
+        notes.push("the model was turned to face +Z at import; the file keeps that facing".into());
+    }
+    GltfExport {
+        bytes,
+        max_error_cm: error * 100.0,
+        notes,
+    }
+}

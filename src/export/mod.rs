@@ -1,0 +1,316 @@
+//! Export: the final pose stream — a clip or the blend space (at a point, or along a path of points over time),
+//! then breath, look-at and twist — sampled over a duration at a frame rate, and encoded as a native
+//! `.animclip`, the Unity layout, or a `.glb`.
+
+pub mod gltf;
+
+use serde::{Deserialize, Serialize};
+
+use crate::bake::{BakeSettings, bake_frames, to_unity};
+use crate::blend::{BlendSampler, BlendScratch, BlendSpace, TimeSync};
+use crate::clipfile::reduce::{ClipMeta, Frames};
+use crate::core::{Character, Clip, Pose, Wrap};
+use crate::layers::{LayerParams, LayerRig, LookAtState};
+
+/// Where the animation comes from before the layers.
+#[derive(Clone, Debug, PartialEq)]
+pub enum StreamSource {
+    /// One clip, by index into the clip list (looping when the duration is longer).
+    Clip(usize),
+    /// The blend space at a fixed point.
+    BlendPoint([f64; 2]),
+    /// The blend space along a path of points over time.
+    BlendPath(Vec<PathPoint>),
+}
+
+/// A point of a blend path: where the sample point is at a time; linear in between, held at the ends.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PathPoint {
+    /// Seconds from the start.
+    pub time: f32,
+    /// The sample point.
+    pub point: [f64; 2],
+}
+
+/// What to bake.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StreamSpec {
+    /// The source.
+    pub source: StreamSource,
+    /// Length in seconds.
+    pub duration: f32,
+    /// Frames per second (the look-at filter is stepped at this rate).
+    pub fps: f32,
+}
+
+/// Why an export did not produce a file.
+#[derive(Debug, thiserror::Error)]
+pub enum ExportError {
+    /// The user cancelled.
+    #[error("export cancelled")]
+    Cancelled,
+    /// A parameter cannot be used.
+    #[error("{0}")]
+    Invalid(String),
+}
+
+/// The sample point of a path at time `t`.
+pub fn path_point(path: &[PathPoint], t: f32) -> [f64; 2] {
+    let Some(first) = path.first() else {
+        return [0.0, 0.0];
+    };
+    if t <= first.time {
+        return first.point;
+    }
+    for w in path.windows(2) {
+        if t <= w[1].time {
+            let span = w[1].time - w[0].time;
+            let f = if span > 0.0 {
+                f64::from((t - w[0].time) / span)
+            } else {
+                1.0
+            };
+            return [
+                w[0].point[0] + (w[1].point[0] - w[0].point[0]) * f,
+                w[0].point[1] + (w[1].point[1] - w[0].point[1]) * f,
+            ];
+        }
+    }
+    path.last().map_or(first.point, |p| p.point)
+}
+
+/// Reads a blend path file: a JSON array of `{"time": seconds, "point": [x, y]}`, times increasing.
+pub fn parse_path(text: &str, name: &str) -> Result<Vec<PathPoint>, ExportError> {
+    let path: Vec<PathPoint> = serde_json::from_str(text)
+        .map_err(|e| ExportError::Invalid(format!("{name}: not a blend path ({e})")))?;
+    if path.is_empty() {
+        return Err(ExportError::Invalid(format!(
+            "{name}: the path has no point"
+        )));
+    }
+    for (i, p) in path.iter().enumerate() {
+        if !p.time.is_finite() || p.point.iter().any(|v| !v.is_finite()) {
+            return Err(ExportError::Invalid(format!(
+                "{name}: point {i} has a value that is not a finite number"
+            )));
+        }
+        if i > 0 && p.time < path[i - 1].time {
+            return Err(ExportError::Invalid(format!(
+                "{name}: point {i} comes before point {} in time",
+                i - 1
+            )));
+        }
+    }
+    Ok(path)
+}
+
+impl StreamSpec {
+    /// Checks the numbers and that the source exists.
+    pub fn validate(&self, clips: &[Clip], blend: Option<&BlendSpace>) -> Result<(), ExportError> {
+        if !(self.fps.is_finite() && self.fps > 0.0 && self.fps <= 1000.0) {
+            return Err(ExportError::Invalid(format!(
+                "fps {}: must be in (0, 1000]",
+                self.fps
+            )));
+        }
+        if !(self.duration.is_finite() && self.duration > 0.0 && self.duration <= 3600.0) {
+            return Err(ExportError::Invalid(format!(
+                "duration {}: must be in (0, 3600] seconds",
+                self.duration
+            )));
+        }
+        match &self.source {
+            StreamSource::Clip(i) if *i >= clips.len() => Err(ExportError::Invalid(format!(
+                "clip index {i} is out of range ({} clips)",
+                clips.len()
+            ))),
+            StreamSource::BlendPoint(_) | StreamSource::BlendPath(_) if blend.is_none() => Err(
+                ExportError::Invalid("a blend source needs a blend space (in the preset)".into()),
+            ),
+            _ => Ok(()),
+        }
+    }
+
+    /// Grid times: frame k at k / fps, the last exactly at the end.
+    pub fn times(&self) -> Vec<f32> {
+        crate::bake::uniform_times(self.duration, self.fps)
+    }
+}
+
+/// Evaluates the stream at every frame: source pose, then the layers. `progress(done, total)` returns false to
+/// cancel.
+pub fn bake_stream(
+    character: &Character,
+    clips: &[Clip],
+    blend: Option<&BlendSpace>,
+    layers: &LayerParams,
+    spec: &StreamSpec,
+    progress: &mut dyn FnMut(usize, usize) -> bool,
+) -> Result<Frames, ExportError> {
+    spec.validate(clips, blend)?;
+    let skeleton = &character.skeleton;
+    let times = spec.times();
+    let sampler = blend.map(|b| BlendSampler::bind(b, clips, character));
+    if let (Some(s), StreamSource::BlendPoint(_) | StreamSource::BlendPath(_)) =
+        (&sampler, &spec.source)
+        && let Some((i, clip)) = s.missing().first()
+    {
+        return Err(ExportError::Invalid(format!(
+            "blend node {i} plays clip '{clip}', which the model does not have"
+        )));
+    }
+    let rig = LayerRig::bind(layers, character);
+    let mut state = LookAtState::default();
+    let mut scratch = BlendScratch::default();
+    let mut poses = Vec::with_capacity(times.len());
+    let mut phase = 0.0f32;
+    let dt = 1.0 / spec.fps;
+    for (k, &t) in times.iter().enumerate() {
+        if !progress(k, times.len()) {
+            return Err(ExportError::Cancelled);
+        }
+        let mut pose = Pose::rest(skeleton);
+        match (&spec.source, blend, &sampler) {
+            (StreamSource::Clip(i), _, _) => {
+                let clip = &clips[*i];
+                let binding = clip.bind(skeleton, Some(&character.humanoid));
+                let wrap = if t <= clip.duration {
+                    Wrap::Clamp
+                } else {
+                    Wrap::Loop
+                };
+                clip.sample_into(&binding, t, wrap, &mut pose);
+            }
+            (source, Some(space), Some(sampler)) => {
+                let point = match source {
+                    StreamSource::BlendPath(path) => path_point(path, t),
+                    StreamSource::BlendPoint(p) => *p,
+                    StreamSource::Clip(_) => unreachable!("matched above"),
+                };
+                let w = space.weights_at(glam::DVec2::from_array(point));
+                let cycle = sampler.cycle_length(&w);
+                if k > 0 && cycle > 0.0 {
+                    phase = (phase + (t - times[k - 1]) / cycle).rem_euclid(1.0);
+                }
+                let time = match space.sync {
+                    TimeSync::Normalized => phase * cycle,
+                    TimeSync::Independent => t,
+                };
+                sampler.sample(
+                    space,
+                    clips,
+                    skeleton,
+                    &w,
+                    time,
+                    cycle,
+                    &mut pose,
+                    &mut scratch,
+                );
+            }
+            _ => unreachable!("validated: blend sources have a blend space"),
+        }
+        let step = (k > 0).then_some(dt);
+        rig.apply(layers, character, t, step, None, &mut state, &mut pose);
+        poses.push(pose);
+    }
+    progress(times.len(), times.len());
+    Ok(Frames { times, poses })
+}
+
+/// Output layout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ExportFormat {
+    /// `.animclip`.
+    Native,
+    /// The Unity AnimDataSequence layout (`.bytes`).
+    Unity,
+    /// A `.glb` with the model and the animation (or the skeleton only).
+    Gltf,
+}
+
+impl ExportFormat {
+    /// The usual file extension.
+    pub fn extension(self) -> &'static str {
+        match self {
+            ExportFormat::Native => "animclip",
+            ExportFormat::Unity => "bytes",
+            ExportFormat::Gltf => "glb",
+        }
+    }
+
+    /// Lowercase name.
+    pub fn name(self) -> &'static str {
+        match self {
+            ExportFormat::Native => "native",
+            ExportFormat::Unity => "unity",
+            ExportFormat::Gltf => "gltf",
+        }
+    }
+}
+
+/// An encoded export and what it measured.
+#[derive(Clone, Debug, Serialize)]
+pub struct Encoded {
+    /// The file's bytes.
+    #[serde(skip)]
+    pub bytes: Vec<u8>,
+    /// Layout.
+    pub format: ExportFormat,
+    /// Frames baked.
+    pub frames: usize,
+    /// Largest virtual-vertex error of the file, decoded again, against the live frames (cm).
+    pub max_error_cm: f32,
+    /// Things the layout could not carry.
+    pub notes: Vec<String>,
+}
+
+/// Encodes baked frames in a format, measuring the result against the frames.
+pub fn encode(
+    character: &Character,
+    frames: &Frames,
+    name: &str,
+    format: ExportFormat,
+    animation_only: bool,
+    settings: &BakeSettings,
+) -> Encoded {
+    let skeleton = &character.skeleton;
+    let humanoid = Some(&character.humanoid);
+    let duration = frames.times.last().copied().unwrap_or(0.0);
+    let meta = ClipMeta {
+        id: settings.id,
+        name: name.to_string(),
+        duration,
+        frame_rate: settings.fps,
+        explicit_times: false,
+    };
+    let (bytes, max_error_cm, notes) = match format {
+        ExportFormat::Native => {
+            let b = bake_frames(skeleton, humanoid, frames, &meta, skeleton.len(), settings);
+            (b.bytes, b.report.max_error_cm, Vec::new())
+        }
+        ExportFormat::Unity => {
+            let u = to_unity(skeleton, humanoid, frames, &meta, settings);
+            let notes = if u.dropped_scale.is_empty() {
+                Vec::new()
+            } else {
+                vec![format!(
+                    "the Unity layout has no scale curves: scale animation of {} path(s) is not in the file",
+                    u.dropped_scale.len()
+                )]
+            };
+            (u.bytes, u.max_error_cm, notes)
+        }
+        ExportFormat::Gltf => {
+            let g = gltf::export_glb(character, frames, &meta, animation_only, settings);
+            (g.bytes, g.max_error_cm, g.notes)
+        }
+    };
+    Encoded {
+        bytes,
+        format,
+        frames: frames.times.len(),
+        max_error_cm,
+        notes,
+    }
+}
