@@ -42,14 +42,22 @@ cargo fmt --check
 echo "== cargo clippy"
 cargo clippy --all-targets --locked -- -D warnings
 
-echo "== glTF validator on the generated mannequin"
+echo "== glTF validator on the generated mannequin and on exports (tuned walk with the model; skeleton only; a textured model)"
 tools=target/node-tools
 if [ ! -d "$tools/node_modules/gltf-validator" ]; then
   mkdir -p "$tools"
   (cd "$tools" && npm install --silent --no-audit --no-fund --prefix . gltf-validator@2.0.0-dev.3.10 >/dev/null)
 fi
 cargo run --quiet --locked -- mannequin -o target/mannequin.glb --force
-(cd "$tools" && node ../../scripts/validate_gltf.mjs ../mannequin.glb)
+cargo run --quiet --locked -- preset default > target/export-preset.json
+cargo run --quiet --locked -- bake mannequin --preset target/export-preset.json --look-at 0.8,1.6,1.5 \
+  --blend-point 0.3,1.2 --duration 2 --format gltf -o target/export-walk.glb --force
+cargo run --quiet --locked -- bake mannequin --preset target/export-preset.json --blend-point 0,3.5 \
+  --format gltf --animation-only -o target/export-run-skeleton.glb --force
+assets="${ANIMTUNE_TEST_ASSETS:-../shared/assets}"
+cargo run --quiet --locked -- bake "$assets/CesiumMan.glb" --format gltf -o target/export-cesium.glb --force
+(cd "$tools" && node ../../scripts/validate_gltf.mjs ../mannequin.glb ../export-walk.glb \
+  ../export-run-skeleton.glb ../export-cesium.glb)
 
 echo "== benchmarks, each run once as a test"
 cargo test --bench pose_eval --bench clip_bake --bench frame --bench blend --bench layers --locked

@@ -51,6 +51,7 @@ fn parse_point2(text: &str) -> Result<[f64; 2]> {
 
 fn stream_mode(args: &BakeArgs) -> bool {
     args.model.preset.is_some()
+        || args.look_at.is_some()
         || args.blend_point.is_some()
         || args.blend_path.is_some()
         || args.duration.is_some()
@@ -129,7 +130,7 @@ fn bake_one(
 /// `bake` with a preset or a blend source: the whole stream, then the layers.
 fn run_stream(args: &BakeArgs, model: &ImportedModel) -> Result<()> {
     let file = args.model.model.as_str();
-    let preset = super::model::preset(&args.model)?.unwrap_or_else(|| {
+    let mut preset = super::model::preset(&args.model)?.unwrap_or_else(|| {
         // Without a preset: no blend space, and every layer off.
         let mut p = Preset::default();
         p.layers.breath.enabled = false;
@@ -137,6 +138,10 @@ fn run_stream(args: &BakeArgs, model: &ImportedModel) -> Result<()> {
         p.layers.look_at.enabled = false;
         p
     });
+    if let Some(text) = &args.look_at {
+        preset.layers.look_at.enabled = true;
+        preset.layers.look_at.target = super::pose::parse_point3(text)?.to_array();
+    }
     let name = args
         .model
         .preset

@@ -189,6 +189,9 @@ pub struct BakeArgs {
     /// Length of the bake in seconds (default: the clip's length, the blend cycle, or the path's end).
     #[arg(long)]
     pub duration: Option<f32>,
+    /// Turn look-at on toward this model-space point X,Y,Z (metres) for the bake.
+    #[arg(long, value_name = "X,Y,Z", allow_hyphen_values = true)]
+    pub look_at: Option<String>,
     /// glTF: write only the skeleton nodes and the animation, no meshes.
     #[arg(long)]
     pub animation_only: bool,

@@ -106,7 +106,7 @@ pub(super) struct Evaluated {
     pub layers: Option<LayersReport>,
 }
 
-fn parse_point3(text: &str) -> Result<glam::Vec3> {
+pub(super) fn parse_point3(text: &str) -> Result<glam::Vec3> {
     let v: Vec<f32> = text
         .split(',')
         .map(|p| p.trim().parse::<f32>())

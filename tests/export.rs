@@ -1,0 +1,332 @@
+//! Export: the baked stream matches what the editor plays live, and every format replays it within 0.01 cm.
+
+mod common;
+
+use std::path::Path;
+
+use animtune::app::editor::EditorState;
+use animtune::bake::BakeSettings;
+use animtune::clipfile::reduce::{Frames, max_vertex_error, measure};
+use animtune::export::{
+    ExportError, ExportFormat, PathPoint, StreamSource, StreamSpec, bake_stream, encode,
+};
+use animtune::layers::LayerParams;
+use common::{animtune, assert_clean_failure, temp_dir};
+
+const TOLERANCE_M: f32 = 1e-4;
+
+fn tuned_layers() -> LayerParams {
+    let mut layers = LayerParams::default();
+    layers.look_at.enabled = true;
+    layers.look_at.target = [0.9, 1.6, 1.2];
+    layers.look_at.speed_deg_per_s = 120.0;
+    layers.breath.effect_rate = 2.0;
+    layers
+}
+
+fn walk_frames(duration: f32) -> (animtune::import::ImportedModel, Frames) {
+    let model = animtune::demo::mannequin::load();
+    let space = animtune::demo::locomotion::default_blend_space();
+    let spec = StreamSpec {
+        source: StreamSource::BlendPoint([0.3, 1.2]),
+        duration,
+        fps: 30.0,
+    };
+    let frames = bake_stream(
+        &model.character,
+        &model.clips,
+        Some(&space),
+        &tuned_layers(),
+        &spec,
+        &mut |_, _| true,
+    )
+    .unwrap();
+    (model, frames)
+}
+
+#[test]
+fn the_baked_stream_is_what_the_editor_plays() {
+    let (model, frames) = walk_frames(2.0);
+    let s = &model.character.skeleton;
+    let mut e = EditorState::new();
+    e.edit_layers(false, |l| *l = tuned_layers());
+    e.set_blend_point([0.3, 1.2]);
+    e.scrub(0.0);
+    e.player.play();
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    for (k, reference) in frames.poses.iter().enumerate() {
+        if k > 0 {
+            e.tick(1.0 / 30.0);
+        }
+        reference.model_matrices_into(s, &mut a);
+        e.pose.model_matrices_into(s, &mut b);
+        let err = max_vertex_error(&a, &b);
+        assert!(
+            err < 1e-5,
+            "frame {k}: editor and bake differ by {} cm",
+            err * 100.0
+        );
+    }
+}
+
+#[test]
+fn every_format_replays_the_stream_within_a_hundredth_of_a_centimetre() {
+    let (model, frames) = walk_frames(2.5);
+    let c = &model.character;
+    let settings = BakeSettings::default();
+    for format in [
+        ExportFormat::Native,
+        ExportFormat::Unity,
+        ExportFormat::Gltf,
+    ] {
+        for animation_only in [false, true] {
+            if animation_only && format != ExportFormat::Gltf {
+                continue;
+            }
+            let out = encode(c, &frames, "Walk", format, animation_only, &settings);
+            assert!(out.max_error_cm <= 0.01, "{format:?}: {}", out.max_error_cm);
+            // Decoded independently of the encoder's own check.
+            let clip = match format {
+                ExportFormat::Gltf => {
+                    let back = animtune::import::gltf::load_bytes(
+                        &out.bytes,
+                        "walk",
+                        None,
+                        Path::new("walk.glb"),
+                    )
+                    .unwrap();
+                    if !animation_only {
+                        assert_eq!(back.character.skeleton.len(), c.skeleton.len());
+                        assert_eq!(back.character.meshes.len(), c.meshes.len());
+                        assert_eq!(back.character.skins.len(), 1);
+                    }
+                    back.clips[0].clone()
+                }
+                _ => animtune::clipfile::decode(&out.bytes, Path::new("walk.bin"))
+                    .unwrap()
+                    .to_clip(),
+            };
+            let err = measure(&c.skeleton, &frames, &clip);
+            assert!(
+                err <= TOLERANCE_M,
+                "{format:?} (animation only {animation_only}): {} cm",
+                err * 100.0
+            );
+        }
+    }
+}
+
+#[test]
+fn the_glb_reimports_with_the_same_skinned_pose() {
+    let (model, frames) = walk_frames(1.0);
+    let c = &model.character;
+    let out = encode(
+        c,
+        &frames,
+        "Walk",
+        ExportFormat::Gltf,
+        false,
+        &BakeSettings::default(),
+    );
+    let back = animtune::import::gltf::load_bytes(&out.bytes, "walk", None, Path::new("walk.glb"))
+        .unwrap();
+    let bc = &back.character;
+    // The skinned vertices of the re-imported model at a frame equal the original's.
+    let k = 17;
+    let t = frames.times[k];
+    let clip = &back.clips[0];
+    let binding = clip.bind(&bc.skeleton, None);
+    let mut pose = animtune::core::Pose::rest(&bc.skeleton);
+    clip.sample_into(&binding, t, animtune::core::Wrap::Clamp, &mut pose);
+    let m_back = pose.model_matrices(&bc.skeleton);
+    let m_live = frames.poses[k].model_matrices(&c.skeleton);
+    let skin = |ch: &animtune::core::Character, m: &[glam::Mat4]| -> Vec<glam::Vec3> {
+        let mesh = &ch.meshes[0];
+        let palette = ch.mesh_palette(mesh, m);
+        let p = &mesh.primitives[0];
+        let (joints, weights) = (p.joints.as_ref().unwrap(), p.weights.as_ref().unwrap());
+        p.positions
+            .iter()
+            .zip(joints.iter().zip(weights))
+            .step_by(37)
+            .map(|(pos, (j, w))| {
+                let v = glam::Vec3::from_array(*pos);
+                (0..4)
+                    .map(|i| palette[j[i] as usize].transform_point3(v) * w[i])
+                    .sum::<glam::Vec3>()
+            })
+            .collect()
+    };
+    for (a, b) in skin(c, &m_live).iter().zip(skin(bc, &m_back)) {
+        assert!(a.distance(b) < 1e-4, "{a} vs {b}");
+    }
+}
+
+#[test]
+fn a_blend_path_changes_the_motion_over_time_and_cancel_stops() {
+    let model = animtune::demo::mannequin::load();
+    let space = animtune::demo::locomotion::default_blend_space();
+    let path = vec![
+        PathPoint {
+            time: 0.0,
+            point: [0.0, 0.0],
+        },
+        PathPoint {
+            time: 1.0,
+            point: [0.0, 3.5],
+        },
+    ];
+    let spec = StreamSpec {
+        source: StreamSource::BlendPath(path.clone()),
+        duration: 1.0,
+        fps: 30.0,
+    };
+    let layers = LayerParams::default();
+    let frames = bake_stream(
+        &model.character,
+        &model.clips,
+        Some(&space),
+        &layers,
+        &spec,
+        &mut |_, _| true,
+    )
+    .unwrap();
+    assert_eq!(frames.poses.len(), 31);
+    // Idle at the start, running at the end: the legs are far apart by then.
+    let s = &model.character.skeleton;
+    let knee = model
+        .character
+        .humanoid
+        .joint(animtune::core::HumanBone::LeftLowerLeg)
+        .unwrap();
+    let travel = frames
+        .poses
+        .iter()
+        .map(|p| p.model_matrices(s)[knee].w_axis.z.abs())
+        .collect::<Vec<_>>();
+    assert!(
+        travel[0] < 0.05 && travel[25..].iter().any(|&z| z > 0.15),
+        "{travel:?}"
+    );
+    assert_eq!(animtune::export::path_point(&path, 0.5), [0.0, 1.75]);
+    let mut calls = 0;
+    let cancelled = bake_stream(
+        &model.character,
+        &model.clips,
+        Some(&space),
+        &layers,
+        &spec,
+        &mut |done, _| {
+            calls += 1;
+            done < 5
+        },
+    );
+    assert!(matches!(cancelled, Err(ExportError::Cancelled)));
+    assert_eq!(calls, 6);
+    let bad = StreamSpec {
+        fps: f32::NAN,
+        ..spec
+    };
+    assert!(matches!(
+        bake_stream(
+            &model.character,
+            &model.clips,
+            Some(&space),
+            &layers,
+            &bad,
+            &mut |_, _| true
+        ),
+        Err(ExportError::Invalid(_))
+    ));
+}
+
+#[test]
+fn cli_exports_keep_existing_files_and_write_one_clip_per_node() {
+    let dir = temp_dir("cli-export");
+    let preset = dir.join("preset.json");
+    let out = animtune(&["preset", "default"]);
+    std::fs::write(&preset, &out.stdout).unwrap();
+    let p = preset.to_str().unwrap();
+    let glb = dir.join("walk.glb");
+    let run = |extra: &[&str]| {
+        let mut args = vec!["bake", "mannequin", "--preset", p];
+        args.extend_from_slice(extra);
+        animtune(&args)
+    };
+    let first = run(&[
+        "--blend-point",
+        "0,1.4",
+        "--format",
+        "gltf",
+        "-o",
+        glb.to_str().unwrap(),
+    ]);
+    assert!(
+        first.status.success(),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    let before = std::fs::read(&glb).unwrap();
+    assert_eq!(&before[..4], b"glTF");
+    // Existing file: refused without --force, and untouched.
+    let again = run(&[
+        "--blend-point",
+        "0,3",
+        "--format",
+        "gltf",
+        "-o",
+        glb.to_str().unwrap(),
+    ]);
+    assert_clean_failure(&again, &["walk.glb", "already exists"]);
+    assert_eq!(std::fs::read(&glb).unwrap(), before);
+    // A failing export (bad path file) leaves it untouched too, even with --force.
+    let bad_path = dir.join("path.json");
+    std::fs::write(
+        &bad_path,
+        r#"[{"time": 1, "point": [0, 0]}, {"time": 0.5, "point": [1, 1]}]"#,
+    )
+    .unwrap();
+    let failed = run(&[
+        "--blend-path",
+        bad_path.to_str().unwrap(),
+        "--format",
+        "gltf",
+        "-o",
+        glb.to_str().unwrap(),
+        "--force",
+    ]);
+    assert_clean_failure(&failed, &["path.json", "comes before"]);
+    assert_eq!(std::fs::read(&glb).unwrap(), before);
+    // One step for a blend space: a clip per node plus the preset.
+    let folder = dir.join("nodes");
+    let nodes = run(&[
+        "--per-node",
+        "--format",
+        "native",
+        "-o",
+        folder.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(
+        nodes.status.success(),
+        "{}",
+        String::from_utf8_lossy(&nodes.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&nodes.stdout).unwrap();
+    assert_eq!(report.as_array().unwrap().len(), 8);
+    for name in [
+        "Idle.animclip",
+        "WalkForward.animclip",
+        "RunForward.animclip",
+        "preset.json",
+    ] {
+        assert!(folder.join(name).is_file(), "{name}");
+    }
+    let info = animtune(&[
+        "clip",
+        "info",
+        folder.join("RunForward.animclip").to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(info.status.success());
+}
