@@ -280,3 +280,40 @@ fn moving_a_layer_slider_changes_the_pose() {
     assert_eq!(h.state().editor.layers.breath.effect_rate, 1.0);
     assert_eq!(h.state().editor.pose, before);
 }
+
+#[test]
+fn export_window_writes_a_file_and_asks_before_replacing_it() {
+    let dir = common::temp_dir("ui-export");
+    let path = dir.join("walk.glb");
+    let mut h = harness();
+    h.run_steps(2);
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::E);
+    h.run_steps(2);
+    assert!(h.state().export.open);
+    h.state_mut().export.path = path.display().to_string();
+    h.state_mut().export.duration = 0.5;
+    h.run_steps(1);
+    h.get_by_role_and_label(Role::Button, "Export").click();
+    for _ in 0..200 {
+        h.run_steps(1);
+        if !h.state().export.is_running() && h.state().editor.status.text.starts_with("Exported") {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let status = &h.state().editor.status;
+    assert!(
+        !status.is_error && status.text.contains("walk.glb"),
+        "{}",
+        status.text
+    );
+    let written = std::fs::read(&path).unwrap();
+    assert_eq!(&written[..4], b"glTF");
+    // Exporting again asks first; keeping the file changes nothing.
+    h.get_by_role_and_label(Role::Button, "Export").click();
+    h.run_steps(2);
+    assert!(h.query_by_label_contains("exists. Replace it?").is_some());
+    h.get_by_label("Keep it").click();
+    h.run_steps(2);
+    assert_eq!(std::fs::read(&path).unwrap(), written);
+}

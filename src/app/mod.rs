@@ -2,6 +2,7 @@
 
 pub mod blend_panel;
 pub mod editor;
+pub mod export_dialog;
 pub mod layers_panel;
 pub mod viewport;
 pub mod window;

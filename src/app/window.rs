@@ -8,6 +8,7 @@ use egui::{Color32, Key, RichText};
 
 use super::blend_panel::{BlendPanel, canvas_id, typing};
 use super::editor::{EditGroup, EditorState, Persisted};
+use super::export_dialog::ExportDialog;
 use super::layers_panel::LayersPanel;
 use super::viewport::ViewportGpu;
 
@@ -37,6 +38,8 @@ pub struct AnimtuneApp {
     layers_panel: LayersPanel,
     /// The parameters before a drag of the look-at target began (one undo step when it ends).
     target_drag: Option<super::editor::Tuning>,
+    /// File → Export….
+    pub export: ExportDialog,
 }
 
 impl AnimtuneApp {
@@ -69,6 +72,7 @@ impl AnimtuneApp {
             edits: EditGroup::default(),
             layers_panel: LayersPanel::default(),
             target_drag: None,
+            export: ExportDialog::default(),
         }
     }
 
@@ -121,6 +125,9 @@ impl AnimtuneApp {
         });
         if ctx.input(|i| i.modifiers.command && i.key_pressed(Key::O)) {
             self.open_dialog(false);
+        }
+        if ctx.input(|i| i.modifiers.command && i.key_pressed(Key::E)) {
+            self.export.show(&self.editor);
         }
     }
 
@@ -178,6 +185,9 @@ impl AnimtuneApp {
                             self.editor.status.is_error = false;
                         }
                     }
+                }
+                if ui.button("Export…  Ctrl+E").clicked() {
+                    self.export.show(&self.editor);
                 }
                 ui.menu_button("Recent files", |ui| {
                     if self.editor.recent.is_empty() {
@@ -653,6 +663,7 @@ impl eframe::App for AnimtuneApp {
             .default_size(360.0)
             .show(ui, |ui| self.inspector(ui));
         egui::CentralPanel::default().show(ui, |ui| self.viewport(ui));
+        self.export.ui(&ctx, &mut self.editor);
 
         self.frames += 1;
         self.screenshots(&ctx);

@@ -1,0 +1,474 @@
+//! File → Export…: bakes what the editor plays (the blend space at its point, or the clip, with the layers) to
+//! a file, on a worker thread, with a progress bar, Cancel, and a confirmation before replacing a file.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::mpsc;
+
+use super::editor::EditorState;
+use crate::bake::BakeSettings;
+use crate::blend::BlendSpace;
+use crate::core::{Character, Clip};
+use crate::export::{ExportError, ExportFormat, StreamSource, StreamSpec, bake_stream, encode};
+use crate::layers::LayerParams;
+use crate::preset::Preset;
+
+/// What one export does, owned so it can run on another thread.
+#[derive(Clone, Debug)]
+pub struct ExportJob {
+    /// The character.
+    pub character: Character,
+    /// Its clips.
+    pub clips: Vec<Clip>,
+    /// The blend space.
+    pub blend: BlendSpace,
+    /// The layers.
+    pub layers: LayerParams,
+    /// The source, or None for one clip per blend node (plus the preset) into a folder.
+    pub source: Option<StreamSource>,
+    /// Seconds (ignored per node: each node bakes its cycle).
+    pub duration: f32,
+    /// Frames per second.
+    pub fps: f32,
+    /// Output layout.
+    pub format: ExportFormat,
+    /// glTF without meshes.
+    pub animation_only: bool,
+    /// Output file, or folder for one clip per node.
+    pub path: PathBuf,
+    /// Replace existing files (the user confirmed).
+    pub overwrite: bool,
+}
+
+impl ExportJob {
+    /// Runs the export; `progress` gets the fraction done, `cancel` stops it. Returns the status line.
+    pub fn run(&self, progress: &AtomicU32, cancel: &AtomicBool) -> Result<String, String> {
+        let name = self
+            .path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "Baked".into());
+        let settings = BakeSettings {
+            fps: self.fps,
+            ..BakeSettings::default()
+        };
+        let mut bake =
+            |spec: &StreamSpec, name: &str, out: &std::path::Path, part: (usize, usize)| {
+                let frames = bake_stream(
+                    &self.character,
+                    &self.clips,
+                    Some(&self.blend),
+                    &self.layers,
+                    spec,
+                    &mut |done, total| {
+                        let f = (part.0 as f32 + done as f32 / total.max(1) as f32) / part.1 as f32;
+                        progress.store((f * 1000.0) as u32, Ordering::Relaxed);
+                        !cancel.load(Ordering::Relaxed)
+                    },
+                )
+                .map_err(|e| match e {
+                    ExportError::Cancelled => "Export cancelled; nothing was written".to_string(),
+                    e => format!("{}: {e}", out.display()),
+                })?;
+                let encoded = encode(
+                    &self.character,
+                    &frames,
+                    name,
+                    self.format,
+                    self.animation_only,
+                    &settings,
+                );
+                crate::fsutil::write_atomic(out, &encoded.bytes, self.overwrite)
+                    .map_err(|e| e.to_string())?;
+                Ok::<f32, String>(encoded.max_error_cm)
+            };
+        match &self.source {
+            Some(source) => {
+                let spec = StreamSpec {
+                    source: source.clone(),
+                    duration: self.duration,
+                    fps: self.fps,
+                };
+                let err = bake(&spec, &name, &self.path, (0, 1))?;
+                Ok(format!(
+                    "Exported {} ({}, {:.2} s at {} fps, max error {:.4} cm)",
+                    self.path.display(),
+                    self.format.name(),
+                    self.duration,
+                    self.fps,
+                    err
+                ))
+            }
+            None => {
+                std::fs::create_dir_all(&self.path)
+                    .map_err(|e| format!("{}: cannot create folder: {e}", self.path.display()))?;
+                let sampler =
+                    crate::blend::BlendSampler::bind(&self.blend, &self.clips, &self.character);
+                let n = self.blend.nodes.len();
+                for (i, node) in self.blend.nodes.iter().enumerate() {
+                    let w = self
+                        .blend
+                        .weights_at(glam::DVec2::from_array(node.position));
+                    let spec = StreamSpec {
+                        source: StreamSource::BlendPoint(node.position),
+                        duration: sampler.cycle_length(&w).max(1.0 / self.fps),
+                        fps: self.fps,
+                    };
+                    let out = self.path.join(format!(
+                        "{}.{}",
+                        safe_name(&node.clip, i),
+                        self.format.extension()
+                    ));
+                    bake(&spec, &node.clip, &out, (i, n))?;
+                }
+                let preset = Preset {
+                    blend: Some(self.blend.clone()),
+                    layers: self.layers.clone(),
+                    ..Preset::default()
+                };
+                crate::fsutil::write_atomic(
+                    &self.path.join("preset.json"),
+                    preset.to_json().as_bytes(),
+                    self.overwrite,
+                )
+                .map_err(|e| e.to_string())?;
+                Ok(format!(
+                    "Exported the preset and {n} clips ({}) to {}",
+                    self.format.name(),
+                    self.path.display()
+                ))
+            }
+        }
+    }
+}
+
+fn safe_name(name: &str, index: usize) -> String {
+    let clean: String = name
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || "-_.".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if clean.is_empty() {
+        format!("node{index}")
+    } else {
+        clean
+    }
+}
+
+struct Running {
+    progress: Arc<AtomicU32>,
+    cancel: Arc<AtomicBool>,
+    done: mpsc::Receiver<Result<String, String>>,
+}
+
+/// The export window's state.
+pub struct ExportDialog {
+    /// Shown.
+    pub open: bool,
+    /// Output layout.
+    pub format: ExportFormat,
+    /// One clip per blend node plus the preset, into a folder.
+    pub per_node: bool,
+    /// Seconds to bake.
+    pub duration: f32,
+    /// Frames per second.
+    pub fps: f32,
+    /// glTF without meshes.
+    pub animation_only: bool,
+    /// Output path as typed.
+    pub path: String,
+    confirm: bool,
+    running: Option<Running>,
+}
+
+impl Default for ExportDialog {
+    fn default() -> Self {
+        ExportDialog {
+            open: false,
+            format: ExportFormat::Gltf,
+            per_node: false,
+            duration: 2.0,
+            fps: 30.0,
+            animation_only: false,
+            path: "export.glb".into(),
+            confirm: false,
+            running: None,
+        }
+    }
+}
+
+impl ExportDialog {
+    /// Opens the window with the duration of what plays now.
+    pub fn show(&mut self, e: &EditorState) {
+        self.open = true;
+        self.duration = e.player.duration().max(0.1);
+    }
+
+    /// True while an export runs.
+    pub fn is_running(&self) -> bool {
+        self.running.is_some()
+    }
+
+    /// The job the current settings describe.
+    pub fn job(&self, e: &EditorState, overwrite: bool) -> Result<ExportJob, String> {
+        let source = if self.per_node {
+            if e.blend.nodes.is_empty() {
+                return Err("The blend space has no node to export".into());
+            }
+            None
+        } else if e.blending {
+            Some(StreamSource::BlendPoint(e.blend.point))
+        } else {
+            match e.clip {
+                Some(i) => Some(StreamSource::Clip(i)),
+                None => return Err("Nothing plays: choose a clip or the blend space".into()),
+            }
+        };
+        if self.path.trim().is_empty() {
+            return Err("Choose an output file".into());
+        }
+        Ok(ExportJob {
+            character: e.model.character.clone(),
+            clips: e.clips.clone(),
+            blend: e.blend.clone(),
+            layers: e.layers.clone(),
+            source,
+            duration: self.duration,
+            fps: self.fps,
+            format: self.format,
+            animation_only: self.animation_only,
+            path: PathBuf::from(self.path.trim()),
+            overwrite,
+        })
+    }
+
+    fn start(&mut self, job: ExportJob) {
+        let progress = Arc::new(AtomicU32::new(0));
+        let cancel = Arc::new(AtomicBool::new(false));
+        let (tx, rx) = mpsc::channel();
+        let (p, c) = (progress.clone(), cancel.clone());
+        std::thread::spawn(move || {
+            let _ = tx.send(job.run(&p, &c));
+        });
+        self.running = Some(Running {
+            progress,
+            cancel,
+            done: rx,
+        });
+    }
+
+    /// Draws the window (when open) and reports a finished export in the status bar.
+    pub fn ui(&mut self, ctx: &egui::Context, e: &mut EditorState) {
+        if let Some(r) = &self.running {
+            if let Ok(result) = r.done.try_recv() {
+                self.running = None;
+                match result {
+                    Ok(text) => {
+                        e.status = super::editor::Status {
+                            text,
+                            is_error: false,
+                        }
+                    }
+                    Err(text) => {
+                        e.status = super::editor::Status {
+                            text,
+                            is_error: true,
+                        }
+                    }
+                }
+            } else {
+                ctx.request_repaint();
+            }
+        }
+        if !self.open {
+            return;
+        }
+        let mut open = self.open;
+        egui::Window::new("Export")
+            .open(&mut open)
+            .resizable(false)
+            .collapsible(false)
+            .show(ctx, |ui| self.contents(ui, e));
+        self.open = open || self.running.is_some();
+    }
+
+    fn contents(&mut self, ui: &mut egui::Ui, e: &mut EditorState) {
+        let what = if self.per_node {
+            format!(
+                "one clip per blend node ({}) + preset.json, into a folder",
+                e.blend.nodes.len()
+            )
+        } else if e.blending {
+            format!(
+                "the blend space at ({:.2}, {:.2})",
+                e.blend.point[0], e.blend.point[1]
+            )
+        } else {
+            e.clip.map_or("nothing (rest pose)".into(), |i| {
+                format!("clip {}", e.clips[i].name)
+            })
+        };
+        ui.label(format!("Bakes {what}, then the layers."));
+        ui.horizontal(|ui| {
+            ui.label("Format");
+            for f in [
+                ExportFormat::Gltf,
+                ExportFormat::Native,
+                ExportFormat::Unity,
+            ] {
+                if ui.selectable_value(&mut self.format, f, f.name()).changed() {
+                    let stem = self
+                        .path
+                        .rsplit_once('.')
+                        .map_or(self.path.clone(), |(s, _)| s.to_string());
+                    if !self.per_node {
+                        self.path = format!("{stem}.{}", f.extension());
+                    }
+                }
+            }
+        });
+        ui.checkbox(
+            &mut self.per_node,
+            "Blend space: one clip per node + preset",
+        );
+        if self.format == ExportFormat::Gltf {
+            ui.checkbox(
+                &mut self.animation_only,
+                "Animation only (skeleton, no meshes)",
+            );
+        }
+        ui.add_enabled(
+            !self.per_node,
+            egui::Slider::new(&mut self.duration, 0.1..=60.0).text("duration s"),
+        );
+        ui.add(egui::Slider::new(&mut self.fps, 1.0..=120.0).text("fps"));
+        ui.horizontal(|ui| {
+            ui.label(if self.per_node { "Folder" } else { "File" });
+            ui.add(egui::TextEdit::singleline(&mut self.path).desired_width(200.0));
+            if ui.button("Browse…").clicked() {
+                let dialog = rfd::FileDialog::new();
+                let picked = if self.per_node {
+                    dialog.pick_folder()
+                } else {
+                    dialog
+                        .add_filter(self.format.name(), &[self.format.extension()])
+                        .save_file()
+                };
+                match picked {
+                    Some(p) => self.path = p.display().to_string(),
+                    None => {
+                        e.status.text =
+                            "No file chosen (no file dialog available? type the path)".into();
+                        e.status.is_error = false;
+                    }
+                }
+            }
+        });
+        if let Some(r) = &self.running {
+            let f = r.progress.load(Ordering::Relaxed) as f32 / 1000.0;
+            ui.add(egui::ProgressBar::new(f).show_percentage());
+            if ui.button("Cancel").clicked() {
+                r.cancel.store(true, Ordering::Relaxed);
+            }
+            return;
+        }
+        let target = PathBuf::from(self.path.trim());
+        let exists = !self.path.trim().is_empty()
+            && if self.per_node {
+                target.join("preset.json").exists()
+            } else {
+                target.exists()
+            };
+        if self.confirm && exists {
+            ui.colored_label(
+                egui::Color32::from_rgb(230, 170, 60),
+                format!("{} exists. Replace it?", target.display()),
+            );
+            ui.horizontal(|ui| {
+                if ui.button("Replace").clicked() {
+                    self.confirm = false;
+                    match self.job(e, true) {
+                        Ok(job) => self.start(job),
+                        Err(text) => {
+                            e.status = super::editor::Status {
+                                text,
+                                is_error: true,
+                            }
+                        }
+                    }
+                }
+                if ui.button("Keep it").clicked() {
+                    self.confirm = false;
+                }
+            });
+            return;
+        }
+        if ui.button("Export").clicked() {
+            if exists {
+                self.confirm = true;
+            } else {
+                match self.job(e, false) {
+                    Ok(job) => self.start(job),
+                    Err(text) => {
+                        e.status = super::editor::Status {
+                            text,
+                            is_error: true,
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_job_exports_the_blend_and_cancel_writes_nothing() {
+        let dir = std::env::temp_dir().join(format!("animtune-export-job-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let e = EditorState::new();
+        let mut d = ExportDialog {
+            path: dir.join("walk.glb").display().to_string(),
+            duration: 1.0,
+            ..ExportDialog::default()
+        };
+        let job = d.job(&e, false).unwrap();
+        assert!(matches!(job.source, Some(StreamSource::BlendPoint(_))));
+        let (p, c) = (AtomicU32::new(0), AtomicBool::new(false));
+        let text = job.run(&p, &c).unwrap();
+        assert!(text.contains("walk.glb"), "{text}");
+        assert_eq!(p.load(Ordering::Relaxed), 1000);
+        let written = std::fs::read(dir.join("walk.glb")).unwrap();
+        // Without overwrite the existing file is kept and the error says so.
+        let err = job.run(&p, &c).unwrap_err();
+        assert!(err.contains("already exists"), "{err}");
+        // Cancelled: nothing written, the old file intact.
+        c.store(true, Ordering::Relaxed);
+        let overwrite = ExportJob {
+            overwrite: true,
+            ..job
+        };
+        assert!(overwrite.run(&p, &c).unwrap_err().contains("cancelled"));
+        assert_eq!(std::fs::read(dir.join("walk.glb")).unwrap(), written);
+        // One clip per node plus the preset.
+        d.per_node = true;
+        d.format = ExportFormat::Native;
+        d.path = dir.join("nodes").display().to_string();
+        let job = d.job(&e, false).unwrap();
+        c.store(false, Ordering::Relaxed);
+        job.run(&p, &c).unwrap();
+        assert!(dir.join("nodes/WalkForward.animclip").is_file());
+        assert!(dir.join("nodes/preset.json").is_file());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
