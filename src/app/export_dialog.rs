@@ -53,7 +53,7 @@ impl ExportJob {
             fps: self.fps,
             ..BakeSettings::default()
         };
-        let mut bake =
+        let bake =
             |spec: &StreamSpec, name: &str, out: &std::path::Path, part: (usize, usize)| {
                 let frames = bake_stream(
                     &self.character,
