@@ -53,36 +53,35 @@ impl ExportJob {
             fps: self.fps,
             ..BakeSettings::default()
         };
-        let bake =
-            |spec: &StreamSpec, name: &str, out: &std::path::Path, part: (usize, usize)| {
-                let frames = bake_stream(
-                    &self.character,
-                    &self.clips,
-                    Some(&self.blend),
-                    &self.layers,
-                    spec,
-                    &mut |done, total| {
-                        let f = (part.0 as f32 + done as f32 / total.max(1) as f32) / part.1 as f32;
-                        progress.store((f * 1000.0) as u32, Ordering::Relaxed);
-                        !cancel.load(Ordering::Relaxed)
-                    },
-                )
-                .map_err(|e| match e {
-                    ExportError::Cancelled => "Export cancelled; nothing was written".to_string(),
-                    e => format!("{}: {e}", out.display()),
-                })?;
-                let encoded = encode(
-                    &self.character,
-                    &frames,
-                    name,
-                    self.format,
-                    self.animation_only,
-                    &settings,
-                );
-                crate::fsutil::write_atomic(out, &encoded.bytes, self.overwrite)
-                    .map_err(|e| e.to_string())?;
-                Ok::<f32, String>(encoded.max_error_cm)
-            };
+        let bake = |spec: &StreamSpec, name: &str, out: &std::path::Path, part: (usize, usize)| {
+            let frames = bake_stream(
+                &self.character,
+                &self.clips,
+                Some(&self.blend),
+                &self.layers,
+                spec,
+                &mut |done, total| {
+                    let f = (part.0 as f32 + done as f32 / total.max(1) as f32) / part.1 as f32;
+                    progress.store((f * 1000.0) as u32, Ordering::Relaxed);
+                    !cancel.load(Ordering::Relaxed)
+                },
+            )
+            .map_err(|e| match e {
+                ExportError::Cancelled => "Export cancelled; nothing was written".to_string(),
+                e => format!("{}: {e}", out.display()),
+            })?;
+            let encoded = encode(
+                &self.character,
+                &frames,
+                name,
+                self.format,
+                self.animation_only,
+                &settings,
+            );
+            crate::fsutil::write_atomic(out, &encoded.bytes, self.overwrite)
+                .map_err(|e| e.to_string())?;
+            Ok::<f32, String>(encoded.max_error_cm)
+        };
         match &self.source {
             Some(source) => {
                 let spec = StreamSpec {
