@@ -102,24 +102,21 @@ impl ExportJob {
             None => {
                 std::fs::create_dir_all(&self.path)
                     .map_err(|e| format!("{}: cannot create folder: {e}", self.path.display()))?;
-                let sampler =
-                    crate::blend::BlendSampler::bind(&self.blend, &self.clips, &self.character);
-                let n = self.blend.nodes.len();
-                for (i, node) in self.blend.nodes.iter().enumerate() {
-                    let w = self
-                        .blend
-                        .weights_at(glam::DVec2::from_array(node.position));
-                    let spec = StreamSpec {
-                        source: StreamSource::BlendPoint(node.position),
-                        duration: sampler.cycle_length(&w).max(1.0 / self.fps),
-                        fps: self.fps,
-                    };
+                let specs = crate::export::per_node_specs(
+                    &self.blend,
+                    &self.clips,
+                    &self.character,
+                    self.fps,
+                    None,
+                );
+                let n = specs.len();
+                for (i, (clip, spec)) in specs.iter().enumerate() {
                     let out = self.path.join(format!(
                         "{}.{}",
-                        safe_name(&node.clip, i),
+                        crate::export::file_stem(clip, i),
                         self.format.extension()
                     ));
-                    bake(&spec, &node.clip, &out, (i, n))?;
+                    bake(spec, clip, &out, (i, n))?;
                 }
                 let preset = Preset {
                     blend: Some(self.blend.clone()),
@@ -139,24 +136,6 @@ impl ExportJob {
                 ))
             }
         }
-    }
-}
-
-fn safe_name(name: &str, index: usize) -> String {
-    let clean: String = name
-        .chars()
-        .map(|c| {
-            if c.is_alphanumeric() || "-_.".contains(c) {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    if clean.is_empty() {
-        format!("node{index}")
-    } else {
-        clean
     }
 }
 

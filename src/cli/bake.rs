@@ -9,7 +9,7 @@ use serde::Serialize;
 use super::{BakeArgs, ClipFormat};
 use crate::bake::{BakeReport, BakeSettings, bake_frames, prepare, to_unity};
 use crate::core::Clip;
-use crate::export::{Encoded, ExportFormat, StreamSource, StreamSpec};
+use crate::export::{Encoded, ExportFormat, StreamSource, StreamSpec, file_stem};
 use crate::fsutil::write_atomic;
 use crate::import::ImportedModel;
 use crate::preset::Preset;
@@ -168,28 +168,27 @@ fn run_stream(args: &BakeArgs, model: &ImportedModel) -> Result<()> {
             blend.ok_or_else(|| anyhow::anyhow!("--per-node needs a preset with a blend space"))?;
         std::fs::create_dir_all(&args.output)
             .map_err(|e| anyhow::anyhow!("{}: cannot create folder: {e}", args.output.display()))?;
-        for (i, node) in space.nodes.iter().enumerate() {
-            let spec = StreamSpec {
-                source: StreamSource::BlendPoint(node.position),
-                duration: match args.duration {
-                    Some(d) => d,
-                    None => cycle_at(node.position)?,
-                },
-                fps: args.fps,
-            };
+        let specs = crate::export::per_node_specs(
+            space,
+            &model.clips,
+            &model.character,
+            args.fps,
+            args.duration,
+        );
+        for (i, (clip, spec)) in specs.iter().enumerate() {
             let out = args.output.join(format!(
                 "{}.{}",
-                file_stem(&node.clip, i),
+                file_stem(clip, i),
                 args.format.export_format().extension()
             ));
             written.push(bake_one(
                 model,
                 &preset,
-                &spec,
-                &node.clip,
+                spec,
+                clip,
                 args,
                 &out,
-                format!("node {i} ({})", node.clip),
+                format!("node {i} ({clip})"),
                 i as i32,
             )?);
         }
@@ -294,24 +293,6 @@ struct Written {
     unity_bytes: usize,
     unity_max_error_cm: f32,
     dropped_scale: Vec<String>,
-}
-
-fn file_stem(name: &str, index: usize) -> String {
-    let clean: String = name
-        .chars()
-        .map(|c| {
-            if c.is_alphanumeric() || "-_.".contains(c) {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    if clean.is_empty() {
-        format!("clip{index}")
-    } else {
-        clean
-    }
 }
 
 fn select<'a>(clips: &'a [Clip], args: &BakeArgs, file: &str) -> Result<Vec<(usize, &'a Clip)>> {

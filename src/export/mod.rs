@@ -54,6 +54,49 @@ pub enum ExportError {
     Invalid(String),
 }
 
+/// A file stem for a clip name: letters, digits, `-`, `_` and `.` kept, anything else `_`; `clip{index}` when empty.
+pub fn file_stem(name: &str, index: usize) -> String {
+    let clean: String = name
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || "-_.".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if clean.is_empty() {
+        format!("clip{index}")
+    } else {
+        clean
+    }
+}
+
+/// One stream per blend node: the space at the node's point, for `duration` or one cycle of the weights there.
+pub fn per_node_specs(
+    blend: &BlendSpace,
+    clips: &[Clip],
+    character: &Character,
+    fps: f32,
+    duration: Option<f32>,
+) -> Vec<(String, StreamSpec)> {
+    let sampler = BlendSampler::bind(blend, clips, character);
+    blend
+        .nodes
+        .iter()
+        .map(|node| {
+            let w = blend.weights_at(glam::DVec2::from_array(node.position));
+            let spec = StreamSpec {
+                source: StreamSource::BlendPoint(node.position),
+                duration: duration.unwrap_or_else(|| sampler.cycle_length(&w).max(1.0 / fps)),
+                fps,
+            };
+            (node.clip.clone(), spec)
+        })
+        .collect()
+}
+
 /// The sample point of a path at time `t`.
 pub fn path_point(path: &[PathPoint], t: f32) -> [f64; 2] {
     let Some(first) = path.first() else {
