@@ -45,6 +45,11 @@ pub fn write_atomic(path: &Path, bytes: &[u8], overwrite: bool) -> Result<(), Wr
         f.write_all(bytes)?;
         f.sync_all()?;
         drop(f);
+        // Test hook (debug builds only): die between the temp file and the rename, as a killed writer would.
+        #[cfg(debug_assertions)]
+        if std::env::var_os("ANIMTUNE_TEST_ABORT_BEFORE_RENAME").is_some() {
+            std::process::abort();
+        }
         std::fs::rename(&tmp, path)
     })();
     if let Err(e) = result {

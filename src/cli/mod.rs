@@ -220,6 +220,15 @@ pub struct ModelArgs {
     /// A preset: its humanoid override, procedural layers and blend space apply.
     #[arg(long, value_name = "FILE.json")]
     pub preset: Option<PathBuf>,
+    /// Refuse model files larger than this many MiB (default 1024, or ANIMTUNE_MAX_FILE_MB).
+    #[arg(long, value_name = "MIB")]
+    pub max_file_mb: Option<u64>,
+    /// Refuse models with more mesh vertices than this (default 20 000 000, or ANIMTUNE_MAX_VERTICES).
+    #[arg(long, value_name = "N")]
+    pub max_vertices: Option<usize>,
+    /// Refuse models with more skin joints than this (default 20 000, or ANIMTUNE_MAX_JOINTS).
+    #[arg(long, value_name = "N")]
+    pub max_joints: Option<usize>,
 }
 
 /// Arguments of `inspect`.

@@ -5,7 +5,7 @@ use std::path::Path;
 use anyhow::{Result, anyhow};
 
 use super::{ModelArgs, parse_overrides};
-use crate::import::{ImportedModel, load_file};
+use crate::import::{ImportedModel, load_file_with};
 use crate::preset::Preset;
 
 /// The preset named by `--preset`, if any.
@@ -19,10 +19,20 @@ pub fn preset(args: &ModelArgs) -> Result<Option<Preset>> {
 
 /// Loads the model named on the command line and applies the humanoid overrides (the preset's, then `--map`).
 pub fn open(args: &ModelArgs) -> Result<ImportedModel> {
+    let mut limits = crate::import::Limits::from_env();
+    if let Some(mb) = args.max_file_mb {
+        limits.max_file_bytes = mb.saturating_mul(1 << 20);
+    }
+    if let Some(v) = args.max_vertices {
+        limits.max_vertices = v;
+    }
+    if let Some(j) = args.max_joints {
+        limits.max_joints = j;
+    }
     let mut model = if args.model == "mannequin" {
         crate::demo::mannequin::load()
     } else {
-        load_file(Path::new(&args.model))?
+        load_file_with(Path::new(&args.model), &limits)?
     };
     let mut overrides = match preset(args)? {
         Some(p) => p.humanoid_override(),

@@ -632,11 +632,12 @@ pub fn glb_bytes() -> Vec<u8> {
 /// The mannequin imported through the glTF importer, as the app and tests use it.
 pub fn load() -> crate::import::ImportedModel {
     let bytes = glb_bytes();
-    crate::import::gltf::load_bytes(
+    crate::import::gltf::load_bytes_with(
         &bytes,
         "Mannequin",
         None,
         std::path::Path::new("<built-in mannequin>"),
+        &crate::import::Limits::unlimited(),
     )
     .expect("the generated mannequin always imports")
 }

@@ -342,17 +342,19 @@ pub fn export_glb(
             RotationInterp::Slerp,
         );
         let bytes = glb_bytes(character, &clip, animation_only);
-        let error = match crate::import::gltf::load_bytes(&bytes, &meta.name, None, path) {
-            Ok(back) => back.clips.first().map_or(
-                if clip.tracks.is_empty() {
-                    0.0
-                } else {
-                    f32::INFINITY
-                },
-                |c| reduce::measure(skeleton, frames, c),
-            ),
-            Err(_) => f32::INFINITY,
-        };
+        let limits = crate::import::Limits::unlimited();
+        let error =
+            match crate::import::gltf::load_bytes_with(&bytes, &meta.name, None, path, &limits) {
+                Ok(back) => back.clips.first().map_or(
+                    if clip.tracks.is_empty() {
+                        0.0
+                    } else {
+                        f32::INFINITY
+                    },
+                    |c| reduce::measure(skeleton, frames, c),
+                ),
+                Err(_) => f32::INFINITY,
+            };
         (bytes, error)
     });
     let mut notes = vec![

@@ -22,6 +22,55 @@ pub fn load_bytes(
     base: Option<&Path>,
     path: &Path,
 ) -> Result<ImportedModel, ImportError> {
+    load_bytes_with(bytes, name, base, path, &super::Limits::from_env())
+}
+
+/// Counts what a document asks for against the limits, before any large data is decoded.
+fn check_limits(
+    document: &gl::Document,
+    path: &Path,
+    limits: &super::Limits,
+) -> Result<(), ImportError> {
+    let over = |what: String| ImportError::OverLimit {
+        path: path.to_path_buf(),
+        what,
+    };
+    let vertices: usize = document
+        .meshes()
+        .flat_map(|m| m.primitives())
+        .filter_map(|p| p.get(&gl::Semantic::Positions).map(|a| a.count()))
+        .fold(0usize, usize::saturating_add);
+    if vertices > limits.max_vertices {
+        return Err(over(format!(
+            "{vertices} vertices, over the limit of {} (set ANIMTUNE_MAX_VERTICES or --max-vertices to allow more)",
+            limits.max_vertices
+        )));
+    }
+    let joints: usize = document.skins().map(|s| s.joints().count()).sum();
+    if joints > limits.max_joints {
+        return Err(over(format!(
+            "{joints} skin joints, over the limit of {} (set ANIMTUNE_MAX_JOINTS or --max-joints to allow more)",
+            limits.max_joints
+        )));
+    }
+    let nodes = document.nodes().count();
+    if nodes > limits.max_joints.saturating_mul(16) {
+        return Err(over(format!(
+            "{nodes} nodes, over the limit of {} (16 × the joint limit; set ANIMTUNE_MAX_JOINTS or --max-joints)",
+            limits.max_joints.saturating_mul(16)
+        )));
+    }
+    Ok(())
+}
+
+/// Imports glTF/GLB/VRM bytes within the given limits (see [`load_bytes`]).
+pub fn load_bytes_with(
+    bytes: &[u8],
+    name: &str,
+    base: Option<&Path>,
+    path: &Path,
+    limits: &super::Limits,
+) -> Result<ImportedModel, ImportError> {
     let data_err = |message: String| ImportError::Data {
         path: path.to_path_buf(),
         message,
@@ -31,6 +80,7 @@ pub fn load_bytes(
             path: path.to_path_buf(),
             message: e.to_string(),
         })?;
+    check_limits(&document, path, limits)?;
     check_uris(&document, base, path)?;
     let buffers = gl::import_buffers(&document, base, blob).map_err(|e| ImportError::Format {
         path: path.to_path_buf(),
