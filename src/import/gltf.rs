@@ -25,6 +25,33 @@ pub fn load_bytes(
     load_bytes_with(bytes, name, base, path, &super::Limits::from_env())
 }
 
+/// Checks the GLB header's declared length before the glTF reader does arithmetic with it (a declared total
+/// under the header size made it underflow).
+fn check_glb_header(bytes: &[u8]) -> Result<(), String> {
+    if !bytes.starts_with(b"glTF") {
+        return Ok(());
+    }
+    if bytes.len() < 12 {
+        return Err(format!(
+            "truncated GLB header ({} of 12 bytes)",
+            bytes.len()
+        ));
+    }
+    let declared = u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize;
+    if declared < 20 {
+        return Err(format!(
+            "the GLB header declares a total length of {declared} bytes, less than its own headers"
+        ));
+    }
+    if declared > bytes.len() {
+        return Err(format!(
+            "truncated GLB: the header declares {declared} bytes, the file has {}",
+            bytes.len()
+        ));
+    }
+    Ok(())
+}
+
 /// Counts what a document asks for against the limits, before any large data is decoded.
 fn check_limits(
     document: &gl::Document,
@@ -75,6 +102,10 @@ pub fn load_bytes_with(
         path: path.to_path_buf(),
         message,
     };
+    check_glb_header(bytes).map_err(|message| ImportError::Format {
+        path: path.to_path_buf(),
+        message,
+    })?;
     let gl::Gltf { document, blob } =
         gl::Gltf::from_slice(bytes).map_err(|e| ImportError::Format {
             path: path.to_path_buf(),
