@@ -12,6 +12,7 @@ pub mod core;
 pub mod demo;
 pub mod export;
 pub mod fsutil;
+pub mod fuzzing;
 pub mod glb;
 pub mod import;
 pub mod layers;

@@ -116,7 +116,7 @@ pub fn uniform_frame_count(duration: f32, fps: f32) -> u64 {
     if duration <= 0.0 || fps <= 0.0 {
         return 1;
     }
-    ((duration as f64 * fps as f64) - 1e-4).ceil().max(0.0) as u64 + 1
+    (((duration as f64 * fps as f64) - 1e-4).ceil().max(0.0) as u64).saturating_add(1)
 }
 
 impl BakedClip {

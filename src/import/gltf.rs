@@ -52,6 +52,92 @@ fn check_glb_header(bytes: &[u8]) -> Result<(), String> {
     Ok(())
 }
 
+/// Checks that every primitive attribute names an existing accessor, before the glTF reader's validation
+/// (gltf-json 1.4.1 indexes the POSITION accessor unchecked and panics on a bad index).
+fn check_attribute_indices(bytes: &[u8]) -> Result<(), String> {
+    let json: &[u8] = if bytes.starts_with(b"glTF") {
+        match gl::binary::Glb::from_slice(bytes) {
+            Ok(glb) => return check_attribute_json(&glb.json),
+            Err(_) => return Ok(()),
+        }
+    } else {
+        bytes
+    };
+    check_attribute_json(json)
+}
+
+fn check_attribute_json(json: &[u8]) -> Result<(), String> {
+    // Lossy: the glTF reader skips unknown keys without checking their UTF-8, so invalid bytes must not hide
+    // the document from this check.
+    let text = String::from_utf8_lossy(json);
+    let Ok(doc) = serde_json::from_str::<serde_json::Value>(&text) else {
+        return Ok(());
+    };
+    let accessors = doc["accessors"].as_array().map_or(0, Vec::len);
+    for (m, mesh) in doc["meshes"].as_array().into_iter().flatten().enumerate() {
+        for (p, prim) in mesh["primitives"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
+            let Some(attributes) = prim["attributes"].as_object() else {
+                continue;
+            };
+            for (name, index) in attributes {
+                if index.as_u64().is_some_and(|i| i as usize >= accessors) {
+                    return Err(format!(
+                        "mesh {m} primitive {p}: attribute {name} refers to accessor {index}, which does not exist ({accessors} accessors)"
+                    ));
+                }
+            }
+        }
+    }
+    // Values the reader keeps as "invalid" and unwraps later (animation paths, interpolations).
+    for (a, anim) in doc["animations"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        for (c, channel) in anim["channels"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
+            let path = &channel["target"]["path"];
+            if !path.is_null()
+                && !["translation", "rotation", "scale", "weights"]
+                    .iter()
+                    .any(|p| path.as_str() == Some(p))
+            {
+                return Err(format!(
+                    "animation {a} channel {c}: unknown target path {path}"
+                ));
+            }
+        }
+        for (k, sampler) in anim["samplers"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
+            let i = &sampler["interpolation"];
+            if !i.is_null()
+                && !["LINEAR", "STEP", "CUBICSPLINE"]
+                    .iter()
+                    .any(|p| i.as_str() == Some(p))
+            {
+                return Err(format!(
+                    "animation {a} sampler {k}: unknown interpolation {i}"
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Counts what a document asks for against the limits, before any large data is decoded.
 fn check_limits(
     document: &gl::Document,
@@ -102,10 +188,12 @@ pub fn load_bytes_with(
         path: path.to_path_buf(),
         message,
     };
-    check_glb_header(bytes).map_err(|message| ImportError::Format {
-        path: path.to_path_buf(),
-        message,
-    })?;
+    check_glb_header(bytes)
+        .and_then(|()| check_attribute_indices(bytes))
+        .map_err(|message| ImportError::Format {
+            path: path.to_path_buf(),
+            message,
+        })?;
     let gl::Gltf { document, blob } =
         gl::Gltf::from_slice(bytes).map_err(|e| ImportError::Format {
             path: path.to_path_buf(),
@@ -118,6 +206,7 @@ pub fn load_bytes_with(
         message: e.to_string(),
     })?;
     check_accessors(&document, &buffers).map_err(data_err)?;
+    check_accessor_types(&document).map_err(data_err)?;
     let mut notes = Vec::new();
 
     let nodes = NodeGraph::new(&document).map_err(data_err)?;
@@ -473,11 +562,29 @@ fn check_accessors(document: &gl::Document, buffers: &[gl::buffer::Data]) -> Res
     };
     for a in document.accessors() {
         let what = format!("accessor {}", a.index());
+        if a.count() == 0 {
+            return Err(format!("{what}: count is 0 (glTF requires at least 1)"));
+        }
+        if let Some(view) = a.view()
+            && view.stride().is_some_and(|s| s < a.size())
+        {
+            return Err(format!(
+                "{what}: buffer view {} has a stride of {} bytes, less than its {}-byte elements",
+                view.index(),
+                view.stride().unwrap_or(0),
+                a.size()
+            ));
+        }
         if let Some(view) = a.view() {
             view_ok(&view, a.offset(), a.count(), a.size(), &what)?;
         }
         if let Some(sparse) = a.sparse() {
             let n = sparse.count();
+            if n == 0 {
+                return Err(format!(
+                    "{what}: sparse count is 0 (glTF requires at least 1)"
+                ));
+            }
             let idx = sparse.indices();
             view_ok(
                 &idx.view(),
@@ -494,6 +601,89 @@ fn check_accessors(document: &gl::Document, buffers: &[gl::buffer::Data]) -> Res
                 a.size(),
                 &format!("{what} sparse values"),
             )?;
+        }
+    }
+    Ok(())
+}
+
+/// Checks that every accessor the importer reads has the type its use requires (the glTF reader assumes it
+/// and asserts otherwise).
+fn check_accessor_types(document: &gl::Document) -> Result<(), String> {
+    use gl::accessor::{DataType as D, Dimensions as Dm};
+    let want = |a: &gl::Accessor, dims: &[Dm], types: &[D], what: &str| -> Result<(), String> {
+        if dims.contains(&a.dimensions()) && types.contains(&a.data_type()) {
+            Ok(())
+        } else {
+            Err(format!(
+                "{what} uses accessor {} of type {:?} {:?}, which that use does not allow",
+                a.index(),
+                a.dimensions(),
+                a.data_type()
+            ))
+        }
+    };
+    for mesh in document.meshes() {
+        for prim in mesh.primitives() {
+            let what = format!("mesh {} primitive {}", mesh.index(), prim.index());
+            for (semantic, a) in prim.attributes() {
+                let what = format!("{what} {semantic:?}");
+                match semantic {
+                    gl::Semantic::Positions | gl::Semantic::Normals => {
+                        want(&a, &[Dm::Vec3], &[D::F32], &what)?
+                    }
+                    gl::Semantic::Tangents => want(&a, &[Dm::Vec4], &[D::F32], &what)?,
+                    gl::Semantic::TexCoords(_) => {
+                        want(&a, &[Dm::Vec2], &[D::F32, D::U8, D::U16], &what)?
+                    }
+                    gl::Semantic::Colors(_) => {
+                        want(&a, &[Dm::Vec3, Dm::Vec4], &[D::F32, D::U8, D::U16], &what)?
+                    }
+                    gl::Semantic::Joints(_) => want(&a, &[Dm::Vec4], &[D::U8, D::U16], &what)?,
+                    gl::Semantic::Weights(_) => {
+                        want(&a, &[Dm::Vec4], &[D::F32, D::U8, D::U16], &what)?
+                    }
+                    _ => {}
+                }
+            }
+            if let Some(a) = prim.indices() {
+                want(
+                    &a,
+                    &[Dm::Scalar],
+                    &[D::U8, D::U16, D::U32],
+                    &format!("{what} indices"),
+                )?;
+            }
+        }
+    }
+    for skin in document.skins() {
+        if let Some(a) = skin.inverse_bind_matrices() {
+            want(
+                &a,
+                &[Dm::Mat4],
+                &[D::F32],
+                &format!("skin {} inverse bind matrices", skin.index()),
+            )?;
+        }
+    }
+    for anim in document.animations() {
+        for channel in anim.channels() {
+            let what = format!("animation {} channel {}", anim.index(), channel.index());
+            let sampler = channel.sampler();
+            want(
+                &sampler.input(),
+                &[Dm::Scalar],
+                &[D::F32],
+                &format!("{what} input"),
+            )?;
+            let ints = [D::F32, D::I8, D::U8, D::I16, D::U16];
+            let (dims, types): (&[Dm], &[D]) = match channel.target().property() {
+                gl::animation::Property::Translation | gl::animation::Property::Scale => {
+                    (&[Dm::Vec3], &[D::F32])
+                }
+                gl::animation::Property::Rotation => (&[Dm::Vec4], &ints),
+                gl::animation::Property::MorphTargetWeights => (&[Dm::Scalar], &ints),
+            };
+            want(&sampler.output(), dims, types, &format!("{what} output"))?;
         }
     }
     Ok(())

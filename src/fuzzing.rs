@@ -1,0 +1,412 @@
+//! Fuzzing support: the entry points every decoder of untrusted bytes is fuzzed through, seed inputs generated
+//! by code, and a byte mutator. Used by `examples/fuzz.rs` (`scripts/fuzz.sh`) and by the corpus regression test.
+
+use std::path::Path;
+
+use crate::bake::{BakeSettings, bake_clip, prepare, to_unity};
+use crate::import::Limits;
+
+/// A decoder under test.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// `.animclip` decoding (`clipfile::native::decode`).
+    Animclip,
+    /// Unity-layout decoding (`clipfile::unity::decode`).
+    Unity,
+    /// Preset and blend space loading (`Preset::parse`, `preset::parse_blend_space`).
+    Preset,
+    /// glTF/GLB/VRM import from bytes (`import::gltf::load_bytes_with`).
+    Gltf,
+    /// Blend path files (`export::parse_path`).
+    BlendPath,
+}
+
+impl Target {
+    /// Every target.
+    pub const ALL: [Target; 5] = [
+        Target::Animclip,
+        Target::Unity,
+        Target::Preset,
+        Target::Gltf,
+        Target::BlendPath,
+    ];
+
+    /// Lowercase name (folder of its corpus).
+    pub fn name(self) -> &'static str {
+        match self {
+            Target::Animclip => "animclip",
+            Target::Unity => "unity",
+            Target::Preset => "preset",
+            Target::Gltf => "gltf",
+            Target::BlendPath => "blend_path",
+        }
+    }
+
+    /// The target named `name`.
+    pub fn from_name(name: &str) -> Option<Target> {
+        Target::ALL.into_iter().find(|t| t.name() == name)
+    }
+
+    /// True for targets whose inputs are text (JSON).
+    pub fn is_text(self) -> bool {
+        matches!(self, Target::Preset | Target::BlendPath)
+    }
+}
+
+/// The limits fuzzed imports run under: small enough that a file cannot make the fuzzer allocate gigabytes.
+pub fn fuzz_limits() -> Limits {
+    Limits {
+        max_file_bytes: 16 << 20,
+        max_vertices: 200_000,
+        max_joints: 2_000,
+    }
+}
+
+/// Feeds `bytes` to the target; returns a short outcome ("ok" or the error's kind) for corpus bookkeeping.
+/// A panic here is a bug.
+pub fn run(target: Target, bytes: &[u8]) -> String {
+    let path = Path::new("fuzz-input");
+    let outcome = |r: Result<(), String>| match r {
+        Ok(()) => "ok".to_string(),
+        Err(e) => {
+            // A kind of error, not its values: the message up to the first quoted or bracketed part, in plain
+            // lowercase words (names and values echoed from the input are dropped).
+            let message = e.strip_prefix("fuzz-input: ").unwrap_or(&e);
+            let cut = message
+                .find(['\'', '"', '`', '(', '[', '{'])
+                .unwrap_or(message.len());
+            let head = message[..cut].rsplit(": ").next().unwrap_or("");
+            head.split(|c: char| !c.is_ascii_alphabetic())
+                .filter(|w| {
+                    !w.is_empty() && w.len() <= 12 && w.chars().all(|c| c.is_ascii_lowercase())
+                })
+                .take(5)
+                .collect::<Vec<_>>()
+                .join(" ")
+        }
+    };
+    match target {
+        Target::Animclip => outcome(
+            crate::clipfile::native::decode(bytes, path)
+                .map(|c| {
+                    let _ = c.to_clip();
+                })
+                .map_err(|e| e.to_string()),
+        ),
+        Target::Unity => outcome(
+            crate::clipfile::unity::decode(bytes, path)
+                .map(|c| {
+                    let _ = c.to_clip();
+                })
+                .map_err(|e| e.to_string()),
+        ),
+        Target::Preset => {
+            use crate::preset::PresetError;
+            // Preset errors echo the input's own keys; their kind is the variant (and the checked field).
+            let kind = |e: PresetError| match e {
+                PresetError::Invalid { field, .. } => {
+                    format!("invalid {}", field.split('[').next().unwrap_or_default())
+                }
+                PresetError::Json { .. } => "json".into(),
+                PresetError::WrongFormat { .. } => "format".into(),
+                PresetError::Newer { .. } => "newer".into(),
+                PresetError::NoBlendSpace { .. } => "no blend".into(),
+                PresetError::Read { .. } => "read".into(),
+            };
+            let text = String::from_utf8_lossy(bytes);
+            let a = crate::preset::Preset::parse(&text, path).map(|p| {
+                if let Some(b) = &p.blend {
+                    let _ = b.weights();
+                }
+            });
+            let b = crate::preset::parse_blend_space(&text, path).map(|b| {
+                let _ = b.weights();
+                let _ = b.issues();
+            });
+            match (a, b) {
+                (Ok(()), Ok(())) => "ok".into(),
+                (Err(e), _) | (_, Err(e)) => kind(e),
+            }
+        }
+        Target::Gltf => outcome(
+            crate::import::gltf::load_bytes_with(bytes, "fuzz", None, path, &fuzz_limits())
+                .map(|m| {
+                    let s = &m.character.skeleton;
+                    let pose = crate::core::Pose::rest(s);
+                    let _ = pose.model_matrices(s);
+                    for c in &m.clips {
+                        let b = c.bind(s, Some(&m.character.humanoid));
+                        let mut p = crate::core::Pose::rest(s);
+                        c.sample_into(&b, c.duration * 0.5, crate::core::Wrap::Clamp, &mut p);
+                    }
+                })
+                .map_err(|e| e.to_string()),
+        ),
+        Target::BlendPath => outcome(
+            crate::export::parse_path(&String::from_utf8_lossy(bytes), "fuzz-input")
+                .map(|p| {
+                    let _ = crate::export::path_point(&p, 0.5);
+                })
+                .map_err(|e| e.to_string()),
+        ),
+    }
+}
+
+/// A two-joint skinned quad with a two-key animation: small, so the importer fuzzes at thousands of runs a second.
+pub fn tiny_glb() -> Vec<u8> {
+    use crate::glb::{Component, GlbBuilder, Target as View};
+    use serde_json::json;
+    let mut g = GlbBuilder::new();
+    let p = g.floats(
+        &[0.0, 0., 0., 1., 0., 0., 1., 1., 0., 0., 1., 0.],
+        "VEC3",
+        3,
+        Some(View::Vertices),
+        true,
+    );
+    let j = g.uints(
+        &[0, 1, 0, 0, 0, 1, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0],
+        Component::U8,
+        "VEC4",
+        4,
+        Some(View::Vertices),
+    );
+    let w = g.floats(
+        &[
+            0.75, 0.25, 0., 0., 0.5, 0.5, 0., 0., 1., 0., 0., 0., 1., 0., 0., 0.,
+        ],
+        "VEC4",
+        4,
+        Some(View::Vertices),
+        false,
+    );
+    let i = g.uints(
+        &[0, 1, 2, 0, 2, 3],
+        Component::U16,
+        "SCALAR",
+        1,
+        Some(View::Indices),
+    );
+    let ibm = g.floats(
+        &[
+            glam::Mat4::IDENTITY.to_cols_array(),
+            glam::Mat4::from_translation(glam::Vec3::NEG_Y).to_cols_array(),
+        ]
+        .concat(),
+        "MAT4",
+        16,
+        None,
+        false,
+    );
+    let t = g.floats(&[0.0, 1.0], "SCALAR", 1, None, true);
+    let r = g.floats(
+        &[0.0, 0., 0., 1., 0., 0., 0.3826834, 0.9238795],
+        "VEC4",
+        4,
+        None,
+        false,
+    );
+    let doc = json!({
+        "asset": {"version": "2.0"}, "scene": 0, "scenes": [{"nodes": [0, 2]}],
+        "nodes": [{"name": "Hips", "children": [1]}, {"name": "Spine", "translation": [0, 1, 0]}, {"mesh": 0, "skin": 0}],
+        "meshes": [{"primitives": [{"attributes": {"POSITION": p, "JOINTS_0": j, "WEIGHTS_0": w}, "indices": i}]}],
+        "skins": [{"joints": [0, 1], "inverseBindMatrices": ibm}],
+        "animations": [{"channels": [{"sampler": 0, "target": {"node": 1, "path": "rotation"}}],
+                        "samplers": [{"input": t, "output": r, "interpolation": "LINEAR"}]}]
+    });
+    g.finish(doc)
+}
+
+/// Seed inputs for a target, generated by code.
+pub fn seeds(target: Target) -> Vec<Vec<u8>> {
+    match target {
+        Target::Gltf => {
+            let mut out = vec![tiny_glb()];
+            // The same document as .gltf JSON with an embedded data URI.
+            let bytes = tiny_glb();
+            if let Ok(glb) = gltf::binary::Glb::from_slice(&bytes) {
+                let mut doc: serde_json::Value =
+                    serde_json::from_slice(&glb.json).unwrap_or_default();
+                if let Some(bin) = glb.bin {
+                    doc["buffers"][0]["uri"] = serde_json::json!(format!(
+                        "data:application/octet-stream;base64,{}",
+                        base64::encode(&bin)
+                    ));
+                    out.push(serde_json::to_vec(&doc).unwrap_or_default());
+                }
+            }
+            out
+        }
+        Target::Animclip | Target::Unity => {
+            let model = crate::demo::mannequin::load();
+            let c = &model.character;
+            let clip = &model.clips[0];
+            let settings = BakeSettings {
+                fps: 10.0,
+                ..BakeSettings::default()
+            };
+            if target == Target::Animclip {
+                vec![bake_clip(&c.skeleton, Some(&c.humanoid), clip, &settings).bytes]
+            } else {
+                let (frames, meta) = prepare(&c.skeleton, Some(&c.humanoid), clip, &settings);
+                vec![to_unity(&c.skeleton, Some(&c.humanoid), &frames, &meta, &settings).bytes]
+            }
+        }
+        Target::Preset => {
+            let preset = crate::preset::Preset {
+                blend: Some(crate::demo::locomotion::default_blend_space()),
+                ..crate::preset::Preset::default()
+            };
+            vec![
+                preset.to_json().into_bytes(),
+                serde_json::to_vec(&crate::demo::locomotion::default_blend_space()).unwrap_or_default(),
+            ]
+        }
+        Target::BlendPath => vec![
+            br#"[{"time": 0, "point": [0, 0]}, {"time": 1.5, "point": [0.5, 1.4]}, {"time": 3, "point": [0, 3.5]}]"#
+                .to_vec(),
+        ],
+    }
+}
+
+/// A small deterministic PRNG (xorshift64*) for the mutator: reproducible runs from a seed.
+#[derive(Clone, Debug)]
+pub struct Rng(u64);
+
+impl Rng {
+    /// A generator from a seed (0 is replaced by a fixed odd constant).
+    pub fn new(seed: u64) -> Self {
+        Rng(if seed == 0 {
+            0x9E37_79B9_7F4A_7C15
+        } else {
+            seed
+        })
+    }
+
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.0 = x;
+        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// A number in `0..n` (0 when n is 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        if n == 0 {
+            0
+        } else {
+            (self.next_u64() % n as u64) as usize
+        }
+    }
+}
+
+const INTERESTING_U32: [u32; 9] = [
+    0,
+    1,
+    4,
+    0x7f,
+    0xff,
+    0xffff,
+    0x7fff_ffff,
+    0x8000_0000,
+    0xffff_ffff,
+];
+const INTERESTING_TEXT: [&str; 12] = [
+    "0",
+    "-1",
+    "1e39",
+    "-1e39",
+    "1e999",
+    "4294967296",
+    "null",
+    "\"\"",
+    "[]",
+    "{}",
+    "\"x\"",
+    "1.5",
+];
+
+/// One random mutation of `input` (bit flips, interesting values, cuts, repeats, splices with `other`; for
+/// text targets also JSON-token edits).
+pub fn mutate(input: &[u8], other: &[u8], text: bool, rng: &mut Rng) -> Vec<u8> {
+    let mut v = input.to_vec();
+    let rounds = 1 + rng.below(4);
+    for _ in 0..rounds {
+        let len = v.len();
+        match rng.below(if text { 10 } else { 8 }) {
+            0 if len > 0 => {
+                let i = rng.below(len);
+                v[i] ^= 1 << rng.below(8);
+            }
+            1 if len > 0 => {
+                let i = rng.below(len);
+                v[i] = [0u8, 0xff, 0x7f, 0x80, b'{', b'"'][rng.below(6)];
+            }
+            2 if len >= 4 => {
+                let i = rng.below(len - 3);
+                let value = INTERESTING_U32[rng.below(INTERESTING_U32.len())];
+                v[i..i + 4].copy_from_slice(&value.to_le_bytes());
+            }
+            3 if len > 0 => v.truncate(rng.below(len)),
+            4 if len > 0 => {
+                let a = rng.below(len);
+                let b = (a + 1 + rng.below(64)).min(len);
+                v.drain(a..b);
+            }
+            5 if len > 0 => {
+                let a = rng.below(len);
+                let b = (a + 1 + rng.below(64)).min(len);
+                let piece = v[a..b].to_vec();
+                let at = rng.below(len);
+                v.splice(at..at, piece);
+            }
+            6 if !other.is_empty() => {
+                let a = rng.below(other.len());
+                let b = (a + 1 + rng.below(256)).min(other.len());
+                let at = rng.below(len + 1);
+                v.splice(at..at, other[a..b].iter().copied());
+            }
+            7 => {
+                let at = rng.below(len + 1);
+                let n = 1 + rng.below(16);
+                let noise: Vec<u8> = (0..n).map(|_| rng.next_u64() as u8).collect();
+                v.splice(at..at, noise);
+            }
+            8 | 9 if len > 0 => {
+                // Replace a number in the text with an interesting token.
+                let digits: Vec<usize> = (0..len).filter(|&i| v[i].is_ascii_digit()).collect();
+                if let Some(&start) = digits.get(rng.below(digits.len())) {
+                    let mut end = start;
+                    while end < len && (v[end].is_ascii_digit() || b".eE-+".contains(&v[end])) {
+                        end += 1;
+                    }
+                    let token = INTERESTING_TEXT[rng.below(INTERESTING_TEXT.len())];
+                    v.splice(start..end, token.bytes());
+                }
+            }
+            _ => {}
+        }
+    }
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seeds_decode_and_mutations_differ() {
+        for t in Target::ALL {
+            for s in seeds(t) {
+                assert_eq!(run(t, &s), "ok", "{t:?} seed");
+            }
+        }
+        let mut rng = Rng::new(7);
+        let s = seeds(Target::Gltf).remove(0);
+        let m = mutate(&s, &s, false, &mut rng);
+        assert_ne!(m, s);
+    }
+}
