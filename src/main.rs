@@ -28,7 +28,13 @@ fn main() -> ExitCode {
                 path,
                 frames: cli.frames.max(1),
             });
-            animtune::app::run(cli.model, screenshot)
+            let soak = cli.soak.map(|seconds| animtune::app::soak::SoakPlan {
+                seconds,
+                out: cli.soak_out,
+                model: cli.model.clone(),
+            });
+            let model = if soak.is_some() { None } else { cli.model };
+            animtune::app::run(model, screenshot, soak)
         }
     };
     match result {

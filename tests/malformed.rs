@@ -26,7 +26,7 @@ fn split_glb(bytes: &[u8]) -> (Value, Vec<u8>) {
 
 fn glb_raw(json: &[u8], bin: &[u8]) -> Vec<u8> {
     let mut text = json.to_vec();
-    while text.len() % 4 != 0 {
+    while !text.len().is_multiple_of(4) {
         text.push(b' ');
     }
     let total = 12 + 8 + text.len() + 8 + bin.len();

@@ -70,3 +70,37 @@ fn the_editor_opens_a_model_given_on_the_command_line() {
     let orange = count(&img, |p| p[0] > 150 && p[1] > 90 && p[2] < 80);
     assert!(orange > 3000, "{orange} robot pixels");
 }
+
+#[test]
+fn a_short_soak_cycles_the_editor_and_reports_memory() {
+    let dir = std::env::temp_dir().join(format!("animtune-soak-{}", std::process::id()));
+    let xdg = dir.join("xdg");
+    std::fs::create_dir_all(&xdg).unwrap();
+    let csv = dir.join("soak.csv");
+    let out = Command::new("xvfb-run")
+        .args([
+            "-a",
+            "-s",
+            "-screen 0 1280x800x24",
+            env!("CARGO_BIN_EXE_animtune"),
+        ])
+        .args(["--soak", "4", "--soak-out"])
+        .arg(&csv)
+        .env("XDG_RUNTIME_DIR", &xdg)
+        .env_remove("WAYLAND_DISPLAY")
+        .output()
+        .expect("xvfb-run (apt-get install xvfb xauth)");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("soak: 4 s") && stdout.contains("growth"),
+        "{stdout}"
+    );
+    let samples = std::fs::read_to_string(&csv).unwrap();
+    assert!(samples.lines().count() >= 4, "{samples}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

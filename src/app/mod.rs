@@ -4,6 +4,7 @@ pub mod blend_panel;
 pub mod editor;
 pub mod export_dialog;
 pub mod layers_panel;
+pub mod soak;
 pub mod viewport;
 pub mod window;
 
@@ -22,10 +23,15 @@ pub fn native_options() -> eframe::NativeOptions {
     }
 }
 
-/// Opens the editor window (blocks until it closes).
-pub fn run(model: Option<PathBuf>, screenshot: Option<ScreenshotPlan>) -> anyhow::Result<()> {
+/// Opens the editor window (blocks until it closes); `soak` runs the scripted soak test instead of waiting
+/// for a user.
+pub fn run(
+    model: Option<PathBuf>,
+    screenshot: Option<ScreenshotPlan>,
+    soak: Option<soak::SoakPlan>,
+) -> anyhow::Result<()> {
     let mut options = native_options();
-    if screenshot.is_some() {
+    if screenshot.is_some() || soak.is_some() {
         // A screenshot run must not depend on (or change) a user's saved session.
         options.persistence_path = None;
         options.persist_window = false;
@@ -33,7 +39,13 @@ pub fn run(model: Option<PathBuf>, screenshot: Option<ScreenshotPlan>) -> anyhow
     eframe::run_native(
         "animtune",
         options,
-        Box::new(move |cc| Ok(Box::new(AnimtuneApp::new(cc, model, screenshot)))),
+        Box::new(move |cc| {
+            let app = AnimtuneApp::new(cc, model, screenshot);
+            Ok(Box::new(match soak {
+                Some(plan) => app.with_soak(plan),
+                None => app,
+            }))
+        }),
     )
     .map_err(|e| anyhow::anyhow!("cannot open the editor window: {e}"))
 }

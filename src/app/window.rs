@@ -40,6 +40,7 @@ pub struct AnimtuneApp {
     target_drag: Option<super::editor::Tuning>,
     /// File → Export….
     pub export: ExportDialog,
+    soak: Option<super::soak::Soak>,
 }
 
 impl AnimtuneApp {
@@ -73,7 +74,14 @@ impl AnimtuneApp {
             layers_panel: LayersPanel::default(),
             target_drag: None,
             export: ExportDialog::default(),
+            soak: None,
         }
+    }
+
+    /// Runs the scripted soak test in this window (see [`super::soak`]).
+    pub fn with_soak(mut self, plan: super::soak::SoakPlan) -> Self {
+        self.soak = Some(super::soak::Soak::new(plan));
+        self
     }
 
     fn undo(&mut self) {
@@ -640,6 +648,13 @@ impl eframe::App for AnimtuneApp {
         let dt = ctx.input(|i| i.stable_dt).min(0.1);
         self.editor.tick(dt);
         self.eval_micros = start.elapsed().as_secs_f32() * 1e6;
+        if let Some(soak) = &mut self.soak {
+            if soak.frame(&mut self.editor) {
+                self.soak = None;
+                ctx.send_viewport_cmd(egui::ViewportCommand::Close);
+            }
+            ctx.request_repaint();
+        }
 
         egui::Panel::top("menu").show(ui, |ui| self.menu(ui));
         egui::Panel::bottom("status").show(ui, |ui| {

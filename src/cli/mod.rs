@@ -44,6 +44,13 @@ pub struct Cli {
     /// Frames to run before the screenshot.
     #[arg(long, default_value_t = 10)]
     pub frames: u32,
+    /// Soak test: cycle load model → play → blend → layers → export in the window for this many seconds,
+    /// sampling resident memory, then exit (see scripts/soak.sh).
+    #[arg(long, value_name = "SECONDS")]
+    pub soak: Option<u64>,
+    /// Where the soak test writes its memory samples (CSV).
+    #[arg(long, value_name = "CSV", default_value = "soak.csv")]
+    pub soak_out: PathBuf,
 }
 
 /// The subcommands.
