@@ -138,21 +138,27 @@ impl GlbBuilder {
         document["buffers"] = json!([{"byteLength": self.bin.len()}]);
         document["bufferViews"] = Value::Array(self.views);
         document["accessors"] = Value::Array(self.accessors);
-        let mut text = serde_json::to_vec(&document).expect("a JSON value always serializes");
-        while !text.len().is_multiple_of(4) {
-            text.push(b' ');
-        }
-        let total = 12 + 8 + text.len() + 8 + self.bin.len();
-        let mut out = Vec::with_capacity(total);
-        out.extend_from_slice(b"glTF");
-        out.extend_from_slice(&2u32.to_le_bytes());
-        out.extend_from_slice(&(total as u32).to_le_bytes());
-        out.extend_from_slice(&(text.len() as u32).to_le_bytes());
-        out.extend_from_slice(b"JSON");
-        out.extend_from_slice(&text);
-        out.extend_from_slice(&(self.bin.len() as u32).to_le_bytes());
-        out.extend_from_slice(b"BIN\0");
-        out.extend_from_slice(&self.bin);
-        out
+        let text = serde_json::to_vec(&document).expect("a JSON value always serializes");
+        assemble(&text, &self.bin)
     }
+}
+
+/// A .glb from raw JSON bytes and a binary chunk: header, JSON chunk padded with spaces, BIN chunk.
+pub fn assemble(json: &[u8], bin: &[u8]) -> Vec<u8> {
+    let mut text = json.to_vec();
+    while !text.len().is_multiple_of(4) {
+        text.push(b' ');
+    }
+    let total = 12 + 8 + text.len() + 8 + bin.len();
+    let mut out = Vec::with_capacity(total);
+    out.extend_from_slice(b"glTF");
+    out.extend_from_slice(&2u32.to_le_bytes());
+    out.extend_from_slice(&(total as u32).to_le_bytes());
+    out.extend_from_slice(&(text.len() as u32).to_le_bytes());
+    out.extend_from_slice(b"JSON");
+    out.extend_from_slice(&text);
+    out.extend_from_slice(&(bin.len() as u32).to_le_bytes());
+    out.extend_from_slice(b"BIN\0");
+    out.extend_from_slice(bin);
+    out
 }

@@ -25,22 +25,7 @@ fn split_glb(bytes: &[u8]) -> (Value, Vec<u8>) {
 }
 
 fn glb_raw(json: &[u8], bin: &[u8]) -> Vec<u8> {
-    let mut text = json.to_vec();
-    while !text.len().is_multiple_of(4) {
-        text.push(b' ');
-    }
-    let total = 12 + 8 + text.len() + 8 + bin.len();
-    let mut out = Vec::new();
-    out.extend_from_slice(b"glTF");
-    out.extend_from_slice(&2u32.to_le_bytes());
-    out.extend_from_slice(&(total as u32).to_le_bytes());
-    out.extend_from_slice(&(text.len() as u32).to_le_bytes());
-    out.extend_from_slice(b"JSON");
-    out.extend_from_slice(&text);
-    out.extend_from_slice(&(bin.len() as u32).to_le_bytes());
-    out.extend_from_slice(b"BIN\0");
-    out.extend_from_slice(bin);
-    out
+    animtune::glb::assemble(json, bin)
 }
 
 fn glb(json: &Value, bin: &[u8]) -> Vec<u8> {
