@@ -317,3 +317,46 @@ fn export_window_writes_a_file_and_asks_before_replacing_it() {
     h.run_steps(2);
     assert_eq!(std::fs::read(&path).unwrap(), written);
 }
+
+/// A file dropped on the window, as the platform layer reports it.
+#[derive(Debug)]
+struct Dropped(std::path::PathBuf);
+
+impl egui::DroppedFile for Dropped {
+    fn path(&self) -> &std::path::Path {
+        &self.0
+    }
+    fn bytes(&self) -> Result<Vec<u8>, String> {
+        std::fs::read(&self.0).map_err(|e| e.to_string())
+    }
+}
+
+fn drop_file(h: &mut Harness<'static, AnimtuneApp>, path: &std::path::Path) {
+    h.input_mut()
+        .dropped_files
+        .push(std::sync::Arc::new(Dropped(path.to_path_buf())));
+}
+
+#[test]
+fn dropping_files_opens_them() {
+    let dir = common::temp_dir("ui-drop");
+    let preset = dir.join("mine.json");
+    let out = common::animtune(&["preset", "default"]);
+    std::fs::write(&preset, &out.stdout).unwrap();
+    let mut h = harness();
+    h.run_steps(2);
+    let robot = common::asset("RobotExpressive.glb");
+    drop_file(&mut h, &robot);
+    h.run_steps(2);
+    assert_eq!(h.state().editor.model_name, "RobotExpressive.glb");
+    assert_eq!(h.state().editor.recent.first(), Some(&robot));
+    // A preset dropped next: its blend space clips are not in the robot, which the status bar says.
+    drop_file(&mut h, &preset);
+    h.run_steps(2);
+    let status = &h.state().editor.status;
+    assert!(
+        status.is_error && status.text.contains("mine.json") && status.text.contains("WalkForward"),
+        "{}",
+        status.text
+    );
+}
