@@ -82,6 +82,12 @@ pub struct Persisted {
     pub camera: Option<OrbitCamera>,
     /// Skeleton overlay on.
     pub show_skeleton: bool,
+    /// The blend space being tuned.
+    #[serde(default)]
+    pub blend: Option<BlendSpace>,
+    /// The layers being tuned.
+    #[serde(default)]
+    pub layers: Option<LayerParams>,
 }
 
 /// Everything the editor shows and plays.
@@ -364,6 +370,24 @@ impl EditorState {
             self.camera = c;
         }
         self.show_skeleton = p.show_skeleton;
+        // The tuning comes back only when it is valid (a file edited by hand, or from another version).
+        let path = Path::new("<saved session>");
+        let preset = crate::preset::Preset {
+            blend: p.blend.clone(),
+            layers: p.layers.clone().unwrap_or_default(),
+            ..crate::preset::Preset::default()
+        };
+        if preset.validate(path).is_ok() {
+            let blend_was_playing = self.blending;
+            self.set_tuning(Tuning {
+                blend: p.blend.unwrap_or_else(|| self.blend.clone()),
+                layers: p.layers.unwrap_or_else(|| self.layers.clone()),
+            });
+            if blend_was_playing {
+                self.play_blend();
+                self.player.play();
+            }
+        }
     }
 
     /// What to save for the next session.
@@ -372,6 +396,8 @@ impl EditorState {
             recent: self.recent.clone(),
             camera: Some(self.camera),
             show_skeleton: self.show_skeleton,
+            blend: Some(self.blend.clone()),
+            layers: Some(self.layers.clone()),
         }
     }
 
@@ -767,6 +793,30 @@ mod tests {
         assert!(t.blending);
         assert!(t.can_undo(), "opening a preset is one undo step");
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn the_tuning_survives_a_restart() {
+        let mut s = EditorState::new();
+        s.edit_blend(true, |b| b.nodes[2].position = [0.2, -1.0]);
+        s.edit_layers(true, |l| l.look_at.enabled = true);
+        let saved = serde_json::to_string(&s.persisted()).unwrap();
+        let mut t = EditorState::new();
+        t.restore(serde_json::from_str(&saved).unwrap());
+        assert_eq!(t.blend, s.blend);
+        assert_eq!(t.layers, s.layers);
+        assert!(t.blending && t.player.is_playing());
+        // An older session without tuning, or a broken one, leaves the defaults.
+        let mut u = EditorState::new();
+        u.restore(
+            serde_json::from_str(r#"{"recent":[],"camera":null,"show_skeleton":true}"#).unwrap(),
+        );
+        assert_eq!(u.blend, EditorState::new().blend);
+        let mut bad: Persisted = serde_json::from_str(&saved).unwrap();
+        bad.layers.as_mut().unwrap().twist.intensity = 7.0;
+        let mut v = EditorState::new();
+        v.restore(bad);
+        assert_eq!(v.layers, LayerParams::default());
     }
 
     #[test]
