@@ -203,6 +203,10 @@ pub fn bake_stream(
         )));
     }
     let rig = LayerRig::bind(layers, character);
+    let clip_binding = match &spec.source {
+        StreamSource::Clip(i) => Some(clips[*i].bind(skeleton, Some(&character.humanoid))),
+        _ => None,
+    };
     let mut state = LookAtState::default();
     let mut scratch = BlendScratch::default();
     let mut poses = Vec::with_capacity(times.len());
@@ -216,13 +220,15 @@ pub fn bake_stream(
         match (&spec.source, blend, &sampler) {
             (StreamSource::Clip(i), _, _) => {
                 let clip = &clips[*i];
-                let binding = clip.bind(skeleton, Some(&character.humanoid));
+                let Some(binding) = &clip_binding else {
+                    unreachable!("bound above for a clip source")
+                };
                 let wrap = if t <= clip.duration {
                     Wrap::Clamp
                 } else {
                     Wrap::Loop
                 };
-                clip.sample_into(&binding, t, wrap, &mut pose);
+                clip.sample_into(binding, t, wrap, &mut pose);
             }
             (source, Some(space), Some(sampler)) => {
                 let point = match source {
