@@ -36,6 +36,9 @@ if [ -z "${XDG_RUNTIME_DIR:-}" ]; then
   chmod 700 "$XDG_RUNTIME_DIR"
 fi
 
+# No incremental caches: CI builds once from clean, and they cost gigabytes of disk.
+export CARGO_INCREMENTAL=0
+
 echo "== cargo fmt --check"
 cargo fmt --check
 
@@ -44,9 +47,10 @@ cargo clippy --all-targets --locked -- -D warnings
 
 echo "== glTF validator on the generated mannequin and on exports (tuned walk with the model; skeleton only; a textured model)"
 tools=target/node-tools
-if [ ! -d "$tools/node_modules/gltf-validator" ]; then
+if [ ! -d "$tools/node_modules/gltf-validator" ] || [ ! -d "$tools/node_modules/three" ]; then
   mkdir -p "$tools"
-  (cd "$tools" && npm install --silent --no-audit --no-fund --prefix . gltf-validator@2.0.0-dev.3.10 >/dev/null)
+  (cd "$tools" && npm install --silent --no-audit --no-fund --prefix . gltf-validator@2.0.0-dev.3.10 three@0.187.0 \
+    >/dev/null)
 fi
 cargo run --quiet --locked -- mannequin -o target/mannequin.glb --force
 cargo run --quiet --locked -- preset default > target/export-preset.json
@@ -58,6 +62,17 @@ assets="${ANIMTUNE_TEST_ASSETS:-../shared/assets}"
 cargo run --quiet --locked -- bake "$assets/CesiumMan.glb" --format gltf -o target/export-cesium.glb --force
 (cd "$tools" && node ../../scripts/validate_gltf.mjs ../mannequin.glb ../export-walk.glb \
   ../export-run-skeleton.glb ../export-cesium.glb)
+
+echo "== three.js replays the exports: its joint poses against animtune's evaluation of the same file"
+for t in 0.1 0.55 1.0 1.45 1.9; do
+  cargo run --quiet --locked -- pose target/export-walk.glb --clip 0 --time "$t" --json > "target/replay-walk-$t.json"
+done
+for t in 0.05 0.35 0.65; do
+  cargo run --quiet --locked -- pose target/export-run-skeleton.glb --clip 0 --time "$t" --json \
+    > "target/replay-run-$t.json"
+done
+(cd "$tools" && node ../../scripts/replay_threejs.mjs ../export-walk.glb ../replay-walk-*.json &&
+  node ../../scripts/replay_threejs.mjs ../export-run-skeleton.glb ../replay-run-*.json)
 
 echo "== benchmarks, each run once as a test"
 cargo test --bench pose_eval --bench clip_bake --bench frame --bench blend --bench layers --locked
