@@ -36,6 +36,8 @@ if [ -z "${XDG_RUNTIME_DIR:-}" ]; then
   chmod 700 "$XDG_RUNTIME_DIR"
 fi
 
+echo "== disk: $(df -h . | tail -1 | awk '{print $4}') free"
+
 # No incremental caches: CI builds once from clean, and they cost gigabytes of disk.
 export CARGO_INCREMENTAL=0
 
