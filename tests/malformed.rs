@@ -105,6 +105,17 @@ fn model_corpus() -> Vec<(String, Vec<u8>)> {
         ),
     ));
     out.push((
+        "image_without_source.glb".into(),
+        glb(&with(&doc, |d| d["images"] = json!([{}])), &bin),
+    ));
+    out.push((
+        "image_view_without_mime_type.glb".into(),
+        glb(
+            &with(&doc, |d| d["images"] = json!([{"bufferView": 0}])),
+            &bin,
+        ),
+    ));
+    out.push((
         "cyclic_nodes.glb".into(),
         glb(
             &with(&doc, |d| d["nodes"][1]["children"] = json!([0])),

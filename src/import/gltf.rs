@@ -246,6 +246,21 @@ fn check_json_references(doc: &serde_json::Value) -> Result<(), String> {
     for (k, view) in array(&doc["bufferViews"]).iter().enumerate() {
         check(&view["buffer"], buffers, format!("buffer view {k} buffer"))?;
     }
+    for (k, image) in array(&doc["images"]).iter().enumerate() {
+        // The reader unwraps these when asked for the image's source.
+        check(
+            &image["bufferView"],
+            views,
+            format!("image {k} buffer view"),
+        )?;
+        match (image["uri"].is_string(), image["bufferView"].is_u64()) {
+            (false, false) => return Err(format!("image {k} has neither a uri nor a buffer view")),
+            (_, true) if !image["mimeType"].is_string() => {
+                return Err(format!("image {k} is in a buffer view but has no mimeType"));
+            }
+            _ => {}
+        }
+    }
     for (k, tex) in array(&doc["textures"]).iter().enumerate() {
         check(&tex["source"], images, format!("texture {k} source"))?;
         check(
