@@ -19,3 +19,4 @@ pub mod layers;
 pub mod player;
 pub mod preset;
 pub mod render;
+pub mod runtime;

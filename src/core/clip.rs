@@ -173,6 +173,11 @@ impl<T: KeyValue> Keys<T> {
         &self.times
     }
 
+    /// Stored values: one per key, or (in-tangent, value, out-tangent) per key for cubic splines.
+    pub fn values(&self) -> &[T] {
+        &self.values
+    }
+
     /// The interpolation mode.
     pub fn interpolation(&self) -> Interpolation {
         self.interpolation

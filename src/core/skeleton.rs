@@ -57,6 +57,10 @@ pub struct Skeleton {
     root_transform: Mat4,
     by_name: HashMap<String, usize>,
     by_path: HashMap<String, usize>,
+    /// Depth-first preorder position of each joint, and the position of the last joint of its subtree: `k` is in
+    /// the subtree of `j` exactly when `preorder[j] <= preorder[k] <= subtree_last[j]`.
+    preorder: Vec<u16>,
+    subtree_last: Vec<u16>,
 }
 
 impl Skeleton {
@@ -109,6 +113,7 @@ impl Skeleton {
         for (i, p) in paths.iter().enumerate() {
             by_path.entry(p.clone()).or_insert(i);
         }
+        let (preorder, subtree_last) = preorder_intervals(&parents);
         Ok(Skeleton {
             names,
             parents,
@@ -118,6 +123,8 @@ impl Skeleton {
             root_transform,
             by_name,
             by_path,
+            preorder,
+            subtree_last,
         })
     }
 
@@ -207,16 +214,10 @@ impl Skeleton {
         d
     }
 
-    /// True when `ancestor` is `joint` or lies above it.
+    /// True when `ancestor` is `joint` or lies above it (constant time).
     pub fn is_ancestor_or_self(&self, ancestor: usize, joint: usize) -> bool {
-        let mut j = Some(joint);
-        while let Some(k) = j {
-            if k == ancestor {
-                return true;
-            }
-            j = self.parent(k);
-        }
-        false
+        let p = self.preorder[joint];
+        self.preorder[ancestor] <= p && p <= self.subtree_last[ancestor]
     }
 
     /// Joints strictly between `ancestor` and `descendant`, from the ancestor down; None when not related.
@@ -232,6 +233,37 @@ impl Skeleton {
             j = self.parent(j)?;
         }
     }
+}
+
+/// Depth-first preorder positions of every joint and, per joint, the position of the last joint below it
+/// (children visited in index order). Parents come before children, so one pass from the end finds the sizes.
+fn preorder_intervals(parents: &[Option<u16>]) -> (Vec<u16>, Vec<u16>) {
+    let n = parents.len();
+    let mut size = vec![1usize; n];
+    for j in (0..n).rev() {
+        if let Some(p) = parents[j] {
+            size[usize::from(p)] += size[j];
+        }
+    }
+    // A joint's position: its parent's position + 1 + the sizes of the earlier siblings' subtrees.
+    let mut pre = vec![0usize; n];
+    let mut next_child = vec![0usize; n];
+    let mut next_root = 0usize;
+    for j in 0..n {
+        match parents[j] {
+            Some(p) => {
+                let p = usize::from(p);
+                pre[j] = pre[p] + 1 + next_child[p];
+                next_child[p] += size[j];
+            }
+            None => {
+                pre[j] = next_root;
+                next_root += size[j];
+            }
+        }
+    }
+    let last = (0..n).map(|j| (pre[j] + size[j] - 1) as u16).collect();
+    (pre.into_iter().map(|p| p as u16).collect(), last)
 }
 
 #[cfg(test)]
@@ -266,6 +298,45 @@ mod tests {
         assert_eq!(s.depth(2), 2);
         assert_eq!(s.joints_between(0, 2), Some(vec![1]));
         assert_eq!(s.joints_between(3, 2), None);
+        assert!(
+            s.is_ancestor_or_self(0, 2)
+                && s.is_ancestor_or_self(1, 2)
+                && s.is_ancestor_or_self(2, 2)
+        );
+        assert!(!s.is_ancestor_or_self(3, 2) && !s.is_ancestor_or_self(2, 1));
+        assert_eq!(s.subtree(1).collect::<Vec<_>>(), vec![1, 2]);
+    }
+
+    #[test]
+    fn subtrees_hold_in_any_parent_first_order() {
+        // Breadth-first order: 0 → {1, 2}, 1 → {3, 5}, 2 → {4}; a second root 6 → {7}.
+        let parents = [
+            None,
+            Some(0),
+            Some(0),
+            Some(1),
+            Some(2),
+            Some(1),
+            None,
+            Some(6),
+        ];
+        let joints = parents
+            .iter()
+            .enumerate()
+            .map(|(i, &p)| joint(&format!("j{i}"), p))
+            .collect();
+        let s = Skeleton::new(joints, Mat4::IDENTITY).unwrap();
+        for a in 0..s.len() {
+            for k in 0..s.len() {
+                let mut walk = Some(k);
+                let mut expected = false;
+                while let Some(w) = walk {
+                    expected |= w == a;
+                    walk = s.parent(w);
+                }
+                assert_eq!(s.is_ancestor_or_self(a, k), expected, "{a} above {k}");
+            }
+        }
     }
 
     #[test]

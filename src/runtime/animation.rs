@@ -1,0 +1,432 @@
+//! A clip compiled for one skeleton: what the sampling job streams through.
+//!
+//! Channels that never change are folded into a base pose (with the rest pose for joints no track drives), so a
+//! sample starts from one copy. The other channels are grouped by their key times (a glTF exporter usually keys
+//! every channel at the same times) and interpolation, four joints to a block, in structure-of-arrays form. For
+//! each key interval a block stores both ends (and, for rotations, the angle between them and `θ / sin θ`), so a
+//! sample reads one contiguous run of blocks per group, and playing forward walks that storage in order.
+//! Retargeting through humanoid bones is folded into the keys: slerp, lerp and the cubic Hermite spline commute
+//! with the constant rotations and affine maps it applies, so the result equals retargeting after sampling.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use glam::{Quat, Vec3, Vec4};
+
+use crate::core::clip::{BoundTrack, Interpolation, Keys};
+use crate::core::{Clip, ClipBinding, Skeleton, Transform};
+
+/// A linearly interpolated rotation interval for four joints: ends `a` and `b` (b on a's hemisphere), the angle
+/// θ between them (radians, in [0, π/2]) and θ / sin θ.
+#[derive(Clone, Copy, Debug)]
+#[repr(C)]
+pub(crate) struct RotSegment {
+    pub a: [Vec4; 4],
+    pub b: [Vec4; 4],
+    pub theta: Vec4,
+    pub inv_sinc: Vec4,
+}
+
+/// A linearly interpolated vector interval for four joints (x, y, z lanes of both ends).
+#[derive(Clone, Copy, Debug)]
+#[repr(C)]
+pub(crate) struct VecSegment {
+    pub a: [Vec4; 3],
+    pub b: [Vec4; 3],
+}
+
+/// A cubic Hermite interval for four joints: values and tangents already scaled by the interval's length.
+#[derive(Clone, Copy, Debug)]
+#[repr(C)]
+pub(crate) struct CubicSegment<const N: usize> {
+    pub v0: [Vec4; N],
+    pub m0: [Vec4; N],
+    pub v1: [Vec4; N],
+    pub m1: [Vec4; N],
+}
+
+/// Channels sharing one set of key times and one kind of interpolation, four joints to a block.
+#[derive(Clone, Debug)]
+pub(crate) struct Group<S> {
+    /// Index of the key times in [`Animation::time_sets`].
+    pub time_set: usize,
+    /// Blocks per key interval.
+    pub blocks: usize,
+    /// Joint of each lane of each block (padding lanes repeat a real lane).
+    pub joints: Vec<[u16; 4]>,
+    /// `intervals × blocks` segments, interval-major: interval `k`'s blocks are `segments[k*blocks..(k+1)*blocks]`.
+    pub segments: Vec<S>,
+}
+
+/// Which property a channel animates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Property {
+    Translation,
+    Rotation,
+    Scale,
+}
+
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+
+/// A clip bound to and compiled for one skeleton.
+#[derive(Clone, Debug)]
+pub struct Animation {
+    pub(crate) id: u64,
+    duration: f32,
+    pub(crate) base: Vec<Transform>,
+    pub(crate) time_sets: Vec<Vec<f32>>,
+    pub(crate) rotations: Vec<Group<RotSegment>>,
+    pub(crate) rotations_cubic: Vec<Group<CubicSegment<4>>>,
+    pub(crate) vectors: [Vec<Group<VecSegment>>; 2],
+    pub(crate) vectors_cubic: [Vec<Group<CubicSegment<3>>>; 2],
+    animated_channels: usize,
+}
+
+/// One channel's keys, mapped onto the target joint.
+struct ChannelKeys {
+    joint: usize,
+    property: Property,
+    times: Vec<f32>,
+    interpolation: Interpolation,
+    /// One value per key, or (in-tangent, value, out-tangent) per key for cubic splines; rotations as (x, y, z, w).
+    values: Vec<Vec4>,
+}
+
+impl ChannelKeys {
+    fn key_value(&self, k: usize) -> Vec4 {
+        match self.interpolation {
+            Interpolation::CubicSpline => self.values[3 * k + 1],
+            _ => self.values[k],
+        }
+    }
+
+    /// True when every sample of the channel equals its first key.
+    fn is_constant(&self) -> bool {
+        let first = self.key_value(0);
+        match self.interpolation {
+            Interpolation::CubicSpline => self
+                .values
+                .chunks(3)
+                .all(|c| c[1] == first && c[0] == Vec4::ZERO && c[2] == Vec4::ZERO),
+            _ => self.values.iter().all(|v| *v == first),
+        }
+    }
+}
+
+fn vec_keys(
+    keys: &Keys<Vec3>,
+    map: impl Fn(Vec3) -> Vec3,
+    tangent: impl Fn(Vec3) -> Vec3,
+) -> Vec<Vec4> {
+    let cubic = keys.interpolation() == Interpolation::CubicSpline;
+    keys.values()
+        .iter()
+        .enumerate()
+        .map(|(i, &v)| {
+            let v = if cubic && i % 3 != 1 {
+                tangent(v)
+            } else {
+                map(v)
+            };
+            v.extend(0.0)
+        })
+        .collect()
+}
+
+fn quat_keys(keys: &Keys<Quat>, pre: Quat, post: Quat) -> Vec<Vec4> {
+    keys.values()
+        .iter()
+        .map(|&q| Vec4::from(pre * q * post))
+        .collect()
+}
+
+/// The channels of one bound track, with retargeting folded into the key values.
+fn track_channels(track: &crate::core::Track, bound: &BoundTrack, out: &mut Vec<ChannelKeys>) {
+    let joint = bound.joint;
+    let mut push = |property, times: &[f32], interpolation, values| {
+        out.push(ChannelKeys {
+            joint,
+            property,
+            times: times.to_vec(),
+            interpolation,
+            values,
+        })
+    };
+    match &bound.retarget {
+        None => {
+            if let Some(k) = &track.translation {
+                push(
+                    Property::Translation,
+                    k.times(),
+                    k.interpolation(),
+                    vec_keys(k, |v| v, |v| v),
+                );
+            }
+            if let Some(k) = &track.rotation {
+                push(
+                    Property::Rotation,
+                    k.times(),
+                    k.interpolation(),
+                    quat_keys(k, Quat::IDENTITY, Quat::IDENTITY),
+                );
+            }
+            if let Some(k) = &track.scale {
+                push(
+                    Property::Scale,
+                    k.times(),
+                    k.interpolation(),
+                    vec_keys(k, |v| v, |v| v),
+                );
+            }
+        }
+        Some(r) => {
+            if let Some(k) = &track.rotation {
+                push(
+                    Property::Rotation,
+                    k.times(),
+                    k.interpolation(),
+                    quat_keys(k, r.pre, r.post),
+                );
+            }
+            if let (Some(k), Some(scale)) = (&track.translation, r.translation_scale) {
+                let src_rest = track.target.rest.translation;
+                let map = |v: Vec3| {
+                    r.dst_rest_translation + r.translation_rotation * (v - src_rest) * scale
+                };
+                let tangent = |v: Vec3| r.translation_rotation * v * scale;
+                push(
+                    Property::Translation,
+                    k.times(),
+                    k.interpolation(),
+                    vec_keys(k, map, tangent),
+                );
+            }
+        }
+    }
+}
+
+/// Lane `l` of a block: the channel of that lane, or the block's first channel for padding lanes.
+fn lane<'c>(block: &[&'c ChannelKeys], l: usize) -> &'c ChannelKeys {
+    block.get(l).unwrap_or(&block[0])
+}
+
+/// The two ends of interval `k` of a linear or step channel (the last interval holds the last key).
+fn interval_ends(c: &ChannelKeys, k: usize) -> (Vec4, Vec4) {
+    let n = c.times.len();
+    let a = c.key_value(k);
+    let b = if c.interpolation == Interpolation::Step || k + 1 >= n {
+        a
+    } else {
+        c.key_value(k + 1)
+    };
+    (a, b)
+}
+
+/// Values and length-scaled tangents of interval `k` of a cubic channel (the last interval holds the last key).
+fn cubic_ends(c: &ChannelKeys, k: usize) -> [Vec4; 4] {
+    let n = c.times.len();
+    if k + 1 >= n {
+        let v = c.values[3 * k + 1];
+        return [v, Vec4::ZERO, v, Vec4::ZERO];
+    }
+    let td = c.times[k + 1] - c.times[k];
+    [
+        c.values[3 * k + 1],
+        c.values[3 * k + 2] * td,
+        c.values[3 * (k + 1) + 1],
+        c.values[3 * (k + 1)] * td,
+    ]
+}
+
+fn transpose<const N: usize>(lanes: [Vec4; 4]) -> [Vec4; N] {
+    let rows = lanes.map(|v| v.to_array());
+    std::array::from_fn(|c| Vec4::new(rows[0][c], rows[1][c], rows[2][c], rows[3][c]))
+}
+
+/// The angle θ between the directions of `a` and `b` (same hemisphere), computed in f64 as 2·atan2(|a−b|, |a+b|)
+/// of the normalised ends (exact for nearby keys, where acos of the dot product loses it), and θ/sin θ.
+pub(crate) fn slerp_angle(a: Vec4, b: Vec4) -> (f32, f32) {
+    let (a, b) = (
+        a.as_dvec4().normalize_or_zero(),
+        b.as_dvec4().normalize_or_zero(),
+    );
+    let theta = 2.0 * (a - b).length().atan2((a + b).length());
+    let inv_sinc = if theta < 1e-12 {
+        1.0
+    } else {
+        theta / theta.sin()
+    };
+    (theta as f32, inv_sinc as f32)
+}
+
+fn build_groups<S>(
+    channels: &[&ChannelKeys],
+    time_set: usize,
+    segment: impl Fn(&[&ChannelKeys], usize) -> S,
+) -> Group<S> {
+    let blocks: Vec<&[&ChannelKeys]> = channels.chunks(4).collect();
+    let intervals = channels[0].times.len();
+    let joints = blocks
+        .iter()
+        .map(|b| std::array::from_fn(|l| lane(b, l).joint as u16))
+        .collect();
+    let mut segments = Vec::with_capacity(intervals * blocks.len());
+    for k in 0..intervals {
+        for b in &blocks {
+            segments.push(segment(b, k));
+        }
+    }
+    Group {
+        time_set,
+        blocks: blocks.len(),
+        joints,
+        segments,
+    }
+}
+
+fn rotation_segment(block: &[&ChannelKeys], k: usize) -> RotSegment {
+    let mut a = [Vec4::ZERO; 4];
+    let mut b = [Vec4::ZERO; 4];
+    let mut theta = [0.0; 4];
+    let mut inv_sinc = [1.0; 4];
+    for l in 0..4 {
+        let (qa, qb) = interval_ends(lane(block, l), k);
+        let qb = if qa.dot(qb) < 0.0 { -qb } else { qb };
+        (theta[l], inv_sinc[l]) = slerp_angle(qa, qb);
+        a[l] = qa;
+        b[l] = qb;
+    }
+    RotSegment {
+        a: transpose(a),
+        b: transpose(b),
+        theta: Vec4::from_array(theta),
+        inv_sinc: Vec4::from_array(inv_sinc),
+    }
+}
+
+fn vector_segment(block: &[&ChannelKeys], k: usize) -> VecSegment {
+    let ends: [(Vec4, Vec4); 4] = std::array::from_fn(|l| interval_ends(lane(block, l), k));
+    VecSegment {
+        a: transpose(ends.map(|e| e.0)),
+        b: transpose(ends.map(|e| e.1)),
+    }
+}
+
+fn cubic_segment<const N: usize>(block: &[&ChannelKeys], k: usize) -> CubicSegment<N> {
+    let ends: [[Vec4; 4]; 4] = std::array::from_fn(|l| cubic_ends(lane(block, l), k));
+    CubicSegment {
+        v0: transpose(ends.map(|e| e[0])),
+        m0: transpose(ends.map(|e| e[1])),
+        v1: transpose(ends.map(|e| e[2])),
+        m1: transpose(ends.map(|e| e[3])),
+    }
+}
+
+impl Animation {
+    /// Compiles `clip`, bound to `skeleton` by `binding`. Joints no track drives keep the skeleton's rest pose;
+    /// when several tracks drive one property of a joint, the last one wins (as sampling them in order would).
+    pub fn build(clip: &Clip, binding: &ClipBinding, skeleton: &Skeleton) -> Self {
+        let mut base = skeleton.rest().to_vec();
+        let mut channels = Vec::new();
+        for (track, bound) in clip.tracks.iter().zip(&binding.tracks) {
+            if let Some(b) = bound.as_ref().filter(|b| b.joint < base.len()) {
+                track_channels(track, b, &mut channels);
+            }
+        }
+        // The last channel per (joint, property) wins.
+        let mut last: HashMap<(usize, Property), usize> = HashMap::new();
+        for (i, c) in channels.iter().enumerate() {
+            last.insert((c.joint, c.property), i);
+        }
+        let mut time_set_of: HashMap<Vec<u32>, usize> = HashMap::new();
+        let mut time_sets: Vec<Vec<f32>> = Vec::new();
+        // (property, cubic, time set) → channels, in joint order within each group.
+        let mut grouped: HashMap<(Property, bool, usize), Vec<&ChannelKeys>> = HashMap::new();
+        let mut animated_channels = 0;
+        for (i, c) in channels.iter().enumerate() {
+            if last.get(&(c.joint, c.property)) != Some(&i) {
+                continue;
+            }
+            if c.is_constant() {
+                let v = c.key_value(0);
+                let t = &mut base[c.joint];
+                match c.property {
+                    Property::Translation => t.translation = v.truncate(),
+                    Property::Rotation => t.rotation = Quat::from_vec4(v),
+                    Property::Scale => t.scale = v.truncate(),
+                }
+                continue;
+            }
+            animated_channels += 1;
+            let key: Vec<u32> = c.times.iter().map(|t| t.to_bits()).collect();
+            let set = *time_set_of.entry(key).or_insert_with(|| {
+                time_sets.push(c.times.clone());
+                time_sets.len() - 1
+            });
+            let cubic = c.interpolation == Interpolation::CubicSpline;
+            grouped.entry((c.property, cubic, set)).or_default().push(c);
+        }
+        let mut keys: Vec<_> = grouped.into_iter().collect();
+        keys.sort_by_key(|((p, cubic, set), _)| (*set, *p as u8, *cubic));
+        let mut anim = Animation {
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            duration: clip.duration,
+            base,
+            time_sets,
+            rotations: Vec::new(),
+            rotations_cubic: Vec::new(),
+            vectors: [Vec::new(), Vec::new()],
+            vectors_cubic: [Vec::new(), Vec::new()],
+            animated_channels,
+        };
+        for ((property, cubic, set), mut chans) in keys {
+            chans.sort_by_key(|c| c.joint);
+            let v = usize::from(property == Property::Scale);
+            match (property, cubic) {
+                (Property::Rotation, false) => {
+                    anim.rotations
+                        .push(build_groups(&chans, set, rotation_segment))
+                }
+                (Property::Rotation, true) => {
+                    anim.rotations_cubic
+                        .push(build_groups(&chans, set, cubic_segment::<4>))
+                }
+                (_, false) => anim.vectors[v].push(build_groups(&chans, set, vector_segment)),
+                (_, true) => {
+                    anim.vectors_cubic[v].push(build_groups(&chans, set, cubic_segment::<3>))
+                }
+            }
+        }
+        anim
+    }
+
+    /// Binds `clip` to `skeleton` (path, name, then humanoid bone) and compiles it.
+    pub fn bind(
+        clip: &Clip,
+        skeleton: &Skeleton,
+        humanoid: Option<&crate::core::HumanoidMap>,
+    ) -> (Self, ClipBinding) {
+        let binding = clip.bind(skeleton, humanoid);
+        (Self::build(clip, &binding, skeleton), binding)
+    }
+
+    /// Length in seconds (the clip's last key time).
+    pub fn duration(&self) -> f32 {
+        self.duration
+    }
+
+    /// Joints of the skeleton it was compiled for.
+    pub fn joint_count(&self) -> usize {
+        self.base.len()
+    }
+
+    /// Distinct sets of key times (one cursor each in a [`super::SamplingContext`]).
+    pub fn time_set_count(&self) -> usize {
+        self.time_sets.len()
+    }
+
+    /// Channels that change over time (the others are folded into the base pose).
+    pub fn animated_channels(&self) -> usize {
+        self.animated_channels
+    }
+}

@@ -1,0 +1,61 @@
+//! The animation runtime, in ozz-animation's shape: jobs with borrowed inputs and `&mut` outputs, a `validate()`
+//! that checks them and a `run()` that allocates nothing and keeps no hidden state.
+//!
+//! - [`animation`]: a clip compiled for one skeleton (keys laid out for forward streaming, four joints a block).
+//! - [`sample`]: the sampling job and its per-clip cursor context.
+//! - [`blend`]: weighted blending of sampled poses with hemisphere alignment and a rest-pose threshold.
+//! - [`local_to_model`]: local transforms to model-space matrices, for the whole skeleton or one subtree.
+//! - [`skin`]: skinning matrices (model × inverse bind) for one skin.
+
+pub mod animation;
+pub mod blend;
+pub mod local_to_model;
+pub mod sample;
+pub mod skin;
+
+pub use animation::Animation;
+pub use blend::BlendingJob;
+pub use local_to_model::LocalToModelJob;
+pub use sample::{SamplingContext, SamplingJob, fast_slerp};
+pub use skin::SkinningJob;
+
+/// Why a job refused to run: its inputs do not fit together.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum JobError {
+    /// A buffer has the wrong length.
+    #[error("{what} holds {got} entries, {expected} expected")]
+    Length {
+        /// Which buffer.
+        what: &'static str,
+        /// Its length.
+        got: usize,
+        /// The length the job needs.
+        expected: usize,
+    },
+    /// A joint index is outside the skeleton.
+    #[error("{what} is joint {joint}, outside the skeleton's {joints} joints")]
+    Joint {
+        /// Which input.
+        what: &'static str,
+        /// The index given.
+        joint: usize,
+        /// Joints in the skeleton.
+        joints: usize,
+    },
+    /// A number is NaN or infinite.
+    #[error("{0} is not a finite number")]
+    NotFinite(&'static str),
+}
+
+/// Checks that a buffer has the expected length.
+pub(crate) fn check_len(what: &'static str, got: usize, expected: usize) -> Result<(), JobError> {
+    if got == expected {
+        Ok(())
+    } else {
+        Err(JobError::Length {
+            what,
+            got,
+            expected,
+        })
+    }
+}
