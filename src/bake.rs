@@ -5,7 +5,9 @@ use serde::Serialize;
 use crate::clipfile::reduce::{self, ClipMeta, Frames, RotationInterp};
 use crate::clipfile::{BakedClip, native, unity};
 use crate::core::humanoid::HumanoidMap;
-use crate::core::{Clip, Pose, Skeleton, Wrap};
+use crate::core::{Clip, Skeleton};
+use crate::eval::{ClockStep, EvalInput, Evaluator, SourceSpec};
+use crate::layers::LayerParams;
 
 /// How to bake.
 #[derive(Clone, Debug)]
@@ -74,20 +76,25 @@ pub fn source_key_times(clip: &Clip) -> Vec<f32> {
     t
 }
 
-/// Samples a clip on its own skeleton at the given times.
+/// Samples a clip on a skeleton at the given (increasing) times, through the Evaluator with every layer off.
 pub fn sample_frames(
     clip: &Clip,
     skeleton: &Skeleton,
     humanoid: Option<&HumanoidMap>,
     times: Vec<f32>,
 ) -> Frames {
-    let binding = clip.bind(skeleton, humanoid);
+    let character = crate::core::Character::skeleton_only(skeleton, humanoid);
+    let mut ev = Evaluator::new(
+        &character,
+        std::slice::from_ref(clip),
+        SourceSpec::Clip(0),
+        LayerParams::off(),
+    );
     let poses = times
         .iter()
         .map(|&t| {
-            let mut p = Pose::rest(skeleton);
-            clip.sample_into(&binding, t, Wrap::Clamp, &mut p);
-            p
+            let clock = ClockStep::Seek(t.clamp(0.0, clip.duration));
+            ev.evaluate(&EvalInput { clock, ..EvalInput::default() }).local.clone()
         })
         .collect();
     Frames { times, poses }

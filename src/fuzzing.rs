@@ -131,13 +131,15 @@ pub fn run(target: Target, bytes: &[u8]) -> String {
         Target::Gltf => outcome(
             crate::import::gltf::load_bytes_with(bytes, "fuzz", None, path, &fuzz_limits())
                 .map(|m| {
-                    let s = &m.character.skeleton;
-                    let pose = crate::core::Pose::rest(s);
-                    let _ = pose.model_matrices(s);
-                    for c in &m.clips {
-                        let b = c.bind(s, Some(&m.character.humanoid));
-                        let mut p = crate::core::Pose::rest(s);
-                        c.sample_into(&b, c.duration * 0.5, crate::core::Wrap::Clamp, &mut p);
+                    use crate::eval::{ClockStep, EvalInput, Evaluator, SourceSpec};
+                    let layers = crate::layers::LayerParams::default();
+                    let c = &m.character;
+                    let mut ev = Evaluator::new(c, &m.clips, SourceSpec::Rest, layers);
+                    ev.evaluate(&EvalInput::default());
+                    for (i, clip) in m.clips.iter().enumerate() {
+                        ev.set_source(c, &m.clips, SourceSpec::Clip(i));
+                        let clock = ClockStep::Seek(clip.duration * 0.5);
+                        ev.evaluate(&EvalInput { clock, ..EvalInput::default() });
                     }
                 })
                 .map_err(|e| e.to_string()),

@@ -151,13 +151,13 @@ impl BlendPanel {
     fn header(&mut self, ui: &mut egui::Ui, e: &mut EditorState) {
         ui.horizontal(|ui| {
             if ui
-                .selectable_label(e.blending, "Play blend")
+                .selectable_label(e.blending(), "Play blend")
                 .on_hover_text("Play the blend space instead of one clip")
                 .clicked()
-                && !e.blending
+                && !e.blending()
             {
                 e.play_blend();
-                e.player.play();
+                e.eval.play();
             }
             let mut mode = e.blend.mode;
             egui::ComboBox::from_id_salt("blend_mode")
@@ -498,10 +498,10 @@ impl BlendPanel {
             if x.changed() || y.changed() {
                 e.set_blend_point(p);
             }
-            ui.label(format!("cycle {:.2} s", e.player.duration()));
+            ui.label(format!("cycle {:.2} s", e.eval.duration()));
         });
-        let weights = if e.blending {
-            e.blend_weights.clone()
+        let weights = if e.blending() {
+            e.blend_weights().to_vec()
         } else {
             e.blend.weights()
         };

@@ -6,12 +6,12 @@ use std::path::{Path, PathBuf};
 use glam::Mat4;
 use serde::{Deserialize, Serialize};
 
-use crate::blend::{BlendSampler, BlendScratch, BlendSpace};
-use crate::core::{Clip, ClipBinding, Pose, Wrap};
+use crate::blend::{BlendSampler, BlendSpace};
+use crate::core::{Clip, ClipBinding, Pose};
+use crate::eval::{ClockStep, EvalInput, Evaluator, SourceSpec};
 use crate::import::ImportedModel;
 use crate::layers::look_at::LookBoneReport;
-use crate::layers::{LayerParams, LayerRig, LookAtState};
-use crate::player::Player;
+use crate::layers::{LayerParams, LayerRig};
 use crate::render::OrbitCamera;
 use crate::render::camera::posed_bounds;
 
@@ -98,15 +98,8 @@ pub struct EditorState {
     pub model_name: String,
     /// Clips available to play: the model's, then clips opened from other files.
     pub clips: Vec<Clip>,
-    /// The clip playing, as an index into `clips`.
-    pub clip: Option<usize>,
-    binding: Option<ClipBinding>,
-    /// Transport state.
-    pub player: Player,
-    /// Current local pose.
-    pub pose: Pose,
-    /// Model-space joint matrices of the current pose.
-    pub matrices: Vec<Mat4>,
+    /// The one evaluator of poses: source, clock and transport, layers; its output is the current pose.
+    pub eval: Evaluator,
     /// Viewport camera.
     pub camera: OrbitCamera,
     /// Selected joint.
@@ -123,23 +116,11 @@ pub struct EditorState {
     pub generation: u64,
     /// Frames per second used for frame numbers and stepping.
     pub frame_rate: f32,
-    /// The blend space (edited in the blend panel; played when `blending`).
+    /// The blend space (edited in the blend panel; played when the evaluator's source is a blend).
     pub blend: BlendSpace,
-    /// True when the pose comes from the blend space instead of one clip.
-    pub blending: bool,
-    /// Weight of every blend node at the sample point, as last evaluated.
-    pub blend_weights: Vec<f64>,
     blend_sampler: BlendSampler,
-    blend_scratch: BlendScratch,
     /// The procedural layers' parameters.
     pub layers: LayerParams,
-    layer_rig: LayerRig,
-    look_state: LookAtState,
-    /// What look-at did on the last evaluation, per chain bone.
-    pub look_report: Vec<LookBoneReport>,
-    /// Time the layers see: follows playback continuously (clips loop, breathing does not) and jumps with seeks.
-    pub layer_time: f32,
-    step_dt: f32,
     undo: Vec<Tuning>,
     redo: Vec<Tuning>,
 }
@@ -157,25 +138,18 @@ impl EditorState {
         let blend = crate::demo::locomotion::default_blend_space();
         let mut s = EditorState {
             blend_sampler: BlendSampler::bind(&blend, &model.clips, &model.character),
+            eval: Evaluator::new(
+                &model.character,
+                &model.clips,
+                SourceSpec::Rest,
+                LayerParams::default(),
+            ),
             blend,
-            blending: true,
-            blend_weights: Vec::new(),
-            blend_scratch: BlendScratch::default(),
-            layer_rig: LayerRig::bind(&LayerParams::default(), &model.character),
             layers: LayerParams::default(),
-            look_state: LookAtState::default(),
-            look_report: Vec::new(),
-            layer_time: 0.0,
-            step_dt: 0.0,
             undo: Vec::new(),
             redo: Vec::new(),
             model_name: "Mannequin (built-in)".into(),
             clips: Vec::new(),
-            clip: None,
-            binding: None,
-            player: Player::new(0.0),
-            pose: Pose::rest(&model.character.skeleton),
-            matrices: Vec::new(),
             camera: OrbitCamera::default(),
             selected: None,
             show_skeleton: false,
@@ -198,10 +172,16 @@ impl EditorState {
         self.clips = self.model.clips.clone();
         self.selected = None;
         self.generation += 1;
-        self.pose = Pose::rest(&self.model.character.skeleton);
+        let (looping, speed) = (self.eval.is_looping(), self.eval.speed());
+        self.eval = Evaluator::new(
+            &self.model.character,
+            &self.clips,
+            SourceSpec::Rest,
+            self.layers.clone(),
+        );
+        self.eval.set_looping(looping);
+        self.eval.set_speed(speed);
         self.rebind_blend();
-        self.rebind_layers();
-        self.look_state.reset();
         // Blend when every node of the space finds its clip in this model; otherwise play the first clip.
         let blend_ready = !self.blend.nodes.is_empty() && self.blend_sampler.missing().is_empty();
         if blend_ready {
@@ -209,21 +189,59 @@ impl EditorState {
         } else {
             self.select_clip(if self.clips.is_empty() { None } else { Some(0) });
         }
-        self.player.play();
+        self.eval.play();
         self.frame_model(16.0 / 9.0);
     }
 
+    /// Rebinds the blend space's report and, when it plays, the evaluator's blend source (keeping the phase).
     fn rebind_blend(&mut self) {
         self.blend_sampler = BlendSampler::bind(&self.blend, &self.clips, &self.model.character);
+        self.eval
+            .set_blend_space(&self.model.character, &self.clips, &self.blend);
     }
 
     fn rebind_layers(&mut self) {
-        self.layer_rig = LayerRig::bind(&self.layers, &self.model.character);
+        self.eval.set_layers(&self.model.character, &self.layers);
     }
 
     /// The layers bound to the current character (detected axes, twist pairs, what is missing).
     pub fn layer_rig(&self) -> &LayerRig {
-        &self.layer_rig
+        self.eval.layer_rig()
+    }
+
+    /// The current local pose.
+    pub fn pose(&self) -> &Pose {
+        &self.eval.output().local
+    }
+
+    /// Model-space joint matrices of the current pose.
+    pub fn matrices(&self) -> &[Mat4] {
+        &self.eval.output().model
+    }
+
+    /// Weight of every blend node at the sample point, as last evaluated (empty when a clip plays).
+    pub fn blend_weights(&self) -> &[f64] {
+        &self.eval.output().weights
+    }
+
+    /// What look-at did on the last evaluation, per chain bone.
+    pub fn look_report(&self) -> &[LookBoneReport] {
+        &self.eval.output().look
+    }
+
+    /// Time the layers see: follows playback continuously (clips loop, breathing does not) and jumps with seeks.
+    pub fn layer_time(&self) -> f32 {
+        self.eval.layer_time()
+    }
+
+    /// The clip playing, as an index into `clips` (None for the blend space or the rest pose).
+    pub fn clip(&self) -> Option<usize> {
+        self.eval.clip()
+    }
+
+    /// True when the pose comes from the blend space instead of one clip.
+    pub fn blending(&self) -> bool {
+        self.eval.blend_space().is_some()
     }
 
     /// Every tunable parameter, as one value (for undo and presets).
@@ -265,16 +283,14 @@ impl EditorState {
         }
     }
 
-    /// Plays the blend space (from the start of its cycle).
+    /// Plays the blend space (from the start of its cycle, paused).
     pub fn play_blend(&mut self) {
-        self.blending = true;
-        self.clip = None;
-        self.binding = None;
-        let looping = self.player.looping;
-        let speed = self.player.speed();
-        self.player = Player::new(0.0);
-        self.player.looping = looping;
-        self.player.set_speed(speed);
+        self.eval.set_source(
+            &self.model.character,
+            &self.clips,
+            SourceSpec::Blend(self.blend.clone()),
+        );
+        self.eval.pause();
         self.evaluate();
     }
 
@@ -297,6 +313,9 @@ impl EditorState {
         }
         if nodes_changed {
             self.rebind_blend();
+        } else {
+            self.eval
+                .set_blend_space(&self.model.character, &self.clips, &self.blend);
         }
         self.evaluate();
     }
@@ -321,6 +340,7 @@ impl EditorState {
     /// Moves the blend space's sample point (clamped to the axes); not an undo step, like scrubbing.
     pub fn set_blend_point(&mut self, point: [f64; 2]) {
         self.blend.set_point(point);
+        self.eval.set_blend_point(self.blend.point);
         self.evaluate();
     }
 
@@ -329,7 +349,7 @@ impl EditorState {
         self.edit_blend(true, |b| *b = space);
         self.rebind_blend();
         self.play_blend();
-        self.player.play();
+        self.eval.play();
     }
 
     /// True when there is an edit to undo.
@@ -378,14 +398,14 @@ impl EditorState {
             ..crate::preset::Preset::default()
         };
         if preset.validate(path).is_ok() {
-            let blend_was_playing = self.blending;
+            let blend_was_playing = self.blending();
             self.set_tuning(Tuning {
                 blend: p.blend.unwrap_or_else(|| self.blend.clone()),
                 layers: p.layers.unwrap_or_else(|| self.layers.clone()),
             });
             if blend_was_playing {
                 self.play_blend();
-                self.player.play();
+                self.eval.play();
             }
         }
     }
@@ -506,7 +526,7 @@ impl EditorState {
         self.clips.push(clip);
         self.rebind_blend();
         self.select_clip(Some(self.clips.len() - 1));
-        self.player.play();
+        self.eval.play();
         self.info(format!(
             "Opened clip {}: {bound} tracks bound, {unbound} found no joint",
             path.display()
@@ -545,7 +565,7 @@ impl EditorState {
                 return Ok(());
             }
             self.play_blend();
-            self.player.play();
+            self.eval.play();
         } else {
             let space = crate::preset::parse_blend_space(&text, path)?;
             self.set_blend_space(space);
@@ -590,113 +610,80 @@ impl EditorState {
         }
     }
 
-    /// Chooses the clip to play (None: the rest pose), from time 0.
+    /// Chooses the clip to play (None: the rest pose), from time 0, paused.
     pub fn select_clip(&mut self, index: Option<usize>) {
-        self.blending = false;
-        let index = index.filter(|&i| i < self.clips.len());
-        self.clip = index;
-        let c = &self.model.character;
-        self.binding = index.map(|i| self.clips[i].bind(&c.skeleton, Some(&c.humanoid)));
-        let looping = self.player.looping;
-        let speed = self.player.speed();
-        self.player = Player::new(index.map_or(0.0, |i| self.clips[i].duration));
-        self.player.looping = looping;
-        self.player.set_speed(speed);
+        let source = match index.filter(|&i| i < self.clips.len()) {
+            Some(i) => SourceSpec::Clip(i),
+            None => SourceSpec::Rest,
+        };
+        self.eval
+            .set_source(&self.model.character, &self.clips, source);
+        self.eval.pause();
         self.evaluate();
     }
 
     /// The clip binding's report: tracks that found no joint and joints without a track.
     pub fn binding(&self) -> Option<&ClipBinding> {
-        self.binding.as_ref()
+        self.eval.binding()
     }
 
     /// Advances playback by `dt` seconds and re-evaluates the pose.
     pub fn tick(&mut self, dt: f32) {
-        let dt = if dt.is_finite() { dt.max(0.0) } else { 0.0 };
-        if self.player.is_playing() {
-            self.layer_time = (self.layer_time + dt * self.player.speed()).max(0.0);
-        }
-        self.player.advance(dt);
-        self.step_dt = dt;
-        self.evaluate();
-        self.step_dt = 0.0;
+        self.evaluate_with(ClockStep::Advance(dt));
     }
 
-    fn seeked(&mut self) {
-        self.layer_time = self.player.time();
-        self.look_state.reset();
-    }
-
-    /// Samples the current clip or the blend space at the player's time into the pose and matrices.
+    /// Evaluates the pose again where the clock is (after an edit).
     pub fn evaluate(&mut self) {
-        let s = &self.model.character.skeleton;
-        self.pose.reset_to_rest(s);
-        if self.blending {
-            self.blend_weights = self.blend.weights();
-            let cycle = self.blend_sampler.cycle_length(&self.blend_weights);
-            if cycle != self.player.duration() {
-                self.player.rescale(cycle);
-            }
-            self.blend_sampler.sample(
-                &self.blend,
-                &self.clips,
-                s,
-                &self.blend_weights,
-                self.player.time(),
-                cycle,
-                &mut self.pose,
-                &mut self.blend_scratch,
-            );
-        } else if let (Some(i), Some(b)) = (self.clip, &self.binding) {
-            self.clips[i].sample_into(b, self.player.time(), Wrap::Clamp, &mut self.pose);
-        }
-        let target = self.look_target();
-        self.look_report = self.layer_rig.apply(
-            &self.layers,
-            &self.model.character,
-            self.layer_time,
-            Some(self.step_dt),
-            Some(target),
-            &mut self.look_state,
-            &mut self.pose,
-        );
-        self.pose.model_matrices_into(s, &mut self.matrices);
+        self.evaluate_with(ClockStep::Hold);
+    }
+
+    fn evaluate_with(&mut self, clock: ClockStep) {
+        let input = EvalInput {
+            clock,
+            blend_point: None,
+            look_target: Some(self.look_target()),
+        };
+        self.eval.evaluate(&input);
+    }
+
+    /// Pauses, goes back to the start and resets the layers' clock and look-at smoothing.
+    pub fn stop(&mut self) {
+        self.eval.stop();
+        self.evaluate();
     }
 
     /// Current frame number at the editor's frame rate.
     pub fn frame(&self) -> u32 {
-        (self.player.time() * self.frame_rate).round() as u32
+        (self.eval.time() * self.frame_rate).round() as u32
     }
 
     /// Pauses and moves by whole frames.
     pub fn step_frames(&mut self, frames: i32) {
-        self.player.pause();
+        self.eval.pause();
         let t = (self.frame() as i32 + frames).max(0) as f32 / self.frame_rate;
-        self.player.seek(t);
-        self.seeked();
+        self.eval.seek(t);
         self.evaluate();
     }
 
     /// Pauses and jumps to a time.
     pub fn scrub(&mut self, time: f32) {
-        self.player.pause();
-        self.player.seek(time);
-        self.seeked();
+        self.eval.pause();
+        self.eval.seek(time);
         self.evaluate();
     }
 
     /// Play / pause toggle.
     pub fn toggle_play(&mut self) {
-        if self.player.is_playing() {
-            self.player.pause();
+        if self.eval.is_playing() {
+            self.eval.pause();
         } else {
-            self.player.play();
+            self.eval.play();
         }
     }
 
     /// Points the camera at the posed character.
     pub fn frame_model(&mut self, aspect: f32) {
-        let (min, max) = posed_bounds(&self.model.character, &self.matrices);
+        let (min, max) = posed_bounds(&self.model.character, self.matrices());
         self.camera.frame(min, max, aspect);
     }
 
@@ -705,7 +692,7 @@ impl EditorState {
         let vp = self.camera.view_proj(size[0] / size[1].max(1.0));
         let mut best = None;
         let mut best_d = radius;
-        for (j, m) in self.matrices.iter().enumerate() {
+        for (j, m) in self.eval.output().model.iter().enumerate() {
             let clip = vp * m.w_axis;
             if clip.w <= 0.0 {
                 continue;
@@ -730,13 +717,13 @@ mod tests {
     #[test]
     fn starts_on_the_mannequin_playing_its_locomotion_blend() {
         let s = EditorState::new();
-        assert!(s.blending);
-        assert_eq!(s.clip, None);
+        assert!(s.blending());
+        assert_eq!(s.clip(), None);
         assert_eq!(s.clips[0].name, "Idle");
-        assert!(s.player.is_playing());
+        assert!(s.eval.is_playing());
         assert!(s.blend_sampler().missing().is_empty());
-        assert!((s.blend_weights.iter().sum::<f64>() - 1.0).abs() < 1e-9);
-        assert_eq!(s.matrices.len(), s.model.character.skeleton.len());
+        assert!((s.blend_weights().iter().sum::<f64>() - 1.0).abs() < 1e-9);
+        assert_eq!(s.matrices().len(), s.model.character.skeleton.len());
     }
 
     #[test]
@@ -763,8 +750,8 @@ mod tests {
             .iter()
             .position(|n| n.clip == "RunForward")
             .unwrap();
-        assert!((s.blend_weights[run] - 1.0).abs() < 1e-9);
-        assert!((s.player.duration() - 0.7).abs() < 1e-6);
+        assert!((s.blend_weights()[run] - 1.0).abs() < 1e-9);
+        assert!((s.eval.duration() - 0.7).abs() < 1e-6);
     }
 
     #[test]
@@ -790,7 +777,7 @@ mod tests {
         assert!(!t.status.is_error, "{}", t.status.text);
         assert_eq!(t.blend, s.blend);
         assert_eq!(t.layers, s.layers);
-        assert!(t.blending);
+        assert!(t.blending());
         assert!(t.can_undo(), "opening a preset is one undo step");
         let _ = std::fs::remove_dir_all(&dir);
     }
@@ -805,7 +792,7 @@ mod tests {
         t.restore(serde_json::from_str(&saved).unwrap());
         assert_eq!(t.blend, s.blend);
         assert_eq!(t.layers, s.layers);
-        assert!(t.blending && t.player.is_playing());
+        assert!(t.blending() && t.eval.is_playing());
         // An older session without tuning, or a broken one, leaves the defaults.
         let mut u = EditorState::new();
         u.restore(
@@ -823,10 +810,9 @@ mod tests {
     fn the_blend_cycle_follows_the_weights_without_jumping_phase() {
         let mut s = EditorState::new();
         s.set_blend_point([0.0, 1.4]);
-        s.player.pause();
-        s.player.seek(0.55);
+        s.scrub(0.55);
         s.set_blend_point([0.0, 3.5]);
-        assert!((s.player.time() - 0.35).abs() < 1e-5, "{}", s.player.time());
+        assert!((s.eval.time() - 0.35).abs() < 1e-5, "{}", s.eval.time());
     }
 
     #[test]
@@ -843,7 +829,7 @@ mod tests {
     fn stepping_and_scrubbing_pause_and_move_by_frames() {
         let mut s = EditorState::new();
         s.scrub(1.0);
-        assert!(!s.player.is_playing());
+        assert!(!s.eval.is_playing());
         assert_eq!(s.frame(), 30);
         s.step_frames(1);
         assert_eq!(s.frame(), 31);
@@ -863,7 +849,7 @@ mod tests {
             .joint(crate::core::HumanBone::Head)
             .unwrap();
         let vp = s.camera.view_proj(size[0] / size[1]);
-        let p = vp.project_point3(s.matrices[head].w_axis.truncate());
+        let p = vp.project_point3(s.matrices()[head].w_axis.truncate());
         let px = [(p.x * 0.5 + 0.5) * size[0], (0.5 - p.y * 0.5) * size[1]];
         assert_eq!(s.pick_joint(px, size, 10.0), Some(head));
     }

@@ -185,7 +185,7 @@ impl ExportDialog {
     /// Opens the window with the duration of what plays now.
     pub fn show(&mut self, e: &EditorState) {
         self.open = true;
-        self.duration = e.player.duration().max(0.1);
+        self.duration = e.eval.duration().max(0.1);
     }
 
     /// True while an export runs.
@@ -200,10 +200,10 @@ impl ExportDialog {
                 return Err("The blend space has no node to export".into());
             }
             None
-        } else if e.blending {
+        } else if e.blending() {
             Some(StreamSource::BlendPoint(e.blend.point))
         } else {
-            match e.clip {
+            match e.clip() {
                 Some(i) => Some(StreamSource::Clip(i)),
                 None => return Err("Nothing plays: choose a clip or the blend space".into()),
             }
@@ -282,13 +282,13 @@ impl ExportDialog {
                 "one clip per blend node ({}) + preset.json, into a folder",
                 e.blend.nodes.len()
             )
-        } else if e.blending {
+        } else if e.blending() {
             format!(
                 "the blend space at ({:.2}, {:.2})",
                 e.blend.point[0], e.blend.point[1]
             )
         } else {
-            e.clip.map_or("nothing (rest pose)".into(), |i| {
+            e.clip().map_or("nothing (rest pose)".into(), |i| {
                 format!("clip {}", e.clips[i].name)
             })
         };

@@ -87,7 +87,7 @@ impl LayersPanel {
             ui.label("exhale");
             easing_combo(ui, "exhale_easing", &mut b.exhale_easing);
         });
-        let t = e.layer_time;
+        let t = e.layer_time();
         let (phase, f, cycle) = b.phase_at(t);
         ui.label(format!(
             "now: {} {:.0} %, cycle {}, {:.2} s per cycle",
@@ -258,7 +258,7 @@ fn chain_bone(
     bone: &mut LookBone,
 ) -> bool {
     let found = rig.bones.iter().find(|b| b.index == i);
-    let report = e.look_report.iter().find(|r| r.bone == bone.bone);
+    let report = e.look_report().iter().find(|r| r.index == i);
     let mut remove = false;
     ui.horizontal(|ui| {
         ui.add(egui::TextEdit::singleline(&mut bone.bone).desired_width(80.0));

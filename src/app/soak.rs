@@ -98,7 +98,7 @@ impl Soak {
             }
             1 => {
                 e.play_blend();
-                e.player.play();
+                e.eval.play();
             }
             2 => {
                 let a = k as f64 * 0.7;
@@ -115,10 +115,10 @@ impl Soak {
                     clips: e.clips.clone(),
                     blend: e.blend.clone(),
                     layers: e.layers.clone(),
-                    source: Some(if e.blending || e.clip.is_none() {
+                    source: Some(if e.blending() || e.clip().is_none() {
                         StreamSource::BlendPoint(e.blend.point)
                     } else {
-                        StreamSource::Clip(e.clip.unwrap_or(0))
+                        StreamSource::Clip(e.clip().unwrap_or(0))
                     }),
                     duration: 0.5,
                     fps: 30.0,
@@ -136,7 +136,7 @@ impl Soak {
                 e.undo();
                 if !e.clips.is_empty() {
                     e.select_clip(Some(k % e.clips.len()));
-                    e.player.play();
+                    e.eval.play();
                 }
             }
         }

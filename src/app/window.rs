@@ -125,7 +125,7 @@ impl AnimtuneApp {
                 e.scrub(0.0);
             }
             if i.key_pressed(Key::End) {
-                e.scrub(e.player.duration());
+                e.scrub(e.eval.duration());
             }
             if i.key_pressed(Key::F) {
                 e.frame_model(16.0 / 9.0);
@@ -278,7 +278,7 @@ impl AnimtuneApp {
             };
             if ui
                 .selectable_label(
-                    e.clip == Some(i),
+                    e.clip() == Some(i),
                     format!("{name}  ({:.2} s)", clip.duration),
                 )
                 .clicked()
@@ -315,7 +315,7 @@ impl AnimtuneApp {
         }
         if let Some(i) = chosen {
             e.select_clip(Some(i));
-            e.player.play();
+            e.eval.play();
         }
     }
 
@@ -343,7 +343,7 @@ impl AnimtuneApp {
         }
         let e = &self.editor;
         match self.inspector_tab {
-            1 => match (e.clip, e.binding()) {
+            1 => match (e.clip(), e.binding()) {
                 (Some(i), Some(b)) => {
                     let clip = &e.clips[i];
                     ui.label(format!(
@@ -373,12 +373,12 @@ impl AnimtuneApp {
                     let s = &e.model.character.skeleton;
                     ui.label(RichText::new(s.name(j)).strong());
                     ui.small(s.path(j));
-                    let t = crate::core::Transform::from_mat4(&e.matrices[j]);
+                    let t = crate::core::Transform::from_mat4(&e.matrices()[j]);
                     ui.label(format!(
                         "model position: {:.3} {:.3} {:.3}",
                         t.translation.x, t.translation.y, t.translation.z
                     ));
-                    let l = e.pose.local[j];
+                    let l = e.pose().local[j];
                     let (x, y, z) = l.rotation.to_euler(glam::EulerRot::XYZ);
                     ui.label(format!(
                         "local rotation (deg): {:.1} {:.1} {:.1}",
@@ -398,7 +398,7 @@ impl AnimtuneApp {
     fn timeline(&mut self, ui: &mut egui::Ui) {
         let e = &mut self.editor;
         ui.horizontal(|ui| {
-            let label = if e.player.is_playing() {
+            let label = if e.eval.is_playing() {
                 "Pause"
             } else {
                 "Play"
@@ -407,8 +407,7 @@ impl AnimtuneApp {
                 e.toggle_play();
             }
             if ui.button("Stop").clicked() {
-                e.player.stop();
-                e.evaluate();
+                e.stop();
             }
             if ui.button("|<").on_hover_text("Home").clicked() {
                 e.scrub(0.0);
@@ -420,17 +419,17 @@ impl AnimtuneApp {
                 e.step_frames(1);
             }
             if ui.button(">|").on_hover_text("End").clicked() {
-                let end = e.player.duration();
+                let end = e.eval.duration();
                 e.scrub(end);
             }
-            let current = if e.blending {
+            let current = if e.blending() {
                 "Blend space".to_string()
             } else {
-                e.clip
+                e.clip()
                     .map_or("(rest pose)".to_string(), |i| e.clips[i].name.clone())
             };
             // None: the blend space; Some(None): the rest pose; Some(Some(i)): clip i.
-            let before = if e.blending { None } else { Some(e.clip) };
+            let before = if e.blending() { None } else { Some(e.clip()) };
             let mut chosen = before;
             egui::ComboBox::from_id_salt("clip")
                 .selected_text(current)
@@ -445,10 +444,13 @@ impl AnimtuneApp {
                     None => e.play_blend(),
                     Some(c) => e.select_clip(c),
                 }
-                e.player.play();
+                e.eval.play();
             }
-            ui.checkbox(&mut e.player.looping, "Loop");
-            let mut speed = e.player.speed();
+            let mut looping = e.eval.is_looping();
+            if ui.checkbox(&mut looping, "Loop").changed() {
+                e.eval.set_looping(looping);
+            }
+            let mut speed = e.eval.speed();
             if ui
                 .add(
                     egui::DragValue::new(&mut speed)
@@ -458,12 +460,12 @@ impl AnimtuneApp {
                 )
                 .changed()
             {
-                e.player.set_speed(speed);
+                e.eval.set_speed(speed);
             }
-            ui.label(format!("{:.3} s  frame {}", e.player.time(), e.frame()));
+            ui.label(format!("{:.3} s  frame {}", e.eval.time(), e.frame()));
         });
-        let duration = e.player.duration().max(1e-3);
-        let mut t = e.player.time();
+        let duration = e.eval.duration().max(1e-3);
+        let mut t = e.eval.time();
         let slider = egui::Slider::new(&mut t, 0.0..=duration)
             .show_value(false)
             .text("Time");
@@ -682,7 +684,7 @@ impl eframe::App for AnimtuneApp {
 
         self.frames += 1;
         self.screenshots(&ctx);
-        if self.editor.player.is_playing() {
+        if self.editor.eval.is_playing() {
             ctx.request_repaint();
         }
     }

@@ -6,6 +6,6 @@ pub mod space;
 pub mod weights;
 
 pub use heatmap::{Heatmap, HeatmapView};
-pub use sampler::{BlendSampler, BlendScratch};
+pub use sampler::BlendSampler;
 pub use space::{BlendAxis, BlendNode, BlendSpace, BlendSpaceError, RootMotion, TimeSync};
 pub use weights::{BlendMode, LayoutIssue, compute_weights, layout_issues, weights};

@@ -1,10 +1,10 @@
 //! Pose blending: the clips of a blend space bound to one character, sampled at a shared (or independent)
 //! time and mixed by the space's weights into one pose.
 
-use glam::{Mat4, Quat, Vec3};
+use glam::{Mat4, Vec3};
 
-use super::space::{BlendSpace, RootMotion, TimeSync};
-use crate::core::{Character, Clip, ClipBinding, HumanBone, Pose, Skeleton, Wrap};
+use super::space::{BlendSpace, TimeSync};
+use crate::core::{Character, Clip, ClipBinding, HumanBone, Pose, Skeleton, Transform, Wrap};
 
 /// Weights at or below this are skipped (their clips are not sampled).
 pub const WEIGHT_EPSILON: f64 = 1e-5;
@@ -27,23 +27,19 @@ pub struct BlendSampler {
     root: Option<usize>,
 }
 
-/// Model-space matrix of a joint's parent for a pose (walks up the chain only).
-fn parent_model(skeleton: &Skeleton, pose: &Pose, joint: usize) -> Mat4 {
-    let mut chain = Vec::new();
+/// Model-space matrix of a joint's parent for a pose (walks up the chain only; allocates nothing).
+pub fn parent_model(skeleton: &Skeleton, local: &[Transform], joint: usize) -> Mat4 {
+    let mut m = Mat4::IDENTITY;
     let mut j = skeleton.parent(joint);
     while let Some(p) = j {
-        chain.push(p);
+        m = local[p].to_mat4() * m;
         j = skeleton.parent(p);
     }
-    let mut m = skeleton.root_transform();
-    for &p in chain.iter().rev() {
-        m *= pose.local[p].to_mat4();
-    }
-    m
+    skeleton.root_transform() * m
 }
 
 fn model_position(skeleton: &Skeleton, pose: &Pose, joint: usize) -> Vec3 {
-    parent_model(skeleton, pose, joint).transform_point3(pose.local[joint].translation)
+    parent_model(skeleton, &pose.local, joint).transform_point3(pose.local[joint].translation)
 }
 
 impl BlendSampler {
@@ -117,29 +113,44 @@ impl BlendSampler {
         self.nodes.get(node)?.as_ref().map(|b| b.root_velocity)
     }
 
-    /// Weights restricted to nodes whose clip is bound, renormalized to sum 1, with tiny ones dropped.
-    pub fn effective_weights(&self, weights: &[f64]) -> Vec<(usize, f32)> {
-        let used: Vec<(usize, f64)> = weights
+    fn used<'w>(&'w self, weights: &'w [f64]) -> impl Iterator<Item = (usize, f64)> + 'w {
+        weights
             .iter()
             .enumerate()
             .filter(|&(i, &w)| w > WEIGHT_EPSILON && self.nodes.get(i).is_some_and(|n| n.is_some()))
             .map(|(i, &w)| (i, w))
-            .collect();
-        let sum: f64 = used.iter().map(|(_, w)| w).sum();
-        if sum <= 0.0 {
-            return Vec::new();
+    }
+
+    /// Weights restricted to nodes whose clip is bound, renormalized to sum 1, with tiny ones dropped.
+    pub fn effective_weights(&self, weights: &[f64]) -> Vec<(usize, f32)> {
+        let mut out = Vec::new();
+        self.effective_weights_into(weights, &mut out);
+        out
+    }
+
+    /// [`BlendSampler::effective_weights`] into a reused buffer.
+    pub fn effective_weights_into(&self, weights: &[f64], out: &mut Vec<(usize, f32)>) {
+        out.clear();
+        let sum: f64 = self.used(weights).map(|(_, w)| w).sum();
+        if sum > 0.0 {
+            out.extend(self.used(weights).map(|(i, w)| (i, (w / sum) as f32)));
         }
-        used.into_iter()
-            .map(|(i, w)| (i, (w / sum) as f32))
-            .collect()
     }
 
     /// Length of one blend cycle: the weighted mean of the contributing clips' durations.
     pub fn cycle_length(&self, weights: &[f64]) -> f32 {
-        self.effective_weights(weights)
-            .iter()
-            .filter_map(|&(i, w)| self.nodes[i].as_ref().map(|n| w * n.duration))
+        let sum: f64 = self.used(weights).map(|(_, w)| w).sum();
+        if sum <= 0.0 {
+            return 0.0;
+        }
+        self.used(weights)
+            .filter_map(|(i, w)| self.nodes[i].as_ref().map(|n| (w / sum) as f32 * n.duration))
             .sum()
+    }
+
+    /// The joint whose horizontal travel root motion removes (the hips, else the first root).
+    pub fn root_joint(&self) -> Option<usize> {
+        self.root
     }
 
     /// Time inside a node's clip for a blend time of `time` seconds in a cycle of `cycle` seconds.
@@ -172,88 +183,4 @@ impl BlendSampler {
             }
         }
     }
-
-    /// Blends the clips into `pose` at `time` within a cycle of `cycle` seconds; `scratch` is reused storage.
-    ///
-    /// Rotations: weighted quaternion sum aligned to the first contributor's hemisphere, normalized.
-    /// Translations and scales: weighted sums. With no contributing clip the pose is the rest pose.
-    #[allow(clippy::too_many_arguments)]
-    pub fn sample(
-        &self,
-        space: &BlendSpace,
-        clips: &[Clip],
-        skeleton: &Skeleton,
-        weights: &[f64],
-        time: f32,
-        cycle: f32,
-        pose: &mut Pose,
-        scratch: &mut BlendScratch,
-    ) {
-        pose.reset_to_rest(skeleton);
-        let contributors = self.effective_weights(weights);
-        if contributors.is_empty() {
-            return;
-        }
-        let mut first = true;
-        for &(i, w) in &contributors {
-            let Some(node) = self.nodes[i].as_ref() else {
-                continue;
-            };
-            let t = self.clip_time(i, space.sync, time, cycle);
-            let sampled = &mut scratch.pose;
-            sampled.reset_to_rest(skeleton);
-            clips[node.clip].sample_into(&node.binding, t, Wrap::Clamp, sampled);
-            if let (RootMotion::InPlace, Some(r)) = (space.root_motion, self.root)
-                && node.root_velocity != Vec3::ZERO
-            {
-                let travel = parent_model(skeleton, sampled, r)
-                    .inverse()
-                    .transform_vector3(node.root_velocity * t);
-                sampled.local[r].translation -= travel;
-            }
-            if first {
-                scratch.reference.clear();
-                scratch
-                    .reference
-                    .extend(sampled.local.iter().map(|l| l.rotation));
-            }
-            for ((acc, local), reference) in pose
-                .local
-                .iter_mut()
-                .zip(&sampled.local)
-                .zip(&scratch.reference)
-            {
-                let q = if reference.dot(local.rotation) < 0.0 {
-                    -local.rotation
-                } else {
-                    local.rotation
-                };
-                if first {
-                    acc.rotation = q * w;
-                    acc.translation = local.translation * w;
-                    acc.scale = local.scale * w;
-                } else {
-                    acc.rotation += q * w;
-                    acc.translation += local.translation * w;
-                    acc.scale += local.scale * w;
-                }
-            }
-            first = false;
-        }
-        for (acc, reference) in pose.local.iter_mut().zip(&scratch.reference) {
-            let len = acc.rotation.length();
-            acc.rotation = if len > 1e-12 {
-                acc.rotation / len
-            } else {
-                *reference
-            };
-        }
-    }
-}
-
-/// Storage [`BlendSampler::sample`] reuses between calls.
-#[derive(Clone, Debug, Default)]
-pub struct BlendScratch {
-    pose: Pose,
-    reference: Vec<Quat>,
 }

@@ -5,7 +5,9 @@ use serde::Serialize;
 
 use super::{ClipSourceArgs, PoseArgs};
 use crate::core::clip::BindMethod;
-use crate::core::{Clip, Pose, Transform, Wrap};
+use crate::core::{Clip, Pose, Transform};
+use crate::eval::{ClockStep, EvalInput, Evaluator, SourceSpec, wrap_cycle};
+use crate::layers::LayerParams;
 use crate::import::ImportedModel;
 use crate::import::load_file;
 
@@ -98,6 +100,8 @@ fn pick_clip<'a>(clips: &'a [Clip], wanted: Option<&str>, file: &str) -> Result<
 pub(super) struct Evaluated {
     /// The pose.
     pub pose: Pose,
+    /// Model-space matrices of the pose.
+    pub model: Vec<glam::Mat4>,
     /// Name of the clip used, if any.
     pub clip: Option<String>,
     /// What the clip bound to.
@@ -118,142 +122,131 @@ pub(super) fn parse_point3(text: &str) -> Result<glam::Vec3> {
     }
 }
 
-/// Samples the preset's blend space at its point, `time` seconds into the (looping) cycle.
-fn blend_pose(
-    model: &ImportedModel,
-    file: &str,
-    space: &crate::blend::BlendSpace,
-    time: f32,
-) -> Result<Pose> {
-    let c = &model.character;
-    let sampler = crate::blend::BlendSampler::bind(space, &model.clips, c);
-    if let Some((i, clip)) = sampler.missing().first() {
-        bail!(
-            "{file}: the preset's blend node {i} plays clip '{clip}', which the model does not have"
-        );
-    }
-    let w = space.weights();
-    let cycle = sampler.cycle_length(&w);
-    let mut pose = Pose::rest(&c.skeleton);
-    sampler.sample(
-        space,
-        &model.clips,
-        &c.skeleton,
-        &w,
-        time,
-        cycle,
-        &mut pose,
-        &mut crate::blend::BlendScratch::default(),
-    );
-    Ok(pose)
+/// The source the command line names and what its binding reported.
+struct Chosen<'a> {
+    clips: &'a [Clip],
+    source: SourceSpec,
+    clip: Option<String>,
+    binding: Option<BindingReport>,
 }
 
-/// Applies the preset's layers (or the default ones when only `--look-at` asks) to an evaluated pose.
-pub(super) fn apply_layers(
-    model: &ImportedModel,
-    preset: Option<&crate::preset::Preset>,
-    src: &ClipSourceArgs,
-    evaluated: &mut Evaluated,
-) -> Result<()> {
-    let target = src.look_at.as_deref().map(parse_point3).transpose()?;
-    if preset.is_none() && target.is_none() {
-        return Ok(());
-    }
-    let mut layers = preset.map(|p| p.layers.clone()).unwrap_or_default();
-    if target.is_some() {
-        layers.look_at.enabled = true;
-    }
-    let c = &model.character;
-    let rig = crate::layers::LayerRig::bind(&layers, c);
-    let report = rig.apply(
-        &layers,
-        c,
-        src.time,
-        None,
-        target,
-        &mut crate::layers::LookAtState::default(),
-        &mut evaluated.pose,
-    );
-    evaluated.layers = Some(LayersReport {
-        breath: layers.breath.enabled && !rig.breath.bones.is_empty(),
-        twist: layers.twist.enabled && rig.twist.pairs.iter().any(|p| p.is_valid()),
-        look_at: layers.look_at.enabled.then(|| {
-            report
-                .into_iter()
-                .map(|r| LookReport {
-                    bone: r.bone,
-                    angle_deg: r.angle_deg,
-                    limited: r.limited,
-                })
-                .collect()
-        }),
-    });
-    Ok(())
-}
-
-/// The whole stack from the command line: the clip (or the preset's blend space), then the layers.
+/// The whole stack from the command line, through the Evaluator: the clip (or the preset's blend space), then the
+/// layers (the preset's, or the defaults with look-at on when only `--look-at` asks; none otherwise).
 pub(super) fn evaluate_stack(
     model: &ImportedModel,
     args: &super::ModelArgs,
     src: &ClipSourceArgs,
 ) -> Result<Evaluated> {
-    let preset = super::model::preset(args)?;
-    let file = args.model.as_str();
-    let no_clip_option = src.clip.is_none() && src.clip_file.is_none() && src.baked.is_none();
-    let mut evaluated = match preset.as_ref().and_then(|p| p.blend.as_ref()) {
-        Some(space) if no_clip_option => {
-            if !src.time.is_finite() {
-                bail!("--time must be a finite number of seconds");
-            }
-            Evaluated {
-                pose: blend_pose(model, file, space, src.time)?,
-                clip: Some("blend space".into()),
-                binding: None,
-                layers: None,
-            }
-        }
-        _ => evaluate(model, file, src)?,
-    };
-    apply_layers(model, preset.as_ref(), src, &mut evaluated)?;
-    Ok(evaluated)
-}
-
-/// Evaluates the clip named by `src` (from the model, another model file, or a baked clip file) on the model.
-pub(super) fn evaluate(
-    model: &ImportedModel,
-    file: &str,
-    src: &ClipSourceArgs,
-) -> Result<Evaluated> {
     if !src.time.is_finite() {
         bail!("--time must be a finite number of seconds");
     }
+    let preset = super::model::preset(args)?;
+    let file = args.model.as_str();
+    let target = src.look_at.as_deref().map(parse_point3).transpose()?;
+    let layers_on = preset.is_some() || target.is_some();
+    let mut layers = match (&preset, layers_on) {
+        (Some(p), _) => p.layers.clone(),
+        (None, true) => LayerParams::default(),
+        (None, false) => LayerParams::off(),
+    };
+    if target.is_some() {
+        layers.look_at.enabled = true;
+    }
+    let no_clip_option = src.clip.is_none() && src.clip_file.is_none() && src.baked.is_none();
+    let external: Vec<Clip>;
+    let chosen = match preset.as_ref().and_then(|p| p.blend.as_ref()) {
+        Some(space) if no_clip_option => {
+            let sampler = crate::blend::BlendSampler::bind(space, &model.clips, &model.character);
+            if let Some((i, clip)) = sampler.missing().first() {
+                bail!(
+                    "{file}: the preset's blend node {i} plays clip '{clip}', which the model does not have"
+                );
+            }
+            Chosen {
+                clips: &model.clips,
+                source: SourceSpec::Blend(space.clone()),
+                clip: Some("blend space".into()),
+                binding: None,
+            }
+        }
+        _ => {
+            let (clips, clips_file) = match (&src.clip_file, &src.baked) {
+                (Some(path), _) => {
+                    external = load_file(path)?.clips;
+                    (&external[..], path.display().to_string())
+                }
+                (None, Some(path)) => {
+                    external = vec![crate::clipfile::load(path)?.to_clip()];
+                    (&external[..], path.display().to_string())
+                }
+                (None, None) => (&model.clips[..], file.to_string()),
+            };
+            choose_clip(model, file, clips, &clips_file, src)?
+        }
+    };
+    let is_blend = matches!(chosen.source, SourceSpec::Blend(_));
+    let mut ev = Evaluator::new(&model.character, chosen.clips, chosen.source, layers);
+    let duration = f64::from(ev.duration());
+    let time = if is_blend || src.looping {
+        wrap_cycle(f64::from(src.time), duration) as f32
+    } else {
+        src.time
+    };
+    let input = EvalInput {
+        clock: ClockStep::Seek(time),
+        blend_point: None,
+        look_target: target,
+    };
+    let out = ev.evaluate(&input);
+    let (pose, model_m, look) = (out.local.clone(), out.model.clone(), out.look.clone());
+    let report = layers_on.then(|| {
+        let (params, rig) = (ev.layers(), ev.layer_rig());
+        LayersReport {
+            breath: params.breath.enabled && !rig.breath.bones.is_empty(),
+            twist: params.twist.enabled && rig.twist.pairs.iter().any(|p| p.is_valid()),
+            look_at: params.look_at.enabled.then(|| {
+                look.iter()
+                    .map(|r| LookReport {
+                        bone: params.look_at.chain[r.index].bone.clone(),
+                        angle_deg: r.angle_deg,
+                        limited: r.limited,
+                    })
+                    .collect()
+            }),
+        }
+    });
+    Ok(Evaluated {
+        pose,
+        model: model_m,
+        clip: chosen.clip,
+        binding: chosen.binding,
+        layers: report,
+    })
+}
+
+/// Picks the clip `src` names in `clips` and checks that it binds to the model.
+fn choose_clip<'a>(
+    model: &ImportedModel,
+    file: &str,
+    clips: &'a [Clip],
+    clips_file: &str,
+    src: &ClipSourceArgs,
+) -> Result<Chosen<'a>> {
     let c = &model.character;
     let s = &c.skeleton;
-    let external: Vec<Clip>;
-    let (clips, clips_file) = match (&src.clip_file, &src.baked) {
-        (Some(path), _) => {
-            external = load_file(path)?.clips;
-            (&external, path.display().to_string())
-        }
-        (None, Some(path)) => {
-            external = vec![crate::clipfile::load(path)?.to_clip()];
-            (&external, path.display().to_string())
-        }
-        (None, None) => (&model.clips, file.to_string()),
-    };
-    let clip = pick_clip(clips, src.clip.as_deref(), &clips_file)?;
+    let clip = pick_clip(clips, src.clip.as_deref(), clips_file)?;
     if (src.clip_file.is_some() || src.baked.is_some()) && clip.is_none() {
         bail!("{clips_file}: has no animation");
     }
-    let mut pose = Pose::rest(s);
     let Some(clip) = clip else {
-        return Ok(Evaluated {
-            pose,
+        return Ok(Chosen {
+            clips,
+            source: SourceSpec::Rest,
             clip: None,
             binding: None,
-            layers: None,
         });
     };
+    let index = clips.iter().position(|c| std::ptr::eq(c, clip)).unwrap_or(0);
     let binding = clip.bind(s, Some(&c.humanoid));
     let needs_humanoid = binding
         .tracks
@@ -291,16 +284,14 @@ pub(super) fn evaluate(
             binding.unbound_tracks.join(", ")
         );
     }
-    let wrap = if src.looping { Wrap::Loop } else { Wrap::Clamp };
-    clip.sample_into(&binding, src.time, wrap, &mut pose);
-    Ok(Evaluated {
-        pose,
+    Ok(Chosen {
+        clips,
+        source: SourceSpec::Clip(index),
         clip: Some(clip.name.clone()),
         binding: Some(BindingReport {
             unbound_tracks: binding.unbound_tracks,
             joints_without_track: binding.joints_without_track,
         }),
-        layers: None,
     })
 }
 
@@ -310,11 +301,11 @@ pub fn run(args: &PoseArgs) -> Result<()> {
     let s = &c.skeleton;
     let Evaluated {
         pose,
+        model: model_m,
         clip,
         binding,
         layers,
     } = evaluate_stack(&model, &args.model, &args.source)?;
-    let model_m = pose.model_matrices(s);
     let bones = c.humanoid.bone_per_joint(s.len());
     let report = PoseReport {
         clip,

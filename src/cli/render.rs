@@ -42,7 +42,7 @@ pub fn run(args: &RenderArgs) -> Result<()> {
     let model = super::model::open(&args.model)?;
     let c = &model.character;
     let evaluated = super::pose::evaluate_stack(&model, &args.model, &args.source)?;
-    let matrices = evaluated.pose.model_matrices(&c.skeleton);
+    let matrices = evaluated.model;
     let aspect = width as f32 / height as f32;
     let mut camera = OrbitCamera {
         yaw,

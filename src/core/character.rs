@@ -30,6 +30,21 @@ pub struct Character {
 }
 
 impl Character {
+    /// A character with a skeleton and humanoid map only (no meshes): what clip baking and evaluation need.
+    pub fn skeleton_only(skeleton: &Skeleton, humanoid: Option<&HumanoidMap>) -> Self {
+        Character {
+            name: String::new(),
+            skeleton: skeleton.clone(),
+            humanoid: humanoid.cloned().unwrap_or_else(HumanoidMap::empty),
+            skins: Vec::new(),
+            meshes: Vec::new(),
+            materials: Vec::new(),
+            textures: Vec::new(),
+            facing_corrected: false,
+            notes: Vec::new(),
+        }
+    }
+
     /// Matrices that place a mesh's vertices in model space for a pose: `joint model × inverse bind` per skin joint
     /// for a skinned mesh, a single matrix for a rigid one.
     pub fn mesh_palette(&self, mesh: &Mesh, model: &[Mat4]) -> Vec<Mat4> {

@@ -26,25 +26,16 @@ impl Pose {
         self.local.extend_from_slice(skeleton.rest());
     }
 
-    /// Model-space matrix of every joint, written into `out` (resized to fit).
+    /// Model-space matrix of every joint, written into `out` (resized to fit), by the local-to-model job.
     pub fn model_matrices_into(&self, skeleton: &Skeleton, out: &mut Vec<Mat4>) {
-        out.clear();
-        out.reserve(self.local.len());
-        let root = skeleton.root_transform();
-        for (i, local) in self.local.iter().enumerate() {
-            let parent = match skeleton.parent(i) {
-                Some(p) => out[p],
-                None => root,
-            };
-            out.push(parent * local.to_mat4());
-        }
+        crate::runtime::local_to_model::model_matrices_into(skeleton, &self.local, out);
     }
 
     /// Model-space rotation of every joint (scales ignored), written into `out` (resized to fit).
     pub fn world_rotations_into(&self, skeleton: &Skeleton, out: &mut Vec<Quat>) {
         out.clear();
         out.reserve(self.local.len());
-        let (_, root, _) = skeleton.root_transform().to_scale_rotation_translation();
+        let root = skeleton.root_rotation();
         for (i, local) in self.local.iter().enumerate() {
             let parent = match skeleton.parent(i) {
                 Some(p) => out[p],
@@ -65,7 +56,7 @@ impl Pose {
     pub fn parent_world_rotation(skeleton: &Skeleton, world: &[Quat], joint: usize) -> Quat {
         match skeleton.parent(joint) {
             Some(p) => world[p],
-            None => skeleton.root_transform().to_scale_rotation_translation().1,
+            None => skeleton.root_rotation(),
         }
     }
 
@@ -78,9 +69,7 @@ impl Pose {
         joint: usize,
         rotation: Quat,
     ) {
-        let parent = Self::parent_world_rotation(skeleton, world, joint);
-        self.local[joint].rotation = (parent.inverse() * rotation).normalize();
-        world[joint] = rotation;
+        set_world_rotation(skeleton, &mut self.local, world, joint, rotation);
     }
 
     /// Model-space matrix of every joint.
@@ -89,6 +78,64 @@ impl Pose {
         self.model_matrices_into(skeleton, &mut out);
         out
     }
+}
+
+/// Gives `joint` the model-space rotation `rotation` in a local pose, given the current model-space rotations
+/// `world` (updated for that joint only).
+pub fn set_world_rotation(
+    skeleton: &Skeleton,
+    local: &mut [Transform],
+    world: &mut [Quat],
+    joint: usize,
+    rotation: Quat,
+) {
+    let parent = Pose::parent_world_rotation(skeleton, world, joint);
+    local[joint].rotation = (parent.inverse() * rotation).normalize();
+    world[joint] = rotation;
+}
+
+/// Model-space rotation of one joint (scales ignored), walking up its ancestors; allocates nothing.
+pub fn world_rotation(skeleton: &Skeleton, local: &[Transform], joint: usize) -> Quat {
+    let mut q = local[joint].rotation;
+    let mut j = skeleton.parent(joint);
+    while let Some(p) = j {
+        q = local[p].rotation * q;
+        j = skeleton.parent(p);
+    }
+    (skeleton.root_rotation() * q).normalize()
+}
+
+/// Refreshes the model matrices and rotations of the joints in `path` (each joint's parent must come earlier in
+/// `path` or be up to date already; joints in index order satisfy this when `path` holds every ancestor).
+pub fn refresh_path(
+    skeleton: &Skeleton,
+    local: &[Transform],
+    path: &[usize],
+    model: &mut [Mat4],
+    world: &mut [Quat],
+) {
+    let (root, root_rot) = (skeleton.root_transform(), skeleton.root_rotation());
+    for &j in path {
+        let (pm, pw) = match skeleton.parent(j) {
+            Some(p) => (model[p], world[p]),
+            None => (root, root_rot),
+        };
+        model[j] = crate::runtime::local_to_model::compose(&pm, &local[j]);
+        world[j] = (pw * local[j].rotation).normalize();
+    }
+}
+
+/// Every joint in `joints` and all their ancestors, in index (parent-first) order.
+pub fn ancestor_path(skeleton: &Skeleton, joints: impl IntoIterator<Item = usize>) -> Vec<usize> {
+    let mut keep = vec![false; skeleton.len()];
+    for j in joints {
+        let mut walk = Some(j);
+        while let Some(k) = walk.filter(|&k| k < keep.len() && !keep[k]) {
+            keep[k] = true;
+            walk = skeleton.parent(k);
+        }
+    }
+    (0..keep.len()).filter(|&j| keep[j]).collect()
 }
 
 #[cfg(test)]

@@ -55,6 +55,7 @@ pub struct Skeleton {
     rest: Vec<Transform>,
     deforms: Vec<bool>,
     root_transform: Mat4,
+    root_rotation: glam::Quat,
     by_name: HashMap<String, usize>,
     by_path: HashMap<String, usize>,
     /// Depth-first preorder position of each joint, and the position of the last joint of its subtree: `k` is in
@@ -121,6 +122,7 @@ impl Skeleton {
             rest,
             deforms,
             root_transform,
+            root_rotation: root_transform.to_scale_rotation_translation().1.normalize(),
             by_name,
             by_path,
             preorder,
@@ -181,6 +183,11 @@ impl Skeleton {
     /// Transform from the root joints' parent frame to the character's model space.
     pub fn root_transform(&self) -> Mat4 {
         self.root_transform
+    }
+
+    /// Rotation part of [`Skeleton::root_transform`] (scale removed).
+    pub fn root_rotation(&self) -> glam::Quat {
+        self.root_rotation
     }
 
     /// First joint with this name.

@@ -7,10 +7,11 @@ pub mod gltf;
 use serde::{Deserialize, Serialize};
 
 use crate::bake::{BakeSettings, bake_frames, to_unity};
-use crate::blend::{BlendSampler, BlendScratch, BlendSpace, TimeSync};
+use crate::blend::{BlendSampler, BlendSpace};
 use crate::clipfile::reduce::{ClipMeta, Frames};
-use crate::core::{Character, Clip, Pose, Wrap};
-use crate::layers::{LayerParams, LayerRig, LookAtState};
+use crate::core::{Character, Clip};
+use crate::eval::{ClockStep, EvalInput, Evaluator, SourceSpec};
+use crate::layers::LayerParams;
 
 /// Where the animation comes from before the layers.
 #[derive(Clone, Debug, PartialEq)]
@@ -191,76 +192,37 @@ pub fn bake_stream(
     progress: &mut dyn FnMut(usize, usize) -> bool,
 ) -> Result<Frames, ExportError> {
     spec.validate(clips, blend)?;
-    let skeleton = &character.skeleton;
     let times = spec.times();
-    let sampler = blend.map(|b| BlendSampler::bind(b, clips, character));
-    if let (Some(s), StreamSource::BlendPoint(_) | StreamSource::BlendPath(_)) =
-        (&sampler, &spec.source)
-        && let Some((i, clip)) = s.missing().first()
-    {
-        return Err(ExportError::Invalid(format!(
-            "blend node {i} plays clip '{clip}', which the model does not have"
-        )));
-    }
-    let rig = LayerRig::bind(layers, character);
-    let clip_binding = match &spec.source {
-        StreamSource::Clip(i) => Some(clips[*i].bind(skeleton, Some(&character.humanoid))),
-        _ => None,
+    let source = match (&spec.source, blend) {
+        (StreamSource::Clip(i), _) => SourceSpec::Clip(*i),
+        (_, Some(space)) => {
+            let sampler = BlendSampler::bind(space, clips, character);
+            if let Some((i, clip)) = sampler.missing().first() {
+                return Err(ExportError::Invalid(format!(
+                    "blend node {i} plays clip '{clip}', which the model does not have"
+                )));
+            }
+            SourceSpec::Blend(space.clone())
+        }
+        (_, None) => unreachable!("validated: blend sources have a blend space"),
     };
-    let mut state = LookAtState::default();
-    let mut scratch = BlendScratch::default();
+    let mut ev = Evaluator::new(character, clips, source, layers.clone());
     let mut poses = Vec::with_capacity(times.len());
-    let mut phase = 0.0f32;
-    let dt = 1.0 / spec.fps;
     for (k, &t) in times.iter().enumerate() {
         if !progress(k, times.len()) {
             return Err(ExportError::Cancelled);
         }
-        let mut pose = Pose::rest(skeleton);
-        match (&spec.source, blend, &sampler) {
-            (StreamSource::Clip(i), _, _) => {
-                let clip = &clips[*i];
-                let Some(binding) = &clip_binding else {
-                    unreachable!("bound above for a clip source")
-                };
-                let wrap = if t <= clip.duration {
-                    Wrap::Clamp
-                } else {
-                    Wrap::Loop
-                };
-                clip.sample_into(binding, t, wrap, &mut pose);
-            }
-            (source, Some(space), Some(sampler)) => {
-                let point = match source {
-                    StreamSource::BlendPath(path) => path_point(path, t),
-                    StreamSource::BlendPoint(p) => *p,
-                    StreamSource::Clip(_) => unreachable!("matched above"),
-                };
-                let w = space.weights_at(glam::DVec2::from_array(point));
-                let cycle = sampler.cycle_length(&w);
-                if k > 0 && cycle > 0.0 {
-                    phase = (phase + (t - times[k - 1]) / cycle).rem_euclid(1.0);
-                }
-                let time = match space.sync {
-                    TimeSync::Normalized => phase * cycle,
-                    TimeSync::Independent => t,
-                };
-                sampler.sample(
-                    space,
-                    clips,
-                    skeleton,
-                    &w,
-                    time,
-                    cycle,
-                    &mut pose,
-                    &mut scratch,
-                );
-            }
-            _ => unreachable!("validated: blend sources have a blend space"),
-        }
-        let step = (k > 0).then_some(dt);
-        rig.apply(layers, character, t, step, None, &mut state, &mut pose);
-        poses.push(pose);
+        let blend_point = match &spec.source {
+            StreamSource::BlendPath(path) => Some(path_point(path, t)),
+            StreamSource::BlendPoint(p) => Some(*p),
+            StreamSource::Clip(_) => None,
+        };
+        let input = EvalInput {
+            clock: ClockStep::Continue(t),
+            blend_point,
+            look_target: None,
+        };
+        poses.push(ev.evaluate(&input).local.clone());
     }
     progress(times.len(), times.len());
     Ok(Frames { times, poses })

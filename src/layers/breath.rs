@@ -6,7 +6,8 @@ use serde::{Deserialize, Serialize};
 
 use super::easing::Easing;
 use super::{ParamError, check, check_axis, chosen_axis, resolve_joint};
-use crate::core::{Character, HumanBone, Pose, Skeleton};
+use crate::core::pose::world_rotation;
+use crate::core::{Character, HumanBone, Pose, Skeleton, Transform};
 
 /// One breathing bone and its angles.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -255,30 +256,30 @@ impl BreathRig {
         rig
     }
 
-    /// Adds the breath at time `t` to `pose`.
-    pub fn apply(&self, params: &BreathParams, skeleton: &Skeleton, t: f32, pose: &mut Pose) {
+    /// Adds the breath at time `t` to a local pose; allocates nothing.
+    pub fn apply(&self, params: &BreathParams, skeleton: &Skeleton, t: f32, local: &mut [Transform]) {
         if !params.enabled || self.bones.is_empty() {
             return;
         }
-        let held: Vec<(usize, Quat)> = if params.keep_shoulders {
-            let world = pose.world_rotations(skeleton);
-            self.shoulders.iter().map(|&j| (j, world[j])).collect()
-        } else {
-            Vec::new()
-        };
+        let mut held = [None; 2];
+        if params.keep_shoulders {
+            for (slot, &j) in held.iter_mut().zip(&self.shoulders) {
+                *slot = Some((j, world_rotation(skeleton, local, j)));
+            }
+        }
         for b in &self.bones {
             let spec = &params.bones[b.index];
             let angle = params
                 .angle_deg(spec.inhale_deg, spec.exhale_deg, t)
                 .to_radians();
-            let local = &mut pose.local[b.joint];
-            local.rotation = (local.rotation * Quat::from_axis_angle(b.axis, angle)).normalize();
+            let l = &mut local[b.joint];
+            l.rotation = (l.rotation * Quat::from_axis_angle(b.axis, angle)).normalize();
         }
-        if !held.is_empty() {
-            let mut world = pose.world_rotations(skeleton);
-            for (j, q) in held {
-                pose.set_world_rotation(skeleton, &mut world, j, q);
-            }
+        for (j, q) in held.into_iter().flatten() {
+            let parent = skeleton
+                .parent(j)
+                .map_or(skeleton.root_rotation(), |p| world_rotation(skeleton, local, p));
+            local[j].rotation = (parent.inverse() * q).normalize();
         }
     }
 }

@@ -7,7 +7,9 @@ use serde::{Deserialize, Serialize};
 
 use super::breath::local_axis_toward;
 use super::{ParamError, check, check_axis, chosen_axis, resolve_joint};
-use crate::core::{Character, HumanBone, Pose, Skeleton};
+use crate::core::pose::{ancestor_path, refresh_path, set_world_rotation};
+use crate::core::{Character, HumanBone, Pose, Skeleton, Transform};
+use glam::Mat4;
 
 /// The character's forward in model space.
 pub const CHARACTER_FORWARD: Vec3 = Vec3::Z;
@@ -195,6 +197,8 @@ pub struct LookAtRig {
     pub eyes: Vec<(usize, Vec3)>,
     /// Chain bones this character does not have.
     pub missing: Vec<String>,
+    /// The chain, the eyes and all their ancestors in parent-first order: the joints look-at reads.
+    pub path: Vec<usize>,
 }
 
 /// The smoothing filter's state: the current look direction from the head.
@@ -218,8 +222,8 @@ impl LookAtState {
 /// What one chain bone did.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LookBoneReport {
-    /// Bone name as in the parameters.
-    pub bone: String,
+    /// Index of the bone in [`LookAtParams::chain`].
+    pub index: usize,
     /// The bone's own turn, degrees.
     pub angle_deg: f32,
     /// Its turn left (+) or right (−) of the forward direction, degrees.
@@ -340,11 +344,16 @@ impl LookAtRig {
                     .push((j, local_axis_toward(&rest_world, j, CHARACTER_FORWARD)));
             }
         }
+        let joints = rig.bones.iter().map(|b| b.joint).chain(rig.eyes.iter().map(|e| e.0));
+        rig.path = ancestor_path(skeleton, joints.collect::<Vec<_>>());
         rig
     }
 
     /// Turns the chain toward `target` (model space). With `dt`, the look direction is smoothed by the
-    /// angular speed in the parameters and `state` carries it between calls; without, it snaps.
+    /// angular speed in the parameters and `state` carries it between calls; without, it snaps. Only the joints
+    /// on [`LookAtRig::path`] of `model` and `world` are read and kept current; `report` gets one entry per
+    /// chain bone. Allocates nothing once `report` has room.
+    #[allow(clippy::too_many_arguments)]
     pub fn apply(
         &self,
         params: &LookAtParams,
@@ -352,17 +361,20 @@ impl LookAtRig {
         target: Vec3,
         dt: Option<f32>,
         state: &mut LookAtState,
-        pose: &mut Pose,
-    ) -> Vec<LookBoneReport> {
-        let mut report = Vec::new();
+        local: &mut [Transform],
+        model: &mut [Mat4],
+        world: &mut [Quat],
+        report: &mut Vec<LookBoneReport>,
+    ) {
+        report.clear();
         if !params.enabled || self.bones.is_empty() || !target.is_finite() {
-            return report;
+            return;
         }
+        refresh_path(skeleton, local, &self.path, model, world);
         let head = &self.bones[0];
-        let mut mats = pose.model_matrices(skeleton);
-        let head_pos = mats[head.joint].w_axis.truncate();
+        let head_pos = model[head.joint].w_axis.truncate();
         let Some(desired) = (target - head_pos).try_normalize() else {
-            return report;
+            return;
         };
         let direction = match (dt, state.direction) {
             (Some(dt), Some(prev)) if params.speed_deg_per_s > 0.0 && dt.is_finite() => {
@@ -376,13 +388,12 @@ impl LookAtRig {
         };
         state.direction = Some(direction);
         let goal = head_pos + direction * (target - head_pos).length();
-        let mut world = pose.world_rotations(skeleton);
         for b in self.bones.iter().rev() {
             let spec = &params.chain[b.index];
-            let head_pos = mats[head.joint].w_axis.truncate();
+            let head_pos = model[head.joint].w_axis.truncate();
             let head_fwd = world[head.joint] * head.forward;
             let look_point = head_pos + head_fwd * (goal - head_pos).length();
-            let pivot = mats[b.joint].w_axis.truncate();
+            let pivot = model[b.joint].w_axis.truncate();
             let (Some(from), Some(to)) = (
                 (look_point - pivot).try_normalize(),
                 (goal - pivot).try_normalize(),
@@ -394,11 +405,11 @@ impl LookAtRig {
             let forward = world[b.joint] * b.forward;
             let (turn, yaw, pitch, limited) = limit_turn(share, forward, spec.limit);
             let rotation = (turn * world[b.joint]).normalize();
-            pose.set_world_rotation(skeleton, &mut world, b.joint, rotation);
-            pose.model_matrices_into(skeleton, &mut mats);
-            pose.world_rotations_into(skeleton, &mut world);
+            set_world_rotation(skeleton, local, world, b.joint, rotation);
+            let at = self.path.partition_point(|&j| j < b.joint);
+            refresh_path(skeleton, local, &self.path[at..], model, world);
             report.push(LookBoneReport {
-                bone: spec.bone.clone(),
+                index: b.index,
                 angle_deg: super::twist::rotation_distance(turn, Quat::IDENTITY).to_degrees(),
                 yaw_deg: yaw.to_degrees(),
                 pitch_deg: pitch.to_degrees(),
@@ -413,7 +424,7 @@ impl LookAtRig {
                 roll: 0.0,
             };
             for &(eye, fwd) in &self.eyes {
-                let pos = mats[eye].w_axis.truncate();
+                let pos = model[eye].w_axis.truncate();
                 let forward = world[eye] * fwd;
                 let Some(to) = (goal - pos).try_normalize() else {
                     continue;
@@ -422,10 +433,9 @@ impl LookAtRig {
                 let share = Quat::IDENTITY.slerp(full, params.weight.clamp(0.0, 1.0));
                 let (turn, _, _, _) = limit_turn(share, forward, limit);
                 let rotation = (turn * world[eye]).normalize();
-                pose.set_world_rotation(skeleton, &mut world, eye, rotation);
+                set_world_rotation(skeleton, local, world, eye, rotation);
             }
         }
-        report
     }
 }
 

@@ -10,7 +10,7 @@ pub mod twist;
 pub use breath::{BreathParams, BreathRig};
 pub use easing::Easing;
 pub use look_at::{LookAtParams, LookAtRig, LookAtState, LookLimit};
-pub use stack::{LayerParams, LayerRig};
+pub use stack::{LayerParams, LayerRig, LayerScratch};
 pub use twist::{TwistParams, TwistRig};
 
 use crate::core::{Character, HumanBone};

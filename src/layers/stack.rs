@@ -1,7 +1,7 @@
 //! The layer stack: every layer's parameters together (as presets store them), bound to one character, applied
 //! in order breath → look-at → twist correction.
 
-use glam::Vec3;
+use glam::{Mat4, Quat, Vec3};
 use serde::{Deserialize, Serialize};
 
 use super::look_at::LookBoneReport;
@@ -9,7 +9,7 @@ use super::{
     BreathParams, BreathRig, LookAtParams, LookAtRig, LookAtState, ParamError, TwistParams,
     TwistRig,
 };
-use crate::core::{Character, Pose};
+use crate::core::{Character, Skeleton, Transform};
 
 /// Every layer's parameters.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -24,6 +24,15 @@ pub struct LayerParams {
 }
 
 impl LayerParams {
+    /// Every layer off: the source pose passes unchanged.
+    pub fn off() -> Self {
+        let mut p = LayerParams::default();
+        p.breath.enabled = false;
+        p.look_at.enabled = false;
+        p.twist.enabled = false;
+        p
+    }
+
     /// Checks every value; the error names the field (`breath.inhale_s`).
     pub fn validate(&self) -> Result<(), ParamError> {
         self.breath.validate().map_err(|e| e.under("breath"))?;
@@ -54,26 +63,44 @@ impl LayerRig {
         }
     }
 
-    /// Applies the stack to `pose` at time `time`. `target` replaces the look-at target (the camera, a command
-    /// line point); `dt` steps the look-at smoothing (None: no smoothing). Returns the look-at report.
+    /// Applies the stack to a local pose at time `time`. `target` replaces the look-at target (the camera, a
+    /// command line point); `dt` steps the look-at smoothing (None: it snaps). `report` gets what look-at did.
+    /// Allocates nothing once `scratch` and `report` have room.
     #[allow(clippy::too_many_arguments)]
     pub fn apply(
         &self,
         params: &LayerParams,
-        character: &Character,
+        skeleton: &Skeleton,
         time: f32,
         dt: Option<f32>,
         target: Option<Vec3>,
         state: &mut LookAtState,
-        pose: &mut Pose,
-    ) -> Vec<LookBoneReport> {
-        let skeleton = &character.skeleton;
-        self.breath.apply(&params.breath, skeleton, time, pose);
+        local: &mut [Transform],
+        scratch: &mut LayerScratch,
+        report: &mut Vec<LookBoneReport>,
+    ) {
+        scratch.model.resize(skeleton.len(), Mat4::IDENTITY);
+        scratch.world.resize(skeleton.len(), Quat::IDENTITY);
+        self.breath.apply(&params.breath, skeleton, time, local);
         let target = target.unwrap_or(Vec3::from_array(params.look_at.target));
-        let report = self
-            .look_at
-            .apply(&params.look_at, skeleton, target, dt, state, pose);
-        self.twist.apply(&params.twist, skeleton, pose);
-        report
+        self.look_at.apply(
+            &params.look_at,
+            skeleton,
+            target,
+            dt,
+            state,
+            local,
+            &mut scratch.model,
+            &mut scratch.world,
+            report,
+        );
+        self.twist.apply(&params.twist, skeleton, local, &mut scratch.world);
     }
+}
+
+/// Buffers the layers reuse between frames: model matrices and rotations of the joints they read.
+#[derive(Clone, Debug, Default)]
+pub struct LayerScratch {
+    model: Vec<Mat4>,
+    world: Vec<Quat>,
 }

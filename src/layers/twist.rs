@@ -6,7 +6,8 @@ use glam::Quat;
 use serde::{Deserialize, Serialize};
 
 use super::{ParamError, check};
-use crate::core::{Character, HumanBone, Pose, Skeleton};
+use crate::core::pose::{ancestor_path, set_world_rotation};
+use crate::core::{Character, HumanBone, Skeleton, Transform};
 
 /// One parent–child pair and its optional own intensity.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -108,6 +109,8 @@ impl BoundTwistPair {
 pub struct TwistRig {
     /// Every pair of the parameters, valid or not.
     pub pairs: Vec<BoundTwistPair>,
+    /// The joints of the valid pairs and all their ancestors, parent-first: the rotations twist reads.
+    pub path: Vec<usize>,
 }
 
 /// Where twist joint `k` (1-based) of `n` sits: the intensity for a single joint, spread evenly (k/(n+1) at
@@ -182,16 +185,30 @@ impl TwistRig {
                 }
                 out
             })
+            .collect::<Vec<BoundTwistPair>>();
+        let joints: Vec<usize> = pairs
+            .iter()
+            .filter(|p| p.is_valid())
+            .flat_map(|p| {
+                let ends = p.parent.into_iter().chain(p.child);
+                ends.chain(p.in_chain.iter().copied()).chain(p.helpers.iter().copied())
+            })
             .collect();
-        TwistRig { pairs }
+        let path = ancestor_path(skeleton, joints);
+        TwistRig { pairs, path }
     }
 
-    /// Turns every twist joint of every valid pair; children keep their world rotation.
-    pub fn apply(&self, params: &TwistParams, skeleton: &Skeleton, pose: &mut Pose) {
-        if !params.enabled {
+    /// Turns every twist joint of every valid pair; children keep their world rotation. `world` is scratch
+    /// (one entry per joint; only [`TwistRig::path`] is computed). Allocates nothing.
+    pub fn apply(&self, params: &TwistParams, skeleton: &Skeleton, local: &mut [Transform], world: &mut [Quat]) {
+        if !params.enabled || self.path.is_empty() {
             return;
         }
-        let mut world = pose.world_rotations(skeleton);
+        let root = skeleton.root_rotation();
+        for &j in &self.path {
+            let parent = skeleton.parent(j).map_or(root, |p| world[p]);
+            world[j] = (parent * local[j].rotation).normalize();
+        }
         for pair in self.pairs.iter().filter(|p| p.is_valid()) {
             let (Some(pj), Some(cj)) = (pair.parent, pair.child) else {
                 continue;
@@ -206,18 +223,18 @@ impl TwistRig {
                 let target = pw
                     .slerp(cw, twist_fraction(intensity, k + 1, n))
                     .normalize();
-                pose.set_world_rotation(skeleton, &mut world, j, target);
+                set_world_rotation(skeleton, local, world, j, target);
             }
             if n > 0 {
                 // Keep the child where the animation put it.
-                pose.set_world_rotation(skeleton, &mut world, cj, cw);
+                set_world_rotation(skeleton, local, world, cj, cw);
             }
             let m = pair.helpers.len();
             for (k, &j) in pair.helpers.iter().enumerate() {
                 let target = pw
                     .slerp(cw, twist_fraction(intensity, k + 1, m))
                     .normalize();
-                pose.set_world_rotation(skeleton, &mut world, j, target);
+                set_world_rotation(skeleton, local, world, j, target);
             }
         }
     }

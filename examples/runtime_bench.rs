@@ -1,0 +1,174 @@
+//! Our side of the paired runtime benchmark against ozz-animation (`scripts/bench-vs-ozz.sh`): the same operations,
+//! names and loop as `../shared/anchors/ozz/ozz_bench.cc`, on the same Quaternius rig, plus the full stack.
+//!
+//!   runtime_bench GLTF [batches] [iters]
+//!
+//! Prints `BENCH <name> <median ns per call> <min ns per call>` per operation, like ozz_bench.
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use animtune::core::{Character, Clip, Transform};
+use animtune::eval::{ClockStep, EvalInput, Evaluator, SourceSpec};
+use animtune::runtime::{Animation, BlendingJob, LocalToModelJob, SamplingContext, SamplingJob};
+use glam::Mat4;
+
+fn bench(name: &str, batches: usize, iters: usize, mut f: impl FnMut()) {
+    if std::env::var("BENCH_ONLY").is_ok_and(|only| only != name) {
+        return;
+    }
+    for _ in 0..iters {
+        f();
+    }
+    let mut ns: Vec<f64> = (0..batches)
+        .map(|_| {
+            let t0 = Instant::now();
+            for _ in 0..iters {
+                f();
+            }
+            t0.elapsed().as_nanos() as f64 / iters as f64
+        })
+        .collect();
+    ns.sort_by(f64::total_cmp);
+    println!("BENCH {name:<40} {:>10.1} {:>10.1}", ns[ns.len() / 2], ns[0]);
+}
+
+struct Layer {
+    anim: Animation,
+    context: SamplingContext,
+    locals: Vec<Transform>,
+}
+
+fn layer(character: &Character, clips: &[Clip], name: &str) -> Layer {
+    let clip = clips
+        .iter()
+        .find(|c| c.name == name)
+        .unwrap_or_else(|| panic!("no clip {name}"));
+    let (anim, _) = Animation::bind(clip, &character.skeleton, Some(&character.humanoid));
+    Layer {
+        context: SamplingContext::for_animation(&anim),
+        locals: vec![Transform::IDENTITY; character.skeleton.len()],
+        anim,
+    }
+}
+
+fn sample(l: &mut Layer, time: f32) {
+    SamplingJob {
+        animation: &l.anim,
+        context: &mut l.context,
+        time,
+        output: &mut l.locals,
+    }
+    .run()
+    .expect("valid sampling job");
+}
+
+/// The full stack through the Evaluator: a blend of three clips, breath, look-at on, twist, local to model, skin.
+fn full_stack(
+    label: &str,
+    model: &animtune::import::ImportedModel,
+    clips: [&str; 3],
+    batches: usize,
+    iters: usize,
+) {
+    let mut layers = animtune::layers::LayerParams::default();
+    layers.look_at.enabled = true;
+    layers.look_at.target = [0.6, 1.5, 1.2];
+    let mut space = animtune::blend::BlendSpace::default_for(&clips);
+    space.set_point([0.1, 0.2]);
+    let mut ev = Evaluator::new(&model.character, &model.clips, SourceSpec::Blend(space), layers);
+    ev.play();
+    let step = EvalInput {
+        clock: ClockStep::Advance(1.0 / 60.0),
+        ..EvalInput::default()
+    };
+    bench(&format!("full stack ({label})"), batches, iters / 3, || {
+        black_box(ev.evaluate(&step).model.last());
+    });
+    bench(&format!("layer stack ({label})"), batches, iters, || {
+        black_box(ev.bench_layers());
+    });
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let path = args.next().expect("usage: runtime_bench GLTF [batches] [iters]");
+    let batches: usize = args.next().map_or(30, |a| a.parse().expect("batches"));
+    let iters: usize = args.next().map_or(20000, |a| a.parse().expect("iters"));
+    let model = animtune::import::load_file(std::path::Path::new(&path)).expect("loads the rig");
+    let character = &model.character;
+    let skeleton = &character.skeleton;
+    let n = skeleton.len();
+    let names = ["Walk_Loop", "Idle_Loop", "Jog_Fwd_Loop", "Sprint_Loop"];
+    let mut layers: Vec<Layer> = names.iter().map(|c| layer(character, &model.clips, c)).collect();
+    println!(
+        "animtune: {n} joints, Walk_Loop {:.3} s, {} animated channels",
+        layers[0].anim.duration(),
+        layers[0].anim.animated_channels()
+    );
+    let mut models = vec![Mat4::IDENTITY; n];
+    let mut blended = vec![Transform::IDENTITY; n];
+    let mut poses = vec![Transform::IDENTITY; 4 * n];
+    let dt = 1.0f32 / 60.0;
+    let walk_d = layers[0].anim.duration();
+    let mut t = 0.0f32;
+    bench("sample Walk_Loop", batches, iters, || {
+        t += dt;
+        sample(&mut layers[0], t % walk_d);
+        black_box(layers[0].locals[0].translation.x);
+    });
+    let l2m = |input: &[Transform], models: &mut [Mat4]| {
+        LocalToModelJob::all(skeleton, input, models)
+            .run()
+            .expect("valid local-to-model job");
+        black_box(models[n - 1].w_axis.x);
+    };
+    bench("local to model", batches, iters, || {
+        l2m(&layers[0].locals, &mut models)
+    });
+    bench("sample Walk_Loop + local to model", batches, iters, || {
+        t += dt;
+        sample(&mut layers[0], t % walk_d);
+        l2m(&layers[0].locals, &mut models);
+    });
+    for count in [3usize, 4] {
+        let cycle: f32 = layers[..count]
+            .iter()
+            .map(|l| l.anim.duration() / count as f32)
+            .sum();
+        let weights = vec![1.0 / count as f32; count];
+        let mut bt = 0.0f32;
+        let mut run = |with_l2m: bool| {
+            bt = (bt + dt) % cycle;
+            let phase = bt / cycle;
+            for (i, l) in layers[..count].iter_mut().enumerate() {
+                sample(l, phase * l.anim.duration());
+                poses[i * n..(i + 1) * n].copy_from_slice(&l.locals);
+            }
+            BlendingJob {
+                poses: &poses[..count * n],
+                weights: &weights,
+                rest: skeleton.rest(),
+                threshold: 0.1,
+                output: &mut blended,
+            }
+            .run()
+            .expect("valid blending job");
+            if with_l2m {
+                l2m(&blended, &mut models);
+            } else {
+                black_box(blended[0].translation.x);
+            }
+        };
+        bench(&format!("{count} clips sampled + blend"), batches, iters / count, || run(false));
+        bench(
+            &format!("{count} clips sampled + blend + local to model"),
+            batches,
+            iters / count,
+            || run(true),
+        );
+    }
+    full_stack("Quaternius", &model, ["Walk_Loop", "Idle_Loop", "Jog_Fwd_Loop"], batches, iters);
+    let mannequin = animtune::demo::mannequin::load();
+    full_stack("mannequin", &mannequin, ["Idle", "WalkForward", "RunForward"], batches, iters);
+}

@@ -1,0 +1,581 @@
+//! The Evaluator: the one place that turns (source, time, parameters) into a pose. It composes the runtime
+//! jobs — sample → blend → layers (breath → look-at → twist) → local to model → skinning — and owns what
+//! persists between frames: the clock and its seek/stop rules, the blend phase, the look-at filter, the sampling
+//! cursors and every scratch buffer. The editor, `pose`, `render`, bake/export, the benches and the fuzz targets
+//! all evaluate through it.
+//!
+//! Clock rules (one place):
+//! - **Advance(dt)** (playing): while playing, source and layer clocks move by `dt × speed`; a clip wraps into
+//!   (0, duration] when looping (it stops at an end otherwise); a blend space advances its *phase* by
+//!   `dt × speed / cycle`, so changing weights (and so the cycle) never makes the feet jump. The look-at filter is
+//!   stepped by `dt` even while paused (it follows a moving target).
+//! - **Seek(t)** (scrub, step, stop, a new source): the source clock jumps to `t` (clamped into the clip or
+//!   cycle), the layer clock to `t`, and the look-at filter forgets its direction, so the next pose snaps.
+//! - **Continue(t)** (baking on a time grid): moves every clock continuously to `t` seconds since the start, as
+//!   playing at speed 1 with looping would, stepping the filter by the difference.
+//! - **Hold**: evaluates again where it is (after an edit).
+
+use glam::{Mat4, Vec3};
+
+use crate::blend::sampler::parent_model;
+use crate::blend::{BlendSampler, BlendSpace, RootMotion, TimeSync};
+use crate::core::mesh::Skin;
+use crate::core::{Character, Clip, ClipBinding, Pose, Skeleton, Transform};
+use crate::layers::look_at::LookBoneReport;
+use crate::layers::{LayerParams, LayerRig, LayerScratch, LookAtState};
+use crate::runtime::{Animation, BlendingJob, LocalToModelJob, SamplingContext, SamplingJob, SkinningJob};
+
+/// Where the pose comes from before the layers.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SourceSpec {
+    /// The skeleton's rest pose.
+    Rest,
+    /// One clip, by index into the clip list.
+    Clip(usize),
+    /// A blend space over clips of the list (by name).
+    Blend(BlendSpace),
+}
+
+/// How the clock moves before an evaluation.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub enum ClockStep {
+    /// Stay where it is (re-evaluate after an edit).
+    #[default]
+    Hold,
+    /// Wall-clock seconds since the last frame (times the speed while playing).
+    Advance(f32),
+    /// Jump to a time: the look-at filter resets.
+    Seek(f32),
+    /// Continue to an absolute time since the start, as playing forward would (baking on a grid).
+    Continue(f32),
+}
+
+/// What one evaluation needs besides the state the Evaluator keeps.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct EvalInput {
+    /// How the clock moves first.
+    pub clock: ClockStep,
+    /// Moves the blend space's sample point first (the phase is kept).
+    pub blend_point: Option<[f64; 2]>,
+    /// Replaces the look-at target of the parameters (the camera, a command line point), model space.
+    pub look_target: Option<Vec3>,
+}
+
+/// The result of an evaluation, kept by the Evaluator between frames.
+#[derive(Clone, Debug, Default)]
+pub struct EvalOutput {
+    /// Final local transforms.
+    pub local: Pose,
+    /// Model-space matrices of every joint.
+    pub model: Vec<Mat4>,
+    /// Skinning matrices (model × inverse bind), one list per skin of the character.
+    pub skins: Vec<Vec<Mat4>>,
+    /// What look-at did, per chain bone (empty when it is off).
+    pub look: Vec<LookBoneReport>,
+    /// Blend weight of every node of the space at the sample point (empty for a clip).
+    pub weights: Vec<f64>,
+}
+
+/// A clip compiled for the character, with its cursors.
+#[derive(Clone, Debug)]
+struct ClipSource {
+    index: usize,
+    animation: Animation,
+    context: SamplingContext,
+    binding: ClipBinding,
+}
+
+impl ClipSource {
+    fn new(clips: &[Clip], index: usize, character: &Character) -> Self {
+        let (animation, binding) = Animation::bind(&clips[index], &character.skeleton, Some(&character.humanoid));
+        ClipSource {
+            index,
+            context: SamplingContext::for_animation(&animation),
+            animation,
+            binding,
+        }
+    }
+
+    /// Samples into `output` (sized for the skeleton, the time finite: the Evaluator's clock guarantees both).
+    fn sample(&mut self, time: f32, output: &mut [Transform]) {
+        let _ = SamplingJob {
+            animation: &self.animation,
+            context: &mut self.context,
+            time,
+            output,
+        }
+        .run();
+    }
+}
+
+/// The compiled source.
+#[derive(Clone, Debug)]
+enum Source {
+    Rest,
+    Clip(ClipSource),
+    Blend {
+        space: BlendSpace,
+        sampler: BlendSampler,
+        /// Per node, its compiled clip (None when the clip is missing).
+        nodes: Vec<Option<ClipSource>>,
+    },
+}
+
+/// Clock state: the transport and the source and layer clocks (f64, so long sessions do not drift).
+#[derive(Clone, Debug)]
+struct Clock {
+    /// Clip time (clip source) in [0, duration].
+    time: f64,
+    /// Blend phase in [0, 1].
+    phase: f64,
+    /// The layers' time: continuous while playing, equal to the source time after a seek.
+    elapsed: f64,
+    playing: bool,
+    looping: bool,
+    speed: f32,
+    /// Seconds the look-at filter steps on the next evaluation (after a seek the filter is reset and snaps).
+    look_dt: f32,
+}
+
+/// Wraps `t` into a cycle of length `d`: [0, d] stays, later times land in (0, d] (so the end of a cycle shows
+/// its last pose), earlier ones in [0, d).
+pub fn wrap_cycle(t: f64, d: f64) -> f64 {
+    if !(d > 0.0) || !t.is_finite() {
+        return 0.0;
+    }
+    if (0.0..=d).contains(&t) {
+        t
+    } else if t > d {
+        let r = t.rem_euclid(d);
+        if r == 0.0 { d } else { r }
+    } else {
+        t.rem_euclid(d)
+    }
+}
+
+/// The one evaluator of poses (see the module documentation).
+#[derive(Clone, Debug)]
+pub struct Evaluator {
+    skeleton: Skeleton,
+    skins: Vec<Skin>,
+    root_motion_joint: Option<usize>,
+    source: Source,
+    layers: LayerParams,
+    rig: LayerRig,
+    look: LookAtState,
+    clock: Clock,
+    weights_point: Option<[f64; 2]>,
+    contributions: Vec<(usize, f32)>,
+    blend_weights: Vec<f32>,
+    blend_poses: Vec<Transform>,
+    layer_scratch: LayerScratch,
+    output: EvalOutput,
+}
+
+impl Evaluator {
+    /// An evaluator for `character`, playing `source` (clips by index or blend nodes by name in `clips`) under
+    /// `layers`, stopped at time 0 and looping.
+    pub fn new(character: &Character, clips: &[Clip], source: SourceSpec, layers: LayerParams) -> Self {
+        let n = character.skeleton.len();
+        let mut ev = Evaluator {
+            skeleton: character.skeleton.clone(),
+            skins: character.skins.clone(),
+            root_motion_joint: None,
+            source: Source::Rest,
+            rig: LayerRig::bind(&layers, character),
+            layers,
+            look: LookAtState::default(),
+            clock: Clock {
+                time: 0.0,
+                phase: 0.0,
+                elapsed: 0.0,
+                playing: false,
+                looping: true,
+                speed: 1.0,
+                look_dt: 0.0,
+            },
+            weights_point: None,
+            contributions: Vec::new(),
+            blend_weights: Vec::new(),
+            blend_poses: Vec::new(),
+            layer_scratch: LayerScratch::default(),
+            output: EvalOutput {
+                local: Pose::rest(&character.skeleton),
+                model: vec![Mat4::IDENTITY; n],
+                skins: character.skins.iter().map(|s| vec![Mat4::IDENTITY; s.joints.len()]).collect(),
+                look: Vec::new(),
+                weights: Vec::new(),
+            },
+        };
+        ev.set_source(character, clips, source);
+        ev
+    }
+
+    /// Plays another source (compiling its clips), from time 0.
+    pub fn set_source(&mut self, character: &Character, clips: &[Clip], source: SourceSpec) {
+        self.source = match source {
+            SourceSpec::Rest => Source::Rest,
+            SourceSpec::Clip(i) if i < clips.len() => Source::Clip(ClipSource::new(clips, i, character)),
+            SourceSpec::Clip(_) => Source::Rest,
+            SourceSpec::Blend(space) => {
+                let sampler = BlendSampler::bind(&space, clips, character);
+                let nodes = sampler
+                    .node_clips()
+                    .into_iter()
+                    .map(|c| c.map(|i| ClipSource::new(clips, i, character)))
+                    .collect();
+                self.root_motion_joint = sampler.root_joint();
+                Source::Blend { space, sampler, nodes }
+            }
+        };
+        self.weights_point = None;
+        self.seek(0.0);
+    }
+
+    /// Replaces the blend space's nodes, axes or modes (rebinding its clips when the nodes changed), keeping the
+    /// phase. Does nothing when the source is not a blend space.
+    pub fn set_blend_space(&mut self, character: &Character, clips: &[Clip], new: &BlendSpace) {
+        let Source::Blend { space, .. } = &mut self.source else {
+            return;
+        };
+        if space.nodes != new.nodes {
+            let (phase, elapsed) = (self.clock.phase, self.clock.elapsed);
+            self.set_source(character, clips, SourceSpec::Blend(new.clone()));
+            self.clock.phase = phase;
+            self.clock.elapsed = elapsed;
+        } else {
+            *space = new.clone();
+        }
+        self.weights_point = None;
+    }
+
+    /// Replaces the layer parameters (rebinding them to the character).
+    pub fn set_layers(&mut self, character: &Character, layers: &LayerParams) {
+        if *layers != self.layers {
+            self.rig = LayerRig::bind(layers, character);
+            self.layers = layers.clone();
+        }
+    }
+
+    /// The layer parameters in use.
+    pub fn layers(&self) -> &LayerParams {
+        &self.layers
+    }
+
+    /// The layers bound to the character (detected axes, twist pairs, what is missing).
+    pub fn layer_rig(&self) -> &LayerRig {
+        &self.rig
+    }
+
+    /// The blend space played, if the source is one.
+    pub fn blend_space(&self) -> Option<&BlendSpace> {
+        match &self.source {
+            Source::Blend { space, .. } => Some(space),
+            _ => None,
+        }
+    }
+
+    /// The blend space's clips resolved against the character, if the source is one.
+    pub fn blend_sampler(&self) -> Option<&BlendSampler> {
+        match &self.source {
+            Source::Blend { sampler, .. } => Some(sampler),
+            _ => None,
+        }
+    }
+
+    /// The clip played (index into the clip list), if the source is one clip.
+    pub fn clip(&self) -> Option<usize> {
+        match &self.source {
+            Source::Clip(c) => Some(c.index),
+            _ => None,
+        }
+    }
+
+    /// How the played clip's tracks bound (None unless the source is one clip).
+    pub fn binding(&self) -> Option<&ClipBinding> {
+        match &self.source {
+            Source::Clip(c) => Some(&c.binding),
+            _ => None,
+        }
+    }
+
+    /// Length of what plays: the clip's duration, the blend cycle at the current weights, 0 for the rest pose.
+    pub fn duration(&self) -> f32 {
+        match &self.source {
+            Source::Rest => 0.0,
+            Source::Clip(c) => c.animation.duration(),
+            Source::Blend { sampler, .. } => sampler.cycle_length(&self.output.weights),
+        }
+    }
+
+    /// The source time shown on a timeline: clip time, or phase × cycle for a blend space.
+    pub fn time(&self) -> f32 {
+        match &self.source {
+            Source::Rest => 0.0,
+            Source::Clip(_) => self.clock.time as f32,
+            Source::Blend { .. } => (self.clock.phase * f64::from(self.duration())) as f32,
+        }
+    }
+
+    /// The layers' time (breathing): continuous while playing, the source time after a seek.
+    pub fn layer_time(&self) -> f32 {
+        self.clock.elapsed as f32
+    }
+
+    /// True while the clock advances.
+    pub fn is_playing(&self) -> bool {
+        self.clock.playing
+    }
+
+    /// True when the source wraps at its end instead of stopping.
+    pub fn is_looping(&self) -> bool {
+        self.clock.looping
+    }
+
+    /// Sets looping.
+    pub fn set_looping(&mut self, looping: bool) {
+        self.clock.looping = looping;
+    }
+
+    /// Playback speed (negative plays backwards).
+    pub fn speed(&self) -> f32 {
+        self.clock.speed
+    }
+
+    /// Sets the speed; NaN or infinity is ignored.
+    pub fn set_speed(&mut self, speed: f32) {
+        if speed.is_finite() {
+            self.clock.speed = speed;
+        }
+    }
+
+    /// Starts playing (from the far end's opposite when a non-looping source sits at its end).
+    pub fn play(&mut self) {
+        if !self.clock.looping {
+            let d = f64::from(self.duration());
+            let at_end = match &self.source {
+                Source::Blend { .. } => self.clock.phase >= 1.0,
+                _ => self.clock.time >= d,
+            };
+            let at_start = match &self.source {
+                Source::Blend { .. } => self.clock.phase <= 0.0,
+                _ => self.clock.time <= 0.0,
+            };
+            if self.clock.speed >= 0.0 && at_end {
+                self.seek(0.0);
+            } else if self.clock.speed < 0.0 && at_start {
+                self.seek(d as f32);
+            }
+        }
+        self.clock.playing = true;
+    }
+
+    /// Stops advancing, keeping the time.
+    pub fn pause(&mut self) {
+        self.clock.playing = false;
+    }
+
+    /// Pauses and goes back to time 0 (a seek: the breath clock and look-at smoothing restart).
+    pub fn stop(&mut self) {
+        self.clock.playing = false;
+        self.seek(0.0);
+    }
+
+    /// Jumps to a time (clamped into the clip or cycle; NaN is ignored): the layer clock follows and the look-at
+    /// filter resets.
+    pub fn seek(&mut self, time: f32) {
+        if !time.is_finite() {
+            return;
+        }
+        self.refresh_weights();
+        let d = f64::from(self.duration());
+        let t = f64::from(time).clamp(0.0, d.max(0.0));
+        self.clock.time = t;
+        self.clock.phase = if d > 0.0 { t / d } else { 0.0 };
+        self.clock.elapsed = t;
+        self.clock.look_dt = 0.0;
+        self.look.reset();
+    }
+
+    /// Moves the blend space's sample point (clamped to its axes); the phase is kept.
+    pub fn set_blend_point(&mut self, point: [f64; 2]) {
+        if let Source::Blend { space, .. } = &mut self.source {
+            space.set_point(point);
+        }
+        self.refresh_weights();
+    }
+
+    fn refresh_weights(&mut self) {
+        let Source::Blend { space, sampler, .. } = &self.source else {
+            self.output.weights.clear();
+            return;
+        };
+        if self.weights_point == Some(space.point) {
+            return;
+        }
+        self.output.weights = space.weights();
+        sampler.effective_weights_into(&self.output.weights, &mut self.contributions);
+        self.weights_point = Some(space.point);
+    }
+
+    fn step(&mut self, step: ClockStep) {
+        match step {
+            ClockStep::Hold => self.clock.look_dt = 0.0,
+            ClockStep::Seek(t) => self.seek(t),
+            ClockStep::Advance(dt) => {
+                let dt = if dt.is_finite() { dt.max(0.0) } else { 0.0 };
+                if self.clock.playing {
+                    self.advance_by(f64::from(dt) * f64::from(self.clock.speed));
+                }
+                self.clock.look_dt = dt;
+            }
+            ClockStep::Continue(t) => {
+                if !t.is_finite() {
+                    return;
+                }
+                let d = f64::from(t) - self.clock.elapsed;
+                let looping = std::mem::replace(&mut self.clock.looping, true);
+                let playing = std::mem::replace(&mut self.clock.playing, true);
+                self.advance_by(d);
+                self.clock.elapsed = f64::from(t);
+                self.clock.looping = looping;
+                self.clock.playing = playing;
+                self.clock.look_dt = d.max(0.0) as f32;
+            }
+        }
+    }
+
+    /// Moves the source and layer clocks by `d` seconds of source time.
+    fn advance_by(&mut self, d: f64) {
+        let duration = f64::from(self.duration());
+        self.clock.elapsed = (self.clock.elapsed + d).max(0.0);
+        if duration <= 0.0 {
+            return;
+        }
+        let looping = self.clock.looping;
+        let (value, length) = match &self.source {
+            Source::Blend { .. } => (&mut self.clock.phase, 1.0),
+            _ => (&mut self.clock.time, duration),
+        };
+        let next = *value + d / duration * length;
+        if looping {
+            *value = wrap_cycle(next, length);
+        } else if next >= length || next <= 0.0 {
+            *value = next.clamp(0.0, length);
+            self.clock.playing = false;
+        } else {
+            *value = next;
+        }
+    }
+
+    /// Moves the clock as `input` says and evaluates the whole stack. Allocates nothing after the first frames
+    /// (the blend weights are recomputed, and may allocate, only when the sample point moves).
+    pub fn evaluate(&mut self, input: &EvalInput) -> &EvalOutput {
+        if let Some(p) = input.blend_point {
+            self.set_blend_point(p);
+        }
+        self.refresh_weights();
+        self.step(input.clock);
+        self.sample_source();
+        let dt = std::mem::take(&mut self.clock.look_dt);
+        self.rig.apply(
+            &self.layers,
+            &self.skeleton,
+            self.clock.elapsed as f32,
+            Some(dt),
+            input.look_target,
+            &mut self.look,
+            &mut self.output.local.local,
+            &mut self.layer_scratch,
+            &mut self.output.look,
+        );
+        let _ = LocalToModelJob::all(&self.skeleton, &self.output.local.local, &mut self.output.model).run();
+        for (skin, out) in self.skins.iter().zip(&mut self.output.skins) {
+            let _ = SkinningJob {
+                model: &self.output.model,
+                joints: &skin.joints,
+                inverse_bind: &skin.inverse_bind,
+                output: out,
+            }
+            .run();
+        }
+        &self.output
+    }
+
+    /// The last evaluation.
+    pub fn output(&self) -> &EvalOutput {
+        &self.output
+    }
+
+    /// Only the layer stack, on `source` (a local pose), stepping look-at by `dt`: what the benchmarks time as
+    /// "layer stack". Returns the number of look-at report entries.
+    pub fn layers_only(&mut self, source: &[Transform], dt: f32) -> usize {
+        let local = &mut self.output.local.local;
+        if source.len() != local.len() {
+            return 0;
+        }
+        local.copy_from_slice(source);
+        self.rig.apply(
+            &self.layers,
+            &self.skeleton,
+            self.clock.elapsed as f32,
+            Some(dt),
+            None,
+            &mut self.look,
+            local,
+            &mut self.layer_scratch,
+            &mut self.output.look,
+        );
+        self.output.look.len()
+    }
+
+    /// Samples the source (and blends it) into the output's local pose.
+    fn sample_source(&mut self) {
+        let n = self.skeleton.len();
+        let out = &mut self.output.local.local;
+        match &mut self.source {
+            Source::Rest => out.copy_from_slice(self.skeleton.rest()),
+            Source::Clip(c) => c.sample(self.clock.time as f32, out),
+            Source::Blend {
+                space,
+                sampler,
+                nodes,
+            } => {
+                let k = self.contributions.len();
+                self.blend_poses.resize(k * n, Transform::IDENTITY);
+                self.blend_weights.clear();
+                for &(node, w) in &self.contributions {
+                    let Some(c) = nodes.get_mut(node).and_then(|c| c.as_mut()) else {
+                        continue;
+                    };
+                    let duration = f64::from(c.animation.duration());
+                    let t = match space.sync {
+                        TimeSync::Normalized => self.clock.phase * duration,
+                        TimeSync::Independent => wrap_cycle(self.clock.elapsed, duration),
+                    } as f32;
+                    let slot = self.blend_weights.len();
+                    let pose = &mut self.blend_poses[slot * n..(slot + 1) * n];
+                    c.sample(t, pose);
+                    if let (RootMotion::InPlace, Some(r), Some(v)) =
+                        (space.root_motion, self.root_motion_joint, sampler.root_velocity(node))
+                        && v != Vec3::ZERO
+                    {
+                        let travel = parent_model(&self.skeleton, pose, r)
+                            .inverse()
+                            .transform_vector3(v * t);
+                        pose[r].translation -= travel;
+                    }
+                    self.blend_weights.push(w);
+                }
+                let _ = BlendingJob {
+                    poses: &self.blend_poses[..self.blend_weights.len() * n],
+                    weights: &self.blend_weights,
+                    rest: self.skeleton.rest(),
+                    threshold: 0.1,
+                    output: out,
+                }
+                .run();
+            }
+        }
+    }
+}
