@@ -2,8 +2,9 @@
 
 use std::hint::black_box;
 
-use animtune::blend::{BlendMode, BlendSampler, BlendScratch, BlendSpace, heatmap};
-use animtune::core::Pose;
+use animtune::blend::{BlendMode, BlendSampler, BlendSpace, heatmap};
+use animtune::eval::{ClockStep, EvalInput, Evaluator, SourceSpec};
+
 use animtune::import::load_file;
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use glam::DVec2;
@@ -55,27 +56,24 @@ fn bench(c: &mut Criterion) {
     .unwrap();
     let sampler = BlendSampler::bind(&space, &model.clips, &model.character);
     assert!(sampler.missing().is_empty());
-    let skel = &model.character.skeleton;
-    let w = [0.25; 4];
-    let cycle = sampler.cycle_length(&w);
-    let mut pose = Pose::rest(skel);
-    let mut scratch = BlendScratch::default();
-    let mut t = 0.0f32;
-    c.bench_function("blended pose, 4 clips x 53 joints", |b| {
-        b.iter(|| {
-            t = (t + 1.0 / 60.0) % cycle;
-            sampler.sample(
-                &space,
-                &model.clips,
-                skel,
-                &w,
-                black_box(t),
-                cycle,
-                &mut pose,
-                &mut scratch,
-            );
-        })
-    });
+    let mut space = space;
+    space.set_point([0.0, 2.0]);
+    let layers = animtune::layers::LayerParams::off();
+    let mut ev = Evaluator::new(
+        &model.character,
+        &model.clips,
+        SourceSpec::Blend(space),
+        layers,
+    );
+    ev.play();
+    let step = EvalInput {
+        clock: ClockStep::Advance(1.0 / 60.0),
+        ..EvalInput::default()
+    };
+    c.bench_function(
+        "blended pose + local to model, 2 of 4 clips x 53 joints",
+        |b| b.iter(|| black_box(ev.evaluate(&step).model.len())),
+    );
 }
 
 criterion_group!(benches, bench);

@@ -2,61 +2,52 @@
 
 use std::hint::black_box;
 
-use animtune::core::{Pose, Wrap};
+use animtune::eval::{ClockStep, EvalInput, Evaluator, SourceSpec};
 use animtune::import::{ImportedModel, load_file};
-use animtune::layers::{LayerParams, LayerRig, LookAtState};
+use animtune::layers::LayerParams;
 use criterion::{Criterion, criterion_group, criterion_main};
 use glam::Vec3;
 #[path = "../tests/common/mod.rs"]
 mod common;
 
 fn bench_model(c: &mut Criterion, label: &str, model: &ImportedModel, clip: &str) {
-    let ch = &model.character;
-    let s = &ch.skeleton;
-    let clip = model.clips.iter().find(|c| c.name == clip).expect("clip");
-    let binding = clip.bind(s, Some(&ch.humanoid));
+    let index = model
+        .clips
+        .iter()
+        .position(|c| c.name == clip)
+        .expect("clip");
     let mut params = LayerParams::default();
     params.look_at.enabled = true;
-    let rig = LayerRig::bind(&params, ch);
-    let mut base = Pose::rest(s);
-    clip.sample_into(&binding, 0.5, Wrap::Loop, &mut base);
-    let mut pose = base.clone();
-    let mut state = LookAtState::default();
-    let mut t = 0.0f32;
+    let mut ev = Evaluator::new(
+        &model.character,
+        &model.clips,
+        SourceSpec::Clip(index),
+        params,
+    );
+    let seek = EvalInput {
+        clock: ClockStep::Seek(0.5),
+        ..EvalInput::default()
+    };
+    let base = ev.evaluate(&seek).local.local.clone();
     c.bench_function(&format!("layer stack, {label}"), |b| {
-        b.iter(|| {
-            t += 1.0 / 60.0;
-            pose.local.copy_from_slice(&base.local);
-            let target = Vec3::new(t.sin(), 1.6, 1.5);
-            rig.apply(
-                &params,
-                ch,
-                black_box(t),
-                Some(1.0 / 60.0),
-                Some(target),
-                &mut state,
-                &mut pose,
-            )
-        })
+        b.iter(|| ev.layers_only(black_box(&base), 1.0 / 60.0))
     });
-    let mut full = Pose::rest(s);
-    c.bench_function(&format!("sample + layer stack, {label}"), |b| {
-        b.iter(|| {
-            t += 1.0 / 60.0;
-            full.reset_to_rest(s);
-            clip.sample_into(&binding, t, Wrap::Loop, &mut full);
-            let target = Vec3::new(t.sin(), 1.6, 1.5);
-            rig.apply(
-                &params,
-                ch,
-                black_box(t),
-                Some(1.0 / 60.0),
-                Some(target),
-                &mut state,
-                &mut full,
-            )
-        })
-    });
+    ev.play();
+    let mut t = 0.0f32;
+    c.bench_function(
+        &format!("sample + layer stack + local to model, {label}"),
+        |b| {
+            b.iter(|| {
+                t += 1.0 / 60.0;
+                let input = EvalInput {
+                    clock: ClockStep::Advance(1.0 / 60.0),
+                    look_target: Some(Vec3::new(t.sin(), 1.6, 1.5)),
+                    ..EvalInput::default()
+                };
+                black_box(ev.evaluate(&input).model.len())
+            })
+        },
+    );
 }
 
 fn bench(c: &mut Criterion) {

@@ -30,13 +30,16 @@ fn bench(name: &str, batches: usize, iters: usize, mut f: impl FnMut()) {
         })
         .collect();
     ns.sort_by(f64::total_cmp);
-    println!("BENCH {name:<40} {:>10.1} {:>10.1}", ns[ns.len() / 2], ns[0]);
+    println!(
+        "BENCH {name:<40} {:>10.1} {:>10.1}",
+        ns[ns.len() / 2],
+        ns[0]
+    );
 }
 
 struct Layer {
     anim: Animation,
     context: SamplingContext,
-    locals: Vec<Transform>,
 }
 
 fn layer(character: &Character, clips: &[Clip], name: &str) -> Layer {
@@ -47,17 +50,16 @@ fn layer(character: &Character, clips: &[Clip], name: &str) -> Layer {
     let (anim, _) = Animation::bind(clip, &character.skeleton, Some(&character.humanoid));
     Layer {
         context: SamplingContext::for_animation(&anim),
-        locals: vec![Transform::IDENTITY; character.skeleton.len()],
         anim,
     }
 }
 
-fn sample(l: &mut Layer, time: f32) {
+fn sample(l: &mut Layer, time: f32, output: &mut [Transform]) {
     SamplingJob {
         animation: &l.anim,
         context: &mut l.context,
         time,
-        output: &mut l.locals,
+        output,
     }
     .run()
     .expect("valid sampling job");
@@ -74,10 +76,39 @@ fn full_stack(
     let mut layers = animtune::layers::LayerParams::default();
     layers.look_at.enabled = true;
     layers.look_at.target = [0.6, 1.5, 1.2];
-    let mut space = animtune::blend::BlendSpace::default_for(&clips);
-    space.set_point([0.1, 0.2]);
-    let mut ev = Evaluator::new(&model.character, &model.clips, SourceSpec::Blend(space), layers);
+    // A triangle of nodes with the point inside: all three clips contribute.
+    let space = animtune::blend::BlendSpace {
+        mode: animtune::blend::BlendMode::FreeformCartesian,
+        nodes: [[0.0, 0.0], [-1.0, 1.5], [1.0, 2.0]]
+            .iter()
+            .zip(clips)
+            .map(|(&position, clip)| animtune::blend::space::BlendNode {
+                clip: clip.into(),
+                position,
+            })
+            .collect(),
+        point: [0.0, 1.1],
+        ..animtune::blend::BlendSpace::default()
+    };
+    let mut ev = Evaluator::new(
+        &model.character,
+        &model.clips,
+        SourceSpec::Blend(space),
+        layers,
+    );
     ev.play();
+    let first = ev.evaluate(&EvalInput::default());
+    let used = first.weights.iter().filter(|&&w| w > 1e-5).count();
+    assert_eq!(used, 3, "{label}: weights {:?}", first.weights);
+    let source = {
+        let mut off = Evaluator::new(
+            &model.character,
+            &model.clips,
+            SourceSpec::Clip(0),
+            animtune::layers::LayerParams::off(),
+        );
+        off.evaluate(&EvalInput::default()).local.local.clone()
+    };
     let step = EvalInput {
         clock: ClockStep::Advance(1.0 / 60.0),
         ..EvalInput::default()
@@ -86,13 +117,15 @@ fn full_stack(
         black_box(ev.evaluate(&step).model.last());
     });
     bench(&format!("layer stack ({label})"), batches, iters, || {
-        black_box(ev.bench_layers());
+        black_box(ev.layers_only(&source, 1.0 / 60.0));
     });
 }
 
 fn main() {
     let mut args = std::env::args().skip(1);
-    let path = args.next().expect("usage: runtime_bench GLTF [batches] [iters]");
+    let path = args
+        .next()
+        .expect("usage: runtime_bench GLTF [batches] [iters]");
     let batches: usize = args.next().map_or(30, |a| a.parse().expect("batches"));
     let iters: usize = args.next().map_or(20000, |a| a.parse().expect("iters"));
     let model = animtune::import::load_file(std::path::Path::new(&path)).expect("loads the rig");
@@ -100,7 +133,10 @@ fn main() {
     let skeleton = &character.skeleton;
     let n = skeleton.len();
     let names = ["Walk_Loop", "Idle_Loop", "Jog_Fwd_Loop", "Sprint_Loop"];
-    let mut layers: Vec<Layer> = names.iter().map(|c| layer(character, &model.clips, c)).collect();
+    let mut layers: Vec<Layer> = names
+        .iter()
+        .map(|c| layer(character, &model.clips, c))
+        .collect();
     println!(
         "animtune: {n} joints, Walk_Loop {:.3} s, {} animated channels",
         layers[0].anim.duration(),
@@ -112,10 +148,11 @@ fn main() {
     let dt = 1.0f32 / 60.0;
     let walk_d = layers[0].anim.duration();
     let mut t = 0.0f32;
+    let mut locals = vec![Transform::IDENTITY; n];
     bench("sample Walk_Loop", batches, iters, || {
         t += dt;
-        sample(&mut layers[0], t % walk_d);
-        black_box(layers[0].locals[0].translation.x);
+        sample(&mut layers[0], t % walk_d, &mut locals);
+        black_box(locals[0].translation.x);
     });
     let l2m = |input: &[Transform], models: &mut [Mat4]| {
         LocalToModelJob::all(skeleton, input, models)
@@ -124,12 +161,12 @@ fn main() {
         black_box(models[n - 1].w_axis.x);
     };
     bench("local to model", batches, iters, || {
-        l2m(&layers[0].locals, &mut models)
+        l2m(&locals, &mut models)
     });
     bench("sample Walk_Loop + local to model", batches, iters, || {
         t += dt;
-        sample(&mut layers[0], t % walk_d);
-        l2m(&layers[0].locals, &mut models);
+        sample(&mut layers[0], t % walk_d, &mut locals);
+        l2m(&locals, &mut models);
     });
     for count in [3usize, 4] {
         let cycle: f32 = layers[..count]
@@ -142,8 +179,7 @@ fn main() {
             bt = (bt + dt) % cycle;
             let phase = bt / cycle;
             for (i, l) in layers[..count].iter_mut().enumerate() {
-                sample(l, phase * l.anim.duration());
-                poses[i * n..(i + 1) * n].copy_from_slice(&l.locals);
+                sample(l, phase * l.anim.duration(), &mut poses[i * n..(i + 1) * n]);
             }
             BlendingJob {
                 poses: &poses[..count * n],
@@ -160,7 +196,12 @@ fn main() {
                 black_box(blended[0].translation.x);
             }
         };
-        bench(&format!("{count} clips sampled + blend"), batches, iters / count, || run(false));
+        bench(
+            &format!("{count} clips sampled + blend"),
+            batches,
+            iters / count,
+            || run(false),
+        );
         bench(
             &format!("{count} clips sampled + blend + local to model"),
             batches,
@@ -168,7 +209,19 @@ fn main() {
             || run(true),
         );
     }
-    full_stack("Quaternius", &model, ["Walk_Loop", "Idle_Loop", "Jog_Fwd_Loop"], batches, iters);
+    full_stack(
+        "Quaternius",
+        &model,
+        ["Walk_Loop", "Idle_Loop", "Jog_Fwd_Loop"],
+        batches,
+        iters,
+    );
     let mannequin = animtune::demo::mannequin::load();
-    full_stack("mannequin", &mannequin, ["Idle", "WalkForward", "RunForward"], batches, iters);
+    full_stack(
+        "mannequin",
+        &mannequin,
+        ["Idle", "WalkForward", "RunForward"],
+        batches,
+        iters,
+    );
 }

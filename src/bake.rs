@@ -94,7 +94,12 @@ pub fn sample_frames(
         .iter()
         .map(|&t| {
             let clock = ClockStep::Seek(t.clamp(0.0, clip.duration));
-            ev.evaluate(&EvalInput { clock, ..EvalInput::default() }).local.clone()
+            ev.evaluate(&EvalInput {
+                clock,
+                ..EvalInput::default()
+            })
+            .local
+            .clone()
         })
         .collect();
     Frames { times, poses }

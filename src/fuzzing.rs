@@ -139,7 +139,10 @@ pub fn run(target: Target, bytes: &[u8]) -> String {
                     for (i, clip) in m.clips.iter().enumerate() {
                         ev.set_source(c, &m.clips, SourceSpec::Clip(i));
                         let clock = ClockStep::Seek(clip.duration * 0.5);
-                        ev.evaluate(&EvalInput { clock, ..EvalInput::default() });
+                        ev.evaluate(&EvalInput {
+                            clock,
+                            ..EvalInput::default()
+                        });
                     }
                 })
                 .map_err(|e| e.to_string()),

@@ -10,8 +10,9 @@ use animtune::clipfile::reduce::measure;
 use animtune::clipfile::{self, BakedClip, Channel, ClipFile, ClipFileError, native};
 use animtune::core::clip::BindMethod;
 use animtune::core::{HumanBone, Pose};
+use animtune::eval::{ClockStep, EvalInput, Evaluator, SourceSpec};
 use animtune::import::{ImportedModel, load_file};
-use animtune::player::Player;
+use animtune::layers::LayerParams;
 use glam::{Quat, Vec3};
 use rmpv::Value;
 
@@ -68,12 +69,19 @@ fn every_clip_of_every_model_round_trips_within_a_hundredth_of_a_centimetre() {
             let replay = file.to_clip();
             let binding = replay.bind(&c.skeleton, None);
             assert!(binding.unbound_tracks.is_empty());
-            let mut player = Player::new(replay.duration);
-            let mut pose = Pose::rest(&c.skeleton);
+            let bare = animtune::core::Character::skeleton_only(&c.skeleton, None);
+            let replays = [replay];
+            let mut player =
+                Evaluator::new(&bare, &replays, SourceSpec::Clip(0), LayerParams::off());
             let mut worst = 0.0f32;
             for (t, reference) in frames.times.iter().zip(&frames.poses) {
-                player.seek(*t);
-                player.pose(&replay, &binding, &c.skeleton, &mut pose);
+                let clock = ClockStep::Seek(*t);
+                let pose = &player
+                    .evaluate(&EvalInput {
+                        clock,
+                        ..EvalInput::default()
+                    })
+                    .local;
                 let e = animtune::clipfile::reduce::max_vertex_error(
                     &reference.model_matrices(&c.skeleton),
                     &pose.model_matrices(&c.skeleton),
@@ -163,21 +171,23 @@ fn the_same_time_gives_the_same_pose() {
     let (m, baked) = quaternius_walk();
     let s = &m.character.skeleton;
     let clip = baked.clip.to_clip();
-    let binding = clip.bind(s, None);
-    let mut player = Player::new(clip.duration);
-    let (mut a, mut b) = (Pose::rest(s), Pose::rest(s));
-    player.seek(0.7);
-    player.pose(&clip, &binding, s, &mut a);
+    let bare = animtune::core::Character::skeleton_only(s, None);
+    let clips = [clip];
+    let mut player = Evaluator::new(&bare, &clips, SourceSpec::Clip(0), LayerParams::off());
+    let at = |clock| EvalInput {
+        clock,
+        ..EvalInput::default()
+    };
+    let a: Pose = player.evaluate(&at(ClockStep::Seek(0.7))).local.clone();
     player.play();
     player.set_speed(-1.5);
     for _ in 0..37 {
-        player.advance(0.013);
+        player.evaluate(&at(ClockStep::Advance(0.013)));
     }
     player.stop();
-    player.pose(&clip, &binding, s, &mut b);
+    let b = player.evaluate(&at(ClockStep::Hold)).local.clone();
     assert_ne!(a, b);
-    player.seek(0.7);
-    player.pose(&clip, &binding, s, &mut b);
+    let b = player.evaluate(&at(ClockStep::Seek(0.7))).local.clone();
     assert_eq!(a, b);
 }
 

@@ -2,9 +2,10 @@
 
 mod common;
 
-use animtune::blend::{BlendSampler, BlendScratch, BlendSpace, RootMotion, TimeSync};
+use animtune::blend::{BlendSampler, BlendSpace, RootMotion, TimeSync};
 use animtune::core::{HumanBone, Pose, Wrap};
 use animtune::demo::locomotion::default_blend_space;
+use animtune::eval::{ClockStep, EvalInput, Evaluator, SourceSpec};
 use animtune::import::ImportedModel;
 use glam::{DVec2, Vec3};
 
@@ -18,19 +19,16 @@ fn blend(
     assert!(sampler.missing().is_empty(), "{:?}", sampler.missing());
     let w = space.weights_at(point);
     let cycle = sampler.cycle_length(&w);
-    let s = &model.character.skeleton;
-    let mut pose = Pose::rest(s);
-    let mut scratch = BlendScratch::default();
-    sampler.sample(
-        space,
-        &model.clips,
-        s,
-        &w,
-        phase * cycle,
-        cycle,
-        &mut pose,
-        &mut scratch,
-    );
+    let mut space = space.clone();
+    space.set_point(point.to_array());
+    let layers = animtune::layers::LayerParams::off();
+    let source = SourceSpec::Blend(space);
+    let mut ev = Evaluator::new(&model.character, &model.clips, source, layers);
+    let input = EvalInput {
+        clock: ClockStep::Seek(phase * cycle),
+        ..EvalInput::default()
+    };
+    let pose = ev.evaluate(&input).local.clone();
     (pose, sampler, cycle)
 }
 

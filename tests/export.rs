@@ -52,14 +52,14 @@ fn the_baked_stream_is_what_the_editor_plays() {
     e.edit_layers(false, |l| *l = tuned_layers());
     e.set_blend_point([0.3, 1.2]);
     e.scrub(0.0);
-    e.player.play();
+    e.eval.play();
     let (mut a, mut b) = (Vec::new(), Vec::new());
     for (k, reference) in frames.poses.iter().enumerate() {
         if k > 0 {
             e.tick(1.0 / 30.0);
         }
         reference.model_matrices_into(s, &mut a);
-        e.pose.model_matrices_into(s, &mut b);
+        e.pose().model_matrices_into(s, &mut b);
         let err = max_vertex_error(&a, &b);
         assert!(
             err < 1e-5,

@@ -54,7 +54,7 @@ fn breath_keeps_the_shoulders_still_and_follows_the_easing() {
         for t in [0.3f32, 1.0, 2.2, 3.7, 5.1] {
             let before = animated(&m, t);
             let mut after = before.clone();
-            rig.apply(&params, s, t, &mut after);
+            rig.apply(&params, s, t, &mut after.local);
             let (wb, wa) = (before.world_rotations(s), after.world_rotations(s));
             for &sh in &rig.shoulders {
                 assert!(
@@ -103,7 +103,7 @@ fn breath_is_a_function_of_time_so_scrubbing_repeats() {
     let rig = BreathRig::bind(&params, &m.character);
     let at = |t: f32| {
         let mut p = animated(&m, t);
-        rig.apply(&params, s, t, &mut p);
+        rig.apply(&params, s, t, &mut p.local);
         p
     };
     let first = at(4.4);
@@ -141,7 +141,12 @@ fn twist_joints_sit_between_parent_and_child_and_the_child_stays() {
         pose.local[j].rotation = Quat::from_euler(glam::EulerRot::XYZ, 0.6, 0.9, -0.4);
     }
     let before = pose.world_rotations(s);
-    rig.apply(&params, s, &mut pose);
+    rig.apply(
+        &params,
+        s,
+        &mut pose.local,
+        &mut vec![Quat::IDENTITY; s.len()],
+    );
     let after = pose.world_rotations(s);
     for p in valid {
         let (pj, cj) = (p.parent.unwrap(), p.child.unwrap());
@@ -209,7 +214,8 @@ fn look_at_without_limits_points_the_head_at_the_target() {
             Vec3::new(0.2, 2.4, 2.0),
         ] {
             let mut pose = animated(&m, 0.7);
-            let report = rig.apply(
+            let report = look(
+                &rig,
                 &params,
                 s,
                 target,
@@ -245,7 +251,8 @@ fn look_at_limits_are_never_exceeded() {
         ] {
             let mut pose = animated(&m, 0.4);
             let before = pose.clone();
-            let report = rig.apply(
+            let report = look(
+                &rig,
                 &params,
                 s,
                 target,
@@ -268,16 +275,20 @@ fn look_at_limits_are_never_exceeded() {
                         assert!(
                             r.yaw_deg.abs() <= horizontal_deg + 1e-3,
                             "{name} {}: {r:?}",
-                            r.bone
+                            params.chain[r.index].bone
                         );
                         assert!(
                             r.pitch_deg.abs() <= vertical_deg + 1e-3,
                             "{name} {}: {r:?}",
-                            r.bone
+                            params.chain[r.index].bone
                         );
                     }
                     LookLimit::Smooth { angle_deg, .. } => {
-                        assert!(r.angle_deg <= angle_deg + 1e-3, "{name} {}: {r:?}", r.bone);
+                        assert!(
+                            r.angle_deg <= angle_deg + 1e-3,
+                            "{name} {}: {r:?}",
+                            params.chain[r.index].bone
+                        );
                     }
                     LookLimit::Off => {}
                 }
@@ -297,7 +308,7 @@ fn look_at_limits_are_never_exceeded() {
                 assert!(
                     turned <= bound + 1e-2,
                     "{name} {}: turned {turned}° > {bound}°",
-                    r.bone
+                    params.chain[r.index].bone
                 );
             }
         }
@@ -316,13 +327,29 @@ fn look_at_smoothing_converges_monotonically_and_resets_on_seek() {
     // Settle looking ahead, then the target jumps to the side.
     let ahead = Vec3::new(0.0, 1.55, 3.0);
     let mut pose = base.clone();
-    rig.apply(&params, s, ahead, Some(1.0 / 30.0), &mut state, &mut pose);
+    look(
+        &rig,
+        &params,
+        s,
+        ahead,
+        Some(1.0 / 30.0),
+        &mut state,
+        &mut pose,
+    );
     let side = Vec3::new(2.5, 1.55, 0.5);
     let mut prev = f32::INFINITY;
     let mut steps = 0;
     loop {
         let mut pose = base.clone();
-        rig.apply(&params, s, side, Some(1.0 / 30.0), &mut state, &mut pose);
+        look(
+            &rig,
+            &params,
+            s,
+            side,
+            Some(1.0 / 30.0),
+            &mut state,
+            &mut pose,
+        );
         let err = head_forward_error_deg(&m, &rig, &pose, side);
         assert!(
             err <= prev + 1e-3,
@@ -339,9 +366,44 @@ fn look_at_smoothing_converges_monotonically_and_resets_on_seek() {
     assert!((20..=30).contains(&steps), "{steps} steps");
     state.reset();
     let mut pose = base.clone();
-    rig.apply(&params, s, ahead, Some(1.0 / 30.0), &mut state, &mut pose);
+    look(
+        &rig,
+        &params,
+        s,
+        ahead,
+        Some(1.0 / 30.0),
+        &mut state,
+        &mut pose,
+    );
     assert!(
         head_forward_error_deg(&m, &rig, &pose, ahead) < 0.5,
         "a reset snaps to the target"
     );
+}
+
+/// Look-at on a whole pose, with its own scratch buffers; returns the report.
+fn look(
+    rig: &LookAtRig,
+    params: &LookAtParams,
+    s: &animtune::core::Skeleton,
+    target: Vec3,
+    dt: Option<f32>,
+    state: &mut LookAtState,
+    pose: &mut animtune::core::Pose,
+) -> Vec<animtune::layers::look_at::LookBoneReport> {
+    let mut model = vec![glam::Mat4::IDENTITY; s.len()];
+    let mut world = vec![Quat::IDENTITY; s.len()];
+    let mut report = Vec::new();
+    rig.apply(
+        params,
+        s,
+        target,
+        dt,
+        state,
+        &mut pose.local,
+        &mut model,
+        &mut world,
+        &mut report,
+    );
+    report
 }

@@ -398,11 +398,7 @@ impl AnimtuneApp {
     fn timeline(&mut self, ui: &mut egui::Ui) {
         let e = &mut self.editor;
         ui.horizontal(|ui| {
-            let label = if e.eval.is_playing() {
-                "Pause"
-            } else {
-                "Play"
-            };
+            let label = if e.eval.is_playing() { "Pause" } else { "Play" };
             if ui.button(label).on_hover_text("Space").clicked() {
                 e.toggle_play();
             }

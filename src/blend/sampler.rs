@@ -144,7 +144,11 @@ impl BlendSampler {
             return 0.0;
         }
         self.used(weights)
-            .filter_map(|(i, w)| self.nodes[i].as_ref().map(|n| (w / sum) as f32 * n.duration))
+            .filter_map(|(i, w)| {
+                self.nodes[i]
+                    .as_ref()
+                    .map(|n| (w / sum) as f32 * n.duration)
+            })
             .sum()
     }
 

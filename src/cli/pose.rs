@@ -7,9 +7,9 @@ use super::{ClipSourceArgs, PoseArgs};
 use crate::core::clip::BindMethod;
 use crate::core::{Clip, Pose, Transform};
 use crate::eval::{ClockStep, EvalInput, Evaluator, SourceSpec, wrap_cycle};
-use crate::layers::LayerParams;
 use crate::import::ImportedModel;
 use crate::import::load_file;
+use crate::layers::LayerParams;
 
 #[derive(Serialize)]
 struct PoseReport {
@@ -246,7 +246,10 @@ fn choose_clip<'a>(
             binding: None,
         });
     };
-    let index = clips.iter().position(|c| std::ptr::eq(c, clip)).unwrap_or(0);
+    let index = clips
+        .iter()
+        .position(|c| std::ptr::eq(c, clip))
+        .unwrap_or(0);
     let binding = clip.bind(s, Some(&c.humanoid));
     let needs_humanoid = binding
         .tracks

@@ -23,7 +23,9 @@ use crate::core::mesh::Skin;
 use crate::core::{Character, Clip, ClipBinding, Pose, Skeleton, Transform};
 use crate::layers::look_at::LookBoneReport;
 use crate::layers::{LayerParams, LayerRig, LayerScratch, LookAtState};
-use crate::runtime::{Animation, BlendingJob, LocalToModelJob, SamplingContext, SamplingJob, SkinningJob};
+use crate::runtime::{
+    Animation, BlendingJob, LocalToModelJob, SamplingContext, SamplingJob, SkinningJob,
+};
 
 /// Where the pose comes from before the layers.
 #[derive(Clone, Debug, PartialEq)]
@@ -87,7 +89,11 @@ struct ClipSource {
 
 impl ClipSource {
     fn new(clips: &[Clip], index: usize, character: &Character) -> Self {
-        let (animation, binding) = Animation::bind(&clips[index], &character.skeleton, Some(&character.humanoid));
+        let (animation, binding) = Animation::bind(
+            &clips[index],
+            &character.skeleton,
+            Some(&character.humanoid),
+        );
         ClipSource {
             index,
             context: SamplingContext::for_animation(&animation),
@@ -175,7 +181,12 @@ pub struct Evaluator {
 impl Evaluator {
     /// An evaluator for `character`, playing `source` (clips by index or blend nodes by name in `clips`) under
     /// `layers`, stopped at time 0 and looping.
-    pub fn new(character: &Character, clips: &[Clip], source: SourceSpec, layers: LayerParams) -> Self {
+    pub fn new(
+        character: &Character,
+        clips: &[Clip],
+        source: SourceSpec,
+        layers: LayerParams,
+    ) -> Self {
         let n = character.skeleton.len();
         let mut ev = Evaluator {
             skeleton: character.skeleton.clone(),
@@ -202,7 +213,11 @@ impl Evaluator {
             output: EvalOutput {
                 local: Pose::rest(&character.skeleton),
                 model: vec![Mat4::IDENTITY; n],
-                skins: character.skins.iter().map(|s| vec![Mat4::IDENTITY; s.joints.len()]).collect(),
+                skins: character
+                    .skins
+                    .iter()
+                    .map(|s| vec![Mat4::IDENTITY; s.joints.len()])
+                    .collect(),
                 look: Vec::new(),
                 weights: Vec::new(),
             },
@@ -215,7 +230,9 @@ impl Evaluator {
     pub fn set_source(&mut self, character: &Character, clips: &[Clip], source: SourceSpec) {
         self.source = match source {
             SourceSpec::Rest => Source::Rest,
-            SourceSpec::Clip(i) if i < clips.len() => Source::Clip(ClipSource::new(clips, i, character)),
+            SourceSpec::Clip(i) if i < clips.len() => {
+                Source::Clip(ClipSource::new(clips, i, character))
+            }
             SourceSpec::Clip(_) => Source::Rest,
             SourceSpec::Blend(space) => {
                 let sampler = BlendSampler::bind(&space, clips, character);
@@ -225,7 +242,11 @@ impl Evaluator {
                     .map(|c| c.map(|i| ClipSource::new(clips, i, character)))
                     .collect();
                 self.root_motion_joint = sampler.root_joint();
-                Source::Blend { space, sampler, nodes }
+                Source::Blend {
+                    space,
+                    sampler,
+                    nodes,
+                }
             }
         };
         self.weights_point = None;
@@ -489,7 +510,12 @@ impl Evaluator {
             &mut self.layer_scratch,
             &mut self.output.look,
         );
-        let _ = LocalToModelJob::all(&self.skeleton, &self.output.local.local, &mut self.output.model).run();
+        let _ = LocalToModelJob::all(
+            &self.skeleton,
+            &self.output.local.local,
+            &mut self.output.model,
+        )
+        .run();
         for (skin, out) in self.skins.iter().zip(&mut self.output.skins) {
             let _ = SkinningJob {
                 model: &self.output.model,
@@ -556,9 +582,11 @@ impl Evaluator {
                     let slot = self.blend_weights.len();
                     let pose = &mut self.blend_poses[slot * n..(slot + 1) * n];
                     c.sample(t, pose);
-                    if let (RootMotion::InPlace, Some(r), Some(v)) =
-                        (space.root_motion, self.root_motion_joint, sampler.root_velocity(node))
-                        && v != Vec3::ZERO
+                    if let (RootMotion::InPlace, Some(r), Some(v)) = (
+                        space.root_motion,
+                        self.root_motion_joint,
+                        sampler.root_velocity(node),
+                    ) && v != Vec3::ZERO
                     {
                         let travel = parent_model(&self.skeleton, pose, r)
                             .inverse()

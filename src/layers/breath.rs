@@ -257,7 +257,13 @@ impl BreathRig {
     }
 
     /// Adds the breath at time `t` to a local pose; allocates nothing.
-    pub fn apply(&self, params: &BreathParams, skeleton: &Skeleton, t: f32, local: &mut [Transform]) {
+    pub fn apply(
+        &self,
+        params: &BreathParams,
+        skeleton: &Skeleton,
+        t: f32,
+        local: &mut [Transform],
+    ) {
         if !params.enabled || self.bones.is_empty() {
             return;
         }
@@ -276,9 +282,9 @@ impl BreathRig {
             l.rotation = (l.rotation * Quat::from_axis_angle(b.axis, angle)).normalize();
         }
         for (j, q) in held.into_iter().flatten() {
-            let parent = skeleton
-                .parent(j)
-                .map_or(skeleton.root_rotation(), |p| world_rotation(skeleton, local, p));
+            let parent = skeleton.parent(j).map_or(skeleton.root_rotation(), |p| {
+                world_rotation(skeleton, local, p)
+            });
             local[j].rotation = (parent.inverse() * q).normalize();
         }
     }

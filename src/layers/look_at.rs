@@ -344,7 +344,11 @@ impl LookAtRig {
                     .push((j, local_axis_toward(&rest_world, j, CHARACTER_FORWARD)));
             }
         }
-        let joints = rig.bones.iter().map(|b| b.joint).chain(rig.eyes.iter().map(|e| e.0));
+        let joints = rig
+            .bones
+            .iter()
+            .map(|b| b.joint)
+            .chain(rig.eyes.iter().map(|e| e.0));
         rig.path = ancestor_path(skeleton, joints.collect::<Vec<_>>());
         rig
     }

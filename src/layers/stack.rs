@@ -94,7 +94,8 @@ impl LayerRig {
             &mut scratch.world,
             report,
         );
-        self.twist.apply(&params.twist, skeleton, local, &mut scratch.world);
+        self.twist
+            .apply(&params.twist, skeleton, local, &mut scratch.world);
     }
 }
 

@@ -191,7 +191,8 @@ impl TwistRig {
             .filter(|p| p.is_valid())
             .flat_map(|p| {
                 let ends = p.parent.into_iter().chain(p.child);
-                ends.chain(p.in_chain.iter().copied()).chain(p.helpers.iter().copied())
+                ends.chain(p.in_chain.iter().copied())
+                    .chain(p.helpers.iter().copied())
             })
             .collect();
         let path = ancestor_path(skeleton, joints);
@@ -200,7 +201,13 @@ impl TwistRig {
 
     /// Turns every twist joint of every valid pair; children keep their world rotation. `world` is scratch
     /// (one entry per joint; only [`TwistRig::path`] is computed). Allocates nothing.
-    pub fn apply(&self, params: &TwistParams, skeleton: &Skeleton, local: &mut [Transform], world: &mut [Quat]) {
+    pub fn apply(
+        &self,
+        params: &TwistParams,
+        skeleton: &Skeleton,
+        local: &mut [Transform],
+        world: &mut [Quat],
+    ) {
         if !params.enabled || self.path.is_empty() {
             return;
         }
