@@ -70,7 +70,7 @@ impl ViewportGpu {
             unreachable!("target, character and texture were just created");
         };
         let frame = FrameInput {
-            model: &editor.matrices(),
+            model: editor.matrices(),
             camera: &editor.camera,
             aspect: width as f32 / height.max(1) as f32,
             show_skeleton: editor.show_skeleton,

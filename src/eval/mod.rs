@@ -146,7 +146,7 @@ struct Clock {
 /// Wraps `t` into a cycle of length `d`: [0, d] stays, later times land in (0, d] (so the end of a cycle shows
 /// its last pose), earlier ones in [0, d).
 pub fn wrap_cycle(t: f64, d: f64) -> f64 {
-    if !(d > 0.0) || !t.is_finite() {
+    if d.is_nan() || d <= 0.0 || !t.is_finite() {
         return 0.0;
     }
     if (0.0..=d).contains(&t) {
