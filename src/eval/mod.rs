@@ -446,7 +446,10 @@ impl Evaluator {
             ClockStep::Advance(dt) => {
                 let dt = if dt.is_finite() { dt.max(0.0) } else { 0.0 };
                 if self.clock.playing {
-                    self.advance_by(f64::from(dt) * f64::from(self.clock.speed));
+                    self.advance_by(
+                        f64::from(dt) * f64::from(self.clock.speed),
+                        self.clock.looping,
+                    );
                 }
                 self.clock.look_dt = dt;
             }
@@ -455,25 +458,21 @@ impl Evaluator {
                     return;
                 }
                 let d = f64::from(t) - self.clock.elapsed;
-                let looping = std::mem::replace(&mut self.clock.looping, true);
-                let playing = std::mem::replace(&mut self.clock.playing, true);
-                self.advance_by(d);
+                self.advance_by(d, true);
                 self.clock.elapsed = f64::from(t);
-                self.clock.looping = looping;
-                self.clock.playing = playing;
                 self.clock.look_dt = d.max(0.0) as f32;
             }
         }
     }
 
-    /// Moves the source and layer clocks by `d` seconds of source time.
-    fn advance_by(&mut self, d: f64) {
+    /// Moves the source and layer clocks by `d` seconds of source time, wrapping when `looping` (otherwise it
+    /// stops at an end).
+    fn advance_by(&mut self, d: f64, looping: bool) {
         let duration = f64::from(self.duration());
         self.clock.elapsed = (self.clock.elapsed + d).max(0.0);
         if duration <= 0.0 {
             return;
         }
-        let looping = self.clock.looping;
         let (value, length) = match &self.source {
             Source::Blend { .. } => (&mut self.clock.phase, 1.0),
             _ => (&mut self.clock.time, duration),
