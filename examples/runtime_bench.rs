@@ -154,6 +154,17 @@ fn main() {
         sample(&mut layers[0], t % walk_d, &mut locals);
         black_box(locals[0].translation.x);
     });
+    // Extra rows (no ozz counterpart): the other clips of the blends, which animate far more channels.
+    for i in 1..4 {
+        let d = layers[i].anim.duration();
+        let name = format!("sample {}", names[i]);
+        let mut t = 0.0f32;
+        bench(&name, batches, iters, || {
+            t += dt;
+            sample(&mut layers[i], t % d, &mut locals);
+            black_box(locals[0].translation.x);
+        });
+    }
     let l2m = |input: &[Transform], models: &mut [Mat4]| {
         LocalToModelJob::all(skeleton, input, models)
             .run()

@@ -20,3 +20,7 @@ pub mod layers;
 pub mod preset;
 pub mod render;
 pub mod runtime;
+
+#[cfg(test)]
+#[path = "../tests/common/assets.rs"]
+mod test_assets;

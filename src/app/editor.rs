@@ -643,7 +643,12 @@ impl EditorState {
             blend_point: None,
             look_target: Some(self.look_target()),
         };
-        self.eval.evaluate(&input);
+        if let Some(e) = &self.eval.evaluate(&input).error {
+            let text = format!("{}: cannot evaluate the pose: {e}", self.model_name);
+            if self.status.text != text {
+                self.error(text);
+            }
+        }
     }
 
     /// Pauses, goes back to the start and resets the layers' clock and look-at smoothing.

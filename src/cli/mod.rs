@@ -12,6 +12,8 @@ mod blend;
 mod clip;
 mod inspect;
 mod model;
+#[cfg(test)]
+mod paths_agree;
 mod pose;
 mod preset;
 mod render;

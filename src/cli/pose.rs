@@ -6,7 +6,7 @@ use serde::Serialize;
 use super::{ClipSourceArgs, PoseArgs};
 use crate::core::clip::BindMethod;
 use crate::core::{Clip, Pose, Transform};
-use crate::eval::{ClockStep, EvalInput, Evaluator, SourceSpec, wrap_cycle};
+use crate::eval::{ClockStep, EvalInput, Evaluator, SourceSpec};
 use crate::import::ImportedModel;
 use crate::import::load_file;
 use crate::layers::LayerParams;
@@ -186,18 +186,23 @@ pub(super) fn evaluate_stack(
     };
     let is_blend = matches!(chosen.source, SourceSpec::Blend(_));
     let mut ev = Evaluator::new(&model.character, chosen.clips, chosen.source, layers);
-    let duration = f64::from(ev.duration());
-    let time = if is_blend || src.looping {
-        wrap_cycle(f64::from(src.time), duration) as f32
+    // Looping (always for a blend space): as if played from 0 for `time` seconds, so the layers' clock (breath)
+    // reads `time` as in the editor and in bakes, and the source wraps into its cycle. Otherwise a seek, which
+    // holds the ends.
+    let clock = if is_blend || src.looping {
+        ClockStep::Continue(src.time)
     } else {
-        src.time
+        ClockStep::Seek(src.time)
     };
     let input = EvalInput {
-        clock: ClockStep::Seek(time),
+        clock,
         blend_point: None,
         look_target: target,
     };
     let out = ev.evaluate(&input);
+    if let Some(e) = &out.error {
+        bail!("{file}: cannot evaluate the pose: {e}");
+    }
     let (pose, model_m, look) = (out.local.clone(), out.model.clone(), out.look.clone());
     let report = layers_on.then(|| {
         let (params, rig) = (ev.layers(), ev.layer_rig());

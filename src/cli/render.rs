@@ -3,6 +3,8 @@
 use anyhow::{Context, Result, anyhow, bail};
 
 use super::RenderArgs;
+use super::pose::Evaluated;
+use crate::import::ImportedModel;
 use crate::render::FrameInput;
 use crate::render::camera::{OrbitCamera, posed_bounds};
 use crate::render::offscreen::OffscreenRenderer;
@@ -25,6 +27,13 @@ fn parse_size(text: &str) -> Result<(u32, u32)> {
     Ok((w, h))
 }
 
+/// Opens the model and evaluates the pose `render` draws.
+pub(super) fn posed(args: &RenderArgs) -> Result<(ImportedModel, Evaluated)> {
+    let model = super::model::open(&args.model)?;
+    let evaluated = super::pose::evaluate_stack(&model, &args.model, &args.source)?;
+    Ok((model, evaluated))
+}
+
 pub fn run(args: &RenderArgs) -> Result<()> {
     let (width, height) = parse_size(&args.size)?;
     let (yaw, pitch) = OrbitCamera::parse_view(&args.camera).ok_or_else(|| {
@@ -39,9 +48,8 @@ pub fn run(args: &RenderArgs) -> Result<()> {
             args.output.display()
         );
     }
-    let model = super::model::open(&args.model)?;
+    let (model, evaluated) = posed(args)?;
     let c = &model.character;
-    let evaluated = super::pose::evaluate_stack(&model, &args.model, &args.source)?;
     let matrices = evaluated.model;
     let aspect = width as f32 / height as f32;
     let mut camera = OrbitCamera {

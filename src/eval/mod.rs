@@ -24,7 +24,7 @@ use crate::core::{Character, Clip, ClipBinding, Pose, Skeleton, Transform};
 use crate::layers::look_at::LookBoneReport;
 use crate::layers::{LayerParams, LayerRig, LayerScratch, LookAtState};
 use crate::runtime::{
-    Animation, BlendingJob, LocalToModelJob, SamplingContext, SamplingJob, SkinningJob,
+    Animation, BlendingJob, JobError, LocalToModelJob, SamplingContext, SamplingJob, SkinningJob,
 };
 
 /// Where the pose comes from before the layers.
@@ -76,6 +76,9 @@ pub struct EvalOutput {
     pub look: Vec<LookBoneReport>,
     /// Blend weight of every node of the space at the sample point (empty for a clip).
     pub weights: Vec<f64>,
+    /// The first job that refused its buffers in this evaluation (a skin naming a joint outside the skeleton;
+    /// the Evaluator sizes everything else itself). Its output is left as it was.
+    pub error: Option<JobError>,
 }
 
 /// A clip compiled for the character, with its cursors.
@@ -102,15 +105,15 @@ impl ClipSource {
         }
     }
 
-    /// Samples into `output` (sized for the skeleton, the time finite: the Evaluator's clock guarantees both).
-    fn sample(&mut self, time: f32, output: &mut [Transform]) {
-        let _ = SamplingJob {
+    /// Samples into `output` (sized for the skeleton by the Evaluator).
+    fn sample(&mut self, time: f32, output: &mut [Transform]) -> Result<(), JobError> {
+        SamplingJob {
             animation: &self.animation,
             context: &mut self.context,
             time,
             output,
         }
-        .run();
+        .run()
     }
 }
 
@@ -220,6 +223,7 @@ impl Evaluator {
                     .collect(),
                 look: Vec::new(),
                 weights: Vec::new(),
+                error: None,
             },
         };
         ev.set_source(character, clips, source);
@@ -496,7 +500,7 @@ impl Evaluator {
         }
         self.refresh_weights();
         self.step(input.clock);
-        self.sample_source();
+        self.output.error = self.sample_source().err();
         let dt = std::mem::take(&mut self.clock.look_dt);
         self.rig.apply(
             &self.layers,
@@ -509,20 +513,25 @@ impl Evaluator {
             &mut self.layer_scratch,
             &mut self.output.look,
         );
-        let _ = LocalToModelJob::all(
+        let mut result = LocalToModelJob::all(
             &self.skeleton,
             &self.output.local.local,
             &mut self.output.model,
         )
         .run();
         for (skin, out) in self.skins.iter().zip(&mut self.output.skins) {
-            let _ = SkinningJob {
-                model: &self.output.model,
-                joints: &skin.joints,
-                inverse_bind: &skin.inverse_bind,
-                output: out,
-            }
-            .run();
+            result = result.and(
+                SkinningJob {
+                    model: &self.output.model,
+                    joints: &skin.joints,
+                    inverse_bind: &skin.inverse_bind,
+                    output: out,
+                }
+                .run(),
+            );
+        }
+        if self.output.error.is_none() {
+            self.output.error = result.err();
         }
         &self.output
     }
@@ -555,11 +564,14 @@ impl Evaluator {
     }
 
     /// Samples the source (and blends it) into the output's local pose.
-    fn sample_source(&mut self) {
+    fn sample_source(&mut self) -> Result<(), JobError> {
         let n = self.skeleton.len();
         let out = &mut self.output.local.local;
         match &mut self.source {
-            Source::Rest => out.copy_from_slice(self.skeleton.rest()),
+            Source::Rest => {
+                out.copy_from_slice(self.skeleton.rest());
+                Ok(())
+            }
             Source::Clip(c) => c.sample(self.clock.time as f32, out),
             Source::Blend {
                 space,
@@ -567,6 +579,7 @@ impl Evaluator {
                 nodes,
             } => {
                 let k = self.contributions.len();
+                let mut result = Ok(());
                 self.blend_poses.resize(k * n, Transform::IDENTITY);
                 self.blend_weights.clear();
                 for &(node, w) in &self.contributions {
@@ -580,7 +593,7 @@ impl Evaluator {
                     } as f32;
                     let slot = self.blend_weights.len();
                     let pose = &mut self.blend_poses[slot * n..(slot + 1) * n];
-                    c.sample(t, pose);
+                    result = result.and(c.sample(t, pose));
                     if let (RootMotion::InPlace, Some(r), Some(v)) = (
                         space.root_motion,
                         self.root_motion_joint,
@@ -594,15 +607,20 @@ impl Evaluator {
                     }
                     self.blend_weights.push(w);
                 }
-                let _ = BlendingJob {
-                    poses: &self.blend_poses[..self.blend_weights.len() * n],
-                    weights: &self.blend_weights,
-                    rest: self.skeleton.rest(),
-                    threshold: 0.1,
-                    output: out,
-                }
-                .run();
+                result.and(
+                    BlendingJob {
+                        poses: &self.blend_poses[..self.blend_weights.len() * n],
+                        weights: &self.blend_weights,
+                        rest: self.skeleton.rest(),
+                        threshold: 0.1,
+                        output: out,
+                    }
+                    .run(),
+                )
             }
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -222,7 +222,13 @@ pub fn bake_stream(
             blend_point,
             look_target: None,
         };
-        poses.push(ev.evaluate(&input).local.clone());
+        let out = ev.evaluate(&input);
+        if let Some(e) = &out.error {
+            return Err(ExportError::Invalid(format!(
+                "cannot evaluate the pose at {t} s: {e}"
+            )));
+        }
+        poses.push(out.local.clone());
     }
     progress(times.len(), times.len());
     Ok(Frames { times, poses })

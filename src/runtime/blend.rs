@@ -1,7 +1,7 @@
 //! The blending job: a weighted sum of sampled poses, rotations aligned to the running sum's hemisphere, then
 //! normalised; the rest pose fills in when the total weight is below a threshold (as ozz's BlendingJob).
 
-use glam::{Quat, Vec3, Vec4};
+use glam::{Mat4, Quat, Vec3A, Vec4};
 
 use super::{JobError, check_len};
 use crate::core::Transform;
@@ -35,61 +35,102 @@ impl BlendingJob<'_> {
         Ok(())
     }
 
-    /// Blends; allocates nothing.
+    /// Blends; allocates nothing. Joint by joint, every pose's contribution is summed in registers and the result
+    /// normalised and stored once.
     pub fn run(&mut self) -> Result<(), JobError> {
         self.validate()?;
-        let out = &mut *self.output;
-        let mut total = 0.0f32;
-        let n = self.rest.len().max(1);
-        for (pose, &w) in self.poses.chunks(n).zip(self.weights) {
-            if w > 0.0 {
-                accumulate(out, pose, w, total == 0.0);
-                total += w;
+        let n = self.rest.len();
+        if n == 0 {
+            return Ok(());
+        }
+        let total: f32 = self.weights.iter().filter(|w| **w > 0.0).sum();
+        let rest_weight = if total < self.threshold {
+            self.threshold - total
+        } else {
+            0.0
+        };
+        let inv = 1.0 / (total + rest_weight);
+        let (poses, weights) = (self.poses, self.weights);
+        // Four joints at a time, rotations in structure-of-arrays form: the hemisphere test, the sums and the
+        // normalisation are vertical SIMD operations on four joints, with no horizontal dot products.
+        for (c, (out, rest)) in self
+            .output
+            .chunks_mut(4)
+            .zip(self.rest.chunks(4))
+            .enumerate()
+        {
+            let first = c * 4;
+            let lanes = out.len();
+            let mut sum = Sums::default();
+            let mut started = false;
+            for (i, &w) in weights.iter().enumerate() {
+                if w > 0.0 {
+                    sum.add(&poses[i * n + first..i * n + first + lanes], w, started);
+                    started = true;
+                }
             }
-        }
-        if total < self.threshold {
-            accumulate(out, self.rest, self.threshold - total, total == 0.0);
-            total = self.threshold;
-        }
-        let inv = 1.0 / total;
-        for (o, rest) in out.iter_mut().zip(self.rest) {
-            o.translation *= inv;
-            o.scale *= inv;
-            let q = Vec4::from(o.rotation);
-            let len2 = q.length_squared();
-            o.rotation = if len2 > 1e-24 {
-                Quat::from_vec4(q * len2.sqrt().recip())
-            } else {
-                rest.rotation
-            };
+            if rest_weight > 0.0 {
+                sum.add(rest, rest_weight, started);
+            }
+            let [x, y, z, w] = sum.rotation;
+            let len2 = x * x + y * y + z * z + w * w;
+            let k = Vec4::ONE / len2.sqrt();
+            let usable = len2.cmpgt(Vec4::splat(1e-24)).bitmask();
+            let q = Mat4::from_cols(x * k, y * k, z * k, w * k).transpose();
+            let q = [q.x_axis, q.y_axis, q.z_axis, q.w_axis];
+            for (l, (o, r)) in out.iter_mut().zip(rest).enumerate() {
+                *o = Transform {
+                    translation: (sum.translation[l] * inv).into(),
+                    rotation: if usable & (1 << l) != 0 {
+                        Quat::from_vec4(q[l])
+                    } else {
+                        r.rotation
+                    },
+                    scale: (sum.scale[l] * inv).into(),
+                };
+            }
         }
         Ok(())
     }
 }
 
-#[inline(always)]
-fn accumulate(out: &mut [Transform], input: &[Transform], w: f32, first: bool) {
-    if first {
-        for (o, i) in out.iter_mut().zip(input) {
-            o.translation = i.translation * w;
-            o.rotation = Quat::from_vec4(Vec4::from(i.rotation) * w);
-            o.scale = i.scale * w;
+/// The weighted sums of up to four joints: rotations as x, y, z, w lanes.
+#[derive(Default)]
+struct Sums {
+    rotation: [Vec4; 4],
+    translation: [Vec3A; 4],
+    scale: [Vec3A; 4],
+}
+
+impl Sums {
+    /// Adds the transforms of up to four joints with weight `w`, each rotation on its sum's hemisphere (the first
+    /// pose as it is).
+    #[inline(always)]
+    fn add(&mut self, joints: &[Transform], w: f32, started: bool) {
+        let lane = |l: usize| joints[l.min(joints.len() - 1)].rotation.into();
+        let q = Mat4::from_cols(lane(0), lane(1), lane(2), lane(3)).transpose();
+        let q = [q.x_axis, q.y_axis, q.z_axis, q.w_axis];
+        let w4 = Vec4::splat(w);
+        let weight = if started {
+            let [ax, ay, az, aw] = self.rotation;
+            w4.copysign(ax * q[0] + ay * q[1] + az * q[2] + aw * q[3])
+        } else {
+            w4
+        };
+        for (a, c) in self.rotation.iter_mut().zip(q) {
+            *a += c * weight;
         }
-        return;
-    }
-    for (o, i) in out.iter_mut().zip(input) {
-        let acc = Vec4::from(o.rotation);
-        let q = Vec4::from(i.rotation);
-        let q = if acc.dot(q) < 0.0 { -q } else { q };
-        o.rotation = Quat::from_vec4(acc + q * w);
-        o.translation += i.translation * w;
-        o.scale = Vec3::mul_add(i.scale, Vec3::splat(w), o.scale);
+        for (l, t) in joints.iter().enumerate() {
+            self.translation[l] += Vec3A::from(t.translation) * w;
+            self.scale[l] += Vec3A::from(t.scale) * w;
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use glam::Vec3;
 
     fn pose(angle: f32, x: f32) -> Vec<Transform> {
         vec![Transform {

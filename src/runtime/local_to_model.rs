@@ -59,12 +59,18 @@ impl<'a> LocalToModelJob<'a> {
         let out = &mut *self.output;
         match self.from {
             None => {
+                let input = &self.input[..n];
+                // The previous joint's matrix stays in registers: down a chain (spine, limbs, fingers) the
+                // parent is the joint just computed, and reloading it from memory would add to the latency.
+                let mut previous = root;
                 for j in 0..(last + 1).min(n) {
                     let parent = match parents[j] {
+                        Some(p) if j > 0 && usize::from(p) == j - 1 => previous,
                         Some(p) => out[usize::from(p)],
                         None => root,
                     };
-                    out[j] = compose(&parent, &self.input[j]);
+                    previous = compose(&parent, &input[j]);
+                    out[j] = previous;
                 }
             }
             Some(from) => {
@@ -84,7 +90,9 @@ impl<'a> LocalToModelJob<'a> {
     }
 }
 
-/// `parent × T × R × S` for an affine parent, without forming the local matrix's fourth row.
+/// `parent × T × R × S` for an affine parent, without forming the local matrix's fourth row. The local matrix's
+/// entries (scale folded in) do not depend on the parent, so only three dependent vector operations per column
+/// follow the parent's load: the chain down a limb is latency-bound.
 #[inline(always)]
 pub fn compose(parent: &Mat4, local: &Transform) -> Mat4 {
     let q = local.rotation;
@@ -94,13 +102,13 @@ pub fn compose(parent: &Mat4, local: &Transform) -> Mat4 {
     let (wx, wy, wz) = (q.w * x2, q.w * y2, q.w * z2);
     let s = local.scale;
     let t = local.translation;
-    let (px, py, pz) = (parent.x_axis, parent.y_axis, parent.z_axis);
+    let (px, py, pz, pw) = (parent.x_axis, parent.y_axis, parent.z_axis, parent.w_axis);
     let col = |a: f32, b: f32, c: f32| px * a + py * b + pz * c;
     Mat4::from_cols(
-        col(1.0 - (yy + zz), xy + wz, xz - wy) * s.x,
-        col(xy - wz, 1.0 - (xx + zz), yz + wx) * s.y,
-        col(xz + wy, yz - wx, 1.0 - (xx + yy)) * s.z,
-        col(t.x, t.y, t.z) + parent.w_axis,
+        col((1.0 - (yy + zz)) * s.x, (xy + wz) * s.x, (xz - wy) * s.x),
+        col((xy - wz) * s.y, (1.0 - (xx + zz)) * s.y, (yz + wx) * s.y),
+        col((xz + wy) * s.z, (yz - wx) * s.z, (1.0 - (xx + yy)) * s.z),
+        (px * t.x + py * t.y) + (pz * t.z + pw),
     )
 }
 

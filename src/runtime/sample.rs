@@ -7,7 +7,7 @@
 //! x¹² has a remainder below x¹⁴/15! ≤ 4.3·10⁻¹⁰, so the weights are exact to f32 rounding; the property test in
 //! this module bounds the result against exact slerp (f64) at 1e-5 rad, and it measures ~1e-7.
 
-use glam::{Quat, Vec4};
+use glam::{Mat4, Quat, Vec4};
 
 use super::animation::{Animation, CubicSegment, Group, RotSegment, VecSegment};
 use super::{JobError, check_len};
@@ -191,12 +191,15 @@ fn store(
     set: impl Fn(&mut Transform, Vec4),
     out: &mut [Transform],
 ) {
-    let rows = lanes.map(|v| v.to_array());
-    for (l, &j) in joints.iter().enumerate() {
-        set(
-            &mut out[usize::from(j)],
-            Vec4::new(rows[0][l], rows[1][l], rows[2][l], rows[3][l]),
-        );
+    // A 4×4 transpose (SIMD shuffles in glam): the block's lanes become one vector per joint.
+    let per_joint = Mat4::from_cols(lanes[0], lanes[1], lanes[2], lanes[3]).transpose();
+    for (&j, v) in joints.iter().zip([
+        per_joint.x_axis,
+        per_joint.y_axis,
+        per_joint.z_axis,
+        per_joint.w_axis,
+    ]) {
+        set(&mut out[usize::from(j)], v);
     }
 }
 
@@ -255,7 +258,7 @@ fn hermite_block<const N: usize>(s: &CubicSegment<N>, u: f32) -> [Vec4; N] {
 #[inline(always)]
 fn normalize_block(q: [Vec4; 4]) -> [Vec4; 4] {
     let len2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
-    let inv = Vec4::ONE / len2.powf(0.5).max(Vec4::splat(f32::MIN_POSITIVE));
+    let inv = Vec4::ONE / len2.sqrt().max(Vec4::splat(f32::MIN_POSITIVE));
     q.map(|c| c * inv)
 }
 

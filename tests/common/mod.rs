@@ -4,29 +4,9 @@
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
-/// The shared asset folder: `ANIMTUNE_TEST_ASSETS`, else `../shared/assets` beside the checkout.
-/// Panics (failing the test) when it is missing: these tests must not pass silently without their inputs.
-pub fn assets_dir() -> PathBuf {
-    let dir = std::env::var_os("ANIMTUNE_TEST_ASSETS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/assets"));
-    assert!(
-        dir.join("CesiumMan.glb").is_file(),
-        "test assets not found in {} (set ANIMTUNE_TEST_ASSETS to the shared/assets folder)",
-        dir.display()
-    );
-    dir
-}
-
-/// Path of one shared asset.
-pub fn asset(name: &str) -> PathBuf {
-    assets_dir().join(name)
-}
-
-/// The Quaternius Universal Animation Library rig (53 joints, 46 clips).
-pub fn quaternius() -> PathBuf {
-    asset("quaternius_ual/AnimationLibrary_Godot_Standard.gltf")
-}
+mod assets;
+#[allow(unused_imports)]
+pub use assets::*;
 
 /// A fresh temporary folder for one test.
 pub fn temp_dir(tag: &str) -> PathBuf {

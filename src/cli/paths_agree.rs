@@ -1,0 +1,169 @@
+//! The four ways a pose is asked for — the editor playing, `pose`, `render`'s pose and `bake` — evaluate the same
+//! pose for the same source, time and preset (they all go through the one Evaluator).
+
+use std::path::{Path, PathBuf};
+
+use clap::Parser;
+use glam::Mat4;
+
+use super::{Cli, Command};
+use crate::app::editor::EditorState;
+use crate::clipfile::reduce::max_vertex_error;
+use crate::core::Pose;
+use crate::export::{StreamSource, StreamSpec, bake_stream};
+use crate::preset::Preset;
+
+/// Frames the editor plays at 30 fps before the poses are compared.
+const FRAMES: usize = 40;
+const FPS: f32 = 30.0;
+
+/// A fresh folder for one test's files.
+fn temp_dir(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("animtune-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+/// `preset` with every layer on, look-at snapping (speed 0) toward a point off to the side, written to `dir`.
+fn write_preset(dir: &Path, mut preset: Preset) -> PathBuf {
+    let layers = &mut preset.layers;
+    layers.breath.enabled = true;
+    layers.twist.enabled = true;
+    layers.look_at.enabled = true;
+    layers.look_at.follow_camera = false;
+    layers.look_at.speed_deg_per_s = 0.0;
+    layers.look_at.target = [0.6, 1.7, 1.2];
+    let path = dir.join("preset.json");
+    std::fs::write(&path, preset.to_json()).expect("write preset");
+    path
+}
+
+fn model_matrices(skeleton: &crate::core::Skeleton, pose: &Pose) -> Vec<Mat4> {
+    let mut m = Vec::new();
+    pose.model_matrices_into(skeleton, &mut m);
+    m
+}
+
+/// Plays `preset` on `model` in the editor, then asks `pose`, `render` and `bake` for the same time, and
+/// compares all four at 3 cm virtual points.
+fn assert_paths_agree(model: &str, preset: Preset) {
+    let dir = temp_dir(&format!("paths-{}", model.len()));
+    let preset_path = write_preset(&dir, preset);
+    let preset_arg = preset_path.to_str().expect("utf-8 temp path");
+    let time = FRAMES as f32 / FPS;
+
+    let mut editor = EditorState::new();
+    if model != "mannequin" {
+        editor
+            .open_model(Path::new(model))
+            .expect("editor opens the model");
+    }
+    editor
+        .open_blend_space(&preset_path)
+        .expect("editor opens the preset");
+    assert!(editor.eval.is_playing(), "opening a preset plays it");
+    assert_eq!(editor.eval.time(), 0.0);
+    for _ in 0..FRAMES {
+        editor.tick(1.0 / FPS);
+    }
+    let skeleton = editor.model.character.skeleton.clone();
+    let from_editor = editor.matrices().to_vec();
+    assert!(
+        (editor.layer_time() - time).abs() < 1e-5,
+        "the editor played {} s, not {time} s",
+        editor.layer_time()
+    );
+
+    let time_arg = time.to_string();
+    let pose_cli = Cli::parse_from([
+        "animtune", "pose", model, "--preset", preset_arg, "--time", &time_arg,
+    ]);
+    let Some(Command::Pose(pose_args)) = pose_cli.command else {
+        panic!("parsed a pose command");
+    };
+    let opened = super::model::open(&pose_args.model).expect("pose opens the model");
+    let from_pose = super::pose::evaluate_stack(&opened, &pose_args.model, &pose_args.source)
+        .expect("pose evaluates")
+        .model;
+
+    let png = dir.join("out.png");
+    let render_cli = Cli::parse_from([
+        "animtune",
+        "render",
+        model,
+        "--preset",
+        preset_arg,
+        "--time",
+        &time_arg,
+        "-o",
+        png.to_str().expect("utf-8 temp path"),
+    ]);
+    let Some(Command::Render(render_args)) = render_cli.command else {
+        panic!("parsed a render command");
+    };
+    let from_render = super::render::posed(&render_args)
+        .expect("render evaluates")
+        .1
+        .model;
+
+    let preset = Preset::load(&preset_path).expect("preset loads");
+    let space = preset.blend.as_ref().expect("the preset has a blend space");
+    let spec = StreamSpec {
+        source: StreamSource::BlendPoint(space.point),
+        duration: time,
+        fps: FPS,
+    };
+    let frames = bake_stream(
+        &opened.character,
+        &opened.clips,
+        preset.blend.as_ref(),
+        &preset.layers,
+        &spec,
+        &mut |_, _| true,
+    )
+    .expect("bake evaluates");
+    assert_eq!(frames.times.len(), FRAMES + 1);
+    assert!((frames.times[FRAMES] - time).abs() < 1e-6);
+    let from_bake = model_matrices(&skeleton, &frames.poses[FRAMES]);
+
+    // The pose moved away from the rest pose (the layers and the blend did something).
+    let rest = model_matrices(&skeleton, &Pose::rest(&skeleton));
+    assert!(
+        max_vertex_error(&rest, &from_editor) > 0.01,
+        "{model}: the compared pose is the rest pose"
+    );
+    for (name, other) in [
+        ("pose", &from_pose),
+        ("render", &from_render),
+        ("bake", &from_bake),
+    ] {
+        let error = max_vertex_error(&from_editor, other);
+        assert!(
+            error <= 1e-6,
+            "{model}: the editor and {name} differ by {error} m at 3 cm virtual points"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn mannequin_blend_with_every_layer() {
+    let mut preset = Preset {
+        blend: Some(crate::demo::locomotion::default_blend_space()),
+        ..Preset::default()
+    };
+    if let Some(space) = &mut preset.blend {
+        space.set_point([0.7, 1.3]);
+    }
+    assert_paths_agree("mannequin", preset);
+}
+
+#[test]
+fn quaternius_blend_with_every_layer() {
+    let preset_file =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("presets/quaternius_locomotion.json");
+    let preset = Preset::load(&preset_file).expect("the shipped Quaternius preset loads");
+    let model = crate::test_assets::quaternius();
+    assert_paths_agree(model.to_str().expect("utf-8 asset path"), preset);
+}

@@ -1,0 +1,394 @@
+//! The Evaluator's transport and clock rules, its agreement between seeking and playing, and that a frame
+//! allocates nothing once warm.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+use glam::{Mat4, Vec3};
+
+use super::*;
+use crate::clipfile::reduce::max_vertex_error;
+use crate::import::ImportedModel;
+
+/// Counts the allocations of the thread that asks (tests run on several threads at once).
+struct CountingAllocator;
+
+thread_local! {
+    static ALLOCATIONS: Cell<u64> = const { Cell::new(0) };
+}
+
+fn count_allocation() {
+    let _ = ALLOCATIONS.try_with(|c| c.set(c.get() + 1));
+}
+
+// SAFETY: every call is forwarded unchanged to the system allocator; counting touches no heap memory.
+unsafe impl GlobalAlloc for CountingAllocator {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        count_allocation();
+        // SAFETY: the caller's contract is passed on as it is.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        count_allocation();
+        // SAFETY: as above.
+        unsafe { System.alloc_zeroed(layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        count_allocation();
+        // SAFETY: as above.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: as above.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: CountingAllocator = CountingAllocator;
+
+/// Allocations made by this thread while `f` runs.
+fn allocations_during(f: impl FnOnce()) -> u64 {
+    let before = ALLOCATIONS.with(Cell::get);
+    f();
+    ALLOCATIONS.with(Cell::get) - before
+}
+
+fn mannequin() -> ImportedModel {
+    crate::demo::mannequin::load()
+}
+
+/// The mannequin's first clip, no layers.
+fn clip_evaluator(model: &ImportedModel) -> Evaluator {
+    Evaluator::new(
+        &model.character,
+        &model.clips,
+        SourceSpec::Clip(0),
+        LayerParams::off(),
+    )
+}
+
+fn advance(ev: &mut Evaluator, dt: f32) {
+    ev.evaluate(&EvalInput {
+        clock: ClockStep::Advance(dt),
+        ..EvalInput::default()
+    });
+}
+
+fn close(a: f32, b: f32) -> bool {
+    (a - b).abs() < 1e-5
+}
+
+/// Every layer on, look-at turning at a finite speed toward a point beside the head.
+fn all_layers() -> LayerParams {
+    let mut layers = LayerParams::default();
+    layers.breath.enabled = true;
+    layers.twist.enabled = true;
+    layers.look_at.enabled = true;
+    layers.look_at.follow_camera = false;
+    layers.look_at.speed_deg_per_s = 90.0;
+    layers.look_at.target = [0.8, 1.6, 0.6];
+    layers
+}
+
+#[test]
+fn wrap_cycle_keeps_the_end_of_a_cycle() {
+    assert_eq!(wrap_cycle(0.0, 2.0), 0.0);
+    assert_eq!(wrap_cycle(2.0, 2.0), 2.0);
+    assert_eq!(wrap_cycle(4.0, 2.0), 2.0);
+    assert!((wrap_cycle(2.5, 2.0) - 0.5).abs() < 1e-12);
+    assert!((wrap_cycle(-0.5, 2.0) - 1.5).abs() < 1e-12);
+    assert_eq!(wrap_cycle(f64::NAN, 2.0), 0.0);
+    assert_eq!(wrap_cycle(1.0, 0.0), 0.0);
+}
+
+#[test]
+fn a_new_evaluator_is_stopped_at_zero_and_loops() {
+    let model = mannequin();
+    let ev = clip_evaluator(&model);
+    assert!(!ev.is_playing());
+    assert!(ev.is_looping());
+    assert_eq!(ev.time(), 0.0);
+    assert_eq!(ev.clip(), Some(0));
+    assert!(
+        ev.duration() > 0.5,
+        "the mannequin's first clip has a length"
+    );
+}
+
+#[test]
+fn play_pause_and_advance() {
+    let model = mannequin();
+    let mut ev = clip_evaluator(&model);
+    advance(&mut ev, 0.25);
+    assert_eq!(ev.time(), 0.0, "a paused clock does not move");
+    ev.play();
+    advance(&mut ev, 0.25);
+    assert!(close(ev.time(), 0.25));
+    ev.pause();
+    advance(&mut ev, 0.25);
+    assert!(close(ev.time(), 0.25));
+    ev.set_speed(2.0);
+    ev.play();
+    advance(&mut ev, 0.1);
+    assert!(
+        close(ev.time(), 0.45),
+        "speed scales the step: {}",
+        ev.time()
+    );
+    ev.set_speed(f32::NAN);
+    assert_eq!(ev.speed(), 2.0, "NaN speed is ignored");
+    advance(&mut ev, f32::NAN);
+    assert!(close(ev.time(), 0.45), "a NaN step moves nothing");
+}
+
+#[test]
+fn looping_wraps_into_the_cycle_and_keeps_its_end() {
+    let model = mannequin();
+    let mut ev = clip_evaluator(&model);
+    let d = ev.duration();
+    ev.play();
+    advance(&mut ev, d);
+    assert!(close(ev.time(), d), "exactly one cycle shows the last pose");
+    advance(&mut ev, 0.1);
+    assert!(close(ev.time(), 0.1), "then it wraps: {}", ev.time());
+    assert!(ev.is_playing());
+    assert!(
+        close(ev.layer_time(), d + 0.1),
+        "the layer clock keeps running"
+    );
+}
+
+#[test]
+fn non_looping_stops_at_the_end_and_play_replays_from_the_start() {
+    let model = mannequin();
+    let mut ev = clip_evaluator(&model);
+    let d = ev.duration();
+    ev.set_looping(false);
+    ev.play();
+    advance(&mut ev, d + 0.3);
+    assert_eq!(ev.time(), d);
+    assert!(!ev.is_playing(), "it stops at the end");
+    ev.play();
+    assert_eq!(ev.time(), 0.0, "play at the end starts over");
+    advance(&mut ev, 0.2);
+    assert!(close(ev.time(), 0.2));
+}
+
+#[test]
+fn negative_speed_plays_backwards_and_wraps_or_stops_at_zero() {
+    let model = mannequin();
+    let mut ev = clip_evaluator(&model);
+    let d = ev.duration();
+    ev.set_speed(-1.0);
+    ev.seek(0.5);
+    ev.play();
+    advance(&mut ev, 0.2);
+    assert!(close(ev.time(), 0.3));
+    advance(&mut ev, 0.4);
+    assert!(close(ev.time(), d - 0.1), "wraps backwards: {}", ev.time());
+    ev.set_looping(false);
+    ev.seek(0.1);
+    advance(&mut ev, 0.3);
+    assert_eq!(ev.time(), 0.0);
+    assert!(!ev.is_playing(), "it stops at the start");
+    ev.play();
+    assert_eq!(ev.time(), d, "play at the start replays from the end");
+}
+
+#[test]
+fn seek_clamps_and_ignores_nan() {
+    let model = mannequin();
+    let mut ev = clip_evaluator(&model);
+    let d = ev.duration();
+    ev.seek(d + 5.0);
+    assert_eq!(ev.time(), d);
+    ev.seek(-1.0);
+    assert_eq!(ev.time(), 0.0);
+    ev.seek(0.4);
+    ev.seek(f32::NAN);
+    assert!(close(ev.time(), 0.4));
+    assert!(
+        close(ev.layer_time(), 0.4),
+        "the layer clock follows a seek"
+    );
+}
+
+#[test]
+fn stop_resets_the_breath_clock_and_the_look_at_filter() {
+    let model = mannequin();
+    let layers = all_layers();
+    let mut ev = Evaluator::new(
+        &model.character,
+        &model.clips,
+        SourceSpec::Clip(0),
+        layers.clone(),
+    );
+    let far = Vec3::new(-0.9, 1.4, 0.5);
+    ev.play();
+    for _ in 0..30 {
+        ev.evaluate(&EvalInput {
+            clock: ClockStep::Advance(1.0 / 30.0),
+            blend_point: None,
+            look_target: None,
+        });
+    }
+    // The target jumps to the other side: the filter turns toward it at 90°/s, so it lags behind.
+    ev.evaluate(&EvalInput {
+        clock: ClockStep::Advance(1.0 / 30.0),
+        blend_point: None,
+        look_target: Some(far),
+    });
+    assert!(
+        ev.look.direction().is_some(),
+        "the filter holds a direction"
+    );
+    ev.stop();
+    assert!(!ev.is_playing());
+    assert_eq!(ev.time(), 0.0);
+    assert_eq!(ev.layer_time(), 0.0, "stop restarts the breath clock");
+    assert!(
+        ev.look.direction().is_none(),
+        "stop forgets the look direction"
+    );
+    let after_stop = ev
+        .evaluate(&EvalInput {
+            clock: ClockStep::Hold,
+            blend_point: None,
+            look_target: Some(far),
+        })
+        .model
+        .clone();
+
+    let mut fresh = Evaluator::new(&model.character, &model.clips, SourceSpec::Clip(0), layers);
+    let expected = fresh
+        .evaluate(&EvalInput {
+            clock: ClockStep::Seek(0.0),
+            blend_point: None,
+            look_target: Some(far),
+        })
+        .model
+        .clone();
+    let error = max_vertex_error(&expected, &after_stop);
+    assert!(
+        error < 1e-6,
+        "after stop the pose is a fresh start's ({error} m)"
+    );
+}
+
+#[test]
+fn continuing_on_a_grid_matches_seeking_each_time() {
+    let model = mannequin();
+    let mut grid = clip_evaluator(&model);
+    let mut seeking = clip_evaluator(&model);
+    let d = grid.duration();
+    for k in 0..=90 {
+        let t = k as f32 / 30.0;
+        let a: Vec<Mat4> = grid
+            .evaluate(&EvalInput {
+                clock: ClockStep::Continue(t),
+                ..EvalInput::default()
+            })
+            .model
+            .clone();
+        let b = &seeking
+            .evaluate(&EvalInput {
+                clock: ClockStep::Seek(wrap_cycle(f64::from(t), f64::from(d)) as f32),
+                ..EvalInput::default()
+            })
+            .model;
+        let error = max_vertex_error(&a, b);
+        assert!(error < 1e-6, "t = {t}: {error} m");
+    }
+}
+
+/// Evaluates `frames` frames of every clock step and counts what they allocate.
+fn allocations_per_run(ev: &mut Evaluator, blend_point: Option<[f64; 2]>, frames: usize) -> u64 {
+    ev.play();
+    let steps = |k: usize| match k % 7 {
+        3 => ClockStep::Seek(0.3),
+        5 => ClockStep::Hold,
+        6 => ClockStep::Continue(k as f32 / 30.0),
+        _ => ClockStep::Advance(1.0 / 30.0),
+    };
+    let target = Some(Vec3::new(0.5, 1.5, 1.0));
+    // Warm-up: every buffer reaches its size.
+    for k in 0..frames {
+        ev.evaluate(&EvalInput {
+            clock: steps(k),
+            blend_point,
+            look_target: target,
+        });
+    }
+    allocations_during(|| {
+        for k in 0..frames {
+            ev.evaluate(&EvalInput {
+                clock: steps(k),
+                blend_point,
+                look_target: target,
+            });
+        }
+    })
+}
+
+#[test]
+fn evaluate_allocates_nothing_after_warm_up_on_the_mannequin() {
+    let model = mannequin();
+    let mut clip = Evaluator::new(
+        &model.character,
+        &model.clips,
+        SourceSpec::Clip(1),
+        all_layers(),
+    );
+    assert_eq!(allocations_per_run(&mut clip, None, 120), 0);
+
+    let mut space = crate::demo::locomotion::default_blend_space();
+    space.set_point([0.6, 1.2]);
+    let point = space.point;
+    let mut blend = Evaluator::new(
+        &model.character,
+        &model.clips,
+        SourceSpec::Blend(space),
+        all_layers(),
+    );
+    assert_eq!(allocations_per_run(&mut blend, Some(point), 120), 0);
+    assert!(
+        blend.output().weights.iter().filter(|w| **w > 0.0).count() >= 2,
+        "the point blends several clips"
+    );
+}
+
+#[test]
+fn evaluate_allocates_nothing_after_warm_up_on_quaternius() {
+    let path = crate::test_assets::quaternius();
+    let model = crate::import::load_file(&path).expect("the Quaternius rig loads");
+    let preset = crate::preset::Preset::load(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("presets/quaternius_locomotion.json"),
+    )
+    .expect("the shipped preset loads");
+    let space = preset.blend.expect("the preset has a blend space");
+    let point = space.point;
+    let mut ev = Evaluator::new(
+        &model.character,
+        &model.clips,
+        SourceSpec::Blend(space),
+        all_layers(),
+    );
+    assert_eq!(allocations_per_run(&mut ev, Some(point), 120), 0);
+    assert!(
+        !ev.output().skins.is_empty(),
+        "skin palettes are part of the frame"
+    );
+}
+
+#[test]
+fn the_allocation_counter_sees_allocations() {
+    let n = allocations_during(|| {
+        std::hint::black_box(vec![1u8; 64]);
+    });
+    assert!(n >= 1, "a Vec allocation was not counted");
+}
