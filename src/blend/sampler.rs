@@ -39,7 +39,8 @@ pub fn parent_model(skeleton: &Skeleton, local: &[Transform], joint: usize) -> M
 }
 
 fn model_position(skeleton: &Skeleton, pose: &Pose, joint: usize) -> Vec3 {
-    parent_model(skeleton, &pose.local, joint).transform_point3(pose.local[joint].translation)
+    parent_model(skeleton, &pose.local, joint)
+        .transform_point3(pose.local[joint].translation.into())
 }
 
 impl BlendSampler {

@@ -443,9 +443,9 @@ pub fn decode(bytes: &[u8], path: &Path) -> Result<BakedClip, ClipFileError> {
                 name,
                 human_bone,
                 rest: Transform {
-                    translation: Vec3::from_slice(&rest[0..3]),
+                    translation: Vec3::from_slice(&rest[0..3]).into(),
                     rotation: Quat::from_slice(&rest[3..7]).normalize(),
-                    scale: Vec3::from_slice(&rest[7..10]),
+                    scale: Vec3::from_slice(&rest[7..10]).into(),
                 },
                 parent_rest_rotation: Quat::from_slice(&rest[10..14]).normalize(),
                 rest_height: rest[14],

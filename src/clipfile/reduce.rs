@@ -223,8 +223,8 @@ pub fn reduce(
         let lerp = |a: Vec3, b: Vec3, u: f32| a.lerp(b, u);
         let translation = channel(
             times,
-            col(|t| t.translation),
-            rest.translation,
+            col(|t| t.translation.into()),
+            rest.translation.into(),
             tol / s.parent_scale,
             |a, b| a.distance(b),
             lerp,
@@ -245,8 +245,8 @@ pub fn reduce(
         };
         let scale = channel(
             times,
-            col(|t| t.scale),
-            rest.scale,
+            col(|t| t.scale.into()),
+            rest.scale.into(),
             tol / s.reach,
             |a, b| (a - b).abs().max_element(),
             lerp,

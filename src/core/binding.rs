@@ -63,7 +63,7 @@ pub fn bind(clip: &Clip, skeleton: &Skeleton, humanoid: Option<&HumanoidMap>) ->
                         post,
                         translation_scale,
                         translation_rotation: pre,
-                        dst_rest_translation: skeleton.rest()[joint].translation,
+                        dst_rest_translation: skeleton.rest()[joint].translation.into(),
                     }),
                 }
             })

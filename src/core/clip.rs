@@ -347,13 +347,13 @@ impl Clip {
             match &b.retarget {
                 None => {
                     if let Some(k) = &track.translation {
-                        local.translation = k.sample(t);
+                        local.translation = (k.sample(t)).into();
                     }
                     if let Some(k) = &track.rotation {
                         local.rotation = k.sample(t);
                     }
                     if let Some(k) = &track.scale {
-                        local.scale = k.sample(t);
+                        local.scale = (k.sample(t)).into();
                     }
                 }
                 Some(r) => {
@@ -361,9 +361,10 @@ impl Clip {
                         local.rotation = (r.pre * k.sample(t) * r.post).normalize();
                     }
                     if let (Some(k), Some(scale)) = (&track.translation, r.translation_scale) {
-                        let delta = k.sample(t) - track.target.rest.translation;
-                        local.translation =
-                            r.dst_rest_translation + r.translation_rotation * delta * scale;
+                        let delta = k.sample(t) - Vec3::from(track.target.rest.translation);
+                        local.translation = (r.dst_rest_translation
+                            + r.translation_rotation * delta * scale)
+                            .into();
                     }
                 }
             }

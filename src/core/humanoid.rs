@@ -734,7 +734,7 @@ mod tests {
                 name: name(n),
                 parent: *parent,
                 rest: Transform {
-                    translation: Vec3::from_array(*t),
+                    translation: Vec3::from_array(*t).into(),
                     ..Transform::IDENTITY
                 },
                 deforms: true,

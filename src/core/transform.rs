@@ -1,17 +1,17 @@
 //! Local joint transforms (translation, rotation, scale), as glTF nodes store them.
 
-use glam::{Mat4, Quat, Vec3};
+use glam::{Mat4, Quat, Vec3A};
 use serde::{Deserialize, Serialize};
 
 /// A TRS transform: scale first, then rotation, then translation (glTF's order).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Transform {
     /// Translation in metres.
-    pub translation: Vec3,
+    pub translation: Vec3A,
     /// Unit rotation quaternion (x, y, z, w).
     pub rotation: Quat,
     /// Per-axis scale.
-    pub scale: Vec3,
+    pub scale: Vec3A,
 }
 
 impl Default for Transform {
@@ -23,23 +23,27 @@ impl Default for Transform {
 impl Transform {
     /// The transform that changes nothing.
     pub const IDENTITY: Transform = Transform {
-        translation: Vec3::ZERO,
+        translation: Vec3A::ZERO,
         rotation: Quat::IDENTITY,
-        scale: Vec3::ONE,
+        scale: Vec3A::ONE,
     };
 
     /// The transform as a column-major matrix (T * R * S).
     pub fn to_mat4(&self) -> Mat4 {
-        Mat4::from_scale_rotation_translation(self.scale, self.rotation, self.translation)
+        Mat4::from_scale_rotation_translation(
+            self.scale.into(),
+            self.rotation,
+            self.translation.into(),
+        )
     }
 
     /// Decomposes an affine matrix into TRS (shear, if any, is lost).
     pub fn from_mat4(m: &Mat4) -> Self {
         let (scale, rotation, translation) = m.to_scale_rotation_translation();
         Transform {
-            translation,
+            translation: translation.into(),
             rotation: rotation.normalize(),
-            scale,
+            scale: scale.into(),
         }
     }
 
@@ -52,13 +56,14 @@ impl Transform {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use glam::Vec3;
 
     #[test]
     fn matrix_round_trip_keeps_trs() {
         let t = Transform {
-            translation: Vec3::new(1.0, -2.0, 0.5),
+            translation: Vec3::new(1.0, -2.0, 0.5).into(),
             rotation: Quat::from_euler(glam::EulerRot::XYZ, 0.3, -0.7, 1.1),
-            scale: Vec3::new(2.0, 0.5, 1.5),
+            scale: Vec3::new(2.0, 0.5, 1.5).into(),
         };
         let back = Transform::from_mat4(&t.to_mat4());
         assert!(back.translation.abs_diff_eq(t.translation, 1e-5));
@@ -69,9 +74,9 @@ mod tests {
     #[test]
     fn matrix_applies_scale_then_rotation_then_translation() {
         let t = Transform {
-            translation: Vec3::new(0.0, 1.0, 0.0),
+            translation: Vec3::new(0.0, 1.0, 0.0).into(),
             rotation: Quat::from_rotation_z(std::f32::consts::FRAC_PI_2),
-            scale: Vec3::splat(2.0),
+            scale: Vec3::splat(2.0).into(),
         };
         // (1,0,0) → scaled (2,0,0) → rotated 90° about Z (0,2,0) → translated (0,3,0).
         let p = t.to_mat4().transform_point3(Vec3::X);

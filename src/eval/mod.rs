@@ -15,7 +15,7 @@
 //!   playing at speed 1 with looping would, stepping the filter by the difference.
 //! - **Hold**: evaluates again where it is (after an edit).
 
-use glam::{Mat4, Vec3};
+use glam::{Mat3A, Mat4, Vec3, Vec3A};
 
 use crate::blend::sampler::parent_model;
 use crate::blend::{BlendSampler, BlendSpace, RootMotion, TimeSync};
@@ -600,10 +600,10 @@ impl Evaluator {
                         sampler.root_velocity(node),
                     ) && v != Vec3::ZERO
                     {
-                        let travel = parent_model(&self.skeleton, pose, r)
-                            .inverse()
-                            .transform_vector3(v * t);
-                        pose[r].translation -= travel;
+                        // Model-space travel into the root joint's parent space: a direction, so only the
+                        // 3×3 part of the parent's matrix is inverted.
+                        let parent = Mat3A::from_mat4(parent_model(&self.skeleton, pose, r));
+                        pose[r].translation -= parent.inverse() * Vec3A::from(v * t);
                     }
                     self.blend_weights.push(w);
                 }

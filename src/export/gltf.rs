@@ -2,7 +2,7 @@
 //! skeleton, plus the baked animation as LINEAR samplers. The file is imported again and measured against the
 //! frames; keys are added until it is within the tolerance.
 
-use glam::{Mat4, Quat, Vec3};
+use glam::{Mat4, Quat, Vec3, Vec3A};
 use serde_json::{Value, json};
 
 use crate::bake::{BakeSettings, search};
@@ -30,13 +30,13 @@ fn joint_node(j: usize) -> usize {
 
 fn trs_json(t: &Transform) -> Value {
     let mut node = json!({});
-    if t.translation != Vec3::ZERO {
+    if t.translation != Vec3A::ZERO {
         node["translation"] = json!(t.translation.to_array());
     }
     if t.rotation != Quat::IDENTITY {
         node["rotation"] = json!(t.rotation.normalize().to_array());
     }
-    if t.scale != Vec3::ONE {
+    if t.scale != Vec3A::ONE {
         node["scale"] = json!(t.scale.to_array());
     }
     node

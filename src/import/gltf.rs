@@ -1026,9 +1026,9 @@ impl NodeGraph {
                     rotation,
                     scale,
                 } => Transform {
-                    translation: Vec3::from(translation),
+                    translation: Vec3::from(translation).into(),
                     rotation: Quat::from_array(rotation).normalize(),
-                    scale: Vec3::from(scale),
+                    scale: Vec3::from(scale).into(),
                 },
             };
             if !t.is_finite() {

@@ -110,6 +110,34 @@ impl BreathPhase {
     }
 }
 
+/// The breath at one time, for every bone: [`BreathParams::shape_at`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BreathShape {
+    /// Inhale, exhale or rest.
+    pub phase: BreathPhase,
+    /// True during the first cycle, whose inhale rises from 0 rather than from the exhale angle.
+    pub first_cycle: bool,
+    /// The phase's eased fraction in [0, 1].
+    pub eased: f32,
+    /// The angles' scale.
+    pub effect_rate: f32,
+}
+
+impl BreathShape {
+    /// A bone's angle in degrees (effect rate applied), given its inhale and exhale angles.
+    pub fn angle_deg(&self, inhale: f32, exhale: f32) -> f32 {
+        let a = match self.phase {
+            BreathPhase::Inhale => {
+                let from = if self.first_cycle { 0.0 } else { exhale };
+                from + (inhale - from) * self.eased
+            }
+            BreathPhase::Exhale => inhale + (exhale - inhale) * self.eased,
+            BreathPhase::Rest => exhale,
+        };
+        a * self.effect_rate
+    }
+}
+
 impl BreathParams {
     /// Length of one inhale + exhale + rest cycle, seconds.
     pub fn cycle_length(&self) -> f32 {
@@ -152,16 +180,23 @@ impl BreathParams {
     /// A bone's angle in degrees at time `t` (effect rate applied): the first inhale rises from 0, later ones
     /// from the exhale angle.
     pub fn angle_deg(&self, inhale: f32, exhale: f32, t: f32) -> f32 {
+        self.shape_at(t).angle_deg(inhale, exhale)
+    }
+
+    /// Where the breath is at time `t`, shared by every bone: its phase, cycle and eased fraction.
+    pub fn shape_at(&self, t: f32) -> BreathShape {
         let (phase, f, cycle) = self.phase_at(t);
-        let a = match phase {
-            BreathPhase::Inhale => {
-                let from = if cycle == 0 { 0.0 } else { exhale };
-                from + (inhale - from) * self.inhale_easing.apply(f)
-            }
-            BreathPhase::Exhale => inhale + (exhale - inhale) * self.exhale_easing.apply(f),
-            BreathPhase::Rest => exhale,
+        let eased = match phase {
+            BreathPhase::Inhale => self.inhale_easing.apply(f),
+            BreathPhase::Exhale => self.exhale_easing.apply(f),
+            BreathPhase::Rest => 1.0,
         };
-        a * self.effect_rate
+        BreathShape {
+            phase,
+            first_cycle: cycle == 0,
+            eased,
+            effect_rate: self.effect_rate,
+        }
     }
 
     /// Checks every value; the error names the field (relative to the breath section).
@@ -273,10 +308,11 @@ impl BreathRig {
                 *slot = Some((j, world_rotation(skeleton, local, j)));
             }
         }
+        let shape = params.shape_at(t);
         for b in &self.bones {
             let spec = &params.bones[b.index];
-            let angle = params
-                .angle_deg(spec.inhale_deg, spec.exhale_deg, t)
+            let angle = shape
+                .angle_deg(spec.inhale_deg, spec.exhale_deg)
                 .to_radians();
             let l = &mut local[b.joint];
             l.rotation = (l.rotation * Quat::from_axis_angle(b.axis, angle)).normalize();

@@ -247,8 +247,16 @@ fn from_yaw_pitch(yaw: f32, pitch: f32) -> Vec3 {
     )
 }
 
+/// An angle in (−3π, 3π) (a difference of two angles in [−π, π]) brought into [−π, π).
 fn wrap_angle(a: f32) -> f32 {
-    (a + std::f32::consts::PI).rem_euclid(std::f32::consts::TAU) - std::f32::consts::PI
+    use std::f32::consts::{PI, TAU};
+    if a >= PI {
+        a - TAU
+    } else if a < -PI {
+        a + TAU
+    } else {
+        a
+    }
 }
 
 /// Applies a limit to a turn `turn` (model space) of a bone whose forward direction is `forward`.
@@ -276,9 +284,19 @@ pub fn limit_turn(turn: Quat, forward: Vec3, limit: LookLimit) -> (Quat, f32, f3
             let limit_p = std::f32::consts::FRAC_PI_2 - 1e-3;
             let dp_c = dp.clamp(-v, v).clamp(-limit_p - p0, limit_p - p0);
             let limited = dy_c != dy || dp_c != dp;
-            let aimed = from_yaw_pitch(y0 + dy_c, p0 + dp_c);
+            // Within the limits the aimed direction is where the turn takes the forward direction (the same
+            // vector from_yaw_pitch would rebuild from its angles); the roll term is the identity at roll 0.
+            let aimed = if limited {
+                from_yaw_pitch(y0 + dy_c, p0 + dp_c)
+            } else {
+                (turn * f).normalize_or(f)
+            };
             let base = Quat::from_rotation_arc(f, aimed);
-            let q = Quat::from_axis_angle(aimed, -roll * dy_c) * base;
+            let q = if roll == 0.0 {
+                base
+            } else {
+                Quat::from_axis_angle(aimed, -roll * dy_c) * base
+            };
             (q.normalize(), dy_c, dp_c, limited)
         }
         LookLimit::Smooth {
@@ -299,6 +317,26 @@ pub fn limit_turn(turn: Quat, forward: Vec3, limit: LookLimit) -> (Quat, f32, f3
             (q, dy, dp, limited)
         }
     }
+}
+
+/// The fraction `weight` (clamped to [0, 1]) of the turn `full`: slerp from the identity, i.e. the same axis and
+/// `weight` times the angle (one arctangent and one sine-cosine pair, where glam's slerp takes an arccosine and
+/// three sines); `full` itself at 1.
+fn partial_turn(full: Quat, weight: f32) -> Quat {
+    let w = weight.clamp(0.0, 1.0);
+    if w >= 1.0 {
+        return full;
+    }
+    // The shorter way round: w ≥ 0.
+    let full = if full.w < 0.0 { -full } else { full };
+    let v = Vec3::new(full.x, full.y, full.z);
+    let s = v.length();
+    if s < 1e-12 {
+        return Quat::IDENTITY;
+    }
+    let (sin, cos) = (w * s.atan2(full.w)).sin_cos();
+    let v = v * (sin / s);
+    Quat::from_xyzw(v.x, v.y, v.z, cos)
 }
 
 /// Turns `from` toward `to` by at most `max_angle` radians.
@@ -405,7 +443,7 @@ impl LookAtRig {
                 continue;
             };
             let full = Quat::from_rotation_arc(from, to);
-            let share = Quat::IDENTITY.slerp(full, (spec.weight * params.weight).clamp(0.0, 1.0));
+            let share = partial_turn(full, spec.weight * params.weight);
             let forward = world[b.joint] * b.forward;
             let (turn, yaw, pitch, limited) = limit_turn(share, forward, spec.limit);
             let rotation = (turn * world[b.joint]).normalize();
@@ -434,7 +472,7 @@ impl LookAtRig {
                     continue;
                 };
                 let full = Quat::from_rotation_arc(forward.normalize_or(to), to);
-                let share = Quat::IDENTITY.slerp(full, params.weight.clamp(0.0, 1.0));
+                let share = partial_turn(full, params.weight);
                 let (turn, _, _, _) = limit_turn(share, forward, limit);
                 let rotation = (turn * world[eye]).normalize();
                 set_world_rotation(skeleton, local, world, eye, rotation);

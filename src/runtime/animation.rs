@@ -11,7 +11,7 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use glam::{Quat, Vec3, Vec4};
+use glam::{Quat, Vec3, Vec3A, Vec4};
 
 use crate::core::clip::{BoundTrack, Interpolation, Keys};
 use crate::core::{Clip, ClipBinding, Skeleton, Transform};
@@ -74,6 +74,9 @@ pub struct Animation {
     pub(crate) id: u64,
     duration: f32,
     pub(crate) base: Vec<Transform>,
+    /// Every (joint, property: 0 translation, 1 rotation, 2 scale) no animated channel writes: what a sample
+    /// copies from `base` when that is cheaper than copying all of it.
+    pub(crate) constant_channels: Vec<(u16, u8)>,
     pub(crate) time_sets: Vec<Vec<f32>>,
     pub(crate) rotations: Vec<Group<RotSegment>>,
     pub(crate) rotations_cubic: Vec<Group<CubicSegment<4>>>,
@@ -189,7 +192,7 @@ fn track_channels(track: &crate::core::Track, bound: &BoundTrack, out: &mut Vec<
                 );
             }
             if let (Some(k), Some(scale)) = (&track.translation, r.translation_scale) {
-                let src_rest = track.target.rest.translation;
+                let src_rest = Vec3::from(track.target.rest.translation);
                 let map = |v: Vec3| {
                     r.dst_rest_translation + r.translation_rotation * (v - src_rest) * scale
                 };
@@ -343,6 +346,7 @@ impl Animation {
         // (property, cubic, time set) → channels, in joint order within each group.
         let mut grouped: HashMap<(Property, bool, usize), Vec<&ChannelKeys>> = HashMap::new();
         let mut animated_channels = 0;
+        let mut animated = std::collections::HashSet::new();
         for (i, c) in channels.iter().enumerate() {
             if last.get(&(c.joint, c.property)) != Some(&i) {
                 continue;
@@ -351,13 +355,14 @@ impl Animation {
                 let v = c.key_value(0);
                 let t = &mut base[c.joint];
                 match c.property {
-                    Property::Translation => t.translation = v.truncate(),
+                    Property::Translation => t.translation = Vec3A::from_vec4(v),
                     Property::Rotation => t.rotation = Quat::from_vec4(v),
-                    Property::Scale => t.scale = v.truncate(),
+                    Property::Scale => t.scale = Vec3A::from_vec4(v),
                 }
                 continue;
             }
             animated_channels += 1;
+            animated.insert((c.joint, c.property));
             let key: Vec<u32> = c.times.iter().map(|t| t.to_bits()).collect();
             let set = *time_set_of.entry(key).or_insert_with(|| {
                 time_sets.push(c.times.clone());
@@ -366,12 +371,20 @@ impl Animation {
             let cubic = c.interpolation == Interpolation::CubicSpline;
             grouped.entry((c.property, cubic, set)).or_default().push(c);
         }
+        let constant_channels = (0..base.len())
+            .flat_map(|j| {
+                [Property::Translation, Property::Rotation, Property::Scale].map(|p| (j, p))
+            })
+            .filter(|c| !animated.contains(c))
+            .map(|(j, p)| (j as u16, p as u8))
+            .collect();
         let mut keys: Vec<_> = grouped.into_iter().collect();
         keys.sort_by_key(|((p, cubic, set), _)| (*set, *p as u8, *cubic));
         let mut anim = Animation {
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             duration: clip.duration,
             base,
+            constant_channels,
             time_sets,
             rotations: Vec::new(),
             rotations_cubic: Vec::new(),

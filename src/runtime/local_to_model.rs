@@ -136,9 +136,9 @@ mod tests {
                 name: format!("j{i}"),
                 parent,
                 rest: Transform {
-                    translation: Vec3::new(0.1 * i as f32, 0.2, -0.05),
+                    translation: Vec3::new(0.1 * i as f32, 0.2, -0.05).into(),
                     rotation: Quat::from_euler(glam::EulerRot::XYZ, 0.3 * i as f32, -0.2, 0.5),
-                    scale: Vec3::new(1.0, 1.5 - 0.1 * i as f32, 0.9),
+                    scale: Vec3::new(1.0, 1.5 - 0.1 * i as f32, 0.9).into(),
                 },
                 deforms: true,
             })
