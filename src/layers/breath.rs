@@ -302,10 +302,23 @@ impl BreathRig {
         if !params.enabled || self.bones.is_empty() {
             return;
         }
+        // Each shoulder's parent's model rotation before the breath (shoulders usually share their parent, so it
+        // is walked up once).
+        let parent_rotation = |local: &[Transform], j: usize| {
+            skeleton.parent(j).map_or(skeleton.root_rotation(), |p| {
+                world_rotation(skeleton, local, p)
+            })
+        };
         let mut held = [None; 2];
         if params.keep_shoulders {
+            let mut last: Option<(Option<usize>, Quat)> = None;
             for (slot, &j) in held.iter_mut().zip(&self.shoulders) {
-                *slot = Some((j, world_rotation(skeleton, local, j)));
+                let parent = match last {
+                    Some((p, q)) if p == skeleton.parent(j) => q,
+                    _ => parent_rotation(local, j),
+                };
+                last = Some((skeleton.parent(j), parent));
+                *slot = Some((j, parent * local[j].rotation));
             }
         }
         let shape = params.shape_at(t);
@@ -317,10 +330,13 @@ impl BreathRig {
             let l = &mut local[b.joint];
             l.rotation = (l.rotation * Quat::from_axis_angle(b.axis, angle)).normalize();
         }
+        let mut last: Option<(Option<usize>, Quat)> = None;
         for (j, q) in held.into_iter().flatten() {
-            let parent = skeleton.parent(j).map_or(skeleton.root_rotation(), |p| {
-                world_rotation(skeleton, local, p)
-            });
+            let parent = match last {
+                Some((p, q)) if p == skeleton.parent(j) => q,
+                _ => parent_rotation(local, j),
+            };
+            last = Some((skeleton.parent(j), parent));
             local[j].rotation = (parent.inverse() * q).normalize();
         }
     }

@@ -263,10 +263,13 @@ fn wrap_angle(a: f32) -> f32 {
 /// Returns the allowed turn, its yaw and pitch (radians) and whether the limit cut it.
 pub fn limit_turn(turn: Quat, forward: Vec3, limit: LookLimit) -> (Quat, f32, f32, bool) {
     let f = forward.normalize_or(CHARACTER_FORWARD);
-    let (y0, p0) = yaw_pitch(f);
+    let p0 = f.y.clamp(-1.0, 1.0).asin();
+    // The yaw change is the angle between the horizontal projections (one arctangent, equal to the wrapped
+    // difference of the two yaws); the pitch change the difference of the elevations.
     let measure = |q: Quat| {
-        let (y1, p1) = yaw_pitch(q * f);
-        (wrap_angle(y1 - y0), p1 - p0)
+        let g = q * f;
+        let dy = (g.x * f.z - g.z * f.x).atan2(g.x * f.x + g.z * f.z);
+        (dy, g.y.clamp(-1.0, 1.0).asin() - p0)
     };
     match limit {
         LookLimit::Off => {
@@ -287,7 +290,7 @@ pub fn limit_turn(turn: Quat, forward: Vec3, limit: LookLimit) -> (Quat, f32, f3
             // Within the limits the aimed direction is where the turn takes the forward direction (the same
             // vector from_yaw_pitch would rebuild from its angles); the roll term is the identity at roll 0.
             let aimed = if limited {
-                from_yaw_pitch(y0 + dy_c, p0 + dp_c)
+                from_yaw_pitch(yaw_pitch(f).0 + dy_c, p0 + dp_c)
             } else {
                 (turn * f).normalize_or(f)
             };
@@ -295,9 +298,9 @@ pub fn limit_turn(turn: Quat, forward: Vec3, limit: LookLimit) -> (Quat, f32, f3
             let q = if roll == 0.0 {
                 base
             } else {
-                Quat::from_axis_angle(aimed, -roll * dy_c) * base
+                (Quat::from_axis_angle(aimed, -roll * dy_c) * base).normalize()
             };
-            (q.normalize(), dy_c, dp_c, limited)
+            (q, dy_c, dp_c, limited)
         }
         LookLimit::Smooth {
             angle_deg,
@@ -446,7 +449,8 @@ impl LookAtRig {
             let share = partial_turn(full, spec.weight * params.weight);
             let forward = world[b.joint] * b.forward;
             let (turn, yaw, pitch, limited) = limit_turn(share, forward, spec.limit);
-            let rotation = (turn * world[b.joint]).normalize();
+            // set_world_rotation normalises the local rotation it derives from this.
+            let rotation = turn * world[b.joint];
             set_world_rotation(skeleton, local, world, b.joint, rotation);
             let at = self.path.partition_point(|&j| j < b.joint);
             refresh_path(skeleton, local, &self.path[at..], model, world);
