@@ -3,7 +3,7 @@
 
 use glam::{Mat4, Vec3};
 
-use super::space::{BlendSpace, TimeSync};
+use super::space::BlendSpace;
 use crate::core::{Character, Clip, ClipBinding, HumanBone, Pose, Skeleton, Transform, Wrap};
 
 /// Weights at or below this are skipped (their clips are not sampled).
@@ -156,36 +156,5 @@ impl BlendSampler {
     /// The joint whose horizontal travel root motion removes (the hips, else the first root).
     pub fn root_joint(&self) -> Option<usize> {
         self.root
-    }
-
-    /// Time inside a node's clip for a blend time of `time` seconds in a cycle of `cycle` seconds.
-    pub fn clip_time(&self, node: usize, sync: TimeSync, time: f32, cycle: f32) -> f32 {
-        let Some(n) = self.nodes.get(node).and_then(|n| n.as_ref()) else {
-            return 0.0;
-        };
-        if n.duration <= 0.0 || !time.is_finite() {
-            return 0.0;
-        }
-        match sync {
-            TimeSync::Normalized => {
-                if cycle <= 0.0 {
-                    return 0.0;
-                }
-                let phase = time / cycle;
-                let phase = if (0.0..=1.0).contains(&phase) {
-                    phase
-                } else {
-                    phase.rem_euclid(1.0)
-                };
-                phase * n.duration
-            }
-            TimeSync::Independent => {
-                if (0.0..=n.duration).contains(&time) {
-                    time
-                } else {
-                    time.rem_euclid(n.duration)
-                }
-            }
-        }
     }
 }

@@ -258,16 +258,18 @@ impl Evaluator {
     }
 
     /// Replaces the blend space's nodes, axes or modes (rebinding its clips when the nodes changed), keeping the
-    /// phase. Does nothing when the source is not a blend space.
+    /// phase, the layer clock and the look-at filter (an edit is not a seek). Does nothing when the source is not
+    /// a blend space.
     pub fn set_blend_space(&mut self, character: &Character, clips: &[Clip], new: &BlendSpace) {
         let Source::Blend { space, .. } = &mut self.source else {
             return;
         };
         if space.nodes != new.nodes {
-            let (phase, elapsed) = (self.clock.phase, self.clock.elapsed);
+            let (phase, elapsed, look) = (self.clock.phase, self.clock.elapsed, self.look.clone());
             self.set_source(character, clips, SourceSpec::Blend(new.clone()));
             self.clock.phase = phase;
             self.clock.elapsed = elapsed;
+            self.look = look;
         } else {
             *space = new.clone();
         }

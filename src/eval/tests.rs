@@ -392,3 +392,32 @@ fn the_allocation_counter_sees_allocations() {
     });
     assert!(n >= 1, "a Vec allocation was not counted");
 }
+
+#[test]
+fn editing_the_blend_nodes_keeps_the_phase_and_the_look_direction() {
+    let model = mannequin();
+    let space = crate::demo::locomotion::default_blend_space();
+    let mut ev = Evaluator::new(
+        &model.character,
+        &model.clips,
+        SourceSpec::Blend(space.clone()),
+        all_layers(),
+    );
+    ev.play();
+    for _ in 0..20 {
+        advance(&mut ev, 1.0 / 30.0);
+    }
+    let phase = ev.clock.phase;
+    let look = ev.look.direction();
+    assert!(look.is_some() && phase > 0.0);
+    let mut edited = space;
+    edited.nodes[1].position[0] += 0.25;
+    ev.set_blend_space(&model.character, &model.clips, &edited);
+    assert_eq!(ev.blend_space().map(|s| &s.nodes), Some(&edited.nodes));
+    assert_eq!(ev.clock.phase, phase, "a node edit is not a seek");
+    assert_eq!(
+        ev.look.direction(),
+        look,
+        "the look-at filter keeps its direction"
+    );
+}

@@ -141,6 +141,11 @@ fn check_attribute_json(json: &[u8]) -> Result<(), String> {
 
 /// Checks that the indices the importer follows point inside their arrays (gltf 1.4.1 validates some of them,
 /// not animation targets, and unwraps the lookup).
+/// The elements of a JSON array (none for anything else), borrowed.
+fn json_array(v: &serde_json::Value) -> &[serde_json::Value] {
+    v.as_array().map_or(&[], Vec::as_slice)
+}
+
 fn check_json_references(doc: &serde_json::Value) -> Result<(), String> {
     let len = |key: &str| doc[key].as_array().map_or(0, Vec::len);
     let (nodes, accessors, meshes, skins, views, buffers, samplers_top, images) = (
@@ -153,106 +158,93 @@ fn check_json_references(doc: &serde_json::Value) -> Result<(), String> {
         len("samplers"),
         len("images"),
     );
-    let array = |v: &serde_json::Value| v.as_array().cloned().unwrap_or_default();
-    let check = |v: &serde_json::Value, n: usize, what: String| -> Result<(), String> {
-        match v.as_u64() {
-            Some(i) if i as usize >= n => Err(format!(
-                "{what} refers to index {i}, past the {n} there are"
-            )),
-            _ => Ok(()),
-        }
-    };
+    // Borrowed, and the message is only formatted for a bad reference: a large file holds tens of thousands.
+    let array = json_array;
+    let check =
+        |v: &serde_json::Value, n: usize, what: &dyn Fn() -> String| -> Result<(), String> {
+            match v.as_u64() {
+                Some(i) if i as usize >= n => Err(format!(
+                    "{} refers to index {i}, past the {n} there are",
+                    what()
+                )),
+                _ => Ok(()),
+            }
+        };
     for (a, anim) in array(&doc["animations"]).iter().enumerate() {
         let samplers = array(&anim["samplers"]);
         for (c, ch) in array(&anim["channels"]).iter().enumerate() {
-            check(
-                &ch["sampler"],
-                samplers.len(),
-                format!("animation {a} channel {c} sampler"),
-            )?;
-            check(
-                &ch["target"]["node"],
-                nodes,
-                format!("animation {a} channel {c} target node"),
-            )?;
+            check(&ch["sampler"], samplers.len(), &|| {
+                format!("animation {a} channel {c} sampler")
+            })?;
+            check(&ch["target"]["node"], nodes, &|| {
+                format!("animation {a} channel {c} target node")
+            })?;
         }
         for (k, sm) in samplers.iter().enumerate() {
-            check(
-                &sm["input"],
-                accessors,
-                format!("animation {a} sampler {k} input"),
-            )?;
-            check(
-                &sm["output"],
-                accessors,
-                format!("animation {a} sampler {k} output"),
-            )?;
+            check(&sm["input"], accessors, &|| {
+                format!("animation {a} sampler {k} input")
+            })?;
+            check(&sm["output"], accessors, &|| {
+                format!("animation {a} sampler {k} output")
+            })?;
         }
     }
     for (k, skin) in array(&doc["skins"]).iter().enumerate() {
         for j in array(&skin["joints"]) {
-            check(&j, nodes, format!("skin {k} joint"))?;
+            check(j, nodes, &|| format!("skin {k} joint"))?;
         }
-        check(&skin["skeleton"], nodes, format!("skin {k} skeleton"))?;
-        check(
-            &skin["inverseBindMatrices"],
-            accessors,
-            format!("skin {k} inverse bind matrices"),
-        )?;
+        check(&skin["skeleton"], nodes, &|| format!("skin {k} skeleton"))?;
+        check(&skin["inverseBindMatrices"], accessors, &|| {
+            format!("skin {k} inverse bind matrices")
+        })?;
     }
     for (n, node) in array(&doc["nodes"]).iter().enumerate() {
         for c in array(&node["children"]) {
-            check(&c, nodes, format!("node {n} child"))?;
+            check(c, nodes, &|| format!("node {n} child"))?;
         }
-        check(&node["mesh"], meshes, format!("node {n} mesh"))?;
-        check(&node["skin"], skins, format!("node {n} skin"))?;
+        check(&node["mesh"], meshes, &|| format!("node {n} mesh"))?;
+        check(&node["skin"], skins, &|| format!("node {n} skin"))?;
     }
     for (k, scene) in array(&doc["scenes"]).iter().enumerate() {
         for n in array(&scene["nodes"]) {
-            check(&n, nodes, format!("scene {k} node"))?;
+            check(n, nodes, &|| format!("scene {k} node"))?;
         }
     }
     for (m, mesh) in array(&doc["meshes"]).iter().enumerate() {
         for (p, prim) in array(&mesh["primitives"]).iter().enumerate() {
-            check(
-                &prim["indices"],
-                accessors,
-                format!("mesh {m} primitive {p} indices"),
-            )?;
+            check(&prim["indices"], accessors, &|| {
+                format!("mesh {m} primitive {p} indices")
+            })?;
             for target in array(&prim["targets"]) {
                 for (_, a) in target.as_object().into_iter().flatten() {
-                    check(a, accessors, format!("mesh {m} primitive {p} morph target"))?;
+                    check(a, accessors, &|| {
+                        format!("mesh {m} primitive {p} morph target")
+                    })?;
                 }
             }
         }
     }
     for (k, acc) in array(&doc["accessors"]).iter().enumerate() {
-        check(
-            &acc["bufferView"],
-            views,
-            format!("accessor {k} buffer view"),
-        )?;
-        check(
-            &acc["sparse"]["indices"]["bufferView"],
-            views,
-            format!("accessor {k} sparse indices"),
-        )?;
-        check(
-            &acc["sparse"]["values"]["bufferView"],
-            views,
-            format!("accessor {k} sparse values"),
-        )?;
+        check(&acc["bufferView"], views, &|| {
+            format!("accessor {k} buffer view")
+        })?;
+        check(&acc["sparse"]["indices"]["bufferView"], views, &|| {
+            format!("accessor {k} sparse indices")
+        })?;
+        check(&acc["sparse"]["values"]["bufferView"], views, &|| {
+            format!("accessor {k} sparse values")
+        })?;
     }
     for (k, view) in array(&doc["bufferViews"]).iter().enumerate() {
-        check(&view["buffer"], buffers, format!("buffer view {k} buffer"))?;
+        check(&view["buffer"], buffers, &|| {
+            format!("buffer view {k} buffer")
+        })?;
     }
     for (k, image) in array(&doc["images"]).iter().enumerate() {
         // The reader unwraps these when asked for the image's source.
-        check(
-            &image["bufferView"],
-            views,
-            format!("image {k} buffer view"),
-        )?;
+        check(&image["bufferView"], views, &|| {
+            format!("image {k} buffer view")
+        })?;
         match (image["uri"].is_string(), image["bufferView"].is_u64()) {
             (false, false) => return Err(format!("image {k} has neither a uri nor a buffer view")),
             (_, true) if !image["mimeType"].is_string() => {
@@ -262,12 +254,10 @@ fn check_json_references(doc: &serde_json::Value) -> Result<(), String> {
         }
     }
     for (k, tex) in array(&doc["textures"]).iter().enumerate() {
-        check(&tex["source"], images, format!("texture {k} source"))?;
-        check(
-            &tex["sampler"],
-            samplers_top,
-            format!("texture {k} sampler"),
-        )?;
+        check(&tex["source"], images, &|| format!("texture {k} source"))?;
+        check(&tex["sampler"], samplers_top, &|| {
+            format!("texture {k} sampler")
+        })?;
     }
     Ok(())
 }
