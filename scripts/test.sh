@@ -44,8 +44,16 @@ export CARGO_INCREMENTAL=0
 echo "== cargo fmt --check"
 cargo fmt --check
 
-echo "== cargo clippy"
+echo "== cargo clippy (default features, then the headless library and its tests)"
 cargo clippy --all-targets --locked -- -D warnings
+cargo clippy --no-default-features --all-targets --locked -- -D warnings
+
+echo "== the headless library has no GUI stack"
+if cargo tree --no-default-features -e normal --locked -i wgpu >/dev/null 2>&1; then
+  echo "wgpu is in the dependency tree of the library without default features" >&2
+  exit 1
+fi
+cargo build --lib --no-default-features --locked
 
 echo "== glTF validator on the generated mannequin and on exports (tuned walk with the model; skeleton only; a textured model)"
 tools=target/node-tools
@@ -79,5 +87,11 @@ done
 echo "== benchmarks, each run once as a test"
 cargo test --bench pose_eval --bench clip_bake --bench frame --bench blend --bench layers --locked
 
-echo "== cargo test"
-cargo test --lib --bins --tests --locked
+echo "== cargo test: headless (no GUI stack linked)"
+cargo test --no-default-features --lib --tests --locked
+
+echo "== cargo test: the library's editor and CLI tests, and every test that declares required features"
+feature_tests=()
+while read -r name; do feature_tests+=(--test "$name"); done < <(
+  awk '/^\[\[test\]\]/ { t = 1; next } t && /^name = / { gsub(/"/, "", $3); print $3; t = 0 }' Cargo.toml)
+cargo test --lib --bins "${feature_tests[@]}" --locked

@@ -3,9 +3,11 @@
 //! The library is the headless core; the `animtune` binary wraps it in a command line (and an editor).
 #![warn(missing_docs)]
 
+#[cfg(feature = "editor")]
 pub mod app;
 pub mod bake;
 pub mod blend;
+#[cfg(feature = "cli")]
 pub mod cli;
 pub mod clipfile;
 pub mod core;
@@ -18,6 +20,7 @@ pub mod glb;
 pub mod import;
 pub mod layers;
 pub mod preset;
+#[cfg(feature = "render")]
 pub mod render;
 pub mod runtime;
 

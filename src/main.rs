@@ -23,6 +23,11 @@ fn main() -> ExitCode {
                 m.display()
             ))
         }
+        #[cfg(not(feature = "editor"))]
+        None => Err(anyhow::anyhow!(
+            "this build has no editor (built without the `editor` feature); use a subcommand, see --help"
+        )),
+        #[cfg(feature = "editor")]
         None => {
             let screenshot = cli.screenshot.map(|path| animtune::app::ScreenshotPlan {
                 path,

@@ -330,3 +330,63 @@ fn cli_exports_keep_existing_files_and_write_one_clip_per_node() {
     ]);
     assert!(info.status.success());
 }
+
+#[test]
+fn a_textured_glb_export_verifies_its_animation_without_decoding_images() {
+    let path = common::asset("CesiumMan.glb");
+    let model = animtune::import::load_file(&path).unwrap();
+    assert!(
+        !model.character.textures.is_empty(),
+        "CesiumMan is textured"
+    );
+    let spec = StreamSpec {
+        source: StreamSource::Clip(0),
+        duration: 2.0,
+        fps: 30.0,
+    };
+    let frames = bake_stream(
+        &model.character,
+        &model.clips,
+        None,
+        &tuned_layers(),
+        &spec,
+        &mut |_, _| true,
+    )
+    .unwrap();
+    let before = animtune::import::gltf::image_decodes_on_this_thread();
+    let meta = animtune::clipfile::reduce::ClipMeta {
+        id: 0,
+        name: "walk".into(),
+        duration: 2.0,
+        frame_rate: 30.0,
+        explicit_times: false,
+    };
+    let out = animtune::export::gltf::export_glb(
+        &model.character,
+        &frames,
+        &meta,
+        false,
+        &BakeSettings::default(),
+    );
+    assert_eq!(
+        animtune::import::gltf::image_decodes_on_this_thread(),
+        before,
+        "verifying the export decoded images"
+    );
+    // One decode per tolerance candidate: at most the search's 11 candidates (5 local tolerances, quantised and
+    // not, then every frame).
+    assert!(
+        (1..=11).contains(&out.verifications),
+        "{}",
+        out.verifications
+    );
+    assert!(out.max_error_cm <= 0.01, "{}", out.max_error_cm);
+    // The file itself keeps the texture.
+    let back = animtune::import::gltf::load_bytes(&out.bytes, "walk", None, Path::new("walk.glb"))
+        .unwrap();
+    assert_eq!(
+        back.character.textures.len(),
+        model.character.textures.len()
+    );
+    assert!(animtune::import::gltf::image_decodes_on_this_thread() > before);
+}

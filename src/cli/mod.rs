@@ -12,7 +12,7 @@ mod blend;
 mod clip;
 mod inspect;
 mod model;
-#[cfg(test)]
+#[cfg(all(test, feature = "editor"))]
 mod paths_agree;
 mod pose;
 mod preset;

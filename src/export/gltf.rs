@@ -21,6 +21,8 @@ pub struct GltfExport {
     pub max_error_cm: f32,
     /// What the file does not carry.
     pub notes: Vec<String>,
+    /// Tolerance candidates verified (one decode each, of the skeleton and the animation only).
+    pub verifications: usize,
 }
 
 /// Node index of joint `j` (node 0 is the character root holding the transform above the skeleton).
@@ -331,7 +333,8 @@ pub fn export_glb(
     let humanoid = Some(&character.humanoid);
     let tolerance = settings.tolerance_cm / 100.0;
     let path = std::path::Path::new("<export>.glb");
-    let (bytes, error, _) = search(tolerance, false, |factor, _| {
+    let mut verifications = 0;
+    let (clip, error, _) = search(tolerance, false, |factor, _| {
         let clip = reduce::reduce(
             skeleton,
             humanoid,
@@ -341,10 +344,13 @@ pub fn export_glb(
             factor,
             RotationInterp::Slerp,
         );
-        let bytes = glb_bytes(character, &clip, animation_only);
+        // Verified as written: the same skeleton nodes and animation accessors as the exported file, without its
+        // meshes and textures, decoded once per candidate; the whole file is assembled once, for the chosen one.
+        let check = glb_bytes(character, &clip, true);
+        verifications += 1;
         let limits = crate::import::Limits::unlimited();
         let error =
-            match crate::import::gltf::load_bytes_with(&bytes, &meta.name, None, path, &limits) {
+            match crate::import::gltf::load_bytes_with(&check, &meta.name, None, path, &limits) {
                 Ok(back) => back.clips.first().map_or(
                     if clip.tracks.is_empty() {
                         0.0
@@ -355,8 +361,9 @@ pub fn export_glb(
                 ),
                 Err(_) => f32::INFINITY,
             };
-        (bytes, error)
+        (clip, error)
     });
+    let bytes = glb_bytes(character, &clip, animation_only);
     let mut notes = vec![
         "materials keep their base colour and texture only (metallic 0, roughness 0.7)".to_string(),
     ];
@@ -370,5 +377,6 @@ pub fn export_glb(
         bytes,
         max_error_cm: error * 100.0,
         notes,
+        verifications,
     }
 }

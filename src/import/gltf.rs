@@ -66,6 +66,16 @@ fn check_attribute_indices(bytes: &[u8]) -> Result<(), String> {
     check_attribute_json(json)
 }
 
+thread_local! {
+    static IMAGE_DECODES: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// How many times this thread has decoded a file's images into pixels: how a test sees that a path (an export's
+/// verification) decodes none.
+pub fn image_decodes_on_this_thread() -> u64 {
+    IMAGE_DECODES.with(std::cell::Cell::get)
+}
+
 fn check_attribute_json(json: &[u8]) -> Result<(), String> {
     // Lossy: the glTF reader skips unknown keys without checking their UTF-8, so invalid bytes must not hide
     // the document from this check.
@@ -921,6 +931,9 @@ fn read_textures(
 ) -> (Vec<Texture>, Vec<Option<usize>>) {
     if document.images().len() == 0 {
         return (Vec::new(), Vec::new());
+    }
+    if document.images().len() > 0 {
+        IMAGE_DECODES.with(|c| c.set(c.get() + 1));
     }
     let images = match gl::import_images(document, base, buffers) {
         Ok(i) => i,
