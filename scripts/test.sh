@@ -49,8 +49,9 @@ cargo clippy --all-targets --locked -- -D warnings
 cargo clippy --no-default-features --all-targets --locked -- -D warnings
 
 echo "== the headless library has no GUI stack"
-if cargo tree --no-default-features -e normal --locked -i wgpu >/dev/null 2>&1; then
-  echo "wgpu is in the dependency tree of the library without default features" >&2
+gui=$(cargo tree --no-default-features -e normal --locked --prefix none | grep -E '^(wgpu|egui|eframe|winit|rfd|clap) ' || true)
+if [ -n "$gui" ]; then
+  echo "the library without default features depends on: $gui" >&2
   exit 1
 fi
 cargo build --lib --no-default-features --locked

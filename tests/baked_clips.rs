@@ -8,7 +8,7 @@ use std::path::Path;
 use animtune::bake::{BakeSettings, bake_frames, prepare, to_unity};
 use animtune::clipfile::reduce::measure;
 use animtune::clipfile::{self, BakedClip, Channel, ClipFile, ClipFileError, native};
-use animtune::core::clip::BindMethod;
+use animtune::core::binding::BindMethod;
 use animtune::core::{HumanBone, Pose};
 use animtune::eval::{ClockStep, EvalInput, Evaluator, SourceSpec};
 use animtune::import::{ImportedModel, load_file};

@@ -2,7 +2,7 @@
 
 mod common;
 
-use animtune::core::clip::BindMethod;
+use animtune::core::binding::BindMethod;
 use animtune::core::{HumanBone, Pose, Wrap};
 use animtune::import::{ImportedModel, load_file};
 use glam::Quat;

@@ -4,7 +4,7 @@ use anyhow::{Context, Result, anyhow, bail};
 use serde::Serialize;
 
 use super::{ClipSourceArgs, PoseArgs};
-use crate::core::clip::BindMethod;
+use crate::core::binding::BindMethod;
 use crate::core::{Clip, Pose, Transform};
 use crate::eval::{ClockStep, EvalInput, Evaluator, SourceSpec};
 use crate::import::ImportedModel;

@@ -1,11 +1,101 @@
 //! Binding a clip's tracks to the joints of a skeleton: by path, name, or humanoid bone.
 
-use glam::Quat;
+use glam::{Quat, Vec3};
+use serde::Serialize;
 
-use super::clip::{BindMethod, BoundTrack, Clip, ClipBinding, Retarget};
+use super::clip::{Clip, Wrap};
 use super::humanoid::{HumanBone, HumanoidMap};
 use super::pose::Pose;
 use super::skeleton::Skeleton;
+
+/// How one track reaches a joint of another rig through their humanoid maps.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Retarget {
+    /// Rotation applied before the source rotation.
+    pub pre: Quat,
+    /// Rotation applied after the source rotation.
+    pub post: Quat,
+    /// Scale for translation changes (hips only; None ignores translation).
+    pub translation_scale: Option<f32>,
+    /// Rotation from the source parent frame to the target parent frame.
+    pub translation_rotation: Quat,
+    /// Target joint's rest translation.
+    pub dst_rest_translation: Vec3,
+}
+
+/// How one track was bound.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BindMethod {
+    /// Same root-relative path.
+    Path,
+    /// Same joint name.
+    Name,
+    /// Same humanoid bone, rotations retargeted between rest poses.
+    HumanBone,
+}
+
+/// One bound track.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BoundTrack {
+    /// Joint of the target skeleton.
+    pub joint: usize,
+    /// How it was found.
+    pub method: BindMethod,
+    /// Retargeting, when bound through a humanoid bone.
+    pub retarget: Option<Retarget>,
+}
+
+/// A clip's tracks resolved against one skeleton, plus what did not bind.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClipBinding {
+    /// Per track (same order as the clip), the joint it drives, if any.
+    pub tracks: Vec<Option<BoundTrack>>,
+    /// Paths of tracks that found no joint.
+    pub unbound_tracks: Vec<String>,
+    /// Names of joints that no track drives.
+    pub joints_without_track: Vec<String>,
+}
+
+impl Clip {
+    /// Binds tracks to a skeleton: by path, then joint name, then humanoid bone (retargeted).
+    pub fn bind(&self, skeleton: &Skeleton, humanoid: Option<&HumanoidMap>) -> ClipBinding {
+        bind(self, skeleton, humanoid)
+    }
+
+    /// Writes the clip's values at `time` into `pose` for every bound track; other joints are left as they are.
+    pub fn sample_into(&self, binding: &ClipBinding, time: f32, wrap: Wrap, pose: &mut Pose) {
+        let t = self.wrap_time(time, wrap);
+        for (track, bound) in self.tracks.iter().zip(&binding.tracks) {
+            let Some(b) = bound else { continue };
+            let local = &mut pose.local[b.joint];
+            match &b.retarget {
+                None => {
+                    if let Some(k) = &track.translation {
+                        local.translation = (k.sample(t)).into();
+                    }
+                    if let Some(k) = &track.rotation {
+                        local.rotation = k.sample(t);
+                    }
+                    if let Some(k) = &track.scale {
+                        local.scale = (k.sample(t)).into();
+                    }
+                }
+                Some(r) => {
+                    if let Some(k) = &track.rotation {
+                        local.rotation = (r.pre * k.sample(t) * r.post).normalize();
+                    }
+                    if let (Some(k), Some(scale)) = (&track.translation, r.translation_scale) {
+                        let delta = k.sample(t) - Vec3::from(track.target.rest.translation);
+                        local.translation = (r.dst_rest_translation
+                            + r.translation_rotation * delta * scale)
+                            .into();
+                    }
+                }
+            }
+        }
+    }
+}
 
 /// Resolves every track of `clip` against `skeleton` (see [`Clip::bind`]).
 pub fn bind(clip: &Clip, skeleton: &Skeleton, humanoid: Option<&HumanoidMap>) -> ClipBinding {

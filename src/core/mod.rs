@@ -11,8 +11,9 @@ pub mod pose;
 pub mod skeleton;
 pub mod transform;
 
+pub use binding::ClipBinding;
 pub use character::Character;
-pub use clip::{Clip, ClipBinding, Interpolation, Keys, Track, TrackTarget, Wrap};
+pub use clip::{Clip, Interpolation, Keys, Track, TrackTarget, Wrap};
 pub use human_bone::HumanBone;
 pub use humanoid::{HumanoidMap, MappingSource, TwistChain};
 pub use pose::Pose;

@@ -26,9 +26,19 @@ impl Pose {
         self.local.extend_from_slice(skeleton.rest());
     }
 
-    /// Model-space matrix of every joint, written into `out` (resized to fit), by the local-to-model job.
+    /// Model-space matrix of every joint, written into `out` (resized to fit); joints the pose does not cover
+    /// (a pose of another skeleton) stay at the identity.
     pub fn model_matrices_into(&self, skeleton: &Skeleton, out: &mut Vec<Mat4>) {
-        crate::runtime::local_to_model::model_matrices_into(skeleton, &self.local, out);
+        out.clear();
+        out.resize(skeleton.len(), Mat4::IDENTITY);
+        if self.local.len() != skeleton.len() {
+            return;
+        }
+        let root = skeleton.root_transform();
+        for (j, local) in self.local.iter().enumerate() {
+            let parent = skeleton.parent(j).map_or(root, |p| out[p]);
+            out[j] = super::transform::compose(&parent, local);
+        }
     }
 
     /// Model-space rotation of every joint (scales ignored), written into `out` (resized to fit).
@@ -120,7 +130,7 @@ pub fn refresh_path(
             Some(p) => (model[p], world[p]),
             None => (root, root_rot),
         };
-        model[j] = crate::runtime::local_to_model::compose(&pm, &local[j]);
+        model[j] = super::transform::compose(&pm, &local[j]);
         // Unit times unit stays unit to rounding (~1e-7 per joint down a chain): a normalisation here would put a
         // square root and a division on the chain's critical path.
         world[j] = pw * local[j].rotation;

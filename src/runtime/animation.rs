@@ -13,7 +13,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use glam::{Quat, Vec3, Vec3A, Vec4};
 
-use crate::core::clip::{BoundTrack, Interpolation, Keys};
+use crate::core::binding::BoundTrack;
+use crate::core::clip::{Interpolation, Keys};
 use crate::core::{Clip, ClipBinding, Skeleton, Transform};
 
 /// A linearly interpolated rotation interval for four joints: ends `a` and `b` (b on a's hemisphere), the angle

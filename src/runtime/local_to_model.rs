@@ -5,6 +5,7 @@
 use glam::Mat4;
 
 use super::{JobError, check_len};
+use crate::core::transform::compose;
 use crate::core::{Skeleton, Transform};
 
 /// Computes model-space matrices.
@@ -87,36 +88,6 @@ impl<'a> LocalToModelJob<'a> {
             }
         }
         Ok(())
-    }
-}
-
-/// `parent × T × R × S` for an affine parent, without forming the local matrix's fourth row. The local matrix's
-/// entries (scale folded in) do not depend on the parent, so only three dependent vector operations per column
-/// follow the parent's load: the chain down a limb is latency-bound.
-#[inline(always)]
-pub fn compose(parent: &Mat4, local: &Transform) -> Mat4 {
-    let q = local.rotation;
-    let (x2, y2, z2) = (q.x + q.x, q.y + q.y, q.z + q.z);
-    let (xx, xy, xz) = (q.x * x2, q.x * y2, q.x * z2);
-    let (yy, yz, zz) = (q.y * y2, q.y * z2, q.z * z2);
-    let (wx, wy, wz) = (q.w * x2, q.w * y2, q.w * z2);
-    let s = local.scale;
-    let t = local.translation;
-    let (px, py, pz, pw) = (parent.x_axis, parent.y_axis, parent.z_axis, parent.w_axis);
-    let col = |a: f32, b: f32, c: f32| px * a + py * b + pz * c;
-    Mat4::from_cols(
-        col((1.0 - (yy + zz)) * s.x, (xy + wz) * s.x, (xz - wy) * s.x),
-        col((xy - wz) * s.y, (1.0 - (xx + zz)) * s.y, (yz + wx) * s.y),
-        col((xz + wy) * s.z, (yz - wx) * s.z, (1.0 - (xx + yy)) * s.z),
-        (px * t.x + py * t.y) + (pz * t.z + pw),
-    )
-}
-
-/// Parent-before-child model matrices of a whole pose into `out` (resized to fit).
-pub fn model_matrices_into(skeleton: &Skeleton, local: &[Transform], out: &mut Vec<Mat4>) {
-    out.resize(skeleton.len(), Mat4::IDENTITY);
-    if local.len() == skeleton.len() {
-        let _ = LocalToModelJob::all(skeleton, local, out).run();
     }
 }
 
