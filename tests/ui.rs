@@ -369,3 +369,50 @@ fn dropping_files_opens_them() {
         status.text
     );
 }
+
+#[test]
+fn the_stop_button_restarts_the_breath_clock_and_the_look_at_smoothing() {
+    use animtune::clipfile::reduce::max_vertex_error;
+    use animtune::eval::{ClockStep, EvalInput, Evaluator, SourceSpec};
+    let mut h = harness();
+    h.state_mut().editor.edit_layers(false, |l| {
+        l.breath.enabled = true;
+        l.look_at.enabled = true;
+        l.look_at.follow_camera = false;
+        l.look_at.speed_deg_per_s = 30.0;
+        l.look_at.target = [0.8, 1.6, 1.0];
+    });
+    h.run_steps(20);
+    // The target jumps to the other side: at 30°/s the head lags behind it.
+    h.state_mut().editor.edit_layers(false, |l| {
+        l.look_at.target = [-0.9, 1.4, 0.6];
+    });
+    h.run_steps(3);
+    assert!(h.state().editor.layer_time() > 0.0, "the breath clock ran");
+    h.get_by_label("Stop").click();
+    h.run_steps(2);
+    let e = &h.state().editor;
+    assert!(!e.eval.is_playing());
+    assert_eq!(e.eval.time(), 0.0);
+    assert_eq!(e.layer_time(), 0.0, "Stop restarts the breath clock");
+    // After Stop the pose is a fresh start's: the look-at filter snapped to the target instead of lagging.
+    let mut fresh = Evaluator::new(
+        &e.model.character,
+        &e.clips,
+        SourceSpec::Blend(e.blend.clone()),
+        e.layers.clone(),
+    );
+    let expected = fresh
+        .evaluate(&EvalInput {
+            clock: ClockStep::Seek(0.0),
+            blend_point: None,
+            look_target: Some(e.look_target()),
+        })
+        .model
+        .clone();
+    let error = max_vertex_error(&expected, e.matrices());
+    assert!(
+        error < 1e-5,
+        "the pose after Stop is {error} m from a fresh start"
+    );
+}
