@@ -25,5 +25,5 @@ pub mod render;
 pub mod runtime;
 
 #[cfg(test)]
-#[path = "../tests/common/assets.rs"]
-mod test_assets;
+#[path = "../tests/common/support.rs"]
+mod test_support;

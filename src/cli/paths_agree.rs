@@ -17,14 +17,6 @@ use crate::preset::Preset;
 const FRAMES: usize = 40;
 const FPS: f32 = 30.0;
 
-/// A fresh folder for one test's files.
-fn temp_dir(tag: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("animtune-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
-}
-
 /// `preset` with every layer on, look-at snapping (speed 0) toward a point off to the side, written to `dir`.
 fn write_preset(dir: &Path, mut preset: Preset) -> PathBuf {
     let layers = &mut preset.layers;
@@ -48,7 +40,7 @@ fn model_matrices(skeleton: &crate::core::Skeleton, pose: &Pose) -> Vec<Mat4> {
 /// Plays `preset` on `model` in the editor, then asks `pose`, `render` and `bake` for the same time, and
 /// compares all four at 3 cm virtual points.
 fn assert_paths_agree(model: &str, preset: Preset) {
-    let dir = temp_dir(&format!("paths-{}", model.len()));
+    let dir = crate::test_support::temp_dir(&format!("paths-{}", model.len()));
     let preset_path = write_preset(&dir, preset);
     let preset_arg = preset_path.to_str().expect("utf-8 temp path");
     let time = FRAMES as f32 / FPS;
@@ -164,6 +156,6 @@ fn quaternius_blend_with_every_layer() {
     let preset_file =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("presets/quaternius_locomotion.json");
     let preset = Preset::load(&preset_file).expect("the shipped Quaternius preset loads");
-    let model = crate::test_assets::quaternius();
+    let model = crate::test_support::quaternius();
     assert_paths_agree(model.to_str().expect("utf-8 asset path"), preset);
 }

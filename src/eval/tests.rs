@@ -363,7 +363,7 @@ fn evaluate_allocates_nothing_after_warm_up_on_the_mannequin() {
 
 #[test]
 fn evaluate_allocates_nothing_after_warm_up_on_quaternius() {
-    let path = crate::test_assets::quaternius();
+    let path = crate::test_support::quaternius();
     let model = crate::import::load_file(&path).expect("the Quaternius rig loads");
     let preset = crate::preset::Preset::load(
         &std::path::Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -1,20 +1,12 @@
-//! Shared helpers for integration tests: where the third-party assets live.
+//! Shared helpers for integration tests: running the binary and checking its failures; the asset and
+//! temporary-folder helpers come from support.rs (shared with the library's unit tests).
 #![allow(dead_code)]
 
-use std::path::PathBuf;
 use std::process::{Command, Output};
 
-mod assets;
+mod support;
 #[allow(unused_imports)]
-pub use assets::*;
-
-/// A fresh temporary folder for one test.
-pub fn temp_dir(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("animtune-test-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
+pub use support::*;
 
 /// Runs the built `animtune` binary.
 pub fn animtune(args: &[&str]) -> Output {

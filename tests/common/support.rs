@@ -1,4 +1,5 @@
-//! Where the shared third-party assets live (also used by the library's unit tests).
+//! Test support shared by the integration tests and the library's unit tests: where the third-party assets
+//! live, and fresh temporary folders.
 #![allow(dead_code)]
 
 use std::path::PathBuf;
@@ -25,4 +26,12 @@ pub fn asset(name: &str) -> PathBuf {
 /// The Quaternius Universal Animation Library rig (53 joints, 46 clips).
 pub fn quaternius() -> PathBuf {
     asset("quaternius_ual/AnimationLibrary_Godot_Standard.gltf")
+}
+
+/// A fresh temporary folder for one test.
+pub fn temp_dir(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("animtune-test-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
 }
