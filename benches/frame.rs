@@ -22,11 +22,14 @@ fn bench(c: &mut Criterion) {
             .with_size(egui::vec2(1280.0, 800.0))
             .build_eframe(|cc| AnimtuneApp::new(cc, model.clone(), None));
         h.run_steps(3);
-        assert!(h.state().editor.eval.is_playing(), "{name} plays a clip");
+        assert!(
+            h.state().editor().eval().is_playing(),
+            "{name} plays a clip"
+        );
         c.bench_function(&format!("editor frame: evaluate + UI ({name})"), |b| {
             b.iter(|| {
                 h.step();
-                black_box(h.state().editor.eval.time());
+                black_box(h.state().editor().eval().time());
             })
         });
     }

@@ -4,6 +4,7 @@ mod common;
 
 use std::path::Path;
 
+use animtune::app::command::{Command, Transport};
 use animtune::app::editor::EditorState;
 use animtune::bake::BakeSettings;
 use animtune::clipfile::reduce::{Frames, max_vertex_error, measure};
@@ -49,15 +50,14 @@ fn the_baked_stream_is_what_the_editor_plays() {
     let (model, frames) = walk_frames(2.0);
     let s = &model.character.skeleton;
     let mut e = EditorState::new();
-    e.edit_layers(false, |l| *l = tuned_layers());
-    e.set_blend_point([0.3, 1.2]);
-    e.scrub(0.0);
-    e.eval.play();
+    e.apply(Command::SetLayers(Box::new(tuned_layers())));
+    e.apply(Command::SetBlendPoint([0.3, 1.2]));
+    e.apply(Command::Transport(Transport::Scrub(0.0)));
+    e.apply(Command::Transport(Transport::Play));
     let (mut a, mut b) = (Vec::new(), Vec::new());
     for (k, reference) in frames.poses.iter().enumerate() {
-        if k > 0 {
-            e.tick(1.0 / 30.0);
-        }
+        // The frame that seeks shows time 0; each later frame advances.
+        e.update(1.0 / 30.0, false);
         reference.model_matrices_into(s, &mut a);
         e.pose().model_matrices_into(s, &mut b);
         let err = max_vertex_error(&a, &b);

@@ -241,15 +241,17 @@ fn malformed_models_fail_cleanly_in_the_cli_and_the_editor() {
         let name = p.file_name().unwrap().to_str().unwrap();
         let out = run_with_deadline(&["inspect", p.to_str().unwrap()]);
         common::assert_clean_failure(&out, &[name]);
-        editor.open(p);
-        assert!(editor.status.is_error, "{name}: {}", editor.status.text);
+        editor.apply(animtune::app::command::Command::Open(p.clone()));
+        editor.update(0.0, false);
+        assert!(editor.status().is_error, "{name}: {}", editor.status().text);
         assert!(
-            editor.status.text.contains(name),
+            editor.status().text.contains(name),
             "{name}: {}",
-            editor.status.text
+            editor.status().text
         );
         assert_eq!(
-            editor.model_name, "Mannequin (built-in)",
+            editor.doc().name,
+            "Mannequin (built-in)",
             "{name} must not replace the model"
         );
     }
@@ -300,11 +302,12 @@ fn malformed_clips_and_presets_fail_cleanly() {
         common::assert_clean_failure(&out, &[name]);
         let out = run_with_deadline(&["pose", "mannequin", "--baked", p.to_str().unwrap()]);
         common::assert_clean_failure(&out, &[name]);
-        editor.open(p);
+        editor.apply(animtune::app::command::Command::Open(p.clone()));
+        editor.update(0.0, false);
         assert!(
-            editor.status.is_error && editor.status.text.contains(name),
+            editor.status().is_error && editor.status().text.contains(name),
             "{name}: {}",
-            editor.status.text
+            editor.status().text
         );
     }
     let presets = [
@@ -340,11 +343,12 @@ fn malformed_clips_and_presets_fail_cleanly() {
         std::fs::write(&p, text).unwrap();
         let out = run_with_deadline(&["preset", "validate", p.to_str().unwrap()]);
         common::assert_clean_failure(&out, &[name]);
-        editor.open(&p);
+        editor.apply(animtune::app::command::Command::Open(p.clone()));
+        editor.update(0.0, false);
         assert!(
-            editor.status.is_error && editor.status.text.contains(name),
+            editor.status().is_error && editor.status().text.contains(name),
             "{name}: {}",
-            editor.status.text
+            editor.status().text
         );
     }
 }

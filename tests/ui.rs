@@ -3,6 +3,8 @@
 mod common;
 
 use animtune::app::AnimtuneApp;
+use animtune::app::command::{Command, Transport};
+use animtune::layers::LayerParams;
 use egui::accesskit::Role;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
@@ -14,23 +16,30 @@ fn harness() -> Harness<'static, AnimtuneApp> {
         .build_eframe(|cc| AnimtuneApp::new(cc, None, None))
 }
 
+/// Sends the current layers, edited, as a panel would.
+fn edit_layers(h: &mut Harness<'static, AnimtuneApp>, edit: impl FnOnce(&mut LayerParams)) {
+    let mut layers = h.state().editor().tuning().layers.clone();
+    edit(&mut layers);
+    h.state_mut().send(Command::SetLayers(Box::new(layers)));
+}
+
 #[test]
 fn play_pause_buttons_and_space() {
     let mut h = harness();
     h.run_steps(2);
     assert!(
-        h.state().editor.eval.is_playing(),
+        h.state().editor().eval().is_playing(),
         "the mannequin plays its locomotion blend at start"
     );
     h.get_by_label("Pause").click();
     h.run_steps(2);
-    assert!(!h.state().editor.eval.is_playing());
+    assert!(!h.state().editor().eval().is_playing());
     h.get_by_label("Play").click();
     h.run_steps(2);
-    assert!(h.state().editor.eval.is_playing());
+    assert!(h.state().editor().eval().is_playing());
     h.key_press(egui::Key::Space);
     h.run_steps(2);
-    assert!(!h.state().editor.eval.is_playing());
+    assert!(!h.state().editor().eval().is_playing());
 }
 
 #[test]
@@ -39,18 +48,18 @@ fn arrow_keys_step_frames_and_home_end_jump() {
     h.run_steps(2);
     h.key_press(egui::Key::Home);
     h.run_steps(1);
-    assert_eq!(h.state().editor.frame(), 0);
+    assert_eq!(h.state().editor().frame(), 0);
     h.key_press(egui::Key::ArrowRight);
     h.run_steps(1);
     h.key_press(egui::Key::ArrowRight);
     h.run_steps(1);
-    assert_eq!(h.state().editor.frame(), 2);
-    assert!(!h.state().editor.eval.is_playing());
+    assert_eq!(h.state().editor().frame(), 2);
+    assert!(!h.state().editor().eval().is_playing());
     h.key_press(egui::Key::End);
     h.run_steps(1);
     assert_eq!(
-        h.state().editor.eval.time(),
-        h.state().editor.eval.duration()
+        h.state().editor().eval().time(),
+        h.state().editor().eval().duration()
     );
 }
 
@@ -58,10 +67,9 @@ fn arrow_keys_step_frames_and_home_end_jump() {
 fn dragging_the_scrub_bar_shows_that_time() {
     let mut h = harness();
     h.run_steps(2);
-    h.state_mut().editor.select_clip(Some(0));
-    h.state_mut().editor.eval.play();
+    h.state_mut().send(Command::PlayClip(Some(0)));
     // The pose compared below is the bare clip: the procedural layers are switched off for this test.
-    h.state_mut().editor.edit_layers(false, |l| {
+    edit_layers(&mut h, |l| {
         l.breath.enabled = false;
         l.twist.enabled = false;
     });
@@ -77,15 +85,15 @@ fn dragging_the_scrub_bar_shows_that_time() {
     h.run_steps(1);
     h.drop_at(to);
     h.run_steps(2);
-    let e = &h.state().editor;
-    let t = e.eval.time() / e.eval.duration();
+    let e = h.state().editor();
+    let t = e.eval().time() / e.eval().duration();
     assert!((0.6..0.9).contains(&t), "scrubbed to {t} of the clip");
     // The pose shown is the clip sampled at exactly that time.
-    let mut expected = animtune::core::Pose::rest(&e.model.character.skeleton);
-    let clip = &e.clips[e.clip().unwrap()];
+    let mut expected = animtune::core::Pose::rest(&e.doc().model.character.skeleton);
+    let clip = &e.doc().clips[e.clip().unwrap()];
     clip.sample_into(
         &e.binding().unwrap().clone(),
-        e.eval.time(),
+        e.eval().time(),
         animtune::core::Wrap::Clamp,
         &mut expected,
     );
@@ -106,7 +114,7 @@ fn opening_files_by_path_and_reporting_failures() {
     let mut h = harness();
     h.run_steps(1);
     let robot = common::asset("RobotExpressive.glb");
-    h.state_mut().editor.open(&robot);
+    h.state_mut().send(Command::Open(robot.clone()));
     h.run_steps(2);
     assert!(
         h.query_by_label("RobotExpressive.glb").is_some(),
@@ -117,8 +125,7 @@ fn opening_files_by_path_and_reporting_failures() {
         "clip list shows its clips"
     );
     h.state_mut()
-        .editor
-        .open(std::path::Path::new("/no/such/model.glb"));
+        .send(Command::Open("/no/such/model.glb".into()));
     h.run_steps(2);
     assert!(
         h.query_by_label_contains("/no/such/model.glb: cannot read")
@@ -151,9 +158,13 @@ fn the_viewport_shows_the_character() {
 
 fn canvas_point(h: &Harness<'static, AnimtuneApp>, p: [f64; 2]) -> egui::Pos2 {
     let rect = h
-        .get_by_label(animtune::app::blend_panel::CANVAS_LABEL)
+        .get_by_label(animtune::app::panels::blend::CANVAS_LABEL)
         .rect();
-    animtune::app::blend_panel::space_to_screen(&h.state().editor.blend, rect.shrink(1.0), p)
+    animtune::app::panels::blend::space_to_screen(
+        &h.state().editor().tuning().blend,
+        rect.shrink(1.0),
+        p,
+    )
 }
 
 fn drag(h: &mut Harness<'static, AnimtuneApp>, from: egui::Pos2, to: egui::Pos2) {
@@ -171,64 +182,69 @@ fn drag(h: &mut Harness<'static, AnimtuneApp>, from: egui::Pos2, to: egui::Pos2)
 fn dragging_the_sample_point_and_a_node_changes_weights_and_heatmap() {
     let mut h = harness();
     h.run_steps(3);
-    assert!(h.state().editor.blending());
+    assert!(h.state().editor().blending());
     let walk = h
         .state()
-        .editor
+        .editor()
+        .tuning()
         .blend
         .nodes
         .iter()
         .position(|n| n.clip == "WalkForward")
         .unwrap();
-    let before = h.state().editor.blend_weights().to_vec();
-    let map_before = h.state().blend_panel.heatmap_pixels().to_vec();
+    let before = h.state().editor().blend_weights().to_vec();
+    let map_before = h.state().blend_panel().heatmap_pixels().to_vec();
     assert!(
         !map_before.is_empty(),
         "the influence map is drawn at start"
     );
 
     // Drag the sample point from its place to the run node's position: the run takes the weight.
-    let point = h.state().editor.blend.point;
+    let point = h.state().editor().tuning().blend.point;
     let from = canvas_point(&h, point);
     let to = canvas_point(&h, [0.0, 3.5]);
     drag(&mut h, from, to);
-    let e = &h.state().editor;
+    let e = h.state().editor();
     let run = e
+        .tuning()
         .blend
         .nodes
         .iter()
         .position(|n| n.clip == "RunForward")
         .unwrap();
     assert!(
-        (e.blend.point[1] - 3.5).abs() < 0.05,
+        (e.tuning().blend.point[1] - 3.5).abs() < 0.05,
         "point {:?}",
-        e.blend.point
+        e.tuning().blend.point
     );
     assert!(e.blend_weights()[run] > 0.9, "{:?}", e.blend_weights());
     assert_ne!(e.blend_weights(), before);
 
     // Drag the walk node sideways with the point between walk and run: its position, the weights and the
     // influence map all change.
-    h.state_mut().editor.set_blend_point([0.2, 1.8]);
+    h.state_mut().send(Command::SetBlendPoint([0.2, 1.8]));
     h.run_steps(1);
-    let from = canvas_point(&h, h.state().editor.blend.nodes[walk].position);
+    let from = canvas_point(&h, h.state().editor().tuning().blend.nodes[walk].position);
     let to = from + egui::vec2(40.0, 0.0);
-    let weights_before = h.state().editor.blend_weights().to_vec();
+    let weights_before = h.state().editor().blend_weights().to_vec();
     drag(&mut h, from, to);
-    let e = &h.state().editor;
+    let e = h.state().editor();
     assert!(
-        e.blend.nodes[walk].position[0] > 0.2,
+        e.tuning().blend.nodes[walk].position[0] > 0.2,
         "{:?}",
-        e.blend.nodes[walk]
+        e.tuning().blend.nodes[walk]
     );
     assert_ne!(e.blend_weights(), weights_before);
-    assert_ne!(h.state().blend_panel.heatmap_pixels(), &map_before[..]);
-    assert!(h.state().editor.can_undo());
+    assert_ne!(h.state().blend_panel().heatmap_pixels(), &map_before[..]);
+    assert!(h.state().editor().can_undo());
 
     // One undo step puts the node back where it was.
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
     h.run_steps(2);
-    assert_eq!(h.state().editor.blend.nodes[walk].position, [0.0, 1.4]);
+    assert_eq!(
+        h.state().editor().tuning().blend.nodes[walk].position,
+        [0.0, 1.4]
+    );
 }
 
 #[test]
@@ -241,18 +257,18 @@ fn arrow_keys_move_the_sample_point_when_the_canvas_has_focus() {
     h.run_steps(1);
     h.drop_at(at);
     h.run_steps(2);
-    let p = h.state().editor.blend.point;
+    let p = h.state().editor().tuning().blend.point;
     assert!(
         (p[0] - 1.5).abs() < 0.05 && (p[1] + 1.5).abs() < 0.05,
         "{p:?}"
     );
-    let frame = h.state().editor.frame();
+    let frame = h.state().editor().frame();
     h.key_press(egui::Key::ArrowLeft);
     h.run_steps(1);
-    let q = h.state().editor.blend.point;
+    let q = h.state().editor().tuning().blend.point;
     assert!((q[0] - (p[0] - 0.04)).abs() < 1e-6, "{p:?} -> {q:?}");
     assert_eq!(q[1], p[1]);
-    assert!(h.state().editor.frame() >= frame || h.state().editor.eval.is_playing());
+    assert!(h.state().editor().frame() >= frame || h.state().editor().eval().is_playing());
 }
 
 #[test]
@@ -264,9 +280,10 @@ fn moving_a_layer_slider_changes_the_pose() {
     h.get_by_label("Layers").click();
     h.run_steps(2);
     // Breathing at a time in the inhale, where the angle is not zero.
-    h.state_mut().editor.scrub(0.9);
+    h.state_mut()
+        .send(Command::Transport(Transport::Scrub(0.9)));
     h.run_steps(1);
-    let before = h.state().editor.pose().clone();
+    let before = h.state().editor().pose().clone();
     let slider = h.get_by_role_and_label(Role::Slider, "effect rate").rect();
     let y = slider.center().y;
     h.drag_at(egui::pos2(slider.left() + slider.width() * 0.2, y));
@@ -276,18 +293,18 @@ fn moving_a_layer_slider_changes_the_pose() {
     h.run_steps(1);
     h.drop_at(to);
     h.run_steps(2);
-    let e = &h.state().editor;
+    let e = h.state().editor();
     assert!(
-        e.layers.breath.effect_rate > 2.0,
+        e.tuning().layers.breath.effect_rate > 2.0,
         "{}",
-        e.layers.breath.effect_rate
+        e.tuning().layers.breath.effect_rate
     );
     assert_ne!(*e.pose(), before, "the breathing bones moved");
     // One drag, one undo step.
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
     h.run_steps(2);
-    assert_eq!(h.state().editor.layers.breath.effect_rate, 1.0);
-    assert_eq!(*h.state().editor.pose(), before);
+    assert_eq!(h.state().editor().tuning().layers.breath.effect_rate, 1.0);
+    assert_eq!(*h.state().editor().pose(), before);
 }
 
 #[test]
@@ -298,19 +315,21 @@ fn export_window_writes_a_file_and_asks_before_replacing_it() {
     h.run_steps(2);
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::E);
     h.run_steps(2);
-    assert!(h.state().export.open);
-    h.state_mut().export.path = path.display().to_string();
-    h.state_mut().export.duration = 0.5;
+    assert!(h.state_mut().export_dialog().open);
+    h.state_mut().export_dialog().path = path.display().to_string();
+    h.state_mut().export_dialog().duration = 0.5;
     h.run_steps(1);
     h.get_by_role_and_label(Role::Button, "Export").click();
     for _ in 0..200 {
         h.run_steps(1);
-        if !h.state().export.is_running() && h.state().editor.status.text.starts_with("Exported") {
+        if !h.state_mut().export_dialog().is_running()
+            && h.state().editor().status().text.starts_with("Exported")
+        {
             break;
         }
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
-    let status = &h.state().editor.status;
+    let status = h.state().editor().status();
     assert!(
         !status.is_error && status.text.contains("walk.glb"),
         "{}",
@@ -357,12 +376,12 @@ fn dropping_files_opens_them() {
     let robot = common::asset("RobotExpressive.glb");
     drop_file(&mut h, &robot);
     h.run_steps(2);
-    assert_eq!(h.state().editor.model_name, "RobotExpressive.glb");
-    assert_eq!(h.state().editor.recent.first(), Some(&robot));
+    assert_eq!(h.state().editor().doc().name, "RobotExpressive.glb");
+    assert_eq!(h.state().editor().session().recent.first(), Some(&robot));
     // A preset dropped next: its blend space clips are not in the robot, which the status bar says.
     drop_file(&mut h, &preset);
     h.run_steps(2);
-    let status = &h.state().editor.status;
+    let status = h.state().editor().status();
     assert!(
         status.is_error && status.text.contains("mine.json") && status.text.contains("WalkForward"),
         "{}",
@@ -375,7 +394,7 @@ fn the_stop_button_restarts_the_breath_clock_and_the_look_at_smoothing() {
     use animtune::clipfile::reduce::max_vertex_error;
     use animtune::eval::{ClockStep, EvalInput, Evaluator, SourceSpec};
     let mut h = harness();
-    h.state_mut().editor.edit_layers(false, |l| {
+    edit_layers(&mut h, |l| {
         l.breath.enabled = true;
         l.look_at.enabled = true;
         l.look_at.follow_camera = false;
@@ -384,23 +403,26 @@ fn the_stop_button_restarts_the_breath_clock_and_the_look_at_smoothing() {
     });
     h.run_steps(20);
     // The target jumps to the other side: at 30°/s the head lags behind it.
-    h.state_mut().editor.edit_layers(false, |l| {
+    edit_layers(&mut h, |l| {
         l.look_at.target = [-0.9, 1.4, 0.6];
     });
     h.run_steps(3);
-    assert!(h.state().editor.layer_time() > 0.0, "the breath clock ran");
+    assert!(
+        h.state().editor().layer_time() > 0.0,
+        "the breath clock ran"
+    );
     h.get_by_label("Stop").click();
     h.run_steps(2);
-    let e = &h.state().editor;
-    assert!(!e.eval.is_playing());
-    assert_eq!(e.eval.time(), 0.0);
+    let e = h.state().editor();
+    assert!(!e.eval().is_playing());
+    assert_eq!(e.eval().time(), 0.0);
     assert_eq!(e.layer_time(), 0.0, "Stop restarts the breath clock");
     // After Stop the pose is a fresh start's: the look-at filter snapped to the target instead of lagging.
     let mut fresh = Evaluator::new(
-        &e.model.character,
-        &e.clips,
-        SourceSpec::Blend(e.blend.clone()),
-        e.layers.clone(),
+        &e.doc().model.character,
+        &e.doc().clips,
+        SourceSpec::Blend(e.tuning().blend.clone()),
+        e.tuning().layers.clone(),
     );
     let expected = fresh
         .evaluate(&EvalInput {
@@ -414,5 +436,60 @@ fn the_stop_button_restarts_the_breath_clock_and_the_look_at_smoothing() {
     assert!(
         error < 1e-5,
         "the pose after Stop is {error} m from a fresh start"
+    );
+}
+
+#[test]
+fn an_edit_evaluates_the_pose_once_per_frame() {
+    let mut h = harness();
+    h.run_steps(2);
+    h.get_by_label("Layers").click();
+    h.run_steps(2);
+    // (evaluations, frames): a kittest step runs one frame per queued input event, and a frame may lay out
+    // in more than one pass.
+    let counts = |h: &Harness<'static, AnimtuneApp>| {
+        (
+            h.state().editor().eval().evaluations(),
+            h.ctx.cumulative_frame_nr(),
+        )
+    };
+    // Drag the effect rate slider over several frames, then undo: every frame evaluates exactly once.
+    let slider = h.get_by_role_and_label(Role::Slider, "effect rate").rect();
+    let y = slider.center().y;
+    let rate_before = h.state().editor().tuning().layers.breath.effect_rate;
+    let mut frames = 0;
+    let mut step = |h: &mut Harness<'static, AnimtuneApp>| {
+        let before = counts(h);
+        h.step();
+        let after = counts(h);
+        frames += after.1 - before.1;
+        assert!(after.1 > before.1, "a step runs a frame");
+        assert_eq!(after.0 - before.0, after.1 - before.1, "by frame {frames}");
+    };
+    h.drag_at(egui::pos2(slider.left() + slider.width() * 0.2, y));
+    step(&mut h);
+    for k in 3..=9 {
+        h.hover_at(egui::pos2(
+            slider.left() + slider.width() * k as f32 / 10.0,
+            y,
+        ));
+        step(&mut h);
+        step(&mut h);
+    }
+    h.drop_at(egui::pos2(slider.left() + slider.width() * 0.9, y));
+    step(&mut h);
+    step(&mut h);
+    let rate = h.state().editor().tuning().layers.breath.effect_rate;
+    assert!(
+        rate > rate_before + 1.0,
+        "the drag changed the rate: {rate}"
+    );
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
+    step(&mut h);
+    step(&mut h);
+    assert_eq!(
+        h.state().editor().tuning().layers.breath.effect_rate,
+        rate_before,
+        "the whole drag is one undo step"
     );
 }

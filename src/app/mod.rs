@@ -1,11 +1,15 @@
-//! The desktop editor (eframe + egui + wgpu). Panels edit parameters and call the core; nothing here animates.
+//! The desktop editor (eframe + egui + wgpu). Panels read the editor's state and send commands; nothing here
+//! animates (the [`Evaluator`](crate::eval::Evaluator) does).
 
-pub mod blend_panel;
+pub mod command;
+pub mod document;
 pub mod editor;
-pub mod export_dialog;
-pub mod layers_panel;
+pub mod export_job;
+pub mod gpu;
+pub mod history;
+pub mod panels;
+pub mod session;
 pub mod soak;
-pub mod viewport;
 pub mod window;
 
 use std::path::PathBuf;

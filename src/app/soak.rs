@@ -4,9 +4,10 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use super::command::{Command, Commands};
 use super::editor::EditorState;
-use super::export_dialog::ExportJob;
-use crate::export::{ExportFormat, StreamSource};
+use super::export_job::ExportJob;
+use crate::export::StreamSource;
 
 /// What a soak run does.
 #[derive(Clone, Debug)]
@@ -66,7 +67,7 @@ impl Soak {
 
     /// One frame: the next action when due, a memory sample every second. Returns true when the run is over
     /// (samples and summary written).
-    pub fn frame(&mut self, e: &mut EditorState) -> bool {
+    pub fn frame(&mut self, e: &EditorState, out: &mut Commands) -> bool {
         let now = Instant::now();
         if now >= self.next_sample {
             self.samples
@@ -74,7 +75,7 @@ impl Soak {
             self.next_sample = now + Duration::from_secs(1);
         }
         if now >= self.next_action {
-            self.act(e);
+            self.act(e, out);
             self.step += 1;
             self.next_action = now + Duration::from_millis(250);
         }
@@ -85,58 +86,48 @@ impl Soak {
         false
     }
 
-    fn act(&mut self, e: &mut EditorState) {
+    fn act(&mut self, e: &EditorState, out: &mut Commands) {
         let k = self.step;
         match k % 6 {
-            0 => {
-                let recent = std::mem::take(&mut e.recent);
-                match (&self.plan.model, (k / 6) % 2) {
-                    (Some(path), 1) => e.open(path),
-                    _ => *e = EditorState::new(),
-                }
-                e.recent = recent;
-            }
-            1 => {
-                e.play_blend();
-                e.eval.play();
-            }
+            0 => out.push(match (&self.plan.model, (k / 6) % 2) {
+                (Some(path), 1) => Command::Open(path.clone()),
+                _ => Command::LoadMannequin,
+            }),
+            1 => out.push(Command::PlayBlend),
             2 => {
                 let a = k as f64 * 0.7;
-                e.set_blend_point([a.sin() * 1.5, 1.0 + a.cos() * 2.0]);
+                out.push(Command::SetBlendPoint([a.sin() * 1.5, 1.0 + a.cos() * 2.0]));
             }
-            3 => e.edit_layers(true, |l| {
+            3 => {
+                let mut l = e.tuning().layers.clone();
                 l.look_at.enabled = !l.look_at.enabled;
                 l.look_at.target = [(k as f32).sin(), 1.6, 1.5];
                 l.breath.effect_rate = 1.0 + (k % 3) as f32 * 0.5;
-            }),
+                out.push(Command::SetLayers(Box::new(l)));
+            }
             4 => {
+                let source = match e.clip() {
+                    Some(i) if !e.blending() => StreamSource::Clip(i),
+                    _ => StreamSource::BlendPoint(e.tuning().blend.point),
+                };
                 let job = ExportJob {
-                    character: e.model.character.clone(),
-                    clips: e.clips.clone(),
-                    blend: e.blend.clone(),
-                    layers: e.layers.clone(),
-                    source: Some(if e.blending() || e.clip().is_none() {
-                        StreamSource::BlendPoint(e.blend.point)
-                    } else {
-                        StreamSource::Clip(e.clip().unwrap_or(0))
-                    }),
                     duration: 0.5,
-                    fps: 30.0,
-                    format: ExportFormat::Gltf,
-                    animation_only: false,
-                    path: self.export_path.clone(),
                     overwrite: true,
+                    ..ExportJob::for_editor(e, Some(source), self.export_path.clone())
                 };
                 let (p, c) = (Default::default(), Default::default());
                 if let Err(text) = job.run(&p, &c) {
-                    e.status.text = text;
+                    out.push(Command::Report {
+                        text,
+                        is_error: true,
+                    });
                 }
             }
             _ => {
-                e.undo();
-                if !e.clips.is_empty() {
-                    e.select_clip(Some(k % e.clips.len()));
-                    e.eval.play();
+                out.push(Command::Undo);
+                let clips = e.doc().clips.len();
+                if clips > 0 {
+                    out.push(Command::PlayClip(Some(k % clips)));
                 }
             }
         }

@@ -7,6 +7,7 @@ use clap::Parser;
 use glam::Mat4;
 
 use super::{Cli, Command};
+use crate::app::command::Command as EditorCommand;
 use crate::app::editor::EditorState;
 use crate::clipfile::reduce::max_vertex_error;
 use crate::core::Pose;
@@ -47,19 +48,18 @@ fn assert_paths_agree(model: &str, preset: Preset) {
 
     let mut editor = EditorState::new();
     if model != "mannequin" {
-        editor
-            .open_model(Path::new(model))
-            .expect("editor opens the model");
+        editor.apply(EditorCommand::Open(model.into()));
     }
-    editor
-        .open_blend_space(&preset_path)
-        .expect("editor opens the preset");
-    assert!(editor.eval.is_playing(), "opening a preset plays it");
-    assert_eq!(editor.eval.time(), 0.0);
+    editor.apply(EditorCommand::Open(preset_path.clone()));
+    // The frame that opens the preset shows its time 0; each later frame advances.
+    editor.update(1.0 / FPS, false);
+    assert!(!editor.status().is_error, "{}", editor.status().text);
+    assert!(editor.eval().is_playing(), "opening a preset plays it");
+    assert_eq!(editor.eval().time(), 0.0);
     for _ in 0..FRAMES {
-        editor.tick(1.0 / FPS);
+        editor.update(1.0 / FPS, false);
     }
-    let skeleton = editor.model.character.skeleton.clone();
+    let skeleton = editor.doc().model.character.skeleton.clone();
     let from_editor = editor.matrices().to_vec();
     assert!(
         (editor.layer_time() - time).abs() < 1e-5,

@@ -1,11 +1,12 @@
 //! The blend space panel: mode and axes, a canvas with the influence map, draggable nodes and sample point,
-//! the node list with numeric coordinates, and bars of the current weights. It only edits
-//! [`EditorState::blend`] through the editor's actions.
+//! the node list with numeric coordinates, and bars of the current weights. It changes the blend space only by
+//! sending [`Command::EditBlend`] and [`Command::SetBlendPoint`].
 
 use egui::{Color32, Pos2, Rect, Sense, Stroke, TextureHandle, TextureOptions, Vec2};
 use glam::DVec2;
 
-use super::editor::EditorState;
+use crate::app::command::{BlendEdit, Command, Commands};
+use crate::app::editor::EditorState;
 use crate::blend::heatmap::{self, HeatmapView, node_color};
 use crate::blend::{BlendMode, BlendNode, BlendSpace, RootMotion, TimeSync};
 
@@ -14,12 +15,6 @@ pub const CANVAS_LABEL: &str = "Blend space canvas";
 /// The canvas widget's id (the window checks it: arrows move the sample point while it has focus).
 pub fn canvas_id() -> egui::Id {
     egui::Id::unique("animtune_blend_canvas")
-}
-
-/// True when a widget other than the blend canvas has the keyboard (a text field being typed in): editor
-/// shortcuts and undo steps wait for it.
-pub fn typing(ctx: &egui::Context) -> bool {
-    ctx.memory(|m| m.focused().is_some_and(|f| f != canvas_id()))
 }
 
 /// Pixels per side of the live influence map.
@@ -136,19 +131,23 @@ impl BlendPanel {
     }
 
     /// Draws the panel.
-    pub fn ui(&mut self, ui: &mut egui::Ui, e: &mut EditorState) {
-        if self.selected.is_some_and(|s| s >= e.blend.nodes.len()) {
+    pub fn ui(&mut self, ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) {
+        if self
+            .selected
+            .is_some_and(|s| s >= e.tuning().blend.nodes.len())
+        {
             self.selected = None;
         }
-        self.header(ui, e);
+        self.header(ui, e, out);
         ui.separator();
-        self.canvas(ui, e);
-        self.weights(ui, e);
+        self.canvas(ui, e, out);
+        self.weights(ui, e, out);
         ui.separator();
-        self.nodes(ui, e);
+        self.nodes(ui, e, out);
     }
 
-    fn header(&mut self, ui: &mut egui::Ui, e: &mut EditorState) {
+    fn header(&mut self, ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) {
+        let blend = &e.tuning().blend;
         ui.horizontal(|ui| {
             if ui
                 .selectable_label(e.blending(), "Play blend")
@@ -156,10 +155,9 @@ impl BlendPanel {
                 .clicked()
                 && !e.blending()
             {
-                e.play_blend();
-                e.eval.play();
+                out.push(Command::PlayBlend);
             }
-            let mut mode = e.blend.mode;
+            let mut mode = blend.mode;
             egui::ComboBox::from_id_salt("blend_mode")
                 .selected_text(mode.label())
                 .show_ui(ui, |ui| {
@@ -167,33 +165,33 @@ impl BlendPanel {
                         ui.selectable_value(&mut mode, m, m.label());
                     }
                 });
-            if mode != e.blend.mode {
-                e.edit_blend(false, |b| b.mode = mode);
+            if mode != blend.mode {
+                out.push(Command::EditBlend(BlendEdit::SetMode(mode)));
             }
         });
         ui.horizontal(|ui| {
-            let mut sync = e.blend.sync;
+            let mut sync = blend.sync;
             ui.label("Time");
             ui.selectable_value(&mut sync, TimeSync::Normalized, "synced")
                 .on_hover_text(
                     "Clips share a normalized time; the cycle is the weighted mean length",
                 );
             ui.selectable_value(&mut sync, TimeSync::Independent, "independent");
-            if sync != e.blend.sync {
-                e.edit_blend(false, |b| b.sync = sync);
+            if sync != blend.sync {
+                out.push(Command::EditBlend(BlendEdit::SetSync(sync)));
             }
-            let mut root = e.blend.root_motion;
+            let mut root = blend.root_motion;
             ui.label("Root");
             ui.selectable_value(&mut root, RootMotion::InPlace, "in place");
             ui.selectable_value(&mut root, RootMotion::Keep, "keep");
-            if root != e.blend.root_motion {
-                e.edit_blend(false, |b| b.root_motion = root);
+            if root != blend.root_motion {
+                out.push(Command::EditBlend(BlendEdit::SetRootMotion(root)));
             }
         });
-        let axes = if e.blend.mode.is_2d() { 2 } else { 1 };
+        let axes = if blend.mode.is_2d() { 2 } else { 1 };
         for a in 0..axes {
             ui.horizontal(|ui| {
-                let mut axis = e.blend.axes[a].clone();
+                let mut axis = blend.axes[a].clone();
                 ui.label(if a == 0 { "X" } else { "Y" });
                 let name = ui.add(egui::TextEdit::singleline(&mut axis.name).desired_width(120.0));
                 let min = ui.add(
@@ -211,9 +209,7 @@ impl BlendPanel {
                     && axis.max.is_finite()
                     && axis.max > axis.min
                 {
-                    e.edit_blend(false, |b| {
-                        b.axes[a] = axis;
-                    });
+                    out.push(Command::EditBlend(BlendEdit::SetAxis(a, axis)));
                 }
             });
         }
@@ -273,11 +269,12 @@ impl BlendPanel {
         }
     }
 
-    fn canvas(&mut self, ui: &mut egui::Ui, e: &mut EditorState) {
+    fn canvas(&mut self, ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) {
+        let blend = &e.tuning().blend;
         let side = ui.available_width().clamp(160.0, 480.0);
-        let (min, max) = shown_range(&e.blend);
+        let (min, max) = shown_range(blend);
         // Equal scale on both axes where it fits, so directions on the canvas are true directions.
-        let height = if e.blend.mode.is_2d() {
+        let height = if blend.mode.is_2d() {
             side * (((max.y - min.y) / (max.x - min.x)) as f32).clamp(0.5, 1.6)
         } else {
             side * 0.35
@@ -288,7 +285,7 @@ impl BlendPanel {
         let painter = ui.painter_at(rect);
         response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Canvas, true, CANVAS_LABEL));
         let rect = response.rect.shrink(1.0);
-        self.update_texture(ui.ctx(), &e.blend);
+        self.update_texture(ui.ctx(), blend);
         painter.rect_filled(rect, 2.0, Color32::from_gray(18));
         if let Some(t) = &self.texture {
             painter.image(
@@ -298,7 +295,7 @@ impl BlendPanel {
                 Color32::WHITE,
             );
         }
-        self.grid(&painter, rect, &e.blend);
+        self.grid(&painter, rect, blend);
 
         // Interaction: drag a node or the sample point; click selects a node or moves the point.
         let hit_node = |pos: Pos2, space: &BlendSpace| {
@@ -317,7 +314,7 @@ impl BlendPanel {
             && let Some(pos) = press.or(response.interact_pointer_pos())
         {
             response.request_focus();
-            self.drag = Some(match hit_node(pos, &e.blend) {
+            self.drag = Some(match hit_node(pos, blend) {
                 Some(i) => {
                     self.selected = Some(i);
                     Drag::Node(i)
@@ -328,16 +325,12 @@ impl BlendPanel {
         if response.dragged()
             && let (Some(drag), Some(pos)) = (self.drag, response.interact_pointer_pos())
         {
-            let p = screen_to_space(&e.blend, rect, pos.clamp(rect.min, rect.max));
+            let p = screen_to_space(blend, rect, pos.clamp(rect.min, rect.max));
             match drag {
-                Drag::Point => e.set_blend_point(p),
+                Drag::Point => out.push(Command::SetBlendPoint(p)),
                 Drag::Node(i) => {
                     let p = self.snapped(p);
-                    e.edit_blend(false, |b| {
-                        if let Some(n) = b.nodes.get_mut(i) {
-                            n.position = if b.mode.is_2d() { p } else { [p[0], 0.0] };
-                        }
-                    });
+                    out.push(Command::EditBlend(BlendEdit::MoveNode(i, p)));
                 }
             }
         }
@@ -348,9 +341,9 @@ impl BlendPanel {
             && let Some(pos) = response.interact_pointer_pos()
         {
             response.request_focus();
-            match hit_node(pos, &e.blend) {
+            match hit_node(pos, blend) {
                 Some(i) => self.selected = Some(i),
-                None => e.set_blend_point(screen_to_space(&e.blend, rect, pos)),
+                None => out.push(Command::SetBlendPoint(screen_to_space(blend, rect, pos))),
             }
         }
         // Keyboard: arrows move the sample point by 1 % of the range (Shift: 10 %) while the canvas has focus.
@@ -365,7 +358,7 @@ impl BlendPanel {
                     },
                 )
             });
-            let (min, max) = shown_range(&e.blend);
+            let (min, max) = shown_range(blend);
             let (mut dx, mut dy) = (0.0, 0.0);
             ui.input(|i| {
                 let step = if i.modifiers.shift { 0.1 } else { 0.01 };
@@ -383,8 +376,9 @@ impl BlendPanel {
                 }
             });
             if dx != 0.0 || dy != 0.0 {
-                let p = e.blend.point;
-                e.set_blend_point([p[0] + dx * (max.x - min.x), p[1] + dy * (max.y - min.y)]);
+                let p = blend.point;
+                let moved = [p[0] + dx * (max.x - min.x), p[1] + dy * (max.y - min.y)];
+                out.push(Command::SetBlendPoint(moved));
             }
             painter.rect_stroke(
                 response.rect,
@@ -452,9 +446,10 @@ impl BlendPanel {
     }
 
     fn marks(&self, painter: &egui::Painter, rect: Rect, e: &EditorState) {
+        let blend = &e.tuning().blend;
         let missing: Vec<usize> = e.blend_sampler().missing().iter().map(|m| m.0).collect();
-        for (i, node) in e.blend.nodes.iter().enumerate() {
-            let at = space_to_screen(&e.blend, rect, node.position);
+        for (i, node) in blend.nodes.iter().enumerate() {
+            let at = space_to_screen(blend, rect, node.position);
             let fill = if missing.contains(&i) {
                 Color32::from_gray(90)
             } else {
@@ -475,37 +470,38 @@ impl BlendPanel {
                 Color32::WHITE,
             );
         }
-        let p = space_to_screen(&e.blend, rect, e.blend.point);
+        let p = space_to_screen(blend, rect, blend.point);
         let stroke = Stroke::new(2.0, Color32::WHITE);
         painter.circle_stroke(p, 6.0, stroke);
         painter.line_segment([p - Vec2::new(10.0, 0.0), p + Vec2::new(10.0, 0.0)], stroke);
         painter.line_segment([p - Vec2::new(0.0, 10.0), p + Vec2::new(0.0, 10.0)], stroke);
     }
 
-    fn weights(&mut self, ui: &mut egui::Ui, e: &mut EditorState) {
+    fn weights(&mut self, ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) {
+        let blend = &e.tuning().blend;
         ui.horizontal(|ui| {
-            let mut p = e.blend.point;
+            let mut p = blend.point;
             let x = ui.add(
                 egui::DragValue::new(&mut p[0])
                     .speed(0.01)
                     .prefix("point x "),
             );
-            let y = if e.blend.mode.is_2d() {
+            let y = if blend.mode.is_2d() {
                 ui.add(egui::DragValue::new(&mut p[1]).speed(0.01).prefix("y "))
             } else {
                 x.clone()
             };
             if x.changed() || y.changed() {
-                e.set_blend_point(p);
+                out.push(Command::SetBlendPoint(p));
             }
-            ui.label(format!("cycle {:.2} s", e.eval.duration()));
+            ui.label(format!("cycle {:.2} s", e.eval().duration()));
         });
         let weights = if e.blending() {
             e.blend_weights().to_vec()
         } else {
-            e.blend.weights()
+            blend.weights()
         };
-        for (i, (node, w)) in e.blend.nodes.iter().zip(&weights).enumerate() {
+        for (i, (node, w)) in blend.nodes.iter().zip(&weights).enumerate() {
             ui.horizontal(|ui| {
                 let (r, p) = ui.allocate_painter(Vec2::splat(10.0), Sense::hover());
                 p.rect_filled(r.rect, 2.0, color32(node_color(i)));
@@ -517,7 +513,7 @@ impl BlendPanel {
                 );
             });
         }
-        for issue in e.blend.issues() {
+        for issue in blend.issues() {
             ui.colored_label(Color32::from_rgb(230, 170, 60), format!("Warning: {issue}"));
         }
         for (i, clip) in e.blend_sampler().missing() {
@@ -528,14 +524,15 @@ impl BlendPanel {
         }
     }
 
-    fn nodes(&mut self, ui: &mut egui::Ui, e: &mut EditorState) {
+    fn nodes(&mut self, ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) {
+        let blend = &e.tuning().blend;
         ui.label(egui::RichText::new("Nodes").strong());
-        let clip_names: Vec<String> = e.clips.iter().map(|c| c.name.clone()).collect();
-        let two_d = e.blend.mode.is_2d();
+        let clip_names: Vec<String> = e.doc().clips.iter().map(|c| c.name.clone()).collect();
+        let two_d = blend.mode.is_2d();
         let mut remove = None;
-        for i in 0..e.blend.nodes.len() {
+        for i in 0..blend.nodes.len() {
             ui.horizontal(|ui| {
-                let node = e.blend.nodes[i].clone();
+                let node = blend.nodes[i].clone();
                 if ui
                     .selectable_label(self.selected == Some(i), format!("{i}"))
                     .clicked()
@@ -560,10 +557,10 @@ impl BlendPanel {
                 };
                 let changed = x.changed() || y.as_ref().is_some_and(|y| y.changed());
                 if changed && pos.iter().all(|v| v.is_finite()) {
-                    e.edit_blend(false, |b| b.nodes[i].position = pos);
+                    out.push(Command::EditBlend(BlendEdit::MoveNode(i, pos)));
                 }
                 if clip != node.clip {
-                    e.edit_blend(false, |b| b.nodes[i].clip = clip);
+                    out.push(Command::EditBlend(BlendEdit::SetNodeClip(i, clip)));
                 }
                 if ui
                     .small_button("Remove")
@@ -575,9 +572,7 @@ impl BlendPanel {
             });
         }
         if let Some(i) = remove {
-            e.edit_blend(false, |b| {
-                b.nodes.remove(i);
-            });
+            out.push(Command::EditBlend(BlendEdit::RemoveNode(i)));
             self.selected = None;
         }
         ui.horizontal(|ui| {
@@ -600,10 +595,10 @@ impl BlendPanel {
             {
                 let node = BlendNode {
                     clip: clip_names[self.add_clip].clone(),
-                    position: e.blend.point,
+                    position: blend.point,
                 };
-                e.edit_blend(false, |b| b.nodes.push(node));
-                self.selected = Some(e.blend.nodes.len() - 1);
+                out.push(Command::EditBlend(BlendEdit::AddNode(node)));
+                self.selected = Some(blend.nodes.len());
             }
         });
     }

@@ -59,10 +59,12 @@ impl ViewportGpu {
         if self
             .character
             .as_ref()
-            .is_none_or(|(g, _)| *g != editor.generation)
+            .is_none_or(|(g, _)| *g != editor.doc().generation)
         {
-            let gpu = self.renderer.upload(device, queue, &editor.model.character);
-            self.character = Some((editor.generation, gpu));
+            let gpu = self
+                .renderer
+                .upload(device, queue, &editor.doc().model.character);
+            self.character = Some((editor.doc().generation, gpu));
         }
         let (Some(target), Some((_, gpu)), Some(texture)) =
             (&self.target, &mut self.character, self.texture)
@@ -71,19 +73,29 @@ impl ViewportGpu {
         };
         let frame = FrameInput {
             model: editor.matrices(),
-            camera: &editor.camera,
+            camera: &editor.session().camera,
             aspect: width as f32 / height.max(1) as f32,
-            show_skeleton: editor.show_skeleton,
-            show_grid: editor.show_grid,
-            selected: editor.selected,
-            look_target: editor.layers.look_at.enabled.then(|| editor.look_target()),
+            show_skeleton: editor.session().show_skeleton,
+            show_grid: editor.session().show_grid,
+            selected: editor.session().selected,
+            look_target: editor
+                .tuning()
+                .layers
+                .look_at
+                .enabled
+                .then(|| editor.look_target()),
         };
         self.renderer
-            .prepare(queue, gpu, &editor.model.character, &frame);
+            .prepare(queue, gpu, &editor.doc().model.character, &frame);
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("viewport"),
         });
-        target.encode(&mut encoder, &self.renderer, gpu, editor.show_grid);
+        target.encode(
+            &mut encoder,
+            &self.renderer,
+            gpu,
+            editor.session().show_grid,
+        );
         queue.submit([encoder.finish()]);
         texture
     }

@@ -6,138 +6,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::mpsc;
 
-use super::editor::EditorState;
-use crate::bake::BakeSettings;
-use crate::blend::BlendSpace;
-use crate::core::{Character, Clip};
-use crate::export::{ExportError, ExportFormat, StreamSource, StreamSpec, bake_stream, encode};
-use crate::layers::LayerParams;
-use crate::preset::Preset;
-
-/// What one export does, owned so it can run on another thread.
-#[derive(Clone, Debug)]
-pub struct ExportJob {
-    /// The character.
-    pub character: Character,
-    /// Its clips.
-    pub clips: Vec<Clip>,
-    /// The blend space.
-    pub blend: BlendSpace,
-    /// The layers.
-    pub layers: LayerParams,
-    /// The source, or None for one clip per blend node (plus the preset) into a folder.
-    pub source: Option<StreamSource>,
-    /// Seconds (ignored per node: each node bakes its cycle).
-    pub duration: f32,
-    /// Frames per second.
-    pub fps: f32,
-    /// Output layout.
-    pub format: ExportFormat,
-    /// glTF without meshes.
-    pub animation_only: bool,
-    /// Output file, or folder for one clip per node.
-    pub path: PathBuf,
-    /// Replace existing files (the user confirmed).
-    pub overwrite: bool,
-}
-
-impl ExportJob {
-    /// Runs the export; `progress` gets the fraction done, `cancel` stops it. Returns the status line.
-    pub fn run(&self, progress: &AtomicU32, cancel: &AtomicBool) -> Result<String, String> {
-        let name = self
-            .path
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "Baked".into());
-        let settings = BakeSettings {
-            fps: self.fps,
-            ..BakeSettings::default()
-        };
-        let bake = |spec: &StreamSpec, name: &str, out: &std::path::Path, part: (usize, usize)| {
-            let frames = bake_stream(
-                &self.character,
-                &self.clips,
-                Some(&self.blend),
-                &self.layers,
-                spec,
-                &mut |done, total| {
-                    let f = (part.0 as f32 + done as f32 / total.max(1) as f32) / part.1 as f32;
-                    progress.store((f * 1000.0) as u32, Ordering::Relaxed);
-                    !cancel.load(Ordering::Relaxed)
-                },
-            )
-            .map_err(|e| match e {
-                ExportError::Cancelled => "Export cancelled; nothing was written".to_string(),
-                e => format!("{}: {e}", out.display()),
-            })?;
-            let encoded = encode(
-                &self.character,
-                &frames,
-                name,
-                self.format,
-                self.animation_only,
-                &settings,
-            );
-            crate::fsutil::write_atomic(out, &encoded.bytes, self.overwrite)
-                .map_err(|e| e.to_string())?;
-            Ok::<f32, String>(encoded.max_error_cm)
-        };
-        match &self.source {
-            Some(source) => {
-                let spec = StreamSpec {
-                    source: source.clone(),
-                    duration: self.duration,
-                    fps: self.fps,
-                };
-                let err = bake(&spec, &name, &self.path, (0, 1))?;
-                Ok(format!(
-                    "Exported {} ({}, {:.2} s at {} fps, max error {:.4} cm)",
-                    self.path.display(),
-                    self.format.name(),
-                    self.duration,
-                    self.fps,
-                    err
-                ))
-            }
-            None => {
-                std::fs::create_dir_all(&self.path)
-                    .map_err(|e| format!("{}: cannot create folder: {e}", self.path.display()))?;
-                let specs = crate::export::per_node_specs(
-                    &self.blend,
-                    &self.clips,
-                    &self.character,
-                    self.fps,
-                    None,
-                );
-                let n = specs.len();
-                for (i, (clip, spec)) in specs.iter().enumerate() {
-                    let out = self.path.join(format!(
-                        "{}.{}",
-                        crate::export::file_stem(clip, i),
-                        self.format.extension()
-                    ));
-                    bake(spec, clip, &out, (i, n))?;
-                }
-                let preset = Preset {
-                    blend: Some(self.blend.clone()),
-                    layers: self.layers.clone(),
-                    ..Preset::default()
-                };
-                crate::fsutil::write_atomic(
-                    &self.path.join("preset.json"),
-                    preset.to_json().as_bytes(),
-                    self.overwrite,
-                )
-                .map_err(|e| e.to_string())?;
-                Ok(format!(
-                    "Exported the preset and {n} clips ({}) to {}",
-                    self.format.name(),
-                    self.path.display()
-                ))
-            }
-        }
-    }
-}
+use crate::app::command::{Command, Commands};
+use crate::app::editor::EditorState;
+use crate::app::export_job::ExportJob;
+use crate::export::{ExportFormat, StreamSource};
 
 struct Running {
     progress: Arc<AtomicU32>,
@@ -185,7 +57,7 @@ impl ExportDialog {
     /// Opens the window with the duration of what plays now.
     pub fn show(&mut self, e: &EditorState) {
         self.open = true;
-        self.duration = e.eval.duration().max(0.1);
+        self.duration = e.eval().duration().max(0.1);
     }
 
     /// True while an export runs.
@@ -195,13 +67,14 @@ impl ExportDialog {
 
     /// The job the current settings describe.
     pub fn job(&self, e: &EditorState, overwrite: bool) -> Result<ExportJob, String> {
+        let blend = &e.tuning().blend;
         let source = if self.per_node {
-            if e.blend.nodes.is_empty() {
+            if blend.nodes.is_empty() {
                 return Err("The blend space has no node to export".into());
             }
             None
         } else if e.blending() {
-            Some(StreamSource::BlendPoint(e.blend.point))
+            Some(StreamSource::BlendPoint(blend.point))
         } else {
             match e.clip() {
                 Some(i) => Some(StreamSource::Clip(i)),
@@ -212,17 +85,12 @@ impl ExportDialog {
             return Err("Choose an output file".into());
         }
         Ok(ExportJob {
-            character: e.model.character.clone(),
-            clips: e.clips.clone(),
-            blend: e.blend.clone(),
-            layers: e.layers.clone(),
-            source,
             duration: self.duration,
             fps: self.fps,
             format: self.format,
             animation_only: self.animation_only,
-            path: PathBuf::from(self.path.trim()),
             overwrite,
+            ..ExportJob::for_editor(e, source, PathBuf::from(self.path.trim()))
         })
     }
 
@@ -242,24 +110,15 @@ impl ExportDialog {
     }
 
     /// Draws the window (when open) and reports a finished export in the status bar.
-    pub fn ui(&mut self, ctx: &egui::Context, e: &mut EditorState) {
+    pub fn ui(&mut self, ctx: &egui::Context, e: &EditorState, out: &mut Commands) {
         if let Some(r) = &self.running {
             if let Ok(result) = r.done.try_recv() {
                 self.running = None;
-                match result {
-                    Ok(text) => {
-                        e.status = super::editor::Status {
-                            text,
-                            is_error: false,
-                        }
-                    }
-                    Err(text) => {
-                        e.status = super::editor::Status {
-                            text,
-                            is_error: true,
-                        }
-                    }
-                }
+                let (text, is_error) = match result {
+                    Ok(text) => (text, false),
+                    Err(text) => (text, true),
+                };
+                out.push(Command::Report { text, is_error });
             } else {
                 ctx.request_repaint();
             }
@@ -272,24 +131,25 @@ impl ExportDialog {
             .open(&mut open)
             .resizable(false)
             .collapsible(false)
-            .show(ctx, |ui| self.contents(ui, e));
+            .show(ctx, |ui| self.contents(ui, e, out));
         self.open = open || self.running.is_some();
     }
 
-    fn contents(&mut self, ui: &mut egui::Ui, e: &mut EditorState) {
+    fn contents(&mut self, ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) {
+        let blend = &e.tuning().blend;
         let what = if self.per_node {
             format!(
                 "one clip per blend node ({}) + preset.json, into a folder",
-                e.blend.nodes.len()
+                blend.nodes.len()
             )
         } else if e.blending() {
             format!(
                 "the blend space at ({:.2}, {:.2})",
-                e.blend.point[0], e.blend.point[1]
+                blend.point[0], blend.point[1]
             )
         } else {
             e.clip().map_or("nothing (rest pose)".into(), |i| {
-                format!("clip {}", e.clips[i].name)
+                format!("clip {}", e.doc().clips[i].name)
             })
         };
         ui.label(format!("Bakes {what}, then the layers."));
@@ -340,11 +200,10 @@ impl ExportDialog {
                 };
                 match picked {
                     Some(p) => self.path = p.display().to_string(),
-                    None => {
-                        e.status.text =
-                            "No file chosen (no file dialog available? type the path)".into();
-                        e.status.is_error = false;
-                    }
+                    None => out.push(Command::Report {
+                        text: "No file chosen (no file dialog available? type the path)".into(),
+                        is_error: false,
+                    }),
                 }
             }
         });
@@ -373,12 +232,10 @@ impl ExportDialog {
                     self.confirm = false;
                     match self.job(e, true) {
                         Ok(job) => self.start(job),
-                        Err(text) => {
-                            e.status = super::editor::Status {
-                                text,
-                                is_error: true,
-                            }
-                        }
+                        Err(text) => out.push(Command::Report {
+                            text,
+                            is_error: true,
+                        }),
                     }
                 }
                 if ui.button("Keep it").clicked() {
@@ -393,12 +250,10 @@ impl ExportDialog {
             } else {
                 match self.job(e, false) {
                     Ok(job) => self.start(job),
-                    Err(text) => {
-                        e.status = super::editor::Status {
-                            text,
-                            is_error: true,
-                        }
-                    }
+                    Err(text) => out.push(Command::Report {
+                        text,
+                        is_error: true,
+                    }),
                 }
             }
         }
@@ -408,12 +263,11 @@ impl ExportDialog {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::atomic::{AtomicBool, AtomicU32};
 
     #[test]
     fn a_job_exports_the_blend_and_cancel_writes_nothing() {
-        let dir = std::env::temp_dir().join(format!("animtune-export-job-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = crate::test_support::temp_dir("export-job");
         let e = EditorState::new();
         let mut d = ExportDialog {
             path: dir.join("walk.glb").display().to_string(),

@@ -1,12 +1,13 @@
 //! The Layers tab: breath, look-at and twist correction parameters, with a plot of the breathing angles and
-//! what each layer found on the character. It edits a copy of the parameters and hands changes to
-//! [`EditorState::edit_layers`].
+//! what each layer found on the character. The widgets edit a draft of the parameters (copied when the
+//! document's tuning changes, not every frame); a changed draft is sent as [`Command::SetLayers`].
 
 use egui::{Color32, RichText};
 use egui_plot::{Legend, Line, Plot, PlotPoints, VLine};
 use glam::Vec3;
 
-use super::editor::EditorState;
+use crate::app::command::{Command, Commands};
+use crate::app::editor::EditorState;
 use crate::blend::heatmap::node_color;
 use crate::layers::breath::BreathBone;
 use crate::layers::look_at::{LookBone, LookLimit};
@@ -16,6 +17,8 @@ use crate::layers::{Easing, LayerParams};
 #[derive(Default)]
 pub struct LayersPanel {
     new_breath_bone: String,
+    /// The parameters the widgets edit, and the document revision they were copied at.
+    draft: Option<(u64, LayerParams)>,
 }
 
 fn axis_name(v: Vec3) -> String {
@@ -54,8 +57,12 @@ fn vec3_edit(ui: &mut egui::Ui, v: &mut [f32; 3]) {
 
 impl LayersPanel {
     /// Draws the tab.
-    pub fn ui(&mut self, ui: &mut egui::Ui, e: &mut EditorState) {
-        let mut p = e.layers.clone();
+    pub fn ui(&mut self, ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) {
+        let revision = e.doc().revision;
+        let mut p = match self.draft.take() {
+            Some((r, draft)) if r == revision => draft,
+            _ => e.tuning().layers.clone(),
+        };
         egui::CollapsingHeader::new(RichText::new("Breath").strong())
             .default_open(true)
             .show(ui, |ui| self.breath(ui, e, &mut p));
@@ -65,9 +72,10 @@ impl LayersPanel {
         egui::CollapsingHeader::new(RichText::new("Twist correction").strong())
             .default_open(true)
             .show(ui, |ui| twist(ui, e, &mut p));
-        if p != e.layers {
-            e.edit_layers(false, |l| *l = p);
+        if p != e.tuning().layers {
+            out.push(Command::SetLayers(Box::new(p.clone())));
         }
+        self.draft = Some((revision, p));
     }
 
     fn breath(&mut self, ui: &mut egui::Ui, e: &EditorState, p: &mut LayerParams) {
@@ -369,7 +377,7 @@ fn twist(ui: &mut egui::Ui, e: &EditorState, p: &mut LayerParams) {
     ui.checkbox(&mut t.enabled, "Twist correction");
     ui.add(egui::Slider::new(&mut t.intensity, 0.0..=1.0).text("intensity"));
     let rig = &e.layer_rig().twist;
-    let s = &e.model.character.skeleton;
+    let s = &e.doc().model.character.skeleton;
     for found in &rig.pairs {
         let Some(pair) = t.pairs.get_mut(found.index) else {
             continue;

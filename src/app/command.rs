@@ -1,0 +1,162 @@
+//! What the panels ask the editor to do. A panel reads the [`EditorState`](super::editor::EditorState) and
+//! pushes `Command`s; the window applies them all at the start of the next frame, then advances time and
+//! evaluates the pose once (see [`EditorState::update`](super::editor::EditorState::update)).
+
+use std::path::PathBuf;
+
+use glam::Vec3;
+
+use crate::blend::{BlendAxis, BlendMode, BlendNode, BlendSpace, RootMotion, TimeSync};
+use crate::layers::LayerParams;
+
+/// One request from a panel, a shortcut, a dropped file or a script.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Command {
+    /// Opens a model, a clip or a preset, deciding by extension.
+    Open(PathBuf),
+    /// Writes the tuning as a preset; `overwrite` only after the user confirmed.
+    SavePreset {
+        /// The file to write.
+        path: PathBuf,
+        /// Replace an existing file.
+        overwrite: bool,
+    },
+    /// Goes back to the built-in mannequin (the recent files stay).
+    LoadMannequin,
+    /// Playback.
+    Transport(Transport),
+    /// Plays one clip (None: the rest pose) from its start.
+    PlayClip(Option<usize>),
+    /// Plays the blend space from the start of its cycle.
+    PlayBlend,
+    /// Changes the blend space (one undo step per interaction).
+    EditBlend(BlendEdit),
+    /// Moves the blend space's sample point (not an undo step, like scrubbing).
+    SetBlendPoint([f64; 2]),
+    /// Replaces the procedural layers' parameters (one undo step per interaction).
+    SetLayers(Box<LayerParams>),
+    /// Moves the look-at target (one undo step per drag).
+    SetLookTarget(Vec3),
+    /// Undoes the last tuning edit.
+    Undo,
+    /// Redoes the last undone edit.
+    Redo,
+    /// Selects a joint (None: no selection).
+    SelectJoint(Option<usize>),
+    /// Selects the joint nearest a point of the viewport, within a radius (pixels).
+    PickJoint {
+        /// The cursor, relative to the viewport's top-left corner.
+        cursor: [f32; 2],
+        /// The viewport's size.
+        size: [f32; 2],
+        /// How far from a joint a click still selects it.
+        radius: f32,
+    },
+    /// Moves the viewport camera.
+    Camera(CameraMove),
+    /// Shows or hides the skeleton overlay.
+    ShowSkeleton(bool),
+    /// Shows or hides the ground grid.
+    ShowGrid(bool),
+    /// Puts a line in the status bar (a panel's own outcome: an export finished, no file chosen).
+    Report {
+        /// The message.
+        text: String,
+        /// True for a failure.
+        is_error: bool,
+    },
+}
+
+/// Playback requests; the seek, stop and scrub rules themselves live in the [`Evaluator`](crate::eval::Evaluator).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Transport {
+    /// Starts playing.
+    Play,
+    /// Play / pause toggle.
+    TogglePlay,
+    /// Pauses, goes back to the start, resets the breath clock and the look-at smoothing.
+    Stop,
+    /// Pauses and jumps to a time (the timeline's slider, Home).
+    Scrub(f32),
+    /// Pauses and jumps to the end.
+    ScrubToEnd,
+    /// Pauses and moves by whole frames.
+    StepFrames(i32),
+    /// Loop on or off.
+    SetLooping(bool),
+    /// Playback speed (negative plays backwards).
+    SetSpeed(f32),
+}
+
+/// Camera moves from the viewport and the View menu.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum CameraMove {
+    /// Turns around the target by yaw and pitch (radians).
+    Orbit(f32, f32),
+    /// Moves the target sideways and up, in view heights.
+    Pan(f32, f32),
+    /// Multiplies the distance.
+    Zoom(f32),
+    /// Frames the posed character.
+    Frame,
+}
+
+/// One change to the blend space.
+#[derive(Clone, Debug, PartialEq)]
+pub enum BlendEdit {
+    /// The weighting mode.
+    SetMode(BlendMode),
+    /// How clip times relate.
+    SetSync(TimeSync),
+    /// Root motion handling.
+    SetRootMotion(RootMotion),
+    /// Axis 0 (x) or 1 (y).
+    SetAxis(usize, BlendAxis),
+    /// Moves a node (its y is kept at 0 in a 1D space).
+    MoveNode(usize, [f64; 2]),
+    /// Plays another clip at a node.
+    SetNodeClip(usize, String),
+    /// Removes a node.
+    RemoveNode(usize),
+    /// Adds a node.
+    AddNode(BlendNode),
+    /// Replaces the whole space (a file was opened).
+    Replace(Box<BlendSpace>),
+}
+
+impl BlendEdit {
+    /// Applies the edit; indices past the end are ignored.
+    pub fn apply(self, space: &mut BlendSpace) {
+        match self {
+            BlendEdit::SetMode(m) => space.mode = m,
+            BlendEdit::SetSync(s) => space.sync = s,
+            BlendEdit::SetRootMotion(r) => space.root_motion = r,
+            BlendEdit::SetAxis(a, axis) => {
+                if let Some(slot) = space.axes.get_mut(a) {
+                    *slot = axis;
+                }
+            }
+            BlendEdit::MoveNode(i, p) => {
+                let two_d = space.mode.is_2d();
+                if let Some(n) = space.nodes.get_mut(i) {
+                    n.position = if two_d { p } else { [p[0], 0.0] };
+                }
+            }
+            BlendEdit::SetNodeClip(i, clip) => {
+                if let Some(n) = space.nodes.get_mut(i) {
+                    n.clip = clip;
+                }
+            }
+            BlendEdit::RemoveNode(i) => {
+                if i < space.nodes.len() {
+                    space.nodes.remove(i);
+                }
+            }
+            BlendEdit::AddNode(node) => space.nodes.push(node),
+            BlendEdit::Replace(new) => *space = *new,
+        }
+    }
+}
+
+/// Where panels put their commands during a frame.
+pub type Commands = Vec<Command>;

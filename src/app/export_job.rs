@@ -1,0 +1,156 @@
+//! One export of what the editor plays (the blend space at its point, or a clip, with the layers), owned so
+//! it runs on a worker thread: bake, then encode and write through the offline pipeline.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+
+use super::editor::EditorState;
+use crate::bake::BakeSettings;
+use crate::blend::BlendSpace;
+use crate::core::{Character, Clip};
+use crate::export::{ExportError, ExportFormat, StreamSource, StreamSpec, bake_stream, encode};
+use crate::layers::LayerParams;
+use crate::preset::Preset;
+
+/// What one export does, owned so it can run on another thread.
+#[derive(Clone, Debug)]
+pub struct ExportJob {
+    /// The character.
+    pub character: Character,
+    /// Its clips.
+    pub clips: Vec<Clip>,
+    /// The blend space.
+    pub blend: BlendSpace,
+    /// The layers.
+    pub layers: LayerParams,
+    /// The source, or None for one clip per blend node (plus the preset) into a folder.
+    pub source: Option<StreamSource>,
+    /// Seconds (ignored per node: each node bakes its cycle).
+    pub duration: f32,
+    /// Frames per second.
+    pub fps: f32,
+    /// Output layout.
+    pub format: ExportFormat,
+    /// glTF without meshes.
+    pub animation_only: bool,
+    /// Output file, or folder for one clip per node.
+    pub path: PathBuf,
+    /// Replace existing files (the user confirmed).
+    pub overwrite: bool,
+}
+
+impl ExportJob {
+    /// A job for what `e` holds, writing `source` (None: one clip per blend node) to `path`.
+    pub fn for_editor(e: &EditorState, source: Option<StreamSource>, path: PathBuf) -> Self {
+        let tuning = e.tuning();
+        ExportJob {
+            character: e.doc().model.character.clone(),
+            clips: e.doc().clips.clone(),
+            blend: tuning.blend.clone(),
+            layers: tuning.layers.clone(),
+            source,
+            duration: 2.0,
+            fps: 30.0,
+            format: ExportFormat::Gltf,
+            animation_only: false,
+            path,
+            overwrite: false,
+        }
+    }
+
+    /// Runs the export; `progress` gets the fraction done, `cancel` stops it. Returns the status line.
+    pub fn run(&self, progress: &AtomicU32, cancel: &AtomicBool) -> Result<String, String> {
+        let name = self
+            .path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "Baked".into());
+        let settings = BakeSettings {
+            fps: self.fps,
+            ..BakeSettings::default()
+        };
+        let bake = |spec: &StreamSpec, name: &str, out: &std::path::Path, part: (usize, usize)| {
+            let frames = bake_stream(
+                &self.character,
+                &self.clips,
+                Some(&self.blend),
+                &self.layers,
+                spec,
+                &mut |done, total| {
+                    let f = (part.0 as f32 + done as f32 / total.max(1) as f32) / part.1 as f32;
+                    progress.store((f * 1000.0) as u32, Ordering::Relaxed);
+                    !cancel.load(Ordering::Relaxed)
+                },
+            )
+            .map_err(|e| match e {
+                ExportError::Cancelled => "Export cancelled; nothing was written".to_string(),
+                e => format!("{}: {e}", out.display()),
+            })?;
+            let encoded = encode(
+                &self.character,
+                &frames,
+                name,
+                self.format,
+                self.animation_only,
+                &settings,
+            );
+            crate::fsutil::write_atomic(out, &encoded.bytes, self.overwrite)
+                .map_err(|e| e.to_string())?;
+            Ok::<f32, String>(encoded.max_error_cm)
+        };
+        match &self.source {
+            Some(source) => {
+                let spec = StreamSpec {
+                    source: source.clone(),
+                    duration: self.duration,
+                    fps: self.fps,
+                };
+                let err = bake(&spec, &name, &self.path, (0, 1))?;
+                Ok(format!(
+                    "Exported {} ({}, {:.2} s at {} fps, max error {:.4} cm)",
+                    self.path.display(),
+                    self.format.name(),
+                    self.duration,
+                    self.fps,
+                    err
+                ))
+            }
+            None => {
+                std::fs::create_dir_all(&self.path)
+                    .map_err(|e| format!("{}: cannot create folder: {e}", self.path.display()))?;
+                let specs = crate::export::per_node_specs(
+                    &self.blend,
+                    &self.clips,
+                    &self.character,
+                    self.fps,
+                    None,
+                );
+                let n = specs.len();
+                for (i, (clip, spec)) in specs.iter().enumerate() {
+                    let out = self.path.join(format!(
+                        "{}.{}",
+                        crate::export::file_stem(clip, i),
+                        self.format.extension()
+                    ));
+                    bake(spec, clip, &out, (i, n))?;
+                }
+                let preset = Preset {
+                    blend: Some(self.blend.clone()),
+                    layers: self.layers.clone(),
+                    ..Preset::default()
+                };
+                crate::fsutil::write_atomic(
+                    &self.path.join("preset.json"),
+                    preset.to_json().as_bytes(),
+                    self.overwrite,
+                )
+                .map_err(|e| e.to_string())?;
+                Ok(format!(
+                    "Exported the preset and {n} clips ({}) to {}",
+                    self.format.name(),
+                    self.path.display()
+                ))
+            }
+        }
+    }
+}

@@ -1,0 +1,129 @@
+//! The menu bar: File (open, save a preset, export, recent files, the mannequin, quit), Edit (undo, redo) and
+//! View (overlays, framing).
+
+use std::path::PathBuf;
+
+use crate::app::command::{CameraMove, Command, Commands};
+use crate::app::editor::EditorState;
+
+/// What the menu asks of the window itself (beyond commands to the editor).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MenuRequests {
+    /// Show the export window.
+    pub export: bool,
+}
+
+/// The kinds of file the open dialogs offer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OpenKind {
+    /// A character (.glb, .gltf, .vrm).
+    Model,
+    /// A clip (.animclip, Unity layout .bytes, .vrma).
+    Clip,
+    /// A blend space or preset (.json).
+    Preset,
+}
+
+/// Shows a file dialog for `kind` and sends the file to open, or says in the status bar that none was chosen.
+pub fn open_dialog(kind: OpenKind, out: &mut Commands) {
+    let dialog = match kind {
+        OpenKind::Model => rfd::FileDialog::new().add_filter("models", &["glb", "gltf", "vrm"]),
+        OpenKind::Clip => {
+            rfd::FileDialog::new().add_filter("clips", &["animclip", "bytes", "vrma"])
+        }
+        OpenKind::Preset => rfd::FileDialog::new().add_filter("presets", &["json"]),
+    };
+    out.push(match dialog.pick_file() {
+        Some(path) => Command::Open(path),
+        None => Command::Report {
+            text: "No file chosen (no file dialog available? drop the file on the window instead)"
+                .into(),
+            is_error: false,
+        },
+    });
+}
+
+fn save_preset_dialog(out: &mut Commands) {
+    let picked: Option<PathBuf> = rfd::FileDialog::new()
+        .add_filter("presets", &["json"])
+        .set_file_name("preset.json")
+        .save_file();
+    out.push(match picked {
+        // The save dialog has already asked before replacing an existing file.
+        Some(path) => Command::SavePreset {
+            path,
+            overwrite: true,
+        },
+        None => Command::Report {
+            text: "Not saved (no file chosen, or no file dialog available)".into(),
+            is_error: false,
+        },
+    });
+}
+
+/// Draws the menu bar.
+pub fn ui(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) -> MenuRequests {
+    let mut requests = MenuRequests::default();
+    egui::MenuBar::new().ui(ui, |ui| {
+        ui.menu_button("File", |ui| {
+            if ui.button("Open model…  Ctrl+O").clicked() {
+                open_dialog(OpenKind::Model, out);
+            }
+            if ui.button("Open clip…").clicked() {
+                open_dialog(OpenKind::Clip, out);
+            }
+            if ui.button("Open blend space / preset…").clicked() {
+                open_dialog(OpenKind::Preset, out);
+            }
+            if ui.button("Save preset…").clicked() {
+                save_preset_dialog(out);
+            }
+            if ui.button("Export…  Ctrl+E").clicked() {
+                requests.export = true;
+            }
+            ui.menu_button("Recent files", |ui| {
+                let recent = &e.session().recent;
+                if recent.is_empty() {
+                    ui.label("none yet");
+                }
+                for p in recent {
+                    if ui.button(p.display().to_string()).clicked() {
+                        out.push(Command::Open(p.clone()));
+                    }
+                }
+            });
+            if ui.button("Mannequin (built-in)").clicked() {
+                out.push(Command::LoadMannequin);
+            }
+            ui.separator();
+            if ui.button("Quit").clicked() {
+                ui.ctx().send_viewport_cmd(egui::ViewportCommand::Close);
+            }
+        });
+        ui.menu_button("Edit", |ui| {
+            let undo = egui::Button::new("Undo  Ctrl+Z");
+            if ui.add_enabled(e.can_undo(), undo).clicked() {
+                out.push(Command::Undo);
+            }
+            let redo = egui::Button::new("Redo  Ctrl+Shift+Z");
+            if ui.add_enabled(e.can_redo(), redo).clicked() {
+                out.push(Command::Redo);
+            }
+        });
+        ui.menu_button("View", |ui| {
+            let session = e.session();
+            let mut skeleton = session.show_skeleton;
+            if ui.checkbox(&mut skeleton, "Skeleton").changed() {
+                out.push(Command::ShowSkeleton(skeleton));
+            }
+            let mut grid = session.show_grid;
+            if ui.checkbox(&mut grid, "Grid").changed() {
+                out.push(Command::ShowGrid(grid));
+            }
+            if ui.button("Frame model  F").clicked() {
+                out.push(Command::Camera(CameraMove::Frame));
+            }
+        });
+    });
+    requests
+}

@@ -1,0 +1,16 @@
+//! The status bar: the last message, red when it reports a failure.
+
+use egui::{Color32, RichText};
+
+use crate::app::editor::EditorState;
+
+/// Draws the status line.
+pub fn ui(ui: &mut egui::Ui, e: &EditorState) {
+    let s = e.status();
+    let color = if s.is_error {
+        Color32::from_rgb(240, 110, 100)
+    } else {
+        ui.visuals().text_color()
+    };
+    ui.label(RichText::new(&s.text).color(color));
+}

@@ -1,0 +1,93 @@
+//! The session: how the document is being looked at (the evaluator's transport, the camera, the selection,
+//! overlays, the status bar and recent files). None of it is undone or saved in a preset.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use crate::blend::BlendSpace;
+use crate::eval::Evaluator;
+use crate::layers::LayerParams;
+use crate::render::OrbitCamera;
+
+/// Most recent files remembered.
+pub const RECENT_LIMIT: usize = 10;
+
+/// One line for the status bar.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Status {
+    /// The message.
+    pub text: String,
+    /// True when it reports a failure.
+    pub is_error: bool,
+}
+
+/// What survives a restart.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Persisted {
+    /// Recently opened files, newest first.
+    pub recent: Vec<PathBuf>,
+    /// The camera.
+    pub camera: Option<OrbitCamera>,
+    /// Skeleton overlay on.
+    pub show_skeleton: bool,
+    /// The blend space being tuned.
+    #[serde(default)]
+    pub blend: Option<BlendSpace>,
+    /// The layers being tuned.
+    #[serde(default)]
+    pub layers: Option<LayerParams>,
+}
+
+/// The view of the document.
+pub struct Session {
+    /// The one evaluator of poses: source, clock and transport, layers; its output is the current pose.
+    pub eval: Evaluator,
+    /// Viewport camera.
+    pub camera: OrbitCamera,
+    /// Selected joint.
+    pub selected: Option<usize>,
+    /// Draw the skeleton overlay.
+    pub show_skeleton: bool,
+    /// Draw the ground grid.
+    pub show_grid: bool,
+    /// The status bar line.
+    pub status: Status,
+    /// Recently opened files, newest first.
+    pub recent: Vec<PathBuf>,
+    /// Frames per second used for frame numbers and stepping.
+    pub frame_rate: f32,
+}
+
+impl Session {
+    /// A session around an evaluator, with the default camera and overlays.
+    pub fn new(eval: Evaluator) -> Self {
+        Session {
+            eval,
+            camera: OrbitCamera::default(),
+            selected: None,
+            show_skeleton: false,
+            show_grid: true,
+            status: Status::default(),
+            recent: Vec::new(),
+            frame_rate: 30.0,
+        }
+    }
+
+    /// Current frame number at the session's frame rate.
+    pub fn frame(&self) -> u32 {
+        (self.eval.time() * self.frame_rate).round() as u32
+    }
+
+    /// Puts `path` first in the recent files.
+    pub fn remember(&mut self, path: &std::path::Path) {
+        self.recent.retain(|p| p != path);
+        self.recent.insert(0, path.to_path_buf());
+        self.recent.truncate(RECENT_LIMIT);
+    }
+
+    /// Sets the status line.
+    pub fn report(&mut self, text: String, is_error: bool) {
+        self.status = Status { text, is_error };
+    }
+}
