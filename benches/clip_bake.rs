@@ -3,9 +3,10 @@
 use std::hint::black_box;
 use std::path::Path;
 
-use animtune::bake::{BakeSettings, bake_clip, bake_frames, prepare, to_unity};
 use animtune::clipfile::{self, native, unity};
 use animtune::import::load_file;
+use animtune::offline::frames::prepare;
+use animtune::offline::{BakeSettings, ExportFormat, bake_clip, encode};
 #[path = "../tests/common/mod.rs"]
 mod common;
 
@@ -24,7 +25,7 @@ fn bench(c: &mut Criterion) {
         .expect("Walk_Loop clip");
 
     c.bench_function("bake Walk_Loop (1.33 s, 30 fps, 0.01 cm)", |b| {
-        b.iter(|| bake_clip(&ch.skeleton, Some(&ch.humanoid), black_box(walk), &settings))
+        b.iter(|| bake_clip(ch, black_box(walk), ExportFormat::Native, &settings))
     });
 
     let mut group = c.benchmark_group("all 46 clips");
@@ -32,7 +33,7 @@ fn bench(c: &mut Criterion) {
     group.bench_function("bake native", |b| {
         b.iter(|| {
             for clip in &model.clips {
-                black_box(bake_clip(&ch.skeleton, Some(&ch.humanoid), clip, &settings));
+                black_box(bake_clip(ch, clip, ExportFormat::Native, &settings));
             }
         })
     });
@@ -44,30 +45,20 @@ fn bench(c: &mut Criterion) {
     group.bench_function("bake Unity layout", |b| {
         b.iter(|| {
             for (frames, meta) in &prepared {
-                black_box(to_unity(
-                    &ch.skeleton,
-                    Some(&ch.humanoid),
+                black_box(encode(
+                    ch,
                     frames,
                     meta,
+                    ExportFormat::Unity,
+                    false,
                     &settings,
                 ));
             }
         })
     });
-    let baked: Vec<_> = model
-        .clips
+    let baked: Vec<_> = prepared
         .iter()
-        .zip(&prepared)
-        .map(|(clip, (frames, meta))| {
-            bake_frames(
-                &ch.skeleton,
-                Some(&ch.humanoid),
-                frames,
-                meta,
-                clip.tracks.len(),
-                &settings,
-            )
-        })
+        .map(|(frames, meta)| encode(ch, frames, meta, ExportFormat::Native, false, &settings))
         .collect();
     let native_bytes: usize = baked.iter().map(|b| b.bytes.len()).sum();
     group.throughput(Throughput::Bytes(native_bytes as u64));

@@ -3,8 +3,8 @@
 
 use std::path::Path;
 
-use crate::bake::{BakeSettings, bake_clip, prepare, to_unity};
 use crate::import::Limits;
+use crate::offline::{BakeSettings, ExportFormat, bake_clip};
 
 /// A decoder under test.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -148,9 +148,9 @@ pub fn run(target: Target, bytes: &[u8]) -> String {
                 .map_err(|e| e.to_string()),
         ),
         Target::BlendPath => outcome(
-            crate::export::parse_path(&String::from_utf8_lossy(bytes), "fuzz-input")
+            crate::offline::stream::parse_path(&String::from_utf8_lossy(bytes), "fuzz-input")
                 .map(|p| {
-                    let _ = crate::export::path_point(&p, 0.5);
+                    let _ = crate::offline::stream::path_point(&p, 0.5);
                 })
                 .map_err(|e| e.to_string()),
         ),
@@ -250,12 +250,12 @@ pub fn seeds(target: Target) -> Vec<Vec<u8>> {
                 fps: 10.0,
                 ..BakeSettings::default()
             };
-            if target == Target::Animclip {
-                vec![bake_clip(&c.skeleton, Some(&c.humanoid), clip, &settings).bytes]
+            let format = if target == Target::Animclip {
+                ExportFormat::Native
             } else {
-                let (frames, meta) = prepare(&c.skeleton, Some(&c.humanoid), clip, &settings);
-                vec![to_unity(&c.skeleton, Some(&c.humanoid), &frames, &meta, &settings).bytes]
-            }
+                ExportFormat::Unity
+            };
+            vec![bake_clip(c, clip, format, &settings).bytes]
         }
         Target::Preset => {
             let preset = crate::preset::Preset {

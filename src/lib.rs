@@ -5,7 +5,6 @@
 
 #[cfg(feature = "editor")]
 pub mod app;
-pub mod bake;
 pub mod blend;
 #[cfg(feature = "cli")]
 pub mod cli;
@@ -13,12 +12,13 @@ pub mod clipfile;
 pub mod core;
 pub mod demo;
 pub mod eval;
-pub mod export;
 pub mod fsutil;
 pub mod fuzzing;
 pub mod glb;
 pub mod import;
 pub mod layers;
+pub mod limits;
+pub mod offline;
 pub mod preset;
 #[cfg(feature = "render")]
 pub mod render;

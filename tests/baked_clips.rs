@@ -5,14 +5,14 @@ mod common;
 
 use std::path::Path;
 
-use animtune::bake::{BakeSettings, bake_frames, prepare, to_unity};
-use animtune::clipfile::reduce::measure;
 use animtune::clipfile::{self, BakedClip, Channel, ClipFile, ClipFileError, native};
 use animtune::core::binding::BindMethod;
 use animtune::core::{HumanBone, Pose};
 use animtune::eval::{ClockStep, EvalInput, Evaluator, SourceSpec};
 use animtune::import::{ImportedModel, load_file};
 use animtune::layers::LayerParams;
+use animtune::offline::frames::prepare;
+use animtune::offline::{BakeSettings, Encoded, ExportFormat, encode, measure};
 use glam::{Quat, Vec3};
 use rmpv::Value;
 
@@ -44,14 +44,7 @@ fn every_clip_of_every_model_round_trips_within_a_hundredth_of_a_centimetre() {
         let c = &m.character;
         for clip in &m.clips {
             let (frames, meta) = prepare(&c.skeleton, Some(&c.humanoid), clip, &settings);
-            let baked = bake_frames(
-                &c.skeleton,
-                Some(&c.humanoid),
-                &frames,
-                &meta,
-                clip.tracks.len(),
-                &settings,
-            );
+            let baked = encode(c, &frames, &meta, ExportFormat::Native, false, &settings);
             assert!(
                 baked.report.max_error_cm <= 0.01,
                 "{name} '{}': {} cm",
@@ -82,7 +75,7 @@ fn every_clip_of_every_model_round_trips_within_a_hundredth_of_a_centimetre() {
                         ..EvalInput::default()
                     })
                     .local;
-                let e = animtune::clipfile::reduce::max_vertex_error(
+                let e = animtune::offline::max_vertex_error(
                     &reference.model_matrices(&c.skeleton),
                     &pose.model_matrices(&c.skeleton),
                 );
@@ -96,7 +89,7 @@ fn every_clip_of_every_model_round_trips_within_a_hundredth_of_a_centimetre() {
             );
 
             // The Unity layout, decoded by its own reader, replays within the same bound.
-            let unity = to_unity(&c.skeleton, Some(&c.humanoid), &frames, &meta, &settings);
+            let unity = encode(c, &frames, &meta, ExportFormat::Unity, false, &settings);
             let decoded = clipfile::decode(&unity.bytes, Path::new("mem.bytes")).unwrap();
             assert!(matches!(decoded, ClipFile::Unity(_)));
             let e = measure(&c.skeleton, &frames, &decoded.to_clip());
@@ -112,16 +105,12 @@ fn every_clip_of_every_model_round_trips_within_a_hundredth_of_a_centimetre() {
     assert_eq!(baked_clips, 8 + 1 + 1 + 3 + 14 + 1 + 46);
 }
 
-fn quaternius_walk() -> (ImportedModel, animtune::bake::Baked) {
+fn quaternius_walk() -> (ImportedModel, Encoded) {
     let m = load_file(&common::quaternius()).unwrap();
     let c = &m.character;
     let clip = m.clips.iter().find(|c| c.name == "Walk_Loop").unwrap();
-    let baked = animtune::bake::bake_clip(
-        &c.skeleton,
-        Some(&c.humanoid),
-        clip,
-        &BakeSettings::default(),
-    );
+    let baked =
+        animtune::offline::bake_clip(c, clip, ExportFormat::Native, &BakeSettings::default());
     (m, baked)
 }
 
@@ -197,7 +186,7 @@ fn the_unity_layout_is_exactly_the_nested_arrays() {
     let c = &m.character;
     let settings = BakeSettings::default();
     let (frames, meta) = prepare(&c.skeleton, Some(&c.humanoid), &m.clips[0], &settings);
-    let unity = to_unity(&c.skeleton, Some(&c.humanoid), &frames, &meta, &settings);
+    let unity = encode(c, &frames, &meta, ExportFormat::Unity, false, &settings);
     let v = rmpv::decode::read_value(&mut unity.bytes.as_slice()).unwrap();
     let top = v.as_array().unwrap();
     assert_eq!(top.len(), 5);
@@ -319,10 +308,10 @@ fn a_unity_file_written_elsewhere_evaluates_with_its_hermite_tangents() {
 fn small_native_clip() -> Vec<u8> {
     let m = animtune::demo::mannequin::load();
     let c = &m.character;
-    animtune::bake::bake_clip(
-        &c.skeleton,
-        Some(&c.humanoid),
+    animtune::offline::bake_clip(
+        c,
         &m.clips[0],
+        ExportFormat::Native,
         &BakeSettings::default(),
     )
     .bytes
@@ -476,8 +465,8 @@ fn keeping_source_keys_bakes_on_the_source_times() {
         keep_source_keys: true,
         ..BakeSettings::default()
     };
-    let baked = animtune::bake::bake_clip(&c.skeleton, Some(&c.humanoid), &m.clips[0], &settings);
-    let source_times = animtune::bake::source_key_times(&m.clips[0]);
+    let baked = animtune::offline::bake_clip(c, &m.clips[0], ExportFormat::Native, &settings);
+    let source_times = animtune::offline::frames::source_key_times(&m.clips[0]);
     assert_eq!(baked.clip.times.as_deref(), Some(source_times.as_slice()));
     assert!(baked.report.max_error_cm <= 0.01);
 }

@@ -6,12 +6,11 @@ use std::path::Path;
 
 use animtune::app::command::{Command, Transport};
 use animtune::app::editor::EditorState;
-use animtune::bake::BakeSettings;
-use animtune::clipfile::reduce::{Frames, max_vertex_error, measure};
-use animtune::export::{
-    ExportError, ExportFormat, PathPoint, StreamSource, StreamSpec, bake_stream, encode,
-};
 use animtune::layers::LayerParams;
+use animtune::offline::{
+    BakeSettings, ClipMeta, Encoded, ExportError, ExportFormat, Frames, PathPoint, StreamSource,
+    StreamSpec, bake_stream, max_vertex_error, measure,
+};
 use common::{animtune, assert_clean_failure, temp_dir};
 
 const TOLERANCE_M: f32 = 1e-4;
@@ -23,6 +22,19 @@ fn tuned_layers() -> LayerParams {
     layers.look_at.speed_deg_per_s = 120.0;
     layers.breath.effect_rate = 2.0;
     layers
+}
+
+/// Encodes `frames` as a clip called `name` on the uniform 30 fps grid.
+fn encode(
+    character: &animtune::core::Character,
+    frames: &Frames,
+    name: &str,
+    format: ExportFormat,
+    animation_only: bool,
+    settings: &BakeSettings,
+) -> Encoded {
+    let meta = ClipMeta::uniform(0, name, frames, 30.0);
+    animtune::offline::encode(character, frames, &meta, format, animation_only, settings)
 }
 
 fn walk_frames(duration: f32) -> (animtune::import::ImportedModel, Frames) {
@@ -84,7 +96,8 @@ fn every_format_replays_the_stream_within_a_hundredth_of_a_centimetre() {
                 continue;
             }
             let out = encode(c, &frames, "Walk", format, animation_only, &settings);
-            assert!(out.max_error_cm <= 0.01, "{format:?}: {}", out.max_error_cm);
+            let error = out.report.max_error_cm;
+            assert!(error <= 0.01, "{format:?}: {error}");
             // Decoded independently of the encoder's own check.
             let clip = match format {
                 ExportFormat::Gltf => {
@@ -208,7 +221,10 @@ fn a_blend_path_changes_the_motion_over_time_and_cancel_stops() {
         travel[0] < 0.05 && travel[25..].iter().any(|&z| z > 0.15),
         "{travel:?}"
     );
-    assert_eq!(animtune::export::path_point(&path, 0.5), [0.0, 1.75]);
+    assert_eq!(
+        animtune::offline::stream::path_point(&path, 0.5),
+        [0.0, 1.75]
+    );
     let mut calls = 0;
     let cancelled = bake_stream(
         &model.character,
@@ -354,17 +370,11 @@ fn a_textured_glb_export_verifies_its_animation_without_decoding_images() {
     )
     .unwrap();
     let before = animtune::import::gltf::image_decodes_on_this_thread();
-    let meta = animtune::clipfile::reduce::ClipMeta {
-        id: 0,
-        name: "walk".into(),
-        duration: 2.0,
-        frame_rate: 30.0,
-        explicit_times: false,
-    };
-    let out = animtune::export::gltf::export_glb(
+    let out = encode(
         &model.character,
         &frames,
-        &meta,
+        "walk",
+        ExportFormat::Gltf,
         false,
         &BakeSettings::default(),
     );
@@ -373,14 +383,18 @@ fn a_textured_glb_export_verifies_its_animation_without_decoding_images() {
         before,
         "verifying the export decoded images"
     );
-    // One decode per tolerance candidate: at most the search's 11 candidates (5 local tolerances, quantised and
-    // not, then every frame).
+    // One decode per tolerance candidate: at most the search's 6 unquantized candidates (5 local tolerances,
+    // then every frame).
     assert!(
-        (1..=11).contains(&out.verifications),
+        (1..=6).contains(&out.verifications),
         "{}",
         out.verifications
     );
-    assert!(out.max_error_cm <= 0.01, "{}", out.max_error_cm);
+    assert!(
+        out.report.max_error_cm <= 0.01,
+        "{}",
+        out.report.max_error_cm
+    );
     // The file itself keeps the texture.
     let back = animtune::import::gltf::load_bytes(&out.bytes, "walk", None, Path::new("walk.glb"))
         .unwrap();

@@ -391,8 +391,8 @@ fn dropping_files_opens_them() {
 
 #[test]
 fn the_stop_button_restarts_the_breath_clock_and_the_look_at_smoothing() {
-    use animtune::clipfile::reduce::max_vertex_error;
     use animtune::eval::{ClockStep, EvalInput, Evaluator, SourceSpec};
+    use animtune::offline::max_vertex_error;
     let mut h = harness();
     edit_layers(&mut h, |l| {
         l.breath.enabled = true;

@@ -29,6 +29,8 @@ pub struct EditorState {
     blend_sampler: BlendSampler,
     /// Frame the camera on the character after the next evaluation (a model was opened).
     frame_pending: bool,
+    /// The clock jumped this frame (a seek, stop or new source): the frame shows that time without advancing.
+    clock_jumped: bool,
 }
 
 impl Default for EditorState {
@@ -52,6 +54,7 @@ impl EditorState {
             session: Session::new(eval),
             history: History::default(),
             frame_pending: false,
+            clock_jumped: false,
             doc,
         };
         s.adopt_model();
@@ -165,6 +168,19 @@ impl EditorState {
 
     /// Carries out one command. The pose is evaluated by the next [`EditorState::update`].
     pub fn apply(&mut self, command: Command) {
+        self.clock_jumped |= matches!(
+            command,
+            Command::Open(_)
+                | Command::LoadMannequin
+                | Command::PlayClip(_)
+                | Command::PlayBlend
+                | Command::Transport(
+                    Transport::Stop
+                        | Transport::Scrub(_)
+                        | Transport::ScrubToEnd
+                        | Transport::StepFrames(_)
+                )
+        );
         match command {
             Command::Open(path) => self.open(&path),
             Command::SavePreset { path, overwrite } => self.save_preset(&path, overwrite),
@@ -236,13 +252,19 @@ impl EditorState {
     }
 
     /// Ends a frame: closes the undo step of an interaction that is over (`busy` while a button is held or a
-    /// field has focus), advances the clock by `dt` seconds and evaluates the pose, once.
+    /// field has focus), advances the clock by `dt` seconds (not in a frame whose commands moved the clock:
+    /// it shows the time they chose) and evaluates the pose, once.
     pub fn update(&mut self, dt: f32, busy: bool) {
         if !busy {
             self.history.close(&self.doc.tuning);
         }
+        let clock = if std::mem::take(&mut self.clock_jumped) {
+            ClockStep::Hold
+        } else {
+            ClockStep::Advance(dt)
+        };
         let input = EvalInput {
-            clock: ClockStep::Advance(dt),
+            clock,
             blend_point: None,
             look_target: Some(self.look_target()),
         };

@@ -5,11 +5,14 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
 use super::editor::EditorState;
-use crate::bake::BakeSettings;
 use crate::blend::BlendSpace;
 use crate::core::{Character, Clip};
-use crate::export::{ExportError, ExportFormat, StreamSource, StreamSpec, bake_stream, encode};
 use crate::layers::LayerParams;
+use crate::offline::stream::{file_stem, per_node_specs};
+use crate::offline::{
+    BakeSettings, ClipMeta, ExportError, ExportFormat, StreamSource, StreamSpec, bake_stream,
+    encode,
+};
 use crate::preset::Preset;
 
 /// What one export does, owned so it can run on another thread.
@@ -86,17 +89,18 @@ impl ExportJob {
                 ExportError::Cancelled => "Export cancelled; nothing was written".to_string(),
                 e => format!("{}: {e}", out.display()),
             })?;
+            let meta = ClipMeta::uniform(0, name, &frames, self.fps);
             let encoded = encode(
                 &self.character,
                 &frames,
-                name,
+                &meta,
                 self.format,
                 self.animation_only,
                 &settings,
             );
             crate::fsutil::write_atomic(out, &encoded.bytes, self.overwrite)
                 .map_err(|e| e.to_string())?;
-            Ok::<f32, String>(encoded.max_error_cm)
+            Ok::<f32, String>(encoded.report.max_error_cm)
         };
         match &self.source {
             Some(source) => {
@@ -118,18 +122,13 @@ impl ExportJob {
             None => {
                 std::fs::create_dir_all(&self.path)
                     .map_err(|e| format!("{}: cannot create folder: {e}", self.path.display()))?;
-                let specs = crate::export::per_node_specs(
-                    &self.blend,
-                    &self.clips,
-                    &self.character,
-                    self.fps,
-                    None,
-                );
+                let specs =
+                    per_node_specs(&self.blend, &self.clips, &self.character, self.fps, None);
                 let n = specs.len();
                 for (i, (clip, spec)) in specs.iter().enumerate() {
                     let out = self.path.join(format!(
                         "{}.{}",
-                        crate::export::file_stem(clip, i),
+                        file_stem(clip, i),
                         self.format.extension()
                     ));
                     bake(spec, clip, &out, (i, n))?;

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use super::command::{Command, Commands};
 use super::editor::EditorState;
 use super::export_job::ExportJob;
-use crate::export::StreamSource;
+use crate::offline::StreamSource;
 
 /// What a soak run does.
 #[derive(Clone, Debug)]

@@ -1,4 +1,5 @@
-//! `animtune bake`: bake clips of a model to `.animclip` (native) or the Unity layout.
+//! `animtune bake`: bake clips of a model, or the stream a preset plays, through the offline pipeline into
+//! `.animclip` (native), the Unity layout or a `.glb`.
 
 use std::path::PathBuf;
 
@@ -7,11 +8,13 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 
 use super::{BakeArgs, ClipFormat};
-use crate::bake::{BakeReport, BakeSettings, bake_frames, prepare, to_unity};
 use crate::core::Clip;
-use crate::export::{Encoded, ExportFormat, StreamSource, StreamSpec, file_stem};
 use crate::fsutil::write_atomic;
 use crate::import::ImportedModel;
+use crate::offline::stream::file_stem;
+use crate::offline::{
+    BakeSettings, ClipMeta, Encoded, ExportFormat, StreamSource, StreamSpec, frames,
+};
 use crate::preset::Preset;
 
 impl ClipFormat {
@@ -31,7 +34,6 @@ struct StreamWritten {
     source: String,
     duration: f32,
     fps: f32,
-    bytes: usize,
     #[serde(flatten)]
     encoded: Encoded,
 }
@@ -88,7 +90,7 @@ fn bake_one(
     } else {
         ProgressBar::hidden()
     };
-    let frames = crate::export::bake_stream(
+    let frames = crate::offline::bake_stream(
         &model.character,
         &model.clips,
         preset.blend.as_ref(),
@@ -108,10 +110,11 @@ fn bake_one(
         quantize: !args.no_quantize,
         id,
     };
-    let encoded = crate::export::encode(
+    let meta = ClipMeta::uniform(id, name, &frames, spec.fps);
+    let encoded = crate::offline::encode(
         &model.character,
         &frames,
-        name,
+        &meta,
         args.format.export_format(),
         args.animation_only,
         &settings,
@@ -122,7 +125,6 @@ fn bake_one(
         source: label,
         duration: spec.duration,
         fps: spec.fps,
-        bytes: encoded.bytes.len(),
         encoded,
     })
 }
@@ -168,7 +170,7 @@ fn run_stream(args: &BakeArgs, model: &ImportedModel) -> Result<()> {
             blend.ok_or_else(|| anyhow::anyhow!("--per-node needs a preset with a blend space"))?;
         std::fs::create_dir_all(&args.output)
             .map_err(|e| anyhow::anyhow!("{}: cannot create folder: {e}", args.output.display()))?;
-        let specs = crate::export::per_node_specs(
+        let specs = crate::offline::stream::per_node_specs(
             space,
             &model.clips,
             &model.character,
@@ -205,7 +207,7 @@ fn run_stream(args: &BakeArgs, model: &ImportedModel) -> Result<()> {
         } else if let Some(path) = &args.blend_path {
             let text = std::fs::read_to_string(path)
                 .map_err(|e| anyhow::anyhow!("{}: cannot read: {e}", path.display()))?;
-            let points = crate::export::parse_path(&text, &path.display().to_string())?;
+            let points = crate::offline::stream::parse_path(&text, &path.display().to_string())?;
             let end = points.last().map_or(0.0, |p| p.time);
             let duration = args.duration.unwrap_or(end);
             (
@@ -271,9 +273,9 @@ fn run_stream(args: &BakeArgs, model: &ImportedModel) -> Result<()> {
                 w.source,
                 w.duration,
                 w.fps,
-                w.encoded.frames,
-                w.bytes,
-                w.encoded.max_error_cm
+                w.encoded.report.frames,
+                w.encoded.report.bytes,
+                w.encoded.report.max_error_cm
             );
             for n in &w.encoded.notes {
                 eprintln!("note: {n}");
@@ -283,16 +285,14 @@ fn run_stream(args: &BakeArgs, model: &ImportedModel) -> Result<()> {
     Ok(())
 }
 
+/// One file written by a clip bake.
 #[derive(Serialize)]
 struct Written {
     file: String,
-    format: &'static str,
     #[serde(flatten)]
-    report: BakeReport,
+    encoded: Encoded,
+    /// Raw size over encoded size.
     ratio: f64,
-    unity_bytes: usize,
-    unity_max_error_cm: f32,
-    dropped_scale: Vec<String>,
 }
 
 fn select<'a>(clips: &'a [Clip], args: &BakeArgs, file: &str) -> Result<Vec<(usize, &'a Clip)>> {
@@ -367,48 +367,28 @@ pub fn run(args: &BakeArgs) -> Result<()> {
             quantize: !args.no_quantize,
             id: index as i32,
         };
-        let humanoid = Some(&c.humanoid);
-        let (frames, meta) = prepare(&c.skeleton, humanoid, clip, &settings);
-        let baked = bake_frames(
-            &c.skeleton,
-            humanoid,
+        let (frames, meta) = frames::prepare(&c.skeleton, Some(&c.humanoid), clip, &settings);
+        let encoded = crate::offline::encode(
+            c,
             &frames,
             &meta,
-            clip.tracks.len(),
+            args.format.export_format(),
+            args.animation_only,
             &settings,
         );
-        let unity = to_unity(&c.skeleton, humanoid, &frames, &meta, &settings);
         let out: PathBuf = if into_dir {
             args.output
                 .join(format!("{}.{ext}", file_stem(&clip.name, index)))
         } else {
             args.output.clone()
         };
-        let gltf;
-        let bytes = match args.format {
-            ClipFormat::Native => &baked.bytes,
-            ClipFormat::Unity => &unity.bytes,
-            ClipFormat::Gltf => {
-                gltf = crate::export::gltf::export_glb(
-                    c,
-                    &frames,
-                    &meta,
-                    args.animation_only,
-                    &settings,
-                );
-                &gltf.bytes
-            }
-        };
-        write_atomic(&out, bytes, args.force)?;
-        let ratio = baked.report.raw_bytes as f64 / baked.report.bytes.max(1) as f64;
+        write_atomic(&out, &encoded.bytes, args.force)?;
+        let r = &encoded.report;
+        let ratio = r.raw_bytes as f64 / r.bytes.max(1) as f64;
         written.push(Written {
             file: out.display().to_string(),
-            format: args.format.export_format().name(),
-            report: baked.report,
+            encoded,
             ratio,
-            unity_bytes: unity.bytes.len(),
-            unity_max_error_cm: unity.max_error_cm,
-            dropped_scale: unity.dropped_scale,
         });
         bar.inc(1);
     }
@@ -423,55 +403,53 @@ pub fn run(args: &BakeArgs) -> Result<()> {
 
 fn print_table(w: &[Written]) {
     outln!(
-        "{:<28} {:>6} {:>6} {:>7} {:>10} {:>10} {:>7} {:>10} {:>10}",
+        "{:<28} {:>7} {:>6} {:>6} {:>7} {:>10} {:>10} {:>7} {:>10}",
         "clip",
+        "format",
         "frames",
         "tracks",
         "keys",
         "bytes",
         "raw",
         "ratio",
-        "max err cm",
-        "unity"
+        "max err cm"
     );
     for x in w {
-        let r = &x.report;
+        let r = &x.encoded.report;
         outln!(
-            "{:<28} {:>6} {:>6} {:>7} {:>10} {:>10} {:>6.1}:1 {:>10.5} {:>10}",
+            "{:<28} {:>7} {:>6} {:>6} {:>7} {:>10} {:>10} {:>6.1}:1 {:>10.5}",
             r.name,
+            x.encoded.format.name(),
             r.frames,
             r.tracks,
             r.keys,
             r.bytes,
             r.raw_bytes,
             x.ratio,
-            r.max_error_cm,
-            x.unity_bytes
+            r.max_error_cm
         );
     }
     if w.len() > 1 {
-        let bytes: usize = w.iter().map(|x| x.report.bytes).sum();
-        let raw: usize = w.iter().map(|x| x.report.raw_bytes).sum();
-        let unity: usize = w.iter().map(|x| x.unity_bytes).sum();
-        let err = w.iter().map(|x| x.report.max_error_cm).fold(0.0, f32::max);
+        let reports = || w.iter().map(|x| &x.encoded.report);
+        let bytes: usize = reports().map(|r| r.bytes).sum();
+        let raw: usize = reports().map(|r| r.raw_bytes).sum();
+        let err = reports().map(|r| r.max_error_cm).fold(0.0, f32::max);
         outln!(
-            "{:<28} {:>6} {:>6} {:>7} {:>10} {:>10} {:>6.1}:1 {:>10.5} {:>10}",
+            "{:<28} {:>7} {:>6} {:>6} {:>7} {:>10} {:>10} {:>6.1}:1 {:>10.5}",
             format!("total ({} clips)", w.len()),
             "",
             "",
-            w.iter().map(|x| x.report.keys).sum::<usize>(),
+            "",
+            reports().map(|r| r.keys).sum::<usize>(),
             bytes,
             raw,
             raw as f64 / bytes.max(1) as f64,
-            err,
-            unity
+            err
         );
     }
-    for x in w.iter().filter(|x| !x.dropped_scale.is_empty()) {
-        eprintln!(
-            "note: {}: the Unity layout has no scale curves; scale animation of {} path(s) is not in a Unity export",
-            x.report.name,
-            x.dropped_scale.len()
-        );
+    for x in w {
+        for n in &x.encoded.notes {
+            eprintln!("note: {}: {n}", x.encoded.report.name);
+        }
     }
 }

@@ -9,9 +9,9 @@ use glam::Mat4;
 use super::{Cli, Command};
 use crate::app::command::Command as EditorCommand;
 use crate::app::editor::EditorState;
-use crate::clipfile::reduce::max_vertex_error;
 use crate::core::Pose;
-use crate::export::{StreamSource, StreamSpec, bake_stream};
+use crate::offline::max_vertex_error;
+use crate::offline::{StreamSource, StreamSpec, bake_stream};
 use crate::preset::Preset;
 
 /// Frames the editor plays at 30 fps before the poses are compared.

@@ -2,7 +2,6 @@
 //! Unity-side AnimDataSequence layout.
 
 pub mod native;
-pub mod reduce;
 pub mod unity;
 
 use std::path::{Path, PathBuf};
@@ -209,12 +208,12 @@ pub fn load(path: &Path) -> Result<ClipFile, ClipFileError> {
             source,
         })?
         .len();
-    if size > crate::import::MAX_FILE_BYTES {
+    if size > crate::limits::MAX_FILE_BYTES {
         return Err(ClipFileError::Format {
             path: path.to_path_buf(),
             message: format!(
                 "file is {size} bytes, over the {}-byte limit",
-                crate::import::MAX_FILE_BYTES
+                crate::limits::MAX_FILE_BYTES
             ),
         });
     }

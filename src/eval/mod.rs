@@ -144,8 +144,6 @@ struct Clock {
     speed: f32,
     /// Seconds the look-at filter steps on the next evaluation (after a seek the filter is reset and snaps).
     look_dt: f32,
-    /// A seek happened since the last evaluation: that evaluation shows the time sought, without advancing.
-    sought: bool,
 }
 
 /// Wraps `t` into a cycle of length `d`: [0, d] stays, later times land in (0, d] (so the end of a cycle shows
@@ -210,7 +208,6 @@ impl Evaluator {
                 looping: true,
                 speed: 1.0,
                 look_dt: 0.0,
-                sought: false,
             },
             weights_point: None,
             contributions: Vec::new(),
@@ -426,7 +423,6 @@ impl Evaluator {
         self.clock.phase = if d > 0.0 { t / d } else { 0.0 };
         self.clock.elapsed = t;
         self.clock.look_dt = 0.0;
-        self.clock.sought = true;
         self.look.reset();
     }
 
@@ -455,7 +451,6 @@ impl Evaluator {
         match step {
             ClockStep::Hold => self.clock.look_dt = 0.0,
             ClockStep::Seek(t) => self.seek(t),
-            ClockStep::Advance(_) if self.clock.sought => self.clock.look_dt = 0.0,
             ClockStep::Advance(dt) => {
                 let dt = if dt.is_finite() { dt.max(0.0) } else { 0.0 };
                 if self.clock.playing {
@@ -509,7 +504,6 @@ impl Evaluator {
         }
         self.refresh_weights();
         self.step(input.clock);
-        self.clock.sought = false;
         self.evaluations += 1;
         self.output.error = self.sample_source().err();
         let dt = std::mem::take(&mut self.clock.look_dt);

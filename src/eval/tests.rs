@@ -7,8 +7,8 @@ use std::cell::Cell;
 use glam::{Mat4, Vec3};
 
 use super::*;
-use crate::clipfile::reduce::max_vertex_error;
 use crate::import::ImportedModel;
+use crate::offline::max_vertex_error;
 
 /// Counts the allocations of the thread that asks (tests run on several threads at once).
 struct CountingAllocator;

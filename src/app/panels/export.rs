@@ -9,7 +9,7 @@ use std::sync::mpsc;
 use crate::app::command::{Command, Commands};
 use crate::app::editor::EditorState;
 use crate::app::export_job::ExportJob;
-use crate::export::{ExportFormat, StreamSource};
+use crate::offline::{ExportFormat, StreamSource};
 
 struct Running {
     progress: Arc<AtomicU32>,

@@ -1,57 +1,15 @@
-//! Key reduction and its error metric: the model-space displacement of virtual vertices 3 cm from each joint
-//! (ACL's metric), measured over every grid frame.
+//! Compaction: reduce reference frames to the keys each channel needs, and the one error search that lowers
+//! the local tolerance until the encoded file, decoded again, is within the bound (measured by
+//! [`super::measure`]).
 
 use glam::{Mat4, Quat, Vec3};
 
-use super::{BakedClip, BakedTrack, Channel};
+use super::frames::Frames;
+use super::measure::VIRTUAL_VERTEX_DISTANCE;
+use crate::clipfile::{BakedClip, BakedTrack, Channel};
 use crate::core::clip::{KeyValue, TrackTarget};
 use crate::core::humanoid::HumanoidMap;
-use crate::core::{Clip, Pose, Skeleton, Wrap};
-
-/// Distance of the virtual vertices from their joint, in metres.
-pub const VIRTUAL_VERTEX_DISTANCE: f32 = 0.03;
-
-/// Reference poses on a grid of frame times.
-#[derive(Clone, Debug)]
-pub struct Frames {
-    /// Time of each frame.
-    pub times: Vec<f32>,
-    /// Full local pose at each frame.
-    pub poses: Vec<Pose>,
-}
-
-/// Largest virtual-vertex displacement between two sets of model matrices, in metres.
-pub fn max_vertex_error(a: &[Mat4], b: &[Mat4]) -> f32 {
-    let mut worst = 0.0f32;
-    for (ma, mb) in a.iter().zip(b) {
-        for axis in [Vec3::X, Vec3::Y, Vec3::Z] {
-            // 3 cm in model units whatever the joint's scale.
-            let len = ma.transform_vector3(axis).length().max(1e-12);
-            let local = axis * (VIRTUAL_VERTEX_DISTANCE / len);
-            worst = worst.max(
-                ma.transform_point3(local)
-                    .distance(mb.transform_point3(local)),
-            );
-        }
-    }
-    worst
-}
-
-/// Largest virtual-vertex error of `clip` (bound by path to `skeleton`) against the reference frames, in metres.
-pub fn measure(skeleton: &Skeleton, frames: &Frames, clip: &Clip) -> f32 {
-    let binding = clip.bind(skeleton, None);
-    let mut pose = Pose::rest(skeleton);
-    let (mut ma, mut mb) = (Vec::new(), Vec::new());
-    let mut worst = 0.0f32;
-    for (t, reference) in frames.times.iter().zip(&frames.poses) {
-        pose.reset_to_rest(skeleton);
-        clip.sample_into(&binding, *t, Wrap::Clamp, &mut pose);
-        reference.model_matrices_into(skeleton, &mut ma);
-        pose.model_matrices_into(skeleton, &mut mb);
-        worst = worst.max(max_vertex_error(&ma, &mb));
-    }
-    worst
-}
+use crate::core::{Pose, Skeleton};
 
 /// Rotation angle between two unit quaternions, precise for tiny angles (where acos of the dot product is not).
 fn angle(a: Quat, b: Quat) -> f32 {
@@ -174,6 +132,19 @@ pub struct ClipMeta {
     pub explicit_times: bool,
 }
 
+impl ClipMeta {
+    /// The identity of a clip baked on a uniform grid at `fps` over `frames`' times.
+    pub fn uniform(id: i32, name: &str, frames: &Frames, fps: f32) -> Self {
+        ClipMeta {
+            id,
+            name: name.to_string(),
+            duration: frames.times.last().copied().unwrap_or(0.0),
+            frame_rate: fps,
+            explicit_times: false,
+        }
+    }
+}
+
 /// Track targets of a skeleton's joints, for writing into baked tracks.
 pub fn track_targets(skeleton: &Skeleton, humanoid: Option<&HumanoidMap>) -> Vec<TrackTarget> {
     let model = Pose::rest(skeleton).model_matrices(skeleton);
@@ -274,6 +245,31 @@ pub fn reduce(
     }
 }
 
+/// Runs `attempt(factor, quantize)` with decreasing local tolerances (quantized first when allowed) until the
+/// measured error (second value, metres) is within `tolerance`; the last attempt keeps every frame unquantized.
+pub fn search<T>(
+    tolerance: f32,
+    quantize: bool,
+    mut attempt: impl FnMut(f32, bool) -> (T, f32),
+) -> (T, f32, bool) {
+    let mut plan: Vec<(f32, bool)> = Vec::new();
+    for factor in [1.0, 0.5, 0.25, 0.12, 0.05] {
+        if quantize {
+            plan.push((factor, true));
+        }
+        plan.push((factor, false));
+    }
+    plan.push((0.0, false));
+    let last = plan.len() - 1;
+    for (i, (factor, q)) in plan.into_iter().enumerate() {
+        let (out, error) = attempt(factor, q);
+        if error <= tolerance || i == last {
+            return (out, error, q);
+        }
+    }
+    unreachable!("the last attempt always returns")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -329,14 +325,5 @@ mod tests {
         let b = Quat::from_rotation_x(1e-5);
         assert!((angle(a, b) - 1e-5).abs() < 1e-7, "{}", angle(a, b));
         assert!((angle(a, -Quat::from_rotation_y(0.5)) - 0.5).abs() < 1e-5);
-    }
-
-    #[test]
-    fn vertex_error_sees_rotation_at_three_centimetres() {
-        let a = [Mat4::IDENTITY];
-        let b = [Mat4::from_rotation_y(0.01)];
-        // A 0.01 rad turn moves a vertex 3 cm away by ≈ 0.3 mm.
-        let e = max_vertex_error(&a, &b);
-        assert!((e - 0.03 * 0.01).abs() < 1e-6, "{e}");
     }
 }

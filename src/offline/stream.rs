@@ -1,14 +1,12 @@
-//! Export: the final pose stream — a clip or the blend space (at a point, or along a path of points over time),
-//! then breath, look-at and twist — sampled over a duration at a frame rate, and encoded as a native
-//! `.animclip`, the Unity layout, or a `.glb`.
-
-pub mod gltf;
+//! The first stage of the offline pipeline for what the editor plays: the final pose stream (a clip or the
+//! blend space at a point or along a path of points over time, then breath, look-at and twist) sampled
+//! over a duration at a frame rate.
 
 use serde::{Deserialize, Serialize};
 
-use crate::bake::{BakeSettings, bake_frames, to_unity};
+use super::ExportError;
+use super::frames::Frames;
 use crate::blend::{BlendSampler, BlendSpace};
-use crate::clipfile::reduce::{ClipMeta, Frames};
 use crate::core::{Character, Clip};
 use crate::eval::{ClockStep, EvalInput, Evaluator, SourceSpec};
 use crate::layers::LayerParams;
@@ -42,17 +40,6 @@ pub struct StreamSpec {
     pub duration: f32,
     /// Frames per second (the look-at filter is stepped at this rate).
     pub fps: f32,
-}
-
-/// Why an export did not produce a file.
-#[derive(Debug, thiserror::Error)]
-pub enum ExportError {
-    /// The user cancelled.
-    #[error("export cancelled")]
-    Cancelled,
-    /// A parameter cannot be used.
-    #[error("{0}")]
-    Invalid(String),
 }
 
 /// A file stem for a clip name: letters, digits, `-`, `_` and `.` kept, anything else `_`; `clip{index}` when empty.
@@ -177,7 +164,7 @@ impl StreamSpec {
 
     /// Grid times: frame k at k / fps, the last exactly at the end.
     pub fn times(&self) -> Vec<f32> {
-        crate::bake::uniform_times(self.duration, self.fps)
+        super::frames::uniform_times(self.duration, self.fps)
     }
 }
 
@@ -231,103 +218,9 @@ pub fn bake_stream(
         poses.push(out.local.clone());
     }
     progress(times.len(), times.len());
-    Ok(Frames { times, poses })
-}
-
-/// Output layout.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ExportFormat {
-    /// `.animclip`.
-    Native,
-    /// The Unity AnimDataSequence layout (`.bytes`).
-    Unity,
-    /// A `.glb` with the model and the animation (or the skeleton only).
-    Gltf,
-}
-
-impl ExportFormat {
-    /// The usual file extension.
-    pub fn extension(self) -> &'static str {
-        match self {
-            ExportFormat::Native => "animclip",
-            ExportFormat::Unity => "bytes",
-            ExportFormat::Gltf => "glb",
-        }
-    }
-
-    /// Lowercase name.
-    pub fn name(self) -> &'static str {
-        match self {
-            ExportFormat::Native => "native",
-            ExportFormat::Unity => "unity",
-            ExportFormat::Gltf => "gltf",
-        }
-    }
-}
-
-/// An encoded export and what it measured.
-#[derive(Clone, Debug, Serialize)]
-pub struct Encoded {
-    /// The file's bytes.
-    #[serde(skip)]
-    pub bytes: Vec<u8>,
-    /// Layout.
-    pub format: ExportFormat,
-    /// Frames baked.
-    pub frames: usize,
-    /// Largest virtual-vertex error of the file, decoded again, against the live frames (cm).
-    pub max_error_cm: f32,
-    /// Things the layout could not carry.
-    pub notes: Vec<String>,
-}
-
-/// Encodes baked frames in a format, measuring the result against the frames.
-pub fn encode(
-    character: &Character,
-    frames: &Frames,
-    name: &str,
-    format: ExportFormat,
-    animation_only: bool,
-    settings: &BakeSettings,
-) -> Encoded {
-    let skeleton = &character.skeleton;
-    let humanoid = Some(&character.humanoid);
-    let duration = frames.times.last().copied().unwrap_or(0.0);
-    let meta = ClipMeta {
-        id: settings.id,
-        name: name.to_string(),
-        duration,
-        frame_rate: settings.fps,
-        explicit_times: false,
-    };
-    let (bytes, max_error_cm, notes) = match format {
-        ExportFormat::Native => {
-            let b = bake_frames(skeleton, humanoid, frames, &meta, skeleton.len(), settings);
-            (b.bytes, b.report.max_error_cm, Vec::new())
-        }
-        ExportFormat::Unity => {
-            let u = to_unity(skeleton, humanoid, frames, &meta, settings);
-            let notes = if u.dropped_scale.is_empty() {
-                Vec::new()
-            } else {
-                vec![format!(
-                    "the Unity layout has no scale curves: scale animation of {} path(s) is not in the file",
-                    u.dropped_scale.len()
-                )]
-            };
-            (u.bytes, u.max_error_cm, notes)
-        }
-        ExportFormat::Gltf => {
-            let g = gltf::export_glb(character, frames, &meta, animation_only, settings);
-            (g.bytes, g.max_error_cm, g.notes)
-        }
-    };
-    Encoded {
-        bytes,
-        format,
-        frames: frames.times.len(),
-        max_error_cm,
-        notes,
-    }
+    Ok(Frames {
+        times,
+        poses,
+        source_joints: character.skeleton.len(),
+    })
 }

@@ -1,29 +1,15 @@
-//! glTF export: a `.glb` holding the character (skeleton nodes, meshes, skin, materials, textures) or only its
-//! skeleton, plus the baked animation as LINEAR samplers. The file is imported again and measured against the
-//! frames; keys are added until it is within the tolerance.
+//! The glTF encoder: a `.glb` holding the character (skeleton nodes, meshes, skin, materials, textures) or only
+//! its skeleton, plus the baked animation as LINEAR samplers; and the decoder that verifies it, reading only
+//! the animation back with the `gltf` crate (no importer, no images).
 
 use glam::{Mat4, Quat, Vec3, Vec3A};
 use serde_json::{Value, json};
 
-use crate::bake::{BakeSettings, search};
-use crate::clipfile::reduce::{self, ClipMeta, Frames, RotationInterp};
+use super::compact::track_targets;
 use crate::clipfile::{BakedClip, Channel};
 use crate::core::mesh::{Mesh, MeshPlacement, Primitive};
-use crate::core::{Character, Skeleton, Transform};
+use crate::core::{Character, Clip, Interpolation, Keys, Skeleton, Track, Transform};
 use crate::glb::{Component, GlbBuilder, Target};
-
-/// A `.glb` export and its measured error.
-#[derive(Clone, Debug)]
-pub struct GltfExport {
-    /// The file.
-    pub bytes: Vec<u8>,
-    /// Largest virtual-vertex error of the re-imported animation against the frames, centimetres.
-    pub max_error_cm: f32,
-    /// What the file does not carry.
-    pub notes: Vec<String>,
-    /// Tolerance candidates verified (one decode each, of the skeleton and the animation only).
-    pub verifications: usize,
-}
 
 /// Node index of joint `j` (node 0 is the character root holding the transform above the skeleton).
 fn joint_node(j: usize) -> usize {
@@ -321,62 +307,62 @@ pub fn glb_bytes(character: &Character, clip: &BakedClip, animation_only: bool) 
     glb.finish(document)
 }
 
-/// Bakes frames into a `.glb` whose re-imported animation is within the settings' tolerance of the frames.
-pub fn export_glb(
-    character: &Character,
-    frames: &Frames,
-    meta: &ClipMeta,
-    animation_only: bool,
-    settings: &BakeSettings,
-) -> GltfExport {
-    let skeleton = &character.skeleton;
-    let humanoid = Some(&character.humanoid);
-    let tolerance = settings.tolerance_cm / 100.0;
-    let path = std::path::Path::new("<export>.glb");
-    let mut verifications = 0;
-    let (clip, error, _) = search(tolerance, false, |factor, _| {
-        let clip = reduce::reduce(
-            skeleton,
-            humanoid,
-            frames,
-            meta,
-            tolerance,
-            factor,
-            RotationInterp::Slerp,
-        );
-        // Verified as written: the same skeleton nodes and animation accessors as the exported file, without its
-        // meshes and textures, decoded once per candidate; the whole file is assembled once, for the chosen one.
-        let check = glb_bytes(character, &clip, true);
-        verifications += 1;
-        let limits = crate::import::Limits::unlimited();
-        let error =
-            match crate::import::gltf::load_bytes_with(&check, &meta.name, None, path, &limits) {
-                Ok(back) => back.clips.first().map_or(
-                    if clip.tracks.is_empty() {
-                        0.0
-                    } else {
-                        f32::INFINITY
-                    },
-                    |c| reduce::measure(skeleton, frames, c),
-                ),
-                Err(_) => f32::INFINITY,
-            };
-        (clip, error)
-    });
-    let bytes = glb_bytes(character, &clip, animation_only);
-    let mut notes = vec![
-        "materials keep their base colour and texture only (metallic 0, roughness 0.7)".to_string(),
-    ];
-    if animation_only {
-        notes = vec!["animation only: skeleton nodes, no meshes".into()];
+/// Decodes the animation of a `.glb` that [`glb_bytes`] wrote, with the `gltf` crate alone: node `j + 1` is
+/// joint `j` of `skeleton`. Nothing but the JSON and the binary chunk is read (no images).
+pub fn decode_animation(bytes: &[u8], skeleton: &Skeleton) -> Result<Clip, String> {
+    let file = ::gltf::Gltf::from_slice(bytes).map_err(|e| e.to_string())?;
+    let blob = file.blob.as_deref();
+    let Some(animation) = file.document.animations().next() else {
+        return Ok(Clip::new("", Vec::new()));
+    };
+    let targets = track_targets(skeleton, None);
+    let mut tracks: Vec<Option<Track>> = vec![None; skeleton.len()];
+    for channel in animation.channels() {
+        let node = channel.target().node().index();
+        let j = node
+            .checked_sub(1)
+            .filter(|&j| j < skeleton.len())
+            .ok_or_else(|| format!("channel targets node {node}, which is not a joint"))?;
+        let reader = channel.reader(|buffer| match buffer.source() {
+            ::gltf::buffer::Source::Bin => blob,
+            ::gltf::buffer::Source::Uri(_) => None,
+        });
+        let times: Vec<f32> = reader
+            .read_inputs()
+            .ok_or_else(|| format!("node {node}: no key times"))?
+            .collect();
+        let interpolation = match channel.sampler().interpolation() {
+            ::gltf::animation::Interpolation::Linear => Interpolation::Linear,
+            ::gltf::animation::Interpolation::Step => Interpolation::Step,
+            ::gltf::animation::Interpolation::CubicSpline => Interpolation::CubicSpline,
+        };
+        let track = tracks[j].get_or_insert_with(|| Track {
+            target: targets[j].clone(),
+            translation: None,
+            rotation: None,
+            scale: None,
+        });
+        let bad = |e| format!("node {node}: {e}");
+        use ::gltf::animation::util::ReadOutputs;
+        match reader
+            .read_outputs()
+            .ok_or_else(|| format!("node {node}: no values"))?
+        {
+            ReadOutputs::Translations(v) => {
+                let values = v.map(Vec3::from_array).collect();
+                track.translation = Some(Keys::new(times, values, interpolation).map_err(bad)?);
+            }
+            ReadOutputs::Rotations(r) => {
+                let values = r.into_f32().map(Quat::from_array).collect();
+                track.rotation = Some(Keys::new(times, values, interpolation).map_err(bad)?);
+            }
+            ReadOutputs::Scales(v) => {
+                let values = v.map(Vec3::from_array).collect();
+                track.scale = Some(Keys::new(times, values, interpolation).map_err(bad)?);
+            }
+            ReadOutputs::MorphTargetWeights(_) => {}
+        }
     }
-    if character.facing_corrected {
-        notes.push("the model was turned to face +Z at import; the file keeps that facing".into());
-    }
-    GltfExport {
-        bytes,
-        max_error_cm: error * 100.0,
-        notes,
-        verifications,
-    }
+    let name = animation.name().unwrap_or_default();
+    Ok(Clip::new(name, tracks.into_iter().flatten().collect()))
 }

@@ -1,0 +1,257 @@
+//! The offline pipeline, one way for every bake and export: reference **frames** (a clip sampled on a grid,
+//! or the editor's stream with its layers) → **compact** (keys reduced, with one error search that decodes
+//! each candidate as the format will be read and measures it against the frames) → **encode** (native
+//! `.animclip`, the Unity layout, or a `.glb`).
+
+pub mod compact;
+pub mod frames;
+pub mod gltf;
+pub mod measure;
+pub mod stream;
+
+use serde::{Deserialize, Serialize};
+
+pub use compact::ClipMeta;
+pub use frames::Frames;
+pub use measure::{max_vertex_error, measure};
+pub use stream::{PathPoint, StreamSource, StreamSpec, bake_stream};
+
+use crate::clipfile::{BakedClip, native, unity};
+use crate::core::{Character, Clip};
+use compact::RotationInterp;
+
+/// How to bake.
+#[derive(Clone, Debug)]
+pub struct BakeSettings {
+    /// Frames per second of the grid.
+    pub fps: f32,
+    /// Use the source clip's own key times as the grid instead of a uniform one.
+    pub keep_source_keys: bool,
+    /// Largest allowed virtual-vertex displacement, in centimetres.
+    pub tolerance_cm: f32,
+    /// Store keyed values as 16-bit fractions of each track's range (when the error bound still holds).
+    pub quantize: bool,
+    /// Identifier written into the clip.
+    pub id: i32,
+}
+
+impl Default for BakeSettings {
+    fn default() -> Self {
+        BakeSettings {
+            fps: 30.0,
+            keep_source_keys: false,
+            tolerance_cm: 0.01,
+            quantize: true,
+            id: 0,
+        }
+    }
+}
+
+/// What a bake produced.
+#[derive(Clone, Debug, Serialize)]
+pub struct BakeReport {
+    /// Clip name.
+    pub name: String,
+    /// Grid frames.
+    pub frames: u64,
+    /// Tracks stored (joints that move).
+    pub tracks: usize,
+    /// Values stored over all channels (a constant counts one).
+    pub keys: usize,
+    /// Encoded size in bytes.
+    pub bytes: usize,
+    /// Size of raw 32-bit TRS samples of the source's animated joints at the same frame rate.
+    pub raw_bytes: usize,
+    /// Largest measured virtual-vertex error against the source, in centimetres.
+    pub max_error_cm: f32,
+    /// Whether keyed values were quantized.
+    pub quantized: bool,
+}
+
+/// Why an export did not produce a file.
+#[derive(Debug, thiserror::Error)]
+pub enum ExportError {
+    /// The user cancelled.
+    #[error("export cancelled")]
+    Cancelled,
+    /// A parameter cannot be used.
+    #[error("{0}")]
+    Invalid(String),
+}
+
+/// Output layout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ExportFormat {
+    /// `.animclip`.
+    Native,
+    /// The Unity AnimDataSequence layout (`.bytes`).
+    Unity,
+    /// A `.glb` with the model and the animation (or the skeleton only).
+    Gltf,
+}
+
+impl ExportFormat {
+    /// The usual file extension.
+    pub fn extension(self) -> &'static str {
+        match self {
+            ExportFormat::Native => "animclip",
+            ExportFormat::Unity => "bytes",
+            ExportFormat::Gltf => "glb",
+        }
+    }
+
+    /// Lowercase name.
+    pub fn name(self) -> &'static str {
+        match self {
+            ExportFormat::Native => "native",
+            ExportFormat::Unity => "unity",
+            ExportFormat::Gltf => "gltf",
+        }
+    }
+}
+
+/// An encoded file and what was measured of it.
+#[derive(Clone, Debug, Serialize)]
+pub struct Encoded {
+    /// The file's bytes.
+    #[serde(skip)]
+    pub bytes: Vec<u8>,
+    /// Layout.
+    pub format: ExportFormat,
+    /// Sizes, counts and the error of the file, decoded again, against the frames.
+    #[serde(flatten)]
+    pub report: BakeReport,
+    /// Things the layout could not carry.
+    pub notes: Vec<String>,
+    /// Tolerance candidates encoded and decoded during the error search.
+    pub verifications: usize,
+    /// The compacted clip the file holds (before any quantization of its values).
+    #[serde(skip)]
+    pub clip: BakedClip,
+}
+
+/// Encodes `bytes` of a compacted clip in `format` and decodes them the way a reader of that format would
+/// (for glTF only the skeleton and animation are written here: the error search measures the animation).
+fn encode_and_decode(
+    character: &Character,
+    clip: &BakedClip,
+    format: ExportFormat,
+    quantize: bool,
+) -> (Vec<u8>, Result<Clip, String>) {
+    let path = std::path::Path::new("<encoded>");
+    match format {
+        ExportFormat::Native => {
+            let bytes = native::encode(clip, quantize);
+            let back = native::decode(&bytes, path).map(|c| c.to_clip());
+            (bytes, back.map_err(|e| e.to_string()))
+        }
+        ExportFormat::Unity => {
+            let bytes = unity::encode(&unity::from_baked(clip).0);
+            let back = unity::decode(&bytes, path).map(|c| c.to_clip());
+            (bytes, back.map_err(|e| e.to_string()))
+        }
+        ExportFormat::Gltf => {
+            let bytes = gltf::glb_bytes(character, clip, true);
+            let back = gltf::decode_animation(&bytes, &character.skeleton);
+            (bytes, back)
+        }
+    }
+}
+
+/// Compacts `frames` and encodes them in `format` within the settings' tolerance: the one error search of the
+/// pipeline. Each candidate is encoded, decoded and measured against the frames; the file returned is the
+/// first candidate within the bound (a glTF file gets the character's meshes only after the search, unless
+/// `animation_only`).
+pub fn encode(
+    character: &Character,
+    frames: &Frames,
+    meta: &ClipMeta,
+    format: ExportFormat,
+    animation_only: bool,
+    settings: &BakeSettings,
+) -> Encoded {
+    let skeleton = &character.skeleton;
+    let humanoid = Some(&character.humanoid);
+    let tolerance = settings.tolerance_cm / 100.0;
+    // Unity evaluates rotation curves per component and normalizes: keys are chosen for nlerp in between.
+    let interp = match format {
+        ExportFormat::Unity => RotationInterp::Nlerp,
+        _ => RotationInterp::Slerp,
+    };
+    let quantize = format == ExportFormat::Native && settings.quantize;
+    let mut verifications = 0;
+    let ((clip, bytes), error, quantized) = compact::search(tolerance, quantize, |factor, q| {
+        let clip = compact::reduce(skeleton, humanoid, frames, meta, tolerance, factor, interp);
+        let (bytes, back) = encode_and_decode(character, &clip, format, q);
+        verifications += 1;
+        let error = back.map_or(f32::INFINITY, |c| measure(skeleton, frames, &c));
+        ((clip, bytes), error)
+    });
+    let mut notes = Vec::new();
+    let bytes = match format {
+        ExportFormat::Gltf => {
+            notes.push(if animation_only {
+                "animation only: skeleton nodes, no meshes".to_string()
+            } else {
+                "materials keep their base colour and texture only (metallic 0, roughness 0.7)"
+                    .into()
+            });
+            if character.facing_corrected {
+                notes.push(
+                    "the model was turned to face +Z at import; the file keeps that facing".into(),
+                );
+            }
+            if animation_only {
+                bytes
+            } else {
+                gltf::glb_bytes(character, &clip, false)
+            }
+        }
+        ExportFormat::Unity => {
+            let dropped = unity::from_baked(&clip).1;
+            if !dropped.is_empty() {
+                notes.push(format!(
+                    "the Unity layout has no scale curves: scale animation of {} path(s) is not in the file",
+                    dropped.len()
+                ));
+            }
+            bytes
+        }
+        ExportFormat::Native => bytes,
+    };
+    let report = BakeReport {
+        name: meta.name.clone(),
+        frames: frames.times.len() as u64,
+        tracks: clip.tracks.len(),
+        keys: clip.key_count(),
+        bytes: bytes.len(),
+        raw_bytes: frames.times.len() * frames.source_joints * 10 * 4,
+        max_error_cm: error * 100.0,
+        quantized,
+    };
+    Encoded {
+        bytes,
+        format,
+        report,
+        notes,
+        verifications,
+        clip,
+    }
+}
+
+/// Bakes one clip of a character at the settings' grid into `format`: frames, then [`encode`].
+pub fn bake_clip(
+    character: &Character,
+    clip: &Clip,
+    format: ExportFormat,
+    settings: &BakeSettings,
+) -> Encoded {
+    let (frames, meta) = frames::prepare(
+        &character.skeleton,
+        Some(&character.humanoid),
+        clip,
+        settings,
+    );
+    encode(character, &frames, &meta, format, false, settings)
+}
