@@ -1,0 +1,143 @@
+//! The module structure ARCHITECTURE.md describes, checked on the source: the top-level modules import each
+//! other without a cycle, and the headless layers (core, runtime, eval, offline, import and the formats)
+//! never reach up into the app, the CLI or the renderer.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// Modules that must not import `app`, `cli` or `render`.
+const HEADLESS: [&str; 9] = [
+    "core", "runtime", "eval", "offline", "import", "clipfile", "blend", "layers", "limits",
+];
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// The top-level module a file of `src/` belongs to (`src/core/clip.rs` → `core`, `src/glb.rs` → `glb`).
+fn top_module(src: &Path, file: &Path) -> String {
+    let rel = file.strip_prefix(src).unwrap();
+    let first = rel
+        .components()
+        .next()
+        .unwrap()
+        .as_os_str()
+        .to_string_lossy();
+    first.trim_end_matches(".rs").to_string()
+}
+
+/// Top-level modules named in `crate::name` paths of a file, outside its own.
+fn imports(text: &str, own: &str, modules: &BTreeSet<String>) -> BTreeSet<String> {
+    let mut found = BTreeSet::new();
+    for (i, _) in text.match_indices("crate::") {
+        let rest = &text[i + "crate::".len()..];
+        let name: String = rest
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        if name != own && modules.contains(&name) {
+            found.insert(name);
+        }
+    }
+    found
+}
+
+/// Dependency graph of the top-level modules, from the library's shipped sources.
+fn graph() -> BTreeMap<String, BTreeSet<String>> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let is_root = |m: &str| m == "lib" || m == "main";
+    let modules: BTreeSet<String> = files
+        .iter()
+        .map(|f| top_module(&src, f))
+        .filter(|m| !is_root(m))
+        .collect();
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for f in &files {
+        let own = top_module(&src, f);
+        let name = f.file_name().unwrap().to_string_lossy();
+        // Test modules may use other layers as oracles (the importer reading an export); only shipped code counts.
+        if is_root(&own) || name == "tests.rs" {
+            continue;
+        }
+        let text = std::fs::read_to_string(f).unwrap();
+        let shipped = text.split("#[cfg(test)]").next().unwrap_or_default();
+        graph
+            .entry(own.clone())
+            .or_default()
+            .extend(imports(shipped, &own, &modules));
+    }
+    graph
+}
+
+fn find_cycle(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
+    fn visit(
+        node: &str,
+        graph: &BTreeMap<String, BTreeSet<String>>,
+        stack: &mut Vec<String>,
+        done: &mut BTreeSet<String>,
+    ) -> Option<Vec<String>> {
+        if let Some(at) = stack.iter().position(|n| n == node) {
+            let mut cycle = stack[at..].to_vec();
+            cycle.push(node.to_string());
+            return Some(cycle);
+        }
+        if done.contains(node) {
+            return None;
+        }
+        stack.push(node.to_string());
+        for next in graph.get(node).into_iter().flatten() {
+            if let Some(c) = visit(next, graph, stack, done) {
+                return Some(c);
+            }
+        }
+        stack.pop();
+        done.insert(node.to_string());
+        None
+    }
+    let mut done = BTreeSet::new();
+    graph
+        .keys()
+        .find_map(|n| visit(n, graph, &mut Vec::new(), &mut done))
+}
+
+#[test]
+fn the_top_level_modules_import_each_other_without_a_cycle() {
+    let g = graph();
+    assert!(g.len() > 10, "read the modules: {g:?}");
+    assert!(g["offline"].contains("clipfile"), "read the imports: {g:?}");
+    if let Some(cycle) = find_cycle(&g) {
+        panic!("import cycle: {}", cycle.join(" -> "));
+    }
+}
+
+#[test]
+fn the_headless_layers_never_import_the_app_the_cli_or_the_renderer() {
+    let g = graph();
+    for m in HEADLESS {
+        let deps = g.get(m).unwrap_or_else(|| panic!("no module {m}"));
+        for ui in ["app", "cli", "render"] {
+            assert!(!deps.contains(ui), "{m} imports {ui}: {deps:?}");
+        }
+    }
+    // The encoders verify what they write with their own decoders, not through the importer.
+    assert!(!g["offline"].contains("import"), "{:?}", g["offline"]);
+    assert!(!g["clipfile"].contains("import"), "{:?}", g["clipfile"]);
+}
+
+#[test]
+fn a_planted_cycle_is_found() {
+    let mut g = BTreeMap::new();
+    g.insert("a".to_string(), BTreeSet::from(["b".to_string()]));
+    g.insert("b".to_string(), BTreeSet::from(["c".to_string()]));
+    g.insert("c".to_string(), BTreeSet::from(["a".to_string()]));
+    assert_eq!(find_cycle(&g).unwrap(), ["a", "b", "c", "a"]);
+}
