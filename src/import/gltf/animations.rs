@@ -1,0 +1,122 @@
+//! Animations: one clip per glTF animation, one track per animated joint (STEP, LINEAR and CUBICSPLINE kept
+//! as they are); channels on nodes outside the skeleton and morph weights are noted and skipped.
+
+use std::collections::{BTreeMap, HashMap};
+
+use ::gltf as gl;
+use glam::{Mat4, Quat, Vec3};
+
+use crate::core::clip::{ClipError, Interpolation, Keys, Track, TrackTarget};
+use crate::core::humanoid::HumanoidMap;
+use crate::core::{Clip, Pose, Skeleton};
+
+fn rotation_of(m: &Mat4) -> Quat {
+    m.to_scale_rotation_translation().1.normalize()
+}
+
+/// Every animation of the document as a clip on `skeleton`; `node_names` names skipped nodes in notes.
+pub(super) fn read_clips(
+    document: &gl::Document,
+    buffers: &[gl::buffer::Data],
+    skeleton: &Skeleton,
+    humanoid: &HumanoidMap,
+    node_to_joint: &HashMap<usize, usize>,
+    node_names: &[String],
+    notes: &mut Vec<String>,
+) -> Result<Vec<Clip>, String> {
+    let get = |b: gl::Buffer| buffers.get(b.index()).map(|d| d.0.as_slice());
+    let bone_per_joint = humanoid.bone_per_joint(skeleton.len());
+    let rest_model = Pose::rest(skeleton).model_matrices(skeleton);
+    let root_rotation = rotation_of(&skeleton.root_transform());
+    let target_of = |j: usize| TrackTarget {
+        path: skeleton.path(j).to_string(),
+        name: skeleton.name(j).to_string(),
+        human_bone: bone_per_joint[j],
+        rest: skeleton.rest()[j],
+        parent_rest_rotation: skeleton
+            .parent(j)
+            .map_or(root_rotation, |p| rotation_of(&rest_model[p])),
+        rest_height: rest_model[j].w_axis.y,
+    };
+    let mut clips = Vec::new();
+    for anim in document.animations() {
+        let anim_name = anim.name().unwrap_or_default().to_string();
+        let mut tracks: BTreeMap<usize, Track> = BTreeMap::new();
+        let mut morph_channels = 0;
+        for channel in anim.channels() {
+            let what = format!(
+                "animation {} ('{anim_name}') channel {}",
+                anim.index(),
+                channel.index()
+            );
+            let node = channel.target().node().index();
+            if channel.target().property() == gl::animation::Property::MorphTargetWeights {
+                morph_channels += 1;
+                continue;
+            }
+            let Some(&joint) = node_to_joint.get(&node) else {
+                notes.push(format!(
+                    "{what}: animates node '{}', which is not part of the skeleton; skipped",
+                    node_names[node]
+                ));
+                continue;
+            };
+            let interpolation = match channel.sampler().interpolation() {
+                gl::animation::Interpolation::Step => Interpolation::Step,
+                gl::animation::Interpolation::Linear => Interpolation::Linear,
+                gl::animation::Interpolation::CubicSpline => Interpolation::CubicSpline,
+            };
+            let reader = channel.reader(get);
+            let times: Vec<f32> = reader
+                .read_inputs()
+                .ok_or_else(|| format!("{what}: sampler input cannot be read"))?
+                .collect();
+            let track = tracks.entry(joint).or_insert_with(|| Track {
+                target: target_of(joint),
+                translation: None,
+                rotation: None,
+                scale: None,
+            });
+            let bad = |e: ClipError| format!("{what}: {e}");
+            use gl::animation::util::ReadOutputs;
+            match reader.read_outputs() {
+                Some(ReadOutputs::Translations(it)) => {
+                    track.translation = Some(
+                        Keys::new(times, it.map(Vec3::from).collect(), interpolation)
+                            .map_err(bad)?,
+                    );
+                }
+                Some(ReadOutputs::Scales(it)) => {
+                    track.scale = Some(
+                        Keys::new(times, it.map(Vec3::from).collect(), interpolation)
+                            .map_err(bad)?,
+                    );
+                }
+                Some(ReadOutputs::Rotations(it)) => {
+                    // Spline tangents are not unit quaternions; only key values are normalized.
+                    let values: Vec<Quat> = it
+                        .into_f32()
+                        .map(|q| {
+                            let q = Quat::from_array(q);
+                            if interpolation == Interpolation::CubicSpline {
+                                q
+                            } else {
+                                q.normalize()
+                            }
+                        })
+                        .collect();
+                    track.rotation = Some(Keys::new(times, values, interpolation).map_err(bad)?);
+                }
+                _ => return Err(format!("{what}: sampler output cannot be read")),
+            }
+        }
+        if morph_channels > 0 {
+            notes.push(format!(
+                "animation {} ('{anim_name}'): {morph_channels} morph-weight channel(s) skipped",
+                anim.index()
+            ));
+        }
+        clips.push(Clip::new(anim_name, tracks.into_values().collect()));
+    }
+    Ok(clips)
+}

@@ -1,0 +1,116 @@
+//! Materials and textures: images decoded to RGBA8 (counted per thread, so a test can see that a path decodes
+//! none), base colour factors and textures.
+
+use std::path::Path;
+
+use ::gltf as gl;
+
+use crate::core::mesh::{Material, Texture};
+
+thread_local! {
+    static IMAGE_DECODES: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// How many times this thread has decoded a file's images into pixels: how a test sees that a path (an export's
+/// verification) decodes none.
+pub fn image_decodes_on_this_thread() -> u64 {
+    IMAGE_DECODES.with(std::cell::Cell::get)
+}
+
+pub(super) fn read_textures(
+    document: &gl::Document,
+    base: Option<&Path>,
+    buffers: &[gl::buffer::Data],
+    notes: &mut Vec<String>,
+) -> (Vec<Texture>, Vec<Option<usize>>) {
+    if document.images().len() == 0 {
+        return (Vec::new(), Vec::new());
+    }
+    if document.images().len() > 0 {
+        IMAGE_DECODES.with(|c| c.set(c.get() + 1));
+    }
+    let images = match gl::import_images(document, base, buffers) {
+        Ok(i) => i,
+        Err(e) => {
+            notes.push(format!("textures not loaded: {e}"));
+            return (Vec::new(), vec![None; document.textures().len()]);
+        }
+    };
+    let mut textures = Vec::new();
+    let mut image_slot = Vec::new();
+    for (i, img) in images.into_iter().enumerate() {
+        match to_rgba8(&img) {
+            Some(rgba) => {
+                image_slot.push(Some(textures.len()));
+                textures.push(Texture {
+                    width: img.width,
+                    height: img.height,
+                    rgba,
+                });
+            }
+            None => {
+                notes.push(format!(
+                    "image {i}: pixel format {:?} not supported, drawn untextured",
+                    img.format
+                ));
+                image_slot.push(None);
+            }
+        }
+    }
+    let per_texture = document
+        .textures()
+        .map(|t| image_slot.get(t.source().index()).copied().flatten())
+        .collect();
+    (textures, per_texture)
+}
+
+fn to_rgba8(img: &gl::image::Data) -> Option<Vec<u8>> {
+    use gl::image::Format as F;
+    let px = &img.pixels;
+    let out: Vec<u8> = match img.format {
+        F::R8 => px.iter().flat_map(|&r| [r, r, r, 255]).collect(),
+        F::R8G8 => px
+            .chunks_exact(2)
+            .flat_map(|c| [c[0], c[0], c[0], c[1]])
+            .collect(),
+        F::R8G8B8 => px
+            .chunks_exact(3)
+            .flat_map(|c| [c[0], c[1], c[2], 255])
+            .collect(),
+        F::R8G8B8A8 => px.clone(),
+        F::R16G16B16 => px
+            .chunks_exact(6)
+            .flat_map(|c| [c[1], c[3], c[5], 255])
+            .collect(),
+        F::R16G16B16A16 => px
+            .chunks_exact(8)
+            .flat_map(|c| [c[1], c[3], c[5], c[7]])
+            .collect(),
+        _ => return None,
+    };
+    (out.len() == img.width as usize * img.height as usize * 4).then_some(out)
+}
+
+/// The document's materials, their base colour textures resolved through `image_of_texture`.
+pub(super) fn read_materials(
+    document: &gl::Document,
+    image_of_texture: &[Option<usize>],
+) -> Vec<Material> {
+    document
+        .materials()
+        .map(|m| {
+            let pbr = m.pbr_metallic_roughness();
+            Material {
+                name: m.name().unwrap_or_default().to_string(),
+                base_color: pbr.base_color_factor(),
+                base_color_texture: pbr.base_color_texture().and_then(|info| {
+                    image_of_texture
+                        .get(info.texture().index())
+                        .copied()
+                        .flatten()
+                }),
+                double_sided: m.double_sided(),
+            }
+        })
+        .collect()
+}

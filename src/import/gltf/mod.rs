@@ -1,0 +1,118 @@
+//! glTF 2.0 / VRM 0.x / VRM 1.0 / VRMA import through the `gltf` crate, one concern per file: validation,
+//! nodes and the skeleton, VRM, skins, materials, meshes, animations.
+
+mod animations;
+mod materials;
+mod meshes;
+mod nodes;
+mod skins;
+mod validate;
+mod vrm;
+
+use std::path::Path;
+
+use ::gltf as gl;
+use glam::Mat4;
+
+use super::{ImportError, ImportedModel, Limits};
+use crate::core::Character;
+use crate::core::humanoid::MappingSource;
+
+pub use materials::image_decodes_on_this_thread;
+pub use meshes::generate_normals;
+
+/// Imports from bytes; `base` is the folder external files are read from (None: external files refused),
+/// `path` names the source in errors.
+pub fn load_bytes(
+    bytes: &[u8],
+    name: &str,
+    base: Option<&Path>,
+    path: &Path,
+) -> Result<ImportedModel, ImportError> {
+    load_bytes_with(bytes, name, base, path, &Limits::from_env())
+}
+
+/// Imports glTF/GLB/VRM bytes within the given limits (see [`load_bytes`]): everything is validated before
+/// it is read, then the skeleton, the humanoid map, skins, materials, meshes and clips are read in turn.
+pub fn load_bytes_with(
+    bytes: &[u8],
+    name: &str,
+    base: Option<&Path>,
+    path: &Path,
+    limits: &Limits,
+) -> Result<ImportedModel, ImportError> {
+    let format_err = |message: String| ImportError::Format {
+        path: path.to_path_buf(),
+        message,
+    };
+    let data_err = |message: String| ImportError::Data {
+        path: path.to_path_buf(),
+        message,
+    };
+    validate::check_glb_header(bytes)
+        .and_then(|()| validate::check_attribute_indices(bytes))
+        .map_err(format_err)?;
+    let gl::Gltf { document, blob } =
+        gl::Gltf::from_slice(bytes).map_err(|e| format_err(e.to_string()))?;
+    validate::check_limits(&document, path, limits)?;
+    validate::check_uris(&document, base, path)?;
+    let buffers =
+        gl::import_buffers(&document, base, blob).map_err(|e| format_err(e.to_string()))?;
+    validate::check_accessors(&document, &buffers).map_err(data_err)?;
+    validate::check_accessor_types(&document).map_err(data_err)?;
+    let mut notes = Vec::new();
+
+    let nodes = nodes::NodeGraph::new(&document).map_err(data_err)?;
+    let vrm = vrm::VrmInfo::read(&document);
+    // VRM 0.x models face -Z; everything is turned to face +Z like the other formats.
+    let vrm0 = vrm.source == MappingSource::Vrm0;
+    let facing_fix = if vrm0 {
+        Mat4::from_rotation_y(std::f32::consts::PI)
+    } else {
+        Mat4::IDENTITY
+    };
+    let vrm_nodes: Vec<usize> = vrm.bones.iter().map(|(_, n)| *n).collect();
+    let nodes::SkeletonNodes {
+        skeleton,
+        node_to_joint,
+    } = nodes::skeleton(&document, &nodes, &vrm_nodes, facing_fix).map_err(data_err)?;
+    let humanoid = vrm::humanoid(&vrm, &node_to_joint, &skeleton, &mut notes);
+    let skins = skins::read_skins(&document, &buffers, &node_to_joint).map_err(data_err)?;
+    let (textures, image_of_texture) =
+        materials::read_textures(&document, base, &buffers, &mut notes);
+    let materials = materials::read_materials(&document, &image_of_texture);
+    let meshes = meshes::read_meshes(
+        &document,
+        &buffers,
+        &nodes,
+        &node_to_joint,
+        facing_fix,
+        &mut notes,
+    )
+    .map_err(data_err)?;
+    let clips = animations::read_clips(
+        &document,
+        &buffers,
+        &skeleton,
+        &humanoid,
+        &node_to_joint,
+        &nodes.names,
+        &mut notes,
+    )
+    .map_err(data_err)?;
+    if vrm0 {
+        notes.push("VRM 0.x model faces −Z: turned 180° about +Y to face +Z".to_string());
+    }
+    let character = Character {
+        name: name.to_string(),
+        skeleton,
+        humanoid,
+        skins,
+        meshes,
+        materials,
+        textures,
+        facing_corrected: vrm0,
+        notes,
+    };
+    Ok(ImportedModel { character, clips })
+}

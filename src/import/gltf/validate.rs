@@ -1,0 +1,485 @@
+//! Checks that run before anything is read or allocated from a glTF file: the GLB header, the JSON's
+//! references and attribute names, the limits on sizes, external URIs, and every accessor against its buffer
+//! and the types the specification allows.
+
+use std::path::Path;
+
+use ::gltf as gl;
+
+use crate::import::{ImportError, Limits, uri};
+
+/// Checks the GLB header's declared length before the glTF reader does arithmetic with it (a declared total
+/// under the header size made it underflow).
+pub(super) fn check_glb_header(bytes: &[u8]) -> Result<(), String> {
+    if !bytes.starts_with(b"glTF") {
+        return Ok(());
+    }
+    if bytes.len() < 12 {
+        return Err(format!(
+            "truncated GLB header ({} of 12 bytes)",
+            bytes.len()
+        ));
+    }
+    let declared = u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize;
+    if declared < 20 {
+        return Err(format!(
+            "the GLB header declares a total length of {declared} bytes, less than its own headers"
+        ));
+    }
+    if declared > bytes.len() {
+        return Err(format!(
+            "truncated GLB: the header declares {declared} bytes, the file has {}",
+            bytes.len()
+        ));
+    }
+    Ok(())
+}
+
+/// Checks that every primitive attribute names an existing accessor, before the glTF reader's validation
+/// (gltf-json 1.4.1 indexes the POSITION accessor unchecked and panics on a bad index).
+pub(super) fn check_attribute_indices(bytes: &[u8]) -> Result<(), String> {
+    let json: &[u8] = if bytes.starts_with(b"glTF") {
+        match gl::binary::Glb::from_slice(bytes) {
+            Ok(glb) => return check_attribute_json(&glb.json),
+            Err(_) => return Ok(()),
+        }
+    } else {
+        bytes
+    };
+    check_attribute_json(json)
+}
+
+fn check_attribute_json(json: &[u8]) -> Result<(), String> {
+    // Lossy: the glTF reader skips unknown keys without checking their UTF-8, so invalid bytes must not hide
+    // the document from this check.
+    let text = String::from_utf8_lossy(json);
+    let Ok(doc) = serde_json::from_str::<serde_json::Value>(&text) else {
+        return Ok(());
+    };
+    let accessors = doc["accessors"].as_array().map_or(0, Vec::len);
+    for (m, mesh) in doc["meshes"].as_array().into_iter().flatten().enumerate() {
+        for (p, prim) in mesh["primitives"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
+            let Some(attributes) = prim["attributes"].as_object() else {
+                continue;
+            };
+            for (name, index) in attributes {
+                if index.as_u64().is_some_and(|i| i as usize >= accessors) {
+                    return Err(format!(
+                        "mesh {m} primitive {p}: attribute {name} refers to accessor {index}, which does not exist ({accessors} accessors)"
+                    ));
+                }
+            }
+        }
+    }
+    check_json_references(&doc)?;
+    // Values the reader keeps as "invalid" and unwraps later (animation paths, interpolations).
+    for (a, anim) in doc["animations"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        for (c, channel) in anim["channels"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
+            let path = &channel["target"]["path"];
+            if !path.is_null()
+                && !["translation", "rotation", "scale", "weights"]
+                    .iter()
+                    .any(|p| path.as_str() == Some(p))
+            {
+                return Err(format!(
+                    "animation {a} channel {c}: unknown target path {path}"
+                ));
+            }
+        }
+        for (k, sampler) in anim["samplers"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
+            let i = &sampler["interpolation"];
+            if !i.is_null()
+                && !["LINEAR", "STEP", "CUBICSPLINE"]
+                    .iter()
+                    .any(|p| i.as_str() == Some(p))
+            {
+                return Err(format!(
+                    "animation {a} sampler {k}: unknown interpolation {i}"
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Checks that the indices the importer follows point inside their arrays (gltf 1.4.1 validates some of them,
+/// not animation targets, and unwraps the lookup).
+/// The elements of a JSON array (none for anything else), borrowed.
+fn json_array(v: &serde_json::Value) -> &[serde_json::Value] {
+    v.as_array().map_or(&[], Vec::as_slice)
+}
+
+fn check_json_references(doc: &serde_json::Value) -> Result<(), String> {
+    let len = |key: &str| doc[key].as_array().map_or(0, Vec::len);
+    let (nodes, accessors, meshes, skins, views, buffers, samplers_top, images) = (
+        len("nodes"),
+        len("accessors"),
+        len("meshes"),
+        len("skins"),
+        len("bufferViews"),
+        len("buffers"),
+        len("samplers"),
+        len("images"),
+    );
+    // Borrowed, and the message is only formatted for a bad reference: a large file holds tens of thousands.
+    let array = json_array;
+    let check =
+        |v: &serde_json::Value, n: usize, what: &dyn Fn() -> String| -> Result<(), String> {
+            match v.as_u64() {
+                Some(i) if i as usize >= n => Err(format!(
+                    "{} refers to index {i}, past the {n} there are",
+                    what()
+                )),
+                _ => Ok(()),
+            }
+        };
+    for (a, anim) in array(&doc["animations"]).iter().enumerate() {
+        let samplers = array(&anim["samplers"]);
+        for (c, ch) in array(&anim["channels"]).iter().enumerate() {
+            check(&ch["sampler"], samplers.len(), &|| {
+                format!("animation {a} channel {c} sampler")
+            })?;
+            check(&ch["target"]["node"], nodes, &|| {
+                format!("animation {a} channel {c} target node")
+            })?;
+        }
+        for (k, sm) in samplers.iter().enumerate() {
+            check(&sm["input"], accessors, &|| {
+                format!("animation {a} sampler {k} input")
+            })?;
+            check(&sm["output"], accessors, &|| {
+                format!("animation {a} sampler {k} output")
+            })?;
+        }
+    }
+    for (k, skin) in array(&doc["skins"]).iter().enumerate() {
+        for j in array(&skin["joints"]) {
+            check(j, nodes, &|| format!("skin {k} joint"))?;
+        }
+        check(&skin["skeleton"], nodes, &|| format!("skin {k} skeleton"))?;
+        check(&skin["inverseBindMatrices"], accessors, &|| {
+            format!("skin {k} inverse bind matrices")
+        })?;
+    }
+    for (n, node) in array(&doc["nodes"]).iter().enumerate() {
+        for c in array(&node["children"]) {
+            check(c, nodes, &|| format!("node {n} child"))?;
+        }
+        check(&node["mesh"], meshes, &|| format!("node {n} mesh"))?;
+        check(&node["skin"], skins, &|| format!("node {n} skin"))?;
+    }
+    for (k, scene) in array(&doc["scenes"]).iter().enumerate() {
+        for n in array(&scene["nodes"]) {
+            check(n, nodes, &|| format!("scene {k} node"))?;
+        }
+    }
+    for (m, mesh) in array(&doc["meshes"]).iter().enumerate() {
+        for (p, prim) in array(&mesh["primitives"]).iter().enumerate() {
+            check(&prim["indices"], accessors, &|| {
+                format!("mesh {m} primitive {p} indices")
+            })?;
+            for target in array(&prim["targets"]) {
+                for (_, a) in target.as_object().into_iter().flatten() {
+                    check(a, accessors, &|| {
+                        format!("mesh {m} primitive {p} morph target")
+                    })?;
+                }
+            }
+        }
+    }
+    for (k, acc) in array(&doc["accessors"]).iter().enumerate() {
+        check(&acc["bufferView"], views, &|| {
+            format!("accessor {k} buffer view")
+        })?;
+        check(&acc["sparse"]["indices"]["bufferView"], views, &|| {
+            format!("accessor {k} sparse indices")
+        })?;
+        check(&acc["sparse"]["values"]["bufferView"], views, &|| {
+            format!("accessor {k} sparse values")
+        })?;
+    }
+    for (k, view) in array(&doc["bufferViews"]).iter().enumerate() {
+        check(&view["buffer"], buffers, &|| {
+            format!("buffer view {k} buffer")
+        })?;
+    }
+    for (k, image) in array(&doc["images"]).iter().enumerate() {
+        // The reader unwraps these when asked for the image's source.
+        check(&image["bufferView"], views, &|| {
+            format!("image {k} buffer view")
+        })?;
+        match (image["uri"].is_string(), image["bufferView"].is_u64()) {
+            (false, false) => return Err(format!("image {k} has neither a uri nor a buffer view")),
+            (_, true) if !image["mimeType"].is_string() => {
+                return Err(format!("image {k} is in a buffer view but has no mimeType"));
+            }
+            _ => {}
+        }
+    }
+    for (k, tex) in array(&doc["textures"]).iter().enumerate() {
+        check(&tex["source"], images, &|| format!("texture {k} source"))?;
+        check(&tex["sampler"], samplers_top, &|| {
+            format!("texture {k} sampler")
+        })?;
+    }
+    Ok(())
+}
+
+/// Counts what a document asks for against the limits, before any large data is decoded.
+pub(super) fn check_limits(
+    document: &gl::Document,
+    path: &Path,
+    limits: &Limits,
+) -> Result<(), ImportError> {
+    let over = |what: String| ImportError::OverLimit {
+        path: path.to_path_buf(),
+        what,
+    };
+    let vertices: usize = document
+        .meshes()
+        .flat_map(|m| m.primitives())
+        .filter_map(|p| p.get(&gl::Semantic::Positions).map(|a| a.count()))
+        .fold(0usize, usize::saturating_add);
+    if vertices > limits.max_vertices {
+        return Err(over(format!(
+            "{vertices} vertices, over the limit of {} (set ANIMTUNE_MAX_VERTICES or --max-vertices to allow more)",
+            limits.max_vertices
+        )));
+    }
+    let joints: usize = document.skins().map(|s| s.joints().count()).sum();
+    if joints > limits.max_joints {
+        return Err(over(format!(
+            "{joints} skin joints, over the limit of {} (set ANIMTUNE_MAX_JOINTS or --max-joints to allow more)",
+            limits.max_joints
+        )));
+    }
+    let nodes = document.nodes().count();
+    if nodes > limits.max_joints.saturating_mul(16) {
+        return Err(over(format!(
+            "{nodes} nodes, over the limit of {} (16 × the joint limit; set ANIMTUNE_MAX_JOINTS or --max-joints)",
+            limits.max_joints.saturating_mul(16)
+        )));
+    }
+    Ok(())
+}
+
+pub(super) fn check_uris(
+    document: &gl::Document,
+    base: Option<&Path>,
+    path: &Path,
+) -> Result<(), ImportError> {
+    let mut uris: Vec<&str> = Vec::new();
+    for b in document.buffers() {
+        if let gl::buffer::Source::Uri(u) = b.source() {
+            uris.push(u);
+        }
+    }
+    for i in document.images() {
+        if let gl::image::Source::Uri { uri, .. } = i.source() {
+            uris.push(uri);
+        }
+    }
+    for u in uris {
+        if uri::is_data_uri(u) {
+            continue;
+        }
+        let Some(base) = base else {
+            return Err(ImportError::Data {
+                path: path.to_path_buf(),
+                message: format!(
+                    "external file '{u}' cannot be read: the model was not loaded from a folder"
+                ),
+            });
+        };
+        uri::resolve(base, u).map_err(|source| ImportError::Uri {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    }
+    Ok(())
+}
+
+/// Checks every accessor lies inside its buffer, so reading never goes out of bounds.
+pub(super) fn check_accessors(
+    document: &gl::Document,
+    buffers: &[gl::buffer::Data],
+) -> Result<(), String> {
+    let view_ok = |view: &gl::buffer::View,
+                   offset: usize,
+                   count: usize,
+                   elem: usize,
+                   what: &str|
+     -> Result<(), String> {
+        let buf_len = buffers.get(view.buffer().index()).map_or(0, |b| b.0.len());
+        let view_end = view.offset().checked_add(view.length());
+        if view_end.is_none_or(|e| e > buf_len) {
+            return Err(format!(
+                "{what}: buffer view {} runs past the end of buffer {}",
+                view.index(),
+                view.buffer().index()
+            ));
+        }
+        if count == 0 {
+            return Ok(());
+        }
+        let stride = view.stride().unwrap_or(elem);
+        let need = (count - 1)
+            .checked_mul(stride)
+            .and_then(|x| x.checked_add(elem))
+            .and_then(|x| x.checked_add(offset));
+        if need.is_none_or(|n| n > view.length()) {
+            return Err(format!(
+                "{what}: {count} elements do not fit in buffer view {}",
+                view.index()
+            ));
+        }
+        Ok(())
+    };
+    for a in document.accessors() {
+        let what = format!("accessor {}", a.index());
+        if a.count() == 0 {
+            return Err(format!("{what}: count is 0 (glTF requires at least 1)"));
+        }
+        if let Some(view) = a.view()
+            && view.stride().is_some_and(|s| s < a.size())
+        {
+            return Err(format!(
+                "{what}: buffer view {} has a stride of {} bytes, less than its {}-byte elements",
+                view.index(),
+                view.stride().unwrap_or(0),
+                a.size()
+            ));
+        }
+        if let Some(view) = a.view() {
+            view_ok(&view, a.offset(), a.count(), a.size(), &what)?;
+        }
+        if let Some(sparse) = a.sparse() {
+            let n = sparse.count();
+            if n == 0 {
+                return Err(format!(
+                    "{what}: sparse count is 0 (glTF requires at least 1)"
+                ));
+            }
+            let idx = sparse.indices();
+            view_ok(
+                &idx.view(),
+                idx.offset(),
+                n,
+                idx.index_type().size(),
+                &format!("{what} sparse indices"),
+            )?;
+            let val = sparse.values();
+            view_ok(
+                &val.view(),
+                val.offset(),
+                n,
+                a.size(),
+                &format!("{what} sparse values"),
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// Checks that every accessor the importer reads has the type its use requires (the glTF reader assumes it
+/// and asserts otherwise).
+pub(super) fn check_accessor_types(document: &gl::Document) -> Result<(), String> {
+    use gl::accessor::{DataType as D, Dimensions as Dm};
+    let want = |a: &gl::Accessor, dims: &[Dm], types: &[D], what: &str| -> Result<(), String> {
+        if dims.contains(&a.dimensions()) && types.contains(&a.data_type()) {
+            Ok(())
+        } else {
+            Err(format!(
+                "{what} uses accessor {} of type {:?} {:?}, which that use does not allow",
+                a.index(),
+                a.dimensions(),
+                a.data_type()
+            ))
+        }
+    };
+    for mesh in document.meshes() {
+        for prim in mesh.primitives() {
+            let what = format!("mesh {} primitive {}", mesh.index(), prim.index());
+            for (semantic, a) in prim.attributes() {
+                let what = format!("{what} {semantic:?}");
+                match semantic {
+                    gl::Semantic::Positions | gl::Semantic::Normals => {
+                        want(&a, &[Dm::Vec3], &[D::F32], &what)?
+                    }
+                    gl::Semantic::Tangents => want(&a, &[Dm::Vec4], &[D::F32], &what)?,
+                    gl::Semantic::TexCoords(_) => {
+                        want(&a, &[Dm::Vec2], &[D::F32, D::U8, D::U16], &what)?
+                    }
+                    gl::Semantic::Colors(_) => {
+                        want(&a, &[Dm::Vec3, Dm::Vec4], &[D::F32, D::U8, D::U16], &what)?
+                    }
+                    gl::Semantic::Joints(_) => want(&a, &[Dm::Vec4], &[D::U8, D::U16], &what)?,
+                    gl::Semantic::Weights(_) => {
+                        want(&a, &[Dm::Vec4], &[D::F32, D::U8, D::U16], &what)?
+                    }
+                    _ => {}
+                }
+            }
+            if let Some(a) = prim.indices() {
+                want(
+                    &a,
+                    &[Dm::Scalar],
+                    &[D::U8, D::U16, D::U32],
+                    &format!("{what} indices"),
+                )?;
+            }
+        }
+    }
+    for skin in document.skins() {
+        if let Some(a) = skin.inverse_bind_matrices() {
+            want(
+                &a,
+                &[Dm::Mat4],
+                &[D::F32],
+                &format!("skin {} inverse bind matrices", skin.index()),
+            )?;
+        }
+    }
+    for anim in document.animations() {
+        for channel in anim.channels() {
+            let what = format!("animation {} channel {}", anim.index(), channel.index());
+            let sampler = channel.sampler();
+            want(
+                &sampler.input(),
+                &[Dm::Scalar],
+                &[D::F32],
+                &format!("{what} input"),
+            )?;
+            let ints = [D::F32, D::I8, D::U8, D::I16, D::U16];
+            let (dims, types): (&[Dm], &[D]) = match channel.target().property() {
+                gl::animation::Property::Translation | gl::animation::Property::Scale => {
+                    (&[Dm::Vec3], &[D::F32])
+                }
+                gl::animation::Property::Rotation => (&[Dm::Vec4], &ints),
+                gl::animation::Property::MorphTargetWeights => (&[Dm::Scalar], &ints),
+            };
+            want(&sampler.output(), dims, types, &format!("{what} output"))?;
+        }
+    }
+    Ok(())
+}
