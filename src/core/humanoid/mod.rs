@@ -1,4 +1,10 @@
-//! Humanoid mapping: which joint of a rig plays which Unity humanoid bone, and where twist joints are.
+//! Humanoid mapping: which joint of a rig plays which Unity humanoid bone, and where twist joints are. The
+//! map and its checks live here; how it is found is split by source: a table (VRM, in the importer), the
+//! joint names ([`names`]), the shape of the hierarchy ([`hierarchy`]); twist joints are in [`twist`].
+
+mod hierarchy;
+mod names;
+mod twist;
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -6,10 +12,9 @@ use glam::Vec3;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-pub use super::human_bone::{BodyPart, Finger, HumanBone, Side};
-use super::naming::{self, NameGuess};
-use super::pose::Pose;
-use super::skeleton::Skeleton;
+pub use crate::core::human_bone::{BodyPart, Finger, HumanBone, Side};
+use crate::core::pose::Pose;
+use crate::core::skeleton::Skeleton;
 
 /// Where a humanoid mapping came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -133,117 +138,6 @@ impl HumanoidMap {
         }
     }
 
-    /// Maps by joint-name conventions.
-    pub fn from_names(skeleton: &Skeleton) -> Self {
-        let positions = rest_positions(skeleton);
-        let side_of = |j: usize| {
-            if positions[j].x >= 0.0 {
-                Side::Left
-            } else {
-                Side::Right
-            }
-        };
-        let guesses: Vec<Option<NameGuess>> = (0..skeleton.len())
-            .map(|j| {
-                if !skeleton.deforms(j) {
-                    return None;
-                }
-                naming::guess(skeleton.name(j)).map(|mut g| {
-                    if g.part.is_sided() && g.side.is_none() {
-                        g.side = Some(side_of(j));
-                    }
-                    g
-                })
-            })
-            .collect();
-
-        let mut bones = BTreeMap::new();
-        // Simple parts: the candidate highest in the hierarchy wins (a second "upper_arm.L.001" is a twist segment).
-        let mut simple: HashMap<HumanBone, Vec<usize>> = HashMap::new();
-        for (j, g) in guesses.iter().enumerate() {
-            if let Some(g) = g
-                && let Some(bone) = g.part.bone(g.side)
-            {
-                simple.entry(bone).or_default().push(j);
-            }
-        }
-        for (bone, mut joints) in simple {
-            joints.sort_by_key(|&j| {
-                let weak = guesses[j].is_some_and(|g| g.weak);
-                let leads_to_middle = subtree_has_word(skeleton, j, &["middle", "mid"]);
-                (weak, !leads_to_middle, skeleton.depth(j), j)
-            });
-            bones.insert(bone, joints[0]);
-        }
-
-        // Spine chain: joints between hips and neck, in depth order → Spine, Chest, UpperChest.
-        let hips = bones.get(&HumanBone::Hips).copied();
-        let mut spine: Vec<usize> = guesses
-            .iter()
-            .enumerate()
-            .filter(|(j, g)| {
-                g.is_some_and(|g| g.part == BodyPart::SpineChain)
-                    && hips.is_none_or(|h| h != *j && skeleton.is_ancestor_or_self(h, *j))
-            })
-            .map(|(j, _)| j)
-            .collect();
-        spine.sort_by_key(|&j| (skeleton.depth(j), j));
-        assign_chain(
-            &mut bones,
-            &spine,
-            &[HumanBone::Spine, HumanBone::Chest, HumanBone::UpperChest],
-        );
-
-        // Fingers: per side and finger, in depth order → Proximal, Intermediate, Distal.
-        for side in [Side::Left, Side::Right] {
-            for finger in [
-                Finger::Thumb,
-                Finger::Index,
-                Finger::Middle,
-                Finger::Ring,
-                Finger::Little,
-            ] {
-                let mut joints: Vec<usize> = guesses
-                    .iter()
-                    .enumerate()
-                    .filter(|(j, g)| {
-                        g.is_some_and(|g| {
-                            g.part == BodyPart::Finger(finger) && g.side == Some(side)
-                        }) && (finger == Finger::Thumb
-                            || !naming::words(skeleton.name(*j))
-                                .iter()
-                                .any(|w| w == "metacarpal"))
-                    })
-                    .map(|(j, _)| j)
-                    .collect();
-                joints.sort_by_key(|&j| (skeleton.depth(j), j));
-                assign_chain(&mut bones, &joints, &finger_bones(side, finger));
-            }
-        }
-
-        let mut map = HumanoidMap::empty();
-        map.source = if bones.is_empty() {
-            MappingSource::None
-        } else {
-            MappingSource::Names
-        };
-        map.bones = bones;
-        map.finish(skeleton);
-        map
-    }
-
-    /// Maps by the shape of the hierarchy: hips branch into two legs and a spine, the chest into two arms and a neck.
-    pub fn from_hierarchy(skeleton: &Skeleton) -> Self {
-        let mut map = HumanoidMap::empty();
-        let positions = rest_positions(skeleton);
-        if let Some(bones) = hierarchy::map(skeleton, &positions) {
-            map.source = MappingSource::Hierarchy;
-            map.bones = bones;
-        }
-        map.finish(skeleton);
-        map
-    }
-
     /// Applies a user override (human bone → joint name) on top of this mapping.
     pub fn with_override(
         mut self,
@@ -327,51 +221,6 @@ impl HumanoidMap {
         None
     }
 
-    /// Twist joints: for each mapped (parent, child) pair, the non-human joints between them,
-    /// plus non-human children of the parent named as twist/roll joints.
-    pub fn twist_chains(&self, skeleton: &Skeleton) -> Vec<TwistChain> {
-        let human = self.bone_per_joint(skeleton.len());
-        let positions = rest_positions(skeleton);
-        let mut out = Vec::new();
-        for (child, child_joint) in self.bones() {
-            let Some(parent) = self.mapped_parent(child) else {
-                continue;
-            };
-            let Some(parent_joint) = self.joint(parent) else {
-                continue;
-            };
-            let mut joints: Vec<usize> = skeleton
-                .joints_between(parent_joint, child_joint)
-                .unwrap_or_default()
-                .into_iter()
-                .filter(|&j| human[j].is_none() && skeleton.deforms(j))
-                .collect();
-            let on_path = |j: usize| skeleton.is_ancestor_or_self(j, child_joint);
-            for c in skeleton.children(parent_joint) {
-                let subtree_has_human = (c..skeleton.len())
-                    .any(|k| human[k].is_some() && skeleton.is_ancestor_or_self(c, k));
-                if !on_path(c) && !subtree_has_human && naming::is_twist_name(skeleton.name(c)) {
-                    let side_ok = match child.side() {
-                        Some(s) => naming::guess_side(skeleton.name(c)).is_none_or(|cs| cs == s),
-                        None => true,
-                    };
-                    // A twist helper belongs to the child bone it points toward.
-                    if side_ok && twist_points_toward(&positions, parent_joint, c, child_joint) {
-                        joints.push(c);
-                    }
-                }
-            }
-            if !joints.is_empty() {
-                out.push(TwistChain {
-                    parent,
-                    child,
-                    joints,
-                });
-            }
-        }
-        out
-    }
-
     fn finish(&mut self, skeleton: &Skeleton) {
         self.missing_required = HumanBone::required()
             .filter(|b| !self.bones.contains_key(b))
@@ -424,52 +273,6 @@ impl HumanoidMap {
     }
 }
 
-fn finger_bones(side: Side, finger: Finger) -> [HumanBone; 3] {
-    let side = match side {
-        Side::Left => "Left",
-        Side::Right => "Right",
-    };
-    let finger = match finger {
-        Finger::Thumb => "Thumb",
-        Finger::Index => "Index",
-        Finger::Middle => "Middle",
-        Finger::Ring => "Ring",
-        Finger::Little => "Little",
-    };
-    ["Proximal", "Intermediate", "Distal"].map(|seg| {
-        HumanBone::from_name(&format!("{side}{finger}{seg}"))
-            .expect("every finger segment is a HumanBone")
-    })
-}
-
-/// Fills bones from a chain of joints: one joint → first bone, two → first two, three or more → first, second, last.
-fn assign_chain(bones: &mut BTreeMap<HumanBone, usize>, chain: &[usize], slots: &[HumanBone; 3]) {
-    let picks: Vec<usize> = match chain.len() {
-        0 => vec![],
-        1 => vec![chain[0]],
-        2 => vec![chain[0], chain[1]],
-        n => vec![chain[0], chain[1], chain[n - 1]],
-    };
-    for (slot, joint) in slots.iter().zip(picks) {
-        bones.entry(*slot).or_insert(joint);
-    }
-}
-
-fn subtree_has_word(skeleton: &Skeleton, joint: usize, words: &[&str]) -> bool {
-    (joint..skeleton.len()).any(|k| {
-        skeleton.is_ancestor_or_self(joint, k)
-            && naming::words(skeleton.name(k))
-                .iter()
-                .any(|w| words.contains(&w.as_str()))
-    })
-}
-
-fn twist_points_toward(p: &[Vec3], parent: usize, twist: usize, child: usize) -> bool {
-    let to_twist = p[twist] - p[parent];
-    let to_child = p[child] - p[parent];
-    to_twist.length_squared() < 1e-12 || to_twist.dot(to_child) > 0.0
-}
-
 /// Model-space rest position of every joint.
 pub fn rest_positions(skeleton: &Skeleton) -> Vec<Vec3> {
     Pose::rest(skeleton)
@@ -477,225 +280,6 @@ pub fn rest_positions(skeleton: &Skeleton) -> Vec<Vec3> {
         .iter()
         .map(|m| m.w_axis.truncate())
         .collect()
-}
-
-mod hierarchy {
-    //! Humanoid mapping from the shape of the hierarchy alone.
-
-    use super::*;
-
-    struct Extent {
-        low: f32,
-        high: f32,
-    }
-
-    fn extent(skeleton: &Skeleton, p: &[Vec3], root: usize) -> Extent {
-        let mut e = Extent {
-            low: p[root].y,
-            high: p[root].y,
-        };
-        for k in skeleton.subtree(root) {
-            e.low = e.low.min(p[k].y);
-            e.high = e.high.max(p[k].y);
-        }
-        e
-    }
-
-    fn is_end(skeleton: &Skeleton, j: usize) -> bool {
-        !skeleton.deforms(j)
-            || naming::words(skeleton.name(j))
-                .iter()
-                .any(|w| matches!(w.as_str(), "end" | "nub" | "tip" | "top"))
-    }
-
-    /// Follows single children down from `start` to the first joint that branches or ends.
-    fn chain(skeleton: &Skeleton, start: usize) -> Vec<usize> {
-        let mut out = vec![start];
-        let mut cur = start;
-        loop {
-            let kids: Vec<usize> = skeleton
-                .children(cur)
-                .filter(|&c| !is_end(skeleton, c))
-                .collect();
-            if kids.len() != 1 {
-                return out;
-            }
-            cur = kids[0];
-            out.push(cur);
-        }
-    }
-
-    /// Picks (first, middle, last): middle is the joint nearest halfway between first and last.
-    fn limb(chain: &[usize], p: &[Vec3]) -> (usize, usize, usize) {
-        let (a, z) = (chain[0], chain[chain.len() - 1]);
-        let half = p[a].distance(p[z]) * 0.5;
-        let mid = chain[1..chain.len() - 1]
-            .iter()
-            .copied()
-            .min_by(|&x, &y| {
-                let dx = (p[a].distance(p[x]) - half).abs();
-                let dy = (p[a].distance(p[y]) - half).abs();
-                dx.total_cmp(&dy)
-            })
-            .unwrap_or(chain[1]);
-        (a, mid, z)
-    }
-
-    pub(super) fn map(skeleton: &Skeleton, p: &[Vec3]) -> Option<BTreeMap<HumanBone, usize>> {
-        use HumanBone as H;
-        let n = skeleton.len();
-        let (low, high) = p
-            .iter()
-            .fold((f32::MAX, f32::MIN), |(l, h), v| (l.min(v.y), h.max(v.y)));
-        let height = high - low;
-        if n < 10 || height <= 0.0 {
-            return None;
-        }
-        let reach = 0.25 * height;
-        let branches = |j: usize| -> (Vec<usize>, Vec<usize>) {
-            let mut down = Vec::new();
-            let mut up = Vec::new();
-            for c in skeleton.children(j).filter(|&c| skeleton.deforms(c)) {
-                let e = extent(skeleton, p, c);
-                if p[j].y - e.low > reach {
-                    down.push(c);
-                } else if e.high - p[j].y > reach {
-                    up.push(c);
-                }
-            }
-            (down, up)
-        };
-        let hips = (0..n).filter(|&j| skeleton.deforms(j)).find(|&j| {
-            let (down, up) = branches(j);
-            down.len() >= 2 && !up.is_empty()
-        })?;
-        let (mut legs, up) = branches(hips);
-        legs.sort_by(|&a, &b| {
-            extent(skeleton, p, a)
-                .low
-                .total_cmp(&extent(skeleton, p, b).low)
-        });
-        legs.truncate(2);
-        let mut bones = BTreeMap::new();
-        bones.insert(H::Hips, hips);
-
-        for leg in legs {
-            let c = chain(skeleton, leg);
-            if c.len() < 3 {
-                return None;
-            }
-            let left = p[leg].x >= p[hips].x;
-            let (u, l, f, t) = if left {
-                (H::LeftUpperLeg, H::LeftLowerLeg, H::LeftFoot, H::LeftToes)
-            } else {
-                (
-                    H::RightUpperLeg,
-                    H::RightLowerLeg,
-                    H::RightFoot,
-                    H::RightToes,
-                )
-            };
-            let (foot_chain, toes) = if c.len() >= 4 {
-                (&c[..c.len() - 1], c.last().copied())
-            } else {
-                (&c[..], None)
-            };
-            let (a, m, z) = limb(foot_chain, p);
-            bones.insert(u, a);
-            bones.insert(l, m);
-            bones.insert(f, z);
-            if let Some(toe_joint) = toes {
-                bones.insert(t, toe_joint);
-            }
-        }
-
-        // Spine: up from the hips until a joint branches into arms and neck.
-        let spine_start = *up.iter().max_by(|&&a, &&b| {
-            extent(skeleton, p, a)
-                .high
-                .total_cmp(&extent(skeleton, p, b).high)
-        })?;
-        let spine = chain(skeleton, spine_start);
-        let chest = *spine.last()?;
-        let mut spine_slots = spine.clone();
-        let top_children: Vec<usize> = skeleton
-            .children(chest)
-            .filter(|&c| skeleton.deforms(c) && !is_end(skeleton, c))
-            .collect();
-        if top_children.len() < 3 {
-            return None;
-        }
-        // The neck is the branch that reaches highest; the arms are the two reaching furthest sideways.
-        let neck_start = *top_children.iter().max_by(|&&a, &&b| {
-            extent(skeleton, p, a)
-                .high
-                .total_cmp(&extent(skeleton, p, b).high)
-        })?;
-        let mut arms: Vec<usize> = top_children
-            .iter()
-            .copied()
-            .filter(|&c| c != neck_start)
-            .collect();
-        let sideways = |c: usize| {
-            skeleton
-                .subtree(c)
-                .map(|k| (p[k].x - p[chest].x).abs())
-                .fold(0.0, f32::max)
-        };
-        arms.sort_by(|&a, &b| sideways(b).total_cmp(&sideways(a)));
-        arms.truncate(2);
-        if arms.len() < 2 {
-            return None;
-        }
-        if spine_slots.len() > 3 {
-            let last = spine_slots[spine_slots.len() - 1];
-            spine_slots = vec![spine_slots[0], spine_slots[1], last];
-        }
-        for (slot, j) in [H::Spine, H::Chest, H::UpperChest].iter().zip(spine_slots) {
-            bones.insert(*slot, j);
-        }
-
-        let neck = chain(skeleton, neck_start);
-        let head = *neck.last()?;
-        bones.insert(H::Head, head);
-        if neck.len() >= 2 {
-            bones.insert(H::Neck, neck[0]);
-        }
-
-        for arm in arms {
-            let c = chain(skeleton, arm);
-            if c.len() < 3 {
-                return None;
-            }
-            let left = p[*c.last()?].x >= p[chest].x;
-            let (s, u, l, h) = if left {
-                (
-                    H::LeftShoulder,
-                    H::LeftUpperArm,
-                    H::LeftLowerArm,
-                    H::LeftHand,
-                )
-            } else {
-                (
-                    H::RightShoulder,
-                    H::RightUpperArm,
-                    H::RightLowerArm,
-                    H::RightHand,
-                )
-            };
-            let limb_chain = if c.len() >= 4 {
-                bones.insert(s, c[0]);
-                &c[1..]
-            } else {
-                &c[..]
-            };
-            let (a, m, z) = limb(limb_chain, p);
-            bones.insert(u, a);
-            bones.insert(l, m);
-            bones.insert(h, z);
-        }
-        Some(bones)
-    }
 }
 
 #[cfg(test)]
