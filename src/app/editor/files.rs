@@ -1,0 +1,188 @@
+//! Opening and saving from the editor: models, clips, blend spaces and presets. Failures go to the status bar;
+//! the document changes only when a file was read whole.
+
+use std::path::Path;
+
+use super::EditorState;
+use crate::app::command::BlendEdit;
+use crate::app::document::Tuning;
+
+impl EditorState {
+    /// Opens a model, a clip or a preset, deciding by extension; failures go to the status bar.
+    pub(super) fn open(&mut self, path: &Path) {
+        let ext = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        let result = match ext.as_str() {
+            "animclip" | "bytes" | "vrma" => self.open_clip(path),
+            "json" => self.open_blend_space(path),
+            _ => self.open_model(path),
+        };
+        match result {
+            Ok(()) => self.session.remember(path),
+            Err(e) => self.session.report(format!("{e:#}"), true),
+        }
+    }
+
+    /// Replaces the character with a model file.
+    fn open_model(&mut self, path: &Path) -> anyhow::Result<()> {
+        let model = crate::import::load_file(path)?;
+        if model.character.skins.is_empty() && model.clips.is_empty() {
+            anyhow::bail!(
+                "{}: has no skin and no animation: nothing to show",
+                path.display()
+            );
+        }
+        self.doc.model = model;
+        self.doc.name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        self.adopt_model();
+        let character = &self.doc.model.character;
+        let h = &character.humanoid;
+        let humanoid = if h.is_humanoid() {
+            format!("humanoid ({})", h.source.as_str())
+        } else {
+            "not humanoid".into()
+        };
+        let text = format!(
+            "Opened {}: {} joints, {} clips, {humanoid}",
+            path.display(),
+            character.skeleton.len(),
+            self.doc.clips.len()
+        );
+        self.session.report(text, false);
+        Ok(())
+    }
+
+    /// Adds a clip from a clip file (.animclip, Unity layout, .vrma) and plays it on the current character.
+    fn open_clip(&mut self, path: &Path) -> anyhow::Result<()> {
+        let ext = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        let mut clips = if ext == "vrma" {
+            crate::import::load_file(path)?.clips
+        } else {
+            vec![crate::clipfile::load(path)?.to_clip()]
+        };
+        if clips.is_empty() {
+            anyhow::bail!("{}: has no animation", path.display());
+        }
+        let mut clip = clips.remove(0);
+        if clip.name.is_empty() {
+            clip.name = path
+                .file_stem()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+        }
+        let c = &self.doc.model.character;
+        let binding = clip.bind(&c.skeleton, Some(&c.humanoid));
+        let bound = binding.tracks.iter().flatten().count();
+        if bound == 0 {
+            anyhow::bail!(
+                "{}: none of its {} tracks found a joint of {}",
+                path.display(),
+                clip.tracks.len(),
+                self.doc.name
+            );
+        }
+        let unbound = binding.unbound_tracks.len();
+        self.doc.clips.push(clip);
+        self.rebind_blend();
+        self.select_clip(Some(self.doc.clips.len() - 1));
+        self.session.eval.play();
+        let text = format!(
+            "Opened clip {}: {bound} tracks bound, {unbound} found no joint",
+            path.display()
+        );
+        self.session.report(text, false);
+        Ok(())
+    }
+
+    /// Opens a blend space from a preset or blend space JSON file and plays it.
+    fn open_blend_space(&mut self, path: &Path) -> anyhow::Result<()> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| anyhow::anyhow!("{}: cannot read: {e}", path.display()))?;
+        let is_preset = serde_json::from_str::<serde_json::Value>(&text)
+            .ok()
+            .is_some_and(|v| v.get("format").is_some());
+        if is_preset {
+            let preset = crate::preset::Preset::parse(&text, path)?;
+            let overrides = preset.humanoid_override();
+            if !overrides.is_empty() {
+                let c = &mut self.doc.model.character;
+                c.humanoid = c
+                    .humanoid
+                    .clone()
+                    .with_override(&overrides, &c.skeleton)
+                    .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+                self.doc.generation += 1;
+            }
+            let has_blend = preset.blend.is_some();
+            let after = Tuning {
+                blend: preset
+                    .blend
+                    .unwrap_or_else(|| self.doc.tuning.blend.clone()),
+                layers: preset.layers,
+            };
+            self.history.record(&self.doc.tuning, &after);
+            self.doc.tuning = after;
+            self.tuning_replaced();
+            if !has_blend {
+                self.session
+                    .report(format!("Opened preset {} (layers)", path.display()), false);
+                return Ok(());
+            }
+            self.play_blend();
+            self.session.eval.play();
+        } else {
+            let space = crate::preset::parse_blend_space(&text, path)?;
+            self.edit_blend(BlendEdit::Replace(Box::new(space)));
+        }
+        let missing: Vec<&str> = self
+            .blend_sampler
+            .missing()
+            .iter()
+            .map(|(_, c)| c.as_str())
+            .collect();
+        let (text, is_error) = if missing.is_empty() {
+            let nodes = self.doc.tuning.blend.nodes.len();
+            (
+                format!("Opened blend space {}: {nodes} nodes", path.display()),
+                false,
+            )
+        } else {
+            let names = missing.join(", ");
+            let text = format!(
+                "{}: clips not in {}: {names}",
+                path.display(),
+                self.doc.name
+            );
+            (text, true)
+        };
+        self.session.report(text, is_error);
+        Ok(())
+    }
+
+    /// Writes the current tuning (blend space, layers) as a preset; `overwrite` only after the user confirmed.
+    pub(super) fn save_preset(&mut self, path: &Path, overwrite: bool) {
+        let preset = crate::preset::Preset {
+            blend: Some(self.doc.tuning.blend.clone()),
+            layers: self.doc.tuning.layers.clone(),
+            ..crate::preset::Preset::default()
+        };
+        match crate::fsutil::write_atomic(path, preset.to_json().as_bytes(), overwrite) {
+            Ok(()) => {
+                self.session.remember(path);
+                self.session
+                    .report(format!("Saved preset {}", path.display()), false);
+            }
+            Err(e) => self.session.report(e.to_string(), true),
+        }
+    }
+}
