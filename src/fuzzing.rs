@@ -159,7 +159,7 @@ pub fn run(target: Target, bytes: &[u8]) -> String {
 
 /// A two-joint skinned quad with a two-key animation: small, so the importer fuzzes at thousands of runs a second.
 pub fn tiny_glb() -> Vec<u8> {
-    use crate::glb::{Component, GlbBuilder, Target as View};
+    use crate::io::glb::{Component, GlbBuilder, Target as View};
     use serde_json::json;
     let mut g = GlbBuilder::new();
     let p = g.floats(

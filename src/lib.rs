@@ -12,12 +12,10 @@ pub mod clipfile;
 pub mod core;
 pub mod demo;
 pub mod eval;
-pub mod fsutil;
 pub mod fuzzing;
-pub mod glb;
 pub mod import;
+pub mod io;
 pub mod layers;
-pub mod limits;
 pub mod offline;
 pub mod preset;
 #[cfg(feature = "render")]

@@ -2,8 +2,8 @@
 
 use std::path::Path;
 
-use animtune::glb::{Component, GlbBuilder, Target};
 use animtune::import::gltf::load_bytes;
+use animtune::io::glb::{Component, GlbBuilder, Target};
 use serde_json::json;
 
 /// A two-joint skinned quad; joints listed in the skin in reverse order, weights in the given encoding.

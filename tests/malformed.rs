@@ -25,7 +25,7 @@ fn split_glb(bytes: &[u8]) -> (Value, Vec<u8>) {
 }
 
 fn glb_raw(json: &[u8], bin: &[u8]) -> Vec<u8> {
-    animtune::glb::assemble(json, bin)
+    animtune::io::glb::assemble(json, bin)
 }
 
 fn glb(json: &Value, bin: &[u8]) -> Vec<u8> {

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 /// Modules that must not import `app`, `cli` or `render`.
 const HEADLESS: [&str; 9] = [
-    "core", "runtime", "eval", "offline", "import", "clipfile", "blend", "layers", "limits",
+    "core", "runtime", "eval", "offline", "import", "clipfile", "blend", "layers", "io",
 ];
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {

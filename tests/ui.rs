@@ -158,9 +158,9 @@ fn the_viewport_shows_the_character() {
 
 fn canvas_point(h: &Harness<'static, AnimtuneApp>, p: [f64; 2]) -> egui::Pos2 {
     let rect = h
-        .get_by_label(animtune::app::panels::blend::CANVAS_LABEL)
+        .get_by_label(animtune::app::panels::inspector::blend::CANVAS_LABEL)
         .rect();
-    animtune::app::panels::blend::space_to_screen(
+    animtune::app::panels::inspector::blend::space_to_screen(
         &h.state().editor().tuning().blend,
         rect.shrink(1.0),
         p,

@@ -98,7 +98,7 @@ impl ExportJob {
                 self.animation_only,
                 &settings,
             );
-            crate::fsutil::write_atomic(out, &encoded.bytes, self.overwrite)
+            crate::io::fsutil::write_atomic(out, &encoded.bytes, self.overwrite)
                 .map_err(|e| e.to_string())?;
             Ok::<f32, String>(encoded.report.max_error_cm)
         };
@@ -138,7 +138,7 @@ impl ExportJob {
                     layers: self.layers.clone(),
                     ..Preset::default()
                 };
-                crate::fsutil::write_atomic(
+                crate::io::fsutil::write_atomic(
                     &self.path.join("preset.json"),
                     preset.to_json().as_bytes(),
                     self.overwrite,

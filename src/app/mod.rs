@@ -2,14 +2,13 @@
 //! animates (the [`Evaluator`](crate::eval::Evaluator) does).
 
 pub mod command;
-pub mod document;
+pub mod dialogs;
 pub mod editor;
 pub mod export_job;
 pub mod gpu;
-pub mod history;
 pub mod panels;
-pub mod session;
 pub mod soak;
+pub mod state;
 pub mod window;
 
 use std::path::PathBuf;

@@ -138,7 +138,7 @@ impl Soak {
         for (t, kib) in &self.samples {
             csv.push_str(&format!("{t:.1},{kib}\n"));
         }
-        if let Err(err) = crate::fsutil::write_atomic(&self.plan.out, csv.as_bytes(), true) {
+        if let Err(err) = crate::io::fsutil::write_atomic(&self.plan.out, csv.as_bytes(), true) {
             eprintln!("error: {err}");
         }
         let _ = std::fs::remove_file(&self.export_path);

@@ -10,13 +10,13 @@ use egui::Key;
 use super::command::{CameraMove, Command, Commands, Transport};
 use super::editor::EditorState;
 use super::gpu::ViewportGpu;
-use super::panels::blend::{BlendPanel, canvas_id};
-use super::panels::export::ExportDialog;
 use super::panels::inspector::Inspector;
+use super::panels::inspector::blend::{BlendPanel, canvas_id};
 use super::panels::menu::{self, OpenKind};
 use super::panels::viewport::ViewportPanel;
 use super::panels::{scene, status_bar, timeline, typing};
-use super::session::Persisted;
+use super::state::session::Persisted;
+use crate::app::dialogs::export::ExportDialog;
 
 const STORAGE_KEY: &str = "animtune";
 /// Longest time step one frame advances (a stalled frame does not jump the animation).

@@ -9,8 +9,8 @@ use serde::Serialize;
 
 use super::{BakeArgs, ClipFormat};
 use crate::core::Clip;
-use crate::fsutil::write_atomic;
 use crate::import::ImportedModel;
+use crate::io::fsutil::write_atomic;
 use crate::offline::stream::file_stem;
 use crate::offline::{
     BakeSettings, ClipMeta, Encoded, ExportFormat, StreamSource, StreamSpec, frames,

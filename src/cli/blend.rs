@@ -115,7 +115,7 @@ pub fn heatmap(args: &HeatmapArgs) -> Result<()> {
     image
         .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
         .context("encoding the PNG")?;
-    crate::fsutil::write_atomic(&args.output, &png, args.force)?;
+    crate::io::fsutil::write_atomic(&args.output, &png, args.force)?;
     let shown = match view {
         HeatmapView::All => "all nodes".to_string(),
         HeatmapView::Node(i) => format!("node {i} ({})", space.nodes[i].clip),

@@ -371,7 +371,7 @@ pub fn run(command: Command) -> Result<()> {
         Command::Preset(PresetCommand::Validate(a)) => preset::validate(&a),
         Command::Mannequin(a) => {
             let bytes = crate::demo::mannequin::glb_bytes();
-            crate::fsutil::write_atomic(&a.output, &bytes, a.force)?;
+            crate::io::fsutil::write_atomic(&a.output, &bytes, a.force)?;
             outln!("wrote {} ({} bytes)", a.output.display(), bytes.len());
             Ok(())
         }

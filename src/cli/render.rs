@@ -74,7 +74,7 @@ pub fn run(args: &RenderArgs) -> Result<()> {
     image
         .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
         .context("encoding the PNG")?;
-    crate::fsutil::write_atomic(&args.output, &png, args.force)?;
+    crate::io::fsutil::write_atomic(&args.output, &png, args.force)?;
     outln!(
         "wrote {} ({width}x{height}, {}, clip {}, {})",
         args.output.display(),

@@ -208,12 +208,12 @@ pub fn load(path: &Path) -> Result<ClipFile, ClipFileError> {
             source,
         })?
         .len();
-    if size > crate::limits::MAX_FILE_BYTES {
+    if size > crate::io::limits::MAX_FILE_BYTES {
         return Err(ClipFileError::Format {
             path: path.to_path_buf(),
             message: format!(
                 "file is {size} bytes, over the {}-byte limit",
-                crate::limits::MAX_FILE_BYTES
+                crate::io::limits::MAX_FILE_BYTES
             ),
         });
     }

@@ -9,7 +9,7 @@ use thiserror::Error;
 
 use crate::core::{Character, Clip};
 
-pub use crate::limits::{Limits, MAX_FILE_BYTES};
+pub use crate::io::limits::{Limits, MAX_FILE_BYTES};
 
 /// Why a model could not be imported. Every variant names the file.
 #[derive(Debug, Error)]

@@ -9,7 +9,7 @@ use super::compact::track_targets;
 use crate::clipfile::{BakedClip, Channel};
 use crate::core::mesh::{Mesh, MeshPlacement, Primitive};
 use crate::core::{Character, Clip, Interpolation, Keys, Skeleton, Track, Transform};
-use crate::glb::{Component, GlbBuilder, Target};
+use crate::io::glb::{Component, GlbBuilder, Target};
 
 /// Node index of joint `j` (node 0 is the character root holding the transform above the skeleton).
 fn joint_node(j: usize) -> usize {

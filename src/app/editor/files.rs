@@ -5,7 +5,7 @@ use std::path::Path;
 
 use super::EditorState;
 use crate::app::command::BlendEdit;
-use crate::app::document::Tuning;
+use crate::app::state::document::Tuning;
 
 impl EditorState {
     /// Opens a model, a clip or a preset, deciding by extension; failures go to the status bar.
@@ -176,7 +176,7 @@ impl EditorState {
             layers: self.doc.tuning.layers.clone(),
             ..crate::preset::Preset::default()
         };
-        match crate::fsutil::write_atomic(path, preset.to_json().as_bytes(), overwrite) {
+        match crate::io::fsutil::write_atomic(path, preset.to_json().as_bytes(), overwrite) {
             Ok(()) => {
                 self.session.remember(path);
                 self.session

@@ -9,9 +9,9 @@ use glam::{Mat4, Vec3};
 mod files;
 
 use super::command::{BlendEdit, CameraMove, Command, Transport};
-use super::document::{Document, Tuning};
-use super::history::History;
-use super::session::{Persisted, Session, Status};
+use super::state::document::{Document, Tuning};
+use super::state::history::History;
+use super::state::session::{Persisted, Session, Status};
 use crate::blend::BlendSampler;
 use crate::core::{ClipBinding, Pose};
 use crate::eval::{ClockStep, EvalInput, Evaluator, SourceSpec};

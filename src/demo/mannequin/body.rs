@@ -7,7 +7,7 @@ use glam::{Vec2, Vec3};
 use serde_json::json;
 
 use super::rig::JointSpec;
-use crate::glb::{Component, GlbBuilder, Target};
+use crate::io::glb::{Component, GlbBuilder, Target};
 
 /// A tapered, optionally flattened capsule from `a` to `b`, skinned along a chain of joints.
 struct Capsule {

@@ -7,7 +7,7 @@ use glam::{Quat, Vec3};
 use serde_json::json;
 
 use super::rig::JointSpec;
-use crate::glb::GlbBuilder;
+use crate::io::glb::GlbBuilder;
 
 /// A joint's local rotation at a time (None: the joint is not animated).
 type RotationFn = Box<dyn Fn(&str, f32) -> Option<Quat>>;

@@ -9,7 +9,7 @@ mod rig;
 use glam::Vec3;
 use serde_json::json;
 
-use crate::glb::GlbBuilder;
+use crate::io::glb::GlbBuilder;
 
 /// The mannequin as .glb bytes: mesh, skin, materials, an "Idle" clip and the locomotion clips.
 pub fn glb_bytes() -> Vec<u8> {

@@ -1,9 +1,14 @@
-//! The inspector: tabs for the blend space, the clip, the selected joint and the layers.
+//! The inspector: tabs for the blend space, the clip, the selected joint and the layers, one file each.
 
-use super::blend::BlendPanel;
-use super::layers::LayersPanel;
+pub mod blend;
+pub mod clip;
+pub mod joint;
+pub mod layers;
+
 use crate::app::command::Commands;
 use crate::app::editor::EditorState;
+use blend::BlendPanel;
+use layers::LayersPanel;
 
 /// The inspector's tabs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -62,8 +67,8 @@ impl Inspector {
         ui.separator();
         egui::ScrollArea::vertical().show(ui, |ui| match self.tab {
             InspectorTab::Blend => self.blend.ui(ui, e, out),
-            InspectorTab::Clip => super::clip_info::ui(ui, e),
-            InspectorTab::Joint => super::joint_info::ui(ui, e),
+            InspectorTab::Clip => clip::ui(ui, e),
+            InspectorTab::Joint => joint::ui(ui, e),
             InspectorTab::Layers => self.layers.ui(ui, e, out),
         });
     }

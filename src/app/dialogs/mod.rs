@@ -1,0 +1,3 @@
+//! Windows the editor opens over its panels.
+
+pub mod export;

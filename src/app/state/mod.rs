@@ -1,0 +1,6 @@
+//! The editor's state, split by what it is: the document (what is open and tuned), the session (how it is
+//! viewed) and the history (undo and redo of the tuning).
+
+pub mod document;
+pub mod history;
+pub mod session;
