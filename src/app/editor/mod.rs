@@ -364,7 +364,6 @@ impl EditorState {
     fn edit_blend(&mut self, edit: BlendEdit) {
         let replace = matches!(edit, BlendEdit::Replace(_));
         self.history.before_edit(&self.doc.tuning);
-        let before_nodes = self.doc.tuning.blend.nodes.len();
         let rebind = matches!(
             edit,
             BlendEdit::SetNodeClip(..)
@@ -374,7 +373,7 @@ impl EditorState {
         );
         edit.apply(&mut self.doc.tuning.blend);
         self.doc.revision += 1;
-        if rebind || before_nodes != self.doc.tuning.blend.nodes.len() {
+        if rebind {
             self.rebind_blend();
         } else {
             let character = &self.doc.model.character;
