@@ -78,7 +78,7 @@ fn bench(c: &mut Criterion) {
     });
     let unity_files: Vec<Vec<u8>> = baked
         .iter()
-        .map(|x| unity::encode(&unity::from_baked(&x.clip).0))
+        .map(|x| unity::encode(&unity::from_baked(&x.clip, unity::UnityAxes::Unity).0))
         .collect();
     group.throughput(Throughput::Bytes(
         unity_files.iter().map(Vec::len).sum::<usize>() as u64,

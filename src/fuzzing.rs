@@ -96,7 +96,7 @@ pub fn run(target: Target, bytes: &[u8]) -> String {
         Target::Unity => outcome(
             crate::clipfile::unity::decode(bytes, path)
                 .map(|c| {
-                    let _ = c.to_clip();
+                    let _ = c.to_clip(crate::clipfile::unity::UnityAxes::Unity);
                 })
                 .map_err(|e| e.to_string()),
         ),

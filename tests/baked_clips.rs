@@ -293,14 +293,15 @@ fn a_unity_file_written_elsewhere_evaluates_with_its_hermite_tangents() {
         } else {
             hermite(t, kz[1], kz[2])
         };
+        // Unity's axes read into glTF's: X of positions and Y, Z of rotations change sign.
         assert!(
-            (p.x - x).abs() < 1e-5 && (p.y - 2.0).abs() < 1e-6 && (p.z - z).abs() < 1e-5,
-            "t={t}: {p} vs ({x}, 2, {z})"
+            (p.x + x).abs() < 1e-5 && (p.y - 2.0).abs() < 1e-6 && (p.z - z).abs() < 1e-5,
+            "t={t}: {p} vs (-{x}, 2, {z})"
         );
         let q: Quat = track.rotation.as_ref().unwrap().sample(t);
         let y = hermite(t, (0.0, 0.0, 0.0, s), (1.0, s, s, 0.0));
         let w = hermite(t, (0.0, 1.0, 0.0, c - 1.0), (1.0, c, c - 1.0, 0.0));
-        let expected = Quat::from_xyzw(0.0, y, 0.0, w).normalize();
+        let expected = Quat::from_xyzw(0.0, -y, 0.0, w).normalize();
         assert!(q.dot(expected).abs() > 1.0 - 1e-6, "t={t}");
     }
 }

@@ -27,6 +27,19 @@ impl ClipFormat {
     }
 }
 
+/// The bake settings the flags give, for the clip with identifier `id`.
+fn settings_of(args: &BakeArgs, id: i32) -> BakeSettings {
+    BakeSettings {
+        fps: args.fps,
+        keep_source_keys: args.keep_source_keys,
+        tolerance_cm: args.tolerance_cm,
+        quantize: !args.no_quantize,
+        id,
+        unity_axes: args.unity_axes.unity_axes(),
+        sparse: args.sparse,
+    }
+}
+
 /// One file written by a stream bake.
 #[derive(Serialize)]
 struct StreamWritten {
@@ -106,9 +119,7 @@ fn bake_one(
     let settings = BakeSettings {
         fps: spec.fps,
         keep_source_keys: false,
-        tolerance_cm: args.tolerance_cm,
-        quantize: !args.no_quantize,
-        id,
+        ..settings_of(args, id)
     };
     let meta = ClipMeta::uniform(id, name, &frames, spec.fps);
     let encoded = crate::offline::encode(
@@ -360,13 +371,7 @@ pub fn run(args: &BakeArgs) -> Result<()> {
     let mut written = Vec::new();
     for (index, clip) in chosen {
         bar.set_message(clip.name.clone());
-        let settings = BakeSettings {
-            fps: args.fps,
-            keep_source_keys: args.keep_source_keys,
-            tolerance_cm: args.tolerance_cm,
-            quantize: !args.no_quantize,
-            id: index as i32,
-        };
+        let settings = settings_of(args, index as i32);
         let (frames, meta) = frames::prepare(&c.skeleton, Some(&c.humanoid), clip, &settings);
         let encoded = crate::offline::encode(
             c,

@@ -162,6 +162,25 @@ pub enum ClipFormat {
     Gltf,
 }
 
+/// Axes of a Unity-layout file's values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum AxesArg {
+    /// Unity's: left-handed, X mirrored from glTF's.
+    Unity,
+    /// glTF's: right-handed, as animtune works inside.
+    Gltf,
+}
+
+impl AxesArg {
+    /// The layout option this names.
+    pub fn unity_axes(self) -> crate::clipfile::unity::UnityAxes {
+        match self {
+            AxesArg::Unity => crate::clipfile::unity::UnityAxes::Unity,
+            AxesArg::Gltf => crate::clipfile::unity::UnityAxes::Gltf,
+        }
+    }
+}
+
 /// Arguments of `bake`.
 #[derive(Debug, Args)]
 pub struct BakeArgs {
@@ -189,6 +208,14 @@ pub struct BakeArgs {
     /// File layout.
     #[arg(long, value_enum, default_value = "native")]
     pub format: ClipFormat,
+    /// Axes of a Unity-layout file's values: Unity's (left-handed, X mirrored), or glTF's for pipelines that
+    /// convert by themselves.
+    #[arg(long, value_enum, default_value = "unity")]
+    pub unity_axes: AxesArg,
+    /// Unity layout: write curves only for joints that move (by default every mapped humanoid bone gets curves,
+    /// as the original writer does; its player leaves a bone without curves wherever it was).
+    #[arg(long)]
+    pub sparse: bool,
     /// Bake the preset's blend space at this point X,Y (with the preset's layers).
     #[arg(long, value_name = "X,Y", allow_hyphen_values = true, conflicts_with_all = ["blend_path", "all"])]
     pub blend_point: Option<String>,
@@ -306,6 +333,9 @@ pub struct ClipSourceArgs {
     /// Take the clip from a baked clip file (.animclip or Unity layout).
     #[arg(long, value_name = "FILE")]
     pub baked: Option<PathBuf>,
+    /// Axes a Unity-layout --baked file's values are in (Unity's unless it was written with glTF's).
+    #[arg(long, value_enum, default_value = "unity")]
+    pub unity_axes: AxesArg,
     /// Time in seconds.
     #[arg(long, default_value_t = 0.0, allow_negative_numbers = true)]
     pub time: f32,

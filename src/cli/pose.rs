@@ -176,7 +176,8 @@ pub(super) fn evaluate_stack(
                     (&external[..], path.display().to_string())
                 }
                 (None, Some(path)) => {
-                    external = vec![crate::clipfile::load(path)?.to_clip()];
+                    external =
+                        vec![crate::clipfile::load(path)?.to_clip_in(src.unity_axes.unity_axes())];
                     (&external[..], path.display().to_string())
                 }
                 (None, None) => (&model.clips[..], file.to_string()),

@@ -183,11 +183,16 @@ pub enum ClipFile {
 }
 
 impl ClipFile {
-    /// The clip, ready to bind and sample.
+    /// The clip, ready to bind and sample (a Unity-layout file read in Unity's axes, as the Unity runtime writes).
     pub fn to_clip(&self) -> Clip {
+        self.to_clip_in(unity::UnityAxes::Unity)
+    }
+
+    /// The clip, a Unity-layout file's values read as being in `unity_axes` (native files carry glTF's axes).
+    pub fn to_clip_in(&self, unity_axes: unity::UnityAxes) -> Clip {
         match self {
             ClipFile::Native(c) => c.to_clip(),
-            ClipFile::Unity(c) => c.to_clip(),
+            ClipFile::Unity(c) => c.to_clip(unity_axes),
         }
     }
 

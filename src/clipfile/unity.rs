@@ -1,6 +1,9 @@
 //! The Unity-side clip runtime's layout: `AnimDataSequence` serialized by MessagePack-CSharp with integer keys,
 //! i.e. nested arrays: `[id, length, frameRate, name, [[path, [x, y, z], [x, y, z, w]], …]]`, each curve
 //! `[[[time, value, inTangent, outTangent], …], postWrapMode, preWrapMode]`.
+//!
+//! Values are in Unity's axes unless a file is written with [`UnityAxes::Gltf`]; paths run from the character
+//! root (`Armature/Hips/Spine`), as the original writer's `RelativePath(animator.transform, bone)` gives them.
 
 use std::path::Path;
 
@@ -9,7 +12,36 @@ use serde::{Deserialize, Serialize};
 
 use super::{BakedClip, Channel, ClipFileError};
 use crate::core::clip::{Interpolation, Keys, Track, TrackTarget};
+use crate::core::unity_axes::{mirror_position, mirror_rotation};
 use crate::core::{Clip, Transform};
+
+/// The axes a Unity-layout file's values are in.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum UnityAxes {
+    /// Unity's left-handed axes (X mirrored from glTF's): what the Unity runtime assigns to localPosition and
+    /// localRotation as they are.
+    #[default]
+    Unity,
+    /// glTF's axes, for pipelines that convert by themselves.
+    Gltf,
+}
+
+impl UnityAxes {
+    fn position(self, v: Vec3) -> Vec3 {
+        match self {
+            UnityAxes::Unity => mirror_position(v),
+            UnityAxes::Gltf => v,
+        }
+    }
+
+    fn rotation(self, q: Quat) -> Quat {
+        match self {
+            UnityAxes::Unity => mirror_rotation(q),
+            UnityAxes::Gltf => q,
+        }
+    }
+}
 
 /// Unity's `WrapMode.ClampForever`, written for both wrap modes.
 pub const WRAP_CLAMP_FOREVER: i32 = 8;
@@ -88,24 +120,28 @@ fn curves<const N: usize>(times: &[f32], values: &[[f32; N]]) -> [Curve; N] {
     })
 }
 
-/// Converts a baked clip to the Unity layout: keys where the baked clip has them, with tangents that make each
-/// segment linear (so Unity's Hermite evaluation reproduces the baked motion); quaternion signs kept continuous.
-/// Returns the clip and the paths whose scale animation the layout cannot carry.
-pub fn from_baked(baked: &BakedClip) -> (UnityClip, Vec<String>) {
+/// Converts a baked clip to the Unity layout in `axes`: keys where the baked clip has them, with tangents that
+/// make each segment linear (so Unity's Hermite evaluation reproduces the baked motion); quaternion signs kept
+/// continuous. Returns the clip and the paths whose scale animation the layout cannot carry.
+pub fn from_baked(baked: &BakedClip, axes: UnityAxes) -> (UnityClip, Vec<String>) {
     let mut dropped_scale = Vec::new();
     let mut paths = Vec::new();
     for t in &baked.tracks {
         if !matches!(t.scale, Channel::Rest) {
             dropped_scale.push(t.target.path.clone());
         }
-        let (pt, pv): (Vec<f32>, Vec<[f32; 3]>) = match &t.translation {
-            Channel::Rest => (vec![0.0], vec![t.target.rest.translation.to_array()]),
-            Channel::Constant(v) => (vec![0.0], vec![v.to_array()]),
+        let (pt, pv): (Vec<f32>, Vec<Vec3>) = match &t.translation {
+            Channel::Rest => (vec![0.0], vec![t.target.rest.translation.into()]),
+            Channel::Constant(v) => (vec![0.0], vec![*v]),
             Channel::Keys { frames, values } => (
                 frames.iter().map(|&f| baked.frame_time(f)).collect(),
-                values.iter().map(|v| v.to_array()).collect(),
+                values.clone(),
             ),
         };
+        let pv: Vec<[f32; 3]> = pv
+            .into_iter()
+            .map(|v| axes.position(v).to_array())
+            .collect();
         let (rt, rv): (Vec<f32>, Vec<Quat>) = match &t.rotation {
             Channel::Rest => (vec![0.0], vec![t.target.rest.rotation]),
             Channel::Constant(q) => (vec![0.0], vec![*q]),
@@ -117,6 +153,7 @@ pub fn from_baked(baked: &BakedClip) -> (UnityClip, Vec<String>) {
         let mut continuous: Vec<[f32; 4]> = Vec::with_capacity(rv.len());
         let mut prev: Option<Quat> = None;
         for q in rv {
+            let q = axes.rotation(q);
             let q = match prev {
                 Some(p) if p.dot(q) < 0.0 => -q,
                 _ => q,
@@ -213,9 +250,10 @@ impl UnityClip {
         self.1
     }
 
-    /// The clip as a core [`Clip`]: each vector's curves re-keyed on their common times as glTF-style cubic
-    /// splines, which evaluate exactly as Unity's per-curve Hermite segments do.
-    pub fn to_clip(&self) -> Clip {
+    /// The clip as a core [`Clip`] in glTF's axes, the file's values read as being in `axes`: each vector's
+    /// curves re-keyed on their common times as glTF-style cubic splines, which evaluate exactly as Unity's
+    /// per-curve Hermite segments do (the axis change is linear, so tangents convert as values do).
+    pub fn to_clip(&self, axes: UnityAxes) -> Clip {
         let tracks = self
             .4
             .iter()
@@ -225,7 +263,7 @@ impl UnityClip {
                     .iter()
                     .flat_map(|&t| {
                         let [x, y, z] = [0, 1, 2].map(|c| p.1[c].tangent_point(t));
-                        (0..3).map(move |i| Vec3::new(x[i], y[i], z[i]))
+                        (0..3).map(move |i| axes.position(Vec3::new(x[i], y[i], z[i])))
                     })
                     .collect();
                 let rt = union_times(&p.2);
@@ -233,7 +271,9 @@ impl UnityClip {
                     .iter()
                     .flat_map(|&t| {
                         let [x, y, z, w] = [0, 1, 2, 3].map(|c| p.2[c].tangent_point(t));
-                        (0..3).map(move |i| Quat::from_vec4(Vec4::new(x[i], y[i], z[i], w[i])))
+                        (0..3).map(move |i| {
+                            axes.rotation(Quat::from_vec4(Vec4::new(x[i], y[i], z[i], w[i])))
+                        })
                     })
                     .collect();
                 Track {

@@ -10,6 +10,7 @@ pub mod naming;
 pub mod pose;
 pub mod skeleton;
 pub mod transform;
+pub mod unity_axes;
 
 pub use binding::ClipBinding;
 pub use character::Character;

@@ -1,4 +1,4 @@
-//! Joint hierarchy of a character: names, parents, root-relative paths and rest pose.
+//! Joint hierarchy of a character: names, parents, paths from the character root and rest pose.
 
 use std::collections::HashMap;
 
@@ -160,12 +160,32 @@ impl Skeleton {
         self.parents[joint].map(usize::from)
     }
 
-    /// Root-relative path of one joint ("Hips/Spine/Chest").
+    /// Path of one joint from the character root, every node between the scene root and the joint included
+    /// ("Armature/Hips/Spine"), as Unity's `AnimationUtility.CalculateTransformPath` gives it.
     pub fn path(&self, joint: usize) -> &str {
         &self.paths[joint]
     }
 
-    /// Root-relative paths, by joint index.
+    /// Places the skeleton under the nodes named by `prefix` ("Scene/Armature"): every joint path starts with
+    /// it. The nodes above the root joints are not joints; their transform is in [`Skeleton::root_transform`].
+    pub fn with_path_prefix(mut self, prefix: &str) -> Self {
+        if prefix.is_empty() {
+            return self;
+        }
+        for p in &mut self.paths {
+            *p = format!("{prefix}/{p}");
+        }
+        self.by_path = self
+            .paths
+            .iter()
+            .enumerate()
+            .rev()
+            .map(|(i, p)| (p.clone(), i))
+            .collect();
+        self
+    }
+
+    /// Paths from the character root, by joint index.
     pub fn paths(&self) -> &[String] {
         &self.paths
     }
@@ -195,7 +215,7 @@ impl Skeleton {
         self.by_name.get(name).copied()
     }
 
-    /// Joint with this root-relative path.
+    /// Joint with this path from the character root.
     pub fn find_by_path(&self, path: &str) -> Option<usize> {
         self.by_path.get(path).copied()
     }

@@ -245,6 +245,39 @@ pub fn reduce(
     }
 }
 
+/// Gives every mapped humanoid bone (every joint when nothing is mapped) a track, at its rest value where the
+/// clip leaves it: a player that sets only the joints it has curves for then still poses the whole body. Tracks
+/// stay in joint order.
+pub fn add_rest_tracks(clip: &mut BakedClip, skeleton: &Skeleton, humanoid: Option<&HumanoidMap>) {
+    let mapped = humanoid.filter(|h| !h.is_empty());
+    let required: Vec<bool> = match mapped {
+        Some(h) => h
+            .bone_per_joint(skeleton.len())
+            .iter()
+            .map(Option::is_some)
+            .collect(),
+        None => vec![true; skeleton.len()],
+    };
+    let mut moving: std::collections::HashMap<String, BakedTrack> =
+        std::mem::take(&mut clip.tracks)
+            .into_iter()
+            .map(|t| (t.target.path.clone(), t))
+            .collect();
+    for (j, target) in track_targets(skeleton, humanoid).into_iter().enumerate() {
+        match moving.remove(&target.path) {
+            Some(track) => clip.tracks.push(track),
+            None if required[j] => clip.tracks.push(BakedTrack {
+                target,
+                translation: Channel::Rest,
+                rotation: Channel::Rest,
+                scale: Channel::Rest,
+            }),
+            None => {}
+        }
+    }
+    clip.tracks.extend(moving.into_values());
+}
+
 /// Runs `attempt(factor, quantize)` with decreasing local tolerances (quantized first when allowed) until the
 /// measured error (second value, metres) is within `tolerance`; the last attempt keeps every frame unquantized.
 pub fn search<T>(

@@ -16,6 +16,7 @@ pub use frames::Frames;
 pub use measure::{max_vertex_error, measure};
 pub use stream::{PathPoint, StreamSource, StreamSpec, bake_stream};
 
+use crate::clipfile::unity::UnityAxes;
 use crate::clipfile::{BakedClip, native, unity};
 use crate::core::{Character, Clip};
 use compact::RotationInterp;
@@ -33,6 +34,12 @@ pub struct BakeSettings {
     pub quantize: bool,
     /// Identifier written into the clip.
     pub id: i32,
+    /// Axes of the Unity layout's values (Unity's unless a pipeline converts by itself).
+    pub unity_axes: UnityAxes,
+    /// Write only the joints that move. By default the Unity layout has a curve for every mapped humanoid bone
+    /// (every joint of a non-humanoid), as the original writer records them and its player needs: a joint
+    /// without a curve stays wherever it was.
+    pub sparse: bool,
 }
 
 impl Default for BakeSettings {
@@ -43,6 +50,8 @@ impl Default for BakeSettings {
             tolerance_cm: 0.01,
             quantize: true,
             id: 0,
+            unity_axes: UnityAxes::Unity,
+            sparse: false,
         }
     }
 }
@@ -138,6 +147,7 @@ fn encode_and_decode(
     clip: &BakedClip,
     format: ExportFormat,
     quantize: bool,
+    unity_axes: UnityAxes,
 ) -> (Vec<u8>, Result<Clip, String>) {
     let path = std::path::Path::new("<encoded>");
     match format {
@@ -147,8 +157,8 @@ fn encode_and_decode(
             (bytes, back.map_err(|e| e.to_string()))
         }
         ExportFormat::Unity => {
-            let bytes = unity::encode(&unity::from_baked(clip).0);
-            let back = unity::decode(&bytes, path).map(|c| c.to_clip());
+            let bytes = unity::encode(&unity::from_baked(clip, unity_axes).0);
+            let back = unity::decode(&bytes, path).map(|c| c.to_clip(unity_axes));
             (bytes, back.map_err(|e| e.to_string()))
         }
         ExportFormat::Gltf => {
@@ -182,8 +192,11 @@ pub fn encode(
     let quantize = format == ExportFormat::Native && settings.quantize;
     let mut verifications = 0;
     let ((clip, bytes), error, quantized) = compact::search(tolerance, quantize, |factor, q| {
-        let clip = compact::reduce(skeleton, humanoid, frames, meta, tolerance, factor, interp);
-        let (bytes, back) = encode_and_decode(character, &clip, format, q);
+        let mut clip = compact::reduce(skeleton, humanoid, frames, meta, tolerance, factor, interp);
+        if format == ExportFormat::Unity && !settings.sparse {
+            compact::add_rest_tracks(&mut clip, skeleton, humanoid);
+        }
+        let (bytes, back) = encode_and_decode(character, &clip, format, q, settings.unity_axes);
         verifications += 1;
         let error = back.map_or(f32::INFINITY, |c| measure(skeleton, frames, &c));
         ((clip, bytes), error)
@@ -209,7 +222,14 @@ pub fn encode(
             }
         }
         ExportFormat::Unity => {
-            let dropped = unity::from_baked(&clip).1;
+            notes.push(format!(
+                "values in {} axes; paths from the character root",
+                match settings.unity_axes {
+                    UnityAxes::Unity => "Unity's",
+                    UnityAxes::Gltf => "glTF's",
+                }
+            ));
+            let dropped = unity::from_baked(&clip, settings.unity_axes).1;
             if !dropped.is_empty() {
                 notes.push(format!(
                     "the Unity layout has no scale curves: scale animation of {} path(s) is not in the file",

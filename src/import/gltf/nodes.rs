@@ -53,6 +53,11 @@ pub(super) fn skeleton(
     wanted.sort_unstable();
     wanted.dedup();
     let (order, above) = nodes.skeleton_nodes(&wanted);
+    let prefix = order
+        .first()
+        .and_then(|&root| nodes.parent[root])
+        .map(|p| nodes.path_of(p))
+        .unwrap_or_default();
     let node_to_joint: HashMap<usize, usize> =
         order.iter().enumerate().map(|(j, &n)| (n, j)).collect();
     let joints: Vec<JointDef> = order
@@ -64,7 +69,9 @@ pub(super) fn skeleton(
             deforms: skinless || deforming[n],
         })
         .collect();
-    let skeleton = Skeleton::new(joints, facing_fix * above).map_err(|e| e.to_string())?;
+    let skeleton = Skeleton::new(joints, facing_fix * above)
+        .map_err(|e| e.to_string())?
+        .with_path_prefix(&prefix);
     Ok(SkeletonNodes {
         skeleton,
         node_to_joint,
@@ -166,6 +173,14 @@ impl NodeGraph {
             j = p;
         }
         m
+    }
+
+    /// Names from the scene root node down to `node`, joined by '/'.
+    fn path_of(&self, node: usize) -> String {
+        let mut chain = self.ancestors_and_self(node);
+        chain.reverse();
+        let names: Vec<&str> = chain.iter().map(|&n| self.names[n].as_str()).collect();
+        names.join("/")
     }
 
     fn ancestors_and_self(&self, node: usize) -> Vec<usize> {
