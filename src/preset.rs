@@ -13,8 +13,9 @@ use crate::layers::LayerParams;
 
 /// The format tag every preset carries.
 pub const FORMAT: &str = "animtune-preset";
-/// The preset version this build writes and the newest it reads.
-pub const VERSION: u32 = 1;
+/// The preset version this build writes and the newest it reads. Version 2: breath angles follow the Unity
+/// original's sense (version 1 files are migrated on load so they keep their motion).
+pub const VERSION: u32 = 2;
 
 /// Everything a preset holds.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -125,8 +126,12 @@ impl Preset {
     pub fn parse(text: &str, path: &Path) -> Result<Self, PresetError> {
         let value: serde_json::Value = deserialize(text, path)?;
         check_header(&value, path)?;
-        let preset: Preset = deserialize(text, path)?;
+        let mut preset: Preset = deserialize(text, path)?;
         preset.validate(path)?;
+        if preset.version < 2 {
+            preset.layers.breath.migrate_from_right_axis();
+        }
+        preset.version = VERSION;
         Ok(preset)
     }
 
@@ -261,8 +266,24 @@ mod tests {
         };
         let back = Preset::parse(&preset.to_json(), p()).unwrap();
         assert_eq!(back, preset);
-        let minimal = Preset::parse(r#"{"format":"animtune-preset","version":1}"#, p()).unwrap();
+        let minimal = Preset::parse(r#"{"format":"animtune-preset","version":2}"#, p()).unwrap();
         assert_eq!(minimal, Preset::default());
+    }
+
+    #[test]
+    fn version_1_breath_angles_keep_their_motion() {
+        let text = r#"{"format":"animtune-preset","version":1,"layers":{"breath":{"bones":[
+            {"bone":"Spine","inhale_deg":2,"exhale_deg":-2},
+            {"bone":"Chest","inhale_deg":-3,"exhale_deg":3,"axis":[1,0,0]}]}}}"#;
+        let preset = Preset::parse(text, p()).unwrap();
+        let bones = &preset.layers.breath.bones;
+        // The detected axis flipped from the character's right to its left: the angle flips with it.
+        assert_eq!((bones[0].inhale_deg, bones[0].exhale_deg), (-2.0, 2.0));
+        // An explicit axis meant, and means, the same rotation.
+        assert_eq!((bones[1].inhale_deg, bones[1].exhale_deg), (-3.0, 3.0));
+        assert_eq!(preset.version, VERSION);
+        let again = Preset::parse(&preset.to_json(), p()).unwrap();
+        assert_eq!(again, preset, "a migrated preset saves as the current version");
     }
 
     #[test]

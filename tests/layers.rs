@@ -86,12 +86,99 @@ fn breath_keeps_the_shoulders_still_and_follows_the_easing() {
             .unwrap();
         let a = params.angle_deg(2.0, -2.0, 0.3);
         assert!((a - 2.0 * Easing::EaseOutSine.apply(0.25)).abs() < 1e-5);
-        // The detected axis is the local axis closest to the character's right.
+        // The detected axis is the local axis closest to the character's left (+X).
         let rest_world = Pose::rest(s).world_rotations(s);
         assert!(
-            (rest_world[spine.joint] * spine.axis).dot(Vec3::NEG_X) > 0.7,
+            (rest_world[spine.joint] * spine.axis).dot(Vec3::X) > 0.7,
             "{name}"
         );
+    }
+}
+
+/// Model-space head position of `pose`.
+fn head_position(m: &ImportedModel, pose: &Pose) -> Vec3 {
+    let c = &m.character;
+    let head = c.humanoid.joint(HumanBone::Head).unwrap();
+    pose.model_matrices(&c.skeleton)[head].w_axis.truncate()
+}
+
+#[test]
+fn inhaling_with_the_spine_alone_bends_the_chest_forward() {
+    let m = animtune::import::load_file(&common::quaternius()).unwrap();
+    let c = &m.character;
+    let mut params = BreathParams::default();
+    params.bones.retain(|b| b.bone == "Spine");
+    assert_eq!(params.bones[0].inhale_deg, 2.0, "the original's default");
+    let rig = BreathRig::bind(&params, c);
+    let rest = Pose::rest(&c.skeleton);
+    let mut peak = rest.clone();
+    // The first inhale ends at 1.2 s, at the full +2 degrees.
+    rig.apply(&params, &c.skeleton, params.inhale_s, &mut peak.local);
+    let moved = head_position(&m, &peak) - head_position(&m, &rest);
+    assert!(
+        moved.z >= 0.008,
+        "the head moves {:.3} cm toward +Z (forward)",
+        moved.z * 100.0
+    );
+}
+
+/// The Unity original's breath on one bone, computed in Unity's axes: `InitAngleConfig` picks the bone axis
+/// (forward, right, up) best aligned with the character's right and signs the angle by that alignment;
+/// `Transform.Rotate(eulers)` then turns the local rotation by `Quaternion.Euler(eulers)` in the bone's own frame.
+/// Returns the bone's new local rotation, converted back to glTF's axes.
+fn unity_breath_rotation(local_gltf: Quat, world_gltf: Quat, angle_deg: f32) -> Quat {
+    let to_unity = |q: Quat| Quat::from_xyzw(q.x, -q.y, -q.z, q.w);
+    let (local, world) = (to_unity(local_gltf), to_unity(world_gltf));
+    // The character root is at identity while the axes are chosen; its right is +X in Unity.
+    let right = Vec3::X;
+    let dots = [
+        (world * Vec3::Z).dot(right),
+        (world * Vec3::X).dot(right),
+        (world * Vec3::Y).dot(right),
+    ];
+    let mut best = 0;
+    let mut min = 1.0;
+    for (i, d) in dots.iter().enumerate() {
+        if 1.0 - d.abs() < min {
+            min = 1.0 - d.abs();
+            best = i;
+        }
+    }
+    let signed = angle_deg * dots[best].signum();
+    // Quaternion.Euler about a single axis: (sin(a/2) axis, cos(a/2)), the same formula in either handedness.
+    let axis = [Vec3::Z, Vec3::X, Vec3::Y][best];
+    let euler = Quat::from_axis_angle(axis, signed.to_radians());
+    let unity_local = local * euler;
+    to_unity(unity_local)
+}
+
+#[test]
+fn each_default_breath_bone_turns_as_unitys_rotate_does() {
+    for (name, m) in humanoids() {
+        let c = &m.character;
+        let s = &c.skeleton;
+        let params = BreathParams {
+            keep_shoulders: false,
+            ..BreathParams::default()
+        };
+        let rig = BreathRig::bind(&params, c);
+        let rest = Pose::rest(s);
+        let world = rest.world_rotations(s);
+        let mut peak = rest.clone();
+        rig.apply(&params, s, params.inhale_s, &mut peak.local);
+        assert_eq!(rig.bones.len(), 4, "{name}");
+        for b in &rig.bones {
+            let spec = &params.bones[b.index];
+            // Model space is the character root's frame (facing +Z), as the original measures the bone in.
+            let want =
+                unity_breath_rotation(rest.local[b.joint].rotation, world[b.joint], spec.inhale_deg);
+            let got = peak.local[b.joint].rotation;
+            assert!(
+                rotation_distance(got, want) < 1e-4,
+                "{name} {}: {got} vs Unity's {want}",
+                spec.bone
+            );
+        }
     }
 }
 
@@ -406,4 +493,32 @@ fn look(
         &mut report,
     );
     report
+}
+
+#[test]
+fn generic_shoulders_stand_in_when_the_humanoid_has_no_shoulder_bones() {
+    // The Fox maps upper arms but no Shoulder bones.
+    let m = animtune::import::load_file(&common::asset("Fox.glb")).unwrap();
+    let c = &m.character;
+    let s = &c.skeleton;
+    let upper = |b| c.humanoid.joint(b).unwrap();
+    let plain = BreathRig::bind(&BreathParams::default(), c);
+    assert_eq!(
+        plain.shoulders,
+        vec![upper(HumanBone::LeftUpperArm), upper(HumanBone::RightUpperArm)]
+    );
+    let params = BreathParams {
+        generic_left_shoulder: Some("b_LeftForeArm_010".into()),
+        generic_right_shoulder: Some("no_such_joint".into()),
+        ..BreathParams::default()
+    };
+    let rig = BreathRig::bind(&params, c);
+    assert_eq!(
+        rig.shoulders,
+        vec![
+            s.find_by_name("b_LeftForeArm_010").unwrap(),
+            upper(HumanBone::RightUpperArm)
+        ]
+    );
+    assert_eq!(rig.missing, vec!["no_such_joint".to_string()]);
 }

@@ -317,7 +317,7 @@ fn malformed_clips_and_presets_fail_cleanly() {
         ),
         (
             "newer.json",
-            r#"{"format":"animtune-preset","version":2}"#.to_string(),
+            r#"{"format":"animtune-preset","version":99}"#.to_string(),
         ),
         (
             "overflow.json",

@@ -1,5 +1,11 @@
 //! Breath: inhale → exhale → rest, looping, as small rotations of the spine, chest, neck and head added on top of
 //! the animated pose; a pure function of time, so scrubbing gives the same pose.
+//!
+//! Angles mean what they mean in the Unity original (Mebiustos BreathController): there each bone turns with
+//! `Transform.Rotate` about its local axis nearest the character's right, by the angle times the sign of that
+//! axis' alignment. Unity is left-handed, so a positive angle about the right pitches forward (Spine +2° on the
+//! inhale bends the chest forward). In glTF's right-handed axes the same motion is a positive angle about the
+//! character's left: the detected axis here is the local axis nearest the left ([`BREATH_AXIS_TOWARD`]).
 
 use glam::{Quat, Vec3};
 use serde::{Deserialize, Serialize};
@@ -19,7 +25,8 @@ pub struct BreathBone {
     pub inhale_deg: f32,
     /// Angle at the end of the exhale, degrees.
     pub exhale_deg: f32,
-    /// Rotation axis in the bone's local frame; None: detected from the rest pose.
+    /// Rotation axis in the bone's local frame (right-handed: a positive angle turns counter-clockwise looking
+    /// down the axis); None: the local axis nearest the character's left, which gives the original's motion.
     pub axis: Option<[f32; 3]>,
 }
 
@@ -58,6 +65,13 @@ pub struct BreathParams {
     pub bones: Vec<BreathBone>,
     /// Shoulders (upper arms when there are none) keep their world rotation, so the arms do not swing.
     pub keep_shoulders: bool,
+    /// Joint held as the left shoulder when the humanoid has no LeftShoulder bone (the original's
+    /// `genericLeftShoulder`); the upper arm is held when neither exists.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub generic_left_shoulder: Option<String>,
+    /// Joint held as the right shoulder when the humanoid has no RightShoulder bone (`genericRightShoulder`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub generic_right_shoulder: Option<String>,
 }
 
 impl Default for BreathParams {
@@ -84,6 +98,8 @@ impl Default for BreathParams {
                 bone("Head", 0.5, -0.5),
             ],
             keep_shoulders: true,
+            generic_left_shoulder: None,
+            generic_right_shoulder: None,
         }
     }
 }
@@ -215,8 +231,21 @@ impl BreathParams {
     }
 }
 
-/// The character's right in model space (it faces +Z with +Y up, so its right hand is on −X).
-pub const CHARACTER_RIGHT: Vec3 = Vec3::NEG_X;
+/// The character's left in model space (it faces +Z with +Y up, so its right hand is on −X): breath turns each
+/// bone by a positive angle about its local axis nearest this direction, which is the Unity original's positive
+/// `Rotate` about the right in Unity's left-handed axes.
+pub const BREATH_AXIS_TOWARD: Vec3 = Vec3::X;
+
+impl BreathParams {
+    /// Rewrites angles written by presets before version 2, when the detected axis pointed to the character's
+    /// right: negating them keeps the motion those presets made. Bones with an explicit axis are unchanged.
+    pub fn migrate_from_right_axis(&mut self) {
+        for b in self.bones.iter_mut().filter(|b| b.axis.is_none()) {
+            b.inhale_deg = -b.inhale_deg;
+            b.exhale_deg = -b.exhale_deg;
+        }
+    }
+}
 
 /// The local axis of `joint` (±X, ±Y or ±Z) that points closest to `direction` (model space) at rest.
 pub fn local_axis_toward(rest_world: &[Quat], joint: usize, direction: Vec3) -> Vec3 {
@@ -267,7 +296,7 @@ impl BreathRig {
         for (index, b) in params.bones.iter().enumerate() {
             match resolve_joint(character, &b.bone) {
                 Some(joint) => {
-                    let detected_axis = local_axis_toward(&rest_world, joint, CHARACTER_RIGHT);
+                    let detected_axis = local_axis_toward(&rest_world, joint, BREATH_AXIS_TOWARD);
                     let axis = chosen_axis(b.axis, detected_axis);
                     rig.bones.push(BoundBreathBone {
                         index,
@@ -280,11 +309,31 @@ impl BreathRig {
             }
         }
         let h = &character.humanoid;
-        for (shoulder, upper) in [
-            (HumanBone::LeftShoulder, HumanBone::LeftUpperArm),
-            (HumanBone::RightShoulder, HumanBone::RightUpperArm),
+        for (shoulder, generic, upper) in [
+            (
+                HumanBone::LeftShoulder,
+                &params.generic_left_shoulder,
+                HumanBone::LeftUpperArm,
+            ),
+            (
+                HumanBone::RightShoulder,
+                &params.generic_right_shoulder,
+                HumanBone::RightUpperArm,
+            ),
         ] {
-            if let Some(j) = h.joint(shoulder).or_else(|| h.joint(upper)) {
+            let generic = generic.as_deref().filter(|g| !g.trim().is_empty());
+            let generic_joint = generic.and_then(|g| skeleton.find_by_name(g));
+            if let Some(g) = generic
+                && generic_joint.is_none()
+                && h.joint(shoulder).is_none()
+            {
+                rig.missing.push(g.to_string());
+            }
+            if let Some(j) = h
+                .joint(shoulder)
+                .or(generic_joint)
+                .or_else(|| h.joint(upper))
+            {
                 rig.shoulders.push(j);
             }
         }

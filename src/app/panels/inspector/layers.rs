@@ -84,6 +84,26 @@ impl LayersPanel {
             ui.checkbox(&mut b.enabled, "Breath");
             ui.checkbox(&mut b.keep_shoulders, "Keep shoulders still");
         });
+        if b.keep_shoulders {
+            ui.horizontal(|ui| {
+                ui.label("generic shoulders").on_hover_text(
+                    "Joints held still when the humanoid has no Shoulder bones (the original's \
+                     genericLeftShoulder / genericRightShoulder); empty: the upper arms",
+                );
+                for (side, value) in [
+                    ("left", &mut b.generic_left_shoulder),
+                    ("right", &mut b.generic_right_shoulder),
+                ] {
+                    let mut text = value.clone().unwrap_or_default();
+                    let edit = egui::TextEdit::singleline(&mut text)
+                        .hint_text(side)
+                        .desired_width(90.0);
+                    if ui.add(edit).changed() {
+                        *value = (!text.trim().is_empty()).then_some(text);
+                    }
+                }
+            });
+        }
         ui.add(egui::Slider::new(&mut b.inhale_s, 0.05..=10.0).text("inhale s"));
         ui.add(egui::Slider::new(&mut b.exhale_s, 0.05..=10.0).text("exhale s"));
         ui.add(egui::Slider::new(&mut b.rest_s, 0.0..=10.0).text("rest s"));
