@@ -283,7 +283,10 @@ mod tests {
         assert_eq!((bones[1].inhale_deg, bones[1].exhale_deg), (-3.0, 3.0));
         assert_eq!(preset.version, VERSION);
         let again = Preset::parse(&preset.to_json(), p()).unwrap();
-        assert_eq!(again, preset, "a migrated preset saves as the current version");
+        assert_eq!(
+            again, preset,
+            "a migrated preset saves as the current version"
+        );
     }
 
     #[test]

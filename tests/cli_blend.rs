@@ -235,6 +235,23 @@ fn pose_with_a_preset_and_look_at_evaluates_the_whole_stack() {
     let before = q(head(&plain)) * glam::Vec3::Z;
     let after = q(head(&stacked)) * glam::Vec3::Z;
     assert!(after.x > before.x + 0.3, "{before} -> {after}");
+    // The Unity original's solver: the head turns to its default limitHori (70) and the neck, reaching the target
+    // with the remainder, ends the chain.
+    let unity = json_of(&animtune(&[
+        "pose",
+        "mannequin",
+        "--look-at",
+        "1.5,1.6,0.5",
+        "--look-solver",
+        "unity-original",
+        "--json",
+    ]));
+    let look = unity["layers"]["look_at"].as_array().unwrap();
+    assert_eq!(look.len(), 2, "{look:?}");
+    assert_eq!(look[0]["bone"], "Head");
+    assert_eq!(look[0]["limited"], true);
+    assert_eq!(look[1]["bone"], "Neck");
+    assert_eq!(look[1]["limited"], false);
     // With the preset alone, no clip option: the preset's blend space is the source.
     let blend = json_of(&animtune(&[
         "pose",

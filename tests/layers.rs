@@ -4,7 +4,7 @@ mod common;
 
 use animtune::core::{HumanBone, Pose, Wrap};
 use animtune::import::ImportedModel;
-use animtune::layers::look_at::{CHARACTER_FORWARD, LookBone};
+use animtune::layers::look_at::{CHARACTER_FORWARD, LookBone, LookSolver, UnityLookBone};
 use animtune::layers::twist::{rotation_distance, twist_fraction};
 use animtune::layers::{
     BreathParams, BreathRig, Easing, LookAtParams, LookAtRig, LookAtState, LookLimit, TwistParams,
@@ -170,8 +170,11 @@ fn each_default_breath_bone_turns_as_unitys_rotate_does() {
         for b in &rig.bones {
             let spec = &params.bones[b.index];
             // Model space is the character root's frame (facing +Z), as the original measures the bone in.
-            let want =
-                unity_breath_rotation(rest.local[b.joint].rotation, world[b.joint], spec.inhale_deg);
+            let want = unity_breath_rotation(
+                rest.local[b.joint].rotation,
+                world[b.joint],
+                spec.inhale_deg,
+            );
             let got = peak.local[b.joint].rotation;
             assert!(
                 rotation_distance(got, want) < 1e-4,
@@ -505,7 +508,10 @@ fn generic_shoulders_stand_in_when_the_humanoid_has_no_shoulder_bones() {
     let plain = BreathRig::bind(&BreathParams::default(), c);
     assert_eq!(
         plain.shoulders,
-        vec![upper(HumanBone::LeftUpperArm), upper(HumanBone::RightUpperArm)]
+        vec![
+            upper(HumanBone::LeftUpperArm),
+            upper(HumanBone::RightUpperArm)
+        ]
     );
     let params = BreathParams {
         generic_left_shoulder: Some("b_LeftForeArm_010".into()),
@@ -521,4 +527,231 @@ fn generic_shoulders_stand_in_when_the_humanoid_has_no_shoulder_bones() {
         ]
     );
     assert_eq!(rig.missing, vec!["no_such_joint".to_string()]);
+}
+
+/// The `unity_original` solver with every limit at 90 (none) and smoothing snapped.
+fn unity_unlimited() -> LookAtParams {
+    LookAtParams {
+        enabled: true,
+        solver: LookSolver::UnityOriginal,
+        eyes: false,
+        chain: LookAtParams::default()
+            .chain
+            .into_iter()
+            .map(|b| LookBone {
+                unity: UnityLookBone::default(),
+                ..b
+            })
+            .collect(),
+        ..LookAtParams::default()
+    }
+}
+
+/// A point 2 m from the head, `yaw_deg` to the character's left (+X) of straight ahead, at head height.
+fn target_beside_head(m: &ImportedModel, pose: &Pose, yaw_deg: f32) -> Vec3 {
+    let head = head_position(m, pose);
+    let r = yaw_deg.to_radians();
+    head + 2.0 * Vec3::new(r.sin(), 0.0, r.cos())
+}
+
+/// Yaw of the head's forward (about +Y, toward +X), degrees.
+fn head_yaw_deg(rig: &LookAtRig, s: &animtune::core::Skeleton, pose: &Pose) -> f32 {
+    let head = &rig.bones[0];
+    let f = pose.world_rotations(s)[head.joint] * head.forward;
+    f.x.atan2(f.z).to_degrees()
+}
+
+#[test]
+fn unity_original_without_limits_turns_the_head_alone() {
+    for (name, m) in humanoids() {
+        let c = &m.character;
+        let s = &c.skeleton;
+        let params = unity_unlimited();
+        let rig = LookAtRig::bind(&params, c);
+        let rest = Pose::rest(s);
+        let target = target_beside_head(&m, &rest, 45.0 + head_yaw_deg(&rig, s, &rest));
+        let mut pose = rest.clone();
+        let report = look(
+            &rig,
+            &params,
+            s,
+            target,
+            None,
+            &mut LookAtState::default(),
+            &mut pose,
+        );
+        assert_eq!(
+            report.len(),
+            1,
+            "{name}: the head reaches the target and stops the chain"
+        );
+        let (before, after) = (rest.world_rotations(s), pose.world_rotations(s));
+        let head_turn = rotation_distance(before[rig.bones[0].joint], after[rig.bones[0].joint]);
+        assert!(
+            (head_turn.to_degrees() - 45.0).abs() <= 1.0,
+            "{name}: head turned {}°",
+            head_turn.to_degrees()
+        );
+        for b in &rig.bones[1..] {
+            let turn =
+                rotation_distance(rest.local[b.joint].rotation, pose.local[b.joint].rotation);
+            assert!(
+                turn.to_degrees() < 1.0,
+                "{name}: {} turned {}°",
+                s.name(b.joint),
+                turn.to_degrees()
+            );
+        }
+        assert!(
+            head_forward_error_deg(&m, &rig, &pose, target) < 0.5,
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn unity_original_passes_what_the_heads_limit_cuts_to_the_neck() {
+    for (name, m) in humanoids() {
+        let c = &m.character;
+        let s = &c.skeleton;
+        let mut params = unity_unlimited();
+        params.chain[0].unity.limit_hori = 30.0;
+        let rig = LookAtRig::bind(&params, c);
+        let rest = Pose::rest(s);
+        let yaw0 = head_yaw_deg(&rig, s, &rest);
+        let target = target_beside_head(&m, &rest, 45.0 + yaw0);
+        let mut pose = rest.clone();
+        let report = look(
+            &rig,
+            &params,
+            s,
+            target,
+            None,
+            &mut LookAtState::default(),
+            &mut pose,
+        );
+        assert_eq!(report.len(), 2, "{name}: head limited, neck reaches");
+        assert!(report[0].limited && !report[1].limited, "{name}");
+        // The head's own turn is its 30° limit; the neck carries the rest.
+        assert!(
+            (report[0].yaw_deg - 30.0).abs() <= 1.0,
+            "{name}: head turned {}°",
+            report[0].yaw_deg
+        );
+        assert!(
+            report[1].angle_deg > 5.0,
+            "{name}: neck turned {}°",
+            report[1].angle_deg
+        );
+        let miss = head_forward_error_deg(&m, &rig, &pose, target);
+        // The original turns the neck by FromToRotation(forward, R * forward), where R carries the head's forward
+        // point onto the target: that equals R only when the neck's forward is square to R's axis, so the ray
+        // meets the target to about a degree (0.2 to 1.1 degrees on these rigs), not exactly.
+        assert!(
+            miss < 1.5,
+            "{name}: the head's forward misses the target by {miss}°"
+        );
+        for b in &rig.bones[2..] {
+            assert_eq!(
+                pose.local[b.joint], rest.local[b.joint],
+                "{name}: below the neck stays"
+            );
+        }
+    }
+}
+
+/// The original's `Smooth` for one bone, written out from its C#: a weight that grows by
+/// `min(rotateSpeed, angularSpeed * dt / 90)` while the bone is a whole degree or more away, reset otherwise.
+fn reference_smooth(
+    last: &mut Option<(Quat, f32)>,
+    solved: Quat,
+    rotate_speed: f32,
+    angular: f32,
+    dt: f32,
+) -> Quat {
+    let Some((last_rotation, weight)) = last else {
+        *last = Some((solved, 0.0));
+        return solved;
+    };
+    let angle = (solved.dot(*last_rotation).abs().min(1.0).acos() * 2.0).to_degrees() as i32;
+    let mut result = solved;
+    if angle > 0 {
+        *weight += rotate_speed.min(angular * dt / 90.0);
+        let t = weight.clamp(0.0, 1.0);
+        let b = if last_rotation.dot(solved) < 0.0 {
+            -solved
+        } else {
+            solved
+        };
+        result =
+            Quat::from_vec4(glam::Vec4::from(*last_rotation) * (1.0 - t) + glam::Vec4::from(b) * t)
+                .normalize();
+    } else {
+        *weight = 0.0;
+    }
+    *last_rotation = result;
+    result
+}
+
+#[test]
+fn unity_original_smoothing_replays_the_originals_rule_frame_by_frame() {
+    let m = animtune::import::load_file(&common::quaternius()).unwrap();
+    let c = &m.character;
+    let s = &c.skeleton;
+    for fps in [30.0f32, 60.0] {
+        let mut params = unity_unlimited();
+        params.rotate_speed = 0.05;
+        params.chain[0].unity.angular_speed = 120.0;
+        params.chain[1].unity.limit_hori = 20.0;
+        params.chain[1].unity.angular_speed = 45.0;
+        params.chain[0].unity.limit_hori = 25.0;
+        let rig = LookAtRig::bind(&params, c);
+        let rest = Pose::rest(s);
+        let dt = 1.0 / fps;
+        let mut state = LookAtState::default();
+        let mut reference: Vec<Option<(Quat, f32)>> = vec![None; rig.bones.len()];
+        let mut worst = 0.0f32;
+        let mut moved = 0.0f32;
+        for frame in 0..(fps as usize * 2) {
+            // The target sweeps 70° to the left over the first second, then holds.
+            let yaw = 70.0 * (frame as f32 * dt).min(1.0);
+            let target = target_beside_head(&m, &rest, yaw);
+            let mut solved = rest.clone();
+            look(
+                &rig,
+                &params,
+                s,
+                target,
+                None,
+                &mut LookAtState::default(),
+                &mut solved,
+            );
+            let mut shown = rest.clone();
+            look(&rig, &params, s, target, Some(dt), &mut state, &mut shown);
+            for (b, last) in rig.bones.iter().zip(&mut reference) {
+                let spec = &params.chain[b.index].unity;
+                let want = reference_smooth(
+                    last,
+                    solved.local[b.joint].rotation,
+                    params.rotate_speed,
+                    spec.angular_speed,
+                    dt,
+                );
+                worst = worst.max(rotation_distance(shown.local[b.joint].rotation, want));
+                moved = moved.max(rotation_distance(
+                    shown.local[b.joint].rotation,
+                    solved.local[b.joint].rotation,
+                ));
+            }
+        }
+        assert!(
+            worst.to_degrees() < 0.1,
+            "{fps} fps: {}° from the original's rule",
+            worst.to_degrees()
+        );
+        assert!(
+            moved.to_degrees() > 2.0,
+            "{fps} fps: the smoothing lags the solve"
+        );
+    }
 }

@@ -151,6 +151,9 @@ fn run_stream(args: &BakeArgs, model: &ImportedModel) -> Result<()> {
         p.layers.look_at.enabled = false;
         p
     });
+    if let Some(solver) = args.look_solver {
+        preset.layers.look_at.solver = solver.solver();
+    }
     if let Some(text) = &args.look_at {
         preset.layers.look_at.enabled = true;
         preset.layers.look_at.target = super::pose::parse_point3(text)?.to_array();

@@ -162,6 +162,25 @@ pub enum ClipFormat {
     Gltf,
 }
 
+/// A look-at solver.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LookSolverArg {
+    /// Ours: bottom-up shares, per-bone limits, constant-speed smoothing.
+    Shares,
+    /// The Unity original's rules and parameters.
+    UnityOriginal,
+}
+
+impl LookSolverArg {
+    /// The solver this names.
+    pub fn solver(self) -> crate::layers::look_at::LookSolver {
+        match self {
+            LookSolverArg::Shares => crate::layers::look_at::LookSolver::Shares,
+            LookSolverArg::UnityOriginal => crate::layers::look_at::LookSolver::UnityOriginal,
+        }
+    }
+}
+
 /// Axes of a Unity-layout file's values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum AxesArg {
@@ -228,6 +247,9 @@ pub struct BakeArgs {
     /// Turn look-at on toward this model-space point X,Y,Z (metres) for the bake.
     #[arg(long, value_name = "X,Y,Z", allow_hyphen_values = true)]
     pub look_at: Option<String>,
+    /// The look-at solver (default: the preset's, else shares).
+    #[arg(long, value_enum)]
+    pub look_solver: Option<LookSolverArg>,
     /// glTF: write only the skeleton nodes and the animation, no meshes.
     #[arg(long)]
     pub animation_only: bool,
@@ -346,6 +368,9 @@ pub struct ClipSourceArgs {
     /// layers, or the default ones).
     #[arg(long, value_name = "X,Y,Z", allow_hyphen_values = true)]
     pub look_at: Option<String>,
+    /// The look-at solver (default: the preset's, else shares).
+    #[arg(long, value_enum)]
+    pub look_solver: Option<LookSolverArg>,
 }
 
 /// Arguments of `mannequin`.

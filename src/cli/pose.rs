@@ -152,6 +152,9 @@ pub(super) fn evaluate_stack(
     if target.is_some() {
         layers.look_at.enabled = true;
     }
+    if let Some(solver) = src.look_solver {
+        layers.look_at.solver = solver.solver();
+    }
     let no_clip_option = src.clip.is_none() && src.clip_file.is_none() && src.baked.is_none();
     let external: Vec<Clip>;
     let chosen = match preset.as_ref().and_then(|p| p.blend.as_ref()) {

@@ -10,7 +10,7 @@ use crate::app::command::{Command, Commands};
 use crate::app::editor::EditorState;
 use crate::blend::heatmap::node_color;
 use crate::layers::breath::BreathBone;
-use crate::layers::look_at::{LookBone, LookLimit};
+use crate::layers::look_at::{LookBone, LookLimit, LookSolver, UnityLimitMethod, UnityLookBone};
 use crate::layers::{Easing, LayerParams};
 
 /// UI state of the Layers tab.
@@ -221,13 +221,39 @@ fn look_at(ui: &mut egui::Ui, e: &EditorState, p: &mut LayerParams) {
         ui.checkbox(&mut l.follow_camera, "Follow camera");
         ui.checkbox(&mut l.eyes, "Eyes");
     });
+    ui.horizontal(|ui| {
+        ui.label("solver");
+        egui::ComboBox::from_id_salt("look_solver")
+            .selected_text(l.solver.name())
+            .show_ui(ui, |ui| {
+                for s in LookSolver::ALL {
+                    ui.selectable_value(&mut l.solver, s, s.name());
+                }
+            })
+            .response
+            .on_hover_text(
+                "shares: each bone takes a share of the turn, bottom up. unity_original: the Unity \
+                 look-at's rules (head first, stop when reached) and its parameter names",
+            );
+    });
     ui.add(egui::Slider::new(&mut l.weight, 0.0..=1.0).text("weight"));
     ui.horizontal(|ui| {
         ui.label("target");
         vec3_edit(ui, &mut l.target);
     });
     ui.small("Drag the green cross in the viewport to move the target.");
-    ui.add(egui::Slider::new(&mut l.speed_deg_per_s, 0.0..=1440.0).text("speed deg/s (0: none)"));
+    match l.solver {
+        LookSolver::Shares => {
+            ui.add(
+                egui::Slider::new(&mut l.speed_deg_per_s, 0.0..=1440.0)
+                    .text("speed deg/s (0: none)"),
+            );
+        }
+        LookSolver::UnityOriginal => {
+            ui.add(egui::Slider::new(&mut l.rotate_speed, 0.0..=1.0).text("rotateSpeed"))
+                .on_hover_text("The most a bone's smoothing weight grows in one frame");
+        }
+    }
     ui.horizontal(|ui| {
         ui.label("eye limits");
         ui.add(
@@ -244,7 +270,7 @@ fn look_at(ui: &mut egui::Ui, e: &EditorState, p: &mut LayerParams) {
     let rig = &e.layer_rig().look_at;
     let mut remove = None;
     for (i, bone) in l.chain.iter_mut().enumerate() {
-        if chain_bone(ui, e, rig, i, bone) {
+        if chain_bone(ui, e, rig, i, bone, l.solver) {
             remove = Some(i);
         }
     }
@@ -267,6 +293,7 @@ fn look_at(ui: &mut egui::Ui, e: &EditorState, p: &mut LayerParams) {
                 vertical_deg: 10.0,
                 roll: 0.0,
             },
+            unity: UnityLookBone::three_axis(20.0, 10.0),
         });
     }
     if !rig.missing.is_empty() {
@@ -284,6 +311,7 @@ fn chain_bone(
     rig: &crate::layers::LookAtRig,
     i: usize,
     bone: &mut LookBone,
+    solver: LookSolver,
 ) -> bool {
     let found = rig.bones.iter().find(|b| b.index == i);
     let report = e.look_report().iter().find(|r| r.index == i);
@@ -294,12 +322,14 @@ fn chain_bone(
             ui.colored_label(Color32::from_rgb(240, 110, 100), "?")
                 .on_hover_text("not on this rig");
         }
-        ui.add(
-            egui::DragValue::new(&mut bone.weight)
-                .speed(0.01)
-                .range(0.0..=1.0)
-                .prefix("share "),
-        );
+        if solver == LookSolver::Shares {
+            ui.add(
+                egui::DragValue::new(&mut bone.weight)
+                    .speed(0.01)
+                    .range(0.0..=1.0)
+                    .prefix("share "),
+            );
+        }
         if let Some(f) = found {
             ui.label(format!("fwd {}", axis_name(f.forward)));
         }
@@ -318,6 +348,89 @@ fn chain_bone(
         }
         remove = ui.small_button("Remove").clicked();
     });
+    match solver {
+        LookSolver::Shares => shares_limit(ui, i, bone),
+        LookSolver::UnityOriginal => unity_limits(ui, i, &mut bone.unity),
+    }
+    remove
+}
+
+/// The `unity_original` settings of one chain bone, named and ranged as in the original's inspector.
+fn unity_limits(ui: &mut egui::Ui, i: usize, u: &mut UnityLookBone) {
+    ui.horizontal(|ui| {
+        let names = ["three axis", "lerp axis"];
+        let methods = [UnityLimitMethod::ThreeAxis, UnityLimitMethod::LerpAxis];
+        let current = methods.iter().position(|m| *m == u.method).unwrap_or(0);
+        egui::ComboBox::from_id_salt(("unity_method", i))
+            .width(80.0)
+            .selected_text(names[current])
+            .show_ui(ui, |ui| {
+                for (m, name) in methods.into_iter().zip(names) {
+                    ui.selectable_value(&mut u.method, m, name);
+                }
+            });
+        let drag = |ui: &mut egui::Ui, v: &mut f32, range, name: &str, tip: &str| {
+            ui.add(
+                egui::DragValue::new(v)
+                    .speed(0.1)
+                    .range(range)
+                    .prefix(format!("{name} ")),
+            )
+            .on_hover_text(tip);
+        };
+        match u.method {
+            UnityLimitMethod::ThreeAxis => {
+                drag(
+                    ui,
+                    &mut u.limit_hori,
+                    0.0..=90.0,
+                    "limitHori",
+                    "90: no limit",
+                );
+                drag(
+                    ui,
+                    &mut u.limit_vert,
+                    0.0..=90.0,
+                    "limitVert",
+                    "90: no limit",
+                );
+                drag(
+                    ui,
+                    &mut u.limit_self,
+                    -1.0..=1.0,
+                    "limitSelf",
+                    "roll by this share of the bone's rotation when a limit cuts",
+                );
+            }
+            UnityLimitMethod::LerpAxis => {
+                drag(
+                    ui,
+                    &mut u.limit_angle,
+                    0.0..=90.0,
+                    "limitAngle",
+                    "largest turn",
+                );
+                drag(
+                    ui,
+                    &mut u.limit_weight,
+                    0.0..=1.0,
+                    "limitWeight",
+                    "how far the axis leans toward up (0: no limit)",
+                );
+            }
+        }
+        drag(
+            ui,
+            &mut u.angular_speed,
+            0.0..=3600.0,
+            "angularSpeed",
+            "smoothing weight gained per second, x90",
+        );
+    });
+}
+
+/// The `shares` limit of one chain bone.
+fn shares_limit(ui: &mut egui::Ui, i: usize, bone: &mut LookBone) {
     ui.horizontal(|ui| {
         let mut mode = match bone.limit {
             LookLimit::Off => 0,
@@ -389,7 +502,6 @@ fn chain_bone(
             }
         }
     });
-    remove
 }
 
 fn twist(ui: &mut egui::Ui, e: &EditorState, p: &mut LayerParams) {

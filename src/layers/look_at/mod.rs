@@ -1,6 +1,8 @@
-//! Look-at: the head (then the eyes) turn toward a target point, with the neck, chest and spine taking a share
-//! of the turn, each within its own limits; an optional smoothing filter turns the look direction at a bounded
-//! angular speed.
+//! Look-at: the head (then the eyes) turn toward a target point. Two solvers: `shares` (ours: from the bottom of
+//! the chain up, each bone takes a share of the turn within its limits, and the look direction turns at a
+//! bounded angular speed) and `unity_original` (the Unity original's rules and parameters, [`unity_original`]).
+
+pub mod unity_original;
 
 use glam::{Quat, Vec3};
 use serde::{Deserialize, Serialize};
@@ -10,6 +12,7 @@ use super::{ParamError, check, check_axis, chosen_axis, resolve_joint};
 use crate::core::pose::{ancestor_path, refresh_path, set_world_rotation};
 use crate::core::{Character, HumanBone, Pose, Skeleton, Transform};
 use glam::Mat4;
+pub use unity_original::{UnityLimitMethod, UnityLookBone, UnitySmoothing};
 
 /// The character's forward in model space.
 pub const CHARACTER_FORWARD: Vec3 = Vec3::Z;
@@ -48,8 +51,10 @@ pub struct LookBone {
     pub weight: f32,
     /// Forward axis in the bone's local frame; None: detected from the rest pose.
     pub forward: Option<[f32; 3]>,
-    /// The bone's limit.
+    /// The bone's limit (`shares` solver).
     pub limit: LookLimit,
+    /// The bone's settings for the `unity_original` solver, in the original's names.
+    pub unity: UnityLookBone,
 }
 
 impl Default for LookBone {
@@ -59,6 +64,31 @@ impl Default for LookBone {
             weight: 0.5,
             forward: None,
             limit: LookLimit::Off,
+            unity: UnityLookBone::default(),
+        }
+    }
+}
+
+/// Which look-at solver runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LookSolver {
+    /// Ours: bottom-up shares with per-bone limits and a constant-speed look direction.
+    #[default]
+    Shares,
+    /// The Unity original: head first, early stop, its limits and per-bone smoothing.
+    UnityOriginal,
+}
+
+impl LookSolver {
+    /// Both solvers, for pickers.
+    pub const ALL: [LookSolver; 2] = [LookSolver::Shares, LookSolver::UnityOriginal];
+
+    /// The name used in presets and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            LookSolver::Shares => "shares",
+            LookSolver::UnityOriginal => "unity_original",
         }
     }
 }
@@ -75,6 +105,11 @@ pub struct LookAtParams {
     pub target: [f32; 3],
     /// Look at the viewport camera instead of `target` (editor only).
     pub follow_camera: bool,
+    /// The solver.
+    pub solver: LookSolver,
+    /// `unity_original`: the original's `rotateSpeed`, the most a bone's smoothing weight grows per frame.
+    #[serde(rename = "rotateSpeed")]
+    pub rotate_speed: f32,
     /// The chain, head first (default Head, Neck, UpperChest — Chest where there is none — and Spine).
     pub chain: Vec<LookBone>,
     /// Smoothing: the look direction turns at most this fast, degrees per second (0: no smoothing).
@@ -98,12 +133,15 @@ impl Default for LookAtParams {
                 vertical_deg: v,
                 roll: 0.0,
             },
+            unity: UnityLookBone::three_axis(h.min(90.0), v.min(90.0)),
         };
         LookAtParams {
             enabled: false,
             weight: 1.0,
             target: [0.0, 1.5, 2.0],
             follow_camera: false,
+            solver: LookSolver::Shares,
+            rotate_speed: 1.0,
             chain: vec![
                 bone("Head", 1.0, 70.0, 40.0),
                 bone("Neck", 0.4, 40.0, 25.0),
@@ -126,11 +164,23 @@ impl LookAtParams {
             check(&format!("target[{c}]"), *v, -1e4, 1e4)?;
         }
         check("speed_deg_per_s", self.speed_deg_per_s, 0.0, 1e5)?;
+        check("rotateSpeed", self.rotate_speed, 0.0, 1.0)?;
         check("eye_horizontal_deg", self.eye_horizontal_deg, 0.0, 90.0)?;
         check("eye_vertical_deg", self.eye_vertical_deg, 0.0, 90.0)?;
         for (i, b) in self.chain.iter().enumerate() {
             check(&format!("chain[{i}].weight"), b.weight, 0.0, 1.0)?;
             check_axis(&format!("chain[{i}].forward"), b.forward)?;
+            let u = &b.unity;
+            for (name, value, min, max) in [
+                ("limitHori", u.limit_hori, 0.0, 90.0),
+                ("limitVert", u.limit_vert, 0.0, 90.0),
+                ("limitSelf", u.limit_self, -1.0, 1.0),
+                ("limitAngle", u.limit_angle, 0.0, 90.0),
+                ("limitWeight", u.limit_weight, 0.0, 1.0),
+                ("angularSpeed", u.angular_speed, 0.0, 1e5),
+            ] {
+                check(&format!("chain[{i}].unity.{name}"), value, min, max)?;
+            }
             match b.limit {
                 LookLimit::Off => {}
                 LookLimit::Axis {
@@ -205,12 +255,15 @@ pub struct LookAtRig {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct LookAtState {
     direction: Option<Vec3>,
+    /// `unity_original`: each chain bone's smoothing memory.
+    unity: Vec<Option<UnitySmoothing>>,
 }
 
 impl LookAtState {
     /// Forgets the filtered direction (after a seek, the next evaluation snaps to the target).
     pub fn reset(&mut self) {
         self.direction = None;
+        self.unity.iter_mut().for_each(|m| *m = None);
     }
 
     /// The filtered look direction, once there is one.
@@ -418,6 +471,22 @@ impl LookAtRig {
         refresh_path(skeleton, local, &self.path, model, world);
         let head = &self.bones[0];
         let head_pos = model[head.joint].w_axis.truncate();
+        if params.solver == LookSolver::UnityOriginal {
+            self.apply_unity_original(
+                params,
+                skeleton,
+                target,
+                dt,
+                &mut state.unity,
+                local,
+                model,
+                world,
+                report,
+            );
+            report.sort_by_key(|r| r.index);
+            self.aim_eyes(params, skeleton, target, local, model, world);
+            return;
+        }
         let Some(desired) = (target - head_pos).try_normalize() else {
             return;
         };
@@ -463,6 +532,19 @@ impl LookAtRig {
             });
         }
         report.reverse();
+        self.aim_eyes(params, skeleton, goal, local, model, world);
+    }
+
+    /// Turns the eye bones toward `goal` within the eye limits, when the parameters ask for it.
+    fn aim_eyes(
+        &self,
+        params: &LookAtParams,
+        skeleton: &Skeleton,
+        goal: Vec3,
+        local: &mut [Transform],
+        model: &[Mat4],
+        world: &mut [Quat],
+    ) {
         if params.eyes {
             let limit = LookLimit::Axis {
                 horizontal_deg: params.eye_horizontal_deg,
