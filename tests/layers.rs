@@ -561,25 +561,50 @@ fn head_yaw_deg(rig: &LookAtRig, s: &animtune::core::Skeleton, pose: &Pose) -> f
     f.x.atan2(f.z).to_degrees()
 }
 
+/// Look-at solved once (snapped) on the rest pose toward a target `yaw_deg` left of the head's own heading.
+struct Solved {
+    rig: LookAtRig,
+    rest: Pose,
+    pose: Pose,
+    report: Vec<animtune::layers::look_at::LookBoneReport>,
+    target: Vec3,
+}
+
+fn solve_from_rest(m: &ImportedModel, params: &LookAtParams, yaw_deg: f32) -> Solved {
+    let s = &m.character.skeleton;
+    let rig = LookAtRig::bind(params, &m.character);
+    let rest = Pose::rest(s);
+    let target = target_beside_head(m, &rest, yaw_deg + head_yaw_deg(&rig, s, &rest));
+    let mut pose = rest.clone();
+    let report = look(
+        &rig,
+        params,
+        s,
+        target,
+        None,
+        &mut LookAtState::default(),
+        &mut pose,
+    );
+    Solved {
+        rig,
+        rest,
+        pose,
+        report,
+        target,
+    }
+}
+
 #[test]
 fn unity_original_without_limits_turns_the_head_alone() {
     for (name, m) in humanoids() {
-        let c = &m.character;
-        let s = &c.skeleton;
-        let params = unity_unlimited();
-        let rig = LookAtRig::bind(&params, c);
-        let rest = Pose::rest(s);
-        let target = target_beside_head(&m, &rest, 45.0 + head_yaw_deg(&rig, s, &rest));
-        let mut pose = rest.clone();
-        let report = look(
-            &rig,
-            &params,
-            s,
+        let s = &m.character.skeleton;
+        let Solved {
+            rig,
+            rest,
+            pose,
+            report,
             target,
-            None,
-            &mut LookAtState::default(),
-            &mut pose,
-        );
+        } = solve_from_rest(&m, &unity_unlimited(), 45.0);
         assert_eq!(
             report.len(),
             1,
@@ -612,24 +637,15 @@ fn unity_original_without_limits_turns_the_head_alone() {
 #[test]
 fn unity_original_passes_what_the_heads_limit_cuts_to_the_neck() {
     for (name, m) in humanoids() {
-        let c = &m.character;
-        let s = &c.skeleton;
         let mut params = unity_unlimited();
         params.chain[0].unity.limit_hori = 30.0;
-        let rig = LookAtRig::bind(&params, c);
-        let rest = Pose::rest(s);
-        let yaw0 = head_yaw_deg(&rig, s, &rest);
-        let target = target_beside_head(&m, &rest, 45.0 + yaw0);
-        let mut pose = rest.clone();
-        let report = look(
-            &rig,
-            &params,
-            s,
+        let Solved {
+            rig,
+            rest,
+            pose,
+            report,
             target,
-            None,
-            &mut LookAtState::default(),
-            &mut pose,
-        );
+        } = solve_from_rest(&m, &params, 45.0);
         assert_eq!(report.len(), 2, "{name}: head limited, neck reaches");
         assert!(report[0].limited && !report[1].limited, "{name}");
         // The head's own turn is its 30° limit; the neck carries the rest.
