@@ -204,3 +204,48 @@ fn mannequin_is_a_complete_humanoid_with_twist_joints() {
     assert!(m.clips.iter().any(|c| c.name == "Idle"));
     assert!(moved_joints(&m, 0, 1.0) > 8);
 }
+
+#[test]
+fn skinless_vrm_humanoids_load_and_map() {
+    // A VRM 0.x whose skeleton is plain nodes (no skin), and a VRM 1.0 that lists VRMC_vrm as required.
+    for (name, source) in [
+        ("vrm/basic_armature_vrm0.vrm", MappingSource::Vrm0),
+        ("vrm/mtoon_default.vrm", MappingSource::Vrm1),
+    ] {
+        let m = load(name);
+        let h = &m.character.humanoid;
+        assert_eq!(h.source, source, "{name}");
+        assert!(h.is_humanoid(), "{name}: missing {:?}", h.missing_required);
+        assert!(m.is_animatable(), "{name}");
+        // Upright: the head is well above the hips in the rest pose.
+        let c = &m.character;
+        let model = animtune::core::Pose::rest(&c.skeleton).model_matrices(&c.skeleton);
+        let y = |b| model[h.joint(b).unwrap()].w_axis.y;
+        assert!(y(HumanBone::Head) > y(HumanBone::Hips) + 0.2, "{name}");
+    }
+}
+
+#[test]
+fn an_unknown_required_extension_is_refused_by_name() {
+    let m = load("vrm/mtoon_default.vrm");
+    assert!(
+        m.character.notes.iter().all(|n| !n.contains("VRMC_vrm")),
+        "VRMC_vrm is read, not merely tolerated"
+    );
+    let bytes = std::fs::read(common::asset("vrm/mtoon_default.vrm")).unwrap();
+    // Rename the required extension in the JSON chunk (same length keeps the GLB consistent).
+    let text = "\"extensionsRequired\":[\"VRMC_vrm\"]";
+    let json_len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
+    let json = String::from_utf8(bytes[20..20 + json_len].to_vec()).unwrap();
+    assert!(json.contains(text), "the asset lists VRMC_vrm as required");
+    let patched = json.replace(text, "\"extensionsRequired\":[\"EXT_unkn\"]");
+    let mut out = bytes[..20].to_vec();
+    out.extend_from_slice(patched.as_bytes());
+    out.extend_from_slice(&bytes[20 + json_len..]);
+    let Err(err) =
+        animtune::import::gltf::load_bytes(&out, "x", None, std::path::Path::new("x.vrm"))
+    else {
+        panic!("a file requiring an unknown extension loaded");
+    };
+    assert!(err.to_string().contains("EXT_unkn"), "{err}");
+}

@@ -47,10 +47,9 @@ pub fn open(args: &ModelArgs) -> Result<ImportedModel> {
             .with_override(&overrides, &c.skeleton)
             .map_err(|e| anyhow!("{}: {e}", args.model))?;
     }
-    let c = &model.character;
-    if c.skins.is_empty() && model.clips.is_empty() {
+    if !model.is_animatable() {
         return Err(anyhow!(
-            "{}: has no skin and no animation: nothing to animate",
+            "{}: has no skin, no animation, no parts on joints and no humanoid: nothing to animate",
             args.model
         ));
     }

@@ -75,6 +75,20 @@ pub struct ImportedModel {
     pub clips: Vec<Clip>,
 }
 
+impl ImportedModel {
+    /// True when there is something to pose or play: a skin, a clip, a mesh on a joint (rigid parts, as
+    /// skinless VRM avatars have), or a humanoid skeleton; false for a static scene.
+    pub fn is_animatable(&self) -> bool {
+        let c = &self.character;
+        !c.skins.is_empty()
+            || !self.clips.is_empty()
+            || !c.humanoid.is_empty()
+            || c.meshes
+                .iter()
+                .any(|m| matches!(m.placement, crate::core::mesh::MeshPlacement::Joint { .. }))
+    }
+}
+
 /// Loads a .glb, .gltf (with external files beside it), .vrm or .vrma file, within the limits from the
 /// environment ([`Limits::from_env`]).
 pub fn load_file(path: &Path) -> Result<ImportedModel, ImportError> {

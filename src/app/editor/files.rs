@@ -29,9 +29,9 @@ impl EditorState {
     /// Replaces the character with a model file.
     fn open_model(&mut self, path: &Path) -> anyhow::Result<()> {
         let model = crate::import::load_file(path)?;
-        if model.character.skins.is_empty() && model.clips.is_empty() {
+        if !model.is_animatable() {
             anyhow::bail!(
-                "{}: has no skin and no animation: nothing to show",
+                "{}: has no skin, no animation, no parts on joints and no humanoid: nothing to show",
                 path.display()
             );
         }

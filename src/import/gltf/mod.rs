@@ -52,15 +52,14 @@ pub fn load_bytes_with(
     validate::check_glb_header(bytes)
         .and_then(|()| validate::check_attribute_indices(bytes))
         .map_err(format_err)?;
-    let gl::Gltf { document, blob } =
-        gl::Gltf::from_slice(bytes).map_err(|e| format_err(e.to_string()))?;
+    let mut notes = Vec::new();
+    let (document, blob) = validate::parse_document(bytes, &mut notes).map_err(format_err)?;
     validate::check_limits(&document, path, limits)?;
     validate::check_uris(&document, base, path)?;
     let buffers =
         gl::import_buffers(&document, base, blob).map_err(|e| format_err(e.to_string()))?;
     validate::check_accessors(&document, &buffers).map_err(data_err)?;
     validate::check_accessor_types(&document).map_err(data_err)?;
-    let mut notes = Vec::new();
 
     let nodes = nodes::NodeGraph::new(&document).map_err(data_err)?;
     let vrm = vrm::VrmInfo::read(&document);

@@ -35,6 +35,54 @@ pub(super) fn check_glb_header(bytes: &[u8]) -> Result<(), String> {
     Ok(())
 }
 
+/// Extensions a file may require that animtune reads itself (the gltf crate does not know them).
+const READ_HERE: &[&str] = &["VRM", "VRMC_vrm", "VRMC_vrm_animation"];
+
+/// Extensions a file may require that animtune can show the model without: accepted, with a note.
+const SHOWN_WITHOUT: &[(&str, &str)] = &[
+    (
+        "VRMC_materials_mtoon",
+        "MToon materials are drawn with their base colour and texture",
+    ),
+    ("VRMC_springBone", "spring bones are not simulated"),
+    ("VRMC_node_constraint", "node constraints are not applied"),
+];
+
+/// Parses the document and validates it with the gltf crate, after taking out of `extensionsRequired` the
+/// extensions read here (VRM) or not needed to show the model (noted in `notes`); any other required extension
+/// the crate does not support is refused by name.
+pub(super) fn parse_document(
+    bytes: &[u8],
+    notes: &mut Vec<String>,
+) -> Result<(gl::Document, Option<Vec<u8>>), String> {
+    let gl::Gltf { document, blob } =
+        gl::Gltf::from_slice_without_validation(bytes).map_err(|e| e.to_string())?;
+    let mut root = document.into_json();
+    let mut unknown = Vec::new();
+    root.extensions_required.retain(|ext| {
+        if gl::json::extensions::ENABLED_EXTENSIONS.contains(&ext.as_str()) {
+            return true;
+        }
+        if READ_HERE.contains(&ext.as_str()) {
+            return false;
+        }
+        if let Some((_, what)) = SHOWN_WITHOUT.iter().find(|(name, _)| name == ext) {
+            notes.push(format!("requires {ext}: {what}"));
+            return false;
+        }
+        unknown.push(ext.clone());
+        true
+    });
+    if !unknown.is_empty() {
+        return Err(format!(
+            "requires the glTF extension(s) {}, which animtune cannot read",
+            unknown.join(", ")
+        ));
+    }
+    let document = gl::Document::from_json(root).map_err(|e| e.to_string())?;
+    Ok((document, blob))
+}
+
 /// Checks that every primitive attribute names an existing accessor, before the glTF reader's validation
 /// (gltf-json 1.4.1 indexes the POSITION accessor unchecked and panics on a bad index).
 pub(super) fn check_attribute_indices(bytes: &[u8]) -> Result<(), String> {
