@@ -12,7 +12,7 @@ use animtune::eval::{ClockStep, EvalInput, Evaluator, SourceSpec};
 use animtune::import::{ImportedModel, load_file};
 use animtune::layers::LayerParams;
 use animtune::offline::frames::prepare;
-use animtune::offline::{BakeSettings, Encoded, ExportFormat, encode, measure};
+use animtune::offline::{BakeSettings, Encoded, ExportFormat, Frames, encode, measure};
 use glam::{Quat, Vec3};
 use rmpv::Value;
 
@@ -31,6 +31,10 @@ fn models() -> Vec<(String, ImportedModel)> {
         "quaternius".to_string(),
         load_file(&common::quaternius()).unwrap(),
     ));
+    for name in ["Xbot.glb", "Soldier.glb", "Michelle.glb"] {
+        let path = common::asset(&format!("mixamo/{name}"));
+        out.push((name.to_string(), load_file(&path).unwrap()));
+    }
     out
 }
 
@@ -66,43 +70,72 @@ fn every_clip_of_every_model_round_trips_within_a_hundredth_of_a_centimetre() {
             let replays = [replay];
             let mut player =
                 Evaluator::new(&bare, &replays, SourceSpec::Clip(0), LayerParams::off());
+            // Against the source itself: at every grid frame, every key time of every channel of the source
+            // and the midpoint between consecutive ones.
+            let sources = [clip.clone()];
+            let mut source =
+                Evaluator::new(&bare, &sources, SourceSpec::Clip(0), LayerParams::off());
+            let mut keys: Vec<f32> = Vec::new();
+            for t in &clip.tracks {
+                keys.extend(t.translation.iter().flat_map(|k| k.times().to_vec()));
+                keys.extend(t.rotation.iter().flat_map(|k| k.times().to_vec()));
+                keys.extend(t.scale.iter().flat_map(|k| k.times().to_vec()));
+            }
+            keys.retain(|t| (0.0..=clip.duration).contains(t));
+            keys.sort_by(f32::total_cmp);
+            keys.dedup();
+            let mids: Vec<f32> = keys.windows(2).map(|w| 0.5 * (w[0] + w[1])).collect();
             let mut worst = 0.0f32;
-            for (t, reference) in frames.times.iter().zip(&frames.poses) {
-                let clock = ClockStep::Seek(*t);
-                let pose = &player
-                    .evaluate(&EvalInput {
-                        clock,
+            for &t in frames.times.iter().chain(&keys).chain(&mids) {
+                let at = |ev: &mut Evaluator| {
+                    ev.evaluate(&EvalInput {
+                        clock: ClockStep::Seek(t),
                         ..EvalInput::default()
                     })
-                    .local;
-                let e = animtune::offline::max_vertex_error(
-                    &reference.model_matrices(&c.skeleton),
-                    &pose.model_matrices(&c.skeleton),
-                );
+                    .local
+                    .model_matrices(&c.skeleton)
+                };
+                let e = animtune::offline::max_vertex_error(&at(&mut source), &at(&mut player));
                 worst = worst.max(e);
             }
             assert!(
                 worst <= TOLERANCE_M,
-                "{name} '{}': replay error {} cm",
+                "{name} '{}': replay error against the source {} cm",
                 clip.name,
                 worst * 100.0
             );
+            // The report is measured at the source's merged key times and their midpoints; these times are the
+            // channels' own, so they may differ by float noise: the two agree within 5 %.
+            assert!(
+                worst * 100.0 <= baked.report.max_error_cm * 1.05 + 1e-5,
+                "{name} '{}': the report says {} cm, the source is {} cm away",
+                clip.name,
+                baked.report.max_error_cm,
+                worst * 100.0
+            );
 
-            // The Unity layout, decoded by its own reader, replays within the same bound.
+            // The Unity layout, decoded by its own reader, replays within the same bound on the grid. Between grid
+            // frames Unity's per-component interpolation departs from the source's slerp (1.3 cm on the Fox's
+            // fast forearm), and the report says so: it is measured there too.
             let unity = encode(c, &frames, &meta, ExportFormat::Unity, false, &settings);
             let decoded = clipfile::decode(&unity.bytes, Path::new("mem.bytes")).unwrap();
             assert!(matches!(decoded, ClipFile::Unity(_)));
-            let e = measure(&c.skeleton, &frames, &decoded.to_clip());
+            let on_grid = Frames {
+                checks: Vec::new(),
+                ..frames.clone()
+            };
+            let e = measure(&c.skeleton, &on_grid, &decoded.to_clip());
             assert!(
                 e <= TOLERANCE_M,
                 "{name} '{}': Unity layout error {} cm",
                 clip.name,
                 e * 100.0
             );
+            assert!(unity.report.max_error_cm >= e * 100.0 - 1e-6);
             baked_clips += 1;
         }
     }
-    assert_eq!(baked_clips, 8 + 1 + 1 + 3 + 14 + 1 + 46);
+    assert_eq!(baked_clips, 8 + 1 + 1 + 3 + 14 + 1 + 46 + 7 + 4 + 2);
 }
 
 fn quaternius_walk() -> (ImportedModel, Encoded) {
@@ -463,7 +496,7 @@ fn keeping_source_keys_bakes_on_the_source_times() {
     let m = load_file(&common::asset("CesiumMan.glb")).unwrap();
     let c = &m.character;
     let settings = BakeSettings {
-        keep_source_keys: true,
+        grid: animtune::offline::Grid::SourceKeys,
         ..BakeSettings::default()
     };
     let baked = animtune::offline::bake_clip(c, &m.clips[0], ExportFormat::Native, &settings);

@@ -210,3 +210,48 @@ fn bad_bake_input_assert_clean_failure() {
         &["newer.animclip", "newer animtune", "version 7"],
     );
 }
+
+#[test]
+fn the_default_grid_follows_the_source_and_a_fixed_rate_reports_its_honest_error() {
+    let dir = common::temp_dir("bake-grid");
+    let robot = common::asset("RobotExpressive.glb");
+    let bake = |extra: &[&str], out: &str| {
+        let out = dir.join(out);
+        let mut args = vec![
+            "bake",
+            robot.to_str().unwrap(),
+            "--clip",
+            "Death",
+            "--json",
+            "-o",
+            out.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        animtune(&args)
+    };
+    // RobotExpressive's Death has keys off a 30 fps grid: cutting those corners was 6.7 cm at the keys.
+    let default = json_of(&bake(&[], "default.animclip"));
+    let report = &default.as_array().unwrap()[0];
+    assert!(report["max_error_cm"].as_f64().unwrap() <= 0.01, "{report}");
+    assert!(
+        report["grid"]
+            .as_str()
+            .unwrap()
+            .contains("source key times"),
+        "{report}"
+    );
+    assert!(report["checked_times"].as_u64().unwrap() > report["frames"].as_u64().unwrap());
+    let fixed = bake(&["--fps", "30"], "fixed.animclip");
+    let fixed_json = json_of(&fixed);
+    let report = &fixed_json.as_array().unwrap()[0];
+    assert!(report["max_error_cm"].as_f64().unwrap() > 1.0, "{report}");
+    assert_eq!(report["grid"], "30 fps");
+    assert!(
+        report["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n.as_str().unwrap().contains("over the 0.01 cm tolerance")),
+        "the user is told the fixed grid misses the source: {report}"
+    );
+}

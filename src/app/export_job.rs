@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
 use super::editor::EditorState;
 use crate::blend::BlendSpace;
+use crate::clipfile::unity::UnityAxes;
 use crate::core::{Character, Clip};
 use crate::layers::LayerParams;
 use crate::offline::stream::{file_stem, per_node_specs};
@@ -36,6 +37,10 @@ pub struct ExportJob {
     pub format: ExportFormat,
     /// glTF without meshes.
     pub animation_only: bool,
+    /// Unity layout: the axes of its values.
+    pub unity_axes: UnityAxes,
+    /// Unity layout: curves only for the joints that move.
+    pub sparse: bool,
     /// Output file, or folder for one clip per node.
     pub path: PathBuf,
     /// Replace existing files (the user confirmed).
@@ -56,6 +61,8 @@ impl ExportJob {
             fps: 30.0,
             format: ExportFormat::Gltf,
             animation_only: false,
+            unity_axes: UnityAxes::Unity,
+            sparse: false,
             path,
             overwrite: false,
         }
@@ -70,6 +77,8 @@ impl ExportJob {
             .unwrap_or_else(|| "Baked".into());
         let settings = BakeSettings {
             fps: self.fps,
+            unity_axes: self.unity_axes,
+            sparse: self.sparse,
             ..BakeSettings::default()
         };
         let bake = |spec: &StreamSpec, name: &str, out: &std::path::Path, part: (usize, usize)| {

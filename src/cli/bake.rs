@@ -13,7 +13,7 @@ use crate::import::ImportedModel;
 use crate::io::fsutil::write_atomic;
 use crate::offline::stream::file_stem;
 use crate::offline::{
-    BakeSettings, ClipMeta, Encoded, ExportFormat, StreamSource, StreamSpec, frames,
+    BakeSettings, ClipMeta, Encoded, ExportFormat, Grid, StreamSource, StreamSpec, frames,
 };
 use crate::preset::Preset;
 
@@ -27,11 +27,18 @@ impl ClipFormat {
     }
 }
 
+/// The rate of a bake's uniform grid when `--fps` is not given.
+const DEFAULT_FPS: f32 = 30.0;
+
 /// The bake settings the flags give, for the clip with identifier `id`.
 fn settings_of(args: &BakeArgs, id: i32) -> BakeSettings {
     BakeSettings {
-        fps: args.fps,
-        keep_source_keys: args.keep_source_keys,
+        fps: args.fps.unwrap_or(DEFAULT_FPS),
+        grid: match (args.fps, args.keep_source_keys) {
+            (_, true) => Grid::SourceKeys,
+            (Some(_), false) => Grid::Uniform,
+            (None, false) => Grid::UniformWithSourceKeys,
+        },
         tolerance_cm: args.tolerance_cm,
         quantize: !args.no_quantize,
         id,
@@ -118,7 +125,7 @@ fn bake_one(
     bar.finish_and_clear();
     let settings = BakeSettings {
         fps: spec.fps,
-        keep_source_keys: false,
+        grid: Grid::Uniform,
         ..settings_of(args, id)
     };
     let meta = ClipMeta::uniform(id, name, &frames, spec.fps);
@@ -188,7 +195,7 @@ fn run_stream(args: &BakeArgs, model: &ImportedModel) -> Result<()> {
             space,
             &model.clips,
             &model.character,
-            args.fps,
+            args.fps.unwrap_or(DEFAULT_FPS),
             args.duration,
         );
         for (i, (clip, spec)) in specs.iter().enumerate() {
@@ -263,7 +270,7 @@ fn run_stream(args: &BakeArgs, model: &ImportedModel) -> Result<()> {
         let spec = StreamSpec {
             source,
             duration,
-            fps: args.fps,
+            fps: args.fps.unwrap_or(DEFAULT_FPS),
         };
         written.push(bake_one(
             model,
@@ -336,11 +343,10 @@ fn select<'a>(clips: &'a [Clip], args: &BakeArgs, file: &str) -> Result<Vec<(usi
 }
 
 pub fn run(args: &BakeArgs) -> Result<()> {
-    if !(args.fps.is_finite() && args.fps > 0.0 && args.fps <= 1000.0) {
-        bail!(
-            "--fps {}: must be a number of frames per second in (0, 1000]",
-            args.fps
-        );
+    if let Some(fps) = args.fps
+        && !(fps.is_finite() && fps > 0.0 && fps <= 1000.0)
+    {
+        bail!("--fps {fps}: must be a number of frames per second in (0, 1000]");
     }
     if !(args.tolerance_cm.is_finite() && args.tolerance_cm > 0.0) {
         bail!(
@@ -455,6 +461,16 @@ fn print_table(w: &[Written]) {
             err
         );
     }
+    let checked: usize = w.iter().map(|x| x.encoded.report.checked_times).sum();
+    match w.first().map(|x| &x.encoded.report.grid) {
+        Some(grid) if w.iter().all(|x| &x.encoded.report.grid == grid) => {
+            outln!("grid: {grid}")
+        }
+        _ => outln!("grid: per clip in --json"),
+    }
+    outln!(
+        "max err: measured against the source at {checked} times (grid, source keys, midpoints between keys)"
+    );
     for x in w {
         for n in &x.encoded.notes {
             eprintln!("note: {}: {n}", x.encoded.report.name);

@@ -162,6 +162,19 @@ pub enum ClipFormat {
     Gltf,
 }
 
+/// How many items a one-line note names before it says how many more there are.
+pub const NOTE_ITEMS: usize = 5;
+
+/// The first [`NOTE_ITEMS`] of a list, comma-separated, and how many more there are: a stderr note stays one
+/// short line however long the list.
+pub fn first_few(items: &[String]) -> String {
+    let shown = items[..items.len().min(NOTE_ITEMS)].join(", ");
+    match items.len().saturating_sub(NOTE_ITEMS) {
+        0 => shown,
+        more => format!("{shown} and {more} more"),
+    }
+}
+
 /// A look-at solver.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum LookSolverArg {
@@ -212,10 +225,11 @@ pub struct BakeArgs {
     /// Bake every clip of the model (OUT is then a folder).
     #[arg(long)]
     pub all: bool,
-    /// Frames per second of the baked grid.
-    #[arg(long, default_value_t = 30.0)]
-    pub fps: f32,
-    /// Use the source's own key times instead of a uniform grid.
+    /// A uniform grid at exactly this rate (the error against the source between its keys is then printed as
+    /// measured). Default: 30 fps plus every source key time off that grid, so a bake follows its source.
+    #[arg(long, conflicts_with = "keep_source_keys")]
+    pub fps: Option<f32>,
+    /// Use the source's own key times as the grid.
     #[arg(long)]
     pub keep_source_keys: bool,
     /// Largest allowed displacement of virtual vertices 3 cm from each joint, in centimetres.
@@ -430,5 +444,18 @@ pub fn run(command: Command) -> Result<()> {
             outln!("wrote {} ({} bytes)", a.output.display(), bytes.len());
             Ok(())
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_list_is_cut_to_a_few_and_a_count() {
+        let items: Vec<String> = (0..300).map(|i| format!("Bone{i}")).collect();
+        let line = first_few(&items);
+        assert_eq!(line, "Bone0, Bone1, Bone2, Bone3, Bone4 and 295 more");
+        assert_eq!(first_few(&items[..2]), "Bone0, Bone1");
     }
 }

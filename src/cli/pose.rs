@@ -291,9 +291,9 @@ fn choose_clip<'a>(
     }
     if !binding.unbound_tracks.is_empty() {
         eprintln!(
-            "note: {} track(s) found no joint: {}",
+            "note: {} track(s) found no joint: {} (--json lists them all)",
             binding.unbound_tracks.len(),
-            binding.unbound_tracks.join(", ")
+            super::first_few(&binding.unbound_tracks)
         );
     }
     Ok(Chosen {

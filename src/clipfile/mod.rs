@@ -102,7 +102,7 @@ pub struct BakedClip {
     pub name: String,
     /// Length in seconds.
     pub duration: f32,
-    /// Frames per second of the grid (for an explicit grid, the mean rate).
+    /// Frames per second of the grid: its uniform part's rate (for the source's key times alone, the mean rate).
     pub frame_rate: f32,
     /// Explicit frame times when the grid is not uniform (source keys kept); None for a uniform grid.
     pub times: Option<Vec<f32>>,

@@ -130,6 +130,8 @@ pub struct ClipMeta {
     pub frame_rate: f32,
     /// True when the grid is not uniform (its times are stored).
     pub explicit_times: bool,
+    /// What the grid is, for the report.
+    pub grid: String,
 }
 
 impl ClipMeta {
@@ -141,6 +143,7 @@ impl ClipMeta {
             duration: frames.times.last().copied().unwrap_or(0.0),
             frame_rate: fps,
             explicit_times: false,
+            grid: format!("{fps} fps"),
         }
     }
 }

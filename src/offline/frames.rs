@@ -1,8 +1,9 @@
 //! The first stage of the offline pipeline for a clip: reference frames sampled through the Evaluator on a
-//! grid (uniform at a rate, or the source's own key times).
+//! grid (uniform at a rate, with or without the source's key times, or the key times alone), and the source's
+//! poses at its keys and between them, where the bake's error is measured too.
 
-use super::BakeSettings;
 use super::compact::ClipMeta;
+use super::{BakeSettings, Grid};
 use crate::core::humanoid::HumanoidMap;
 use crate::core::{Clip, Pose, Skeleton};
 use crate::eval::{ClockStep, EvalInput, Evaluator, SourceSpec};
@@ -17,6 +18,9 @@ pub struct Frames {
     pub poses: Vec<Pose>,
     /// Joints the source animates (a clip's tracks; every joint for a stream): what a raw size counts.
     pub source_joints: usize,
+    /// Source poses off the grid (its key times and the midpoints between them) where the error is also
+    /// measured; empty for a stream.
+    pub checks: Vec<(f32, Pose)>,
 }
 
 /// Grid times: uniform at `fps` over `duration`, first at 0 and last exactly at the end.
@@ -68,7 +72,30 @@ pub fn sample_frames(
         times,
         poses,
         source_joints: clip.tracks.len(),
+        checks: Vec::new(),
     }
+}
+
+/// True when `t` is within 1e-6 s of a time of the sorted `times`.
+fn on(times: &[f32], t: f32) -> bool {
+    let i = times.partition_point(|&x| x < t);
+    let near = |k: usize| times.get(k).is_some_and(|x| (x - t).abs() <= 1e-6);
+    near(i) || (i > 0 && near(i - 1))
+}
+
+/// `a` and the times of `b` that are not on it, sorted.
+fn merged(a: &[f32], b: &[f32]) -> Vec<f32> {
+    let mut out: Vec<f32> = a.to_vec();
+    out.extend(b.iter().copied().filter(|&t| !on(a, t)));
+    out.sort_by(f32::total_cmp);
+    out
+}
+
+/// Every source key time and the midpoint between consecutive ones: where a bake is checked against its source.
+pub fn source_check_times(clip: &Clip) -> Vec<f32> {
+    let keys = source_key_times(clip);
+    let mids: Vec<f32> = keys.windows(2).map(|w| 0.5 * (w[0] + w[1])).collect();
+    merged(&keys, &mids)
 }
 
 /// The reference frames and clip identity a bake of `clip` works from.
@@ -78,22 +105,44 @@ pub fn prepare(
     clip: &Clip,
     settings: &BakeSettings,
 ) -> (Frames, ClipMeta) {
-    let times = if settings.keep_source_keys {
-        source_key_times(clip)
-    } else {
-        uniform_times(clip.duration, settings.fps)
+    let uniform = uniform_times(clip.duration, settings.fps);
+    let uniform_len = uniform.len();
+    let keys = source_key_times(clip);
+    let (times, grid) = match settings.grid {
+        Grid::Uniform => (uniform, format!("{} fps", settings.fps)),
+        Grid::UniformWithSourceKeys => {
+            let times = merged(&uniform, &keys);
+            let added = times.len() - uniform.len();
+            let grid = match added {
+                0 => format!("{} fps (every source key is on it)", settings.fps),
+                n => format!("{} fps + {n} source key times off it", settings.fps),
+            };
+            (times, grid)
+        }
+        Grid::SourceKeys => {
+            let grid = format!("the source's {} key times", keys.len());
+            (keys, grid)
+        }
     };
-    let frames = sample_frames(clip, skeleton, humanoid, times);
+    let explicit_times = times.len() != uniform_len || settings.grid == Grid::SourceKeys;
+    let mut frames = sample_frames(clip, skeleton, humanoid, times);
+    let checks: Vec<f32> = source_check_times(clip)
+        .into_iter()
+        .filter(|&t| !on(&frames.times, t))
+        .collect();
+    let reference = sample_frames(clip, skeleton, humanoid, checks);
+    frames.checks = reference.times.into_iter().zip(reference.poses).collect();
     let meta = ClipMeta {
         id: settings.id,
         name: clip.name.clone(),
         duration: clip.duration,
-        frame_rate: if settings.keep_source_keys && clip.duration > 0.0 {
+        frame_rate: if settings.grid == Grid::SourceKeys && clip.duration > 0.0 {
             (frames.times.len().saturating_sub(1)) as f32 / clip.duration
         } else {
             settings.fps
         },
-        explicit_times: settings.keep_source_keys,
+        explicit_times,
+        grid,
     };
     (frames, meta)
 }

@@ -1,5 +1,6 @@
 //! The error metric of every bake and export: the model-space displacement of virtual vertices 3 cm from each
-//! joint (ACL's metric), measured over every reference frame.
+//! joint (ACL's metric), measured over every reference frame and every check pose between them (the source at
+//! its keys and midway between keys).
 
 use glam::{Mat4, Vec3};
 
@@ -26,13 +27,16 @@ pub fn max_vertex_error(a: &[Mat4], b: &[Mat4]) -> f32 {
     worst
 }
 
-/// Largest virtual-vertex error of `clip` (bound by path to `skeleton`) against the reference frames, in metres.
+/// Largest virtual-vertex error of `clip` (bound by path to `skeleton`) against the reference frames and the
+/// check poses, in metres.
 pub fn measure(skeleton: &Skeleton, frames: &Frames, clip: &Clip) -> f32 {
     let binding = clip.bind(skeleton, None);
     let mut pose = Pose::rest(skeleton);
     let (mut ma, mut mb) = (Vec::new(), Vec::new());
     let mut worst = 0.0f32;
-    for (t, reference) in frames.times.iter().zip(&frames.poses) {
+    let grid = frames.times.iter().zip(&frames.poses);
+    let checks = frames.checks.iter().map(|(t, p)| (t, p));
+    for (t, reference) in grid.chain(checks) {
         pose.reset_to_rest(skeleton);
         clip.sample_into(&binding, *t, Wrap::Clamp, &mut pose);
         reference.model_matrices_into(skeleton, &mut ma);

@@ -21,13 +21,28 @@ use crate::clipfile::{BakedClip, native, unity};
 use crate::core::{Character, Clip};
 use compact::RotationInterp;
 
+/// The frame times a clip is baked on.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Grid {
+    /// Uniform at the settings' rate only (`--fps N`): between the source's keys the bake may cut corners,
+    /// and the error measured against the source says by how much.
+    Uniform,
+    /// Uniform at the settings' rate, plus every source key time that falls off it: the default, so a bake
+    /// follows the source through its keys.
+    #[default]
+    UniformWithSourceKeys,
+    /// The source's key times only (`--keep-source-keys`).
+    SourceKeys,
+}
+
 /// How to bake.
 #[derive(Clone, Debug)]
 pub struct BakeSettings {
-    /// Frames per second of the grid.
+    /// Frames per second of the uniform part of the grid.
     pub fps: f32,
-    /// Use the source clip's own key times as the grid instead of a uniform one.
-    pub keep_source_keys: bool,
+    /// Which times the grid holds.
+    pub grid: Grid,
     /// Largest allowed virtual-vertex displacement, in centimetres.
     pub tolerance_cm: f32,
     /// Store keyed values as 16-bit fractions of each track's range (when the error bound still holds).
@@ -46,7 +61,7 @@ impl Default for BakeSettings {
     fn default() -> Self {
         BakeSettings {
             fps: 30.0,
-            keep_source_keys: false,
+            grid: Grid::UniformWithSourceKeys,
             tolerance_cm: 0.01,
             quantize: true,
             id: 0,
@@ -63,6 +78,11 @@ pub struct BakeReport {
     pub name: String,
     /// Grid frames.
     pub frames: u64,
+    /// What the grid is ("30 fps + 12 source key times").
+    pub grid: String,
+    /// Times the error was measured at: the grid, plus (for a clip) every source key time and the midpoint
+    /// between consecutive keys.
+    pub checked_times: usize,
     /// Tracks stored (joints that move).
     pub tracks: usize,
     /// Values stored over all channels (a constant counts one).
@@ -71,7 +91,8 @@ pub struct BakeReport {
     pub bytes: usize,
     /// Size of raw 32-bit TRS samples of the source's animated joints at the same frame rate.
     pub raw_bytes: usize,
-    /// Largest measured virtual-vertex error against the source, in centimetres.
+    /// Largest virtual-vertex error of the file, decoded again, against the source at every checked time, in
+    /// centimetres.
     pub max_error_cm: f32,
     /// Whether keyed values were quantized.
     pub quantized: bool,
@@ -202,6 +223,14 @@ pub fn encode(
         ((clip, bytes), error)
     });
     let mut notes = Vec::new();
+    if error > tolerance {
+        notes.push(format!(
+            "{:.5} cm from the source, over the {} cm tolerance even with every grid frame kept: the grid misses \
+             the source between its frames (the default grid adds the source's key times)",
+            error * 100.0,
+            settings.tolerance_cm
+        ));
+    }
     let bytes = match format {
         ExportFormat::Gltf => {
             notes.push(if animation_only {
@@ -243,6 +272,8 @@ pub fn encode(
     let report = BakeReport {
         name: meta.name.clone(),
         frames: frames.times.len() as u64,
+        grid: meta.grid.clone(),
+        checked_times: frames.times.len() + frames.checks.len(),
         tracks: clip.tracks.len(),
         keys: clip.key_count(),
         bytes: bytes.len(),

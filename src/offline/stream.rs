@@ -219,6 +219,7 @@ pub fn bake_stream(
     }
     progress(times.len(), times.len());
     Ok(Frames {
+        checks: Vec::new(),
         times,
         poses,
         source_joints: character.skeleton.len(),

@@ -9,6 +9,7 @@ use std::sync::mpsc;
 use crate::app::command::{Command, Commands};
 use crate::app::editor::EditorState;
 use crate::app::export_job::ExportJob;
+use crate::clipfile::unity::UnityAxes;
 use crate::offline::{ExportFormat, StreamSource};
 
 struct Running {
@@ -31,6 +32,10 @@ pub struct ExportDialog {
     pub fps: f32,
     /// glTF without meshes.
     pub animation_only: bool,
+    /// Unity layout in glTF's axes (for pipelines that convert by themselves).
+    pub unity_gltf_axes: bool,
+    /// Unity layout with curves only for the joints that move.
+    pub sparse: bool,
     /// Output path as typed.
     pub path: String,
     confirm: bool,
@@ -46,6 +51,8 @@ impl Default for ExportDialog {
             duration: 2.0,
             fps: 30.0,
             animation_only: false,
+            unity_gltf_axes: false,
+            sparse: false,
             path: "export.glb".into(),
             confirm: false,
             running: None,
@@ -89,6 +96,12 @@ impl ExportDialog {
             fps: self.fps,
             format: self.format,
             animation_only: self.animation_only,
+            unity_axes: if self.unity_gltf_axes {
+                UnityAxes::Gltf
+            } else {
+                UnityAxes::Unity
+            },
+            sparse: self.sparse,
             overwrite,
             ..ExportJob::for_editor(e, source, PathBuf::from(self.path.trim()))
         })
@@ -179,6 +192,17 @@ impl ExportDialog {
             ui.checkbox(
                 &mut self.animation_only,
                 "Animation only (skeleton, no meshes)",
+            );
+        }
+        if self.format == ExportFormat::Unity {
+            ui.checkbox(&mut self.unity_gltf_axes, "glTF axes")
+                .on_hover_text(
+                    "Off: Unity's axes (X mirrored), what the Unity runtime plays as it is. On: glTF's axes, \
+                     for pipelines that convert by themselves",
+                );
+            ui.checkbox(&mut self.sparse, "Only joints that move").on_hover_text(
+                "Off: every humanoid bone gets curves, as the original writer records them; the Unity player \
+                 leaves a bone without curves wherever it was",
             );
         }
         ui.add_enabled(
