@@ -262,3 +262,94 @@ fn mannequin_is_written_atomically_and_not_overwritten_without_force() {
         0
     );
 }
+
+/// Local rotation and translation of each joint of `pose --json` output, by joint name.
+fn locals(pose: &serde_json::Value) -> std::collections::HashMap<String, Vec<f64>> {
+    pose["joints"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| {
+            let mut v: Vec<f64> = Vec::new();
+            for part in ["translation", "rotation"] {
+                v.extend(
+                    j["local"][part]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|x| x.as_f64().unwrap()),
+                );
+            }
+            (j["name"].as_str().unwrap().to_string(), v)
+        })
+        .collect()
+}
+
+#[test]
+fn a_character_plays_another_files_clips_bound_by_name_and_by_human_bone() {
+    let xbot = common::asset("mixamo/Xbot.glb");
+    let soldier = common::asset("mixamo/Soldier.glb");
+    let (xbot, soldier) = (xbot.to_str().unwrap(), soldier.to_str().unwrap());
+    // Xbot takes Soldier's Run and Walk: the joints share Mixamo names under different roots.
+    for clip in ["Run", "Walk"] {
+        let own = json_of(&animtune(&[
+            "pose", soldier, "--clip", clip, "--time", "0.4", "--json",
+        ]));
+        let taken = json_of(&animtune(&[
+            "pose",
+            xbot,
+            "--clip-file",
+            soldier,
+            "--clip",
+            clip,
+            "--time",
+            "0.4",
+            "--json",
+        ]));
+        assert_eq!(
+            taken["binding"]["unbound_tracks"].as_array().unwrap().len(),
+            0
+        );
+        let (own, taken) = (locals(&own), locals(&taken));
+        let mut compared = 0;
+        for (name, value) in &taken {
+            if let Some(source) = own.get(name) {
+                let diff = value
+                    .iter()
+                    .zip(source)
+                    .map(|(a, b)| (a - b).abs())
+                    .fold(0.0, f64::max);
+                assert!(diff <= 1e-5, "{clip} {name}: {diff}");
+                compared += 1;
+            }
+        }
+        assert!(compared >= 40, "{clip}: {compared} joints compared");
+    }
+    // readyplayer.me has no clips and no Mixamo names: Xbot's walk binds by humanoid bone.
+    let rpm = common::asset("mixamo/readyplayer.me.glb");
+    let out = animtune(&[
+        "pose",
+        rpm.to_str().unwrap(),
+        "--clip-file",
+        xbot,
+        "--clip",
+        "walk",
+        "--time",
+        "0.5",
+        "--json",
+    ]);
+    let walk = json_of(&out);
+    let rest = json_of(&animtune(&["pose", rpm.to_str().unwrap(), "--json"]));
+    let (walk, rest) = (locals(&walk), locals(&rest));
+    let moved = walk
+        .iter()
+        .filter(|(n, v)| {
+            let r = &rest[*n];
+            v[3..]
+                .iter()
+                .zip(&r[3..])
+                .any(|(a, b)| (a - b).abs() > 0.05)
+        })
+        .count();
+    assert!(moved >= 10, "{moved} joints turned by the walk");
+}

@@ -493,3 +493,41 @@ fn an_edit_evaluates_the_pose_once_per_frame() {
         "the whole drag is one undo step"
     );
 }
+
+#[test]
+fn a_character_takes_the_clips_of_another_file_into_its_clip_list() {
+    let mut h = harness();
+    h.run_steps(2);
+    h.state_mut()
+        .send(Command::Open(common::asset("mixamo/Xbot.glb")));
+    h.run_steps(2);
+    let own = h.state().editor().doc().clips.len();
+    h.state_mut()
+        .send(Command::AddClips(common::asset("mixamo/Soldier.glb")));
+    h.run_steps(2);
+    let doc = h.state().editor().doc();
+    assert_eq!(
+        doc.clips.len(),
+        own + 4,
+        "{}",
+        h.state().editor().status().text
+    );
+    let source = &doc.clip_sources[0];
+    assert_eq!(source.clips, ["Idle", "Run", "TPose", "Walk"]);
+    assert!(source.by_name > 0 && source.unbound == 0, "{source:?}");
+    // The file's report and its clips are in the clip list; clicking Soldier's Run plays it.
+    h.get_by_label_contains("from Soldier.glb: 4 clip(s)");
+    let run = doc.clips.iter().position(|c| c.name == "Run").unwrap();
+    let label = format!("Run  ({:.2} s)", doc.clips[run].duration);
+    h.get_by_label(&label).click();
+    h.run_steps(3);
+    let e = h.state().editor();
+    assert_eq!(e.clip(), Some(run));
+    assert!(e.eval().is_playing());
+    let t0 = e.eval().time();
+    h.run_steps(3);
+    assert!(
+        h.state().editor().eval().time() != t0,
+        "the added clip plays"
+    );
+}

@@ -14,6 +14,8 @@ use crate::layers::LayerParams;
 pub enum Command {
     /// Opens a model, a clip or a preset, deciding by extension.
     Open(PathBuf),
+    /// Adds every clip of a file (a model, .vrma, .animclip or Unity layout) to the character's clip list.
+    AddClips(PathBuf),
     /// Writes the tuning as a preset; `overwrite` only after the user confirmed.
     SavePreset {
         /// The file to write.

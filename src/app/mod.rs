@@ -26,10 +26,11 @@ pub fn native_options() -> eframe::NativeOptions {
     }
 }
 
-/// Opens the editor window (blocks until it closes); `soak` runs the scripted soak test instead of waiting
-/// for a user.
+/// Opens the editor window (blocks until it closes) on `model` with the clips of `clips` added; `soak` runs
+/// the scripted soak test instead of waiting for a user.
 pub fn run(
     model: Option<PathBuf>,
+    clips: Vec<PathBuf>,
     screenshot: Option<ScreenshotPlan>,
     soak: Option<soak::SoakPlan>,
 ) -> anyhow::Result<()> {
@@ -43,7 +44,7 @@ pub fn run(
         "animtune",
         options,
         Box::new(move |cc| {
-            let app = AnimtuneApp::new(cc, model, screenshot);
+            let app = AnimtuneApp::new(cc, model, screenshot).with_clips(clips);
             Ok(Box::new(match soak {
                 Some(plan) => app.with_soak(plan),
                 None => app,

@@ -42,6 +42,8 @@ pub struct AnimtuneApp {
     viewport: ViewportPanel,
     export: ExportDialog,
     soak: Option<super::soak::Soak>,
+    /// Where the clip list was last drawn: files dropped there add clips instead of opening a model.
+    clip_list: Option<egui::Rect>,
 }
 
 impl AnimtuneApp {
@@ -73,6 +75,7 @@ impl AnimtuneApp {
             viewport: ViewportPanel::new(cc.wgpu_render_state.as_ref().map(ViewportGpu::new)),
             export: ExportDialog::default(),
             soak: None,
+            clip_list: None,
         }
     }
 
@@ -196,6 +199,14 @@ impl AnimtuneApp {
     }
 }
 
+impl AnimtuneApp {
+    /// Adds the clips of these files to the character once it is open (after the model on the command line).
+    pub fn with_clips(mut self, clips: Vec<PathBuf>) -> Self {
+        self.queue.extend(clips.into_iter().map(Command::AddClips));
+        self
+    }
+}
+
 impl eframe::App for AnimtuneApp {
     fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
         let ctx = ui.ctx().clone();
@@ -207,7 +218,17 @@ impl eframe::App for AnimtuneApp {
                 .filter(|p| !p.as_os_str().is_empty())
                 .collect()
         });
-        self.queue.extend(dropped.into_iter().map(Command::Open));
+        let on_clip_list = ctx
+            .input(|i| i.pointer.latest_pos())
+            .zip(self.clip_list)
+            .is_some_and(|(p, r)| r.contains(p));
+        self.queue.extend(dropped.into_iter().map(|p| {
+            if on_clip_list {
+                Command::AddClips(p)
+            } else {
+                Command::Open(p)
+            }
+        }));
         self.shortcuts(&ctx);
         if let Some(soak) = &mut self.soak {
             if soak.frame(&self.editor, &mut self.queue) {
@@ -229,10 +250,12 @@ impl eframe::App for AnimtuneApp {
         egui::Panel::bottom("timeline")
             .resizable(false)
             .show(ui, |ui| timeline::ui(ui, e, out));
-        egui::Panel::left("scene")
+        let clip_list = egui::Panel::left("scene")
             .resizable(true)
             .default_size(260.0)
-            .show(ui, |ui| scene::ui(ui, e, out));
+            .show(ui, |ui| scene::ui(ui, e, out))
+            .inner;
+        self.clip_list = Some(clip_list);
         egui::Panel::right("inspector")
             .resizable(true)
             .default_size(360.0)

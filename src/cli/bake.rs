@@ -354,12 +354,28 @@ pub fn run(args: &BakeArgs) -> Result<()> {
             args.tolerance_cm
         );
     }
-    let model = super::model::open(&args.model)?;
+    let mut model = super::model::open(&args.model)?;
+    // A --clip-file's clips come first, so `--clip NAME` and blend nodes find them before the model's own.
+    let external = match &args.clip_file {
+        Some(path) => {
+            let clips = crate::import::load_clips(path)?;
+            let n = clips.len();
+            model.clips.splice(0..0, clips);
+            n
+        }
+        None => 0,
+    };
     if stream_mode(args) {
         return run_stream(args, &model);
     }
-    let file = args.model.model.as_str();
-    let chosen = select(&model.clips, args, file)?;
+    let (clips, file) = match &args.clip_file {
+        Some(path) => (
+            &model.clips[..external],
+            path.to_str().unwrap_or("--clip-file"),
+        ),
+        None => (&model.clips[..], args.model.model.as_str()),
+    };
+    let chosen = select(clips, args, file)?;
     let c = &model.character;
     let ext = args.format.export_format().extension();
     let several = chosen.len() > 1;

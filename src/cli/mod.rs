@@ -40,6 +40,10 @@ pub struct Cli {
     pub command: Option<Command>,
     /// Model to open in the editor (default: the built-in mannequin).
     pub model: Option<PathBuf>,
+    /// Files whose clips the character takes (models, .vrma, .animclip, Unity layout), bound by path, joint
+    /// name, then humanoid bone.
+    #[arg(long, value_name = "FILE", num_args = 1..)]
+    pub clips: Vec<PathBuf>,
     /// Save a screenshot of the editor window to this PNG after --frames frames, then exit.
     #[arg(long, value_name = "PNG")]
     pub screenshot: Option<PathBuf>,
@@ -225,6 +229,10 @@ pub struct BakeArgs {
     /// Bake every clip of the model (OUT is then a folder).
     #[arg(long)]
     pub all: bool,
+    /// Take the clips from this file instead of the model (a model, .vrma, .animclip or Unity layout), bound to
+    /// the model's character by path, joint name, then humanoid bone.
+    #[arg(long, value_name = "FILE")]
+    pub clip_file: Option<PathBuf>,
     /// A uniform grid at exactly this rate (the error against the source between its keys is then printed as
     /// measured). Default: 30 fps plus every source key time off that grid, so a bake follows its source.
     #[arg(long, conflicts_with = "keep_source_keys")]

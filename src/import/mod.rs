@@ -117,3 +117,51 @@ pub fn load_file_with(path: &Path, limits: &Limits) -> Result<ImportedModel, Imp
         .unwrap_or_default();
     gltf::load_bytes_with(&bytes, &name, Some(&base), path, limits)
 }
+
+/// Why a file's clips could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ClipsError {
+    /// A model file (.glb, .gltf, .vrm, .vrma) failed to import.
+    #[error(transparent)]
+    Import(#[from] ImportError),
+    /// A clip file (.animclip, Unity layout) failed to decode.
+    #[error(transparent)]
+    ClipFile(#[from] crate::clipfile::ClipFileError),
+    /// The file holds no animation.
+    #[error("{0}: has no animation")]
+    NoClips(PathBuf),
+}
+
+/// Every clip a file holds, whatever its format: a model's animations (.glb, .gltf, .vrm, .vrma, each track
+/// carrying its joint's path, name, humanoid bone and rest pose so it binds to another character), or a baked
+/// clip (.animclip, or the Unity layout in Unity's axes). Unnamed clips take the file's name.
+pub fn load_clips(path: &Path) -> Result<Vec<Clip>, ClipsError> {
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    let mut clips = match ext.as_str() {
+        "animclip" | "bytes" => vec![crate::clipfile::load(path)?.to_clip()],
+        _ => load_file(path)?.clips,
+    };
+    if clips.is_empty() {
+        return Err(ClipsError::NoClips(path.to_path_buf()));
+    }
+    let stem = path
+        .file_stem()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    for (i, c) in clips
+        .iter_mut()
+        .enumerate()
+        .filter(|(_, c)| c.name.is_empty())
+    {
+        c.name = if i == 0 {
+            stem.clone()
+        } else {
+            format!("{stem} {i}")
+        };
+    }
+    Ok(clips)
+}

@@ -5,7 +5,8 @@ use std::path::Path;
 
 use super::EditorState;
 use crate::app::command::BlendEdit;
-use crate::app::state::document::Tuning;
+use crate::app::state::document::{ClipSource, Tuning};
+use crate::core::binding::BindMethod;
 
 impl EditorState {
     /// Opens a model, a clip or a preset, deciding by extension; failures go to the status bar.
@@ -16,7 +17,7 @@ impl EditorState {
             .unwrap_or("")
             .to_ascii_lowercase();
         let result = match ext.as_str() {
-            "animclip" | "bytes" | "vrma" => self.open_clip(path),
+            "animclip" | "bytes" | "vrma" => self.add_clips(path),
             "json" => self.open_blend_space(path),
             _ => self.open_model(path),
         };
@@ -58,48 +59,67 @@ impl EditorState {
         Ok(())
     }
 
-    /// Adds a clip from a clip file (.animclip, Unity layout, .vrma) and plays it on the current character.
-    fn open_clip(&mut self, path: &Path) -> anyhow::Result<()> {
-        let ext = path
-            .extension()
-            .and_then(|e| e.to_str())
-            .unwrap_or("")
-            .to_ascii_lowercase();
-        let mut clips = if ext == "vrma" {
-            crate::import::load_file(path)?.clips
-        } else {
-            vec![crate::clipfile::load(path)?.to_clip()]
-        };
-        if clips.is_empty() {
-            anyhow::bail!("{}: has no animation", path.display());
+    /// [`EditorState::add_clips`], remembering the file or reporting the failure in the status bar.
+    pub(super) fn add_clips_or_report(&mut self, path: &Path) {
+        match self.add_clips(path) {
+            Ok(()) => self.session.remember(path),
+            Err(e) => self.session.report(format!("{e:#}"), true),
         }
-        let mut clip = clips.remove(0);
-        if clip.name.is_empty() {
-            clip.name = path
-                .file_stem()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
-        }
+    }
+
+    /// Adds every clip of a file (a model, .vrma, .animclip or Unity layout) to the character's clip list, each
+    /// bound by path, then joint name, then humanoid bone; plays the first. Clips none of whose tracks find a
+    /// joint are left out; the file's binding report goes to the clip list and the status bar.
+    fn add_clips(&mut self, path: &Path) -> anyhow::Result<()> {
+        let clips = crate::import::load_clips(path)?;
         let c = &self.doc.model.character;
-        let binding = clip.bind(&c.skeleton, Some(&c.humanoid));
-        let bound = binding.tracks.iter().flatten().count();
-        if bound == 0 {
+        let mut source = ClipSource {
+            path: path.to_path_buf(),
+            clips: Vec::new(),
+            by_path: 0,
+            by_name: 0,
+            by_human_bone: 0,
+            unbound: 0,
+        };
+        let mut usable = Vec::new();
+        for clip in clips {
+            let binding = clip.bind(&c.skeleton, Some(&c.humanoid));
+            if binding.tracks.iter().flatten().next().is_none() {
+                continue;
+            }
+            for b in binding.tracks.iter().flatten() {
+                match b.method {
+                    BindMethod::Path => source.by_path += 1,
+                    BindMethod::Name => source.by_name += 1,
+                    BindMethod::HumanBone => source.by_human_bone += 1,
+                }
+            }
+            source.unbound += binding.unbound_tracks.len();
+            source.clips.push(clip.name.clone());
+            usable.push(clip);
+        }
+        if usable.is_empty() {
             anyhow::bail!(
-                "{}: none of its {} tracks found a joint of {}",
+                "{}: no track of its clips found a joint of {}",
                 path.display(),
-                clip.tracks.len(),
                 self.doc.name
             );
         }
-        let unbound = binding.unbound_tracks.len();
-        self.doc.clips.push(clip);
-        self.rebind_blend();
-        self.select_clip(Some(self.doc.clips.len() - 1));
-        self.session.eval.play();
+        let first = self.doc.clips.len();
+        self.doc.clips.extend(usable);
         let text = format!(
-            "Opened clip {}: {bound} tracks bound, {unbound} found no joint",
-            path.display()
+            "Added {} clip(s) from {}: tracks bound by path {}, by name {}, by humanoid bone {}; {} found no joint",
+            source.clips.len(),
+            path.display(),
+            source.by_path,
+            source.by_name,
+            source.by_human_bone,
+            source.unbound
         );
+        self.doc.clip_sources.push(source);
+        self.rebind_blend();
+        self.select_clip(Some(first));
+        self.session.eval.play();
         self.session.report(text, false);
         Ok(())
     }

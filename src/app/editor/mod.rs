@@ -173,6 +173,7 @@ impl EditorState {
         self.clock_jumped |= matches!(
             command,
             Command::Open(_)
+                | Command::AddClips(_)
                 | Command::LoadMannequin
                 | Command::PlayClip(_)
                 | Command::PlayBlend
@@ -185,6 +186,7 @@ impl EditorState {
         );
         match command {
             Command::Open(path) => self.open(&path),
+            Command::AddClips(path) => self.add_clips_or_report(&path),
             Command::SavePreset { path, overwrite } => self.save_preset(&path, overwrite),
             Command::LoadMannequin => {
                 let recent = std::mem::take(&mut self.session.recent);
@@ -314,6 +316,7 @@ impl EditorState {
 
     fn adopt_model(&mut self) {
         self.doc.clips = self.doc.model.clips.clone();
+        self.doc.clip_sources.clear();
         self.doc.generation += 1;
         self.session.selected = None;
         let old = &self.session.eval;

@@ -18,8 +18,8 @@ pub struct MenuRequests {
 pub enum OpenKind {
     /// A character (.glb, .gltf, .vrm).
     Model,
-    /// A clip (.animclip, Unity layout .bytes, .vrma).
-    Clip,
+    /// Clips to add to the character: any file holding animation (models, .vrma, .animclip, Unity .bytes).
+    Clips,
     /// A blend space or preset (.json).
     Preset,
 }
@@ -28,12 +28,14 @@ pub enum OpenKind {
 pub fn open_dialog(kind: OpenKind, out: &mut Commands) {
     let dialog = match kind {
         OpenKind::Model => rfd::FileDialog::new().add_filter("models", &["glb", "gltf", "vrm"]),
-        OpenKind::Clip => {
-            rfd::FileDialog::new().add_filter("clips", &["animclip", "bytes", "vrma"])
-        }
+        OpenKind::Clips => rfd::FileDialog::new().add_filter(
+            "animation",
+            &["glb", "gltf", "vrm", "vrma", "animclip", "bytes"],
+        ),
         OpenKind::Preset => rfd::FileDialog::new().add_filter("presets", &["json"]),
     };
     out.push(match dialog.pick_file() {
+        Some(path) if kind == OpenKind::Clips => Command::AddClips(path),
         Some(path) => Command::Open(path),
         None => Command::Report {
             text: "No file chosen (no file dialog available? drop the file on the window instead)"
@@ -69,8 +71,15 @@ pub fn ui(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) -> MenuRequest
             if ui.button("Open model…  Ctrl+O").clicked() {
                 open_dialog(OpenKind::Model, out);
             }
-            if ui.button("Open clip…").clicked() {
-                open_dialog(OpenKind::Clip, out);
+            if ui
+                .button("Add clips from…")
+                .on_hover_text(
+                    "Adds the clips of another file (a model, .vrma, .animclip, Unity .bytes) to this \
+                     character; you can also drop files on the clip list",
+                )
+                .clicked()
+            {
+                open_dialog(OpenKind::Clips, out);
             }
             if ui.button("Open blend space / preset…").clicked() {
                 open_dialog(OpenKind::Preset, out);

@@ -1,4 +1,5 @@
-//! The scene panel: the character's summary, its clips (click to play) and its skeleton (click to select).
+//! The scene panel: the character's summary, its clips (click to play; drop files here to add theirs) with a
+//! binding report per file they came from, and its skeleton (click to select).
 
 use egui::{Color32, RichText};
 
@@ -8,8 +9,8 @@ use crate::app::editor::EditorState;
 /// Deepest indentation of the skeleton list.
 const MAX_INDENT: usize = 24;
 
-/// Draws the panel.
-pub fn ui(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) {
+/// Draws the panel; returns the clip list's area, where dropped files add clips instead of opening a model.
+pub fn ui(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) -> egui::Rect {
     let doc = e.doc();
     ui.heading(&doc.name);
     let c = &doc.model.character;
@@ -33,18 +34,64 @@ pub fn ui(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) {
         );
     }
     ui.separator();
-    ui.label(RichText::new("Clips").strong());
-    for (i, clip) in doc.clips.iter().enumerate() {
-        let name = if clip.name.is_empty() {
-            format!("clip {i}")
-        } else {
-            clip.name.clone()
-        };
-        let label = format!("{name}  ({:.2} s)", clip.duration);
-        if ui.selectable_label(e.clip() == Some(i), label).clicked() {
-            out.push(Command::PlayClip(Some(i)));
+    let files_hovering = ui.ctx().input(|i| !i.raw.hovered_files.is_empty());
+    let list = ui.scope(|ui| {
+        ui.horizontal(|ui| {
+            ui.label(RichText::new("Clips").strong());
+            if ui
+                .small_button("Add from...")
+                .on_hover_text(
+                    "Add the clips of another file (a model, .vrma, .animclip, Unity .bytes); or drop files here",
+                )
+                .clicked()
+            {
+                crate::app::panels::menu::open_dialog(
+                    crate::app::panels::menu::OpenKind::Clips,
+                    out,
+                );
+            }
+        });
+        for (i, clip) in doc.clips.iter().enumerate() {
+            let name = if clip.name.is_empty() {
+                format!("clip {i}")
+            } else {
+                clip.name.clone()
+            };
+            let label = format!("{name}  ({:.2} s)", clip.duration);
+            if ui.selectable_label(e.clip() == Some(i), label).clicked() {
+                out.push(Command::PlayClip(Some(i)));
+            }
         }
-    }
+        for s in &doc.clip_sources {
+            let file = s
+                .path
+                .file_name()
+                .map_or_else(|| s.path.display().to_string(), |n| n.to_string_lossy().into_owned());
+            egui::CollapsingHeader::new(format!("from {file}: {} clip(s)", s.clips.len()))
+                .id_salt(("clip_source", &s.path))
+                .show(ui, |ui| {
+                    ui.small(s.path.display().to_string());
+                    ui.small(format!(
+                        "tracks bound by path {}, by name {}, by humanoid bone {}",
+                        s.by_path, s.by_name, s.by_human_bone
+                    ));
+                    if s.unbound > 0 {
+                        ui.colored_label(
+                            Color32::from_rgb(230, 160, 60),
+                            format!("{} track(s) found no joint", s.unbound),
+                        );
+                    }
+                    ui.small(s.clips.join(", "));
+                });
+        }
+        if files_hovering {
+            ui.colored_label(
+                Color32::from_rgb(120, 200, 120),
+                "Drop here to add the file's clips",
+            );
+        }
+    });
+    let list_rect = list.response.rect;
     ui.separator();
     ui.label(RichText::new("Skeleton").strong());
     let twists: Vec<usize> = c
@@ -69,4 +116,5 @@ pub fn ui(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) {
             }
         }
     });
+    list_rect
 }

@@ -1,6 +1,8 @@
 //! The document: what the user opened and tuned (the character, its clips, the blend space and the layers).
 //! Saving a preset writes its tuning; undo restores it.
 
+use std::path::PathBuf;
+
 use crate::blend::BlendSpace;
 use crate::core::Clip;
 use crate::import::ImportedModel;
@@ -28,14 +30,34 @@ impl Tuning {
     }
 }
 
+/// Clips added from one file and how their tracks found the character's joints: the binding report the clip
+/// list shows per file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClipSource {
+    /// The file.
+    pub path: PathBuf,
+    /// Names of the clips added from it.
+    pub clips: Vec<String>,
+    /// Tracks bound by joint path.
+    pub by_path: usize,
+    /// Tracks bound by joint name.
+    pub by_name: usize,
+    /// Tracks bound by humanoid bone (retargeted).
+    pub by_human_bone: usize,
+    /// Tracks that found no joint.
+    pub unbound: usize,
+}
+
 /// What is open: the character, the clips it can play and the tuning.
 pub struct Document {
     /// The character and its own clips.
     pub model: ImportedModel,
     /// Display name of the model.
     pub name: String,
-    /// Clips available to play: the model's, then clips opened from other files.
+    /// Clips available to play: the model's, then clips added from other files.
     pub clips: Vec<Clip>,
+    /// The files clips were added from, in order, with their binding reports.
+    pub clip_sources: Vec<ClipSource>,
     /// The blend space and the layers.
     pub tuning: Tuning,
     /// Increases whenever the character changes (so GPU buffers are rebuilt).
@@ -50,6 +72,7 @@ impl Document {
         let model = crate::demo::mannequin::load();
         Document {
             clips: model.clips.clone(),
+            clip_sources: Vec::new(),
             model,
             name: "Mannequin (built-in)".into(),
             tuning: Tuning {
