@@ -90,3 +90,91 @@ fn vrma_binds_to_godette_by_human_bone() {
 fn vrma_binds_to_the_quaternius_rig_by_human_bone() {
     check_binds(&load_file(&common::quaternius()).unwrap());
 }
+
+/// The model-space rotation, from rest to posed, of humanoid bone `bone`.
+fn bone_turn(m: &ImportedModel, pose: &Pose, bone: HumanBone) -> Quat {
+    let c = &m.character;
+    let j = c.humanoid.joint(bone).unwrap();
+    let rest = model_rotations(m, &Pose::rest(&c.skeleton))[j];
+    (model_rotations(m, pose)[j] * rest.inverse()).normalize()
+}
+
+#[test]
+fn upper_chest_motion_folds_into_the_chest_of_a_rig_without_one() {
+    use animtune::core::clip::{Interpolation, Keys, Track};
+    use animtune::eval::{ClockStep, EvalInput, Evaluator, SourceSpec};
+    use animtune::layers::LayerParams;
+    // A source rig with an UpperChest (Quaternius), whose UpperChest alone bends 30 degrees about its parent's
+    // right; Godette has Spine and Chest but no UpperChest.
+    let quaternius = load_file(&common::quaternius()).unwrap();
+    let godette = load_file(&common::asset("Godette_vrm_v4.vrm")).unwrap();
+    assert!(
+        godette
+            .character
+            .humanoid
+            .joint(HumanBone::UpperChest)
+            .is_none()
+    );
+    let qc = &quaternius.character;
+    let targets = animtune::offline::compact::track_targets(&qc.skeleton, Some(&qc.humanoid));
+    let target_of = |b: HumanBone| targets[qc.humanoid.joint(b).unwrap()].clone();
+    let (chest, upper) = (
+        target_of(HumanBone::Chest),
+        target_of(HumanBone::UpperChest),
+    );
+    let bend = Quat::from_rotation_x(30f32.to_radians());
+    let track = |target: animtune::core::TrackTarget, end: Quat| Track {
+        rotation: Some(
+            Keys::new(
+                vec![0.0, 1.0],
+                vec![target.rest.rotation, end],
+                Interpolation::Linear,
+            )
+            .unwrap(),
+        ),
+        translation: None,
+        scale: None,
+        target,
+    };
+    let clip = animtune::core::Clip::new(
+        "bend",
+        vec![
+            track(chest.clone(), chest.rest.rotation),
+            track(upper.clone(), upper.rest.rotation * bend),
+        ],
+    );
+    let play = |m: &ImportedModel| {
+        let clips = [clip.clone()];
+        let mut ev = Evaluator::new(
+            &m.character,
+            &clips,
+            SourceSpec::Clip(0),
+            LayerParams::off(),
+        );
+        let pose = ev
+            .evaluate(&EvalInput {
+                clock: ClockStep::Seek(1.0),
+                ..EvalInput::default()
+            })
+            .local
+            .clone();
+        (pose, ev.binding().unwrap().folded.clone())
+    };
+    let (on_source, _) = play(&quaternius);
+    let (on_godette, folded) = play(&godette);
+    assert_eq!(folded.len(), 1, "{folded:?}");
+    let want = bone_turn(&quaternius, &on_source, HumanBone::UpperChest);
+    let got = bone_turn(&godette, &on_godette, HumanBone::Chest);
+    let angle = |q: Quat| q.angle_between(Quat::IDENTITY).to_degrees();
+    assert!(
+        (angle(want) - 30.0).abs() < 0.5,
+        "source bends {}",
+        angle(want)
+    );
+    assert!(
+        want.angle_between(got).to_degrees() < 1.0,
+        "Godette's chest turns {} degrees, as the source's upper chest {}",
+        angle(got),
+        angle(want)
+    );
+}

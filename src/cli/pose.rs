@@ -42,6 +42,8 @@ struct LookReport {
 pub(super) struct BindingReport {
     unbound_tracks: Vec<String>,
     joints_without_track: Vec<String>,
+    /// Tracks of humanoid bones this character lacks, folded into their parent bone's track: [from, into].
+    folded: Vec<[String; 2]>,
 }
 
 #[derive(Serialize)]
@@ -259,7 +261,7 @@ fn choose_clip<'a>(
         .iter()
         .position(|c| std::ptr::eq(c, clip))
         .unwrap_or(0);
-    let binding = clip.bind(s, Some(&c.humanoid));
+    let binding = crate::core::fold::bind_folding(clip, s, Some(&c.humanoid)).1;
     let needs_humanoid = binding
         .tracks
         .iter()
@@ -303,6 +305,11 @@ fn choose_clip<'a>(
         binding: Some(BindingReport {
             unbound_tracks: binding.unbound_tracks,
             joints_without_track: binding.joints_without_track,
+            folded: binding
+                .folded
+                .into_iter()
+                .map(|f| [f.from, f.into])
+                .collect(),
         }),
     })
 }

@@ -55,6 +55,9 @@ pub struct ClipBinding {
     pub unbound_tracks: Vec<String>,
     /// Names of joints that no track drives.
     pub joints_without_track: Vec<String>,
+    /// Tracks of humanoid bones the target lacks, folded into their parent bone's track (see
+    /// [`super::fold::fold_unmapped_bones`]); empty when the clip was bound as it is.
+    pub folded: Vec<super::fold::Fold>,
 }
 
 impl Clip {
@@ -174,5 +177,6 @@ pub fn bind(clip: &Clip, skeleton: &Skeleton, humanoid: Option<&HumanoidMap>) ->
         tracks,
         unbound_tracks,
         joints_without_track,
+        folded: Vec::new(),
     }
 }

@@ -3,6 +3,7 @@
 pub mod binding;
 pub mod character;
 pub mod clip;
+pub mod fold;
 pub mod human_bone;
 pub mod humanoid;
 pub mod mesh;

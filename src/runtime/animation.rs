@@ -414,14 +414,15 @@ impl Animation {
         anim
     }
 
-    /// Binds `clip` to `skeleton` (path, name, then humanoid bone) and compiles it.
+    /// Binds `clip` to `skeleton` (path, name, then humanoid bone; the motion of humanoid bones the target lacks
+    /// folded into their parent bone's) and compiles it.
     pub fn bind(
         clip: &Clip,
         skeleton: &Skeleton,
         humanoid: Option<&crate::core::HumanoidMap>,
     ) -> (Self, ClipBinding) {
-        let binding = clip.bind(skeleton, humanoid);
-        (Self::build(clip, &binding, skeleton), binding)
+        let (clip, binding) = crate::core::fold::bind_folding(clip, skeleton, humanoid);
+        (Self::build(&clip, &binding, skeleton), binding)
     }
 
     /// Length in seconds (the clip's last key time).
