@@ -33,6 +33,10 @@ pub struct Preset {
     /// Humanoid mapping overrides: humanoid bone name → joint name.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub humanoid: BTreeMap<String, String>,
+    /// Files the character's clips were added from (beyond the model's own), relative to the preset's folder
+    /// where possible: loading the preset adds them again, so blend nodes find their clips.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub clip_files: Vec<String>,
 }
 
 impl Default for Preset {
@@ -43,6 +47,7 @@ impl Default for Preset {
             blend: None,
             layers: LayerParams::default(),
             humanoid: BTreeMap::new(),
+            clip_files: Vec::new(),
         }
     }
 }
@@ -182,6 +187,28 @@ impl Preset {
         Ok(())
     }
 
+    /// Records `files` as [`Preset::clip_files`], relative to the folder of `preset_path` where they can be.
+    pub fn set_clip_files(&mut self, files: &[PathBuf], preset_path: &Path) {
+        let dir = preset_path.parent().unwrap_or(Path::new(""));
+        let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
+        self.clip_files = files
+            .iter()
+            .map(|f| {
+                let f = std::path::absolute(f).unwrap_or_else(|_| f.clone());
+                pathdiff::diff_paths(&f, &dir)
+                    .unwrap_or(f)
+                    .to_string_lossy()
+                    .replace('\\', "/")
+            })
+            .collect();
+    }
+
+    /// [`Preset::clip_files`] as paths, relative ones taken from the folder of `preset_path`.
+    pub fn clip_paths(&self, preset_path: &Path) -> Vec<PathBuf> {
+        let dir = preset_path.parent().unwrap_or(Path::new(""));
+        self.clip_files.iter().map(|f| dir.join(f)).collect()
+    }
+
     /// The preset as pretty JSON.
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).expect("a preset always serializes")
@@ -268,6 +295,18 @@ mod tests {
         assert_eq!(back, preset);
         let minimal = Preset::parse(r#"{"format":"animtune-preset","version":2}"#, p()).unwrap();
         assert_eq!(minimal, Preset::default());
+    }
+
+    #[test]
+    fn clip_files_are_stored_relative_to_the_preset() {
+        let dir = std::env::temp_dir().join("animtune-preset-paths");
+        let preset_path = dir.join("presets/walk.json");
+        let mut p = Preset::default();
+        p.set_clip_files(&[dir.join("clips/Soldier.glb")], &preset_path);
+        assert_eq!(p.clip_files, ["../clips/Soldier.glb"]);
+        let back = Preset::parse(&p.to_json(), &preset_path).unwrap();
+        let resolved = back.clip_paths(&preset_path);
+        assert_eq!(resolved, [dir.join("presets").join("../clips/Soldier.glb")]);
     }
 
     #[test]

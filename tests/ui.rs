@@ -531,3 +531,42 @@ fn a_character_takes_the_clips_of_another_file_into_its_clip_list() {
         "the added clip plays"
     );
 }
+
+#[test]
+fn a_preset_remembers_the_files_its_clips_came_from() {
+    let dir = common::temp_dir("preset-clips");
+    let preset = dir.join("xbot_with_soldier.json");
+    let mut h = harness();
+    h.run_steps(2);
+    h.state_mut()
+        .send(Command::Open(common::asset("mixamo/Xbot.glb")));
+    h.state_mut()
+        .send(Command::AddClips(common::asset("mixamo/Soldier.glb")));
+    h.state_mut().send(Command::SavePreset {
+        path: preset.clone(),
+        overwrite: true,
+    });
+    h.run_steps(2);
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&preset).unwrap()).unwrap();
+    let stored = json["clip_files"][0].as_str().unwrap();
+    assert!(
+        !std::path::Path::new(stored).is_absolute() && stored.ends_with("mixamo/Soldier.glb"),
+        "{stored}"
+    );
+    // A fresh Xbot has only its own clips; opening the preset adds Soldier's again.
+    h.state_mut()
+        .send(Command::Open(common::asset("mixamo/Xbot.glb")));
+    h.run_steps(2);
+    assert!(h.state().editor().doc().clip_sources.is_empty());
+    h.state_mut().send(Command::Open(preset));
+    h.run_steps(2);
+    let doc = h.state().editor().doc();
+    assert_eq!(
+        doc.clip_sources.len(),
+        1,
+        "{}",
+        h.state().editor().status().text
+    );
+    assert!(doc.clips.iter().any(|c| c.name == "Run"));
+}

@@ -34,7 +34,8 @@ pub fn open(args: &ModelArgs) -> Result<ImportedModel> {
     } else {
         load_file_with(Path::new(&args.model), &limits)?
     };
-    let mut overrides = match preset(args)? {
+    let preset = preset(args)?;
+    let mut overrides = match &preset {
         Some(p) => p.humanoid_override(),
         None => Default::default(),
     };
@@ -46,6 +47,19 @@ pub fn open(args: &ModelArgs) -> Result<ImportedModel> {
             .clone()
             .with_override(&overrides, &c.skeleton)
             .map_err(|e| anyhow!("{}: {e}", args.model))?;
+    }
+    // The clips of the files the preset remembers, after the model's own.
+    if let (Some(p), Some(path)) = (&preset, &args.preset) {
+        for file in p.clip_paths(path) {
+            let clips = crate::import::load_clips(&file).map_err(|e| {
+                anyhow!(
+                    "{} (a clip file of preset {}): {e}",
+                    file.display(),
+                    path.display()
+                )
+            })?;
+            model.clips.extend(clips);
+        }
     }
     if !model.is_animatable() {
         return Err(anyhow!(

@@ -143,6 +143,17 @@ impl EditorState {
                     .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
                 self.doc.generation += 1;
             }
+            // The clips of the files the preset remembers, unless this character already took them.
+            for file in preset.clip_paths(path) {
+                let known = |s: &ClipSource| {
+                    std::fs::canonicalize(&s.path).ok() == std::fs::canonicalize(&file).ok()
+                };
+                if !self.doc.clip_sources.iter().any(known) {
+                    self.add_clips(&file).map_err(|e| {
+                        anyhow::anyhow!("{e:#} (a clip file of preset {})", path.display())
+                    })?;
+                }
+            }
             let has_blend = preset.blend.is_some();
             let after = Tuning {
                 blend: preset
@@ -191,11 +202,18 @@ impl EditorState {
 
     /// Writes the current tuning (blend space, layers) as a preset; `overwrite` only after the user confirmed.
     pub(super) fn save_preset(&mut self, path: &Path, overwrite: bool) {
-        let preset = crate::preset::Preset {
+        let mut preset = crate::preset::Preset {
             blend: Some(self.doc.tuning.blend.clone()),
             layers: self.doc.tuning.layers.clone(),
             ..crate::preset::Preset::default()
         };
+        let sources: Vec<std::path::PathBuf> = self
+            .doc
+            .clip_sources
+            .iter()
+            .map(|s| s.path.clone())
+            .collect();
+        preset.set_clip_files(&sources, path);
         match crate::io::fsutil::write_atomic(path, preset.to_json().as_bytes(), overwrite) {
             Ok(()) => {
                 self.session.remember(path);
