@@ -23,6 +23,28 @@ pub struct Frames {
     pub checks: Vec<(f32, Pose)>,
 }
 
+impl Frames {
+    /// The same reference with the check poses moved onto the grid (a denser grid, nothing left to check
+    /// between it).
+    pub fn with_checks_on_grid(&self) -> Frames {
+        let mut all: Vec<(f32, Pose)> = self
+            .times
+            .iter()
+            .copied()
+            .zip(self.poses.iter().cloned())
+            .chain(self.checks.iter().cloned())
+            .collect();
+        all.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let (times, poses) = all.into_iter().unzip();
+        Frames {
+            times,
+            poses,
+            source_joints: self.source_joints,
+            checks: Vec::new(),
+        }
+    }
+}
+
 /// Grid times: uniform at `fps` over `duration`, first at 0 and last exactly at the end.
 pub fn uniform_times(duration: f32, fps: f32) -> Vec<f32> {
     let n = crate::clipfile::uniform_frame_count(duration, fps);

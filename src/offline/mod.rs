@@ -89,7 +89,7 @@ pub struct BakeReport {
     pub keys: usize,
     /// Encoded size in bytes.
     pub bytes: usize,
-    /// Size of raw 32-bit TRS samples of the source's animated joints at the same frame rate.
+    /// Size of raw 32-bit TRS samples of the source's animated joints on a uniform grid at the bake's rate.
     pub raw_bytes: usize,
     /// Largest virtual-vertex error of the file, decoded again, against the source at every checked time, in
     /// centimetres.
@@ -212,17 +212,35 @@ pub fn encode(
     };
     let quantize = format == ExportFormat::Native && settings.quantize;
     let mut verifications = 0;
-    let ((clip, bytes), error, quantized) = compact::search(tolerance, quantize, |factor, q| {
-        let mut clip = compact::reduce(skeleton, humanoid, frames, meta, tolerance, factor, interp);
-        if format == ExportFormat::Unity && !settings.sparse {
-            compact::add_rest_tracks(&mut clip, skeleton, humanoid);
-        }
-        let (bytes, back) = encode_and_decode(character, &clip, format, q, settings.unity_axes);
-        verifications += 1;
-        let error = back.map_or(f32::INFINITY, |c| measure(skeleton, frames, &c));
-        ((clip, bytes), error)
-    });
+    let mut run = |frames: &Frames, meta: &ClipMeta| {
+        compact::search(tolerance, quantize, |factor, q| {
+            let mut clip =
+                compact::reduce(skeleton, humanoid, frames, meta, tolerance, factor, interp);
+            if format == ExportFormat::Unity && !settings.sparse {
+                compact::add_rest_tracks(&mut clip, skeleton, humanoid);
+            }
+            let (bytes, back) = encode_and_decode(character, &clip, format, q, settings.unity_axes);
+            verifications += 1;
+            let error = back.map_or(f32::INFINITY, |c| measure(skeleton, frames, &c));
+            ((clip, bytes), error)
+        })
+    };
     let mut notes = Vec::new();
+    let ((mut clip, mut bytes), mut error, mut quantized) = run(frames, meta);
+    let mut meta = meta.clone();
+    if format == ExportFormat::Unity && error > tolerance && !frames.checks.is_empty() {
+        // Unity interpolates quaternion components, not slerp: between grid frames a fast rotation drifts from
+        // the source. Keys at the source's keys and midpoints (where the error is measured) bring it back.
+        let dense = frames.with_checks_on_grid();
+        meta.explicit_times = true;
+        meta.grid = format!(
+            "{} + {} source key and midpoint times (Unity interpolates quaternion components)",
+            meta.grid,
+            frames.checks.len()
+        );
+        ((clip, bytes), error, quantized) = run(&dense, &meta);
+    }
+    let meta = &meta;
     if error > tolerance {
         notes.push(format!(
             "{:.5} cm from the source, over the {} cm tolerance even with every grid frame kept: the grid misses \
@@ -271,13 +289,16 @@ pub fn encode(
     };
     let report = BakeReport {
         name: meta.name.clone(),
-        frames: frames.times.len() as u64,
+        frames: clip.frame_count(),
         grid: meta.grid.clone(),
         checked_times: frames.times.len() + frames.checks.len(),
         tracks: clip.tracks.len(),
         keys: clip.key_count(),
         bytes: bytes.len(),
-        raw_bytes: frames.times.len() * frames.source_joints * 10 * 4,
+        raw_bytes: crate::clipfile::uniform_frame_count(meta.duration, meta.frame_rate) as usize
+            * frames.source_joints
+            * 10
+            * 4,
         max_error_cm: error * 100.0,
         quantized,
     };
