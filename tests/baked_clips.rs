@@ -422,6 +422,7 @@ fn track(rotation: Channel<Quat>) -> animtune::clipfile::BakedTrack {
             rest: animtune::core::Transform::IDENTITY,
             parent_rest_rotation: Quat::IDENTITY,
             rest_height: 1.0,
+            rest_known: true,
         },
         translation: Channel::Rest,
         rotation,

@@ -449,6 +449,7 @@ pub fn decode(bytes: &[u8], path: &Path) -> Result<BakedClip, ClipFileError> {
                 },
                 parent_rest_rotation: Quat::from_slice(&rest[10..14]).normalize(),
                 rest_height: rest[14],
+                rest_known: true,
             },
             translation: ck.channel(&t.translation, frame_count, &what("translation"))?,
             rotation: ck.unit(

@@ -284,6 +284,7 @@ impl UnityClip {
                         rest: Transform::IDENTITY,
                         parent_rest_rotation: Quat::IDENTITY,
                         rest_height: 0.0,
+                        rest_known: false,
                     },
                     translation: Keys::new(tt, tv, Interpolation::CubicSpline).ok(),
                     rotation: Keys::new(rt, rv, Interpolation::CubicSpline).ok(),

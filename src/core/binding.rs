@@ -100,7 +100,65 @@ impl Clip {
     }
 }
 
+/// The turn about +Y from the way the clip's source character faces to the way the target faces, each taken
+/// from its rest pose (forward = up × the line from the left to the right upper leg), so a rig exported facing
+/// −Z (some Mixamo characters) and one facing +Z move the same way; identity when either side lacks the legs.
+fn facing_alignment(clip: &Clip, humanoid: Option<&HumanoidMap>, model: &[glam::Mat4]) -> Quat {
+    let track_of = |b: HumanBone| {
+        clip.tracks
+            .iter()
+            .find(|t| t.target.human_bone == Some(b) && t.target.rest_known)
+    };
+    let (Some(l), Some(r)) = (
+        track_of(HumanBone::LeftUpperLeg),
+        track_of(HumanBone::RightUpperLeg),
+    ) else {
+        return Quat::IDENTITY;
+    };
+    // Both legs hang from the hips: the hips' model rest rotation carries their local offsets into model space.
+    let source_right = l.target.parent_rest_rotation
+        * (Vec3::from(r.target.rest.translation) - Vec3::from(l.target.rest.translation));
+    let Some(h) = humanoid else {
+        return Quat::IDENTITY;
+    };
+    let (Some(lj), Some(rj)) = (
+        h.joint(HumanBone::LeftUpperLeg),
+        h.joint(HumanBone::RightUpperLeg),
+    ) else {
+        return Quat::IDENTITY;
+    };
+    let target_right = model[rj].w_axis.truncate() - model[lj].w_axis.truncate();
+    let yaw = |right: Vec3| {
+        let forward = Vec3::Y.cross(right);
+        forward.x.atan2(forward.z)
+    };
+    let flat = |v: Vec3| Vec3::new(v.x, 0.0, v.z).length() > 1e-6;
+    if !(flat(source_right) && flat(target_right)) {
+        return Quat::IDENTITY;
+    }
+    Quat::from_rotation_y(yaw(target_right) - yaw(source_right))
+}
+
+/// True when a track's source joint rests as `joint` of `skeleton` does: the same local rest (rotation within
+/// 1e-3 rad, translation within 0.1 % of its length) under a parent resting the same way in model space.
+fn rests_agree(
+    t: &super::clip::TrackTarget,
+    skeleton: &Skeleton,
+    joint: usize,
+    parent_rest: Quat,
+) -> bool {
+    let dst = &skeleton.rest()[joint];
+    let close = |a: Quat, b: Quat| a.dot(b).abs() >= (1.0 - 1.25e-7);
+    let (ts, td) = (Vec3::from(t.rest.translation), Vec3::from(dst.translation));
+    close(t.rest.rotation, dst.rotation)
+        && close(t.parent_rest_rotation, parent_rest)
+        && ts.distance(td) <= 1e-3 * td.length().max(1e-3)
+}
+
 /// Resolves every track of `clip` against `skeleton` (see [`Clip::bind`]).
+///
+/// A track bound by path or name whose rest differs from the joint's (and whose file carries rests) is
+/// retargeted like one bound by humanoid bone.
 pub fn bind(clip: &Clip, skeleton: &Skeleton, humanoid: Option<&HumanoidMap>) -> ClipBinding {
     let model = Pose::rest(skeleton).model_matrices(skeleton);
     let model_rot: Vec<Quat> = model
@@ -113,6 +171,7 @@ pub fn bind(clip: &Clip, skeleton: &Skeleton, humanoid: Option<&HumanoidMap>) ->
         .1
         .normalize();
     let parent_rot = |j: usize| skeleton.parent(j).map_or(root_rot, |p| model_rot[p]);
+    let facing = facing_alignment(clip, humanoid, &model);
 
     let mut driven = vec![false; skeleton.len()];
     let mut tracks = Vec::with_capacity(clip.tracks.len());
@@ -128,37 +187,43 @@ pub fn bind(clip: &Clip, skeleton: &Skeleton, humanoid: Option<&HumanoidMap>) ->
                     .flatten()
                     .map(|j| (j, BindMethod::Name))
             });
+        // Rotations carried between the two rest poses (so the model-space motion of each bone is the same on
+        // both rigs); translation only for the hips, scaled by their rest heights.
+        let retarget = |joint: usize| {
+            let wps = facing * t.parent_rest_rotation;
+            let wpd = parent_rot(joint);
+            let pre = wpd.inverse() * wps;
+            let post =
+                t.rest.rotation.inverse() * wps.inverse() * wpd * skeleton.rest()[joint].rotation;
+            let is_hips = t.human_bone == Some(HumanBone::Hips)
+                || humanoid.and_then(|h| h.joint(HumanBone::Hips)) == Some(joint);
+            let translation_scale = is_hips.then(|| {
+                let src = t.rest_height;
+                let dst = model[joint].w_axis.y;
+                if src.abs() > 1e-6 { dst / src } else { 1.0 }
+            });
+            Retarget {
+                pre,
+                post,
+                translation_scale,
+                translation_rotation: pre,
+                dst_rest_translation: skeleton.rest()[joint].translation.into(),
+            }
+        };
         let bound = if let Some((joint, method)) = direct {
+            // The same joint on a rig with another rest pose (Mixamo characters share names, not rests): copying
+            // the values would pose it in the wrong frames, so they are retargeted as through a humanoid bone.
+            let rests_differ = t.rest_known && !rests_agree(t, skeleton, joint, parent_rot(joint));
             Some(BoundTrack {
                 joint,
                 method,
-                retarget: None,
+                retarget: rests_differ.then(|| retarget(joint)),
             })
         } else if let (Some(bone), Some(map)) = (t.human_bone, humanoid) {
-            map.joint(bone).map(|joint| {
-                let wps = t.parent_rest_rotation;
-                let wpd = parent_rot(joint);
-                let pre = wpd.inverse() * wps;
-                let post = t.rest.rotation.inverse()
-                    * wps.inverse()
-                    * wpd
-                    * skeleton.rest()[joint].rotation;
-                let translation_scale = (bone == HumanBone::Hips).then(|| {
-                    let src = t.rest_height;
-                    let dst = model[joint].w_axis.y;
-                    if src.abs() > 1e-6 { dst / src } else { 1.0 }
-                });
-                BoundTrack {
-                    joint,
-                    method: BindMethod::HumanBone,
-                    retarget: Some(Retarget {
-                        pre,
-                        post,
-                        translation_scale,
-                        translation_rotation: pre,
-                        dst_rest_translation: skeleton.rest()[joint].translation.into(),
-                    }),
-                }
+            map.joint(bone).map(|joint| BoundTrack {
+                joint,
+                method: BindMethod::HumanBone,
+                retarget: Some(retarget(joint)),
             })
         } else {
             None

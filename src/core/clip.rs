@@ -248,6 +248,10 @@ pub struct TrackTarget {
     pub parent_rest_rotation: Quat,
     /// Model-space rest height (Y) of the joint in the source, to scale hips motion between rigs.
     pub rest_height: f32,
+    /// True when `rest`, `parent_rest_rotation` and `rest_height` describe the source (false for layouts that do
+    /// not carry them, such as Unity's): only then can a track be retargeted between different rest poses.
+    #[serde(default)]
+    pub rest_known: bool,
 }
 
 /// Keyframes for one joint's translation, rotation and scale (each optional).
@@ -451,6 +455,7 @@ mod tests {
                 rest: Transform::IDENTITY,
                 parent_rest_rotation: Quat::IDENTITY,
                 rest_height: 0.0,
+                rest_known: true,
             },
             translation: Some(
                 Keys::new(vec![0.0, 2.0], vec![v(0.0), v(2.0)], Interpolation::Linear).unwrap(),

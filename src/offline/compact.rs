@@ -163,6 +163,7 @@ pub fn track_targets(skeleton: &Skeleton, humanoid: Option<&HumanoidMap>) -> Vec
                 .parent(j)
                 .map_or_else(|| rot(&skeleton.root_transform()), |p| rot(&model[p])),
             rest_height: model[j].w_axis.y,
+            rest_known: true,
         })
         .collect()
 }

@@ -368,6 +368,7 @@ mod tests {
             rest: Transform::IDENTITY,
             parent_rest_rotation: Quat::IDENTITY,
             rest_height: 0.0,
+            rest_known: true,
         }
     }
 

@@ -79,6 +79,7 @@ impl EditorState {
             by_path: 0,
             by_name: 0,
             by_human_bone: 0,
+            retargeted: 0,
             unbound: 0,
         };
         let mut usable = Vec::new();
@@ -92,6 +93,9 @@ impl EditorState {
                     BindMethod::Path => source.by_path += 1,
                     BindMethod::Name => source.by_name += 1,
                     BindMethod::HumanBone => source.by_human_bone += 1,
+                }
+                if b.retarget.is_some() && b.method != BindMethod::HumanBone {
+                    source.retargeted += 1;
                 }
             }
             source.unbound += binding.unbound_tracks.len();
@@ -108,12 +112,14 @@ impl EditorState {
         let first = self.doc.clips.len();
         self.doc.clips.extend(usable);
         let text = format!(
-            "Added {} clip(s) from {}: tracks bound by path {}, by name {}, by humanoid bone {}; {} found no joint",
+            "Added {} clip(s) from {}: tracks bound by path {}, by name {}, by humanoid bone {} ({} retargeted \
+             between rest poses); {} found no joint",
             source.clips.len(),
             path.display(),
             source.by_path,
             source.by_name,
             source.by_human_bone,
+            source.by_human_bone + source.retargeted,
             source.unbound
         );
         self.doc.clip_sources.push(source);

@@ -75,6 +75,12 @@ pub fn ui(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) -> egui::Rect 
                         "tracks bound by path {}, by name {}, by humanoid bone {}",
                         s.by_path, s.by_name, s.by_human_bone
                     ));
+                    if s.retargeted > 0 {
+                        ui.small(format!(
+                            "{} bound by path or name rest differently here: retargeted",
+                            s.retargeted
+                        ));
+                    }
                     if s.unbound > 0 {
                         ui.colored_label(
                             Color32::from_rgb(230, 160, 60),

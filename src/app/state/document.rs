@@ -44,6 +44,8 @@ pub struct ClipSource {
     pub by_name: usize,
     /// Tracks bound by humanoid bone (retargeted).
     pub by_human_bone: usize,
+    /// Tracks bound by path or name to a joint with another rest pose, whose rotations are retargeted.
+    pub retargeted: usize,
     /// Tracks that found no joint.
     pub unbound: usize,
 }

@@ -37,6 +37,7 @@ pub(super) fn read_clips(
             .parent(j)
             .map_or(root_rotation, |p| rotation_of(&rest_model[p])),
         rest_height: rest_model[j].w_axis.y,
+        rest_known: true,
     };
     let mut clips = Vec::new();
     for anim in document.animations() {
