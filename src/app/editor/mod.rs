@@ -317,6 +317,10 @@ impl EditorState {
     fn adopt_model(&mut self) {
         self.doc.clips = self.doc.model.clips.clone();
         self.doc.clip_sources.clear();
+        if self.doc.model.character.meshes.is_empty() {
+            // A bare skeleton (a skinless VRM armature, a VRMA) shows as its skeleton, or not at all.
+            self.session.show_skeleton = true;
+        }
         self.doc.generation += 1;
         self.session.selected = None;
         let old = &self.session.eval;
