@@ -178,3 +178,37 @@ fn upper_chest_motion_folds_into_the_chest_of_a_rig_without_one() {
         angle(want)
     );
 }
+
+#[test]
+fn a_track_bound_by_name_to_a_joint_resting_the_same_way_is_copied_exactly() {
+    use animtune::core::Wrap;
+    // Soldier's Run with its paths changed (as if from another file of the same rig): it binds by name, the
+    // rests agree, and the pose equals the file's own to 1e-5.
+    let soldier = load_file(&common::asset("mixamo/Soldier.glb")).unwrap();
+    let c = &soldier.character;
+    let run = soldier.clips.iter().find(|c| c.name == "Run").unwrap();
+    let mut renamed = run.clone();
+    for t in &mut renamed.tracks {
+        t.target.path = format!("OtherFile/{}", t.target.name);
+    }
+    let binding = renamed.bind(&c.skeleton, Some(&c.humanoid));
+    assert!(
+        binding
+            .tracks
+            .iter()
+            .flatten()
+            .all(|b| b.method == BindMethod::Name && b.retarget.is_none())
+    );
+    let (mut own, mut taken) = (Pose::rest(&c.skeleton), Pose::rest(&c.skeleton));
+    run.sample_into(&run.bind(&c.skeleton, None), 0.4, Wrap::Clamp, &mut own);
+    renamed.sample_into(&binding, 0.4, Wrap::Clamp, &mut taken);
+    for (a, b) in own.local.iter().zip(&taken.local) {
+        assert!(glam::Vec3::from(a.translation).distance(b.translation.into()) <= 1e-5);
+        assert!(
+            (glam::Vec4::from(a.rotation) - glam::Vec4::from(b.rotation))
+                .abs()
+                .max_element()
+                <= 1e-5
+        );
+    }
+}
