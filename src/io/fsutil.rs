@@ -21,10 +21,12 @@ pub enum WriteError {
     },
 }
 
-/// Writes `bytes` to a temporary file beside `path`, syncs it, then renames it into place.
-/// An existing file is replaced only when `overwrite` is true.
+/// Writes `bytes` to a temporary file beside `path`, syncs it, then renames it into place. The temporary file is
+/// created exclusively under an unpredictable name (the `tempfile` crate), so nothing planted beside the target —
+/// a symlink included — is written through. An existing file is replaced only when `overwrite` is true; without
+/// it the rename refuses to replace one that appeared meanwhile.
 pub fn write_atomic(path: &Path, bytes: &[u8], overwrite: bool) -> Result<(), WriteError> {
-    if !overwrite && path.exists() {
+    if !overwrite && path.symlink_metadata().is_ok() {
         return Err(WriteError::Exists(path.to_path_buf()));
     }
     let io = |source| WriteError::Io {
@@ -39,24 +41,30 @@ pub fn write_atomic(path: &Path, bytes: &[u8], overwrite: bool) -> Result<(), Wr
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let tmp = dir.join(format!(".{file_name}.{}.tmp", std::process::id()));
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        drop(f);
-        // Test hook (debug builds only): die between the temp file and the rename, as a killed writer would.
-        #[cfg(debug_assertions)]
-        if std::env::var_os("ANIMTUNE_TEST_ABORT_BEFORE_RENAME").is_some() {
-            std::process::abort();
-        }
-        std::fs::rename(&tmp, path)
-    })();
-    if let Err(e) = result {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(io(e));
+    let mut tmp = tempfile::Builder::new()
+        .prefix(&format!(".{file_name}."))
+        .suffix(".tmp")
+        .tempfile_in(&dir)
+        .map_err(io)?;
+    tmp.write_all(bytes).map_err(io)?;
+    tmp.as_file().sync_all().map_err(io)?;
+    // Test hook (debug builds only): die between the temp file and the rename, as a killed writer would.
+    #[cfg(debug_assertions)]
+    if std::env::var_os("ANIMTUNE_TEST_ABORT_BEFORE_RENAME").is_some() {
+        std::process::abort();
     }
-    Ok(())
+    let persisted = if overwrite {
+        tmp.persist(path)
+    } else {
+        tmp.persist_noclobber(path)
+    };
+    match persisted {
+        Ok(_) => Ok(()),
+        Err(e) if e.error.kind() == std::io::ErrorKind::AlreadyExists => {
+            Err(WriteError::Exists(path.to_path_buf()))
+        }
+        Err(e) => Err(io(e.error)),
+    }
 }
 
 #[cfg(test)]
@@ -78,6 +86,38 @@ mod tests {
         assert_eq!(std::fs::read(&p).unwrap(), b"two");
         let leftovers = std::fs::read_dir(&dir).unwrap().count();
         assert_eq!(leftovers, 1, "no temp file left behind");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symlink_planted_beside_the_target_is_not_written_through() {
+        let dir = std::env::temp_dir().join(format!("animtune-fsutil-link-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let outside = dir.join("outside.txt");
+        std::fs::write(&outside, b"keep").unwrap();
+        // The names the old writer used, and the target itself, all pointing outside.
+        let target = dir.join("out.bin");
+        for name in [
+            format!(".out.bin.{}.tmp", std::process::id()),
+            ".out.bin.tmp".to_string(),
+        ] {
+            std::os::unix::fs::symlink(&outside, dir.join(name)).unwrap();
+        }
+        write_atomic(&target, b"new", false).unwrap();
+        assert_eq!(std::fs::read(&outside).unwrap(), b"keep");
+        assert_eq!(std::fs::read(&target).unwrap(), b"new");
+        // A symlink at the target is replaced, not followed, and only with permission.
+        let linked = dir.join("linked.bin");
+        std::os::unix::fs::symlink(&outside, &linked).unwrap();
+        assert!(matches!(
+            write_atomic(&linked, b"x", false),
+            Err(WriteError::Exists(_))
+        ));
+        write_atomic(&linked, b"x", true).unwrap();
+        assert_eq!(std::fs::read(&outside).unwrap(), b"keep");
+        assert_eq!(std::fs::read(&linked).unwrap(), b"x");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
