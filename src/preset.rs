@@ -223,6 +223,12 @@ fn read(path: &Path) -> Result<String, PresetError> {
 }
 
 fn check_header(value: &serde_json::Value, path: &Path) -> Result<(), PresetError> {
+    if !value.is_object() {
+        return Err(PresetError::Json {
+            path: path.to_path_buf(),
+            message: "a preset is a JSON object ({\"format\": \"animtune-preset\", ...})".into(),
+        });
+    }
     let format = value.get("format");
     match format {
         Some(serde_json::Value::String(f)) if f == FORMAT => {}
@@ -332,6 +338,8 @@ mod tests {
     fn errors_name_the_file_and_field() {
         let e = Preset::parse(r#"{"format":"animtune-preset","version":7}"#, p()).unwrap_err();
         assert!(e.to_string().contains("version 7 is newer"), "{e}");
+        let e = Preset::parse("[]", p()).unwrap_err();
+        assert!(e.to_string().contains("is a JSON object"), "{e}");
         let e = Preset::parse(r#"{"format":"something"}"#, p()).unwrap_err();
         assert!(
             e.to_string()

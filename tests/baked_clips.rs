@@ -499,3 +499,28 @@ fn keeping_source_keys_bakes_on_the_source_times() {
     assert_eq!(baked.clip.times.as_deref(), Some(source_times.as_slice()));
     assert!(baked.report.max_error_cm <= 0.01);
 }
+
+#[test]
+fn trailing_bytes_after_a_clip_are_refused() {
+    let native = small_native_clip();
+    let m = animtune::demo::mannequin::load();
+    let unity = animtune::offline::bake_clip(
+        &m.character,
+        &m.clips[0],
+        ExportFormat::Unity,
+        &BakeSettings::default(),
+    )
+    .bytes;
+    for (name, bytes) in [("x.animclip", native), ("x.bytes", unity)] {
+        assert!(clipfile::decode(&bytes, Path::new(name)).is_ok());
+        let mut longer = bytes.clone();
+        longer.extend_from_slice(&bytes[..16]);
+        let err = clipfile::decode(&longer, Path::new(name))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains(name) && err.contains("16 trailing bytes"),
+            "{err}"
+        );
+    }
+}

@@ -356,12 +356,12 @@ impl Checker<'_> {
 
 /// Decodes and validates `.animclip` bytes; `path` names the source in errors.
 pub fn decode(bytes: &[u8], path: &Path) -> Result<BakedClip, ClipFileError> {
-    let format = |e: rmp_serde::decode::Error| ClipFileError::Format {
+    let format = |e: String| ClipFileError::Format {
         path: path.to_path_buf(),
         message: format!("not a readable .animclip file: {e}"),
     };
     let (tag, version, _): (String, u32, serde::de::IgnoredAny) =
-        rmp_serde::from_slice(bytes).map_err(format)?;
+        rmp_serde::from_slice(bytes).map_err(|e| format(e.to_string()))?;
     if tag != TAG {
         return Err(ClipFileError::Format {
             path: path.to_path_buf(),
@@ -375,7 +375,7 @@ pub fn decode(bytes: &[u8], path: &Path) -> Result<BakedClip, ClipFileError> {
             supported: VERSION,
         });
     }
-    let (_, _, body): (String, u32, Body) = rmp_serde::from_slice(bytes).map_err(format)?;
+    let (_, _, body): (String, u32, Body) = super::decode_whole(bytes).map_err(format)?;
     let ck = Checker { path };
     if !body.duration.is_finite()
         || body.duration < 0.0

@@ -186,7 +186,7 @@ pub fn encode(clip: &UnityClip) -> Vec<u8> {
 
 /// Decodes and validates Unity-layout bytes; `path` names the source in errors.
 pub fn decode(bytes: &[u8], path: &Path) -> Result<UnityClip, ClipFileError> {
-    let clip: UnityClip = rmp_serde::from_slice(bytes).map_err(|e| ClipFileError::Format {
+    let clip: UnityClip = super::decode_whole(bytes).map_err(|e| ClipFileError::Format {
         path: path.to_path_buf(),
         message: format!("neither an .animclip nor a Unity AnimDataSequence: {e}"),
     })?;
