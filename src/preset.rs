@@ -55,14 +55,9 @@ impl Default for Preset {
 /// Why a preset (or blend space file) could not be used.
 #[derive(Debug, thiserror::Error)]
 pub enum PresetError {
-    /// The file could not be read.
-    #[error("{path}: cannot read: {source}")]
-    Read {
-        /// The file.
-        path: PathBuf,
-        /// The I/O error.
-        source: std::io::Error,
-    },
+    /// The file could not be read: missing, not a regular file, or over the byte budget.
+    #[error(transparent)]
+    Read(#[from] crate::io::limits::ReadError),
     /// Not JSON, or a value of the wrong type.
     #[error("{path}: {message}")]
     Json {
@@ -142,7 +137,7 @@ impl Preset {
 
     /// Reads and parses a preset file.
     pub fn load(path: &Path) -> Result<Self, PresetError> {
-        Self::parse(&read(path)?, path)
+        Self::parse(&read_text(path)?, path)
     }
 
     /// The humanoid override as bones (names checked by [`Preset::validate`]).
@@ -215,10 +210,13 @@ impl Preset {
     }
 }
 
-fn read(path: &Path) -> Result<String, PresetError> {
-    std::fs::read_to_string(path).map_err(|source| PresetError::Read {
+/// Reads a JSON text file (a preset, a blend space, a blend path): a regular file within the byte budget, as UTF-8.
+pub fn read_text(path: &Path) -> Result<String, PresetError> {
+    let limit = crate::io::limits::Limits::from_env().max_file_bytes;
+    let bytes = crate::io::limits::read_file(path, limit)?;
+    String::from_utf8(bytes).map_err(|e| PresetError::Json {
         path: path.to_path_buf(),
-        source,
+        message: format!("not UTF-8 text: {e}"),
     })
 }
 
@@ -255,7 +253,7 @@ fn check_header(value: &serde_json::Value, path: &Path) -> Result<(), PresetErro
 
 /// Reads a blend space from a preset (its `"blend"`) or from a file holding just a blend space.
 pub fn load_blend_space(path: &Path) -> Result<BlendSpace, PresetError> {
-    parse_blend_space(&read(path)?, path)
+    parse_blend_space(&read_text(path)?, path)
 }
 
 /// Parses a blend space from preset text or bare blend space JSON.

@@ -352,3 +352,56 @@ fn malformed_clips_and_presets_fail_cleanly() {
         );
     }
 }
+
+#[cfg(unix)]
+#[test]
+fn fifos_and_devices_are_refused_before_they_are_opened() {
+    let dir = common::temp_dir("malformed-fifo");
+    let fifo = dir.join("model.glb");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success(),
+        "mkfifo"
+    );
+    // A model, a clip file, a preset and a .gltf's buffer that are FIFOs, and /dev/zero as a model: each one line,
+    // exit 1, well within the deadline (opening a FIFO for reading would block forever).
+    let buffer_fifo = dir.join("buffer.bin");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&buffer_fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let gltf = dir.join("uses_fifo.gltf");
+    let doc = json!({
+        "asset": {"version": "2.0"},
+        "buffers": [{"uri": "buffer.bin", "byteLength": 12}],
+        "bufferViews": [{"buffer": 0, "byteLength": 12}],
+        "accessors": [{"bufferView": 0, "componentType": 5126, "count": 1, "type": "VEC3", "min": [0,0,0], "max": [0,0,0]}],
+        "meshes": [{"primitives": [{"attributes": {"POSITION": 0}}]}],
+        "nodes": [{"mesh": 0}], "scenes": [{"nodes": [0]}], "scene": 0
+    });
+    std::fs::write(&gltf, serde_json::to_vec(&doc).unwrap()).unwrap();
+    let f = fifo.to_str().unwrap();
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["inspect", f], "model.glb"),
+        (vec!["inspect", "/dev/zero"], "/dev/zero"),
+        (vec!["clip", "info", f], "model.glb"),
+        (vec!["preset", "validate", f], "model.glb"),
+        (vec!["inspect", gltf.to_str().unwrap()], "buffer.bin"),
+    ];
+    for (args, names) in cases {
+        let out = run_with_deadline(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.contains(names) && err.contains("not a regular file"),
+            "{args:?}: {err}"
+        );
+        assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
+    }
+}

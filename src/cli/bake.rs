@@ -226,8 +226,7 @@ fn run_stream(args: &BakeArgs, model: &ImportedModel) -> Result<()> {
                 format!("blend point {},{}", p[0], p[1]),
             )
         } else if let Some(path) = &args.blend_path {
-            let text = std::fs::read_to_string(path)
-                .map_err(|e| anyhow::anyhow!("{}: cannot read: {e}", path.display()))?;
+            let text = crate::preset::read_text(path)?;
             let points = crate::offline::stream::parse_path(&text, &path.display().to_string())?;
             let end = points.last().map_or(0.0, |p| p.time);
             let duration = args.duration.unwrap_or(end);

@@ -15,14 +15,9 @@ use crate::core::clip::{Interpolation, Keys, Track, TrackTarget};
 /// Why a clip file could not be read.
 #[derive(Debug, Error)]
 pub enum ClipFileError {
-    /// The file could not be read.
-    #[error("{path}: cannot read: {source}")]
-    Io {
-        /// The file.
-        path: PathBuf,
-        /// The OS error.
-        source: std::io::Error,
-    },
+    /// The file could not be read: missing, not a regular file, or over the byte budget.
+    #[error(transparent)]
+    Read(#[from] crate::io::limits::ReadError),
     /// Not MessagePack, not one of the known layouts, or cut short.
     #[error("{path}: {message}")]
     Format {
@@ -224,25 +219,8 @@ pub(crate) fn decode_whole<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Resu
 
 /// Reads a clip file, telling the two layouts apart by their first element (a tag string or an int id).
 pub fn load(path: &Path) -> Result<ClipFile, ClipFileError> {
-    let size = std::fs::metadata(path)
-        .map_err(|source| ClipFileError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?
-        .len();
-    if size > crate::io::limits::MAX_FILE_BYTES {
-        return Err(ClipFileError::Format {
-            path: path.to_path_buf(),
-            message: format!(
-                "file is {size} bytes, over the {}-byte limit",
-                crate::io::limits::MAX_FILE_BYTES
-            ),
-        });
-    }
-    let bytes = std::fs::read(path).map_err(|source| ClipFileError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let limit = crate::io::limits::Limits::from_env().max_file_bytes;
+    let bytes = crate::io::limits::read_file(path, limit)?;
     decode(&bytes, path)
 }
 

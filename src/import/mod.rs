@@ -14,24 +14,9 @@ pub use crate::io::limits::{Limits, MAX_FILE_BYTES};
 /// Why a model could not be imported. Every variant names the file.
 #[derive(Debug, Error)]
 pub enum ImportError {
-    /// The file could not be read.
-    #[error("{path}: cannot read: {source}")]
-    Io {
-        /// The file.
-        path: PathBuf,
-        /// The OS error.
-        source: std::io::Error,
-    },
-    /// The file is larger than the limit ([`Limits::max_file_bytes`]).
-    #[error("{path}: file is {size} bytes, over the {limit}-byte limit")]
-    TooLarge {
-        /// The file.
-        path: PathBuf,
-        /// Its size.
-        size: u64,
-        /// The limit.
-        limit: u64,
-    },
+    /// The file could not be read: missing, not a regular file, or over [`Limits::max_file_bytes`].
+    #[error(transparent)]
+    Read(#[from] crate::io::limits::ReadError),
     /// Not a glTF/GLB file, or one the glTF reader rejects (truncated, bad JSON, invalid indices…).
     #[error("{path}: not a valid glTF/GLB/VRM file: {message}")]
     Format {
@@ -97,19 +82,7 @@ pub fn load_file(path: &Path) -> Result<ImportedModel, ImportError> {
 
 /// Loads a model file within the given limits.
 pub fn load_file_with(path: &Path, limits: &Limits) -> Result<ImportedModel, ImportError> {
-    let io = |source| ImportError::Io {
-        path: path.to_path_buf(),
-        source,
-    };
-    let size = std::fs::metadata(path).map_err(io)?.len();
-    if size > limits.max_file_bytes {
-        return Err(ImportError::TooLarge {
-            path: path.to_path_buf(),
-            size,
-            limit: limits.max_file_bytes,
-        });
-    }
-    let bytes = std::fs::read(path).map_err(io)?;
+    let bytes = crate::io::limits::read_file(path, limits.max_file_bytes)?;
     let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
     let name = path
         .file_stem()

@@ -57,3 +57,118 @@ impl Limits {
         l
     }
 }
+
+/// Why [`read_file`] read nothing.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    /// The OS refused.
+    #[error("{path}: cannot read: {source}")]
+    Io {
+        /// The file.
+        path: std::path::PathBuf,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// A FIFO, a device, a socket or a folder: only regular files are read (a FIFO would block, a device
+    /// would never end).
+    #[error("{path}: not a regular file ({kind}); only regular files are read")]
+    NotRegular {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What it is instead.
+        kind: &'static str,
+    },
+    /// Over the byte budget.
+    #[error(
+        "{path}: file is {size} bytes, over the {limit}-byte limit (--max-file-mb or ANIMTUNE_MAX_FILE_MB)"
+    )]
+    TooLarge {
+        /// The file.
+        path: std::path::PathBuf,
+        /// Its size.
+        size: u64,
+        /// The limit.
+        limit: u64,
+    },
+}
+
+/// Checks that `path` is a regular file of at most `max_bytes` before anything opens it; returns its size.
+pub fn check_regular_file(path: &std::path::Path, max_bytes: u64) -> Result<u64, ReadError> {
+    let meta = std::fs::metadata(path).map_err(|source| ReadError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    if !meta.is_file() {
+        let kind = if meta.is_dir() {
+            "a folder"
+        } else {
+            "a FIFO, device or socket"
+        };
+        return Err(ReadError::NotRegular {
+            path: path.to_path_buf(),
+            kind,
+        });
+    }
+    if meta.len() > max_bytes {
+        return Err(ReadError::TooLarge {
+            path: path.to_path_buf(),
+            size: meta.len(),
+            limit: max_bytes,
+        });
+    }
+    Ok(meta.len())
+}
+
+/// Reads a regular file of at most `max_bytes` (checked before opening, and enforced while reading, in case it
+/// grows).
+pub fn read_file(path: &std::path::Path, max_bytes: u64) -> Result<Vec<u8>, ReadError> {
+    use std::io::Read;
+    let size = check_regular_file(path, max_bytes)?;
+    let io = |source| ReadError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let file = std::fs::File::open(path).map_err(io)?;
+    let mut bytes = Vec::with_capacity(size as usize);
+    file.take(max_bytes.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(io)?;
+    if bytes.len() as u64 > max_bytes {
+        return Err(ReadError::TooLarge {
+            path: path.to_path_buf(),
+            size: bytes.len() as u64,
+            limit: max_bytes,
+        });
+    }
+    Ok(bytes)
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn devices_and_folders_are_refused_without_opening_them() {
+        let err = read_file(std::path::Path::new("/dev/zero"), MAX_FILE_BYTES).unwrap_err();
+        assert!(err.to_string().contains("not a regular file"), "{err}");
+        let err = read_file(&std::env::temp_dir(), MAX_FILE_BYTES).unwrap_err();
+        assert!(err.to_string().contains("a folder"), "{err}");
+        let dir = std::env::temp_dir().join(format!("animtune-fifo-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let fifo = dir.join("pipe.glb");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if made.is_ok_and(|s| s.success()) {
+            let err = read_file(&fifo, MAX_FILE_BYTES).unwrap_err();
+            assert!(err.to_string().contains("FIFO"), "{err}");
+        }
+        let small = dir.join("small.bin");
+        std::fs::write(&small, [7u8; 10]).unwrap();
+        assert_eq!(read_file(&small, 10).unwrap().len(), 10);
+        assert!(matches!(
+            read_file(&small, 9),
+            Err(ReadError::TooLarge { .. })
+        ));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -132,8 +132,7 @@ impl EditorState {
 
     /// Opens a blend space from a preset or blend space JSON file and plays it.
     fn open_blend_space(&mut self, path: &Path) -> anyhow::Result<()> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| anyhow::anyhow!("{}: cannot read: {e}", path.display()))?;
+        let text = crate::preset::read_text(path)?;
         let is_preset = serde_json::from_str::<serde_json::Value>(&text)
             .ok()
             .is_some_and(|v| v.get("format").is_some());

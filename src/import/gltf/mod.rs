@@ -55,7 +55,7 @@ pub fn load_bytes_with(
     let mut notes = Vec::new();
     let (document, blob) = validate::parse_document(bytes, &mut notes).map_err(format_err)?;
     validate::check_limits(&document, path, limits)?;
-    validate::check_uris(&document, base, path)?;
+    validate::check_uris(&document, base, path, limits)?;
     let buffers =
         gl::import_buffers(&document, base, blob).map_err(|e| format_err(e.to_string()))?;
     validate::check_accessors(&document, &buffers).map_err(data_err)?;

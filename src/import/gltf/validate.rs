@@ -335,6 +335,7 @@ pub(super) fn check_uris(
     document: &gl::Document,
     base: Option<&Path>,
     path: &Path,
+    limits: &Limits,
 ) -> Result<(), ImportError> {
     let mut uris: Vec<&str> = Vec::new();
     for b in document.buffers() {
@@ -359,10 +360,12 @@ pub(super) fn check_uris(
                 ),
             });
         };
-        uri::resolve(base, u).map_err(|source| ImportError::Uri {
+        let file = uri::resolve(base, u).map_err(|source| ImportError::Uri {
             path: path.to_path_buf(),
             source,
         })?;
+        // The glTF reader opens it next: a FIFO or a device must not get that far.
+        crate::io::limits::check_regular_file(&file, limits.max_file_bytes)?;
     }
     Ok(())
 }
