@@ -255,3 +255,37 @@ fn the_default_grid_follows_the_source_and_a_fixed_rate_reports_its_honest_error
         "the user is told the fixed grid misses the source: {report}"
     );
 }
+
+#[test]
+fn clips_sharing_a_name_get_distinct_files_and_a_refused_one_writes_nothing() {
+    let dir = common::temp_dir("bake-names");
+    let xbot = common::asset("mixamo/Xbot.glb");
+    let out = dir.join("out");
+    let bake = |clips: &[&str], force: bool| {
+        let mut args = vec!["bake", xbot.to_str().unwrap(), "-o", out.to_str().unwrap()];
+        for c in clips {
+            args.extend(["--clip", c]);
+        }
+        if force {
+            args.push("--force");
+        }
+        animtune(&args)
+    };
+    // The same name twice (here the same clip): two files, the second with its index.
+    assert!(bake(&["run", "run"], false).status.success());
+    let mut names: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["run.animclip", "run_3.animclip"]);
+    // run.animclip exists: without --force nothing at all is written, walk included.
+    let refused = bake(&["walk", "run"], false);
+    assert_clean_failure(
+        &refused,
+        &["run.animclip", "--force", "nothing was written"],
+    );
+    assert!(!out.join("walk.animclip").exists());
+    assert!(bake(&["walk", "run"], true).status.success());
+    assert!(out.join("walk.animclip").exists());
+}

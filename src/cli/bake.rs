@@ -392,8 +392,33 @@ pub fn run(args: &BakeArgs) -> Result<()> {
     } else {
         ProgressBar::hidden()
     };
+    // Every output path first: clips with the same name (also differing only in case, which is one file on
+    // some file systems) get their index appended, and nothing is written when one would be refused.
+    let mut taken = std::collections::HashSet::new();
+    let outs: Vec<PathBuf> = chosen
+        .iter()
+        .map(|(index, clip)| {
+            if !into_dir {
+                return args.output.clone();
+            }
+            let mut stem = file_stem(&clip.name, *index);
+            if !taken.insert(stem.to_lowercase()) {
+                stem = format!("{stem}_{index}");
+                taken.insert(stem.to_lowercase());
+            }
+            args.output.join(format!("{stem}.{ext}"))
+        })
+        .collect();
+    if !args.force
+        && let Some(existing) = outs.iter().find(|p| p.symlink_metadata().is_ok())
+    {
+        bail!(
+            "{}: already exists (use --force to replace it); nothing was written",
+            existing.display()
+        );
+    }
     let mut written = Vec::new();
-    for (index, clip) in chosen {
+    for ((index, clip), out) in chosen.into_iter().zip(outs) {
         bar.set_message(clip.name.clone());
         let settings = settings_of(args, index as i32);
         let (frames, meta) = frames::prepare(&c.skeleton, Some(&c.humanoid), clip, &settings);
@@ -405,12 +430,6 @@ pub fn run(args: &BakeArgs) -> Result<()> {
             args.animation_only,
             &settings,
         );
-        let out: PathBuf = if into_dir {
-            args.output
-                .join(format!("{}.{ext}", file_stem(&clip.name, index)))
-        } else {
-            args.output.clone()
-        };
         write_atomic(&out, &encoded.bytes, args.force)?;
         let r = &encoded.report;
         let ratio = r.raw_bytes as f64 / r.bytes.max(1) as f64;
