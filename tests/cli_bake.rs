@@ -289,3 +289,40 @@ fn clips_sharing_a_name_get_distinct_files_and_a_refused_one_writes_nothing() {
     assert!(bake(&["walk", "run"], true).status.success());
     assert!(out.join("walk.animclip").exists());
 }
+
+#[test]
+fn stream_bake_errors_name_the_preset_or_the_path_file() {
+    let dir = common::temp_dir("bake-stream-errors");
+    let out = dir.join("x.animclip");
+    let fox = concat!(env!("CARGO_MANIFEST_DIR"), "/presets/fox_walk_run.json");
+    let missing = animtune(&[
+        "bake",
+        "mannequin",
+        "--preset",
+        fox,
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_clean_failure(&missing, &["fox_walk_run.json", "Walk, Run"]);
+    let path = dir.join("far.json");
+    std::fs::write(
+        &path,
+        r#"[{"time":0,"point":[0,0]},{"time":1e30,"point":[1,0]}]"#,
+    )
+    .unwrap();
+    let q = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/presets/quaternius_locomotion.json"
+    );
+    let far = animtune(&[
+        "bake",
+        "mannequin",
+        "--preset",
+        q,
+        "--blend-path",
+        path.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_clean_failure(&far, &["far.json", "3600"]);
+}

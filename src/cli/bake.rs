@@ -183,6 +183,19 @@ fn run_stream(args: &BakeArgs, model: &ImportedModel) -> Result<()> {
             anyhow::anyhow!("{file}: --blend-point needs a preset with a blend space")
         })?;
         let sampler = crate::blend::BlendSampler::bind(space, &model.clips, &model.character);
+        let missing: Vec<String> = sampler.missing().iter().map(|(_, c)| c.clone()).collect();
+        if !missing.is_empty() {
+            let preset = args
+                .model
+                .preset
+                .as_deref()
+                .unwrap_or(std::path::Path::new("the preset"));
+            bail!(
+                "{}: blend nodes play clips {file} does not have: {}",
+                preset.display(),
+                super::first_few(&missing)
+            );
+        }
         Ok(sampler.cycle_length(&space.weights_at(glam::DVec2::from_array(point))))
     };
     let mut written = Vec::new();
@@ -229,6 +242,12 @@ fn run_stream(args: &BakeArgs, model: &ImportedModel) -> Result<()> {
             let text = crate::preset::read_text(path)?;
             let points = crate::offline::stream::parse_path(&text, &path.display().to_string())?;
             let end = points.last().map_or(0.0, |p| p.time);
+            if args.duration.is_none() && !(end > 0.0 && end <= 3600.0) {
+                bail!(
+                    "{}: the path ends at {end} s; a bake lasts (0, 3600] s (or pass --duration)",
+                    path.display()
+                );
+            }
             let duration = args.duration.unwrap_or(end);
             (
                 StreamSource::BlendPath(points),
