@@ -405,3 +405,39 @@ fn fifos_and_devices_are_refused_before_they_are_opened() {
         assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
     }
 }
+
+#[test]
+fn a_zero_node_scale_is_legal_and_bakes_in_every_format() {
+    let (doc, bin) = mannequin_parts();
+    let spine = doc["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|n| n["name"] == "Spine")
+        .unwrap();
+    let zero = with(&doc, |d| {
+        d["nodes"][spine]["scale"] = json!([0.0, 0.0, 0.0])
+    });
+    let dir = common::temp_dir("malformed-zero-scale");
+    let model = dir.join("zero_scale.glb");
+    std::fs::write(&model, glb(&zero, &bin)).unwrap();
+    for format in ["native", "unity", "gltf"] {
+        let out = dir.join(format!("idle.{format}"));
+        let run = run_with_deadline(&[
+            "bake",
+            model.to_str().unwrap(),
+            "--clip",
+            "Idle",
+            "--format",
+            format,
+            "--json",
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        let err = String::from_utf8_lossy(&run.stderr);
+        assert!(run.status.success(), "{format}: {err}");
+        let report: Value = serde_json::from_slice(&run.stdout).unwrap();
+        let e = report[0]["max_error_cm"].as_f64().unwrap();
+        assert!(e <= 0.01, "{format}: {e} cm");
+    }
+}

@@ -139,6 +139,32 @@ fn facing_alignment(clip: &Clip, humanoid: Option<&HumanoidMap>, model: &[glam::
     Quat::from_rotation_y(yaw(target_right) - yaw(source_right))
 }
 
+/// Each joint of a skeleton as a track target: path, name, humanoid bone and rest data (the parent's model-space
+/// rest rotation taken as the product of the rest rotations, so a zero or odd scale cannot make it NaN), for clips
+/// read from the skeleton's file and for baked tracks.
+pub fn track_targets(
+    skeleton: &Skeleton,
+    humanoid: Option<&HumanoidMap>,
+) -> Vec<super::clip::TrackTarget> {
+    let rest = Pose::rest(skeleton);
+    let model = rest.model_matrices(skeleton);
+    let world = rest.world_rotations(skeleton);
+    let bones = humanoid.map(|h| h.bone_per_joint(skeleton.len()));
+    (0..skeleton.len())
+        .map(|j| super::clip::TrackTarget {
+            path: skeleton.path(j).to_string(),
+            name: skeleton.name(j).to_string(),
+            human_bone: bones.as_ref().and_then(|b| b[j]),
+            rest: skeleton.rest()[j],
+            parent_rest_rotation: skeleton
+                .parent(j)
+                .map_or(skeleton.root_rotation(), |p| world[p]),
+            rest_height: model[j].w_axis.y,
+            rest_known: true,
+        })
+        .collect()
+}
+
 /// True when a track's source joint rests as `joint` of `skeleton` does: the same local rest (rotation within
 /// 1e-3 rad, translation within 0.1 % of its length) under a parent resting the same way in model space.
 fn rests_agree(
@@ -160,17 +186,14 @@ fn rests_agree(
 /// A track bound by path or name whose rest differs from the joint's (and whose file carries rests) is
 /// retargeted like one bound by humanoid bone.
 pub fn bind(clip: &Clip, skeleton: &Skeleton, humanoid: Option<&HumanoidMap>) -> ClipBinding {
-    let model = Pose::rest(skeleton).model_matrices(skeleton);
-    let model_rot: Vec<Quat> = model
-        .iter()
-        .map(|m| m.to_scale_rotation_translation().1.normalize())
-        .collect();
-    let root_rot = skeleton
-        .root_transform()
-        .to_scale_rotation_translation()
-        .1
-        .normalize();
-    let parent_rot = |j: usize| skeleton.parent(j).map_or(root_rot, |p| model_rot[p]);
+    let rest = Pose::rest(skeleton);
+    let model = rest.model_matrices(skeleton);
+    let model_rot = rest.world_rotations(skeleton);
+    let parent_rot = |j: usize| {
+        skeleton
+            .parent(j)
+            .map_or(skeleton.root_rotation(), |p| model_rot[p])
+    };
     let facing = facing_alignment(clip, humanoid, &model);
 
     let mut driven = vec![false; skeleton.len()];

@@ -122,7 +122,9 @@ impl Skeleton {
             rest,
             deforms,
             root_transform,
-            root_rotation: root_transform.to_scale_rotation_translation().1.normalize(),
+            root_rotation: Some(root_transform.to_scale_rotation_translation().1.normalize())
+                .filter(|q| q.is_finite())
+                .unwrap_or(glam::Quat::IDENTITY),
             by_name,
             by_path,
             preorder,

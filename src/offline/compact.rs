@@ -7,7 +7,7 @@ use glam::{Mat4, Quat, Vec3};
 use super::frames::Frames;
 use super::measure::VIRTUAL_VERTEX_DISTANCE;
 use crate::clipfile::{BakedClip, BakedTrack, Channel};
-use crate::core::clip::{KeyValue, TrackTarget};
+use crate::core::clip::KeyValue;
 use crate::core::humanoid::HumanoidMap;
 use crate::core::{Pose, Skeleton};
 
@@ -148,25 +148,7 @@ impl ClipMeta {
     }
 }
 
-/// Track targets of a skeleton's joints, for writing into baked tracks.
-pub fn track_targets(skeleton: &Skeleton, humanoid: Option<&HumanoidMap>) -> Vec<TrackTarget> {
-    let model = Pose::rest(skeleton).model_matrices(skeleton);
-    let rot = |m: &Mat4| m.to_scale_rotation_translation().1.normalize();
-    let bones = humanoid.map(|h| h.bone_per_joint(skeleton.len()));
-    (0..skeleton.len())
-        .map(|j| TrackTarget {
-            path: skeleton.path(j).to_string(),
-            name: skeleton.name(j).to_string(),
-            human_bone: bones.as_ref().and_then(|b| b[j]),
-            rest: skeleton.rest()[j],
-            parent_rest_rotation: skeleton
-                .parent(j)
-                .map_or_else(|| rot(&skeleton.root_transform()), |p| rot(&model[p])),
-            rest_height: model[j].w_axis.y,
-            rest_known: true,
-        })
-        .collect()
-}
+pub use crate::core::binding::track_targets;
 
 /// Reduces reference frames to a baked clip. Each channel keeps the keys needed to stay within a local tolerance
 /// derived from `tolerance` (metres of vertex displacement) × `factor` and the joint's size; callers measure the

@@ -4,15 +4,11 @@
 use std::collections::{BTreeMap, HashMap};
 
 use ::gltf as gl;
-use glam::{Mat4, Quat, Vec3};
+use glam::{Quat, Vec3};
 
-use crate::core::clip::{ClipError, Interpolation, Keys, Track, TrackTarget};
+use crate::core::clip::{ClipError, Interpolation, Keys, Track};
 use crate::core::humanoid::HumanoidMap;
-use crate::core::{Clip, Pose, Skeleton};
-
-fn rotation_of(m: &Mat4) -> Quat {
-    m.to_scale_rotation_translation().1.normalize()
-}
+use crate::core::{Clip, Skeleton};
 
 /// Every animation of the document as a clip on `skeleton`; `node_names` names skipped nodes in notes.
 pub(super) fn read_clips(
@@ -25,20 +21,8 @@ pub(super) fn read_clips(
     notes: &mut Vec<String>,
 ) -> Result<Vec<Clip>, String> {
     let get = |b: gl::Buffer| buffers.get(b.index()).map(|d| d.0.as_slice());
-    let bone_per_joint = humanoid.bone_per_joint(skeleton.len());
-    let rest_model = Pose::rest(skeleton).model_matrices(skeleton);
-    let root_rotation = rotation_of(&skeleton.root_transform());
-    let target_of = |j: usize| TrackTarget {
-        path: skeleton.path(j).to_string(),
-        name: skeleton.name(j).to_string(),
-        human_bone: bone_per_joint[j],
-        rest: skeleton.rest()[j],
-        parent_rest_rotation: skeleton
-            .parent(j)
-            .map_or(root_rotation, |p| rotation_of(&rest_model[p])),
-        rest_height: rest_model[j].w_axis.y,
-        rest_known: true,
-    };
+    let targets = crate::core::binding::track_targets(skeleton, Some(humanoid));
+    let target_of = |j: usize| targets[j].clone();
     let mut clips = Vec::new();
     for anim in document.animations() {
         let anim_name = anim.name().unwrap_or_default().to_string();
