@@ -441,3 +441,88 @@ fn a_zero_node_scale_is_legal_and_bakes_in_every_format() {
         assert!(e <= 0.01, "{format}: {e} cm");
     }
 }
+
+#[test]
+fn sizes_from_files_and_flags_are_bounded_before_anything_is_allocated() {
+    let dir = common::temp_dir("malformed-budgets");
+    let d = |name: &str| dir.join(name);
+    // A key time of 1e7 s in the mannequin's first animation.
+    let (doc, mut bin) = mannequin_parts();
+    let input = doc["animations"][0]["samplers"][0]["input"]
+        .as_u64()
+        .unwrap() as usize;
+    let count = doc["accessors"][input]["count"].as_u64().unwrap() as usize;
+    let last = accessor_offset(&doc, input) + 4 * (count - 1);
+    bin[last..last + 4].copy_from_slice(&1e7f32.to_le_bytes());
+    let late = with(&doc, |d| d["accessors"][input]["max"] = json!([1e7]));
+    std::fs::write(d("late_key.glb"), glb(&late, &bin)).unwrap();
+    // 1000 blend nodes (the most allowed) and 1001.
+    let nodes = |n: usize| -> Value {
+        json!({"format": "animtune-preset", "blend": {"nodes": (0..n)
+            .map(|i| json!({"clip": "Idle", "position": [i as f64 * 0.001, 0.0]}))
+            .collect::<Vec<_>>()}})
+    };
+    std::fs::write(d("many.json"), serde_json::to_vec(&nodes(1000)).unwrap()).unwrap();
+    std::fs::write(
+        d("too_many.json"),
+        serde_json::to_vec(&nodes(1001)).unwrap(),
+    )
+    .unwrap();
+    let path = |n: &str| d(n).to_str().unwrap().to_string();
+    let out = path("out.png");
+    let cases: Vec<(Vec<String>, Vec<&str>)> = vec![
+        (
+            vec!["inspect".into(), path("late_key.glb")],
+            vec!["late_key.glb", "3600 s"],
+        ),
+        (
+            [
+                "bake",
+                "mannequin",
+                "--clip",
+                "Idle",
+                "--duration",
+                "3600",
+                "--fps",
+                "1000",
+                "-o",
+            ]
+            .iter()
+            .map(|s| s.to_string())
+            .chain([path("x.animclip")])
+            .collect(),
+            vec!["1000 fps", "--fps or --duration"],
+        ),
+        (
+            ["render", "mannequin", "--size", "8192x8192", "-o"]
+                .iter()
+                .map(|s| s.to_string())
+                .chain([out.clone()])
+                .collect(),
+            vec!["--size", "4096x4096"],
+        ),
+        (
+            vec!["preset".into(), "validate".into(), path("too_many.json")],
+            vec!["too_many.json", "1000"],
+        ),
+        (
+            ["heatmap", "--size", "4096", "-o"]
+                .iter()
+                .map(|s| s.to_string())
+                .chain([out.clone(), "--blend".into(), path("many.json")])
+                .collect(),
+            vec!["--size", "many.json", "limit"],
+        ),
+    ];
+    for (args, needles) in cases {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let start = Instant::now();
+        let run = run_with_deadline(&args);
+        assert!(
+            start.elapsed() < Duration::from_secs(2),
+            "{args:?} took {:?}",
+            start.elapsed()
+        );
+        common::assert_clean_failure(&run, &needles);
+    }
+}

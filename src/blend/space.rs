@@ -6,6 +6,8 @@ use serde::{Deserialize, Serialize};
 
 use super::weights::{BlendMode, LayoutIssue, compute_weights, layout_issues};
 
+/// The most nodes a blend space may have: weights cost nodes² per point (Unity's blend trees hold tens).
+pub const MAX_BLEND_NODES: usize = 1000;
 /// One parameter axis of the space.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -170,6 +172,15 @@ impl BlendSpace {
                     &format!("must be greater than min ({})", axis.min),
                 ));
             }
+        }
+        if self.nodes.len() > MAX_BLEND_NODES {
+            return Err(bad(
+                "nodes".into(),
+                &format!(
+                    "{} nodes, over the {MAX_BLEND_NODES} a blend space may have",
+                    self.nodes.len()
+                ),
+            ));
         }
         for (i, node) in self.nodes.iter().enumerate() {
             for (c, v) in node.position.iter().enumerate() {

@@ -437,6 +437,16 @@ pub fn run(args: &BakeArgs) -> Result<()> {
         );
     }
     let mut written = Vec::new();
+    for (_, clip) in &chosen {
+        let settings = settings_of(args, 0);
+        let frames = crate::clipfile::uniform_frame_count(clip.duration, settings.fps)
+            + frames::source_key_times(clip).len() as u64;
+        crate::offline::check_sample_budget(
+            frames,
+            c.skeleton.len(),
+            &format!("clip '{}'", clip.name),
+        )?;
+    }
     for ((index, clip), out) in chosen.into_iter().zip(outs) {
         bar.set_message(clip.name.clone());
         let settings = settings_of(args, index as i32);

@@ -21,8 +21,15 @@ fn parse_size(text: &str) -> Result<(u32, u32)> {
         .trim()
         .parse()
         .with_context(|| format!("--size '{text}': bad height"))?;
-    if !(1..=8192).contains(&w) || !(1..=8192).contains(&h) {
-        bail!("--size '{text}': width and height must be between 1 and 8192");
+    let max_side = crate::render::offscreen::MAX_SIDE;
+    let max_pixels = crate::render::offscreen::MAX_PIXELS;
+    if !(1..=max_side).contains(&w)
+        || !(1..=max_side).contains(&h)
+        || u64::from(w) * u64::from(h) > max_pixels
+    {
+        bail!(
+            "--size '{text}': each side 1 to {max_side}, and at most {max_pixels} pixels (4096x4096)"
+        );
     }
     Ok((w, h))
 }

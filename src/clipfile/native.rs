@@ -6,7 +6,7 @@ use glam::{Quat, Vec3, Vec4};
 use serde::{Deserialize, Serialize};
 
 use super::{BakedClip, BakedTrack, Channel, ClipFileError};
-use crate::core::clip::TrackTarget;
+use crate::core::clip::{MAX_KEY_TIME, TrackTarget};
 use crate::core::{HumanBone, Transform};
 
 /// The tag that opens every native clip file.
@@ -378,12 +378,12 @@ pub fn decode(bytes: &[u8], path: &Path) -> Result<BakedClip, ClipFileError> {
     let (_, _, body): (String, u32, Body) = super::decode_whole(bytes).map_err(format)?;
     let ck = Checker { path };
     if !body.duration.is_finite()
-        || body.duration < 0.0
+        || !(0.0..=MAX_KEY_TIME).contains(&body.duration)
         || !body.frame_rate.is_finite()
-        || body.frame_rate < 0.0
+        || !(0.0..=1000.0).contains(&body.frame_rate)
     {
         return Err(ck.invalid(format!(
-            "duration {} / frame rate {} out of range",
+            "duration {} s / frame rate {} out of range (0 to {MAX_KEY_TIME} s, 0 to 1000 fps)",
             body.duration, body.frame_rate
         )));
     }

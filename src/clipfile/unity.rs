@@ -11,7 +11,7 @@ use glam::{Quat, Vec3, Vec4};
 use serde::{Deserialize, Serialize};
 
 use super::{BakedClip, Channel, ClipFileError};
-use crate::core::clip::{Interpolation, Keys, Track, TrackTarget};
+use crate::core::clip::{Interpolation, Keys, MAX_KEY_TIME, Track, TrackTarget};
 use crate::core::unity_axes::{mirror_position, mirror_rotation};
 use crate::core::{Clip, Transform};
 
@@ -194,9 +194,9 @@ pub fn decode(bytes: &[u8], path: &Path) -> Result<UnityClip, ClipFileError> {
         path: path.to_path_buf(),
         message,
     };
-    if !clip.1.is_finite() || clip.1 < 0.0 || !clip.2.is_finite() {
+    if !clip.1.is_finite() || !(0.0..=MAX_KEY_TIME).contains(&clip.1) || !clip.2.is_finite() {
         return Err(invalid(format!(
-            "length {} / frame rate {} out of range",
+            "length {} s / frame rate {} out of range (length 0 to {MAX_KEY_TIME} s)",
             clip.1, clip.2
         )));
     }
@@ -204,6 +204,12 @@ pub fn decode(bytes: &[u8], path: &Path) -> Result<UnityClip, ClipFileError> {
         for (c, curve) in p.1.iter().chain(&p.2).enumerate() {
             let what = format!("path '{}' curve {c}", p.0);
             for (i, k) in curve.0.iter().enumerate() {
+                if k.0 > MAX_KEY_TIME {
+                    return Err(invalid(format!(
+                        "{what} key {i}: time {} s is past the {MAX_KEY_TIME} s limit of a clip",
+                        k.0
+                    )));
+                }
                 if !(k.0.is_finite() && k.1.is_finite()) {
                     return Err(invalid(format!(
                         "{what} key {i}: time or value is NaN or infinite"

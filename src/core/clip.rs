@@ -42,6 +42,14 @@ pub enum ClipError {
         /// Its time.
         time: f32,
     },
+    /// A time past [`MAX_KEY_TIME`]: a clip that long would ask a bake for unbounded frames.
+    #[error("key time {index} ({time} s) is past the {MAX_KEY_TIME} s limit of a clip")]
+    TooLate {
+        /// Index of the key.
+        index: usize,
+        /// Its time.
+        time: f32,
+    },
     /// A value holds NaN or infinity.
     #[error("key value {index} is not finite")]
     NonFiniteValue {
@@ -49,6 +57,9 @@ pub enum ClipError {
         index: usize,
     },
 }
+
+/// The latest key time a clip may have, seconds (an hour, as `bake --duration` allows).
+pub const MAX_KEY_TIME: f32 = 3600.0;
 
 /// A value type that keyframe tracks can hold.
 pub trait KeyValue: Copy {
@@ -154,6 +165,9 @@ impl<T: KeyValue> Keys<T> {
             let after_previous = index == 0 || time > times[index - 1];
             if !time.is_finite() || time < 0.0 || !after_previous {
                 return Err(ClipError::BadTime { index, time });
+            }
+            if time > MAX_KEY_TIME {
+                return Err(ClipError::TooLate { index, time });
             }
         }
         if let Some(index) = values.iter().position(|v| !v.finite()) {

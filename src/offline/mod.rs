@@ -109,6 +109,22 @@ pub enum ExportError {
     Invalid(String),
 }
 
+/// The most joint poses a bake may hold in memory (frames × joints, about 48 bytes each: 480 MB).
+pub const MAX_BAKE_SAMPLES: u64 = 10_000_000;
+
+/// Refuses a bake of `frames` frames of `joints` joints over [`MAX_BAKE_SAMPLES`], before anything is sampled;
+/// `what` names what would be baked (a clip, `--duration` and `--fps`…).
+pub fn check_sample_budget(frames: u64, joints: usize, what: &str) -> Result<(), ExportError> {
+    let samples = frames.saturating_mul(joints as u64);
+    if samples > MAX_BAKE_SAMPLES {
+        return Err(ExportError::Invalid(format!(
+            "{what}: {frames} frames x {joints} joints = {samples} joint poses, over the {MAX_BAKE_SAMPLES} a bake \
+             may hold (lower --fps or --duration)"
+        )));
+    }
+    Ok(())
+}
+
 /// Output layout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

@@ -110,6 +110,9 @@ pub fn path_point(path: &[PathPoint], t: f32) -> [f64; 2] {
     path.last().map_or(first.point, |p| p.point)
 }
 
+/// The most points a blend path may have.
+pub const MAX_PATH_POINTS: usize = 100_000;
+
 /// Reads a blend path file: a JSON array of `{"time": seconds, "point": [x, y]}`, times increasing.
 pub fn parse_path(text: &str, name: &str) -> Result<Vec<PathPoint>, ExportError> {
     let path: Vec<PathPoint> = serde_json::from_str(text)
@@ -117,6 +120,12 @@ pub fn parse_path(text: &str, name: &str) -> Result<Vec<PathPoint>, ExportError>
     if path.is_empty() {
         return Err(ExportError::Invalid(format!(
             "{name}: the path has no point"
+        )));
+    }
+    if path.len() > MAX_PATH_POINTS {
+        return Err(ExportError::Invalid(format!(
+            "{name}: {} points, over the {MAX_PATH_POINTS} a blend path may have",
+            path.len()
         )));
     }
     for (i, p) in path.iter().enumerate() {
@@ -179,6 +188,11 @@ pub fn bake_stream(
     progress: &mut dyn FnMut(usize, usize) -> bool,
 ) -> Result<Frames, ExportError> {
     spec.validate(clips, blend)?;
+    super::check_sample_budget(
+        crate::clipfile::uniform_frame_count(spec.duration, spec.fps),
+        character.skeleton.len(),
+        &format!("{} s at {} fps", spec.duration, spec.fps),
+    )?;
     let times = spec.times();
     let source = match (&spec.source, blend) {
         (StreamSource::Clip(i), _) => SourceSpec::Clip(*i),

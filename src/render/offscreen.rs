@@ -17,7 +17,9 @@ pub enum RenderError {
     #[error("cannot create a graphics device: {0}")]
     Device(String),
     /// The image size is zero or too large.
-    #[error("image size {0}x{1} is not between 1x1 and 8192x8192")]
+    #[error(
+        "image size {0}x{1}: each side 1 to the adapter's texture limit (at most 8192), and at most 4096x4096 pixels"
+    )]
     Size(u32, u32),
     /// Reading the image back failed.
     #[error("reading the rendered image back failed: {0}")]
@@ -159,6 +161,11 @@ pub struct OffscreenRenderer {
     pub adapter_info: String,
 }
 
+/// The longest side an offscreen image may have (the adapter's texture limit may be lower).
+pub const MAX_SIDE: u32 = 8192;
+/// The most pixels an offscreen image may have: 16.8 M (4096 x 4096), about 270 MB of multisampled targets.
+pub const MAX_PIXELS: u64 = 4096 * 4096;
+
 impl OffscreenRenderer {
     /// Opens the first adapter the platform offers (lavapipe on a machine without a GPU).
     pub fn new() -> Result<Self, RenderError> {
@@ -201,7 +208,13 @@ impl OffscreenRenderer {
         width: u32,
         height: u32,
     ) -> Result<image::RgbaImage, RenderError> {
-        if width == 0 || height == 0 || width > 8192 || height > 8192 {
+        let side = self.device.limits().max_texture_dimension_2d.min(MAX_SIDE);
+        if width == 0
+            || height == 0
+            || width > side
+            || height > side
+            || u64::from(width) * u64::from(height) > MAX_PIXELS
+        {
             return Err(RenderError::Size(width, height));
         }
         let device = &self.device;
