@@ -64,6 +64,21 @@ fn model_corpus() -> Vec<(String, Vec<u8>)> {
     let json_len = u32::from_le_bytes(original[12..16].try_into().unwrap()) as usize;
     bin_len_past_end[20 + json_len..24 + json_len].copy_from_slice(&(1u32 << 30).to_le_bytes());
     out.push(("bin_chunk_past_end.glb".into(), bin_len_past_end));
+    // A sparse accessor with no buffer view and a huge count (3.2 GB of zeros), as an animation output.
+    let sparse = with(&doc, |d| {
+        let sampler = d["animations"][0]["samplers"][0].clone();
+        let input = &d["accessors"][sampler["input"].as_u64().unwrap() as usize];
+        let output = &d["accessors"][sampler["output"].as_u64().unwrap() as usize];
+        let huge = json!({"componentType": 5126, "count": 200_000_000, "type": "VEC4",
+            "sparse": {"count": 1,
+                "indices": {"bufferView": input["bufferView"], "componentType": 5125},
+                "values": {"bufferView": output["bufferView"]}}});
+        let accessors = d["accessors"].as_array_mut().unwrap();
+        accessors.push(huge);
+        let n = accessors.len() - 1;
+        d["animations"][0]["samplers"][0]["output"] = json!(n);
+    });
+    out.push(("sparse_zeros_4gib.glb".into(), glb(&sparse, &bin)));
     let mut total_len_wrong = original.clone();
     total_len_wrong[8..12].copy_from_slice(&7u32.to_le_bytes());
     out.push(("total_length_wrong.glb".into(), total_len_wrong));

@@ -60,6 +60,7 @@ pub fn load_bytes_with(
         gl::import_buffers(&document, base, blob).map_err(|e| format_err(e.to_string()))?;
     validate::check_accessors(&document, &buffers).map_err(data_err)?;
     validate::check_accessor_types(&document).map_err(data_err)?;
+    validate::check_sampler_counts(&document).map_err(data_err)?;
 
     let nodes = nodes::NodeGraph::new(&document).map_err(data_err)?;
     let vrm = vrm::VrmInfo::read(&document);

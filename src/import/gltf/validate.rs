@@ -424,6 +424,15 @@ pub(super) fn check_accessors(
         if let Some(view) = a.view() {
             view_ok(&view, a.offset(), a.count(), a.size(), &what)?;
         }
+        // Without a buffer view the accessor is materialised from zeros: its size comes from the count alone.
+        let bytes = (a.count() as u64).saturating_mul(a.size() as u64);
+        if a.view().is_none() && bytes > MAX_IMPLICIT_ACCESSOR_BYTES {
+            return Err(format!(
+                "{what}: {} elements with no buffer view would take {bytes} bytes, over the \
+                 {MAX_IMPLICIT_ACCESSOR_BYTES}-byte limit for accessors made of zeros",
+                a.count()
+            ));
+        }
         if let Some(sparse) = a.sparse() {
             let n = sparse.count();
             if n == 0 {
@@ -447,6 +456,33 @@ pub(super) fn check_accessors(
                 a.size(),
                 &format!("{what} sparse values"),
             )?;
+        }
+    }
+    Ok(())
+}
+
+/// The largest accessor without a buffer view (zeros plus sparse values), bytes: 64 MiB.
+const MAX_IMPLICIT_ACCESSOR_BYTES: u64 = 64 << 20;
+
+/// Checks that each animation sampler's output has as many elements as its input needs (one per key, three for
+/// cubic splines) before either is read.
+pub(super) fn check_sampler_counts(document: &gl::Document) -> Result<(), String> {
+    for anim in document.animations() {
+        for s in anim.samplers() {
+            let times = s.input().count();
+            let per_key = match s.interpolation() {
+                gl::animation::Interpolation::CubicSpline => 3,
+                _ => 1,
+            };
+            let values = s.output().count();
+            // Morph-weight outputs hold one value per target per key.
+            if values < times * per_key || values % (times * per_key) != 0 {
+                return Err(format!(
+                    "animation {} sampler {}: {times} key times but {values} output values",
+                    anim.index(),
+                    s.index()
+                ));
+            }
         }
     }
     Ok(())
