@@ -541,3 +541,62 @@ fn sizes_from_files_and_flags_are_bounded_before_anything_is_allocated() {
         common::assert_clean_failure(&run, &needles);
     }
 }
+
+/// CRC-32 of a PNG chunk's type and data.
+fn png_crc(bytes: &[u8]) -> u32 {
+    let mut crc = 0xFFFF_FFFFu32;
+    for &b in bytes {
+        crc ^= u32::from(b);
+        for _ in 0..8 {
+            crc = if crc & 1 != 0 {
+                (crc >> 1) ^ 0xEDB8_8320
+            } else {
+                crc >> 1
+            };
+        }
+    }
+    !crc
+}
+
+/// A PNG whose header declares `w` x `h` 1-bit grey pixels (the image data is a stub: only the header is read).
+fn png_header_only(w: u32, h: u32) -> Vec<u8> {
+    let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
+    let mut chunk = |kind: &[u8], data: &[u8]| {
+        png.extend((data.len() as u32).to_be_bytes());
+        let mut body = kind.to_vec();
+        body.extend_from_slice(data);
+        png.extend_from_slice(&body);
+        png.extend(png_crc(&body).to_be_bytes());
+    };
+    let mut ihdr = Vec::new();
+    ihdr.extend(w.to_be_bytes());
+    ihdr.extend(h.to_be_bytes());
+    ihdr.extend([1, 0, 0, 0, 0]);
+    chunk(b"IHDR", &ihdr);
+    chunk(b"IDAT", &[0x78, 0x9c, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01]);
+    chunk(b"IEND", &[]);
+    png
+}
+
+#[test]
+fn an_image_declaring_huge_dimensions_is_not_decoded() {
+    let (doc, bin) = mannequin_parts();
+    let png = png_header_only(22000, 22000);
+    let uri = format!("data:image/png;base64,{}", base64::encode(&png));
+    let textured = with(&doc, |d| {
+        d["images"] = json!([{"uri": uri}]);
+        d["textures"] = json!([{"source": 0}]);
+        d["materials"][0]["pbrMetallicRoughness"]["baseColorTexture"] = json!({"index": 0});
+    });
+    let bytes = glb(&textured, &bin);
+    let start = Instant::now();
+    let m =
+        animtune::import::gltf::load_bytes(&bytes, "bomb", None, Path::new("bomb.glb")).unwrap();
+    assert!(start.elapsed() < Duration::from_secs(2));
+    assert!(m.character.textures.is_empty());
+    assert!(
+        m.character.notes.iter().any(|n| n.contains("22000x22000")),
+        "{:?}",
+        m.character.notes
+    );
+}

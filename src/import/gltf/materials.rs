@@ -29,6 +29,10 @@ pub(super) fn read_textures(
     if document.images().len() > 0 {
         IMAGE_DECODES.with(|c| c.set(c.get() + 1));
     }
+    if let Err(why) = check_image_sizes(document, base, buffers) {
+        notes.push(format!("textures not loaded: {why}"));
+        return (Vec::new(), vec![None; document.textures().len()]);
+    }
     let images = match gl::import_images(document, base, buffers) {
         Ok(i) => i,
         Err(e) => {
@@ -62,6 +66,72 @@ pub(super) fn read_textures(
         .map(|t| image_slot.get(t.source().index()).copied().flatten())
         .collect();
     (textures, per_texture)
+}
+
+/// The most pixels one image may decode to (4096 x 4096, 64 MiB as RGBA).
+const MAX_IMAGE_PIXELS: u64 = 4096 * 4096;
+/// The most pixels all of a model's images may decode to together (256 MiB as RGBA).
+const MAX_TOTAL_IMAGE_PIXELS: u64 = 4 * MAX_IMAGE_PIXELS;
+
+/// Reads each image's dimensions from its header (nothing is decoded) and refuses images that would decode to
+/// more pixels than the budgets: a 60 KB 1-bit PNG can declare 22000 x 22000.
+fn check_image_sizes(
+    document: &gl::Document,
+    base: Option<&Path>,
+    buffers: &[gl::buffer::Data],
+) -> Result<(), String> {
+    use std::io::Cursor;
+    let mut total = 0u64;
+    for img in document.images() {
+        let bytes: Vec<u8> = match img.source() {
+            gl::image::Source::View { view, .. } => {
+                let data = buffers
+                    .get(view.buffer().index())
+                    .map_or(&[][..], |b| &b.0[..]);
+                let end = (view.offset() + view.length()).min(data.len());
+                data[view.offset().min(end)..end].to_vec()
+            }
+            gl::image::Source::Uri { uri, .. } => {
+                if let Some(rest) = uri.strip_prefix("data:") {
+                    let payload = rest.split_once(";base64,").map_or("", |(_, p)| p);
+                    base64::decode(payload).unwrap_or_default()
+                } else {
+                    let Some(dir) = base else { continue };
+                    let Ok(path) = crate::import::uri::resolve(dir, uri) else {
+                        continue;
+                    };
+                    let mut head = Vec::new();
+                    if let Ok(f) = std::fs::File::open(&path) {
+                        use std::io::Read;
+                        let _ = f.take(1 << 20).read_to_end(&mut head);
+                    }
+                    head
+                }
+            }
+        };
+        let Ok((w, h)) = image::ImageReader::new(Cursor::new(&bytes))
+            .with_guessed_format()
+            .map_err(|_| ())
+            .and_then(|r| r.into_dimensions().map_err(|_| ()))
+        else {
+            continue;
+        };
+        let pixels = u64::from(w) * u64::from(h);
+        if pixels > MAX_IMAGE_PIXELS {
+            return Err(format!(
+                "image {} is {w}x{h}, over the {MAX_IMAGE_PIXELS}-pixel limit (4096x4096)",
+                img.index()
+            ));
+        }
+        total += pixels;
+        if total > MAX_TOTAL_IMAGE_PIXELS {
+            return Err(format!(
+                "the images add up to more than {MAX_TOTAL_IMAGE_PIXELS} pixels (image {} reaches it)",
+                img.index()
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn to_rgba8(img: &gl::image::Data) -> Option<Vec<u8>> {
