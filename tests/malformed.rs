@@ -600,3 +600,31 @@ fn an_image_declaring_huge_dimensions_is_not_decoded() {
         m.character.notes
     );
 }
+
+#[test]
+fn a_deep_node_chain_is_refused_in_linear_time() {
+    let dir = common::temp_dir("malformed-deep");
+    // 60 000 nodes fit the joint count but their paths would not; 300 000 are over the joint count.
+    for (n, why) in [(60_000usize, "too deep"), (300_000, "65535")] {
+        let nodes: Vec<Value> = (0..n)
+            .map(|i| {
+                if i + 1 < n {
+                    json!({"name": format!("n{i}"), "children": [i + 1]})
+                } else {
+                    json!({"name": format!("n{i}")})
+                }
+            })
+            .collect();
+        let doc = json!({"asset": {"version": "2.0"}, "nodes": nodes, "scenes": [{"nodes": [0]}], "scene": 0});
+        let file = dir.join(format!("chain_{n}.gltf"));
+        std::fs::write(&file, serde_json::to_vec(&doc).unwrap()).unwrap();
+        let start = Instant::now();
+        let out = run_with_deadline(&["inspect", file.to_str().unwrap()]);
+        assert!(
+            start.elapsed() < Duration::from_secs(2),
+            "{n} nodes: {:?}",
+            start.elapsed()
+        );
+        common::assert_clean_failure(&out, &[&format!("chain_{n}.gltf"), why]);
+    }
+}

@@ -23,6 +23,11 @@ pub enum SkeletonError {
     /// More joints than a `u16` parent index can address.
     #[error("{0} joints is more than the supported 65535")]
     TooManyJoints(usize),
+    /// The joints' paths would take more than [`MAX_PATH_BYTES`] (a hierarchy tens of thousands deep).
+    #[error(
+        "the joint paths would take {0} bytes, over the {MAX_PATH_BYTES}-byte limit (a hierarchy too deep)"
+    )]
+    PathsTooLong(u64),
     /// A rest transform holds NaN or infinity.
     #[error("joint {joint} ('{name}') has a non-finite rest transform")]
     NonFiniteRest {
@@ -32,6 +37,10 @@ pub enum SkeletonError {
         name: String,
     },
 }
+
+/// The most bytes all joint paths together may take: a path repeats its ancestors' names, so a deep chain grows
+/// quadratically.
+pub const MAX_PATH_BYTES: u64 = 64 << 20;
 
 /// One joint as given to [`Skeleton::new`].
 #[derive(Clone, Debug)]
@@ -75,6 +84,25 @@ impl Skeleton {
         let mut paths: Vec<String> = Vec::with_capacity(joints.len());
         let mut rest = Vec::with_capacity(joints.len());
         let mut deforms = Vec::with_capacity(joints.len());
+        // Path lengths first, so a deep chain is refused before its paths are built.
+        let mut path_len: Vec<u64> = Vec::with_capacity(joints.len());
+        let mut total = 0u64;
+        for (i, j) in joints.iter().enumerate() {
+            let segment = if j.name.is_empty() {
+                format!("joint{i}").len() as u64
+            } else {
+                j.name.len() as u64
+            };
+            let len = match j.parent.filter(|&p| p < i) {
+                Some(p) => path_len[p] + 1 + segment,
+                None => segment,
+            };
+            path_len.push(len);
+            total = total.saturating_add(len);
+            if total > MAX_PATH_BYTES {
+                return Err(SkeletonError::PathsTooLong(total));
+            }
+        }
         for (i, j) in joints.into_iter().enumerate() {
             if let Some(p) = j.parent
                 && p >= i
@@ -170,9 +198,14 @@ impl Skeleton {
 
     /// Places the skeleton under the nodes named by `prefix` ("Scene/Armature"): every joint path starts with
     /// it. The nodes above the root joints are not joints; their transform is in [`Skeleton::root_transform`].
-    pub fn with_path_prefix(mut self, prefix: &str) -> Self {
+    pub fn with_path_prefix(mut self, prefix: &str) -> Result<Self, SkeletonError> {
         if prefix.is_empty() {
-            return self;
+            return Ok(self);
+        }
+        let extra = (prefix.len() as u64 + 1).saturating_mul(self.paths.len() as u64);
+        let total: u64 = self.paths.iter().map(|p| p.len() as u64).sum::<u64>() + extra;
+        if total > MAX_PATH_BYTES {
+            return Err(SkeletonError::PathsTooLong(total));
         }
         for p in &mut self.paths {
             *p = format!("{prefix}/{p}");
@@ -184,7 +217,7 @@ impl Skeleton {
             .rev()
             .map(|(i, p)| (p.clone(), i))
             .collect();
-        self
+        Ok(self)
     }
 
     /// Paths from the character root, by joint index.

@@ -70,8 +70,8 @@ pub(super) fn skeleton(
         })
         .collect();
     let skeleton = Skeleton::new(joints, facing_fix * above)
-        .map_err(|e| e.to_string())?
-        .with_path_prefix(&prefix);
+        .and_then(|s| s.with_path_prefix(&prefix))
+        .map_err(|e| e.to_string())?;
     Ok(SkeletonNodes {
         skeleton,
         node_to_joint,
@@ -125,18 +125,33 @@ impl NodeGraph {
                     .unwrap_or_else(|| format!("node{}", node.index())),
             );
         }
-        // Every node must reach a root without looping.
+        // Every node must reach a root without looping: each walk up stops at a node already known to reach one,
+        // so the check is linear in the node count however deep the hierarchy.
+        const UNSEEN: u8 = 0;
+        const ON_WALK: u8 = 1;
+        const REACHES_ROOT: u8 = 2;
+        let mut state = vec![UNSEEN; n];
+        let mut walk = Vec::new();
         for start in 0..n {
+            walk.clear();
             let mut j = start;
-            let mut steps = 0;
-            while let Some(p) = parent[j] {
-                j = p;
-                steps += 1;
-                if steps > n {
-                    return Err(format!(
-                        "node {start} is part of a cycle in the node hierarchy"
-                    ));
+            loop {
+                match state[j] {
+                    REACHES_ROOT => break,
+                    ON_WALK => {
+                        return Err(format!("node {j} is part of a cycle in the node hierarchy"));
+                    }
+                    _ => {}
                 }
+                state[j] = ON_WALK;
+                walk.push(j);
+                match parent[j] {
+                    Some(p) => j = p,
+                    None => break,
+                }
+            }
+            for &w in &walk {
+                state[w] = REACHES_ROOT;
             }
         }
         let roots: Vec<usize> = match document
@@ -194,25 +209,41 @@ impl NodeGraph {
     }
 
     /// Skeleton nodes in parent-before-child order (the wanted nodes and everything between them and their
-    /// common ancestor), and the world transform above the skeleton root(s).
+    /// common ancestor), and the world transform above the skeleton root(s). Linear in the node count: each walk
+    /// up from a wanted node stops at a node an earlier walk marked.
     pub(super) fn skeleton_nodes(&self, wanted: &[usize]) -> (Vec<usize>, Mat4) {
         let mut member = vec![false; self.len()];
-        let chains: Vec<Vec<usize>> = wanted.iter().map(|&w| self.ancestors_and_self(w)).collect();
-        // The lowest common ancestor: the deepest node on every chain.
-        let lca = chains.first().and_then(|first| {
-            first
-                .iter()
-                .copied()
-                .find(|cand| chains.iter().all(|c| c.contains(cand)))
-        });
-        for chain in &chains {
-            for &n in chain {
-                member[n] = true;
-                if Some(n) == lca {
-                    break;
+        let mut is_wanted = vec![false; self.len()];
+        for &w in wanted {
+            is_wanted[w] = true;
+            let mut j = w;
+            while !member[j] {
+                member[j] = true;
+                match self.parent[j] {
+                    Some(p) => j = p,
+                    None => break,
                 }
             }
         }
+        // The lowest common ancestor: from the single root of the marked tree, down while a node is not wanted
+        // itself and has exactly one marked child.
+        let mut top = (0..self.len()).filter(|&i| member[i] && self.parent[i].is_none());
+        let lca = match (top.next(), top.next()) {
+            (Some(root), None) => {
+                let mut j = root;
+                loop {
+                    let mut marked = self.children[j].iter().filter(|&&c| member[c]);
+                    match (marked.next(), marked.next()) {
+                        (Some(&only), None) if !is_wanted[j] => {
+                            member[j] = false;
+                            j = only;
+                        }
+                        _ => break Some(j),
+                    }
+                }
+            }
+            _ => None,
+        };
         let (roots, above) = match lca {
             Some(r) => (
                 vec![r],
