@@ -5,8 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-60}"
-targets="${FUZZ_TARGETS:-animclip unity preset gltf blend_path}"
-cargo build --release --locked --example fuzz
+targets="${FUZZ_TARGETS:-animclip unity preset gltf blend_path render_setup heatmap}"
+cargo build --release --locked --no-default-features --example fuzz
 status=0
 for t in $targets; do
   target/release/examples/fuzz "$t" "$seconds" "${FUZZ_SEED:-1}" || status=1

@@ -17,18 +17,24 @@ pub enum Target {
     Preset,
     /// glTF/GLB/VRM import from bytes (`import::gltf::load_bytes_with`).
     Gltf,
-    /// Blend path files (`export::parse_path`).
+    /// Blend path files (`offline::stream::parse_path`).
     BlendPath,
+    /// Render setup without a device: glTF import, fitting to (small) GPU limits, posed bounds and camera framing.
+    RenderSetup,
+    /// Blend space loading, then its influence map (`blend::heatmap`) within the work budget.
+    Heatmap,
 }
 
 impl Target {
     /// Every target.
-    pub const ALL: [Target; 5] = [
+    pub const ALL: [Target; 7] = [
         Target::Animclip,
         Target::Unity,
         Target::Preset,
         Target::Gltf,
         Target::BlendPath,
+        Target::RenderSetup,
+        Target::Heatmap,
     ];
 
     /// Lowercase name (folder of its corpus).
@@ -39,6 +45,8 @@ impl Target {
             Target::Preset => "preset",
             Target::Gltf => "gltf",
             Target::BlendPath => "blend_path",
+            Target::RenderSetup => "render_setup",
+            Target::Heatmap => "heatmap",
         }
     }
 
@@ -49,7 +57,7 @@ impl Target {
 
     /// True for targets whose inputs are text (JSON).
     pub fn is_text(self) -> bool {
-        matches!(self, Target::Preset | Target::BlendPath)
+        matches!(self, Target::Preset | Target::BlendPath | Target::Heatmap)
     }
 }
 
@@ -101,18 +109,6 @@ pub fn run(target: Target, bytes: &[u8]) -> String {
                 .map_err(|e| e.to_string()),
         ),
         Target::Preset => {
-            use crate::preset::PresetError;
-            // Preset errors echo the input's own keys; their kind is the variant (and the checked field).
-            let kind = |e: PresetError| match e {
-                PresetError::Invalid { field, .. } => {
-                    format!("invalid {}", field.split('[').next().unwrap_or_default())
-                }
-                PresetError::Json { .. } => "json".into(),
-                PresetError::WrongFormat { .. } => "format".into(),
-                PresetError::Newer { .. } => "newer".into(),
-                PresetError::NoBlendSpace { .. } => "no blend".into(),
-                PresetError::Read { .. } => "read".into(),
-            };
             let text = String::from_utf8_lossy(bytes);
             let a = crate::preset::Preset::parse(&text, path).map(|p| {
                 if let Some(b) = &p.blend {
@@ -125,28 +121,61 @@ pub fn run(target: Target, bytes: &[u8]) -> String {
             });
             match (a, b) {
                 (Ok(()), Ok(())) => "ok".into(),
-                (Err(e), _) | (_, Err(e)) => kind(e),
+                (Err(e), _) | (_, Err(e)) => preset_error_kind(e),
             }
         }
-        Target::Gltf => outcome(
-            crate::import::gltf::load_bytes_with(bytes, "fuzz", None, path, &fuzz_limits())
-                .map(|m| {
-                    use crate::eval::{ClockStep, EvalInput, Evaluator, SourceSpec};
-                    let layers = crate::layers::LayerParams::default();
-                    let c = &m.character;
-                    let mut ev = Evaluator::new(c, &m.clips, SourceSpec::Rest, layers);
-                    ev.evaluate(&EvalInput::default());
-                    for (i, clip) in m.clips.iter().enumerate() {
-                        ev.set_source(c, &m.clips, SourceSpec::Clip(i));
-                        let clock = ClockStep::Seek(clip.duration * 0.5);
-                        ev.evaluate(&EvalInput {
-                            clock,
-                            ..EvalInput::default()
-                        });
+        Target::Gltf => outcome(import(bytes).map(|m| {
+            use crate::eval::{ClockStep, EvalInput, Evaluator, SourceSpec};
+            let layers = crate::layers::LayerParams::default();
+            let c = &m.character;
+            let mut ev = Evaluator::new(c, &m.clips, SourceSpec::Rest, layers);
+            ev.evaluate(&EvalInput::default());
+            for (i, clip) in m.clips.iter().enumerate() {
+                ev.set_source(c, &m.clips, SourceSpec::Clip(i));
+                let clock = ClockStep::Seek(clip.duration * 0.5);
+                ev.evaluate(&EvalInput {
+                    clock,
+                    ..EvalInput::default()
+                });
+            }
+        })),
+        Target::RenderSetup => outcome(import(bytes).and_then(|m| {
+            use crate::core::gpu_fit::{GpuLimits, fit_character};
+            let c = &m.character;
+            // Small limits, so that textures and buffers of a few KB already take the downscale and error paths.
+            let limits = GpuLimits {
+                max_texture_side: 16,
+                max_buffer_bytes: 64 << 10,
+                max_storage_binding_bytes: 4 << 10,
+            };
+            fit_character(c, &limits).map_err(|e| e.to_string())?;
+            let model = crate::core::Pose::rest(&c.skeleton).model_matrices(&c.skeleton);
+            let (min, max) = crate::render::camera::posed_bounds(c, &model);
+            let mut camera = crate::render::OrbitCamera::default();
+            camera.frame(min, max, 1.5);
+            let _ = camera.view_proj(1.5);
+            Ok(())
+        })),
+        Target::Heatmap => {
+            let text = String::from_utf8_lossy(bytes);
+            match crate::preset::parse_blend_space(&text, path) {
+                Err(e) => preset_error_kind(e),
+                Ok(space) => outcome((|| {
+                    use crate::blend::{HeatmapView, heatmap};
+                    let size = 24;
+                    heatmap::check_work(size, space.nodes.len())?;
+                    let [ax, ay] = &space.axes;
+                    let min = glam::DVec2::new(ax.min, ay.min);
+                    let max = glam::DVec2::new(ax.max, ay.max);
+                    let map = heatmap::compute(space.mode, &space.positions(), min, max, size);
+                    let _ = heatmap::to_rgba(&map, HeatmapView::All);
+                    if !space.nodes.is_empty() {
+                        let _ = heatmap::to_rgba(&map, HeatmapView::Node(0));
                     }
-                })
-                .map_err(|e| e.to_string()),
-        ),
+                    Ok(())
+                })()),
+            }
+        }
         Target::BlendPath => outcome(
             crate::offline::stream::parse_path(&String::from_utf8_lossy(bytes), "fuzz-input")
                 .map(|p| {
@@ -154,6 +183,33 @@ pub fn run(target: Target, bytes: &[u8]) -> String {
                 })
                 .map_err(|e| e.to_string()),
         ),
+    }
+}
+
+/// glTF import under [`fuzz_limits`], its error as text.
+fn import(bytes: &[u8]) -> Result<crate::import::ImportedModel, String> {
+    crate::import::gltf::load_bytes_with(
+        bytes,
+        "fuzz",
+        None,
+        Path::new("fuzz-input"),
+        &fuzz_limits(),
+    )
+    .map_err(|e| e.to_string())
+}
+
+/// The kind of a preset error: its variant (and the checked field), since the message echoes the input's keys.
+fn preset_error_kind(e: crate::preset::PresetError) -> String {
+    use crate::preset::PresetError;
+    match e {
+        PresetError::Invalid { field, .. } => {
+            format!("invalid {}", field.split('[').next().unwrap_or_default())
+        }
+        PresetError::Json { .. } => "json".into(),
+        PresetError::WrongFormat { .. } => "format".into(),
+        PresetError::Newer { .. } => "newer".into(),
+        PresetError::NoBlendSpace { .. } => "no blend".into(),
+        PresetError::Read { .. } => "read".into(),
     }
 }
 
@@ -225,7 +281,7 @@ pub fn tiny_glb() -> Vec<u8> {
 /// Seed inputs for a target, generated by code.
 pub fn seeds(target: Target) -> Vec<Vec<u8>> {
     match target {
-        Target::Gltf => {
+        Target::Gltf | Target::RenderSetup => {
             let mut out = vec![tiny_glb()];
             // The same document as .gltf JSON with an embedded data URI.
             let bytes = tiny_glb();
@@ -267,6 +323,9 @@ pub fn seeds(target: Target) -> Vec<Vec<u8>> {
                 serde_json::to_vec(&crate::demo::locomotion::default_blend_space()).unwrap_or_default(),
             ]
         }
+        Target::Heatmap => vec![
+            serde_json::to_vec(&crate::demo::locomotion::default_blend_space()).unwrap_or_default(),
+        ],
         Target::BlendPath => vec![
             br#"[{"time": 0, "point": [0, 0]}, {"time": 1.5, "point": [0.5, 1.4]}, {"time": 3, "point": [0, 3.5]}]"#
                 .to_vec(),

@@ -18,7 +18,6 @@ pub mod io;
 pub mod layers;
 pub mod offline;
 pub mod preset;
-#[cfg(feature = "render")]
 pub mod render;
 pub mod runtime;
 

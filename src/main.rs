@@ -12,10 +12,27 @@ fn report(e: anyhow::Error) -> ExitCode {
     ExitCode::from(1)
 }
 
+/// Without a desktop session (no `XDG_RUNTIME_DIR`), Mesa's Vulkan device-select layer tries to reach a
+/// Wayland compositor to pick the default GPU and prints an error line for every instance, although rendering
+/// works. A headless subcommand has no display to match, so the layer is skipped (the adapter is still chosen
+/// by power preference). The user's own setting wins.
+fn quiet_headless_vulkan() {
+    if std::env::var_os("XDG_RUNTIME_DIR").is_none()
+        && std::env::var_os("NODEVICE_SELECT").is_none()
+    {
+        // SAFETY: called first thing in main, before any thread is started, so nothing reads the environment
+        // concurrently.
+        unsafe { std::env::set_var("NODEVICE_SELECT", "1") };
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Some(command) => run(command),
+        Some(command) => {
+            quiet_headless_vulkan();
+            run(command)
+        }
         None if cli.model.as_ref().is_some_and(|m| !m.is_file()) => {
             let m = cli.model.unwrap_or_default();
             Err(anyhow::anyhow!(

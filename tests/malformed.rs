@@ -211,24 +211,53 @@ fn uri_corpus() -> Vec<(String, Vec<u8>)> {
         .collect()
 }
 
-/// Runs the CLI with a deadline: a hang fails the test instead of stalling it.
+/// The most memory one CLI run on a small hostile input may take (peak resident set).
+const MAX_RSS_BYTES: u64 = 500 << 20;
+
+/// Runs the CLI with a deadline (a hang fails the test instead of stalling it) and checks its peak resident
+/// memory against [`MAX_RSS_BYTES`]. The peak is measured by GNU time (`/usr/bin/time -f %M`, Debian's `time`
+/// package, which scripts/test.sh installs): it forks the CLI itself, so the figure is the CLI's own. A child
+/// spawned straight from this test process would report this process's peak instead (Linux carries the old
+/// address space's high-water mark across exec).
 fn run_with_deadline(args: &[&str]) -> std::process::Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_animtune"))
+    let report = std::env::temp_dir().join(format!(
+        "animtune-peak-{}-{:?}",
+        std::process::id(),
+        std::thread::current().id()
+    ));
+    let mut child = Command::new("/usr/bin/time")
+        .args(["-f", "%M", "-o"])
+        .arg(&report)
+        .arg(env!("CARGO_BIN_EXE_animtune"))
         .args(args)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .unwrap();
+        .expect("GNU time (/usr/bin/time; apt-get install time) measures the peak memory");
     let start = Instant::now();
     loop {
         if child.try_wait().unwrap().is_some() {
-            return child.wait_with_output().unwrap();
+            let output = child.wait_with_output().unwrap();
+            let text = std::fs::read_to_string(&report).unwrap_or_default();
+            let _ = std::fs::remove_file(&report);
+            // GNU time writes "Command exited with non-zero status N" before the figure on a failure.
+            let peak_kib: u64 = text
+                .lines()
+                .last()
+                .and_then(|l| l.trim().parse().ok())
+                .unwrap_or_else(|| panic!("no peak memory from GNU time: {text:?}"));
+            assert!(
+                peak_kib * 1024 < MAX_RSS_BYTES,
+                "animtune {args:?} peaked at {} MB resident",
+                peak_kib >> 10
+            );
+            return output;
         }
         if start.elapsed() > Duration::from_secs(20) {
             let _ = child.kill();
             panic!("animtune {args:?} hung for 20 s");
         }
-        std::thread::sleep(Duration::from_millis(10));
+        std::thread::sleep(Duration::from_millis(5));
     }
 }
 
@@ -627,4 +656,99 @@ fn a_deep_node_chain_is_refused_in_linear_time() {
         );
         common::assert_clean_failure(&out, &[&format!("chain_{n}.gltf"), why]);
     }
+}
+
+/// A model of one sparse primitive, `count` vertices all at the origin (no bufferView, no indices), on a node
+/// with a one-key rotation (so that there is something to animate).
+fn sparse_mesh_gltf(count: u64) -> Vec<u8> {
+    let mut bin = vec![0u8; 20];
+    bin.extend([0.0f32, 0.0, 0.0, 1.0].iter().flat_map(|v| v.to_le_bytes()));
+    let uri = format!(
+        "data:application/octet-stream;base64,{}",
+        base64::encode(&bin)
+    );
+    let doc = json!({
+        "asset": {"version": "2.0"},
+        "buffers": [{"byteLength": bin.len(), "uri": uri}],
+        "bufferViews": [{"buffer": 0, "byteOffset": 0, "byteLength": 4},
+            {"buffer": 0, "byteOffset": 4, "byteLength": 12},
+            {"buffer": 0, "byteOffset": 16, "byteLength": 4},
+            {"buffer": 0, "byteOffset": 20, "byteLength": 16}],
+        "accessors": [{"componentType": 5126, "count": count, "type": "VEC3", "min": [0, 0, 0], "max": [0, 0, 0],
+            "sparse": {"count": 1, "indices": {"bufferView": 0, "componentType": 5125},
+                "values": {"bufferView": 1}}},
+            {"bufferView": 2, "componentType": 5126, "count": 1, "type": "SCALAR", "min": [0], "max": [0]},
+            {"bufferView": 3, "componentType": 5126, "count": 1, "type": "VEC4"}],
+        "meshes": [{"primitives": [{"attributes": {"POSITION": 0}}]}],
+        "nodes": [{"mesh": 0, "name": "part"}], "scenes": [{"nodes": [0]}], "scene": 0,
+        "animations": [{"samplers": [{"input": 1, "output": 2}],
+            "channels": [{"sampler": 0, "target": {"node": 0, "path": "rotation"}}]}]
+    });
+    serde_json::to_vec(&doc).unwrap()
+}
+
+#[test]
+fn textures_and_geometry_are_fitted_to_the_graphics_device() {
+    let dir = common::temp_dir("malformed-gpu");
+    // A 32768x1 texture (over every adapter's side limit) on the mannequin: drawn downscaled, with a note.
+    let (doc, bin) = mannequin_parts();
+    let mut png = Vec::new();
+    image::RgbaImage::from_pixel(32768, 1, image::Rgba([200, 80, 40, 255]))
+        .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+        .unwrap();
+    let uri = format!("data:image/png;base64,{}", base64::encode(&png));
+    let textured = with(&doc, |d| {
+        d["images"] = json!([{"uri": uri}]);
+        d["textures"] = json!([{"source": 0}]);
+        d["materials"][0]["pbrMetallicRoughness"]["baseColorTexture"] = json!({"index": 0});
+    });
+    let wide = dir.join("wide_texture.glb");
+    std::fs::write(&wide, glb(&textured, &bin)).unwrap();
+    let png_out = dir.join("wide.png");
+    let run = run_with_deadline(&[
+        "render",
+        wide.to_str().unwrap(),
+        "--size",
+        "64x64",
+        "-o",
+        png_out.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "{err}");
+    assert!(
+        err.trim_end().lines().count() == 1 && err.contains("32768x1") && err.contains("shown at"),
+        "{err}"
+    );
+    // 5 M vertices fit the importer's budget, but their 320 MB vertex buffer is over the device's buffer limit.
+    let big = dir.join("big_mesh.gltf");
+    std::fs::write(&big, sparse_mesh_gltf(5_000_000)).unwrap();
+    let run = run_with_deadline(&[
+        "render",
+        big.to_str().unwrap(),
+        "--size",
+        "64x64",
+        "-o",
+        png_out.to_str().unwrap(),
+        "--force",
+    ]);
+    common::assert_clean_failure(&run, &["big_mesh.gltf", "vertex buffer", "buffer limit"]);
+    // 19 M implicit vertices are refused by the importer before anything is allocated.
+    let huge = dir.join("huge_mesh.gltf");
+    std::fs::write(&huge, sparse_mesh_gltf(19_000_000)).unwrap();
+    let run = run_with_deadline(&["inspect", huge.to_str().unwrap()]);
+    common::assert_clean_failure(&run, &["huge_mesh.gltf"]);
+}
+
+#[test]
+fn a_successful_render_prints_nothing_to_stderr() {
+    let dir = common::temp_dir("malformed-render-quiet");
+    let out = dir.join("quiet.png");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_animtune"));
+    cmd.args(["render", "mannequin", "--size", "64x64", "-o"])
+        .arg(&out)
+        .env_remove("XDG_RUNTIME_DIR")
+        .env_remove("WAYLAND_DISPLAY");
+    let run = cmd.output().unwrap();
+    assert!(run.status.success());
+    assert_eq!(String::from_utf8_lossy(&run.stderr), "");
 }

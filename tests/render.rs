@@ -48,9 +48,11 @@ fn draw(r: &OffscreenRenderer, m: &ImportedModel, model: &[Mat4], cam: &OrbitCam
         show_skeleton: false,
         show_grid: false,
         selected: None,
+        hovered: None,
+        trail: &[],
         look_target: None,
     };
-    r.render(&m.character, &frame, W, H).unwrap()
+    r.render(&m.character, &frame, W, H).unwrap().image
 }
 
 fn is_background(p: &image::Rgba<u8>) -> bool {

@@ -8,6 +8,7 @@ use glam::Vec3;
 
 use crate::blend::{BlendAxis, BlendMode, BlendNode, BlendSpace, RootMotion, TimeSync};
 use crate::layers::LayerParams;
+use crate::render::camera::ViewPreset;
 
 /// One request from a panel, a shortcut, a dropped file or a script.
 #[derive(Clone, Debug, PartialEq)]
@@ -60,6 +61,14 @@ pub enum Command {
     ShowSkeleton(bool),
     /// Shows or hides the ground grid.
     ShowGrid(bool),
+    /// How a single clip's root travel shows (in place, or kept with the camera following).
+    SetClipRootMotion(RootMotion),
+    /// The camera follows the root while motion is kept.
+    FollowRoot(bool),
+    /// Ghost poses before and after the current time.
+    SetOnionSkin(OnionSkin),
+    /// The in/out range that playback loops within (None: the whole clip).
+    SetPlayRange(Option<[f32; 2]>),
     /// Puts a line in the status bar (a panel's own outcome: an export finished, no file chosen).
     Report {
         /// The message.
@@ -67,6 +76,30 @@ pub enum Command {
         /// True for a failure.
         is_error: bool,
     },
+}
+
+/// Onion skin: translucent ghost poses at frame steps around the current time (Maya's ghosting).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OnionSkin {
+    /// Drawn at all.
+    pub enabled: bool,
+    /// Ghosts before the current time.
+    pub before: u32,
+    /// Ghosts after it.
+    pub after: u32,
+    /// Frames between ghosts (at the session's frame rate).
+    pub step_frames: u32,
+}
+
+impl Default for OnionSkin {
+    fn default() -> Self {
+        OnionSkin {
+            enabled: false,
+            before: 2,
+            after: 2,
+            step_frames: 5,
+        }
+    }
 }
 
 /// Playback requests; the seek, stop and scrub rules themselves live in the [`Evaluator`](crate::eval::Evaluator).
@@ -101,6 +134,12 @@ pub enum CameraMove {
     Zoom(f32),
     /// Frames the posed character.
     Frame,
+    /// Turns to a standard view and frames the character.
+    View(ViewPreset),
+    /// The front view, framed (the camera a model opens with).
+    Reset,
+    /// The viewport's aspect ratio (width / height), which framing fits.
+    SetAspect(f32),
 }
 
 /// One change to the blend space.

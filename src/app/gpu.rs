@@ -3,6 +3,7 @@
 use crate::render::offscreen::{COLOR_FORMAT, RenderTarget, SAMPLES};
 use crate::render::{FrameInput, GpuCharacter, Renderer};
 
+use super::command::{Command, Commands};
 use super::editor::EditorState;
 
 /// GPU state of the viewport, living beside eframe's wgpu renderer.
@@ -11,7 +12,8 @@ pub struct ViewportGpu {
     renderer: Renderer,
     target: Option<RenderTarget>,
     texture: Option<egui::TextureId>,
-    character: Option<(u64, GpuCharacter)>,
+    /// The uploaded character with the document generation it came from, or why it could not be uploaded.
+    character: Option<(u64, Result<GpuCharacter, String>)>,
 }
 
 impl ViewportGpu {
@@ -26,8 +28,16 @@ impl ViewportGpu {
         }
     }
 
-    /// Renders the editor's current pose at `width`×`height` pixels; returns the texture egui should show.
-    pub fn paint(&mut self, editor: &EditorState, width: u32, height: u32) -> egui::TextureId {
+    /// Renders the editor's current pose at `width`×`height` pixels; returns the texture egui should show, or
+    /// why the character cannot be drawn; `hovered` is the joint under the pointer. A new character's upload notes and errors go to `out` once.
+    pub fn paint(
+        &mut self,
+        editor: &EditorState,
+        width: u32,
+        height: u32,
+        hovered: Option<usize>,
+        out: &mut Commands,
+    ) -> Result<egui::TextureId, String> {
         let (device, queue) = (&self.state.device, &self.state.queue);
         let resized = self
             .target
@@ -61,9 +71,27 @@ impl ViewportGpu {
             .as_ref()
             .is_none_or(|(g, _)| *g != editor.doc().generation)
         {
-            let gpu = self
+            let upload = self
                 .renderer
                 .upload(device, queue, &editor.doc().model.character);
+            let name = &editor.doc().name;
+            let gpu = match upload {
+                Ok((gpu, notes)) => {
+                    out.extend(notes.into_iter().map(|n| Command::Report {
+                        text: format!("{name}: {n}"),
+                        is_error: false,
+                    }));
+                    Ok(gpu)
+                }
+                Err(e) => {
+                    let text = format!("cannot draw {name}: {e}");
+                    out.push(Command::Report {
+                        text: text.clone(),
+                        is_error: true,
+                    });
+                    Err(text)
+                }
+            };
             self.character = Some((editor.doc().generation, gpu));
         }
         let (Some(target), Some((_, gpu)), Some(texture)) =
@@ -71,6 +99,7 @@ impl ViewportGpu {
         else {
             unreachable!("target, character and texture were just created");
         };
+        let gpu = gpu.as_mut().map_err(|e| e.clone())?;
         let frame = FrameInput {
             model: editor.matrices(),
             camera: &editor.session().camera,
@@ -78,6 +107,8 @@ impl ViewportGpu {
             show_skeleton: editor.session().show_skeleton,
             show_grid: editor.session().show_grid,
             selected: editor.session().selected,
+            hovered,
+            trail: &editor.session().root_trail,
             look_target: editor
                 .tuning()
                 .layers
@@ -97,6 +128,6 @@ impl ViewportGpu {
             editor.session().show_grid,
         );
         queue.submit([encoder.finish()]);
-        texture
+        Ok(texture)
     }
 }

@@ -143,7 +143,25 @@ fn pair_term(mode: BlendMode, pi: DVec2, pj: DVec2) -> Option<PairTerm> {
     })
 }
 
-/// Computes the weights of every node over `size` × `size` pixels covering [min, max].
+/// The most pixel weights (size² × nodes) one heatmap may compute: 200 M, 800 MB of weights.
+pub const MAX_HEATMAP_WORK: u64 = 200_000_000;
+
+/// Checks a heatmap's cost (`size`² × `nodes` pixel weights) against [`MAX_HEATMAP_WORK`] before anything is
+/// allocated; the error says what was asked and the limit.
+pub fn check_work(size: usize, nodes: usize) -> Result<(), String> {
+    let cost = (size as u64)
+        .saturating_mul(size as u64)
+        .saturating_mul(nodes as u64);
+    if cost > MAX_HEATMAP_WORK {
+        return Err(format!(
+            "size {size} with {nodes} nodes: {cost} pixel weights, over the {MAX_HEATMAP_WORK} limit"
+        ));
+    }
+    Ok(())
+}
+
+/// Computes the weights of every node over `size` × `size` pixels covering [min, max]; callers check the cost
+/// with [`check_work`] first.
 pub fn compute(mode: BlendMode, nodes: &[DVec2], min: DVec2, max: DVec2, size: usize) -> Heatmap {
     let n = nodes.len();
     let mut weights = vec![0.0f32; size * size * n];

@@ -43,14 +43,38 @@ fn model_position(skeleton: &Skeleton, pose: &Pose, joint: usize) -> Vec3 {
         .transform_point3(pose.local[joint].translation.into())
 }
 
+/// The joint whose travel is root motion: the hips, else the first root joint.
+pub fn root_motion_joint(character: &Character) -> Option<usize> {
+    let skeleton = &character.skeleton;
+    character
+        .humanoid
+        .joint(HumanBone::Hips)
+        .or_else(|| (0..skeleton.len()).find(|&j| skeleton.parent(j).is_none()))
+}
+
+/// A clip's horizontal travel of `root` over one cycle, in model space (metres; zero for a clip without length).
+pub fn root_travel(skeleton: &Skeleton, clip: &Clip, binding: &ClipBinding, root: usize) -> Vec3 {
+    if clip.duration <= 0.0 || root >= skeleton.len() {
+        return Vec3::ZERO;
+    }
+    let mut pose = Pose::rest(skeleton);
+    clip.sample_into(binding, 0.0, Wrap::Clamp, &mut pose);
+    let start = model_position(skeleton, &pose, root);
+    pose.reset_to_rest(skeleton);
+    clip.sample_into(binding, clip.duration, Wrap::Clamp, &mut pose);
+    let d = model_position(skeleton, &pose, root) - start;
+    if d.is_finite() {
+        Vec3::new(d.x, 0.0, d.z)
+    } else {
+        Vec3::ZERO
+    }
+}
+
 impl BlendSampler {
     /// Resolves each node's clip by name in `clips` and binds it to the character.
     pub fn bind(space: &BlendSpace, clips: &[Clip], character: &Character) -> Self {
         let skeleton = &character.skeleton;
-        let root = character
-            .humanoid
-            .joint(HumanBone::Hips)
-            .or_else(|| (0..skeleton.len()).find(|&j| skeleton.parent(j).is_none()));
+        let root = root_motion_joint(character);
         let mut missing = Vec::new();
         let nodes = space
             .nodes
@@ -63,19 +87,9 @@ impl BlendSampler {
                 };
                 let clip = &clips[c];
                 let binding = clip.bind(skeleton, Some(&character.humanoid));
-                let root_velocity = match root {
-                    Some(r) if clip.duration > 0.0 => {
-                        let mut pose = Pose::rest(skeleton);
-                        clip.sample_into(&binding, 0.0, Wrap::Clamp, &mut pose);
-                        let start = model_position(skeleton, &pose, r);
-                        pose.reset_to_rest(skeleton);
-                        clip.sample_into(&binding, clip.duration, Wrap::Clamp, &mut pose);
-                        let end = model_position(skeleton, &pose, r);
-                        let v = (end - start) / clip.duration;
-                        Vec3::new(v.x, 0.0, v.z)
-                    }
-                    _ => Vec3::ZERO,
-                };
+                let root_velocity = root.map_or(Vec3::ZERO, |r| {
+                    root_travel(skeleton, clip, &binding, r) / clip.duration.max(f32::EPSILON)
+                });
                 Some(BoundNode {
                     clip: c,
                     binding,

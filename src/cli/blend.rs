@@ -70,9 +70,6 @@ pub fn weights(args: &WeightsArgs) -> Result<()> {
     Ok(())
 }
 
-/// The most pixel weights (size² × nodes) a heatmap may compute.
-const MAX_HEATMAP_WORK: u64 = 200_000_000;
-
 pub fn heatmap(args: &HeatmapArgs) -> Result<()> {
     if !(1..=4096).contains(&args.size) {
         bail!("--size {}: must be between 1 and 4096", args.size);
@@ -104,13 +101,8 @@ pub fn heatmap(args: &HeatmapArgs) -> Result<()> {
         }
     };
     let size = args.size as usize;
-    let cost = (size * size) as u64 * space.nodes.len() as u64;
-    if cost > MAX_HEATMAP_WORK {
-        bail!(
-            "--size {size} with {} nodes of {}: {cost} pixel weights, over the {MAX_HEATMAP_WORK} limit (lower --size)",
-            space.nodes.len(),
-            args.blend.display()
-        );
+    if let Err(why) = heatmap::check_work(size, space.nodes.len()) {
+        bail!("{}: --{why} (lower --size)", args.blend.display());
     }
     let [ax, ay] = &space.axes;
     let (min, max) = if space.mode.is_2d() {

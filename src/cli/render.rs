@@ -7,7 +7,7 @@ use super::pose::Evaluated;
 use crate::import::ImportedModel;
 use crate::render::FrameInput;
 use crate::render::camera::{OrbitCamera, posed_bounds};
-use crate::render::offscreen::OffscreenRenderer;
+use crate::render::offscreen::{OffscreenRenderer, RenderError};
 
 fn parse_size(text: &str) -> Result<(u32, u32)> {
     let (w, h) = text
@@ -74,9 +74,20 @@ pub fn run(args: &RenderArgs) -> Result<()> {
         show_skeleton: args.skeleton,
         show_grid: !args.no_grid,
         selected: None,
+        hovered: None,
+        trail: &[],
         look_target: None,
     };
-    let image = renderer.render(c, &frame, width, height)?;
+    let rendered = renderer
+        .render(c, &frame, width, height)
+        .map_err(|e| match e {
+            RenderError::Limits(_) => anyhow!("{}: {e}", args.model.model),
+            other => other.into(),
+        })?;
+    for n in &rendered.notes {
+        eprintln!("note: {}: {n}", args.model.model);
+    }
+    let image = rendered.image;
     let mut png = Vec::new();
     image
         .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)

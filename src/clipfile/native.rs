@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{BakedClip, BakedTrack, Channel, ClipFileError};
 use crate::core::clip::{MAX_KEY_TIME, TrackTarget};
+use crate::core::skeleton::MAX_PATH_BYTES;
 use crate::core::{HumanBone, Transform};
 
 /// The tag that opens every native clip file.
@@ -409,12 +410,20 @@ pub fn decode(bytes: &[u8], path: &Path) -> Result<BakedClip, ClipFileError> {
     };
     let mut tracks = Vec::with_capacity(body.tracks.len().min(65536));
     let mut prev_path = String::new();
+    let mut path_bytes = 0u64;
     for (i, t) in body.tracks.iter().enumerate() {
         let shared = t.path_shared as usize;
         if shared > prev_path.len() || !prev_path.is_char_boundary(shared) {
             return Err(ck.invalid(format!(
                 "track {i}: shares {shared} bytes of a {}-byte previous path",
                 prev_path.len()
+            )));
+        }
+        // Shared prefixes let a small file spell out paths that grow with every track: bound their total.
+        path_bytes += (shared + t.path_rest.len()) as u64;
+        if path_bytes > MAX_PATH_BYTES {
+            return Err(ck.invalid(format!(
+                "track {i}: the track paths spell out more than {MAX_PATH_BYTES} bytes"
             )));
         }
         let path = format!("{}{}", &prev_path[..shared], t.path_rest);
@@ -469,4 +478,64 @@ pub fn decode(bytes: &[u8], path: &Path) -> Result<BakedClip, ClipFileError> {
         times: body.times,
         tracks,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rest_channel() -> FileChannel {
+        FileChannel {
+            kind: KIND_REST,
+            frames: Vec::new(),
+            values: Vec::new(),
+            range: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn paths_growing_through_shared_prefixes_are_bounded() {
+        let rest: Vec<u8> = [0.0f32, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0]
+            .into_iter()
+            .chain([0.0, 0.0, 0.0, 1.0, 0.0])
+            .flat_map(f32::to_le_bytes)
+            .collect();
+        // Every track repeats the whole previous path and adds 100 bytes: 1 300 tracks spell out 84 MB of paths
+        // from a file of about 330 KB.
+        let mut prev = 0u32;
+        let tracks: Vec<FileTrack> = (0..1300)
+            .map(|i| {
+                let t = FileTrack {
+                    path_shared: prev,
+                    path_rest: format!("/{i:099}"),
+                    name: String::new(),
+                    human_bone: None,
+                    rest: rest.clone(),
+                    translation: rest_channel(),
+                    rotation: rest_channel(),
+                    scale: rest_channel(),
+                };
+                prev += 100;
+                t
+            })
+            .collect();
+        let body = Body {
+            id: 0,
+            name: "grow".into(),
+            duration: 1.0,
+            frame_rate: 30.0,
+            times: None,
+            tracks,
+        };
+        let bytes = rmp_serde::to_vec(&(TAG, VERSION, body)).unwrap();
+        assert!(bytes.len() < 1 << 20, "{}", bytes.len());
+        let err = decode(&bytes, Path::new("grow.animclip"))
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            err.contains("grow.animclip") && err.contains(&MAX_PATH_BYTES.to_string()),
+            "{err}"
+        );
+    }
 }

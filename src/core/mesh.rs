@@ -1,6 +1,6 @@
 //! Render-ready mesh data of a character: primitives, skins, materials, textures (no GPU types).
 
-use glam::Mat4;
+use glam::{Mat4, Vec3};
 
 /// One triangle list with its vertex attributes.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -19,6 +19,25 @@ pub struct Primitive {
     pub indices: Vec<u32>,
     /// Material index, if any.
     pub material: Option<usize>,
+}
+
+impl Primitive {
+    /// Vertex `v` posed on the CPU by a mesh palette (see `Character::mesh_palette`): linear blend skinning
+    /// when the primitive has joints and weights and the palette more than one matrix, else the palette's one
+    /// matrix.
+    pub fn posed_position(&self, v: usize, palette: &[Mat4]) -> Vec3 {
+        let pos = Vec3::from(self.positions[v]);
+        match (&self.joints, &self.weights, palette.len() > 1) {
+            (Some(j), Some(w), true) => (0..4)
+                .map(|k| {
+                    palette
+                        .get(j[v][k] as usize)
+                        .map_or(Vec3::ZERO, |m| m.transform_point3(pos) * w[v][k])
+                })
+                .sum(),
+            _ => palette.first().map_or(pos, |m| m.transform_point3(pos)),
+        }
+    }
 }
 
 /// Where a mesh sits relative to the skeleton.

@@ -4,6 +4,7 @@ pub mod binding;
 pub mod character;
 pub mod clip;
 pub mod fold;
+pub mod gpu_fit;
 pub mod human_bone;
 pub mod humanoid;
 pub mod mesh;

@@ -17,7 +17,7 @@
 
 use glam::{Mat3A, Mat4, Vec3, Vec3A};
 
-use crate::blend::sampler::parent_model;
+use crate::blend::sampler::{parent_model, root_motion_joint, root_travel};
 use crate::blend::{BlendSampler, BlendSpace, RootMotion, TimeSync};
 use crate::core::mesh::Skin;
 use crate::core::{Character, Clip, ClipBinding, Pose, Skeleton, Transform};
@@ -88,6 +88,8 @@ struct ClipSource {
     animation: Animation,
     context: SamplingContext,
     binding: ClipBinding,
+    /// Horizontal model-space travel of the root-motion joint over one cycle (metres).
+    root_travel: Vec3,
 }
 
 impl ClipSource {
@@ -97,11 +99,15 @@ impl ClipSource {
             &character.skeleton,
             Some(&character.humanoid),
         );
+        let root_travel = root_motion_joint(character).map_or(Vec3::ZERO, |r| {
+            root_travel(&character.skeleton, &clips[index], &binding, r)
+        });
         ClipSource {
             index,
             context: SamplingContext::for_animation(&animation),
             animation,
             binding,
+            root_travel,
         }
     }
 
@@ -144,6 +150,8 @@ struct Clock {
     speed: f32,
     /// Seconds the look-at filter steps on the next evaluation (after a seek the filter is reset and snaps).
     look_dt: f32,
+    /// Whole cycles looped through since the last seek (negative when playing backwards).
+    cycles: i64,
 }
 
 /// Wraps `t` into a cycle of length `d`: [0, d] stays, later times land in (0, d] (so the end of a cycle shows
@@ -162,12 +170,28 @@ pub fn wrap_cycle(t: f64, d: f64) -> f64 {
     }
 }
 
+/// Moves the root joint of a local pose by a model-space offset (converted into its parent's space: a direction,
+/// so only the 3×3 part of the parent's matrix is inverted).
+fn shift_root(skeleton: &Skeleton, pose: &mut [Transform], root: usize, offset: Vec3) {
+    if offset == Vec3::ZERO || root >= pose.len() {
+        return;
+    }
+    let parent = Mat3A::from_mat4(parent_model(skeleton, pose, root));
+    let local = parent.inverse() * Vec3A::from(offset);
+    if local.is_finite() {
+        pose[root].translation += local;
+    }
+}
+
 /// The one evaluator of poses (see the module documentation).
 #[derive(Clone, Debug)]
 pub struct Evaluator {
     skeleton: Skeleton,
     skins: Vec<Skin>,
     root_motion_joint: Option<usize>,
+    clip_root_motion: RootMotion,
+    accumulate_loops: bool,
+    range: Option<[f32; 2]>,
     source: Source,
     layers: LayerParams,
     rig: LayerRig,
@@ -195,7 +219,10 @@ impl Evaluator {
         let mut ev = Evaluator {
             skeleton: character.skeleton.clone(),
             skins: character.skins.clone(),
-            root_motion_joint: None,
+            root_motion_joint: root_motion_joint(character),
+            clip_root_motion: RootMotion::Keep,
+            accumulate_loops: false,
+            range: None,
             source: Source::Rest,
             rig: LayerRig::bind(&layers, character),
             layers,
@@ -208,6 +235,7 @@ impl Evaluator {
                 looping: true,
                 speed: 1.0,
                 look_dt: 0.0,
+                cycles: 0,
             },
             weights_point: None,
             contributions: Vec::new(),
@@ -247,7 +275,6 @@ impl Evaluator {
                     .into_iter()
                     .map(|c| c.map(|i| ClipSource::new(clips, i, character)))
                     .collect();
-                self.root_motion_joint = sampler.root_joint();
                 Source::Blend {
                     space,
                     sampler,
@@ -366,6 +393,44 @@ impl Evaluator {
         self.clock.looping = looping;
     }
 
+    /// How a single clip's horizontal root travel shows: in place (its average velocity removed, as the blend
+    /// space's `InPlace`) or kept as authored (the default).
+    pub fn set_clip_root_motion(&mut self, mode: RootMotion) {
+        self.clip_root_motion = mode;
+    }
+
+    /// The single clip's root motion mode.
+    pub fn clip_root_motion(&self) -> RootMotion {
+        self.clip_root_motion
+    }
+
+    /// When on, kept root motion accumulates over loops: each completed cycle adds the cycle's travel, so the
+    /// character walks on instead of snapping back (Unity's preview). Off by default (a pose depends on the
+    /// clip time alone); the editor turns it on.
+    pub fn set_accumulate_loops(&mut self, on: bool) {
+        self.accumulate_loops = on;
+    }
+
+    /// The joint whose horizontal travel is root motion (the hips, else the first root).
+    pub fn root_joint(&self) -> Option<usize> {
+        self.root_motion_joint
+    }
+
+    /// Limits a clip's playback to an in/out range of seconds (None: the whole clip): playing loops (or stops)
+    /// within it. A range that is empty or not finite clears it; it is clamped into the clip when used.
+    pub fn set_play_range(&mut self, range: Option<[f32; 2]>) {
+        self.range = range.filter(|[a, b]| a.is_finite() && b.is_finite() && a < b);
+    }
+
+    /// The in/out range in effect for the current source, clamped into it (None: the whole clip, or the
+    /// source is not a clip, or the range lies outside it).
+    pub fn play_range(&self) -> Option<[f32; 2]> {
+        let [a, b] = self.range?;
+        let d = self.duration();
+        let (a, b) = (a.clamp(0.0, d), b.clamp(0.0, d));
+        (matches!(self.source, Source::Clip(_)) && a < b).then_some([a, b])
+    }
+
     /// Playback speed (negative plays backwards).
     pub fn speed(&self) -> f32 {
         self.clock.speed
@@ -422,6 +487,7 @@ impl Evaluator {
         self.clock.time = t;
         self.clock.phase = if d > 0.0 { t / d } else { 0.0 };
         self.clock.elapsed = t;
+        self.clock.cycles = 0;
         self.clock.look_dt = 0.0;
         self.look.reset();
     }
@@ -481,6 +547,20 @@ impl Evaluator {
         if duration <= 0.0 {
             return;
         }
+        if let (Source::Clip(_), Some([a, b])) = (&self.source, self.play_range()) {
+            let (a, b) = (f64::from(a), f64::from(b));
+            let next = self.clock.time + d;
+            if looping {
+                self.clock.time = a + wrap_cycle(next - a, b - a);
+            } else if next >= b || next <= a {
+                self.clock.time = next.clamp(a, b);
+                self.clock.playing = false;
+            } else {
+                self.clock.time = next;
+            }
+            self.clock.phase = self.clock.time / duration;
+            return;
+        }
         let (value, length) = match &self.source {
             Source::Blend { .. } => (&mut self.clock.phase, 1.0),
             _ => (&mut self.clock.time, duration),
@@ -488,6 +568,10 @@ impl Evaluator {
         let next = *value + d / duration * length;
         if looping {
             *value = wrap_cycle(next, length);
+            let wrapped = ((next - *value) / length).round();
+            if wrapped.is_finite() {
+                self.clock.cycles = self.clock.cycles.saturating_add(wrapped as i64);
+            }
         } else if next >= length || next <= 0.0 {
             *value = next.clamp(0.0, length);
             self.clock.playing = false;
@@ -582,7 +666,23 @@ impl Evaluator {
                 out.copy_from_slice(self.skeleton.rest());
                 Ok(())
             }
-            Source::Clip(c) => c.sample(self.clock.time as f32, out),
+            Source::Clip(c) => {
+                let result = c.sample(self.clock.time as f32, out);
+                let duration = f64::from(c.animation.duration());
+                let offset = match self.clip_root_motion {
+                    RootMotion::InPlace if duration > 0.0 => {
+                        -c.root_travel * (self.clock.time / duration) as f32
+                    }
+                    RootMotion::Keep if self.accumulate_loops => {
+                        c.root_travel * self.clock.cycles as f32
+                    }
+                    _ => Vec3::ZERO,
+                };
+                if let Some(r) = self.root_motion_joint {
+                    shift_root(&self.skeleton, out, r, offset);
+                }
+                result
+            }
             Source::Blend {
                 space,
                 sampler,
@@ -597,23 +697,32 @@ impl Evaluator {
                         continue;
                     };
                     let duration = f64::from(c.animation.duration());
-                    let t = match space.sync {
-                        TimeSync::Normalized => self.clock.phase * duration,
-                        TimeSync::Independent => wrap_cycle(self.clock.elapsed, duration),
-                    } as f32;
+                    let (t, cycles) = match space.sync {
+                        TimeSync::Normalized => (self.clock.phase * duration, self.clock.cycles),
+                        TimeSync::Independent => {
+                            let t = wrap_cycle(self.clock.elapsed, duration);
+                            let cycles = if duration > 0.0 {
+                                ((self.clock.elapsed - t) / duration).round() as i64
+                            } else {
+                                0
+                            };
+                            (t, cycles)
+                        }
+                    };
                     let slot = self.blend_weights.len();
                     let pose = &mut self.blend_poses[slot * n..(slot + 1) * n];
-                    result = result.and(c.sample(t, pose));
-                    if let (RootMotion::InPlace, Some(r), Some(v)) = (
-                        space.root_motion,
-                        self.root_motion_joint,
-                        sampler.root_velocity(node),
-                    ) && v != Vec3::ZERO
+                    result = result.and(c.sample(t as f32, pose));
+                    if let (Some(r), Some(v)) =
+                        (self.root_motion_joint, sampler.root_velocity(node))
                     {
-                        // Model-space travel into the root joint's parent space: a direction, so only the
-                        // 3×3 part of the parent's matrix is inverted.
-                        let parent = Mat3A::from_mat4(parent_model(&self.skeleton, pose, r));
-                        pose[r].translation -= parent.inverse() * Vec3A::from(v * t);
+                        let offset = match space.root_motion {
+                            RootMotion::InPlace => -v * t as f32,
+                            RootMotion::Keep if self.accumulate_loops => {
+                                v * (duration * cycles as f64) as f32
+                            }
+                            RootMotion::Keep => Vec3::ZERO,
+                        };
+                        shift_root(&self.skeleton, pose, r, offset);
                     }
                     self.blend_weights.push(w);
                 }

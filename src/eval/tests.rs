@@ -421,3 +421,66 @@ fn editing_the_blend_nodes_keeps_the_phase_and_the_look_direction() {
         "the look-at filter keeps its direction"
     );
 }
+
+#[test]
+fn a_single_clip_plays_in_place_or_walks_on_over_its_loops() {
+    let m = mannequin();
+    let c = &m.character;
+    let run = m.clips.iter().position(|c| c.name == "RunForward").unwrap();
+    let clip = &m.clips[run];
+    let mut ev = Evaluator::new(c, &m.clips, SourceSpec::Clip(run), LayerParams::off());
+    let root = ev.root_joint().unwrap();
+    let hips = |ev: &Evaluator| ev.output().model[root].w_axis.truncate();
+    ev.play();
+    advance(&mut ev, 0.0);
+    let start = hips(&ev);
+    // Kept without accumulation (the default): 2.5 cycles later the hips are where they are half a cycle in.
+    let d = clip.duration;
+    advance(&mut ev, 2.5 * d);
+    let snapped = hips(&ev) - start;
+    // Accumulating: two more whole cycles of travel on top.
+    ev.seek(0.0);
+    ev.set_accumulate_loops(true);
+    advance(&mut ev, 2.5 * d);
+    let walked = hips(&ev) - start;
+    let travel = walked - snapped;
+    assert!(travel.z > 1.0, "two cycles travel forward: {travel}");
+    assert!(travel.y.abs() < 1e-4, "travel is horizontal: {travel}");
+    // In place: the hips hardly move forward over a cycle.
+    ev.set_clip_root_motion(RootMotion::InPlace);
+    ev.seek(0.0);
+    advance(&mut ev, 0.0);
+    let a = hips(&ev);
+    advance(&mut ev, 0.5 * d);
+    let b = hips(&ev);
+    assert!(
+        (b - a).z.abs() < 0.05 * travel.z,
+        "in place: {} vs {}",
+        b - a,
+        travel
+    );
+}
+
+#[test]
+fn playback_loops_within_the_in_out_range() {
+    let m = mannequin();
+    let mut ev = clip_evaluator(&m);
+    let d = ev.duration();
+    ev.set_play_range(Some([0.25 * d, 0.5 * d]));
+    ev.seek(0.3 * d);
+    ev.play();
+    for _ in 0..40 {
+        advance(&mut ev, 0.07 * d);
+        let t = ev.time();
+        assert!((0.25 * d - 1e-5..=0.5 * d + 1e-5).contains(&t), "{t}");
+    }
+    // Not looping: it stops at the out point.
+    ev.set_looping(false);
+    ev.seek(0.3 * d);
+    ev.play();
+    advance(&mut ev, d);
+    assert!((ev.time() - 0.5 * d).abs() < 1e-5 && !ev.is_playing());
+    // An empty range is no range.
+    ev.set_play_range(Some([0.4, 0.4]));
+    assert_eq!(ev.play_range(), None);
+}

@@ -21,6 +21,9 @@ pub enum RenderError {
         "image size {0}x{1}: each side 1 to the adapter's texture limit (at most 8192), and at most 4096x4096 pixels"
     )]
     Size(u32, u32),
+    /// The character's geometry does not fit the device.
+    #[error("{0}")]
+    Limits(crate::core::gpu_fit::GpuLimitError),
     /// Reading the image back failed.
     #[error("reading the rendered image back failed: {0}")]
     Readback(String),
@@ -152,6 +155,14 @@ impl RenderTarget {
     }
 }
 
+/// One rendered frame.
+pub struct Rendered {
+    /// The pixels (sRGB RGBA8).
+    pub image: image::RgbaImage,
+    /// What had to change for the character to fit the device (downscaled textures), one line each.
+    pub notes: Vec<String>,
+}
+
 /// A device and the renderer's pipelines, for rendering images headlessly.
 pub struct OffscreenRenderer {
     device: wgpu::Device,
@@ -207,7 +218,7 @@ impl OffscreenRenderer {
         frame: &FrameInput,
         width: u32,
         height: u32,
-    ) -> Result<image::RgbaImage, RenderError> {
+    ) -> Result<Rendered, RenderError> {
         let side = self.device.limits().max_texture_dimension_2d.min(MAX_SIDE);
         if width == 0
             || height == 0
@@ -219,7 +230,11 @@ impl OffscreenRenderer {
         }
         let device = &self.device;
         let target = RenderTarget::new(device, width, height, None);
-        let mut gpu = self.renderer.upload(device, &self.queue, character);
+        let (mut gpu, notes) = self
+            .renderer
+            .upload(device, &self.queue, character)
+            .map_err(RenderError::Limits)?;
+
         self.renderer
             .prepare(&self.queue, &mut gpu, character, frame);
         let size = target.size;
@@ -274,7 +289,8 @@ impl OffscreenRenderer {
         }
         drop(data);
         readback.unmap();
-        image::RgbaImage::from_raw(width, height, pixels)
-            .ok_or_else(|| RenderError::Readback("size mismatch".into()))
+        let image = image::RgbaImage::from_raw(width, height, pixels)
+            .ok_or_else(|| RenderError::Readback("size mismatch".into()))?;
+        Ok(Rendered { image, notes })
     }
 }

@@ -62,6 +62,104 @@ pub fn marker(at: Vec3, size: f32, color: [f32; 4]) -> Vec<LineVertex> {
         .collect()
 }
 
+/// Vertices in a [`joint_marker`]: the 12 edges of an octahedron.
+pub const JOINT_MARKER_VERTICES: usize = 24;
+
+/// A wire octahedron around a joint, `size` metres from its centre to each tip: the selected or hovered joint,
+/// drawn over the mesh whether or not the skeleton is shown.
+pub fn joint_marker(at: Vec3, size: f32, color: [f32; 4]) -> Vec<LineVertex> {
+    let tips = [Vec3::X, Vec3::NEG_X, Vec3::Z, Vec3::NEG_Z].map(|d| at + d * size);
+    let (top, bottom) = (at + Vec3::Y * size, at - Vec3::Y * size);
+    let ring = [tips[0], tips[2], tips[1], tips[3]];
+    let mut out = Vec::with_capacity(JOINT_MARKER_VERTICES);
+    for i in 0..4 {
+        for (a, b) in [
+            (ring[i], ring[(i + 1) % 4]),
+            (ring[i], top),
+            (ring[i], bottom),
+        ] {
+            out.extend([a, b].map(|p| LineVertex {
+                position: p.to_array(),
+                color,
+            }));
+        }
+    }
+    out
+}
+
+/// Colour of the selected joint's marker and bone.
+pub const SELECTED_COLOR: [f32; 4] = [1.0, 0.9, 0.1, 1.0];
+/// Colour of the hovered joint's marker.
+pub const HOVER_COLOR: [f32; 4] = [0.3, 0.85, 1.0, 1.0];
+/// Most points of a root trail the overlay draws (the newest).
+pub const MAX_TRAIL_POINTS: usize = 4096;
+
+/// Colour of the root-motion trail.
+pub const TRAIL_COLOR: [f32; 4] = [0.95, 0.45, 0.9, 1.0];
+
+/// A joint's marker size: a fifth of its longest bone to a child (or to its parent for a leaf), at least 1 cm.
+pub fn joint_marker_size(skeleton: &Skeleton, model: &[Mat4], joint: usize) -> f32 {
+    let at = model[joint].w_axis.truncate();
+    let to = |j: usize| model[j].w_axis.truncate().distance(at);
+    let children = (0..skeleton.len())
+        .filter(|&c| skeleton.parent(c) == Some(joint))
+        .map(to)
+        .fold(0.0f32, f32::max);
+    let length = if children > 0.0 {
+        children
+    } else {
+        skeleton.parent(joint).map_or(0.0, to)
+    };
+    (length * 0.2).max(0.01)
+}
+
+/// The selected joint highlighted: its marker and its bones (to its parent and children), in
+/// [`SELECTED_COLOR`].
+pub fn selection_lines(skeleton: &Skeleton, model: &[Mat4], joint: usize) -> Vec<LineVertex> {
+    let at = model[joint].w_axis.truncate();
+    let mut out = joint_marker(
+        at,
+        joint_marker_size(skeleton, model, joint),
+        SELECTED_COLOR,
+    );
+    let linked = (0..skeleton.len())
+        .filter(|&c| skeleton.parent(c) == Some(joint))
+        .chain(skeleton.parent(joint));
+    for other in linked {
+        out.extend([at, model[other].w_axis.truncate()].map(|p| LineVertex {
+            position: p.to_array(),
+            color: SELECTED_COLOR,
+        }));
+    }
+    out
+}
+
+/// A polyline through `points` (a root trail), as line-list vertices.
+pub fn polyline(points: &[Vec3], color: [f32; 4]) -> Vec<LineVertex> {
+    points
+        .windows(2)
+        .flat_map(|w| {
+            [w[0], w[1]].map(|p| LineVertex {
+                position: p.to_array(),
+                color,
+            })
+        })
+        .collect()
+}
+
+/// Grid spacing and half-size that suit a character of bounds `min`..`max`: a line every power of ten of its
+/// size over two (0.5 m for a 1.8 m human, 50 for one in centimetres), reaching three times its size.
+pub fn grid_for(min: Vec3, max: Vec3) -> (f32, f32) {
+    let size = (max - min).max_element();
+    if !size.is_finite() || size <= 0.0 {
+        return (5.0, 0.5);
+    }
+    let step = 10f32.powf(size.log10().floor()) * 0.5;
+    let half = (size * 3.0).max(step * 10.0);
+    let half = (half / step).ceil().min(200.0) * step;
+    (half, step)
+}
+
 /// Colour of a bone in the overlay.
 pub fn bone_color(is_human: bool, selected: bool) -> [f32; 4] {
     if selected {

@@ -7,6 +7,7 @@ use wgpu::util::DeviceExt;
 use super::camera::OrbitCamera;
 use super::overlay::{self, LineVertex};
 use crate::core::Character;
+use crate::core::gpu_fit::{GPU_VERTEX_BYTES, GpuLimitError, GpuLimits, fit_character};
 use crate::core::mesh::MeshPlacement;
 
 /// Depth buffer format of every pass the renderer draws into.
@@ -21,6 +22,9 @@ struct Vertex {
     joints: [u32; 4],
     weights: [f32; 4],
 }
+
+// The GPU fit check sizes vertex buffers with this stride.
+const _: () = assert!(std::mem::size_of::<Vertex>() as u64 == GPU_VERTEX_BYTES);
 
 #[repr(C)]
 #[derive(Clone, Copy, Pod, Zeroable)]
@@ -51,6 +55,10 @@ pub struct FrameInput<'a> {
     pub show_grid: bool,
     /// Joint to highlight.
     pub selected: Option<usize>,
+    /// Joint under the pointer (a lighter highlight).
+    pub hovered: Option<usize>,
+    /// Root-motion trail to draw on the ground (model space).
+    pub trail: &'a [Vec3],
     /// Where to draw the look-at target marker (model space), when look-at is on.
     pub look_target: Option<glam::Vec3>,
 }
@@ -91,6 +99,16 @@ pub struct Renderer {
     bones_pipeline: wgpu::RenderPipeline,
     white: wgpu::TextureView,
     sampler: wgpu::Sampler,
+}
+
+/// The limits of `device` that decide whether a character fits it.
+pub fn gpu_limits(device: &wgpu::Device) -> GpuLimits {
+    let l = device.limits();
+    GpuLimits {
+        max_texture_side: l.max_texture_dimension_2d,
+        max_buffer_bytes: l.max_buffer_size,
+        max_storage_binding_bytes: l.max_storage_buffer_binding_size,
+    }
 }
 
 fn shader(device: &wgpu::Device, label: &str, source: &str) -> wgpu::ShaderModule {
@@ -336,17 +354,23 @@ impl Renderer {
         }
     }
 
-    /// Uploads a character's meshes, materials and textures.
+    /// Uploads a character's meshes, materials and textures, after fitting it to the device's limits: oversized
+    /// textures are downscaled (one note each), geometry over a buffer limit is an error.
     pub fn upload(
         &self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
         character: &Character,
-    ) -> GpuCharacter {
+    ) -> Result<(GpuCharacter, Vec<String>), GpuLimitError> {
+        let fit = fit_character(character, &gpu_limits(device))?;
         let textures: Vec<wgpu::TextureView> = character
             .textures
             .iter()
-            .map(|t| texture_view(device, queue, t.width, t.height, &t.rgba))
+            .zip(&fit.textures)
+            .map(|(t, smaller)| {
+                let t = smaller.as_ref().unwrap_or(t);
+                texture_view(device, queue, t.width, t.height, &t.rgba)
+            })
             .collect();
         let mut materials: Vec<wgpu::BindGroup> = character
             .materials
@@ -424,7 +448,10 @@ impl Renderer {
                 });
             }
         }
-        let grid_lines = overlay::grid(5.0, 0.5);
+        let rest = crate::core::Pose::rest(&character.skeleton).model_matrices(&character.skeleton);
+        let (min, max) = super::camera::posed_bounds(character, &rest);
+        let (half, step) = overlay::grid_for(min, max);
+        let grid_lines = overlay::grid(half, step);
         let grid = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("grid"),
             contents: bytemuck::cast_slice(&grid_lines),
@@ -432,7 +459,10 @@ impl Renderer {
         });
         let bones = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("bones"),
-            size: ((character.skeleton.len().max(1) * 2 + overlay::MARKER_VERTICES)
+            size: ((character.skeleton.len().max(1) * 4
+                + overlay::MARKER_VERTICES
+                + 2 * overlay::JOINT_MARKER_VERTICES
+                + 2 * overlay::MAX_TRAIL_POINTS)
                 * std::mem::size_of::<LineVertex>()) as u64,
             usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
@@ -443,7 +473,7 @@ impl Renderer {
             .iter()
             .map(Option::is_some)
             .collect();
-        GpuCharacter {
+        let gpu = GpuCharacter {
             items,
             meshes,
             materials,
@@ -452,7 +482,8 @@ impl Renderer {
             bones,
             bone_count: 0,
             human,
-        }
+        };
+        Ok((gpu, fit.notes))
     }
 
     fn material_bind_group(
@@ -518,6 +549,18 @@ impl Renderer {
         if let Some(t) = frame.look_target.filter(|t| t.is_finite()) {
             lines.extend(overlay::marker(t, 0.06, [0.3, 1.0, 0.4, 1.0]));
         }
+        let skeleton = &character.skeleton;
+        let valid = |j: Option<usize>| j.filter(|&j| j < skeleton.len() && j < frame.model.len());
+        if let Some(j) = valid(frame.hovered).filter(|&j| Some(j) != frame.selected) {
+            let size = overlay::joint_marker_size(skeleton, frame.model, j);
+            let at = frame.model[j].w_axis.truncate();
+            lines.extend(overlay::joint_marker(at, size, overlay::HOVER_COLOR));
+        }
+        if let Some(j) = valid(frame.selected) {
+            lines.extend(overlay::selection_lines(skeleton, frame.model, j));
+        }
+        let trail = &frame.trail[frame.trail.len().saturating_sub(overlay::MAX_TRAIL_POINTS)..];
+        lines.extend(overlay::polyline(trail, overlay::TRAIL_COLOR));
         gpu.bone_count = lines.len() as u32;
         if !lines.is_empty() {
             queue.write_buffer(&gpu.bones, 0, bytemuck::cast_slice(&lines));

@@ -11,16 +11,14 @@ mod files;
 use super::command::{BlendEdit, CameraMove, Command, Transport};
 use super::state::document::{Document, Tuning};
 use super::state::history::History;
-use super::state::session::{Persisted, Session, Status};
+use super::state::session::{Persisted, Session, Status, TRAIL_LIMIT};
 use crate::blend::BlendSampler;
 use crate::core::{ClipBinding, Pose};
 use crate::eval::{ClockStep, EvalInput, Evaluator, SourceSpec};
 use crate::layers::LayerRig;
 use crate::layers::look_at::LookBoneReport;
+use crate::render::OrbitCamera;
 use crate::render::camera::posed_bounds;
-
-/// Aspect ratio the camera frames the character for before the viewport's size is known.
-const FRAMING_ASPECT: f32 = 16.0 / 9.0;
 
 /// Everything the editor shows and plays.
 pub struct EditorState {
@@ -168,6 +166,20 @@ impl EditorState {
         }
     }
 
+    /// Where the head is now (model space): the humanoid head, else the end of the look-at chain's joints, else
+    /// the top of the character's bounds. Dragging the look-at target moves it on a plane in front of this point.
+    pub fn look_head(&self) -> Vec3 {
+        let c = &self.doc.model.character;
+        let joint = c.humanoid.joint(crate::core::HumanBone::Head);
+        match joint.and_then(|j| self.matrices().get(j)) {
+            Some(m) => m.w_axis.truncate(),
+            None => {
+                let (min, max) = posed_bounds(c, self.matrices());
+                Vec3::new((min.x + max.x) * 0.5, max.y, (min.z + max.z) * 0.5)
+            }
+        }
+    }
+
     /// Carries out one command. The pose is evaluated by the next [`EditorState::update`].
     pub fn apply(&mut self, command: Command) {
         self.clock_jumped |= matches!(
@@ -242,13 +254,33 @@ impl EditorState {
                 cursor,
                 size,
                 radius,
-            } => self.session.selected = self.pick_joint(cursor, size, radius),
+            } => self.session.selected = self.joint_at(cursor, size, radius),
             Command::Camera(m) => match m {
                 CameraMove::Orbit(yaw, pitch) => self.session.camera.orbit(yaw, pitch),
                 CameraMove::Pan(x, y) => self.session.camera.pan(x, y),
                 CameraMove::Zoom(f) => self.session.camera.zoom(f),
-                CameraMove::Frame => self.frame_model(FRAMING_ASPECT),
+                CameraMove::Frame => self.frame_model(),
+                CameraMove::View(v) => {
+                    self.session.camera.set_view(v);
+                    self.frame_model();
+                }
+                CameraMove::Reset => {
+                    self.session.camera = OrbitCamera::default();
+                    self.frame_model();
+                }
+                CameraMove::SetAspect(a) => {
+                    if a.is_finite() && a > 0.0 {
+                        self.session.viewport_aspect = a;
+                    }
+                }
             },
+            Command::SetClipRootMotion(mode) => {
+                self.session.eval.set_clip_root_motion(mode);
+                self.session.root_trail.clear();
+            }
+            Command::FollowRoot(on) => self.session.follow_root = on,
+            Command::SetOnionSkin(onion) => self.session.onion = onion,
+            Command::SetPlayRange(range) => self.session.eval.set_play_range(range),
             Command::ShowSkeleton(on) => self.session.show_skeleton = on,
             Command::ShowGrid(on) => self.session.show_grid = on,
             Command::Report { text, is_error } => self.session.report(text, is_error),
@@ -278,9 +310,42 @@ impl EditorState {
                 self.session.report(text, true);
             }
         }
+        self.follow_root();
         if std::mem::take(&mut self.frame_pending) {
-            self.frame_model(FRAMING_ASPECT);
+            self.frame_model();
         }
+    }
+
+    /// Extends the root trail and moves the camera with the root while a clip's motion is kept: the camera's
+    /// target moves by the root's horizontal step, so the view follows without turning.
+    fn follow_root(&mut self) {
+        let Some(root) = self.session.eval.root_joint() else {
+            return;
+        };
+        let Some(m) = self.matrices().get(root) else {
+            return;
+        };
+        let p = m.w_axis.truncate();
+        let here = Vec3::new(p.x, 0.0, p.z);
+        let kept = self.clip().is_some()
+            && self.session.eval.clip_root_motion() == crate::blend::RootMotion::Keep;
+        let s = &mut self.session;
+        if !kept || !here.is_finite() {
+            s.root_trail.clear();
+            return;
+        }
+        if let Some(&last) = s.root_trail.last() {
+            if s.follow_root {
+                s.camera.target += here - last;
+            }
+            if last.distance(here) < 1e-4 {
+                return;
+            }
+        }
+        if s.root_trail.len() >= TRAIL_LIMIT {
+            s.root_trail.drain(..TRAIL_LIMIT / 4);
+        }
+        s.root_trail.push(here);
     }
 
     fn transport(&mut self, t: Transport) {
@@ -323,8 +388,9 @@ impl EditorState {
         }
         self.doc.generation += 1;
         self.session.selected = None;
+        self.session.root_trail.clear();
         let old = &self.session.eval;
-        let (looping, speed) = (old.is_looping(), old.speed());
+        let (looping, speed, root_motion) = (old.is_looping(), old.speed(), old.clip_root_motion());
         let character = &self.doc.model.character;
         self.session.eval = Evaluator::new(
             character,
@@ -334,6 +400,8 @@ impl EditorState {
         );
         self.session.eval.set_looping(looping);
         self.session.eval.set_speed(speed);
+        self.session.eval.set_clip_root_motion(root_motion);
+        self.session.eval.set_accumulate_loops(true);
         self.rebind_blend();
         // Blend when every node of the space finds its clip in this model; otherwise play the first clip.
         let blend = &self.doc.tuning.blend;
@@ -342,7 +410,12 @@ impl EditorState {
         } else {
             self.select_clip((!self.doc.clips.is_empty()).then_some(0));
         }
-        self.session.eval.play();
+        // Nothing plays on a model without clips (the rest pose is not "playing").
+        if self.blending() || self.clip().is_some() {
+            self.session.eval.play();
+        }
+        // Every model opens in the front view, framed once it is posed.
+        self.session.camera = OrbitCamera::default();
         self.frame_pending = true;
     }
 
@@ -422,12 +495,7 @@ impl EditorState {
     pub fn restore(&mut self, p: Persisted) {
         let s = &mut self.session;
         s.recent = p.recent;
-        if let Some(c) = p
-            .camera
-            .filter(|c| c.target.is_finite() && c.distance.is_finite())
-        {
-            s.camera = c;
-        }
+        // The camera is not restored: every model opens in the front view, framed.
         s.show_skeleton = p.show_skeleton;
         // The tuning comes back only when it is valid (a file edited by hand, or from another version).
         let preset = crate::preset::Preset {
@@ -453,38 +521,36 @@ impl EditorState {
     pub fn persisted(&self) -> Persisted {
         Persisted {
             recent: self.session.recent.clone(),
-            camera: Some(self.session.camera),
             show_skeleton: self.session.show_skeleton,
             blend: Some(self.doc.tuning.blend.clone()),
             layers: Some(self.doc.tuning.layers.clone()),
         }
     }
 
-    /// Points the camera at the posed character.
-    fn frame_model(&mut self, aspect: f32) {
+    /// Points the camera at the posed character, fitting it to the viewport's aspect on every axis.
+    fn frame_model(&mut self) {
         let (min, max) = posed_bounds(&self.doc.model.character, self.matrices());
+        let aspect = self.session.viewport_aspect;
         self.session.camera.frame(min, max, aspect);
     }
 
-    /// The joint whose screen position is nearest `cursor` (pixels, in a view of `size`), within `radius`.
-    fn pick_joint(&self, cursor: [f32; 2], size: [f32; 2], radius: f32) -> Option<usize> {
+    /// The joint under `cursor` (pixels, in a view of `size`): the one whose skin moves the surface there most,
+    /// else, where no surface is hit, the joint drawn nearest within `radius`. With the skeleton shown, a joint
+    /// drawn within `radius` wins over the surface behind it.
+    pub fn joint_at(&self, cursor: [f32; 2], size: [f32; 2], radius: f32) -> Option<usize> {
+        use crate::render::pick;
         let vp = self.session.camera.view_proj(size[0] / size[1].max(1.0));
-        let mut best = None;
-        let mut best_d = radius;
-        for (j, m) in self.matrices().iter().enumerate() {
-            let clip = vp * m.w_axis;
-            if clip.w <= 0.0 {
-                continue;
-            }
-            let ndc = clip.truncate() / clip.w;
-            let px = [(ndc.x * 0.5 + 0.5) * size[0], (0.5 - ndc.y * 0.5) * size[1]];
-            let d = ((px[0] - cursor[0]).powi(2) + (px[1] - cursor[1]).powi(2)).sqrt();
-            if d < best_d {
-                best_d = d;
-                best = Some(j);
-            }
+        let on_screen = || pick::nearest_joint_on_screen(self.matrices(), vp, cursor, size, radius);
+        if self.session.show_skeleton
+            && let Some(j) = on_screen()
+        {
+            return Some(j);
         }
-        best
+        let character = &self.doc.model.character;
+        pick::ray_through(vp, cursor, size)
+            .and_then(|ray| pick::surface_joint(character, self.matrices(), &ray))
+            .map(|(j, _)| j)
+            .or_else(on_screen)
     }
 }
 

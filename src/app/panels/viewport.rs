@@ -1,22 +1,48 @@
-//! The 3D viewport panel: the rendered character with its overlays, camera orbit / pan / zoom, joint picking
-//! and dragging the look-at target.
+//! The 3D viewport panel: the rendered character with its overlays, camera orbit / pan / zoom, the orientation
+//! gizmo, joint picking and hovering, and dragging or placing the look-at target.
 
-use egui::Color32;
+use egui::{Color32, Pos2, Rect, Vec2};
+use glam::Vec3;
 
 use crate::app::command::{CameraMove, Command, Commands};
 use crate::app::editor::EditorState;
 use crate::app::gpu::ViewportGpu;
+use crate::render::camera::ViewPreset;
+use crate::render::pick;
 
 /// How near (points) the pointer must be to a joint or the look-at target to pick it.
 const PICK_RADIUS: f32 = 14.0;
 /// Largest render target side, in pixels.
 const MAX_TARGET_SIDE: u32 = 8192;
+/// Radius of the orientation gizmo, points.
+const GIZMO_RADIUS: f32 = 34.0;
+/// The farthest in front of the head (metres, toward the camera) a drag keeps the look-at target: nearer the
+/// camera, the view's edge would be reached before the head turns far.
+const LOOK_DRAG_MAX_DEPTH: f32 = 0.5;
 
 /// The viewport's UI state.
 pub struct ViewportPanel {
     gpu: Option<ViewportGpu>,
-    /// A drag of the look-at target is in progress.
-    dragging_target: bool,
+    /// A drag of the look-at target is in progress, at this depth in front of the head (toward the camera).
+    dragging_target: Option<f32>,
+    /// The joint under the pointer, and where the pointer was when it was found.
+    hovered: Option<(Pos2, Option<usize>)>,
+}
+
+/// Where a model-space point lands in the viewport (None behind the camera).
+fn to_screen(view_proj: glam::Mat4, rect: Rect, p: Vec3) -> Option<Pos2> {
+    let c = view_proj * p.extend(1.0);
+    if c.w <= 1e-6 {
+        return None;
+    }
+    let n = c.truncate() / c.w;
+    Some(
+        rect.min
+            + Vec2::new(
+                (n.x * 0.5 + 0.5) * rect.width(),
+                (0.5 - n.y * 0.5) * rect.height(),
+            ),
+    )
 }
 
 impl ViewportPanel {
@@ -24,7 +50,8 @@ impl ViewportPanel {
     pub fn new(gpu: Option<ViewportGpu>) -> Self {
         ViewportPanel {
             gpu,
-            dragging_target: false,
+            dragging_target: None,
+            hovered: None,
         }
     }
 
@@ -34,47 +61,59 @@ impl ViewportPanel {
         let response = ui.allocate_rect(rect, egui::Sense::click_and_drag());
         let camera = &e.session().camera;
         let aspect = rect.width() / rect.height().max(1.0);
-        let view_proj = camera.view_proj(aspect);
-        let to_screen = |p: glam::Vec3| {
-            let c = view_proj.project_point3(p);
-            rect.min
-                + egui::vec2(
-                    (c.x * 0.5 + 0.5) * rect.width(),
-                    (0.5 - c.y * 0.5) * rect.height(),
-                )
-        };
-        // The look-at target's cross can be dragged in the plane facing the camera.
-        let look = &e.tuning().layers.look_at;
-        if response.drag_started_by(egui::PointerButton::Primary)
-            && look.enabled
-            && !look.follow_camera
-            && let Some(press) = ui.input(|i| i.pointer.press_origin())
-            && to_screen(e.look_target()).distance(press) < PICK_RADIUS
-        {
-            self.dragging_target = true;
+        if (aspect - e.session().viewport_aspect).abs() > 1e-3 {
+            out.push(Command::Camera(CameraMove::SetAspect(aspect)));
         }
-        if self.dragging_target {
-            if let Some(pos) = response.interact_pointer_pos() {
-                let inv = view_proj.inverse();
-                let ndc = glam::Vec2::new(
-                    (pos.x - rect.left()) / rect.width() * 2.0 - 1.0,
-                    1.0 - (pos.y - rect.top()) / rect.height() * 2.0,
-                );
-                let near = inv.project_point3(ndc.extend(0.0));
-                let far = inv.project_point3(ndc.extend(1.0));
-                let dir = (far - near).normalize_or_zero();
-                let target = e.look_target();
-                let normal = (target - camera.eye()).normalize_or_zero();
-                let denom = dir.dot(normal);
-                if denom.abs() > 1e-6 {
-                    let hit = near + dir * ((target - near).dot(normal) / denom);
-                    out.push(Command::SetLookTarget(hit));
-                }
+        let view_proj = camera.view_proj(aspect);
+        let size = [rect.width(), rect.height()];
+        let local = |p: Pos2| [p.x - rect.left(), p.y - rect.top()];
+        let gizmo_center = Pos2::new(
+            rect.right() - GIZMO_RADIUS - 12.0,
+            rect.top() + GIZMO_RADIUS + 12.0,
+        );
+        let in_gizmo = |p: Pos2| p.distance(gizmo_center) < GIZMO_RADIUS + 8.0;
+        // The look-at target: dragged on a plane facing the camera a little in front of the head; Shift+drag
+        // moves it toward or away from the camera; Alt+click places it under the pointer.
+        let look = &e.tuning().layers.look_at;
+        let look_editable = look.enabled && !look.follow_camera;
+        let target = e.look_target();
+        let head = e.look_head();
+        let toward_camera = (camera.eye() - head).normalize_or(Vec3::Z);
+        let place_at = |cursor: Pos2, depth: f32| -> Option<Vec3> {
+            let ray = pick::ray_through(view_proj, local(cursor), size)?;
+            let point = head + toward_camera * depth;
+            let denom = ray.dir.dot(toward_camera);
+            (denom.abs() > 1e-6)
+                .then(|| ray.origin + ray.dir * ((point - ray.origin).dot(toward_camera) / denom))
+        };
+        let target_depth = ((target - head).dot(toward_camera)).clamp(0.0, LOOK_DRAG_MAX_DEPTH);
+        if response.drag_started_by(egui::PointerButton::Primary)
+            && look_editable
+            && let Some(press) = ui.input(|i| i.pointer.press_origin())
+            && to_screen(view_proj, rect, target).is_some_and(|t| t.distance(press) < PICK_RADIUS)
+        {
+            self.dragging_target = Some(target_depth);
+        }
+        if let Some(depth) = self.dragging_target {
+            let shift = ui.input(|i| i.modifiers.shift);
+            if shift {
+                let dy = response.drag_delta().y;
+                let depth =
+                    (depth - dy * 0.005 * camera.distance).clamp(-5.0, camera.distance * 0.9);
+                self.dragging_target = Some(depth);
+                let moved = target + toward_camera * (depth - (target - head).dot(toward_camera));
+                out.push(Command::SetLookTarget(moved));
+            } else if let Some(pos) = response.interact_pointer_pos()
+                && let Some(hit) = place_at(pos, depth)
+            {
+                out.push(Command::SetLookTarget(hit));
             }
             if response.drag_stopped() || !ui.input(|i| i.pointer.primary_down()) {
-                self.dragging_target = false;
+                self.dragging_target = None;
             }
-        } else if response.dragged_by(egui::PointerButton::Primary) {
+        } else if response.dragged_by(egui::PointerButton::Primary)
+            && !ui.input(|i| i.pointer.press_origin()).is_some_and(in_gizmo)
+        {
             let d = response.drag_delta();
             out.push(Command::Camera(CameraMove::Orbit(-d.x * 0.01, d.y * 0.01)));
         }
@@ -91,40 +130,182 @@ impl ViewportPanel {
                 out.push(Command::Camera(CameraMove::Zoom((-scroll * 0.002).exp())));
             }
         }
+        // Hover: found again only when the pointer moved (a surface pick skins the meshes on the CPU).
+        let hover_pos = response.hover_pos().filter(|p| !in_gizmo(*p));
+        self.hovered = match (hover_pos, self.hovered) {
+            (None, _) => None,
+            (Some(p), Some((q, j))) if p.distance(q) < 1.0 => Some((q, j)),
+            (Some(p), _) => Some((p, e.joint_at(local(p), size, PICK_RADIUS))),
+        };
+        let hovered = self.hovered.and_then(|(_, j)| j);
+        self.paint(ui, rect, e, hovered, out);
+        let gizmo_pick = self.gizmo(ui, gizmo_center, view_proj);
         if response.clicked()
             && let Some(pos) = response.interact_pointer_pos()
         {
-            let local = pos - rect.min;
-            out.push(Command::PickJoint {
-                cursor: [local.x, local.y],
-                size: [rect.width(), rect.height()],
-                radius: PICK_RADIUS,
-            });
+            if let Some(view) = gizmo_pick.filter(|_| in_gizmo(pos)) {
+                out.push(Command::Camera(CameraMove::View(view)));
+            } else if ui.input(|i| i.modifiers.alt) && look_editable {
+                if let Some(hit) = place_at(pos, target_depth) {
+                    out.push(Command::SetLookTarget(hit));
+                }
+            } else {
+                out.push(Command::PickJoint {
+                    cursor: local(pos),
+                    size,
+                    radius: PICK_RADIUS,
+                });
+            }
         }
-        self.paint(ui, rect, e);
-        let mut overlay = format!(
-            "eval {eval_micros:.0} µs  frame {:.1} ms",
-            ui.input(|i| i.stable_dt) * 1000.0
-        );
-        if let Some(j) = e.session().selected {
-            let c = &e.doc().model.character;
+        if look_editable && to_screen(view_proj, rect, target).is_none_or(|p| !rect.contains(p)) {
+            Self::offscreen_arrow(ui, rect, view_proj, target);
+        }
+        self.hud(ui, rect, e, hovered, eval_micros);
+    }
+
+    /// The corner text (selection, hover, timings) on a dark plate, so that nothing drawn in 3D hides it.
+    fn hud(
+        &self,
+        ui: &egui::Ui,
+        rect: Rect,
+        e: &EditorState,
+        hovered: Option<usize>,
+        eval_micros: f32,
+    ) {
+        let c = &e.doc().model.character;
+        let describe = |j: usize| {
             let bone = c
                 .humanoid
                 .bone_of(j)
                 .map(|b| format!(" ({})", b.name()))
                 .unwrap_or_default();
-            overlay = format!("{}{bone}   {overlay}", c.skeleton.name(j));
+            format!("{}{bone}", c.skeleton.name(j))
+        };
+        let mut lines = vec![format!(
+            "eval {eval_micros:.0} µs  frame {:.1} ms",
+            ui.input(|i| i.stable_dt) * 1000.0
+        )];
+        if let Some(j) = e.session().selected {
+            lines.insert(0, format!("selected: {}", describe(j)));
         }
-        ui.painter().text(
-            rect.left_top() + egui::vec2(8.0, 6.0),
-            egui::Align2::LEFT_TOP,
-            overlay,
+        if let Some(j) = hovered.filter(|&j| Some(j) != e.session().selected) {
+            lines.push(format!("under pointer: {}", describe(j)));
+        }
+        let painter = ui.painter();
+        let galley = painter.layout_no_wrap(
+            lines.join("\n"),
             egui::FontId::monospace(12.0),
-            Color32::from_gray(220),
+            Color32::from_gray(225),
+        );
+        let at = rect.left_top() + Vec2::new(8.0, 6.0);
+        painter.rect_filled(
+            Rect::from_min_size(at - Vec2::splat(4.0), galley.size() + Vec2::splat(8.0)),
+            4.0,
+            Color32::from_black_alpha(170),
+        );
+        painter.galley(at, galley, Color32::from_gray(225));
+    }
+
+    /// An arrow at the viewport's edge pointing toward a look-at target that is off screen (or behind).
+    fn offscreen_arrow(ui: &egui::Ui, rect: Rect, view_proj: glam::Mat4, target: Vec3) {
+        let c = view_proj * target.extend(1.0);
+        let mut d = Vec2::new(c.x, -c.y);
+        if c.w < 0.0 {
+            d = -d;
+        }
+        if d.length() < 1e-6 {
+            return;
+        }
+        let d = d.normalized();
+        let half = rect.size() * 0.5 - Vec2::splat(24.0);
+        let scale = (half.x / d.x.abs().max(1e-6)).min(half.y / d.y.abs().max(1e-6));
+        let tip = rect.center() + d * scale;
+        let green = Color32::from_rgb(80, 255, 110);
+        ui.painter()
+            .arrow(tip - d * 22.0, d * 22.0, egui::Stroke::new(2.5, green));
+        ui.painter().text(
+            tip - d * 30.0,
+            egui::Align2::CENTER_CENTER,
+            "look target",
+            egui::FontId::proportional(11.0),
+            green,
         );
     }
 
-    fn paint(&mut self, ui: &egui::Ui, rect: egui::Rect, e: &EditorState) {
+    /// Draws the orientation gizmo (the world axes as the camera sees them) and returns the view of the axis
+    /// end under the pointer, if any: a click there turns to that view.
+    fn gizmo(&self, ui: &egui::Ui, center: Pos2, view_proj: glam::Mat4) -> Option<ViewPreset> {
+        let painter = ui.painter();
+        painter.circle_filled(center, GIZMO_RADIUS + 6.0, Color32::from_black_alpha(90));
+        let rotation = glam::Mat3::from_mat4(view_proj);
+        let axes = [
+            (
+                Vec3::X,
+                "X",
+                Color32::from_rgb(230, 80, 80),
+                ViewPreset::Right,
+                ViewPreset::Left,
+            ),
+            (
+                Vec3::Y,
+                "Y",
+                Color32::from_rgb(110, 210, 90),
+                ViewPreset::Top,
+                ViewPreset::Bottom,
+            ),
+            (
+                Vec3::Z,
+                "Z",
+                Color32::from_rgb(90, 140, 240),
+                ViewPreset::Front,
+                ViewPreset::Back,
+            ),
+        ];
+        let pointer = ui.input(|i| i.pointer.hover_pos());
+        let mut ends: Vec<(f32, Pos2, Color32, &str, ViewPreset, bool)> = Vec::new();
+        for (axis, name, color, plus, minus) in axes {
+            let v = rotation * axis;
+            let dir = Vec2::new(v.x, -v.y);
+            let dir = if dir.length() > 1e-4 {
+                dir.normalized() * dir.length().min(1.0)
+            } else {
+                dir
+            };
+            ends.push((v.z, center + dir * GIZMO_RADIUS, color, name, plus, true));
+            ends.push((-v.z, center - dir * GIZMO_RADIUS, color, name, minus, false));
+        }
+        // Far ends first, so near ones are drawn over them.
+        ends.sort_by(|a, b| b.0.total_cmp(&a.0));
+        let mut under = None;
+        for &(_, at, color, name, view, positive) in &ends {
+            if positive {
+                painter.line_segment([center, at], egui::Stroke::new(2.0, color));
+                painter.circle_filled(at, 8.0, color);
+                painter.text(
+                    at,
+                    egui::Align2::CENTER_CENTER,
+                    name,
+                    egui::FontId::proportional(10.0),
+                    Color32::BLACK,
+                );
+            } else {
+                painter.circle_stroke(at, 6.0, egui::Stroke::new(1.5, color));
+            }
+            if pointer.is_some_and(|p| p.distance(at) < 9.0) {
+                under = Some(view);
+            }
+        }
+        under
+    }
+
+    fn paint(
+        &mut self,
+        ui: &egui::Ui,
+        rect: Rect,
+        e: &EditorState,
+        hovered: Option<usize>,
+        out: &mut Commands,
+    ) {
         let Some(gpu) = &mut self.gpu else {
             ui.painter().text(
                 rect.center(),
@@ -137,12 +318,24 @@ impl ViewportPanel {
         };
         let ppp = ui.ctx().pixels_per_point();
         let side = |points: f32| ((points * ppp).round().max(1.0) as u32).min(MAX_TARGET_SIDE);
-        let texture = gpu.paint(e, side(rect.width()), side(rect.height()));
-        ui.painter().image(
-            texture,
-            rect,
-            egui::Rect::from_min_max(egui::pos2(0.0, 0.0), egui::pos2(1.0, 1.0)),
-            Color32::WHITE,
-        );
+        match gpu.paint(e, side(rect.width()), side(rect.height()), hovered, out) {
+            Ok(texture) => {
+                ui.painter().image(
+                    texture,
+                    rect,
+                    Rect::from_min_max(Pos2::new(0.0, 0.0), Pos2::new(1.0, 1.0)),
+                    Color32::WHITE,
+                );
+            }
+            Err(why) => {
+                ui.painter().text(
+                    rect.center(),
+                    egui::Align2::CENTER_CENTER,
+                    why,
+                    egui::FontId::proportional(14.0),
+                    Color32::LIGHT_RED,
+                );
+            }
+        }
     }
 }

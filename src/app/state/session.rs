@@ -3,7 +3,10 @@
 
 use std::path::PathBuf;
 
+use glam::Vec3;
 use serde::{Deserialize, Serialize};
+
+use crate::app::command::OnionSkin;
 
 use crate::blend::BlendSpace;
 use crate::eval::Evaluator;
@@ -27,8 +30,6 @@ pub struct Status {
 pub struct Persisted {
     /// Recently opened files, newest first.
     pub recent: Vec<PathBuf>,
-    /// The camera.
-    pub camera: Option<OrbitCamera>,
     /// Skeleton overlay on.
     pub show_skeleton: bool,
     /// The blend space being tuned.
@@ -57,7 +58,18 @@ pub struct Session {
     pub recent: Vec<PathBuf>,
     /// Frames per second used for frame numbers and stepping.
     pub frame_rate: f32,
+    /// The viewport's aspect ratio (width / height), which framing fits.
+    pub viewport_aspect: f32,
+    /// The camera follows the root-motion joint while a clip's motion is kept.
+    pub follow_root: bool,
+    /// Where the root-motion joint has been while playing (model space, on the ground), oldest first.
+    pub root_trail: Vec<Vec3>,
+    /// Ghost poses around the current time.
+    pub onion: OnionSkin,
 }
+
+/// Most points a root trail keeps (the oldest go first).
+pub const TRAIL_LIMIT: usize = crate::render::overlay::MAX_TRAIL_POINTS;
 
 impl Session {
     /// A session around an evaluator, with the default camera and overlays.
@@ -71,6 +83,10 @@ impl Session {
             status: Status::default(),
             recent: Vec::new(),
             frame_rate: 30.0,
+            viewport_aspect: 16.0 / 9.0,
+            follow_root: true,
+            root_trail: Vec::new(),
+            onion: OnionSkin::default(),
         }
     }
 

@@ -406,6 +406,7 @@ pub(super) fn check_accessors(
         }
         Ok(())
     };
+    let mut implicit_bytes = 0u64;
     for a in document.accessors() {
         let what = format!("accessor {}", a.index());
         if a.count() == 0 {
@@ -424,14 +425,18 @@ pub(super) fn check_accessors(
         if let Some(view) = a.view() {
             view_ok(&view, a.offset(), a.count(), a.size(), &what)?;
         }
-        // Without a buffer view the accessor is materialised from zeros: its size comes from the count alone.
+        // Without a buffer view the accessor is materialised from zeros: its size comes from the count alone, so
+        // a tiny file could declare gigabytes. Their total is bounded.
         let bytes = (a.count() as u64).saturating_mul(a.size() as u64);
-        if a.view().is_none() && bytes > MAX_IMPLICIT_ACCESSOR_BYTES {
-            return Err(format!(
-                "{what}: {} elements with no buffer view would take {bytes} bytes, over the \
-                 {MAX_IMPLICIT_ACCESSOR_BYTES}-byte limit for accessors made of zeros",
-                a.count()
-            ));
+        if a.view().is_none() {
+            implicit_bytes = implicit_bytes.saturating_add(bytes);
+            if implicit_bytes > MAX_IMPLICIT_ACCESSOR_BYTES {
+                return Err(format!(
+                    "{what}: {} elements with no buffer view would take {bytes} bytes, over the \
+                     {MAX_IMPLICIT_ACCESSOR_BYTES}-byte limit for accessors made of zeros (all together)",
+                    a.count()
+                ));
+            }
         }
         if let Some(sparse) = a.sparse() {
             let n = sparse.count();
@@ -461,7 +466,7 @@ pub(super) fn check_accessors(
     Ok(())
 }
 
-/// The largest accessor without a buffer view (zeros plus sparse values), bytes: 64 MiB.
+/// The most bytes all accessors without a buffer view (zeros plus sparse values) may take together: 64 MiB.
 const MAX_IMPLICIT_ACCESSOR_BYTES: u64 = 64 << 20;
 
 /// Checks that each animation sampler's output has as many elements as its input needs (one per key, three for
