@@ -50,6 +50,7 @@ fn draw(r: &OffscreenRenderer, m: &ImportedModel, model: &[Mat4], cam: &OrbitCam
         selected: None,
         hovered: None,
         trail: &[],
+        ghosts: &[],
         look_target: None,
     };
     r.render(&m.character, &frame, W, H).unwrap().image

@@ -570,3 +570,326 @@ fn a_preset_remembers_the_files_its_clips_came_from() {
     );
     assert!(doc.clips.iter().any(|c| c.name == "Run"));
 }
+
+/// The viewport's rectangle (points).
+fn viewport_rect(h: &Harness<'static, AnimtuneApp>) -> egui::Rect {
+    h.get_by_label(animtune::app::panels::viewport::VIEWPORT_LABEL)
+        .rect()
+}
+
+/// True for a pixel that is not the viewport's background (sRGB 56, 58, 64).
+fn not_background(p: &image::Rgba<u8>) -> bool {
+    let bg = [56i32, 58, 64];
+    (0..3).map(|i| (i32::from(p[i]) - bg[i]).abs()).sum::<i32>() > 30
+}
+
+/// Is a viewport point under the corner HUD plate or the orientation gizmo (drawn over the 3D view)?
+fn under_overlays(rect: egui::Rect, x: f32, y: f32) -> bool {
+    (x < rect.left() + 320.0 && y < rect.top() + 60.0)
+        || (x > rect.right() - 100.0 && y < rect.top() + 100.0)
+}
+
+/// Bounding box (points) of what is drawn in the viewport besides the background and the corner overlays.
+fn silhouette(h: &mut Harness<'static, AnimtuneApp>) -> Option<egui::Rect> {
+    let image = h.render().expect("the wgpu test renderer");
+    let rect = viewport_rect(h);
+    let scale = image.width() as f32 / 1280.0;
+    let mut bounds: Option<egui::Rect> = None;
+    for y in rect.top() as u32 + 1..rect.bottom() as u32 - 1 {
+        for x in rect.left() as u32 + 1..rect.right() as u32 - 1 {
+            let (px, py) = ((x as f32 * scale) as u32, (y as f32 * scale) as u32);
+            if under_overlays(rect, x as f32, y as f32) || !not_background(image.get_pixel(px, py))
+            {
+                continue;
+            }
+            let p = egui::pos2(x as f32, y as f32);
+            bounds = Some(bounds.map_or(egui::Rect::from_min_max(p, p), |b| {
+                b.union(egui::Rect::from_min_max(p, p))
+            }));
+        }
+    }
+    bounds
+}
+
+/// Asserts that `shape` lies inside the viewport with a margin of `margin` points on every side.
+fn assert_in_frame(h: &Harness<'static, AnimtuneApp>, shape: egui::Rect, margin: f32, what: &str) {
+    let rect = viewport_rect(h);
+    assert!(
+        shape.left() >= rect.left() + margin
+            && shape.right() <= rect.right() - margin
+            && shape.top() >= rect.top() + margin
+            && shape.bottom() <= rect.bottom() - margin,
+        "{what}: silhouette {shape:?} not inside the viewport {rect:?} with a {margin}-point margin"
+    );
+}
+
+#[test]
+fn models_open_whole_in_the_front_view_and_f_frames_a_t_pose() {
+    use animtune::app::command::CameraMove;
+    let mut h = harness();
+    h.run_steps(2);
+    h.state_mut().send(Command::ShowGrid(false));
+    for file in [
+        "Fox.glb",
+        "CesiumMan.glb",
+        "quaternius_ual/AnimationLibrary_Godot_Standard.gltf",
+    ] {
+        // An orbit on the previous model must not carry over.
+        h.state_mut()
+            .send(Command::Camera(CameraMove::Orbit(1.2, 0.4)));
+        h.run_steps(1);
+        h.state_mut().send(Command::Open(common::asset(file)));
+        h.run_steps(3);
+        let camera = h.state().editor().session().camera;
+        let front = animtune::render::OrbitCamera::default();
+        assert!(
+            camera.yaw == front.yaw && camera.pitch == front.pitch,
+            "{file}: opened at yaw {} pitch {}",
+            camera.yaw,
+            camera.pitch
+        );
+        // The pose it was framed on (time 0), held still.
+        h.state_mut()
+            .send(Command::Transport(Transport::Scrub(0.0)));
+        h.run_steps(2);
+        let shape = silhouette(&mut h).unwrap_or_else(|| panic!("{file}: nothing drawn"));
+        assert_in_frame(&h, shape, 4.0, file);
+        let rect = viewport_rect(&h);
+        assert!(
+            shape.height() > 0.5 * rect.height() || shape.width() > 0.5 * rect.width(),
+            "{file}: framed too loosely: {shape:?} in {rect:?}"
+        );
+    }
+    // The T-pose (rest) of the last one, framed with F: arms and all.
+    h.state_mut().send(Command::PlayClip(None));
+    h.run_steps(1);
+    h.key_press(egui::Key::F);
+    h.run_steps(2);
+    let shape = silhouette(&mut h).expect("the T-pose is drawn");
+    assert_in_frame(&h, shape, 4.0, "T-pose");
+    assert!(shape.width() > shape.height() * 0.8, "arms out: {shape:?}");
+}
+
+#[test]
+fn a_run_with_root_motion_kept_stays_in_frame_as_the_camera_follows() {
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1280.0, 800.0))
+        .with_step_dt(1.0 / 15.0)
+        .wgpu()
+        .build_eframe(|cc| AnimtuneApp::new(cc, None, None));
+    h.run_steps(2);
+    let run = h
+        .state()
+        .editor()
+        .doc()
+        .clips
+        .iter()
+        .position(|c| c.name == "RunForward")
+        .unwrap();
+    h.state_mut().send(Command::ShowGrid(false));
+    h.state_mut().send(Command::PlayClip(Some(run)));
+    h.run_steps(2);
+    let start = h.state().editor().session().camera.target;
+    let duration = h.state().editor().eval().duration();
+    // Three loops, looked at every half loop.
+    let steps = (duration * 15.0 * 0.5).ceil() as usize;
+    for check in 0..6 {
+        h.run_steps(steps);
+        let shape =
+            silhouette(&mut h).unwrap_or_else(|| panic!("check {check}: the runner left the view"));
+        assert_in_frame(&h, shape, 2.0, &format!("check {check}"));
+    }
+    let e = h.state().editor();
+    let travelled = e.session().camera.target.z - start.z;
+    assert!(travelled > 5.0, "the camera followed {travelled} m");
+    assert!(e.session().root_trail.len() > 20, "a trail is drawn");
+}
+
+#[test]
+fn a_click_on_the_forehead_selects_the_head() {
+    let mut h = harness();
+    h.run_steps(2);
+    h.state_mut().send(Command::PlayClip(None));
+    h.run_steps(3);
+    let rect = viewport_rect(&h);
+    let e = h.state().editor();
+    let vp = e.session().camera.view_proj(rect.width() / rect.height());
+    let p = vp.project_point3(glam::Vec3::new(0.0, 1.73, 0.09));
+    let at = egui::pos2(
+        rect.left() + (p.x * 0.5 + 0.5) * rect.width(),
+        rect.top() + (0.5 - p.y * 0.5) * rect.height(),
+    );
+    h.hover_at(at);
+    h.run_steps(1);
+    h.drag_at(at);
+    h.run_steps(1);
+    h.drop_at(at);
+    h.run_steps(2);
+    let e = h.state().editor();
+    let selected = e.session().selected.expect("a joint is selected");
+    assert_eq!(e.doc().model.character.skeleton.name(selected), "Head");
+}
+
+#[test]
+fn the_ruler_shows_second_ticks_key_markers_and_the_in_out_range() {
+    let mut h = harness();
+    h.run_steps(2);
+    h.state_mut().send(Command::PlayClip(Some(0)));
+    h.run_steps(1);
+    h.state_mut()
+        .send(Command::Transport(Transport::Scrub(0.0)));
+    h.state_mut().send(Command::SelectJoint(Some(1)));
+    h.run_steps(2);
+    let image = h.render().unwrap();
+    let ruler = h.get_by_role_and_label(Role::Slider, "Time").rect();
+    let scale = image.width() as f32 / 1280.0;
+    let columns = |pred: &dyn Fn(&image::Rgba<u8>) -> bool, y0: f32, y1: f32| -> usize {
+        (ruler.left() as u32..ruler.right() as u32)
+            .filter(|&x| {
+                (y0 as u32..y1 as u32).any(|y| {
+                    pred(image.get_pixel((x as f32 * scale) as u32, (y as f32 * scale) as u32))
+                })
+            })
+            .count()
+    };
+    // Grey second ticks along the top, yellow key diamonds of the selected joint along the bottom.
+    let ticks = columns(
+        &|p| p[0] > 120 && p[0].abs_diff(p[2]) < 20,
+        ruler.top(),
+        ruler.top() + 10.0,
+    );
+    assert!(ticks >= 2, "{ticks} tick columns");
+    let keys = columns(
+        &|p| p[0] > 200 && p[1] > 160 && p[2] < 120,
+        ruler.bottom() - 14.0,
+        ruler.bottom() - 3.0,
+    );
+    assert!(keys >= 4, "{keys} key-marker columns");
+    // I and O set the in/out range at the playhead; playback then loops inside it.
+    let d = h.state().editor().eval().duration();
+    h.state_mut()
+        .send(Command::Transport(Transport::Scrub(0.25 * d)));
+    h.run_steps(1);
+    h.key_press(egui::Key::I);
+    h.run_steps(1);
+    h.state_mut()
+        .send(Command::Transport(Transport::Scrub(0.5 * d)));
+    h.run_steps(1);
+    h.key_press(egui::Key::O);
+    h.run_steps(1);
+    let range = h
+        .state()
+        .editor()
+        .eval()
+        .play_range()
+        .expect("a range is set");
+    assert!(
+        (range[0] - 0.25 * d).abs() < 1e-4 && (range[1] - 0.5 * d).abs() < 1e-4,
+        "{range:?}"
+    );
+    h.state_mut().send(Command::Transport(Transport::Play));
+    for _ in 0..12 {
+        h.run_steps(1);
+        let t = h.state().editor().eval().time();
+        assert!(
+            t >= range[0] - 1e-4 && t <= range[1] + 1e-4,
+            "{t} outside {range:?}"
+        );
+    }
+}
+
+#[test]
+fn onion_skin_draws_ghosts_before_and_after() {
+    use animtune::app::command::{CameraMove, OnionSkin};
+    use animtune::render::camera::ViewPreset;
+    let mut h = harness();
+    h.run_steps(2);
+    let run = h
+        .state()
+        .editor()
+        .doc()
+        .clips
+        .iter()
+        .position(|c| c.name == "RunForward")
+        .unwrap();
+    h.state_mut().send(Command::ShowGrid(false));
+    h.state_mut().send(Command::PlayClip(Some(run)));
+    h.run_steps(1);
+    h.state_mut()
+        .send(Command::Transport(Transport::Scrub(0.35)));
+    h.state_mut()
+        .send(Command::Camera(CameraMove::View(ViewPreset::Right)));
+    h.run_steps(1);
+    h.state_mut().send(Command::Camera(CameraMove::Zoom(2.5)));
+    h.run_steps(2);
+    // Separate shapes across the chest-height band of the side view.
+    let count = |h: &mut Harness<'static, AnimtuneApp>| {
+        let image = h.render().unwrap();
+        let rect = viewport_rect(h);
+        let e = h.state().editor();
+        let vp = e.session().camera.view_proj(rect.width() / rect.height());
+        let row = |y: f32| {
+            rect.top()
+                + (0.5 - vp.project_point3(glam::Vec3::new(0.0, y, 0.0)).y * 0.5) * rect.height()
+        };
+        let (y0, y1) = (row(1.35), row(1.05));
+        let scale = image.width() as f32 / 1280.0;
+        let mut runs = 0;
+        let mut inside = false;
+        for x in rect.left() as u32 + 1..rect.right() as u32 - 1 {
+            let hit = (y0 as u32..y1 as u32).any(|y| {
+                not_background(
+                    image.get_pixel((x as f32 * scale) as u32, (y as f32 * scale) as u32),
+                )
+            });
+            if hit && !inside {
+                runs += 1;
+            }
+            inside = hit;
+        }
+        runs
+    };
+    assert_eq!(count(&mut h), 1, "one character without onion skin");
+    h.state_mut().send(Command::SetOnionSkin(OnionSkin {
+        enabled: true,
+        before: 1,
+        after: 1,
+        step_frames: 8,
+    }));
+    h.run_steps(2);
+    assert_eq!(h.state().editor().ghosts().len(), 2);
+    assert_eq!(count(&mut h), 3, "the character and two ghosts");
+}
+
+#[test]
+fn dragging_the_look_target_to_the_edge_turns_the_head_45_degrees() {
+    let mut h = harness();
+    h.run_steps(2);
+    h.state_mut().send(Command::PlayClip(None));
+    edit_layers(&mut h, |l| {
+        l.breath.enabled = false;
+        l.look_at.enabled = true;
+        l.look_at.follow_camera = false;
+    });
+    h.run_steps(3);
+    let rect = viewport_rect(&h);
+    let e = h.state().editor();
+    let vp = e.session().camera.view_proj(rect.width() / rect.height());
+    let t = vp.project_point3(e.look_target());
+    let from = egui::pos2(
+        rect.left() + (t.x * 0.5 + 0.5) * rect.width(),
+        rect.top() + (0.5 - t.y * 0.5) * rect.height(),
+    );
+    let to = egui::pos2(rect.right() - 30.0, from.y);
+    drag(&mut h, from, to);
+    h.run_steps(10);
+    let e = h.state().editor();
+    let c = &e.doc().model.character;
+    let head = c.humanoid.joint(animtune::core::HumanBone::Head).unwrap();
+    let forward = e.matrices()[head].transform_vector3(glam::Vec3::Z);
+    let yaw = forward.x.atan2(forward.z).to_degrees().abs();
+    assert!(
+        yaw >= 45.0,
+        "head yaw {yaw}° after dragging the target to the edge"
+    );
+}

@@ -109,6 +109,7 @@ impl ViewportGpu {
             selected: editor.session().selected,
             hovered,
             trail: &editor.session().root_trail,
+            ghosts: editor.ghosts(),
             look_target: editor
                 .tuning()
                 .layers

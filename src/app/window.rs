@@ -17,6 +17,7 @@ use super::panels::viewport::ViewportPanel;
 use super::panels::{scene, status_bar, timeline, typing};
 use super::state::session::Persisted;
 use crate::app::dialogs::export::ExportDialog;
+use crate::render::camera::ViewPreset;
 
 const STORAGE_KEY: &str = "animtune";
 /// Longest time step one frame advances (a stalled frame does not jump the animation).
@@ -120,6 +121,7 @@ impl AnimtuneApp {
             }
         });
         let arrows_to_canvas = ctx.memory(|m| m.has_focus(canvas_id()));
+        let editor = &self.editor;
         let (open, export) = ctx.input(|i| {
             let keys = [
                 (Key::Space, Command::Transport(Transport::TogglePlay)),
@@ -128,9 +130,44 @@ impl AnimtuneApp {
                 (Key::F, Command::Camera(CameraMove::Frame)),
             ];
             for (key, command) in keys {
-                if i.key_pressed(key) && !i.modifiers.command {
+                if i.key_pressed(key) && !i.modifiers.command && !i.modifiers.shift {
                     out.push(command);
                 }
+            }
+            // Blender's numpad views (the digit row too): 1 front, 3 right, 7 top; with Ctrl the opposite side.
+            let views = [
+                (Key::Num1, ViewPreset::Front, ViewPreset::Back),
+                (Key::Num3, ViewPreset::Right, ViewPreset::Left),
+                (Key::Num7, ViewPreset::Top, ViewPreset::Bottom),
+            ];
+            for (key, plain, with_ctrl) in views {
+                if i.key_pressed(key) {
+                    let view = if i.modifiers.command {
+                        with_ctrl
+                    } else {
+                        plain
+                    };
+                    out.push(Command::Camera(CameraMove::View(view)));
+                }
+            }
+            if i.key_pressed(Key::F) && i.modifiers.shift {
+                out.push(Command::Camera(CameraMove::Reset));
+            }
+            // In/out range at the playhead (I, O); Alt+I clears it.
+            let time = editor.eval().time();
+            let [a, b] = editor
+                .eval()
+                .play_range()
+                .unwrap_or([0.0, editor.eval().duration()]);
+            if i.key_pressed(Key::I) && !i.modifiers.command {
+                out.push(Command::SetPlayRange(if i.modifiers.alt {
+                    None
+                } else {
+                    Some([time, b])
+                }));
+            }
+            if i.key_pressed(Key::O) && !i.modifiers.command && !i.modifiers.alt {
+                out.push(Command::SetPlayRange(Some([a, time])));
             }
             if !arrows_to_canvas {
                 if i.key_pressed(Key::ArrowRight) {

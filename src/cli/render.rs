@@ -76,6 +76,7 @@ pub fn run(args: &RenderArgs) -> Result<()> {
         selected: None,
         hovered: None,
         trail: &[],
+        ghosts: &[],
         look_target: None,
     };
     let rendered = renderer

@@ -10,6 +10,13 @@ use crate::core::Character;
 use crate::core::gpu_fit::{GPU_VERTEX_BYTES, GpuLimitError, GpuLimits, fit_character};
 use crate::core::mesh::MeshPlacement;
 
+/// Most onion-skin ghosts drawn at once.
+pub const MAX_GHOSTS: usize = 16;
+/// Colour of the ghosts before the current time (translucent warm red, Maya's convention).
+const GHOST_BEFORE: [f32; 4] = [1.0, 0.45, 0.35, 0.3];
+/// Colour of the ghosts after it (translucent green).
+const GHOST_AFTER: [f32; 4] = [0.4, 1.0, 0.5, 0.3];
+
 /// Depth buffer format of every pass the renderer draws into.
 pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
 
@@ -59,6 +66,9 @@ pub struct FrameInput<'a> {
     pub hovered: Option<usize>,
     /// Root-motion trail to draw on the ground (model space).
     pub trail: &'a [Vec3],
+    /// Onion-skin ghost poses (model-space joint matrices), each marked true when after the current time; at
+    /// most [`MAX_GHOSTS`] are drawn.
+    pub ghosts: &'a [(bool, Vec<Mat4>)],
     /// Where to draw the look-at target marker (model space), when look-at is on.
     pub look_target: Option<glam::Vec3>,
 }
@@ -80,6 +90,12 @@ struct MeshSlot {
 pub struct GpuCharacter {
     items: Vec<DrawItem>,
     meshes: Vec<MeshSlot>,
+    /// Per onion-skin ghost, a palette per mesh.
+    ghosts: Vec<Vec<MeshSlot>>,
+    ghost_count: usize,
+    /// Ghost materials: before and after the current time.
+    ghost_materials: [wgpu::BindGroup; 2],
+    ghost_after: Vec<bool>,
     materials: Vec<wgpu::BindGroup>,
     grid: wgpu::Buffer,
     grid_count: u32,
@@ -95,6 +111,7 @@ pub struct Renderer {
     joints_layout: wgpu::BindGroupLayout,
     material_layout: wgpu::BindGroupLayout,
     mesh_pipeline: wgpu::RenderPipeline,
+    ghost_pipeline: wgpu::RenderPipeline,
     grid_pipeline: wgpu::RenderPipeline,
     bones_pipeline: wgpu::RenderPipeline,
     white: wgpu::TextureView,
@@ -264,8 +281,9 @@ impl Renderer {
             ],
             immediate_size: 0,
         });
-        let mesh_pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: Some("skinned"),
+        let mesh_pipeline_with = |label, depth_stencil| {
+            device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+            label: Some(label),
             layout: Some(&mesh_layout),
             vertex: wgpu::VertexState {
                 module: &mesh_shader,
@@ -281,7 +299,7 @@ impl Renderer {
                 cull_mode: None,
                 ..Default::default()
             },
-            depth_stencil: depth(true, wgpu::CompareFunction::Less),
+            depth_stencil,
             multisample,
             fragment: Some(wgpu::FragmentState {
                 module: &mesh_shader,
@@ -291,7 +309,12 @@ impl Renderer {
             }),
             multiview_mask: None,
             cache: None,
-        });
+        })
+        };
+        let mesh_pipeline = mesh_pipeline_with("skinned", depth(true, wgpu::CompareFunction::Less));
+        // Onion-skin ghosts: translucent, tested against the character's depth but not writing it.
+        let ghost_pipeline =
+            mesh_pipeline_with("ghosts", depth(false, wgpu::CompareFunction::Less));
 
         let line_shader = shader(device, "lines", include_str!("../../shaders/lines.wgsl"));
         let line_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
@@ -347,6 +370,7 @@ impl Renderer {
             joints_layout,
             material_layout,
             mesh_pipeline,
+            ghost_pipeline,
             grid_pipeline,
             bones_pipeline,
             white,
@@ -385,29 +409,41 @@ impl Renderer {
 
         let mut items = Vec::new();
         let mut meshes = Vec::new();
+        let slots = || -> Vec<MeshSlot> {
+            character
+                .meshes
+                .iter()
+                .map(|mesh| {
+                    let palette_len = match mesh.placement {
+                        MeshPlacement::Skinned { skin } => {
+                            character.skins[skin].joints.len().max(1)
+                        }
+                        _ => 1,
+                    };
+                    let palette = device.create_buffer(&wgpu::BufferDescriptor {
+                        label: Some("joint palette"),
+                        size: (palette_len * 64) as u64,
+                        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+                        mapped_at_creation: false,
+                    });
+                    let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+                        label: Some("joint palette"),
+                        layout: &self.joints_layout,
+                        entries: &[wgpu::BindGroupEntry {
+                            binding: 0,
+                            resource: palette.as_entire_binding(),
+                        }],
+                    });
+                    MeshSlot {
+                        palette,
+                        bind_group,
+                    }
+                })
+                .collect()
+        };
+        meshes.extend(slots());
+        let ghosts = (0..MAX_GHOSTS).map(|_| slots()).collect();
         for (mi, mesh) in character.meshes.iter().enumerate() {
-            let palette_len = match mesh.placement {
-                MeshPlacement::Skinned { skin } => character.skins[skin].joints.len().max(1),
-                _ => 1,
-            };
-            let palette = device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("joint palette"),
-                size: (palette_len * 64) as u64,
-                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            });
-            let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("joint palette"),
-                layout: &self.joints_layout,
-                entries: &[wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: palette.as_entire_binding(),
-                }],
-            });
-            meshes.push(MeshSlot {
-                palette,
-                bind_group,
-            });
             let skinned = matches!(mesh.placement, MeshPlacement::Skinned { .. });
             for p in &mesh.primitives {
                 if p.indices.is_empty() {
@@ -473,9 +509,17 @@ impl Renderer {
             .iter()
             .map(Option::is_some)
             .collect();
+        let ghost_materials = [
+            self.material_bind_group(device, GHOST_BEFORE, None),
+            self.material_bind_group(device, GHOST_AFTER, None),
+        ];
         let gpu = GpuCharacter {
             items,
             meshes,
+            ghosts,
+            ghost_count: 0,
+            ghost_materials,
+            ghost_after: Vec::new(),
             materials,
             grid,
             grid_count: grid_lines.len() as u32,
@@ -541,6 +585,15 @@ impl Renderer {
             let palette = character.mesh_palette(mesh, frame.model);
             queue.write_buffer(&slot.palette, 0, bytemuck::cast_slice(&palette));
         }
+        gpu.ghost_count = frame.ghosts.len().min(gpu.ghosts.len());
+        gpu.ghost_after.clear();
+        for ((after, model), slots) in frame.ghosts.iter().zip(&gpu.ghosts) {
+            gpu.ghost_after.push(*after);
+            for (mesh, slot) in character.meshes.iter().zip(slots) {
+                let palette = character.mesh_palette(mesh, model);
+                queue.write_buffer(&slot.palette, 0, bytemuck::cast_slice(&palette));
+            }
+        }
         let mut lines = if frame.show_skeleton {
             overlay::skeleton_lines(&character.skeleton, frame.model, &gpu.human, frame.selected)
         } else {
@@ -582,6 +635,18 @@ impl Renderer {
             pass.set_vertex_buffer(0, item.vertices.slice(..));
             pass.set_index_buffer(item.indices.slice(..), wgpu::IndexFormat::Uint32);
             pass.draw_indexed(0..item.count, 0, 0..1);
+        }
+        if gpu.ghost_count > 0 {
+            pass.set_pipeline(&self.ghost_pipeline);
+            for (slots, &after) in gpu.ghosts[..gpu.ghost_count].iter().zip(&gpu.ghost_after) {
+                pass.set_bind_group(2, &gpu.ghost_materials[after as usize], &[]);
+                for item in &gpu.items {
+                    pass.set_bind_group(1, &slots[item.mesh].bind_group, &[]);
+                    pass.set_vertex_buffer(0, item.vertices.slice(..));
+                    pass.set_index_buffer(item.indices.slice(..), wgpu::IndexFormat::Uint32);
+                    pass.draw_indexed(0..item.count, 0, 0..1);
+                }
+            }
         }
         if gpu.bone_count > 0 {
             pass.set_pipeline(&self.bones_pipeline);

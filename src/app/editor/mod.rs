@@ -31,6 +31,8 @@ pub struct EditorState {
     frame_pending: bool,
     /// The clock jumped this frame (a seek, stop or new source): the frame shows that time without advancing.
     clock_jumped: bool,
+    /// Onion-skin ghost poses of the last update: (after the current time, model-space joint matrices).
+    ghosts: Vec<(bool, Vec<Mat4>)>,
 }
 
 impl Default for EditorState {
@@ -55,6 +57,7 @@ impl EditorState {
             history: History::default(),
             frame_pending: false,
             clock_jumped: false,
+            ghosts: Vec::new(),
             doc,
         };
         s.adopt_model();
@@ -178,6 +181,39 @@ impl EditorState {
                 Vec3::new((min.x + max.x) * 0.5, max.y, (min.z + max.z) * 0.5)
             }
         }
+    }
+
+    /// Key times of the playing clip (sorted, without repeats) for the tracks driving `joint`, or for every
+    /// track when `joint` is None; empty unless a clip plays. At most `limit` of them (evenly thinned).
+    pub fn key_times(&self, joint: Option<usize>, limit: usize) -> Vec<f32> {
+        let (Some(index), Some(binding)) = (self.clip(), self.binding()) else {
+            return Vec::new();
+        };
+        let clip = &self.doc.clips[index];
+        let mut times: Vec<f32> = clip
+            .tracks
+            .iter()
+            .zip(&binding.tracks)
+            .filter(|(_, b)| joint.is_none() || b.as_ref().map(|b| b.joint) == joint)
+            .flat_map(|(t, _)| {
+                let channels = [
+                    t.translation.as_ref().map(|k| k.times()),
+                    t.rotation.as_ref().map(|k| k.times()),
+                    t.scale.as_ref().map(|k| k.times()),
+                ];
+                channels.into_iter().flatten().flatten().copied()
+            })
+            .filter(|t| t.is_finite())
+            .collect();
+        times.sort_by(f32::total_cmp);
+        times.dedup_by(|a, b| (*a - *b).abs() < 1e-5);
+        if times.len() > limit.max(1) {
+            let step = times.len() as f32 / limit.max(1) as f32;
+            times = (0..limit.max(1))
+                .map(|i| times[(i as f32 * step) as usize])
+                .collect();
+        }
+        times
     }
 
     /// Carries out one command. The pose is evaluated by the next [`EditorState::update`].
@@ -311,8 +347,65 @@ impl EditorState {
             }
         }
         self.follow_root();
+        self.pose_ghosts();
         if std::mem::take(&mut self.frame_pending) {
             self.frame_model();
+        }
+    }
+
+    /// Onion-skin ghosts of the last update, oldest first: (after the current time, model-space matrices).
+    pub fn ghosts(&self) -> &[(bool, Vec<Mat4>)] {
+        &self.ghosts
+    }
+
+    /// Poses the onion-skin ghosts: a copy of the evaluator seeks to each ghost's time (the source's own
+    /// times, wrapped when looping, else clamped), and every ghost is moved by the root travel the current
+    /// pose has accumulated over loops, so that ghosts stay beside the character.
+    fn pose_ghosts(&mut self) {
+        self.ghosts.clear();
+        let onion = self.session.onion;
+        if !onion.enabled || !(self.blending() || self.clip().is_some()) {
+            return;
+        }
+        let eval = &self.session.eval;
+        let (now, duration) = (eval.time(), eval.duration());
+        if duration <= 0.0 {
+            return;
+        }
+        let step = onion.step_frames.max(1) as f32 / self.session.frame_rate.max(1.0);
+        let mut ghost = eval.clone();
+        let seek = |ghost: &mut Evaluator, t: f32| {
+            let t = if eval.is_looping() {
+                crate::eval::wrap_cycle(f64::from(t), f64::from(duration)) as f32
+            } else {
+                t.clamp(0.0, duration)
+            };
+            ghost.pause();
+            ghost.evaluate(&EvalInput {
+                clock: ClockStep::Seek(t),
+                ..EvalInput::default()
+            });
+        };
+        // The loops' travel: where the root is now, against where a seek to the same time puts it.
+        let root = eval.root_joint();
+        let root_at = |m: &[Mat4]| {
+            root.and_then(|r| m.get(r))
+                .map_or(Vec3::ZERO, |m| m.w_axis.truncate())
+        };
+        seek(&mut ghost, now);
+        let shift = root_at(self.matrices()) - root_at(&ghost.output().model);
+        let shift = Mat4::from_translation(Vec3::new(shift.x, 0.0, shift.z));
+        let before = (1..=onion.before)
+            .rev()
+            .map(|k| (false, now - k as f32 * step));
+        let after = (1..=onion.after).map(|k| (true, now + k as f32 * step));
+        for (is_after, t) in before
+            .chain(after)
+            .take(crate::render::renderer::MAX_GHOSTS)
+        {
+            seek(&mut ghost, t);
+            let model = ghost.output().model.iter().map(|m| shift * *m).collect();
+            self.ghosts.push((is_after, model));
         }
     }
 

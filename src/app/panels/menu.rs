@@ -5,6 +5,8 @@ use std::path::PathBuf;
 
 use crate::app::command::{CameraMove, Command, Commands};
 use crate::app::editor::EditorState;
+use crate::blend::RootMotion;
+use crate::render::camera::ViewPreset;
 
 /// What the menu asks of the window itself (beyond commands to the editor).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -131,6 +133,57 @@ pub fn ui(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) -> MenuRequest
             }
             if ui.button("Frame model  F").clicked() {
                 out.push(Command::Camera(CameraMove::Frame));
+            }
+            if ui.button("Reset view  Shift+F").clicked() {
+                out.push(Command::Camera(CameraMove::Reset));
+            }
+            ui.menu_button("Views", |ui| {
+                let keys = ["1", "Ctrl+1", "3", "Ctrl+3", "7", "Ctrl+7"];
+                for (view, key) in ViewPreset::ALL.into_iter().zip(keys) {
+                    if ui.button(format!("{}  {key}", view.name())).clicked() {
+                        out.push(Command::Camera(CameraMove::View(view)));
+                    }
+                }
+            });
+            ui.separator();
+            ui.label("Root motion of a clip");
+            let mode = e.eval().clip_root_motion();
+            for (m, name, tip) in [
+                (RootMotion::Keep, "Keep", "The hips travel as authored; loops walk on, the camera follows"),
+                (RootMotion::InPlace, "In place", "The clip's average horizontal travel is removed"),
+            ] {
+                if ui.radio(mode == m, name).on_hover_text(tip).clicked() {
+                    out.push(Command::SetClipRootMotion(m));
+                }
+            }
+            let mut follow = session.follow_root;
+            if ui
+                .checkbox(&mut follow, "Camera follows the root")
+                .changed()
+            {
+                out.push(Command::FollowRoot(follow));
+            }
+            ui.separator();
+            let mut onion = session.onion;
+            let mut changed = ui.checkbox(&mut onion.enabled, "Onion skin").changed();
+            ui.horizontal(|ui| {
+                changed |= ui
+                    .add(egui::DragValue::new(&mut onion.before).range(0..=8).prefix("before "))
+                    .changed();
+                changed |= ui
+                    .add(egui::DragValue::new(&mut onion.after).range(0..=8).prefix("after "))
+                    .changed();
+                changed |= ui
+                    .add(
+                        egui::DragValue::new(&mut onion.step_frames)
+                            .range(1..=60)
+                            .prefix("every ")
+                            .suffix(" frames"),
+                    )
+                    .changed();
+            });
+            if changed {
+                out.push(Command::SetOnionSkin(onion));
             }
         });
     });

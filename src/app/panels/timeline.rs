@@ -1,30 +1,51 @@
-//! The timeline: transport buttons, what plays, loop and speed, the time and frame, and the scrub slider.
+//! The timeline: fixed-width transport buttons, what plays, loop and speed, the time and frame, and a ruler
+//! with second and frame ticks, key markers (of the selected joint, or of every joint), the in/out range and
+//! the playhead, which a click or drag scrubs.
+
+use egui::{Color32, Pos2, Rect, Sense, Stroke, Vec2};
 
 use crate::app::command::{Command, Commands, Transport};
 use crate::app::editor::EditorState;
 
+/// Width of every transport button, so that Play/Pause does not shift the row.
+const BUTTON_WIDTH: f32 = 46.0;
+/// Height of the ruler.
+const RULER_HEIGHT: f32 = 44.0;
+/// Most key markers drawn.
+const MAX_KEY_MARKERS: usize = 4000;
+
 /// Draws the timeline.
 pub fn ui(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) {
     let eval = e.eval();
+    let playable = e.blending() || e.clip().is_some();
     ui.horizontal(|ui| {
-        let label = if eval.is_playing() { "Pause" } else { "Play" };
-        if ui.button(label).on_hover_text("Space").clicked() {
+        let button = |ui: &mut egui::Ui, text: &str, enabled: bool| {
+            ui.add_enabled(
+                enabled,
+                egui::Button::new(text).min_size(Vec2::new(BUTTON_WIDTH, 0.0)),
+            )
+        };
+        let label = if eval.is_playing() && playable {
+            "Pause"
+        } else {
+            "Play"
+        };
+        if button(ui, label, playable).on_hover_text("Space").clicked() {
             out.push(Command::Transport(Transport::TogglePlay));
         }
-        if ui.button("Stop").clicked() {
+        if button(ui, "Stop", playable).clicked() {
             out.push(Command::Transport(Transport::Stop));
         }
-        if ui.button("|<").on_hover_text("Home").clicked() {
-            out.push(Command::Transport(Transport::Scrub(0.0)));
-        }
-        if ui.button("<").on_hover_text("Left arrow").clicked() {
-            out.push(Command::Transport(Transport::StepFrames(-1)));
-        }
-        if ui.button(">").on_hover_text("Right arrow").clicked() {
-            out.push(Command::Transport(Transport::StepFrames(1)));
-        }
-        if ui.button(">|").on_hover_text("End").clicked() {
-            out.push(Command::Transport(Transport::ScrubToEnd));
+        let steps = [
+            ("|<", "Home", Transport::Scrub(0.0)),
+            ("<", "Left arrow", Transport::StepFrames(-1)),
+            (">", "Right arrow", Transport::StepFrames(1)),
+            (">|", "End", Transport::ScrubToEnd),
+        ];
+        for (text, key, t) in steps {
+            if button(ui, text, playable).on_hover_text(key).clicked() {
+                out.push(Command::Transport(t));
+            }
         }
         source_choice(ui, e, out);
         let mut looping = eval.is_looping();
@@ -43,16 +64,152 @@ pub fn ui(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) {
             out.push(Command::Transport(Transport::SetSpeed(speed)));
         }
         ui.label(format!("{:.3} s  frame {}", eval.time(), e.frame()));
+        range_buttons(ui, e, out);
     });
-    let duration = eval.duration().max(1e-3);
-    let mut t = eval.time();
-    let slider = egui::Slider::new(&mut t, 0.0..=duration)
-        .show_value(false)
-        .text("Time");
-    ui.spacing_mut().slider_width = (ui.available_width() - 60.0).max(50.0);
-    if ui.add(slider).changed() {
-        out.push(Command::Transport(Transport::Scrub(t)));
+    ruler(ui, e, out);
+}
+
+/// In/out buttons: set the range's ends at the playhead (I, O) or clear it.
+fn range_buttons(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) {
+    if e.clip().is_none() {
+        return;
     }
+    let eval = e.eval();
+    let (t, d) = (eval.time(), eval.duration());
+    let [a, b] = eval.play_range().unwrap_or([0.0, d]);
+    if ui
+        .button("In")
+        .on_hover_text("I: the range starts at the playhead")
+        .clicked()
+    {
+        out.push(Command::SetPlayRange(Some([t, b])));
+    }
+    if ui
+        .button("Out")
+        .on_hover_text("O: the range ends at the playhead")
+        .clicked()
+    {
+        out.push(Command::SetPlayRange(Some([a, t])));
+    }
+    if eval.play_range().is_some()
+        && ui
+            .button("Clear range")
+            .on_hover_text("Alt+I: play the whole clip")
+            .clicked()
+    {
+        out.push(Command::SetPlayRange(None));
+    }
+}
+
+/// Seconds between labelled ticks so that labels are at least `min_px` apart.
+fn tick_step(px_per_second: f32, min_px: f32) -> f32 {
+    [0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 300.0]
+        .into_iter()
+        .find(|s| s * px_per_second >= min_px)
+        .unwrap_or(600.0)
+}
+
+/// The ruler: ticks, key markers, the in/out range and the playhead; a click or drag scrubs.
+fn ruler(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) {
+    let eval = e.eval();
+    let duration = eval.duration();
+    let width = ui.available_width().max(50.0);
+    let (rect, response) =
+        ui.allocate_exact_size(Vec2::new(width, RULER_HEIGHT), Sense::click_and_drag());
+    response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Slider, true, "Time"));
+    let painter = ui.painter_at(rect);
+    painter.rect_filled(rect, 3.0, Color32::from_gray(30));
+    let inner = rect.shrink2(Vec2::new(8.0, 0.0));
+    if duration <= 0.0 {
+        painter.text(
+            rect.center(),
+            egui::Align2::CENTER_CENTER,
+            "nothing to play (rest pose)",
+            egui::FontId::proportional(12.0),
+            Color32::GRAY,
+        );
+        return;
+    }
+    let x_of = |t: f32| inner.left() + t / duration * inner.width();
+    let t_of = |x: f32| ((x - inner.left()) / inner.width() * duration).clamp(0.0, duration);
+    // The in/out range, shaded.
+    if let Some([a, b]) = eval.play_range() {
+        painter.rect_filled(
+            Rect::from_x_y_ranges(x_of(a)..=x_of(b), rect.y_range()),
+            0.0,
+            Color32::from_rgba_unmultiplied(90, 130, 200, 60),
+        );
+        for x in [x_of(a), x_of(b)] {
+            painter.line_segment(
+                [Pos2::new(x, rect.top()), Pos2::new(x, rect.bottom())],
+                Stroke::new(2.0, Color32::from_rgb(110, 160, 240)),
+            );
+        }
+    }
+    // Frame ticks where they are far enough apart, second ticks with labels.
+    let px_per_second = inner.width() / duration;
+    let rate = e.session().frame_rate.max(1.0);
+    if px_per_second / rate >= 4.0 {
+        let frames = (duration * rate).floor() as u32;
+        for f in 0..=frames {
+            let x = x_of(f as f32 / rate);
+            painter.line_segment(
+                [Pos2::new(x, rect.top()), Pos2::new(x, rect.top() + 5.0)],
+                Stroke::new(1.0, Color32::from_gray(85)),
+            );
+        }
+    }
+    let step = tick_step(px_per_second, 60.0);
+    let mut t = 0.0f32;
+    while t <= duration + 1e-4 {
+        let x = x_of(t);
+        painter.line_segment(
+            [Pos2::new(x, rect.top()), Pos2::new(x, rect.top() + 12.0)],
+            Stroke::new(1.0, Color32::from_gray(150)),
+        );
+        painter.text(
+            Pos2::new(x + 3.0, rect.top() + 12.0),
+            egui::Align2::LEFT_TOP,
+            format!("{t:.2}s  f{}", (t * rate).round() as u32),
+            egui::FontId::monospace(10.0),
+            Color32::from_gray(170),
+        );
+        t += step;
+    }
+    // Key markers: of the selected joint when one is selected, else of every joint.
+    let keys = e.key_times(e.session().selected, MAX_KEY_MARKERS);
+    let key_y = rect.bottom() - 9.0;
+    let key_color = if e.session().selected.is_some() {
+        Color32::from_rgb(250, 210, 60)
+    } else {
+        Color32::from_gray(190)
+    };
+    for k in keys {
+        let c = Pos2::new(x_of(k), key_y);
+        let d = 3.5;
+        painter.add(egui::Shape::convex_polygon(
+            vec![
+                c + Vec2::new(0.0, -d),
+                c + Vec2::new(d, 0.0),
+                c + Vec2::new(0.0, d),
+                c + Vec2::new(-d, 0.0),
+            ],
+            key_color,
+            Stroke::NONE,
+        ));
+    }
+    // The playhead.
+    let x = x_of(eval.time());
+    painter.line_segment(
+        [Pos2::new(x, rect.top()), Pos2::new(x, rect.bottom())],
+        Stroke::new(2.0, Color32::from_rgb(240, 80, 70)),
+    );
+    if (response.clicked() || response.dragged())
+        && let Some(p) = response.interact_pointer_pos()
+    {
+        out.push(Command::Transport(Transport::Scrub(t_of(p.x))));
+    }
+    response.on_hover_text("Click or drag to scrub; I / O set the in/out range at the playhead");
 }
 
 /// The combo box choosing what plays: the blend space, the rest pose or a clip.

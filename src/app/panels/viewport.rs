@@ -10,6 +10,8 @@ use crate::app::gpu::ViewportGpu;
 use crate::render::camera::ViewPreset;
 use crate::render::pick;
 
+/// The viewport's accessibility label (tests find its rectangle by it).
+pub const VIEWPORT_LABEL: &str = "Viewport";
 /// How near (points) the pointer must be to a joint or the look-at target to pick it.
 const PICK_RADIUS: f32 = 14.0;
 /// Largest render target side, in pixels.
@@ -59,6 +61,9 @@ impl ViewportPanel {
     pub fn ui(&mut self, ui: &mut egui::Ui, e: &EditorState, out: &mut Commands, eval_micros: f32) {
         let rect = ui.available_rect_before_wrap();
         let response = ui.allocate_rect(rect, egui::Sense::click_and_drag());
+        response.widget_info(|| {
+            egui::WidgetInfo::labeled(egui::accesskit::Role::Canvas, true, VIEWPORT_LABEL)
+        });
         let camera = &e.session().camera;
         let aspect = rect.width() / rect.height().max(1.0);
         if (aspect - e.session().viewport_aspect).abs() > 1e-3 {
