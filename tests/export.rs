@@ -44,6 +44,7 @@ fn walk_frames(duration: f32) -> (animtune::import::ImportedModel, Frames) {
         source: StreamSource::BlendPoint([0.3, 1.2]),
         duration,
         fps: 30.0,
+        clip_range: None,
     };
     let frames = bake_stream(
         &model.character,
@@ -193,6 +194,7 @@ fn a_blend_path_changes_the_motion_over_time_and_cancel_stops() {
         source: StreamSource::BlendPath(path.clone()),
         duration: 1.0,
         fps: 30.0,
+        clip_range: None,
     };
     let layers = LayerParams::default();
     let frames = bake_stream(
@@ -359,6 +361,7 @@ fn a_textured_glb_export_verifies_its_animation_without_decoding_images() {
         source: StreamSource::Clip(0),
         duration: 2.0,
         fps: 30.0,
+        clip_range: None,
     };
     let frames = bake_stream(
         &model.character,
@@ -403,4 +406,47 @@ fn a_textured_glb_export_verifies_its_animation_without_decoding_images() {
         model.character.textures.len()
     );
     assert!(animtune::import::gltf::image_decodes_on_this_thread() > before);
+}
+
+#[test]
+fn a_clip_bakes_from_its_in_point_and_loops_within_its_range() {
+    let model = animtune::demo::mannequin::load();
+    let clip = &model.clips[0];
+    let (a, b) = (0.2f32, 0.55f32);
+    let spec = StreamSpec {
+        source: StreamSource::Clip(0),
+        duration: 0.6,
+        fps: 10.0,
+        clip_range: Some([a, b]),
+    };
+    let frames = bake_stream(
+        &model.character,
+        &model.clips,
+        None,
+        &LayerParams::off(),
+        &spec,
+        &mut |_, _| true,
+    )
+    .unwrap();
+    let binding = clip.bind(&model.character.skeleton, Some(&model.character.humanoid));
+    for (k, pose) in frames.poses.iter().enumerate() {
+        let t = k as f32 / 10.0;
+        // The range's cycle: [a, b] keeps its end, later times wrap into (a, b].
+        let span = b - a;
+        let local = if t <= span { t } else { t - span };
+        let mut expected = animtune::core::Pose::rest(&model.character.skeleton);
+        clip.sample_into(
+            &binding,
+            a + local,
+            animtune::core::Wrap::Clamp,
+            &mut expected,
+        );
+        for (x, y) in pose.local.iter().zip(&expected.local) {
+            assert!(
+                x.rotation.dot(y.rotation).abs() > 1.0 - 1e-5,
+                "frame {k} (clip time {}): {x:?} vs {y:?}",
+                a + local
+            );
+        }
+    }
 }

@@ -33,6 +33,8 @@ pub struct ExportJob {
     pub duration: f32,
     /// Frames per second.
     pub fps: f32,
+    /// For one clip: the in/out range it starts at and loops within (None: the whole clip from 0).
+    pub clip_range: Option<[f32; 2]>,
     /// Output layout.
     pub format: ExportFormat,
     /// glTF without meshes.
@@ -59,6 +61,7 @@ impl ExportJob {
             source,
             duration: 2.0,
             fps: 30.0,
+            clip_range: None,
             format: ExportFormat::Gltf,
             animation_only: false,
             unity_axes: UnityAxes::Unity,
@@ -117,6 +120,7 @@ impl ExportJob {
                     source: source.clone(),
                     duration: self.duration,
                     fps: self.fps,
+                    clip_range: self.clip_range,
                 };
                 let err = bake(&spec, &name, &self.path, (0, 1))?;
                 Ok(format!(

@@ -289,6 +289,7 @@ fn run_stream(args: &BakeArgs, model: &ImportedModel) -> Result<()> {
             source,
             duration,
             fps: args.fps.unwrap_or(DEFAULT_FPS),
+            clip_range: None,
         };
         written.push(bake_one(
             model,

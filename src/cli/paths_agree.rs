@@ -105,6 +105,7 @@ fn assert_paths_agree(model: &str, preset: Preset) {
         source: StreamSource::BlendPoint(space.point),
         duration: time,
         fps: FPS,
+        clip_range: None,
     };
     let frames = bake_stream(
         &opened.character,

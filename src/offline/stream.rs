@@ -40,6 +40,9 @@ pub struct StreamSpec {
     pub duration: f32,
     /// Frames per second (the look-at filter is stepped at this rate).
     pub fps: f32,
+    /// For a clip source: the in/out range (seconds of the clip) the bake starts at and loops within, as the
+    /// editor plays it; None for the whole clip from 0.
+    pub clip_range: Option<[f32; 2]>,
 }
 
 /// A file stem for a clip name: letters, digits, `-`, `_` and `.` kept, anything else `_`; `clip{index}` when empty.
@@ -79,6 +82,7 @@ pub fn per_node_specs(
                 source: StreamSource::BlendPoint(node.position),
                 duration: duration.unwrap_or_else(|| sampler.cycle_length(&w).max(1.0 / fps)),
                 fps,
+                clip_range: None,
             };
             (node.clip.clone(), spec)
         })
@@ -208,6 +212,14 @@ pub fn bake_stream(
         (_, None) => unreachable!("validated: blend sources have a blend space"),
     };
     let mut ev = Evaluator::new(character, clips, source, layers.clone());
+    ev.set_play_range(spec.clip_range);
+    let start = match (&spec.source, ev.play_range()) {
+        (StreamSource::Clip(_), Some([a, _])) => {
+            ev.seek(a);
+            a
+        }
+        _ => 0.0,
+    };
     let mut poses = Vec::with_capacity(times.len());
     for (k, &t) in times.iter().enumerate() {
         if !progress(k, times.len()) {
@@ -219,7 +231,7 @@ pub fn bake_stream(
             StreamSource::Clip(_) => None,
         };
         let input = EvalInput {
-            clock: ClockStep::Continue(t),
+            clock: ClockStep::Continue(start + t),
             blend_point,
             look_target: None,
         };

@@ -64,7 +64,10 @@ impl ExportDialog {
     /// Opens the window with the duration of what plays now.
     pub fn show(&mut self, e: &EditorState) {
         self.open = true;
-        self.duration = e.eval().duration().max(0.1);
+        self.duration = match e.eval().play_range() {
+            Some([a, b]) => b - a,
+            None => e.eval().duration().max(0.1),
+        };
     }
 
     /// True while an export runs.
@@ -103,6 +106,7 @@ impl ExportDialog {
             },
             sparse: self.sparse,
             overwrite,
+            clip_range: e.clip().and(e.eval().play_range()),
             ..ExportJob::for_editor(e, source, PathBuf::from(self.path.trim()))
         })
     }
@@ -162,7 +166,10 @@ impl ExportDialog {
             )
         } else {
             e.clip().map_or("nothing (rest pose)".into(), |i| {
-                format!("clip {}", e.doc().clips[i].name)
+                let range = e.eval().play_range().map_or(String::new(), |[a, b]| {
+                    format!(" from its in point {a:.3} s, looping within {a:.3}–{b:.3} s")
+                });
+                format!("clip {}{range}", e.doc().clips[i].name)
             })
         };
         ui.label(format!("Bakes {what}, then the layers."));
