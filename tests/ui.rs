@@ -893,3 +893,42 @@ fn dragging_the_look_target_to_the_edge_turns_the_head_45_degrees() {
         "head yaw {yaw}° after dragging the target to the edge"
     );
 }
+
+#[test]
+fn numpad_views_and_the_gizmo_turn_the_camera() {
+    use animtune::render::camera::ViewPreset;
+    let mut h = harness();
+    h.run_steps(2);
+    for (key, ctrl, view) in [
+        (egui::Key::Num3, false, ViewPreset::Right),
+        (egui::Key::Num1, true, ViewPreset::Back),
+        (egui::Key::Num7, false, ViewPreset::Top),
+        (egui::Key::Num1, false, ViewPreset::Front),
+    ] {
+        if ctrl {
+            h.key_press_modifiers(egui::Modifiers::COMMAND, key);
+        } else {
+            h.key_press(key);
+        }
+        h.run_steps(2);
+        let c = h.state().editor().session().camera;
+        let (yaw, pitch) = view.angles();
+        assert!(
+            (c.yaw - yaw).abs() < 1e-5 && (c.pitch - pitch).abs() < 1e-5,
+            "{view:?}: yaw {} pitch {}",
+            c.yaw,
+            c.pitch
+        );
+    }
+    // The gizmo's X end (on the right of the front view's gizmo) turns to the right view.
+    let rect = viewport_rect(&h);
+    let x_end = egui::pos2(rect.right() - 46.0 + 34.0, rect.top() + 46.0);
+    h.hover_at(x_end);
+    h.run_steps(1);
+    h.drag_at(x_end);
+    h.run_steps(1);
+    h.drop_at(x_end);
+    h.run_steps(2);
+    let (yaw, _) = ViewPreset::Right.angles();
+    assert!((h.state().editor().session().camera.yaw - yaw).abs() < 1e-5);
+}

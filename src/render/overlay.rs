@@ -197,3 +197,30 @@ pub fn skeleton_lines(
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_grid_follows_the_character_size() {
+        let human = grid_for(Vec3::new(-0.3, 0.0, -0.2), Vec3::new(0.3, 1.8, 0.2));
+        assert_eq!(human.1, 0.5);
+        assert!(human.0 >= 5.0);
+        let in_cm = grid_for(Vec3::new(-30.0, 0.0, -20.0), Vec3::new(30.0, 180.0, 20.0));
+        assert_eq!(in_cm.1, 50.0);
+        assert!(in_cm.0 >= 500.0);
+        let small = grid_for(Vec3::ZERO, Vec3::splat(0.07));
+        assert!((small.1 - 0.005).abs() < 1e-6, "{small:?}");
+    }
+
+    #[test]
+    fn a_joint_marker_is_a_closed_octahedron() {
+        let lines = joint_marker(Vec3::ONE, 0.1, SELECTED_COLOR);
+        assert_eq!(lines.len(), JOINT_MARKER_VERTICES);
+        for v in &lines {
+            let d = Vec3::from(v.position) - Vec3::ONE;
+            assert!((d.abs().max_element() - 0.1).abs() < 1e-6);
+        }
+    }
+}
