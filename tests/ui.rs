@@ -932,3 +932,19 @@ fn numpad_views_and_the_gizmo_turn_the_camera() {
     let (yaw, _) = ViewPreset::Right.angles();
     assert!((h.state().editor().session().camera.yaw - yaw).abs() < 1e-5);
 }
+
+#[test]
+fn a_model_without_clips_is_not_playing() {
+    let mut h = harness();
+    h.run_steps(2);
+    h.state_mut()
+        .send(Command::Open(common::asset("mixamo/readyplayer.me.glb")));
+    h.run_steps(3);
+    let e = h.state().editor();
+    assert!(e.doc().clips.is_empty());
+    assert!(!e.eval().is_playing(), "nothing to play, so not playing");
+    assert!(
+        h.query_by_label("Pause").is_none(),
+        "the button offers Play"
+    );
+}
