@@ -658,35 +658,6 @@ fn a_deep_node_chain_is_refused_in_linear_time() {
     }
 }
 
-/// A model of one sparse primitive, `count` vertices all at the origin (no bufferView, no indices), on a node
-/// with a one-key rotation (so that there is something to animate).
-fn sparse_mesh_gltf(count: u64) -> Vec<u8> {
-    let mut bin = vec![0u8; 20];
-    bin.extend([0.0f32, 0.0, 0.0, 1.0].iter().flat_map(|v| v.to_le_bytes()));
-    let uri = format!(
-        "data:application/octet-stream;base64,{}",
-        base64::encode(&bin)
-    );
-    let doc = json!({
-        "asset": {"version": "2.0"},
-        "buffers": [{"byteLength": bin.len(), "uri": uri}],
-        "bufferViews": [{"buffer": 0, "byteOffset": 0, "byteLength": 4},
-            {"buffer": 0, "byteOffset": 4, "byteLength": 12},
-            {"buffer": 0, "byteOffset": 16, "byteLength": 4},
-            {"buffer": 0, "byteOffset": 20, "byteLength": 16}],
-        "accessors": [{"componentType": 5126, "count": count, "type": "VEC3", "min": [0, 0, 0], "max": [0, 0, 0],
-            "sparse": {"count": 1, "indices": {"bufferView": 0, "componentType": 5125},
-                "values": {"bufferView": 1}}},
-            {"bufferView": 2, "componentType": 5126, "count": 1, "type": "SCALAR", "min": [0], "max": [0]},
-            {"bufferView": 3, "componentType": 5126, "count": 1, "type": "VEC4"}],
-        "meshes": [{"primitives": [{"attributes": {"POSITION": 0}}]}],
-        "nodes": [{"mesh": 0, "name": "part"}], "scenes": [{"nodes": [0]}], "scene": 0,
-        "animations": [{"samplers": [{"input": 1, "output": 2}],
-            "channels": [{"sampler": 0, "target": {"node": 0, "path": "rotation"}}]}]
-    });
-    serde_json::to_vec(&doc).unwrap()
-}
-
 #[test]
 fn textures_and_geometry_are_fitted_to_the_graphics_device() {
     let dir = common::temp_dir("malformed-gpu");
@@ -721,7 +692,7 @@ fn textures_and_geometry_are_fitted_to_the_graphics_device() {
     );
     // 5 M vertices fit the importer's budget, but their 320 MB vertex buffer is over the device's buffer limit.
     let big = dir.join("big_mesh.gltf");
-    std::fs::write(&big, sparse_mesh_gltf(5_000_000)).unwrap();
+    std::fs::write(&big, common::sparse_mesh_gltf(5_000_000)).unwrap();
     let run = run_with_deadline(&[
         "render",
         big.to_str().unwrap(),
@@ -734,7 +705,7 @@ fn textures_and_geometry_are_fitted_to_the_graphics_device() {
     common::assert_clean_failure(&run, &["big_mesh.gltf", "vertex buffer", "buffer limit"]);
     // 19 M implicit vertices are refused by the importer before anything is allocated.
     let huge = dir.join("huge_mesh.gltf");
-    std::fs::write(&huge, sparse_mesh_gltf(19_000_000)).unwrap();
+    std::fs::write(&huge, common::sparse_mesh_gltf(19_000_000)).unwrap();
     let run = run_with_deadline(&["inspect", huge.to_str().unwrap()]);
     common::assert_clean_failure(&run, &["huge_mesh.gltf"]);
 }

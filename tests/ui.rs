@@ -948,3 +948,25 @@ fn a_model_without_clips_is_not_playing() {
         "the button offers Play"
     );
 }
+
+#[test]
+fn geometry_over_the_device_limits_is_a_status_bar_error_not_a_crash() {
+    let dir = common::temp_dir("ui-gpu-limits");
+    let big = dir.join("big_mesh.gltf");
+    std::fs::write(&big, common::sparse_mesh_gltf(5_000_000)).unwrap();
+    let mut h = harness();
+    h.run_steps(2);
+    h.state_mut().send(Command::Open(big));
+    h.run_steps(3);
+    let status = h.state().editor().status().clone();
+    assert!(
+        status.is_error
+            && status.text.contains("big_mesh.gltf")
+            && status.text.contains("buffer limit"),
+        "{status:?}"
+    );
+    // The editor goes on: the mannequin opens and draws again.
+    h.state_mut().send(Command::LoadMannequin);
+    h.run_steps(3);
+    assert!(!h.state().editor().status().is_error);
+}

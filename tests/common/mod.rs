@@ -39,3 +39,32 @@ pub fn assert_clean_failure(out: &Output, needles: &[&str]) {
         assert!(err.contains(n), "'{n}' not in: {err}");
     }
 }
+
+/// A model of one sparse primitive, `count` vertices all at the origin (no bufferView, no indices), on a node
+/// with a one-key rotation (so that there is something to animate).
+pub fn sparse_mesh_gltf(count: u64) -> Vec<u8> {
+    let mut bin = vec![0u8; 20];
+    bin.extend([0.0f32, 0.0, 0.0, 1.0].iter().flat_map(|v| v.to_le_bytes()));
+    let uri = format!(
+        "data:application/octet-stream;base64,{}",
+        base64::encode(&bin)
+    );
+    let doc = serde_json::json!({
+        "asset": {"version": "2.0"},
+        "buffers": [{"byteLength": bin.len(), "uri": uri}],
+        "bufferViews": [{"buffer": 0, "byteOffset": 0, "byteLength": 4},
+            {"buffer": 0, "byteOffset": 4, "byteLength": 12},
+            {"buffer": 0, "byteOffset": 16, "byteLength": 4},
+            {"buffer": 0, "byteOffset": 20, "byteLength": 16}],
+        "accessors": [{"componentType": 5126, "count": count, "type": "VEC3", "min": [0, 0, 0], "max": [0, 0, 0],
+            "sparse": {"count": 1, "indices": {"bufferView": 0, "componentType": 5125},
+                "values": {"bufferView": 1}}},
+            {"bufferView": 2, "componentType": 5126, "count": 1, "type": "SCALAR", "min": [0], "max": [0]},
+            {"bufferView": 3, "componentType": 5126, "count": 1, "type": "VEC4"}],
+        "meshes": [{"primitives": [{"attributes": {"POSITION": 0}}]}],
+        "nodes": [{"mesh": 0, "name": "part"}], "scenes": [{"nodes": [0]}], "scene": 0,
+        "animations": [{"samplers": [{"input": 1, "output": 2}],
+            "channels": [{"sampler": 0, "target": {"node": 0, "path": "rotation"}}]}]
+    });
+    serde_json::to_vec(&doc).unwrap()
+}
