@@ -147,7 +147,7 @@ fn the_viewport_shows_the_character() {
         .flat_map(|y| (w * 2 / 5..w * 3 / 5).map(move |x| (x, y)))
         .filter(|&(x, y)| {
             let p = image.get_pixel(x, y);
-            p[0] > 150 && p[0] > p[2] + 20
+            p[0] > 150 && i32::from(p[0]) > i32::from(p[2]) + 20
         })
         .count();
     assert!(

@@ -48,7 +48,9 @@ fn the_editor_window_shows_the_mannequin() {
         "{:?}",
         img.dimensions()
     );
-    let skin = count(&img, |p| p[0] > 150 && p[0] > p[2] + 20);
+    let skin = count(&img, |p| {
+        p[0] > 150 && i32::from(p[0]) > i32::from(p[2]) + 20
+    });
     let background = count(&img, |p| {
         (p[0] as i32 - 56).abs() < 6 && (p[2] as i32 - 64).abs() < 6
     });
