@@ -571,6 +571,17 @@ fn a_preset_remembers_the_files_its_clips_came_from() {
     assert!(doc.clips.iter().any(|c| c.name == "Run"));
 }
 
+/// Index of the clip called `name` in the open document's clip list.
+fn clip_index(h: &Harness<'static, AnimtuneApp>, name: &str) -> usize {
+    h.state()
+        .editor()
+        .doc()
+        .clips
+        .iter()
+        .position(|c| c.name == name)
+        .unwrap_or_else(|| panic!("no clip {name}"))
+}
+
 /// The viewport's rectangle (points).
 fn viewport_rect(h: &Harness<'static, AnimtuneApp>) -> egui::Rect {
     h.get_by_label(animtune::app::panels::viewport::VIEWPORT_LABEL)
@@ -678,14 +689,7 @@ fn a_run_with_root_motion_kept_stays_in_frame_as_the_camera_follows() {
         .wgpu()
         .build_eframe(|cc| AnimtuneApp::new(cc, None, None));
     h.run_steps(2);
-    let run = h
-        .state()
-        .editor()
-        .doc()
-        .clips
-        .iter()
-        .position(|c| c.name == "RunForward")
-        .unwrap();
+    let run = clip_index(&h, "RunForward");
     h.state_mut().send(Command::ShowGrid(false));
     h.state_mut().send(Command::PlayClip(Some(run)));
     h.run_steps(2);
@@ -804,14 +808,7 @@ fn onion_skin_draws_ghosts_before_and_after() {
     use animtune::render::camera::ViewPreset;
     let mut h = harness();
     h.run_steps(2);
-    let run = h
-        .state()
-        .editor()
-        .doc()
-        .clips
-        .iter()
-        .position(|c| c.name == "RunForward")
-        .unwrap();
+    let run = clip_index(&h, "RunForward");
     h.state_mut().send(Command::ShowGrid(false));
     h.state_mut().send(Command::PlayClip(Some(run)));
     h.run_steps(1);

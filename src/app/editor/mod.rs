@@ -11,7 +11,7 @@ mod files;
 use super::command::{BlendEdit, CameraMove, Command, Transport};
 use super::state::document::{Document, Tuning};
 use super::state::history::History;
-use super::state::session::{Persisted, Session, Status, TRAIL_LIMIT};
+use super::state::session::{Persisted, Session, Status};
 use crate::blend::BlendSampler;
 use crate::core::{ClipBinding, Pose};
 use crate::eval::{ClockStep, EvalInput, Evaluator, SourceSpec};
@@ -169,8 +169,8 @@ impl EditorState {
         }
     }
 
-    /// Where the head is now (model space): the humanoid head, else the end of the look-at chain's joints, else
-    /// the top of the character's bounds. Dragging the look-at target moves it on a plane in front of this point.
+    /// Where the head is now (model space): the humanoid head, else the top centre of the character's posed
+    /// bounds. Dragging the look-at target moves it on a plane in front of this point.
     pub fn look_head(&self) -> Vec3 {
         let c = &self.doc.model.character;
         let joint = c.humanoid.joint(crate::core::HumanBone::Head);
@@ -435,8 +435,10 @@ impl EditorState {
                 return;
             }
         }
-        if s.root_trail.len() >= TRAIL_LIMIT {
-            s.root_trail.drain(..TRAIL_LIMIT / 4);
+        // Past what the overlay draws, the oldest quarter goes.
+        let limit = crate::render::overlay::MAX_TRAIL_POINTS;
+        if s.root_trail.len() >= limit {
+            s.root_trail.drain(..limit / 4);
         }
         s.root_trail.push(here);
     }

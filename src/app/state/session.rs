@@ -68,9 +68,6 @@ pub struct Session {
     pub onion: OnionSkin,
 }
 
-/// Most points a root trail keeps (the oldest go first).
-pub const TRAIL_LIMIT: usize = crate::render::overlay::MAX_TRAIL_POINTS;
-
 impl Session {
     /// A session around an evaluator, with the default camera and overlays.
     pub fn new(eval: Evaluator) -> Self {
