@@ -33,6 +33,8 @@ pub struct EditorState {
     clock_jumped: bool,
     /// Onion-skin ghost poses of the last update: (after the current time, model-space joint matrices).
     ghosts: Vec<(bool, Vec<Mat4>)>,
+    /// The camera is as the last framing left it (no orbit, pan or zoom since): a new viewport shape reframes.
+    camera_framed: bool,
 }
 
 impl Default for EditorState {
@@ -58,6 +60,7 @@ impl EditorState {
             frame_pending: false,
             clock_jumped: false,
             ghosts: Vec::new(),
+            camera_framed: false,
             doc,
         };
         s.adopt_model();
@@ -292,9 +295,18 @@ impl EditorState {
                 radius,
             } => self.session.selected = self.joint_at(cursor, size, radius),
             Command::Camera(m) => match m {
-                CameraMove::Orbit(yaw, pitch) => self.session.camera.orbit(yaw, pitch),
-                CameraMove::Pan(x, y) => self.session.camera.pan(x, y),
-                CameraMove::Zoom(f) => self.session.camera.zoom(f),
+                CameraMove::Orbit(yaw, pitch) => {
+                    self.camera_framed = false;
+                    self.session.camera.orbit(yaw, pitch);
+                }
+                CameraMove::Pan(x, y) => {
+                    self.camera_framed = false;
+                    self.session.camera.pan(x, y);
+                }
+                CameraMove::Zoom(f) => {
+                    self.camera_framed = false;
+                    self.session.camera.zoom(f);
+                }
                 CameraMove::Frame => self.frame_model(),
                 CameraMove::View(v) => {
                     self.session.camera.set_view(v);
@@ -305,8 +317,14 @@ impl EditorState {
                     self.frame_model();
                 }
                 CameraMove::SetAspect(a) => {
-                    if a.is_finite() && a > 0.0 {
+                    if a.is_finite() && a > 0.0 && a != self.session.viewport_aspect {
                         self.session.viewport_aspect = a;
+                        // A framing the user has not changed since follows the viewport's new shape (the
+                        // first frame of a model opened at start-up was framed before the viewport's size was
+                        // known).
+                        if self.camera_framed {
+                            self.frame_model();
+                        }
                     }
                 }
             },
@@ -627,6 +645,7 @@ impl EditorState {
         let (min, max) = posed_bounds(&self.doc.model.character, self.matrices());
         let aspect = self.session.viewport_aspect;
         self.session.camera.frame(min, max, aspect);
+        self.camera_framed = true;
     }
 
     /// The joint under `cursor` (pixels, in a view of `size`): the one whose skin moves the surface there most,

@@ -188,3 +188,31 @@ fn picking_finds_the_head() {
     frame(&mut s, [pick]);
     assert_eq!(s.session().selected, Some(head));
 }
+
+#[test]
+fn a_new_viewport_shape_reframes_until_the_user_moves_the_camera() {
+    use crate::app::command::CameraMove;
+    use crate::render::camera::{FRAME_FILL, posed_bounds};
+    let mut s = EditorState::new();
+    // The viewport turns out narrow (a small window): the framing follows it.
+    frame(&mut s, [Command::Camera(CameraMove::SetAspect(0.55))]);
+    let (min, max) = posed_bounds(&s.doc().model.character, s.matrices());
+    let vp = s.session().camera.view_proj(0.55);
+    for i in 0..8 {
+        let corner = glam::Vec3::new(
+            if i & 1 == 0 { min.x } else { max.x },
+            if i & 2 == 0 { min.y } else { max.y },
+            if i & 4 == 0 { min.z } else { max.z },
+        );
+        let p = vp.project_point3(corner);
+        assert!(
+            p.x.abs() <= FRAME_FILL + 1e-3 && p.y.abs() <= FRAME_FILL + 1e-3,
+            "{p}"
+        );
+    }
+    // Once the user has zoomed, a resize keeps their camera.
+    frame(&mut s, [Command::Camera(CameraMove::Zoom(0.5))]);
+    let zoomed = s.session().camera;
+    frame(&mut s, [Command::Camera(CameraMove::SetAspect(1.6))]);
+    assert_eq!(s.session().camera, zoomed);
+}
