@@ -33,7 +33,12 @@ fn main() -> ExitCode {
             quiet_headless_vulkan();
             run(command)
         }
-        None if cli.model.as_ref().is_some_and(|m| !m.is_file()) => {
+        // A word that is no file and looks like no file name is most likely a mistyped subcommand; a missing
+        // model file opens the editor, which says so in its status bar.
+        None if cli.model.as_ref().is_some_and(|m| {
+            !m.is_file() && m.extension().is_none() && m.components().count() == 1
+        }) =>
+        {
             let m = cli.model.unwrap_or_default();
             Err(anyhow::anyhow!(
                 "{}: cannot read: not a file (is it a typo of a subcommand? see --help)",

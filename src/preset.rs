@@ -30,7 +30,7 @@ pub struct Preset {
     pub blend: Option<BlendSpace>,
     /// The procedural layers' parameters.
     pub layers: LayerParams,
-    /// Humanoid mapping overrides: humanoid bone name → joint name.
+    /// Humanoid mapping overrides: humanoid bone name → joint name ("" leaves the bone unmapped).
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub humanoid: BTreeMap<String, String>,
     /// Files the character's clips were added from (beyond the model's own), relative to the preset's folder
@@ -165,10 +165,10 @@ impl Preset {
                     "not a humanoid bone name (Unity HumanBodyBones)".into(),
                 ));
             }
-            if joint.trim().is_empty() {
+            if !joint.is_empty() && joint.trim().is_empty() {
                 return Err(invalid(
                     format!("humanoid.{bone}"),
-                    "empty joint name".into(),
+                    "a joint name of only spaces (\"\" leaves the bone unmapped)".into(),
                 ));
             }
         }

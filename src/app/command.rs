@@ -69,6 +69,10 @@ pub enum Command {
     SetOnionSkin(OnionSkin),
     /// The in/out range that playback loops within (None: the whole clip).
     SetPlayRange(Option<[f32; 2]>),
+    /// Opens a file dialog for this purpose (the window carries it out; the editor state ignores it).
+    ChooseFile(crate::app::dialogs::files::Purpose),
+    /// Maps a human bone to a joint (None: to no joint): an undoable humanoid override.
+    SetHumanBone(crate::core::HumanBone, Option<usize>),
     /// Puts a line in the status bar (a panel's own outcome: an export finished, no file chosen).
     Report {
         /// The message.

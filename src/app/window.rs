@@ -17,9 +17,39 @@ use super::panels::viewport::ViewportPanel;
 use super::panels::{scene, status_bar, timeline, typing};
 use super::state::session::Persisted;
 use crate::app::dialogs::export::ExportDialog;
+use crate::app::dialogs::files::{DialogChoice, FileDialogs, Polled, Purpose};
 use crate::render::camera::ViewPreset;
 
 const STORAGE_KEY: &str = "animtune";
+const LAYOUT_KEY: &str = "animtune_layout";
+
+/// The window's layout that survives a restart (panel widths are kept by egui itself).
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct Layout {
+    /// The scene panel (clips, skeleton) is open.
+    pub scene_open: bool,
+    /// The inspector is open.
+    pub inspector_open: bool,
+    /// UI scale (egui's zoom factor; Ctrl+= and Ctrl+− change it, Ctrl+0 resets).
+    pub ui_scale: f32,
+    /// Which file dialog to use.
+    pub file_dialog: DialogChoice,
+}
+
+impl Default for Layout {
+    fn default() -> Self {
+        Layout {
+            scene_open: true,
+            inspector_open: true,
+            ui_scale: 1.0,
+            file_dialog: DialogChoice::Automatic,
+        }
+    }
+}
+
+/// UI scales offered in the View menu.
+pub const UI_SCALES: [f32; 6] = [0.75, 1.0, 1.25, 1.5, 1.75, 2.0];
 /// Longest time step one frame advances (a stalled frame does not jump the animation).
 const MAX_FRAME_STEP_S: f32 = 0.1;
 
@@ -45,6 +75,10 @@ pub struct AnimtuneApp {
     soak: Option<super::soak::Soak>,
     /// Where the clip list was last drawn: files dropped there add clips instead of opening a model.
     clip_list: Option<egui::Rect>,
+    layout: Layout,
+    files: FileDialogs,
+    /// The model name the window's title shows.
+    title: String,
 }
 
 impl AnimtuneApp {
@@ -60,6 +94,14 @@ impl AnimtuneApp {
             .and_then(|s| eframe::get_value::<Persisted>(s, STORAGE_KEY))
         {
             editor.restore(p);
+        }
+        let layout = cc
+            .storage
+            .and_then(|s| eframe::get_value::<Layout>(s, LAYOUT_KEY))
+            .unwrap_or_default();
+        if layout.ui_scale.is_finite() && layout.ui_scale != 1.0 {
+            cc.egui_ctx
+                .set_zoom_factor(layout.ui_scale.clamp(UI_SCALES[0], UI_SCALES[5]));
         }
         let mut queue = Commands::new();
         if let Some(path) = model {
@@ -77,6 +119,9 @@ impl AnimtuneApp {
             export: ExportDialog::default(),
             soak: None,
             clip_list: None,
+            files: FileDialogs::default(),
+            layout,
+            title: String::new(),
         }
     }
 
@@ -107,6 +152,14 @@ impl AnimtuneApp {
     }
 
     fn shortcuts(&mut self, ctx: &egui::Context) {
+        // Escape closes an open menu or combo box, then the export window (text fields keep it for themselves).
+        if ctx.input(|i| i.key_pressed(Key::Escape)) {
+            if egui::Popup::is_any_open(ctx) {
+                egui::Popup::close_all(ctx);
+            } else if !self.files.is_open() {
+                self.export.close();
+            }
+        }
         if typing(ctx) {
             return;
         }
@@ -183,7 +236,7 @@ impl AnimtuneApp {
             )
         });
         if open {
-            menu::open_dialog(OpenKind::Model, &mut self.queue);
+            self.files.open(OpenKind::Model, &self.editor);
         }
         if export {
             self.export.show(&self.editor);
@@ -193,8 +246,14 @@ impl AnimtuneApp {
     /// Applies the queued commands, advances time and evaluates once.
     fn update_editor(&mut self, ctx: &egui::Context) {
         let start = Instant::now();
-        for command in self.queue.drain(..) {
-            self.editor.apply(command);
+        for command in std::mem::take(&mut self.queue) {
+            match command {
+                Command::ChooseFile(purpose) => {
+                    let name = (purpose == Purpose::SavePreset).then_some("preset.json");
+                    self.files.start(purpose, &self.editor, name);
+                }
+                command => self.editor.apply(command),
+            }
         }
         let busy = ctx.input(|i| i.pointer.any_down()) || typing(ctx);
         let dt = ctx.input(|i| i.stable_dt).min(MAX_FRAME_STEP_S);
@@ -234,6 +293,44 @@ impl AnimtuneApp {
         }
         ctx.request_repaint();
     }
+}
+
+impl AnimtuneApp {
+    /// Shows the open file dialog and routes what it chose: files to open go to the editor, export paths to
+    /// the export window; a dialog that ended without a file says so in the status bar.
+    fn file_dialogs(&mut self, ctx: &egui::Context) {
+        self.files.choice = self.layout.file_dialog;
+        self.layout.ui_scale = ctx.zoom_factor();
+        match self.files.poll(ctx, &self.editor) {
+            Polled::Nothing => {}
+            Polled::Note(text) => self.queue.push(Command::Report {
+                text,
+                is_error: false,
+            }),
+            Polled::Chosen(purpose, path) => match purpose {
+                Purpose::Open(OpenKind::Clips) => self.queue.push(Command::AddClips(path)),
+                Purpose::Open(_) => self.queue.push(Command::Open(path)),
+                // The platform's save dialog has already asked before replacing a file; the in-app browser
+                // has not, so there an existing preset is refused with a message.
+                Purpose::SavePreset => self.queue.push(Command::SavePreset {
+                    path,
+                    overwrite: !self.files.uses_in_app(),
+                }),
+                Purpose::ExportFile(_) | Purpose::ExportFolder => self.export.set_path(&path),
+            },
+        }
+    }
+
+    /// True while a file dialog is open (tests wait on it).
+    pub fn file_dialog_open(&self) -> bool {
+        self.files.is_open()
+    }
+}
+
+/// The strip a collapsed side panel leaves: one button that opens it again. Returns true when clicked.
+fn collapsed_strip(ui: &mut egui::Ui, arrow: &str, tip: &str) -> bool {
+    ui.add_space(4.0);
+    ui.button(arrow).on_hover_text(tip).clicked()
 }
 
 impl AnimtuneApp {
@@ -279,24 +376,79 @@ impl eframe::App for AnimtuneApp {
             self.update_editor(&ctx);
         }
 
+        self.file_dialogs(&ctx);
+        if self.title != self.editor.doc().name {
+            self.title = self.editor.doc().name.clone();
+            ctx.send_viewport_cmd(egui::ViewportCommand::Title(format!(
+                "animtune — {}",
+                self.title
+            )));
+        }
         let (e, out) = (&self.editor, &mut self.queue);
         let requests = egui::Panel::top("menu")
-            .show(ui, |ui| menu::ui(ui, e, out))
+            .show(ui, |ui| menu::ui(ui, e, &mut self.layout, out))
             .inner;
         egui::Panel::bottom("status").show(ui, |ui| status_bar::ui(ui, e));
         egui::Panel::bottom("timeline")
             .resizable(false)
             .show(ui, |ui| timeline::ui(ui, e, out));
-        let clip_list = egui::Panel::left("scene")
+        // Side panels never take more than their share of the window, and never grow with their contents
+        // (which scroll instead): the viewport keeps its size while tabs change.
+        let width = ui.available_width();
+        let collapsed = |id: &str| {
+            egui::Panel::left(id.to_string())
+                .resizable(false)
+                .exact_size(26.0)
+        };
+        let scene_panel = egui::Panel::left("scene")
             .resizable(true)
-            .default_size(260.0)
-            .show(ui, |ui| scene::ui(ui, e, out))
-            .inner;
-        self.clip_list = Some(clip_list);
-        egui::Panel::right("inspector")
+            .default_size(240.0f32.min(width * 0.25))
+            .size_range(160.0..=(width * 0.3).max(161.0));
+        let mut clip_list = None;
+        // Set when a button in the panel (or its collapsed strip) opens or closes it.
+        let mut scene_open = None;
+        egui::Panel::show_switched(
+            ui,
+            &mut self.layout.scene_open,
+            collapsed("scene_collapsed"),
+            scene_panel,
+            |ui, open| {
+                if open {
+                    clip_list = Some(scene::ui(ui, e, out, &mut scene_open));
+                } else if collapsed_strip(ui, "▶", "Show the scene panel (clips and skeleton)") {
+                    scene_open = Some(true);
+                }
+            },
+        );
+        if let Some(open) = scene_open {
+            self.layout.scene_open = open;
+        }
+        self.clip_list = clip_list;
+        let collapsed_right = egui::Panel::right("inspector_collapsed")
+            .resizable(false)
+            .exact_size(26.0);
+        let inspector_panel = egui::Panel::right("inspector")
             .resizable(true)
-            .default_size(360.0)
-            .show(ui, |ui| self.inspector.ui(ui, e, out));
+            .default_size(360.0f32.min(width * 0.36))
+            .size_range(220.0..=(width * 0.45).max(221.0));
+        let inspector = &mut self.inspector;
+        let mut inspector_open = None;
+        egui::Panel::show_switched(
+            ui,
+            &mut self.layout.inspector_open,
+            collapsed_right,
+            inspector_panel,
+            |ui, open| {
+                if open {
+                    inspector.ui(ui, e, out, &mut inspector_open);
+                } else if collapsed_strip(ui, "◀", "Show the inspector") {
+                    inspector_open = Some(true);
+                }
+            },
+        );
+        if let Some(open) = inspector_open {
+            self.layout.inspector_open = open;
+        }
         let eval_micros = self.eval_micros;
         egui::CentralPanel::default().show(ui, |ui| self.viewport.ui(ui, e, out, eval_micros));
         if requests.export {
@@ -313,5 +465,6 @@ impl eframe::App for AnimtuneApp {
 
     fn save(&mut self, storage: &mut dyn eframe::Storage) {
         eframe::set_value(storage, STORAGE_KEY, &self.editor.persisted());
+        eframe::set_value(storage, LAYOUT_KEY, &self.layout);
     }
 }

@@ -3,6 +3,7 @@
 pub mod heatmap;
 pub mod sampler;
 pub mod space;
+pub mod suggest;
 pub mod weights;
 
 pub use heatmap::{Heatmap, HeatmapView};

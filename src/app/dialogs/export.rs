@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::mpsc;
 
 use crate::app::command::{Command, Commands};
+use crate::app::dialogs::files::Purpose;
 use crate::app::editor::EditorState;
 use crate::app::export_job::ExportJob;
 use crate::clipfile::unity::UnityAxes;
@@ -36,8 +37,10 @@ pub struct ExportDialog {
     pub unity_gltf_axes: bool,
     /// Unity layout with curves only for the joints that move.
     pub sparse: bool,
-    /// Output path as typed.
+    /// Output path as typed (empty until the window first opens, which suggests one beside the model).
     pub path: String,
+    /// The user typed or chose the path: opening the window again keeps it.
+    path_chosen: bool,
     confirm: bool,
     running: Option<Running>,
 }
@@ -53,21 +56,85 @@ impl Default for ExportDialog {
             animation_only: false,
             unity_gltf_axes: false,
             sparse: false,
-            path: "export.glb".into(),
+            path: String::new(),
+            path_chosen: false,
             confirm: false,
             running: None,
         }
     }
 }
 
+/// An export file beside the model (or in the working directory for the mannequin), named after the model
+/// and what plays.
+fn suggested_path(e: &EditorState, extension: &str) -> PathBuf {
+    let model = std::path::Path::new(&e.doc().key);
+    let folder = model
+        .is_absolute()
+        .then(|| model.parent())
+        .flatten()
+        .map(std::path::Path::to_path_buf)
+        .or_else(|| std::env::current_dir().ok())
+        .unwrap_or_default();
+    let stem = model.file_stem().map_or("mannequin".to_string(), |s| {
+        s.to_string_lossy().into_owned()
+    });
+    let what = if e.blending() {
+        "blend".to_string()
+    } else {
+        e.clip()
+            .map_or("rest".to_string(), |i| e.doc().clips[i].name.clone())
+    };
+    let what: String = what
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let stem = if model.is_absolute() {
+        stem
+    } else {
+        "mannequin".into()
+    };
+    folder.join(format!("{stem}_{what}.{extension}"))
+}
+
 impl ExportDialog {
-    /// Opens the window with the duration of what plays now.
+    /// Opens the window with the duration of what plays now and, unless the user chose a path, a file named
+    /// after the model and what plays, in the model's folder.
     pub fn show(&mut self, e: &EditorState) {
         self.open = true;
+        if !self.path_chosen {
+            self.path = suggested_path(e, self.format.extension())
+                .display()
+                .to_string();
+        }
         self.duration = match e.eval().play_range() {
             Some([a, b]) => b - a,
             None => e.eval().duration().max(0.1),
         };
+    }
+
+    /// Closes the window (an export that runs goes on, and the window shows again for its progress).
+    pub fn close(&mut self) {
+        self.open = self.running.is_some();
+        self.confirm = false;
+    }
+
+    /// Sets the output path (from a file dialog).
+    pub fn set_path(&mut self, path: &std::path::Path) {
+        self.path = path.display().to_string();
+        self.path_chosen = true;
+    }
+
+    /// The longest bake the frame budget allows at the current rate for this character, seconds.
+    pub fn max_duration(&self, e: &EditorState) -> f32 {
+        let joints = e.doc().model.character.skeleton.len().max(1) as f64;
+        let frames = crate::offline::MAX_BAKE_SAMPLES as f64 / joints;
+        ((frames - 1.0) / f64::from(self.fps.max(1.0))).max(0.1) as f32
     }
 
     /// True while an export runs.
@@ -212,30 +279,42 @@ impl ExportDialog {
                  leaves a bone without curves wherever it was",
             );
         }
+        ui.add(egui::Slider::new(&mut self.fps, 1.0..=120.0).text("fps"))
+            .on_hover_text("Frames per second of the bake");
+        // The duration is limited only by what a bake may hold (frames × joints), at this rate.
+        let longest = self.max_duration(e);
+        self.duration = self.duration.min(longest);
         ui.add_enabled(
             !self.per_node,
-            egui::Slider::new(&mut self.duration, 0.1..=60.0).text("duration s"),
-        );
-        ui.add(egui::Slider::new(&mut self.fps, 1.0..=120.0).text("fps"));
+            egui::DragValue::new(&mut self.duration)
+                .range(0.1..=longest)
+                .speed(0.05)
+                .prefix("duration ")
+                .suffix(" s"),
+        )
+        .on_hover_text(format!(
+            "Seconds to bake (loops repeat); at most {longest:.0} s at this rate for {} joints",
+            e.doc().model.character.skeleton.len()
+        ));
         ui.horizontal(|ui| {
             ui.label(if self.per_node { "Folder" } else { "File" });
-            ui.add(egui::TextEdit::singleline(&mut self.path).desired_width(200.0));
-            if ui.button("Browse…").clicked() {
-                let dialog = rfd::FileDialog::new();
-                let picked = if self.per_node {
-                    dialog.pick_folder()
+            if ui
+                .add(egui::TextEdit::singleline(&mut self.path).desired_width(220.0))
+                .on_hover_text("Where the export goes; nothing is replaced without asking")
+                .changed()
+            {
+                self.path_chosen = true;
+            }
+            if ui
+                .button("Browse…")
+                .on_hover_text("Choose the output with a file dialog")
+                .clicked()
+            {
+                out.push(Command::ChooseFile(if self.per_node {
+                    Purpose::ExportFolder
                 } else {
-                    dialog
-                        .add_filter(self.format.name(), &[self.format.extension()])
-                        .save_file()
-                };
-                match picked {
-                    Some(p) => self.path = p.display().to_string(),
-                    None => out.push(Command::Report {
-                        text: "No file chosen (no file dialog available? type the path)".into(),
-                        is_error: false,
-                    }),
-                }
+                    Purpose::ExportFile(self.format.extension())
+                }));
             }
         });
         if let Some(r) = &self.running {

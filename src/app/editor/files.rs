@@ -36,6 +36,15 @@ impl EditorState {
                 path.display()
             );
         }
+        self.stash_space();
+        let key = crate::app::state::document::model_key(path);
+        self.doc.tuning.blend = self.space_for(&key);
+        self.doc.key = key;
+        // Undo steps belong to the model they were made on.
+        self.history = Default::default();
+        self.doc.revision += 1;
+        self.doc.base_humanoid = model.character.humanoid.clone();
+        self.doc.tuning.humanoid.clear();
         self.doc.model = model;
         self.doc.name = path
             .file_name()
@@ -139,15 +148,13 @@ impl EditorState {
         if is_preset {
             let preset = crate::preset::Preset::parse(&text, path)?;
             let overrides = preset.humanoid_override();
-            if !overrides.is_empty() {
-                let c = &mut self.doc.model.character;
-                c.humanoid = c
-                    .humanoid
-                    .clone()
-                    .with_override(&overrides, &c.skeleton)
-                    .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
-                self.doc.generation += 1;
-            }
+            // Checked before anything changes: every joint it names must be in this character.
+            let c = &self.doc.model.character;
+            self.doc
+                .base_humanoid
+                .clone()
+                .with_override(&overrides, &c.skeleton)
+                .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
             // The clips of the files the preset remembers, unless this character already took them.
             for file in preset.clip_paths(path) {
                 let known = |s: &ClipSource| {
@@ -165,6 +172,7 @@ impl EditorState {
                     .blend
                     .unwrap_or_else(|| self.doc.tuning.blend.clone()),
                 layers: preset.layers,
+                humanoid: overrides,
             };
             self.history.record(&self.doc.tuning, &after);
             self.doc.tuning = after;
@@ -210,6 +218,13 @@ impl EditorState {
         let mut preset = crate::preset::Preset {
             blend: Some(self.doc.tuning.blend.clone()),
             layers: self.doc.tuning.layers.clone(),
+            humanoid: self
+                .doc
+                .tuning
+                .humanoid
+                .iter()
+                .map(|(bone, joint)| (bone.name().to_string(), joint.clone()))
+                .collect(),
             ..crate::preset::Preset::default()
         };
         let sources: Vec<std::path::PathBuf> = self

@@ -9,7 +9,7 @@ use glam::{Mat4, Vec3};
 mod files;
 
 use super::command::{BlendEdit, CameraMove, Command, Transport};
-use super::state::document::{Document, Tuning};
+use super::state::document::{Document, MANNEQUIN_KEY, Tuning};
 use super::state::history::History;
 use super::state::session::{Persisted, Session, Status};
 use crate::blend::BlendSampler;
@@ -240,9 +240,18 @@ impl EditorState {
             Command::AddClips(path) => self.add_clips_or_report(&path),
             Command::SavePreset { path, overwrite } => self.save_preset(&path, overwrite),
             Command::LoadMannequin => {
+                self.stash_space();
                 let recent = std::mem::take(&mut self.session.recent);
+                let spaces = std::mem::take(&mut self.session.spaces);
                 *self = EditorState::new();
                 self.session.recent = recent;
+                self.session.spaces = spaces;
+                if let Some(space) = self.session.spaces.get(MANNEQUIN_KEY).cloned() {
+                    self.doc.tuning.blend = space;
+                    self.rebind_blend();
+                    self.play_blend();
+                    self.session.eval.play();
+                }
             }
             Command::Transport(t) => self.transport(t),
             Command::PlayClip(index) => {
@@ -328,6 +337,8 @@ impl EditorState {
                     }
                 }
             },
+            Command::SetHumanBone(bone, joint) => self.set_human_bone(bone, joint),
+            Command::ChooseFile(_) => {}
             Command::SetClipRootMotion(mode) => {
                 self.session.eval.set_clip_root_motion(mode);
                 self.session.root_trail.clear();
@@ -493,6 +504,12 @@ impl EditorState {
     }
 
     fn adopt_model(&mut self) {
+        // Unnamed clips are "clip N" everywhere: the clip list, blend nodes, the timeline and exports.
+        for (i, clip) in self.doc.model.clips.iter_mut().enumerate() {
+            if clip.name.trim().is_empty() {
+                clip.name = format!("clip {i}");
+            }
+        }
         self.doc.clips = self.doc.model.clips.clone();
         self.doc.clip_sources.clear();
         if self.doc.model.character.meshes.is_empty() {
@@ -550,8 +567,96 @@ impl EditorState {
 
     /// After undo, redo, a preset or a restored session replaced the whole tuning.
     fn tuning_replaced(&mut self) {
+        self.apply_humanoid();
         self.rebind_blend();
         self.layers_changed();
+    }
+
+    /// Makes the character's humanoid map the model's own with the tuning's override; when that changes the
+    /// map, everything that reads it (clips bound by human bone, the blend space, the layers, root motion) is
+    /// bound again, keeping the time and the transport.
+    fn apply_humanoid(&mut self) {
+        let c = &self.doc.model.character;
+        let map = match self
+            .doc
+            .base_humanoid
+            .clone()
+            .with_override(&self.doc.tuning.humanoid, &c.skeleton)
+        {
+            Ok(map) => map,
+            Err(e) => {
+                let text = format!("{}: humanoid override: {e}", self.doc.name);
+                self.session.report(text, true);
+                return;
+            }
+        };
+        if map == c.humanoid {
+            return;
+        }
+        self.doc.model.character.humanoid = map;
+        self.doc.generation += 1;
+        let old = &self.session.eval;
+        let source = if let Some(space) = old.blend_space() {
+            SourceSpec::Blend(space.clone())
+        } else if let Some(i) = old.clip() {
+            SourceSpec::Clip(i)
+        } else {
+            SourceSpec::Rest
+        };
+        let (time, playing, range) = (old.time(), old.is_playing(), old.play_range());
+        let (looping, speed, root_motion) = (old.is_looping(), old.speed(), old.clip_root_motion());
+        let character = &self.doc.model.character;
+        let mut eval = Evaluator::new(
+            character,
+            &self.doc.clips,
+            source,
+            self.doc.tuning.layers.clone(),
+        );
+        eval.set_looping(looping);
+        eval.set_speed(speed);
+        eval.set_clip_root_motion(root_motion);
+        eval.set_accumulate_loops(true);
+        eval.set_play_range(range);
+        eval.seek(time);
+        if playing {
+            eval.play();
+        }
+        self.session.eval = eval;
+        self.clock_jumped = true;
+        self.blend_sampler = BlendSampler::bind(&self.doc.tuning.blend, &self.doc.clips, character);
+    }
+
+    /// Maps a human bone to a joint (None: to no joint) as an undoable override; saved in presets.
+    fn set_human_bone(&mut self, bone: crate::core::HumanBone, joint: Option<usize>) {
+        let skeleton = &self.doc.model.character.skeleton;
+        let name = joint.map_or(String::new(), |j| skeleton.name(j).to_string());
+        if joint.is_some_and(|j| j >= skeleton.len()) {
+            return;
+        }
+        self.history.before_edit(&self.doc.tuning);
+        // The same joint cannot play two bones: the one it played is left unmapped.
+        if let Some(j) = joint
+            && let Some(other) = self.doc.model.character.humanoid.bone_of(j)
+            && other != bone
+        {
+            self.doc.tuning.humanoid.insert(other, String::new());
+        }
+        // Back to the model's own mapping: no override needed.
+        let own = self.doc.base_humanoid.joint(bone);
+        if own == joint {
+            self.doc.tuning.humanoid.remove(&bone);
+        } else {
+            self.doc.tuning.humanoid.insert(bone, name);
+        }
+        self.doc.revision += 1;
+        self.tuning_replaced();
+        self.history.close(&self.doc.tuning);
+        let c = &self.doc.model.character;
+        let text = match c.humanoid.joint(bone) {
+            Some(j) => format!("{} is played by '{}'", bone.name(), c.skeleton.name(j)),
+            None => format!("{} is not mapped", bone.name()),
+        };
+        self.session.report(text, false);
     }
 
     fn edit_blend(&mut self, edit: BlendEdit) {
@@ -610,12 +715,18 @@ impl EditorState {
         s.recent = p.recent;
         // The camera is not restored: every model opens in the front view, framed.
         s.show_skeleton = p.show_skeleton;
-        // The tuning comes back only when it is valid (a file edited by hand, or from another version).
+        // Blend spaces and layers come back only when valid (a file edited by hand, or from another version).
+        let mut spaces = p.spaces;
+        if let Some(legacy) = p.blend {
+            spaces.entry(MANNEQUIN_KEY.to_string()).or_insert(legacy);
+        }
+        spaces.retain(|_, space| space.validate().is_ok());
         let preset = crate::preset::Preset {
-            blend: p.blend,
+            blend: spaces.get(&self.doc.key).cloned(),
             layers: p.layers.unwrap_or_default(),
             ..crate::preset::Preset::default()
         };
+        self.session.spaces = spaces;
         if preset.validate(Path::new("<saved session>")).is_ok() {
             let blend_was_playing = self.blending();
             if let Some(blend) = preset.blend {
@@ -632,12 +743,34 @@ impl EditorState {
 
     /// What to save for the next session.
     pub fn persisted(&self) -> Persisted {
+        let mut spaces = self.session.spaces.clone();
+        if !self.doc.tuning.blend.nodes.is_empty() {
+            spaces.insert(self.doc.key.clone(), self.doc.tuning.blend.clone());
+        }
         Persisted {
             recent: self.session.recent.clone(),
             show_skeleton: self.session.show_skeleton,
-            blend: Some(self.doc.tuning.blend.clone()),
+            blend: None,
+            spaces,
             layers: Some(self.doc.tuning.layers.clone()),
         }
+    }
+
+    /// Remembers the open model's blend space (in memory, saved with the session) before another model opens.
+    fn stash_space(&mut self) {
+        let key = self.doc.key.clone();
+        if self.doc.tuning.blend.nodes.is_empty() {
+            self.session.spaces.remove(&key);
+        } else {
+            let space = self.doc.tuning.blend.clone();
+            self.session.spaces.insert(key, space);
+        }
+    }
+
+    /// The blend space a model opens on: the one it was last tuned with, else an empty one (never another
+    /// model's).
+    fn space_for(&self, key: &str) -> crate::blend::BlendSpace {
+        self.session.spaces.get(key).cloned().unwrap_or_default()
     }
 
     /// Points the camera at the posed character, fitting it to the viewport's aspect on every axis.

@@ -1,10 +1,10 @@
-//! The menu bar: File (open, save a preset, export, recent files, the mannequin, quit), Edit (undo, redo) and
-//! View (overlays, framing).
-
-use std::path::PathBuf;
+//! The menu bar: File (open, save a preset, export, recent files, the mannequin, quit), Edit (undo, redo),
+//! View (overlays, framing, panels, UI scale) and Help (the shortcuts).
 
 use crate::app::command::{CameraMove, Command, Commands};
+use crate::app::dialogs::files::{DialogChoice, Purpose};
 use crate::app::editor::EditorState;
+use crate::app::window::{Layout, UI_SCALES};
 use crate::blend::RootMotion;
 use crate::render::camera::ViewPreset;
 
@@ -26,70 +26,75 @@ pub enum OpenKind {
     Preset,
 }
 
-/// Shows a file dialog for `kind` and sends the file to open, or says in the status bar that none was chosen.
-pub fn open_dialog(kind: OpenKind, out: &mut Commands) {
-    let dialog = match kind {
-        OpenKind::Model => rfd::FileDialog::new().add_filter("models", &["glb", "gltf", "vrm"]),
-        OpenKind::Clips => rfd::FileDialog::new().add_filter(
-            "animation",
-            &["glb", "gltf", "vrm", "vrma", "animclip", "bytes"],
-        ),
-        OpenKind::Preset => rfd::FileDialog::new().add_filter("presets", &["json"]),
-    };
-    out.push(match dialog.pick_file() {
-        Some(path) if kind == OpenKind::Clips => Command::AddClips(path),
-        Some(path) => Command::Open(path),
-        None => Command::Report {
-            text: "No file chosen (no file dialog available? drop the file on the window instead)"
-                .into(),
-            is_error: false,
-        },
-    });
+/// Every keyboard shortcut, as the Help menu lists it: (keys, what they do).
+pub const SHORTCUTS: &[(&str, &str)] = &[
+    ("Space", "Play / pause"),
+    ("Home / End", "Go to the start / end"),
+    (
+        "← / →",
+        "Step one frame back / forward (with the blend canvas focused: move the point)",
+    ),
+    ("I / O", "Set the in / out point at the playhead"),
+    ("Alt+I", "Clear the in/out range"),
+    ("F", "Frame the character"),
+    ("Shift+F", "Reset the view"),
+    (
+        "1 / 3 / 7",
+        "Front / right / top view (Ctrl: the opposite side)",
+    ),
+    ("Ctrl+O", "Open a model"),
+    ("Ctrl+E", "Export"),
+    ("Ctrl+Z / Ctrl+Shift+Z", "Undo / redo (Ctrl+Y redoes too)"),
+    ("Ctrl+= / Ctrl+− / Ctrl+0", "UI scale up / down / reset"),
+    ("Escape", "Close a menu, a dialog or the export window"),
+    ("Alt+click (viewport)", "Place the look-at target"),
+    (
+        "Drag (viewport)",
+        "Orbit; right or middle drag pans, wheel zooms",
+    ),
+];
+
+/// A menu entry with a tooltip; true when clicked.
+fn item(ui: &mut egui::Ui, text: &str, tip: &str) -> bool {
+    ui.button(text).on_hover_text(tip).clicked()
 }
 
-fn save_preset_dialog(out: &mut Commands) {
-    let picked: Option<PathBuf> = rfd::FileDialog::new()
-        .add_filter("presets", &["json"])
-        .set_file_name("preset.json")
-        .save_file();
-    out.push(match picked {
-        // The save dialog has already asked before replacing an existing file.
-        Some(path) => Command::SavePreset {
-            path,
-            overwrite: true,
-        },
-        None => Command::Report {
-            text: "Not saved (no file chosen, or no file dialog available)".into(),
-            is_error: false,
-        },
-    });
-}
-
-/// Draws the menu bar.
-pub fn ui(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) -> MenuRequests {
+/// Draws the menu bar; `layout` is the window's (panels, UI scale, which file dialog).
+pub fn ui(
+    ui: &mut egui::Ui,
+    e: &EditorState,
+    layout: &mut Layout,
+    out: &mut Commands,
+) -> MenuRequests {
     let mut requests = MenuRequests::default();
     egui::MenuBar::new().ui(ui, |ui| {
         ui.menu_button("File", |ui| {
-            if ui.button("Open model…  Ctrl+O").clicked() {
-                open_dialog(OpenKind::Model, out);
+            if item(ui, "Open model…  Ctrl+O", "Open a .glb, .gltf or .vrm character (or drop it on the window)") {
+                out.push(Command::ChooseFile(Purpose::Open(OpenKind::Model)));
             }
-            if ui
-                .button("Add clips from…")
-                .on_hover_text(
-                    "Adds the clips of another file (a model, .vrma, .animclip, Unity .bytes) to this \
-                     character; you can also drop files on the clip list",
-                )
-                .clicked()
-            {
-                open_dialog(OpenKind::Clips, out);
+            if item(
+                ui,
+                "Add clips from…",
+                "Adds the clips of another file (a model, .vrma, .animclip, Unity .bytes) to this character; you \
+                 can also drop files on the clip list",
+            ) {
+                out.push(Command::ChooseFile(Purpose::Open(OpenKind::Clips)));
             }
-            if ui.button("Open blend space / preset…").clicked() {
-                open_dialog(OpenKind::Preset, out);
+            if item(
+                ui,
+                "Open blend space / preset…",
+                "Open a blend space or preset (.json): its blend space, layers, humanoid override and clip files",
+            ) {
+                out.push(Command::ChooseFile(Purpose::Open(OpenKind::Preset)));
             }
-            if ui.button("Save preset…").clicked() {
-                save_preset_dialog(out);
+            if item(
+                ui,
+                "Save preset…",
+                "Save the blend space, layers, humanoid override and the clip files as a preset (.json)",
+            ) {
+                out.push(Command::ChooseFile(Purpose::SavePreset));
             }
-            if ui.button("Export…  Ctrl+E").clicked() {
+            if item(ui, "Export…  Ctrl+E", "Bake what plays to glTF, .animclip or the Unity layout") {
                 requests.export = true;
             }
             ui.menu_button("Recent files", |ui| {
@@ -98,53 +103,116 @@ pub fn ui(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) -> MenuRequest
                     ui.label("none yet");
                 }
                 for p in recent {
-                    if ui.button(p.display().to_string()).clicked() {
+                    if item(ui, &p.display().to_string(), "Open this file again") {
                         out.push(Command::Open(p.clone()));
                     }
                 }
-            });
-            if ui.button("Mannequin (built-in)").clicked() {
+            })
+            .response
+            .on_hover_text("Files opened lately, newest first");
+            if item(ui, "Mannequin (built-in)", "Go back to the built-in mannequin and its locomotion clips") {
                 out.push(Command::LoadMannequin);
             }
+            let mut in_app = layout.file_dialog == DialogChoice::InApp;
+            if ui
+                .checkbox(&mut in_app, "Built-in file browser")
+                .on_hover_text(
+                    "Always use the file browser inside the window instead of the system's dialog (it is used \
+                     anyway where the system has none)",
+                )
+                .changed()
+            {
+                layout.file_dialog = if in_app {
+                    DialogChoice::InApp
+                } else {
+                    DialogChoice::Automatic
+                };
+            }
             ui.separator();
-            if ui.button("Quit").clicked() {
+            if item(ui, "Quit", "Close animtune (the layout and recent files are kept)") {
                 ui.ctx().send_viewport_cmd(egui::ViewportCommand::Close);
             }
-        });
+        })
+        .response
+        .on_hover_text("Open, save, export");
         ui.menu_button("Edit", |ui| {
             let undo = egui::Button::new("Undo  Ctrl+Z");
-            if ui.add_enabled(e.can_undo(), undo).clicked() {
+            let tip = "Undo the last change to the blend space, layers or humanoid mapping";
+            if ui
+                .add_enabled(e.can_undo(), undo)
+                .on_hover_text(tip)
+                .on_disabled_hover_text(tip)
+                .clicked()
+            {
                 out.push(Command::Undo);
             }
             let redo = egui::Button::new("Redo  Ctrl+Shift+Z");
-            if ui.add_enabled(e.can_redo(), redo).clicked() {
+            let tip = "Redo what was undone";
+            if ui
+                .add_enabled(e.can_redo(), redo)
+                .on_hover_text(tip)
+                .on_disabled_hover_text(tip)
+                .clicked()
+            {
                 out.push(Command::Redo);
             }
-        });
+        })
+        .response
+        .on_hover_text("Undo and redo");
         ui.menu_button("View", |ui| {
             let session = e.session();
             let mut skeleton = session.show_skeleton;
-            if ui.checkbox(&mut skeleton, "Skeleton").changed() {
+            if ui
+                .checkbox(&mut skeleton, "Skeleton")
+                .on_hover_text("Draw the joints and bones over the mesh (joints can then be clicked)")
+                .changed()
+            {
                 out.push(Command::ShowSkeleton(skeleton));
             }
             let mut grid = session.show_grid;
-            if ui.checkbox(&mut grid, "Grid").changed() {
+            if ui
+                .checkbox(&mut grid, "Grid")
+                .on_hover_text("Draw the ground grid (its spacing follows the character's size)")
+                .changed()
+            {
                 out.push(Command::ShowGrid(grid));
             }
-            if ui.button("Frame model  F").clicked() {
+            if item(ui, "Frame model  F", "Fit the character in the viewport") {
                 out.push(Command::Camera(CameraMove::Frame));
             }
-            if ui.button("Reset view  Shift+F").clicked() {
+            if item(ui, "Reset view  Shift+F", "Front view, framed") {
                 out.push(Command::Camera(CameraMove::Reset));
             }
             ui.menu_button("Views", |ui| {
                 let keys = ["1", "Ctrl+1", "3", "Ctrl+3", "7", "Ctrl+7"];
                 for (view, key) in ViewPreset::ALL.into_iter().zip(keys) {
-                    if ui.button(format!("{}  {key}", view.name())).clicked() {
+                    if item(ui, &format!("{}  {key}", view.name()), "Look from this side, framed") {
                         out.push(Command::Camera(CameraMove::View(view)));
                     }
                 }
-            });
+            })
+            .response
+            .on_hover_text("Front, back, sides, top, bottom");
+            ui.separator();
+            ui.checkbox(&mut layout.scene_open, "Scene panel")
+                .on_hover_text("The left panel: the character, its clips and skeleton");
+            ui.checkbox(&mut layout.inspector_open, "Inspector")
+                .on_hover_text("The right panel: blend space, clip, joint, humanoid and layers");
+            ui.menu_button("UI scale", |ui| {
+                let zoom = ui.ctx().zoom_factor();
+                for scale in UI_SCALES {
+                    let text = format!("{:.0} %", scale * 100.0);
+                    if ui
+                        .radio((zoom - scale).abs() < 0.01, text)
+                        .on_hover_text("Ctrl+= and Ctrl+− step the scale, Ctrl+0 resets it")
+                        .clicked()
+                    {
+                        ui.ctx().set_zoom_factor(scale);
+                    }
+                }
+            })
+            .response
+            .on_hover_text("Size of all text and controls (Ctrl+= / Ctrl+−)");
             ui.separator();
             ui.label("Root motion of a clip");
             let mode = e.eval().clip_root_motion();
@@ -159,19 +227,25 @@ pub fn ui(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) -> MenuRequest
             let mut follow = session.follow_root;
             if ui
                 .checkbox(&mut follow, "Camera follows the root")
+                .on_hover_text("While a clip's motion is kept, the camera moves with the character")
                 .changed()
             {
                 out.push(Command::FollowRoot(follow));
             }
             ui.separator();
             let mut onion = session.onion;
-            let mut changed = ui.checkbox(&mut onion.enabled, "Onion skin").changed();
+            let mut changed = ui
+                .checkbox(&mut onion.enabled, "Onion skin")
+                .on_hover_text("Ghosts of the poses before (red) and after (green) the current time")
+                .changed();
             ui.horizontal(|ui| {
                 changed |= ui
                     .add(egui::DragValue::new(&mut onion.before).range(0..=8).prefix("before "))
+                    .on_hover_text("Ghosts before the current time")
                     .changed();
                 changed |= ui
                     .add(egui::DragValue::new(&mut onion.after).range(0..=8).prefix("after "))
+                    .on_hover_text("Ghosts after the current time")
                     .changed();
                 changed |= ui
                     .add(
@@ -180,12 +254,29 @@ pub fn ui(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) -> MenuRequest
                             .prefix("every ")
                             .suffix(" frames"),
                     )
+                    .on_hover_text("Frames between ghosts")
                     .changed();
             });
             if changed {
                 out.push(Command::SetOnionSkin(onion));
             }
-        });
+        })
+        .response
+        .on_hover_text("Overlays, camera, panels, UI scale, root motion, onion skin");
+        ui.menu_button("Help", |ui| {
+            ui.label(egui::RichText::new("Keyboard shortcuts").strong());
+            egui::Grid::new("shortcuts").striped(true).show(ui, |ui| {
+                for (keys, what) in SHORTCUTS {
+                    ui.monospace(*keys);
+                    ui.label(*what);
+                    ui.end_row();
+                }
+            });
+            ui.separator();
+            ui.label("Every control has a tooltip: hover it. The README has the rest.");
+        })
+        .response
+        .on_hover_text("Keyboard shortcuts");
     });
     requests
 }

@@ -4,15 +4,35 @@
 use egui::{Color32, RichText};
 
 use crate::app::command::{Command, Commands};
+use crate::app::dialogs::files::Purpose;
 use crate::app::editor::EditorState;
+use crate::app::panels::menu::OpenKind;
 
 /// Deepest indentation of the skeleton list.
 const MAX_INDENT: usize = 24;
 
 /// Draws the panel; returns the clip list's area, where dropped files add clips instead of opening a model.
-pub fn ui(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) -> egui::Rect {
+/// `open` is set to `Some(false)` when the user hides the panel.
+pub fn ui(
+    ui: &mut egui::Ui,
+    e: &EditorState,
+    out: &mut Commands,
+    open: &mut Option<bool>,
+) -> egui::Rect {
     let doc = e.doc();
-    ui.heading(&doc.name);
+    ui.horizontal(|ui| {
+        if ui
+            .small_button("◀")
+            .on_hover_text(
+                "Hide this panel (the strip at the window's edge, or View, shows it again)",
+            )
+            .clicked()
+        {
+            *open = Some(false);
+        }
+        ui.add(egui::Label::new(RichText::new(&doc.name).heading()).truncate())
+            .on_hover_text(&doc.name);
+    });
     let c = &doc.model.character;
     let h = &c.humanoid;
     ui.label(format!(
@@ -45,10 +65,7 @@ pub fn ui(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) -> egui::Rect 
                 )
                 .clicked()
             {
-                crate::app::panels::menu::open_dialog(
-                    crate::app::panels::menu::OpenKind::Clips,
-                    out,
-                );
+                out.push(Command::ChooseFile(Purpose::Open(OpenKind::Clips)));
             }
         });
         for (i, clip) in doc.clips.iter().enumerate() {

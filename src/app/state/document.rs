@@ -1,12 +1,24 @@
 //! The document: what the user opened and tuned (the character, its clips, the blend space and the layers).
 //! Saving a preset writes its tuning; undo restores it.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use crate::blend::BlendSpace;
-use crate::core::Clip;
+use crate::core::{Clip, HumanBone, HumanoidMap};
 use crate::import::ImportedModel;
 use crate::layers::LayerParams;
+
+/// The built-in mannequin's key among remembered blend spaces.
+pub const MANNEQUIN_KEY: &str = "<mannequin>";
+
+/// The key under which a model file's blend space is remembered: its absolute path where it can be resolved.
+pub fn model_key(path: &std::path::Path) -> String {
+    std::fs::canonicalize(path)
+        .unwrap_or_else(|_| path.to_path_buf())
+        .display()
+        .to_string()
+}
 
 /// Every tunable parameter: what presets hold and what undo restores.
 #[derive(Clone, Debug, PartialEq)]
@@ -15,6 +27,9 @@ pub struct Tuning {
     pub blend: BlendSpace,
     /// The procedural layers.
     pub layers: LayerParams,
+    /// The user's humanoid mapping override: human bone → joint name ("" unmaps it), on top of the mapping
+    /// the model came with.
+    pub humanoid: BTreeMap<HumanBone, String>,
 }
 
 impl Tuning {
@@ -22,6 +37,7 @@ impl Tuning {
     pub fn differs_from(&self, other: &Tuning) -> bool {
         let (a, b) = (&self.blend, &other.blend);
         self.layers != other.layers
+            || self.humanoid != other.humanoid
             || a.mode != b.mode
             || a.axes != b.axes
             || a.nodes != b.nodes
@@ -52,10 +68,15 @@ pub struct ClipSource {
 
 /// What is open: the character, the clips it can play and the tuning.
 pub struct Document {
-    /// The character and its own clips.
+    /// The character and its own clips; its humanoid map is `base_humanoid` with the tuning's override.
     pub model: ImportedModel,
+    /// The humanoid mapping the model came with (VRM table, names or hierarchy), before the user's override.
+    pub base_humanoid: HumanoidMap,
     /// Display name of the model.
     pub name: String,
+    /// Which model this is, for remembering its blend space: the file's absolute path, or
+    /// [`MANNEQUIN_KEY`].
+    pub key: String,
     /// Clips available to play: the model's, then clips added from other files.
     pub clips: Vec<Clip>,
     /// The files clips were added from, in order, with their binding reports.
@@ -75,11 +96,14 @@ impl Document {
         Document {
             clips: model.clips.clone(),
             clip_sources: Vec::new(),
+            base_humanoid: model.character.humanoid.clone(),
             model,
             name: "Mannequin (built-in)".into(),
+            key: MANNEQUIN_KEY.into(),
             tuning: Tuning {
                 blend: crate::demo::locomotion::default_blend_space(),
                 layers: LayerParams::default(),
+                humanoid: BTreeMap::new(),
             },
             generation: 0,
             revision: 0,

@@ -98,6 +98,7 @@ mod tests {
         Tuning {
             blend: crate::demo::locomotion::default_blend_space(),
             layers,
+            humanoid: Default::default(),
         }
     }
 

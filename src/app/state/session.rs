@@ -1,6 +1,7 @@
 //! The session: how the document is being looked at (the evaluator's transport, the camera, the selection,
 //! overlays, the status bar and recent files). None of it is undone or saved in a preset.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use glam::Vec3;
@@ -32,9 +33,12 @@ pub struct Persisted {
     pub recent: Vec<PathBuf>,
     /// Skeleton overlay on.
     pub show_skeleton: bool,
-    /// The blend space being tuned.
-    #[serde(default)]
+    /// The mannequin's blend space as sessions before per-model spaces saved it (read, never written).
+    #[serde(default, skip_serializing)]
     pub blend: Option<BlendSpace>,
+    /// Each model's blend space, by [`model_key`](crate::app::state::document::model_key).
+    #[serde(default)]
+    pub spaces: BTreeMap<String, BlendSpace>,
     /// The layers being tuned.
     #[serde(default)]
     pub layers: Option<LayerParams>,
@@ -66,6 +70,8 @@ pub struct Session {
     pub root_trail: Vec<Vec3>,
     /// Ghost poses around the current time.
     pub onion: OnionSkin,
+    /// The blend space each model was last tuned with, by model key (the open model's is in the document).
+    pub spaces: BTreeMap<String, BlendSpace>,
 }
 
 impl Session {
@@ -84,6 +90,7 @@ impl Session {
             follow_root: true,
             root_trail: Vec::new(),
             onion: OnionSkin::default(),
+            spaces: BTreeMap::new(),
         }
     }
 

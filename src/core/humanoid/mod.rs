@@ -138,7 +138,8 @@ impl HumanoidMap {
         }
     }
 
-    /// Applies a user override (human bone → joint name) on top of this mapping.
+    /// Applies a user override (human bone → joint name; an empty name leaves the bone unmapped) on top of
+    /// this mapping.
     pub fn with_override(
         mut self,
         overrides: &BTreeMap<HumanBone, String>,
@@ -148,6 +149,10 @@ impl HumanoidMap {
             return Ok(self);
         }
         for (bone, joint_name) in overrides {
+            if joint_name.is_empty() {
+                self.bones.remove(bone);
+                continue;
+            }
             let joint =
                 skeleton
                     .find_by_name(joint_name)

@@ -110,6 +110,58 @@ pub fn screen_to_space(space: &BlendSpace, rect: Rect, pos: Pos2) -> [f64; 2] {
     [min.x + fx * (max.x - min.x), y]
 }
 
+/// Smallest canvas side, points.
+const MIN_CANVAS: f32 = 120.0;
+
+/// What each weighting mode does, for its tooltip.
+fn mode_help(mode: BlendMode) -> &'static str {
+    match mode {
+        BlendMode::OneD => {
+            "One parameter: the two nodes around the point share the weight linearly"
+        }
+        BlendMode::SimpleDirectional => {
+            "Directions only, one node per direction (plus one at the centre): the two directions around the \
+             point blend"
+        }
+        BlendMode::FreeformCartesian => {
+            "Gradient band interpolation over x and y as plain coordinates (e.g. speed and turn rate)"
+        }
+        BlendMode::FreeformDirectional => {
+            "Gradient band interpolation in polar space: nodes in several directions and at several speeds \
+             (velocity)"
+        }
+    }
+}
+
+/// One node's weight: a swatch and a bar exactly as long as the weight (0 draws no fill), with the clip and
+/// the value.
+fn weight_bar(ui: &mut egui::Ui, node: usize, clip: &str, weight: f64) {
+    let height = ui.text_style_height(&egui::TextStyle::Body) + 4.0;
+    let width = ui.available_width().min(260.0);
+    let (rect, response) = ui.allocate_exact_size(Vec2::new(width, height), Sense::hover());
+    let painter = ui.painter_at(rect);
+    let color = color32(node_color(node));
+    painter.rect_filled(rect, 2.0, Color32::from_gray(40));
+    let w = weight.clamp(0.0, 1.0) as f32;
+    if w > 0.0 {
+        let fill = Rect::from_min_size(rect.min, Vec2::new(rect.width() * w, rect.height()));
+        painter.rect_filled(fill, 2.0, color.gamma_multiply(0.7));
+    }
+    let swatch = Rect::from_min_size(rect.min + Vec2::new(3.0, 3.0), Vec2::splat(height - 6.0));
+    painter.rect_filled(swatch, 2.0, color);
+    let font = egui::TextStyle::Body.resolve(ui.style());
+    painter.text(
+        swatch.right_center() + Vec2::new(4.0, 0.0),
+        egui::Align2::LEFT_CENTER,
+        format!("{clip}  {weight:.3}"),
+        font,
+        Color32::WHITE,
+    );
+    response.on_hover_text(format!(
+        "Weight of node {node} ({clip}) at the sample point"
+    ));
+}
+
 fn color32(rgb: [u8; 3]) -> Color32 {
     Color32::from_rgb(rgb[0], rgb[1], rgb[2])
 }
@@ -148,10 +200,14 @@ impl BlendPanel {
 
     fn header(&mut self, ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) {
         let blend = &e.tuning().blend;
-        ui.horizontal(|ui| {
-            if ui
-                .selectable_label(e.blending(), "Play blend")
+        ui.horizontal_wrapped(|ui| {
+            let play = ui.add_enabled(
+                !blend.nodes.is_empty(),
+                egui::Button::selectable(e.blending(), "Play blend"),
+            );
+            if play
                 .on_hover_text("Play the blend space instead of one clip")
+                .on_disabled_hover_text("The space has no nodes yet: add one below, or make a new space from the clips")
                 .clicked()
                 && !e.blending()
             {
@@ -162,11 +218,46 @@ impl BlendPanel {
                 .selected_text(mode.label())
                 .show_ui(ui, |ui| {
                     for m in BlendMode::ALL {
-                        ui.selectable_value(&mut mode, m, m.label());
+                        ui.selectable_value(&mut mode, m, m.label())
+                            .on_hover_text(mode_help(m));
                     }
-                });
+                })
+                .response
+                .on_hover_text("How node weights are computed from the sample point");
             if mode != blend.mode {
                 out.push(Command::EditBlend(BlendEdit::SetMode(mode)));
+            }
+            if ui
+                .button("New space from clips")
+                .on_hover_text(
+                    "Replace this space with one laid out from the clips: by name (idle, walk, run, strafe, \
+                     back, left, right) and by each clip's measured root speed. Undo brings the old one back.",
+                )
+                .clicked()
+            {
+                match crate::blend::suggest::space_from_clips(&e.doc().model.character, &e.doc().clips) {
+                    Ok(s) => {
+                        let placed: Vec<String> = s
+                            .placed
+                            .iter()
+                            .map(|p| {
+                                let how = if p.measured { "measured" } else { "by name" };
+                                format!("{} at {:.2} ({how})", p.clip, p.position[0].hypot(p.position[1]))
+                            })
+                            .collect();
+                        let mut text = format!("New blend space from clips: {}", placed.join(", "));
+                        if !s.left_out.is_empty() {
+                            text.push_str(&format!("; left out: {}", s.left_out.join(", ")));
+                        }
+                        self.selected = Some(0);
+                        out.push(Command::EditBlend(BlendEdit::Replace(Box::new(s.space))));
+                        out.push(Command::Report { text, is_error: false });
+                    }
+                    Err(why) => out.push(Command::Report {
+                        text: format!("{}: cannot lay out a blend space: {why}", e.doc().name),
+                        is_error: true,
+                    }),
+                }
             }
         });
         ui.horizontal(|ui| {
@@ -174,16 +265,19 @@ impl BlendPanel {
             ui.label("Time");
             ui.selectable_value(&mut sync, TimeSync::Normalized, "synced")
                 .on_hover_text(
-                    "Clips share a normalized time; the cycle is the weighted mean length",
+                    "Clips share a normalized time; the cycle is the weighted mean length (Unity's blend trees)",
                 );
-            ui.selectable_value(&mut sync, TimeSync::Independent, "independent");
+            ui.selectable_value(&mut sync, TimeSync::Independent, "independent")
+                .on_hover_text("Each clip plays at its own speed and loops on its own");
             if sync != blend.sync {
                 out.push(Command::EditBlend(BlendEdit::SetSync(sync)));
             }
             let mut root = blend.root_motion;
             ui.label("Root");
-            ui.selectable_value(&mut root, RootMotion::InPlace, "in place");
-            ui.selectable_value(&mut root, RootMotion::Keep, "keep");
+            ui.selectable_value(&mut root, RootMotion::InPlace, "in place")
+                .on_hover_text("Each clip's average horizontal root travel is removed: the character stays put");
+            ui.selectable_value(&mut root, RootMotion::Keep, "keep")
+                .on_hover_text("The hips travel as the clips move them");
             if root != blend.root_motion {
                 out.push(Command::EditBlend(BlendEdit::SetRootMotion(root)));
             }
@@ -193,17 +287,23 @@ impl BlendPanel {
             ui.horizontal(|ui| {
                 let mut axis = blend.axes[a].clone();
                 ui.label(if a == 0 { "X" } else { "Y" });
-                let name = ui.add(egui::TextEdit::singleline(&mut axis.name).desired_width(120.0));
-                let min = ui.add(
-                    egui::DragValue::new(&mut axis.min)
-                        .speed(0.05)
-                        .prefix("min "),
-                );
-                let max = ui.add(
-                    egui::DragValue::new(&mut axis.max)
-                        .speed(0.05)
-                        .prefix("max "),
-                );
+                let name = ui
+                    .add(egui::TextEdit::singleline(&mut axis.name).desired_width(120.0))
+                    .on_hover_text("The parameter this axis stands for (shown on the canvas)");
+                let min = ui
+                    .add(
+                        egui::DragValue::new(&mut axis.min)
+                            .speed(0.05)
+                            .prefix("min "),
+                    )
+                    .on_hover_text("Lower end of the range the canvas shows");
+                let max = ui
+                    .add(
+                        egui::DragValue::new(&mut axis.max)
+                            .speed(0.05)
+                            .prefix("max "),
+                    )
+                    .on_hover_text("Upper end of the range the canvas shows");
                 if (name.changed() || min.changed() || max.changed())
                     && axis.min.is_finite()
                     && axis.max.is_finite()
@@ -215,18 +315,25 @@ impl BlendPanel {
         }
         ui.horizontal(|ui| {
             ui.label("Map");
-            ui.selectable_value(&mut self.heatmap, HeatmapChoice::Selected, "selected node");
-            ui.selectable_value(&mut self.heatmap, HeatmapChoice::All, "all nodes");
-            ui.selectable_value(&mut self.heatmap, HeatmapChoice::Off, "off");
+            ui.selectable_value(&mut self.heatmap, HeatmapChoice::Selected, "selected node")
+                .on_hover_text(
+                    "Paint the selected node's weight over the space (bright: weight 1)",
+                );
+            ui.selectable_value(&mut self.heatmap, HeatmapChoice::All, "all nodes")
+                .on_hover_text("Paint every node's influence in its colour");
+            ui.selectable_value(&mut self.heatmap, HeatmapChoice::Off, "off")
+                .on_hover_text("No influence map");
         });
         ui.horizontal(|ui| {
-            ui.checkbox(&mut self.snap, "Snap");
+            ui.checkbox(&mut self.snap, "Snap")
+                .on_hover_text("Dragged nodes land on a grid of this step");
             ui.add_enabled(
                 self.snap,
                 egui::DragValue::new(&mut self.snap_step)
                     .speed(0.01)
                     .range(0.01..=10.0),
-            );
+            )
+            .on_hover_text("Snap grid step, in axis units");
         });
     }
 
@@ -271,22 +378,35 @@ impl BlendPanel {
 
     fn canvas(&mut self, ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) {
         let blend = &e.tuning().blend;
-        let side = ui.available_width().clamp(160.0, 480.0);
         let (min, max) = shown_range(blend);
         // Equal scale on both axes where it fits, so directions on the canvas are true directions.
-        let height = if blend.mode.is_2d() {
-            side * (((max.y - min.y) / (max.x - min.x)) as f32).clamp(0.5, 1.6)
+        let aspect = if blend.mode.is_2d() {
+            (((max.y - min.y) / (max.x - min.x)) as f32).clamp(0.5, 1.6)
         } else {
-            side * 0.35
+            0.35
         };
-        let (rect, _) = ui.allocate_exact_size(Vec2::new(side, height), Sense::hover());
+        // As wide as the panel (at most 480 points), and no taller than what is left on screen, so the whole
+        // canvas shows in a small window or at a large UI scale.
+        let visible = ui.clip_rect().bottom() - ui.cursor().top() - 8.0;
+        let side = ui
+            .available_width()
+            .min(480.0)
+            .min(visible.max(MIN_CANVAS) / aspect)
+            .max(MIN_CANVAS);
+        let (rect, _) = ui.allocate_exact_size(Vec2::new(side, side * aspect), Sense::hover());
         let id = canvas_id();
         let response = ui.interact(rect, id, Sense::click_and_drag());
         let painter = ui.painter_at(rect);
         response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Canvas, true, CANVAS_LABEL));
-        let rect = response.rect.shrink(1.0);
+        let response = response.on_hover_text(
+            "Drag the cross (the sample point) or click to move it; drag a node to place it; click a node to \
+             select it. Arrow keys move the point (Shift: farther).",
+        );
+        let frame = response.rect.shrink(1.0);
+        // The space is drawn inset by a node's size, so nodes at the ends of the axes are whole.
+        let rect = frame.shrink(NODE_RADIUS * 1.2 + 2.0);
         self.update_texture(ui.ctx(), blend);
-        painter.rect_filled(rect, 2.0, Color32::from_gray(18));
+        painter.rect_filled(frame, 2.0, Color32::from_gray(18));
         if let Some(t) = &self.texture {
             painter.image(
                 t.id(),
@@ -387,7 +507,7 @@ impl BlendPanel {
                 egui::StrokeKind::Inside,
             );
         }
-        self.marks(&painter, rect, e);
+        self.marks(&painter, rect, frame, e);
     }
 
     fn grid(&self, painter: &egui::Painter, rect: Rect, space: &BlendSpace) {
@@ -418,7 +538,7 @@ impl BlendPanel {
                 y += step;
             }
         }
-        let font = egui::FontId::proportional(11.0);
+        let font = egui::TextStyle::Small.resolve(&painter.ctx().global_style());
         let text = Color32::from_gray(210);
         painter.text(
             rect.left_bottom() + Vec2::new(3.0, -2.0),
@@ -445,7 +565,8 @@ impl BlendPanel {
         }
     }
 
-    fn marks(&self, painter: &egui::Painter, rect: Rect, e: &EditorState) {
+    /// Nodes, their labels and the sample point; labels are kept inside `frame`.
+    fn marks(&self, painter: &egui::Painter, rect: Rect, frame: Rect, e: &EditorState) {
         let blend = &e.tuning().blend;
         let missing: Vec<usize> = e.blend_sampler().missing().iter().map(|m| m.0).collect();
         for (i, node) in blend.nodes.iter().enumerate() {
@@ -462,13 +583,27 @@ impl BlendPanel {
                 fill,
                 Stroke::new(if selected { 2.5 } else { 1.0 }, Color32::WHITE),
             );
-            painter.text(
-                at + Vec2::new(NODE_RADIUS + 3.0, -NODE_RADIUS),
-                egui::Align2::LEFT_BOTTOM,
-                &node.clip,
-                egui::FontId::proportional(11.0),
-                Color32::WHITE,
+            let font = egui::TextStyle::Body.resolve(&painter.ctx().global_style());
+            let galley = painter.layout_no_wrap(node.clip.clone(), font, Color32::WHITE);
+            let size = galley.size();
+            // Right of the node where it fits, else left of it; above it where it fits, else below.
+            let x = if at.x + NODE_RADIUS + 3.0 + size.x <= frame.right() {
+                at.x + NODE_RADIUS + 3.0
+            } else {
+                (at.x - NODE_RADIUS - 3.0 - size.x).max(frame.left())
+            };
+            let y = if at.y - NODE_RADIUS - size.y >= frame.top() {
+                at.y - NODE_RADIUS - size.y
+            } else {
+                (at.y + NODE_RADIUS).min(frame.bottom() - size.y)
+            };
+            let pos = egui::pos2(x, y);
+            painter.rect_filled(
+                Rect::from_min_size(pos, size).expand(1.0),
+                2.0,
+                Color32::from_black_alpha(140),
             );
+            painter.galley(pos, galley, Color32::WHITE);
         }
         let p = space_to_screen(blend, rect, blend.point);
         let stroke = Stroke::new(2.0, Color32::WHITE);
@@ -481,13 +616,16 @@ impl BlendPanel {
         let blend = &e.tuning().blend;
         ui.horizontal(|ui| {
             let mut p = blend.point;
-            let x = ui.add(
-                egui::DragValue::new(&mut p[0])
-                    .speed(0.01)
-                    .prefix("point x "),
-            );
+            let x = ui
+                .add(
+                    egui::DragValue::new(&mut p[0])
+                        .speed(0.01)
+                        .prefix("point x "),
+                )
+                .on_hover_text("The sample point's x: where the space is sampled");
             let y = if blend.mode.is_2d() {
                 ui.add(egui::DragValue::new(&mut p[1]).speed(0.01).prefix("y "))
+                    .on_hover_text("The sample point's y")
             } else {
                 x.clone()
             };
@@ -502,16 +640,7 @@ impl BlendPanel {
             blend.weights()
         };
         for (i, (node, w)) in blend.nodes.iter().zip(&weights).enumerate() {
-            ui.horizontal(|ui| {
-                let (r, p) = ui.allocate_painter(Vec2::splat(10.0), Sense::hover());
-                p.rect_filled(r.rect, 2.0, color32(node_color(i)));
-                ui.add(
-                    egui::ProgressBar::new(*w as f32)
-                        .desired_width(ui.available_width().min(220.0))
-                        .fill(color32(node_color(i)).gamma_multiply(0.7))
-                        .text(format!("{} {:.3}", node.clip, w)),
-                );
-            });
+            weight_bar(ui, i, &node.clip, *w);
         }
         for issue in blend.issues() {
             ui.colored_label(Color32::from_rgb(230, 170, 60), format!("Warning: {issue}"));
@@ -527,6 +656,12 @@ impl BlendPanel {
     fn nodes(&mut self, ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) {
         let blend = &e.tuning().blend;
         ui.label(egui::RichText::new("Nodes").strong());
+        if blend.nodes.is_empty() {
+            ui.label(
+                "No nodes yet. \"New space from clips\" lays one out, or add nodes one by one below at the \
+                 sample point.",
+            );
+        }
         let clip_names: Vec<String> = e.doc().clips.iter().map(|c| c.name.clone()).collect();
         let two_d = blend.mode.is_2d();
         let mut remove = None;
@@ -535,6 +670,7 @@ impl BlendPanel {
                 let node = blend.nodes[i].clone();
                 if ui
                     .selectable_label(self.selected == Some(i), format!("{i}"))
+                    .on_hover_text("Select this node (its influence map shows on the canvas)")
                     .clicked()
                 {
                     self.selected = Some(i);
@@ -542,16 +678,24 @@ impl BlendPanel {
                 let mut clip = node.clip.clone();
                 egui::ComboBox::from_id_salt(("node_clip", i))
                     .width(110.0)
+                    .truncate()
                     .selected_text(clip.as_str())
                     .show_ui(ui, |ui| {
                         for name in &clip_names {
                             ui.selectable_value(&mut clip, name.clone(), name.as_str());
                         }
-                    });
+                    })
+                    .response
+                    .on_hover_text(format!("The clip this node plays: {clip}"));
                 let mut pos = node.position;
-                let x = ui.add(egui::DragValue::new(&mut pos[0]).speed(0.01));
+                let x = ui
+                    .add(egui::DragValue::new(&mut pos[0]).speed(0.01))
+                    .on_hover_text("The node's x in the space");
                 let y = if two_d {
-                    Some(ui.add(egui::DragValue::new(&mut pos[1]).speed(0.01)))
+                    Some(
+                        ui.add(egui::DragValue::new(&mut pos[1]).speed(0.01))
+                            .on_hover_text("The node's y in the space"),
+                    )
                 } else {
                     None
                 };
@@ -582,12 +726,16 @@ impl BlendPanel {
             }
             self.add_clip = self.add_clip.min(clip_names.len() - 1);
             egui::ComboBox::from_id_salt("add_clip")
+                .width(140.0)
+                .truncate()
                 .selected_text(clip_names[self.add_clip].as_str())
                 .show_ui(ui, |ui| {
                     for (k, name) in clip_names.iter().enumerate() {
                         ui.selectable_value(&mut self.add_clip, k, name.as_str());
                     }
-                });
+                })
+                .response
+                .on_hover_text("The clip the next node plays");
             if ui
                 .button("Add node")
                 .on_hover_text("Add a node for this clip at the sample point")

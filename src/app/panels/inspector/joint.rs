@@ -1,8 +1,17 @@
-//! The inspector's Joint tab: the selected joint's name, path, model position and local rotation.
+//! The inspector's Joint tab: the selected joint's name, path and human bone; its local translation, rotation
+//! (Euler and quaternion) and scale; its model-space position and rotation.
 
 use egui::RichText;
 
 use crate::app::editor::EditorState;
+
+/// One labelled row of numbers.
+fn row(ui: &mut egui::Ui, label: &str, text: String, tip: &str) {
+    ui.horizontal(|ui| {
+        ui.add_sized([130.0, 18.0], egui::Label::new(label));
+        ui.monospace(text).on_hover_text(tip);
+    });
+}
 
 /// Draws the tab.
 pub fn ui(ui: &mut egui::Ui, e: &EditorState) {
@@ -10,20 +19,72 @@ pub fn ui(ui: &mut egui::Ui, e: &EditorState) {
         ui.label("Click a joint in the viewport or the skeleton list.");
         return;
     };
-    let s = &e.doc().model.character.skeleton;
+    let c = &e.doc().model.character;
+    let s = &c.skeleton;
     ui.label(RichText::new(s.name(j)).strong());
-    ui.small(s.path(j));
-    let t = crate::core::Transform::from_mat4(&e.matrices()[j]);
+    ui.add(egui::Label::new(s.path(j)).truncate())
+        .on_hover_text(s.path(j));
+    let bone = c.humanoid.bone_of(j);
     ui.label(format!(
-        "model position: {:.3} {:.3} {:.3}",
-        t.translation.x, t.translation.y, t.translation.z
+        "Human bone: {}",
+        bone.map_or("none (map one in the Humanoid tab)", |b| b.name())
     ));
+    ui.separator();
     let l = e.pose().local[j];
+    ui.label(RichText::new("Local (relative to the parent)").strong());
+    let t = l.translation;
+    row(
+        ui,
+        "translation (m)",
+        format!("{:8.4} {:8.4} {:8.4}", t.x, t.y, t.z),
+        "Local translation x y z, metres",
+    );
     let (x, y, z) = l.rotation.to_euler(glam::EulerRot::XYZ);
-    ui.label(format!(
-        "local rotation (deg): {:.1} {:.1} {:.1}",
-        x.to_degrees(),
-        y.to_degrees(),
-        z.to_degrees()
-    ));
+    row(
+        ui,
+        "rotation (°, XYZ)",
+        format!(
+            "{:8.2} {:8.2} {:8.2}",
+            x.to_degrees(),
+            y.to_degrees(),
+            z.to_degrees()
+        ),
+        "Local rotation as Euler angles in degrees, applied X then Y then Z",
+    );
+    let q = l.rotation;
+    row(
+        ui,
+        "quaternion",
+        format!("{:7.4} {:7.4} {:7.4} {:7.4}", q.x, q.y, q.z, q.w),
+        "Local rotation quaternion x y z w",
+    );
+    let sc = l.scale;
+    row(
+        ui,
+        "scale",
+        format!("{:8.4} {:8.4} {:8.4}", sc.x, sc.y, sc.z),
+        "Local scale x y z",
+    );
+    ui.separator();
+    ui.label(RichText::new("Model space").strong());
+    let m = crate::core::Transform::from_mat4(&e.matrices()[j]);
+    let t = m.translation;
+    row(
+        ui,
+        "position (m)",
+        format!("{:8.4} {:8.4} {:8.4}", t.x, t.y, t.z),
+        "Position in the model's space (+Y up, +Z the character's front), metres",
+    );
+    let (x, y, z) = m.rotation.to_euler(glam::EulerRot::XYZ);
+    row(
+        ui,
+        "rotation (°, XYZ)",
+        format!(
+            "{:8.2} {:8.2} {:8.2}",
+            x.to_degrees(),
+            y.to_degrees(),
+            z.to_degrees()
+        ),
+        "Rotation in the model's space as Euler angles in degrees, X then Y then Z",
+    );
 }

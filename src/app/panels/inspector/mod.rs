@@ -2,6 +2,7 @@
 
 pub mod blend;
 pub mod clip;
+pub mod humanoid;
 pub mod joint;
 pub mod layers;
 
@@ -20,18 +21,40 @@ pub enum InspectorTab {
     Clip,
     /// The selected joint.
     Joint,
+    /// The humanoid mapping.
+    Humanoid,
     /// The procedural layers.
     Layers,
 }
 
 impl InspectorTab {
     /// Every tab, in display order.
-    pub const ALL: [InspectorTab; 4] = [
+    pub const ALL: [InspectorTab; 5] = [
         InspectorTab::Blend,
         InspectorTab::Clip,
         InspectorTab::Joint,
+        InspectorTab::Humanoid,
         InspectorTab::Layers,
     ];
+
+    /// What the tab shows, for its tooltip.
+    pub fn help(self) -> &'static str {
+        match self {
+            InspectorTab::Blend => {
+                "The blend space: mode, axes, nodes, the sample point and the weights"
+            }
+            InspectorTab::Clip => {
+                "The clip playing and how its tracks found joints, or the blend state"
+            }
+            InspectorTab::Joint => {
+                "The selected joint's local and model-space transform and human bone"
+            }
+            InspectorTab::Humanoid => {
+                "Which joint plays each human bone; fix or change the mapping here"
+            }
+            InspectorTab::Layers => "Procedural layers: breath, twist correction, look-at",
+        }
+    }
 
     /// The tab's title.
     pub fn title(self) -> &'static str {
@@ -39,6 +62,7 @@ impl InspectorTab {
             InspectorTab::Blend => "Blend",
             InspectorTab::Clip => "Clip",
             InspectorTab::Joint => "Joint",
+            InspectorTab::Humanoid => "Humanoid",
             InspectorTab::Layers => "Layers",
         }
     }
@@ -55,21 +79,44 @@ pub struct Inspector {
 }
 
 impl Inspector {
-    /// Draws the tab bar and the tab shown.
-    pub fn ui(&mut self, ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) {
-        ui.horizontal(|ui| {
+    /// Draws the tab bar and the tab shown; `open` is set to `Some(false)` when the user hides the panel.
+    pub fn ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        e: &EditorState,
+        out: &mut Commands,
+        open: &mut Option<bool>,
+    ) {
+        ui.horizontal_wrapped(|ui| {
             for tab in InspectorTab::ALL {
-                if ui.selectable_label(self.tab == tab, tab.title()).clicked() {
+                if ui
+                    .selectable_label(self.tab == tab, tab.title())
+                    .on_hover_text(tab.help())
+                    .clicked()
+                {
                     self.tab = tab;
                 }
             }
+            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                if ui
+                    .small_button("▶")
+                    .on_hover_text("Hide the inspector (the strip at the window's edge, or View, shows it again)")
+                    .clicked()
+                {
+                    *open = Some(false);
+                }
+            });
         });
         ui.separator();
-        egui::ScrollArea::vertical().show(ui, |ui| match self.tab {
-            InspectorTab::Blend => self.blend.ui(ui, e, out),
-            InspectorTab::Clip => clip::ui(ui, e),
-            InspectorTab::Joint => joint::ui(ui, e),
-            InspectorTab::Layers => self.layers.ui(ui, e, out),
-        });
+        // Contents scroll both ways rather than widen the panel: its width is the user's.
+        egui::ScrollArea::both()
+            .auto_shrink([false, false])
+            .show(ui, |ui| match self.tab {
+                InspectorTab::Blend => self.blend.ui(ui, e, out),
+                InspectorTab::Clip => clip::ui(ui, e),
+                InspectorTab::Joint => joint::ui(ui, e),
+                InspectorTab::Humanoid => humanoid::ui(ui, e, out),
+                InspectorTab::Layers => self.layers.ui(ui, e, out),
+            });
     }
 }

@@ -1,0 +1,270 @@
+//! File dialogs that always work: the platform's dialog (rfd) on its own thread, so the window keeps
+//! repainting while it is open, or, where the platform has none (no XDG portal and no zenity on Linux, or the
+//! platform dialog came back at once without a file), the in-app browser of the `egui_file` crate.
+
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use crate::app::editor::EditorState;
+use crate::app::panels::menu::OpenKind;
+
+/// A platform dialog that returns sooner than this with no file was not shown to anyone: it is unavailable.
+const TOO_FAST_TO_BE_A_USER: Duration = Duration::from_millis(250);
+
+/// What a dialog is choosing a path for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Purpose {
+    /// A file to open.
+    Open(OpenKind),
+    /// Where to save the preset.
+    SavePreset,
+    /// The export's output file, with its extension.
+    ExportFile(&'static str),
+    /// The export's output folder (one clip per node).
+    ExportFolder,
+}
+
+impl Purpose {
+    fn title(self) -> &'static str {
+        match self {
+            Purpose::Open(OpenKind::Model) => "Open a model",
+            Purpose::Open(OpenKind::Clips) => "Add clips from a file",
+            Purpose::Open(OpenKind::Preset) => "Open a blend space or preset",
+            Purpose::SavePreset => "Save the preset",
+            Purpose::ExportFile(_) => "Export to",
+            Purpose::ExportFolder => "Export into the folder",
+        }
+    }
+
+    /// Extensions the dialog lists (empty: folders only).
+    fn extensions(self) -> &'static [&'static str] {
+        match self {
+            Purpose::Open(OpenKind::Model) => &["glb", "gltf", "vrm"],
+            Purpose::Open(OpenKind::Clips) => &["glb", "gltf", "vrm", "vrma", "animclip", "bytes"],
+            Purpose::Open(OpenKind::Preset) | Purpose::SavePreset => &["json"],
+            Purpose::ExportFile("glb") => &["glb"],
+            Purpose::ExportFile("animclip") => &["animclip"],
+            Purpose::ExportFile(_) => &["bytes"],
+            Purpose::ExportFolder => &[],
+        }
+    }
+}
+
+/// Which dialog the user wants.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum DialogChoice {
+    /// The platform's dialog where there is one, else the in-app browser.
+    #[default]
+    Automatic,
+    /// Always the in-app browser.
+    InApp,
+}
+
+/// True when the platform can show its own file dialog: always on Windows and macOS; on Linux and the BSDs
+/// when a session bus (for the XDG desktop portal) or zenity is there. `ANIMTUNE_FILE_DIALOG=in-app` says no.
+pub fn platform_dialog_available() -> bool {
+    if std::env::var("ANIMTUNE_FILE_DIALOG").is_ok_and(|v| v == "in-app") {
+        return false;
+    }
+    if cfg!(any(target_os = "windows", target_os = "macos")) {
+        return true;
+    }
+    let bus = std::env::var_os("DBUS_SESSION_BUS_ADDRESS").is_some_and(|v| !v.is_empty());
+    let zenity = std::env::var_os("PATH")
+        .is_some_and(|paths| std::env::split_paths(&paths).any(|d| d.join("zenity").is_file()));
+    bus || zenity
+}
+
+/// A platform dialog running on its own thread.
+struct Native {
+    purpose: Purpose,
+    started: Instant,
+    done: mpsc::Receiver<Option<PathBuf>>,
+}
+
+/// The editor's file dialogs: at most one open at a time.
+#[derive(Default)]
+pub struct FileDialogs {
+    /// Which dialog to use.
+    pub choice: DialogChoice,
+    native: Option<Native>,
+    browser: Option<(Purpose, egui_file::FileDialog)>,
+    /// The platform dialog came back at once without a file: use the in-app browser from now on.
+    platform_failed: bool,
+}
+
+/// Where a dialog starts: beside the model, else the most recent file, else the working directory.
+fn start_folder(e: &EditorState) -> PathBuf {
+    let model = std::path::Path::new(&e.doc().key);
+    let beside_model = model.is_absolute().then(|| model.parent()).flatten();
+    beside_model
+        .map(Path::to_path_buf)
+        .or_else(|| {
+            e.session()
+                .recent
+                .first()
+                .and_then(|p| p.parent())
+                .map(Path::to_path_buf)
+        })
+        .filter(|d| d.is_dir())
+        .or_else(|| std::env::current_dir().ok())
+        .unwrap_or_default()
+}
+
+impl FileDialogs {
+    /// True while a dialog is open.
+    pub fn is_open(&self) -> bool {
+        self.native.is_some() || self.browser.is_some()
+    }
+
+    /// True when dialogs open in the window rather than as the platform's.
+    pub fn uses_in_app(&self) -> bool {
+        self.choice == DialogChoice::InApp || self.platform_failed || !platform_dialog_available()
+    }
+
+    /// Opens a dialog to choose a file to open of `kind`.
+    pub fn open(&mut self, kind: OpenKind, e: &EditorState) {
+        self.start(Purpose::Open(kind), e, None);
+    }
+
+    /// Opens a dialog for `purpose`, suggesting `file_name` where it saves.
+    pub fn start(&mut self, purpose: Purpose, e: &EditorState, file_name: Option<&str>) {
+        if self.is_open() {
+            return;
+        }
+        let folder = start_folder(e);
+        if self.uses_in_app() {
+            self.open_browser(purpose, folder, file_name);
+            return;
+        }
+        let mut dialog = rfd::FileDialog::new()
+            .set_directory(&folder)
+            .set_title(purpose.title());
+        if !purpose.extensions().is_empty() {
+            dialog = dialog.add_filter(purpose.title(), purpose.extensions());
+        }
+        if let Some(name) = file_name {
+            dialog = dialog.set_file_name(name);
+        }
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let picked = match purpose {
+                Purpose::Open(_) => dialog.pick_file(),
+                Purpose::ExportFolder => dialog.pick_folder(),
+                Purpose::SavePreset | Purpose::ExportFile(_) => dialog.save_file(),
+            };
+            let _ = tx.send(picked);
+        });
+        self.native = Some(Native {
+            purpose,
+            started: Instant::now(),
+            done: rx,
+        });
+    }
+
+    fn open_browser(&mut self, purpose: Purpose, folder: PathBuf, file_name: Option<&str>) {
+        let mut dialog = match purpose {
+            Purpose::Open(_) => egui_file::FileDialog::open_file(),
+            Purpose::ExportFolder => egui_file::FileDialog::select_folder(),
+            Purpose::SavePreset | Purpose::ExportFile(_) => egui_file::FileDialog::save_file(),
+        }
+        .initial_path(folder)
+        .title(purpose.title())
+        .id(egui::Id::unique("animtune_file_browser"))
+        .anchor(egui::Align2::CENTER_CENTER, [0.0, 0.0])
+        .default_size([560.0, 400.0])
+        .resizable(false)
+        .show_rename(false)
+        .keep_on_top(true);
+        let extensions = purpose.extensions();
+        if !extensions.is_empty() {
+            dialog = dialog.show_files_filter(Box::new(move |p: &Path| {
+                p.extension()
+                    .and_then(|e| e.to_str())
+                    .is_some_and(|e| extensions.iter().any(|x| x.eq_ignore_ascii_case(e)))
+            }));
+        }
+        if let Some(name) = file_name {
+            dialog = dialog.default_filename(name);
+        }
+        dialog.open();
+        self.browser = Some((purpose, dialog));
+    }
+
+    /// Draws the in-app browser when open and collects a chosen path. Returns (purpose, path) when the user
+    /// chose one, and a status line when a dialog ended without one.
+    pub fn poll(&mut self, ctx: &egui::Context, e: &EditorState) -> Polled {
+        if let Some(native) = &self.native {
+            ctx.request_repaint_after(Duration::from_millis(100));
+            let Ok(picked) = native.done.try_recv() else {
+                return Polled::Nothing;
+            };
+            let (purpose, fast) = (
+                native.purpose,
+                native.started.elapsed() < TOO_FAST_TO_BE_A_USER,
+            );
+            self.native = None;
+            return match picked {
+                Some(path) => Polled::Chosen(purpose, path),
+                None if fast => {
+                    // Nobody could have cancelled that fast: the platform has no dialog to show.
+                    self.platform_failed = true;
+                    self.open_browser(purpose, start_folder(e), None);
+                    Polled::Note(
+                        "The system file dialog did not open; using the built-in file browser"
+                            .into(),
+                    )
+                }
+                None => Polled::Note("No file chosen".into()),
+            };
+        }
+        let Some((purpose, dialog)) = &mut self.browser else {
+            return Polled::Nothing;
+        };
+        let purpose = *purpose;
+        dialog.show(ctx);
+        match dialog.state() {
+            egui_file::State::Open => Polled::Nothing,
+            egui_file::State::Selected => {
+                let path = dialog.path().map(Path::to_path_buf);
+                self.browser = None;
+                match path {
+                    Some(path) => Polled::Chosen(purpose, path),
+                    None => Polled::Note("No file chosen".into()),
+                }
+            }
+            egui_file::State::Cancelled | egui_file::State::Closed => {
+                self.browser = None;
+                Polled::Note("No file chosen".into())
+            }
+        }
+    }
+}
+
+/// What [`FileDialogs::poll`] found this frame.
+#[derive(Debug, PartialEq)]
+pub enum Polled {
+    /// Still open, or none open.
+    Nothing,
+    /// The user chose a path.
+    Chosen(Purpose, PathBuf),
+    /// A dialog ended without a path, or fell back to the in-app browser: a status line.
+    Note(String),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn purposes_list_their_extensions() {
+        assert!(
+            Purpose::Open(OpenKind::Clips)
+                .extensions()
+                .contains(&"vrma")
+        );
+        assert_eq!(Purpose::ExportFile("glb").extensions(), ["glb"]);
+        assert!(Purpose::ExportFolder.extensions().is_empty());
+    }
+}

@@ -1,0 +1,151 @@
+//! The inspector's Humanoid tab, like Unity's Configure Avatar: every human bone with the joint that plays it
+//! and a combo box to change it. Required bones that no joint plays are listed first, in red, and can be
+//! fixed there. Changes are an undoable override that presets save.
+
+use egui::{Color32, RichText};
+
+use crate::app::command::{Command, Commands};
+use crate::app::editor::EditorState;
+use crate::core::HumanBone;
+
+/// Red of a required bone that no joint plays.
+const MISSING: Color32 = Color32::from_rgb(240, 110, 100);
+
+/// The body part a bone is listed under.
+fn group(bone: HumanBone) -> &'static str {
+    let n = bone.name();
+    if ["Thumb", "Index", "Middle", "Ring", "Little"]
+        .iter()
+        .any(|f| n.contains(f))
+    {
+        if n.starts_with("Left") {
+            "Left hand fingers"
+        } else {
+            "Right hand fingers"
+        }
+    } else if n.contains("Leg") || n.contains("Foot") || n.contains("Toes") {
+        "Legs"
+    } else if n.contains("Arm") || n.contains("Hand") || n.contains("Shoulder") {
+        "Arms"
+    } else if matches!(
+        bone,
+        HumanBone::Neck
+            | HumanBone::Head
+            | HumanBone::Jaw
+            | HumanBone::LeftEye
+            | HumanBone::RightEye
+    ) {
+        "Head"
+    } else {
+        "Body"
+    }
+}
+
+/// Groups in display order; fingers start folded.
+const GROUPS: [(&str, bool); 6] = [
+    ("Body", true),
+    ("Head", true),
+    ("Arms", true),
+    ("Legs", true),
+    ("Left hand fingers", false),
+    ("Right hand fingers", false),
+];
+
+/// One bone's row: its name (red when required and unmapped) and a combo box over the skeleton's joints.
+fn bone_row(ui: &mut egui::Ui, e: &EditorState, bone: HumanBone, out: &mut Commands) {
+    let c = &e.doc().model.character;
+    let joint = c.humanoid.joint(bone);
+    let overridden = e.tuning().humanoid.contains_key(&bone);
+    ui.horizontal(|ui| {
+        let mut name = RichText::new(bone.name());
+        if bone.is_required() && joint.is_none() {
+            name = name.color(MISSING);
+        }
+        if overridden {
+            name = name.italics();
+        }
+        let label_width = 150.0;
+        ui.add_sized([label_width, 18.0], egui::Label::new(name).truncate())
+            .on_hover_text(if overridden {
+                "Human bone (mapped by you: saved in presets as the humanoid override)"
+            } else if bone.is_required() {
+                "Human bone, required for a humanoid"
+            } else {
+                "Human bone, optional"
+            });
+        let shown = joint.map_or("(none)".to_string(), |j| c.skeleton.name(j).to_string());
+        let mut chosen = joint;
+        egui::ComboBox::from_id_salt(("human_bone", bone.name()))
+            .width(ui.available_width().clamp(100.0, 220.0))
+            .truncate()
+            .selected_text(shown)
+            .height(360.0)
+            .show_ui(ui, |ui| {
+                ui.selectable_value(&mut chosen, None, "(none)");
+                for j in 0..c.skeleton.len() {
+                    let mut text = c.skeleton.name(j).to_string();
+                    if let Some(b) = c.humanoid.bone_of(j).filter(|&b| b != bone) {
+                        text.push_str(&format!("  [{}]", b.name()));
+                    }
+                    ui.selectable_value(&mut chosen, Some(j), text);
+                }
+            })
+            .response
+            .on_hover_text(format!(
+                "The joint that plays {}; choosing one another bone has unmaps that bone",
+                bone.name()
+            ));
+        if chosen != joint {
+            out.push(Command::SetHumanBone(bone, chosen));
+        }
+    });
+}
+
+/// Draws the tab.
+pub fn ui(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) {
+    let c = &e.doc().model.character;
+    let h = &c.humanoid;
+    if h.is_humanoid() {
+        ui.label(format!(
+            "Humanoid: {} of {} bones mapped, from {}",
+            h.len(),
+            HumanBone::ALL.len(),
+            h.source.as_str()
+        ));
+    } else {
+        ui.colored_label(
+            MISSING,
+            format!(
+                "Not a humanoid: {} required bone(s) have no joint. Choose them below.",
+                h.missing_required.len()
+            ),
+        );
+        for &bone in &h.missing_required {
+            bone_row(ui, e, bone, out);
+        }
+        ui.separator();
+    }
+    for problem in &h.problems {
+        ui.colored_label(MISSING, problem);
+    }
+    for warning in &h.warnings {
+        ui.colored_label(Color32::from_rgb(230, 170, 60), warning);
+    }
+    if !e.tuning().humanoid.is_empty() {
+        ui.horizontal(|ui| {
+            ui.label(format!(
+                "{} bone(s) mapped by you (italic)",
+                e.tuning().humanoid.len()
+            ));
+        });
+    }
+    for (title, open) in GROUPS {
+        egui::CollapsingHeader::new(title)
+            .default_open(open)
+            .show(ui, |ui| {
+                for &bone in HumanBone::ALL.iter().filter(|&&b| group(b) == title) {
+                    bone_row(ui, e, bone, out);
+                }
+            });
+    }
+}
