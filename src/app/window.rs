@@ -31,7 +31,7 @@ pub struct Layout {
     pub scene_open: bool,
     /// The inspector is open.
     pub inspector_open: bool,
-    /// UI scale (egui's zoom factor; Ctrl+= and Ctrl+− change it, Ctrl+0 resets).
+    /// UI scale (egui's zoom factor; Ctrl+= and Ctrl+- change it, Ctrl+0 resets).
     pub ui_scale: f32,
     /// Which file dialog to use.
     pub file_dialog: DialogChoice,
@@ -415,7 +415,7 @@ impl eframe::App for AnimtuneApp {
             |ui, open| {
                 if open {
                     clip_list = Some(scene::ui(ui, e, out, &mut scene_open));
-                } else if collapsed_strip(ui, "▶", "Show the scene panel (clips and skeleton)") {
+                } else if collapsed_strip(ui, "»", "Show the scene panel (clips and skeleton)") {
                     scene_open = Some(true);
                 }
             },
@@ -441,7 +441,7 @@ impl eframe::App for AnimtuneApp {
             |ui, open| {
                 if open {
                     inspector.ui(ui, e, out, &mut inspector_open);
-                } else if collapsed_strip(ui, "◀", "Show the inspector") {
+                } else if collapsed_strip(ui, "«", "Show the inspector") {
                     inspector_open = Some(true);
                 }
             },

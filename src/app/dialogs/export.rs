@@ -210,13 +210,21 @@ impl ExportDialog {
         if !self.open {
             return;
         }
-        let mut open = self.open;
+        let mut close = false;
         egui::Window::new("Export")
-            .open(&mut open)
             .resizable(false)
             .collapsible(false)
-            .show(ctx, |ui| self.contents(ui, e, out));
-        self.open = open || self.running.is_some();
+            .show(ctx, |ui| {
+                self.contents(ui, e, out);
+                ui.separator();
+                close = ui
+                    .button("Close")
+                    .on_hover_text("Close this window (Escape); an export that runs goes on")
+                    .clicked();
+            });
+        if close {
+            self.close();
+        }
     }
 
     fn contents(&mut self, ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) {
@@ -247,7 +255,20 @@ impl ExportDialog {
                 ExportFormat::Native,
                 ExportFormat::Unity,
             ] {
-                if ui.selectable_value(&mut self.format, f, f.name()).changed() {
+                let tip = match f {
+                    ExportFormat::Gltf => {
+                        "glTF binary (.glb): the character with the baked animation"
+                    }
+                    ExportFormat::Native => "animtune's compact MessagePack clip (.animclip)",
+                    ExportFormat::Unity => {
+                        "The Unity C# runtime's AnimDataSequence layout (.bytes)"
+                    }
+                };
+                if ui
+                    .selectable_value(&mut self.format, f, f.name())
+                    .on_hover_text(tip)
+                    .changed()
+                {
                     let stem = self
                         .path
                         .rsplit_once('.')
@@ -261,11 +282,15 @@ impl ExportDialog {
         ui.checkbox(
             &mut self.per_node,
             "Blend space: one clip per node + preset",
-        );
+        )
+        .on_hover_text("Bake every node's clip on its own, plus a preset that rebuilds the space, into a folder");
         if self.format == ExportFormat::Gltf {
             ui.checkbox(
                 &mut self.animation_only,
                 "Animation only (skeleton, no meshes)",
+            )
+            .on_hover_text(
+                "Leave the meshes and textures out: a smaller file with the skeleton and animation",
             );
         }
         if self.format == ExportFormat::Unity {
@@ -279,8 +304,13 @@ impl ExportDialog {
                  leaves a bone without curves wherever it was",
             );
         }
-        ui.add(egui::Slider::new(&mut self.fps, 1.0..=120.0).text("fps"))
-            .on_hover_text("Frames per second of the bake");
+        crate::app::panels::widgets::slider(
+            ui,
+            &mut self.fps,
+            1.0..=120.0,
+            "fps",
+            "Frames per second of the bake",
+        );
         // The duration is limited only by what a bake may hold (frames × joints), at this rate.
         let longest = self.max_duration(e);
         self.duration = self.duration.min(longest);
@@ -320,7 +350,11 @@ impl ExportDialog {
         if let Some(r) = &self.running {
             let f = r.progress.load(Ordering::Relaxed) as f32 / 1000.0;
             ui.add(egui::ProgressBar::new(f).show_percentage());
-            if ui.button("Cancel").clicked() {
+            if ui
+                .button("Cancel")
+                .on_hover_text("Stop the export; nothing is written")
+                .clicked()
+            {
                 r.cancel.store(true, Ordering::Relaxed);
             }
             return;
@@ -338,7 +372,11 @@ impl ExportDialog {
                 format!("{} exists. Replace it?", target.display()),
             );
             ui.horizontal(|ui| {
-                if ui.button("Replace").clicked() {
+                if ui
+                    .button("Replace")
+                    .on_hover_text("Write over the existing file")
+                    .clicked()
+                {
                     self.confirm = false;
                     match self.job(e, true) {
                         Ok(job) => self.start(job),
@@ -348,13 +386,21 @@ impl ExportDialog {
                         }),
                     }
                 }
-                if ui.button("Keep it").clicked() {
+                if ui
+                    .button("Keep it")
+                    .on_hover_text("Do not export; change the path instead")
+                    .clicked()
+                {
                     self.confirm = false;
                 }
             });
             return;
         }
-        if ui.button("Export").clicked() {
+        if ui
+            .button("Export")
+            .on_hover_text("Bake and write the file (asks before replacing one)")
+            .clicked()
+        {
             if exists {
                 self.confirm = true;
             } else {

@@ -31,7 +31,7 @@ pub const SHORTCUTS: &[(&str, &str)] = &[
     ("Space", "Play / pause"),
     ("Home / End", "Go to the start / end"),
     (
-        "← / →",
+        "Left / Right arrow",
         "Step one frame back / forward (with the blend canvas focused: move the point)",
     ),
     ("I / O", "Set the in / out point at the playhead"),
@@ -45,7 +45,7 @@ pub const SHORTCUTS: &[(&str, &str)] = &[
     ("Ctrl+O", "Open a model"),
     ("Ctrl+E", "Export"),
     ("Ctrl+Z / Ctrl+Shift+Z", "Undo / redo (Ctrl+Y redoes too)"),
-    ("Ctrl+= / Ctrl+− / Ctrl+0", "UI scale up / down / reset"),
+    ("Ctrl+= / Ctrl+- / Ctrl+0", "UI scale up / down / reset"),
     ("Escape", "Close a menu, a dialog or the export window"),
     ("Alt+click (viewport)", "Place the look-at target"),
     (
@@ -204,7 +204,7 @@ pub fn ui(
                     let text = format!("{:.0} %", scale * 100.0);
                     if ui
                         .radio((zoom - scale).abs() < 0.01, text)
-                        .on_hover_text("Ctrl+= and Ctrl+− step the scale, Ctrl+0 resets it")
+                        .on_hover_text("Ctrl+= and Ctrl+- step the scale, Ctrl+0 resets it")
                         .clicked()
                     {
                         ui.ctx().set_zoom_factor(scale);
@@ -212,7 +212,7 @@ pub fn ui(
                 }
             })
             .response
-            .on_hover_text("Size of all text and controls (Ctrl+= / Ctrl+−)");
+            .on_hover_text("Size of all text and controls (Ctrl+= / Ctrl+-)");
             ui.separator();
             ui.label("Root motion of a clip");
             let mode = e.eval().clip_root_motion();

@@ -22,7 +22,7 @@ pub fn ui(
     let doc = e.doc();
     ui.horizontal(|ui| {
         if ui
-            .small_button("◀")
+            .small_button("«")
             .on_hover_text(
                 "Hide this panel (the strip at the window's edge, or View, shows it again)",
             )
@@ -75,7 +75,12 @@ pub fn ui(
                 clip.name.clone()
             };
             let label = format!("{name}  ({:.2} s)", clip.duration);
-            if ui.selectable_label(e.clip() == Some(i), label).clicked() {
+            let button = egui::Button::selectable(e.clip() == Some(i), label).truncate();
+            if ui
+                .add(button)
+                .on_hover_text(format!("Play {name}: {:.3} s, {} tracks", clip.duration, clip.tracks.len()))
+                .clicked()
+            {
                 out.push(Command::PlayClip(Some(i)));
             }
         }
@@ -87,13 +92,14 @@ pub fn ui(
             egui::CollapsingHeader::new(format!("from {file}: {} clip(s)", s.clips.len()))
                 .id_salt(("clip_source", &s.path))
                 .show(ui, |ui| {
-                    ui.small(s.path.display().to_string());
-                    ui.small(format!(
+                    ui.add(egui::Label::new(s.path.display().to_string()).truncate())
+                        .on_hover_text(s.path.display().to_string());
+                    ui.label(format!(
                         "tracks bound by path {}, by name {}, by humanoid bone {}",
                         s.by_path, s.by_name, s.by_human_bone
                     ));
                     if s.retargeted > 0 {
-                        ui.small(format!(
+                        ui.label(format!(
                             "{} bound by path or name rest differently here: retargeted",
                             s.retargeted
                         ));
@@ -104,7 +110,8 @@ pub fn ui(
                             format!("{} track(s) found no joint", s.unbound),
                         );
                     }
-                    ui.small(s.clips.join(", "));
+                    ui.add(egui::Label::new(s.clips.join(", ")).truncate())
+                        .on_hover_text(s.clips.join(", "));
                 });
         }
         if files_hovering {
@@ -134,7 +141,12 @@ pub fn ui(
             if twists.contains(&j) {
                 text.push_str("  (twist)");
             }
-            if ui.selectable_label(selected == Some(j), text).clicked() {
+            let button = egui::Button::selectable(selected == Some(j), text).truncate();
+            let tip = match bone {
+                Some(b) => format!("Select {} (human bone {})", c.skeleton.path(j), b.name()),
+                None => format!("Select {}", c.skeleton.path(j)),
+            };
+            if ui.add(button).on_hover_text(tip).clicked() {
                 out.push(Command::SelectJoint(Some(j)));
             }
         }

@@ -18,7 +18,7 @@ const MAX_KEY_MARKERS: usize = 4000;
 pub fn ui(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) {
     let eval = e.eval();
     let playable = e.blending() || e.clip().is_some();
-    ui.horizontal(|ui| {
+    ui.horizontal_wrapped(|ui| {
         let button = |ui: &mut egui::Ui, text: &str, enabled: bool| {
             ui.add_enabled(
                 enabled,
@@ -30,33 +30,58 @@ pub fn ui(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) {
         } else {
             "Play"
         };
-        if button(ui, label, playable).on_hover_text("Space").clicked() {
+        let nothing = "Nothing to play: open a model with clips, or add clips from a file";
+        if button(ui, label, playable)
+            .on_hover_text("Play or pause (Space)")
+            .on_disabled_hover_text(nothing)
+            .clicked()
+        {
             out.push(Command::Transport(Transport::TogglePlay));
         }
-        if button(ui, "Stop", playable).clicked() {
+        if button(ui, "Stop", playable)
+            .on_hover_text("Stop and go back to the start")
+            .on_disabled_hover_text(nothing)
+            .clicked()
+        {
             out.push(Command::Transport(Transport::Stop));
         }
         let steps = [
-            ("|<", "Home", Transport::Scrub(0.0)),
-            ("<", "Left arrow", Transport::StepFrames(-1)),
-            (">", "Right arrow", Transport::StepFrames(1)),
-            (">|", "End", Transport::ScrubToEnd),
+            ("|<", "Go to the start (Home)", Transport::Scrub(0.0)),
+            (
+                "<",
+                "One frame back (Left arrow)",
+                Transport::StepFrames(-1),
+            ),
+            (
+                ">",
+                "One frame forward (Right arrow)",
+                Transport::StepFrames(1),
+            ),
+            (">|", "Go to the end (End)", Transport::ScrubToEnd),
         ];
         for (text, key, t) in steps {
-            if button(ui, text, playable).on_hover_text(key).clicked() {
+            if button(ui, text, playable)
+                .on_hover_text(key)
+                .on_disabled_hover_text(nothing)
+                .clicked()
+            {
                 out.push(Command::Transport(t));
             }
         }
         source_choice(ui, e, out);
         let mut looping = eval.is_looping();
-        let loop_box = ui.checkbox(&mut looping, "Loop");
+        let loop_box = ui
+            .checkbox(&mut looping, "Loop")
+            .on_hover_text("Start over at the end (off: stop at the end)");
         let mut speed = eval.speed();
-        let speed_box = ui.add(
-            egui::DragValue::new(&mut speed)
-                .speed(0.05)
-                .range(-4.0..=4.0)
-                .prefix("speed "),
-        );
+        let speed_box = ui
+            .add(
+                egui::DragValue::new(&mut speed)
+                    .speed(0.05)
+                    .range(-4.0..=4.0)
+                    .prefix("speed "),
+            )
+            .on_hover_text("Playback speed: 1 is real time, negative plays backward");
         if loop_box.changed() {
             out.push(Command::Transport(Transport::SetLooping(looping)));
         }
@@ -117,6 +142,10 @@ fn ruler(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) {
     let (rect, response) =
         ui.allocate_exact_size(Vec2::new(width, RULER_HEIGHT), Sense::click_and_drag());
     response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Slider, true, "Time"));
+    let response = response.on_hover_text(
+        "Click or drag to scrub. Ticks: seconds (with frame numbers) and frames; diamonds: keys of the selected \
+         joint (or of every joint); the shaded band: the in/out range",
+    );
     let painter = ui.painter_at(rect);
     painter.rect_filled(rect, 3.0, Color32::from_gray(30));
     let inner = rect.shrink2(Vec2::new(8.0, 0.0));
@@ -225,13 +254,17 @@ fn source_choice(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) {
     let before = if e.blending() { None } else { Some(e.clip()) };
     let mut chosen = before;
     egui::ComboBox::from_id_salt("clip")
+        .width(150.0)
+        .truncate()
         .selected_text(current)
         .show_ui(ui, |ui| {
             ui.selectable_value(&mut chosen, None, "Blend space");
             for (i, clip) in clips.iter().enumerate() {
                 ui.selectable_value(&mut chosen, Some(Some(i)), clip.name.as_str());
             }
-        });
+        })
+        .response
+        .on_hover_text("What plays: the blend space or one clip");
     if chosen != before {
         out.push(match chosen {
             None => Command::PlayBlend,

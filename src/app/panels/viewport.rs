@@ -12,6 +12,9 @@ use crate::render::pick;
 
 /// The viewport's accessibility label (tests find its rectangle by it).
 pub const VIEWPORT_LABEL: &str = "Viewport";
+/// What the viewport does with the pointer (its accessible description).
+pub const VIEWPORT_HELP: &str = "Drag to orbit, right or middle drag to pan, wheel to zoom; click a joint or the \
+     surface to select; drag the green cross to move the look-at target (Shift: in depth, Alt+click: place it)";
 /// How near (points) the pointer must be to a joint or the look-at target to pick it.
 const PICK_RADIUS: f32 = 14.0;
 /// Largest render target side, in pixels.
@@ -63,6 +66,11 @@ impl ViewportPanel {
         let response = ui.allocate_rect(rect, egui::Sense::click_and_drag());
         response.widget_info(|| {
             egui::WidgetInfo::labeled(egui::accesskit::Role::Canvas, true, VIEWPORT_LABEL)
+        });
+        // Described for assistive tools and tests rather than by a tooltip, which would cover the character
+        // whenever the pointer rests; the same help is in the Help menu.
+        ui.ctx().accesskit_node_builder(response.id, |node| {
+            node.set_description(VIEWPORT_HELP);
         });
         let camera = &e.session().camera;
         let aspect = rect.width() / rect.height().max(1.0);

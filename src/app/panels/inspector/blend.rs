@@ -191,9 +191,10 @@ impl BlendPanel {
             self.selected = None;
         }
         self.header(ui, e, out);
-        ui.separator();
         self.canvas(ui, e, out);
         self.weights(ui, e, out);
+        ui.separator();
+        self.settings(ui, e, out);
         ui.separator();
         self.nodes(ui, e, out);
     }
@@ -260,7 +261,13 @@ impl BlendPanel {
                 }
             }
         });
-        ui.horizontal(|ui| {
+    }
+
+    /// Timing, root motion, the axes, the map and snapping (below the canvas, so that the canvas stays on
+    /// screen in a small window).
+    fn settings(&mut self, ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) {
+        let blend = &e.tuning().blend;
+        ui.horizontal_wrapped(|ui| {
             let mut sync = blend.sync;
             ui.label("Time");
             ui.selectable_value(&mut sync, TimeSync::Normalized, "synced")

@@ -3,11 +3,12 @@
 //! document's tuning changes, not every frame); a changed draft is sent as [`Command::SetLayers`].
 
 use egui::{Color32, RichText};
-use egui_plot::{Legend, Line, Plot, PlotPoints, VLine};
+use egui_plot::{Line, Plot, PlotPoints, VLine};
 use glam::Vec3;
 
 use crate::app::command::{Command, Commands};
 use crate::app::editor::EditorState;
+use crate::app::panels::widgets::slider;
 use crate::blend::heatmap::node_color;
 use crate::layers::breath::BreathBone;
 use crate::layers::look_at::{LookBone, LookLimit, LookSolver, UnityLimitMethod, UnityLookBone};
@@ -39,20 +40,42 @@ fn axis_name(v: Vec3) -> String {
         )
 }
 
-fn easing_combo(ui: &mut egui::Ui, id: &str, value: &mut Easing) {
+fn easing_combo(ui: &mut egui::Ui, id: &str, value: &mut Easing, tip: &str) {
     egui::ComboBox::from_id_salt(id)
         .selected_text(value.name())
         .show_ui(ui, |ui| {
             for e in Easing::ALL {
                 ui.selectable_value(value, e, e.name());
             }
-        });
+        })
+        .response
+        .on_hover_text(tip);
 }
 
-fn vec3_edit(ui: &mut egui::Ui, v: &mut [f32; 3]) {
-    for c in v.iter_mut() {
-        ui.add(egui::DragValue::new(c).speed(0.01).max_decimals(3));
+/// Three drag values for x, y and z, each with `tip` naming what they are.
+fn vec3_edit(ui: &mut egui::Ui, v: &mut [f32; 3], tip: &str) {
+    for (c, axis) in v.iter_mut().zip(["x", "y", "z"]) {
+        ui.add(egui::DragValue::new(c).speed(0.01).max_decimals(3))
+            .on_hover_text(format!("{tip}: {axis}"));
     }
+}
+
+/// The breath bones the rig can take: its human bones, then its other joints (names as the breath layer reads
+/// them: a human bone's name, else a joint's).
+fn breath_candidates(e: &EditorState) -> Vec<String> {
+    let c = &e.doc().model.character;
+    let mut names: Vec<String> = c
+        .humanoid
+        .bones()
+        .map(|(b, _)| b.name().to_string())
+        .collect();
+    let bones = c.humanoid.bone_per_joint(c.skeleton.len());
+    names.extend(
+        (0..c.skeleton.len())
+            .filter(|&j| bones[j].is_none())
+            .map(|j| c.skeleton.name(j).to_string()),
+    );
+    names
 }
 
 impl LayersPanel {
@@ -81,8 +104,12 @@ impl LayersPanel {
     fn breath(&mut self, ui: &mut egui::Ui, e: &EditorState, p: &mut LayerParams) {
         let b = &mut p.breath;
         ui.horizontal(|ui| {
-            ui.checkbox(&mut b.enabled, "Breath");
-            ui.checkbox(&mut b.keep_shoulders, "Keep shoulders still");
+            ui.checkbox(&mut b.enabled, "Breath")
+                .on_hover_text("Rotate the bones below in a breathing cycle on top of what plays");
+            ui.checkbox(&mut b.keep_shoulders, "Keep shoulders still")
+                .on_hover_text(
+                    "Counter-rotate the shoulders so the arms do not swing with the chest",
+                );
         });
         if b.keep_shoulders {
             ui.horizontal(|ui| {
@@ -98,22 +125,66 @@ impl LayersPanel {
                     let edit = egui::TextEdit::singleline(&mut text)
                         .hint_text(side)
                         .desired_width(90.0);
-                    if ui.add(edit).changed() {
+                    if ui
+                        .add(edit)
+                        .on_hover_text(format!("The joint held still as the {side} shoulder"))
+                        .changed()
+                    {
                         *value = (!text.trim().is_empty()).then_some(text);
                     }
                 }
             });
         }
-        ui.add(egui::Slider::new(&mut b.inhale_s, 0.05..=10.0).text("inhale s"));
-        ui.add(egui::Slider::new(&mut b.exhale_s, 0.05..=10.0).text("exhale s"));
-        ui.add(egui::Slider::new(&mut b.rest_s, 0.0..=10.0).text("rest s"));
-        ui.add(egui::Slider::new(&mut b.duration_rate, 0.1..=5.0).text("duration rate"));
-        ui.add(egui::Slider::new(&mut b.effect_rate, 0.0..=5.0).text("effect rate"));
+        slider(
+            ui,
+            &mut b.inhale_s,
+            0.05..=10.0,
+            "inhale s",
+            "Seconds breathing in (the original's inhaleTime)",
+        );
+        slider(
+            ui,
+            &mut b.exhale_s,
+            0.05..=10.0,
+            "exhale s",
+            "Seconds breathing out (exhaleTime)",
+        );
+        slider(
+            ui,
+            &mut b.rest_s,
+            0.0..=10.0,
+            "rest s",
+            "Seconds of pause after breathing out (restTime)",
+        );
+        slider(
+            ui,
+            &mut b.duration_rate,
+            0.1..=5.0,
+            "duration rate",
+            "Multiplies the three times: above 1 breathes slower (durationRate)",
+        );
+        slider(
+            ui,
+            &mut b.effect_rate,
+            0.0..=5.0,
+            "effect rate",
+            "Multiplies every bone's angles: how deep the breath is (effectRate)",
+        );
         ui.horizontal(|ui| {
             ui.label("inhale");
-            easing_combo(ui, "inhale_easing", &mut b.inhale_easing);
+            easing_combo(
+                ui,
+                "inhale_easing",
+                &mut b.inhale_easing,
+                "How the breath-in eases",
+            );
             ui.label("exhale");
-            easing_combo(ui, "exhale_easing", &mut b.exhale_easing);
+            easing_combo(
+                ui,
+                "exhale_easing",
+                &mut b.exhale_easing,
+                "How the breath-out eases",
+            );
         });
         let t = e.layer_time();
         let (phase, f, cycle) = b.phase_at(t);
@@ -128,14 +199,23 @@ impl LayersPanel {
         let len = b.cycle_length().max(1e-3);
         let start = (t / len).floor() * len;
         let plot_params = b.clone();
+        let rig = &e.layer_rig().breath;
+        // Only the bones this rig has are plotted.
+        let on_rig: Vec<usize> = rig.bones.iter().map(|x| x.index).collect();
         Plot::new("breath_plot")
             .height(130.0)
-            .legend(Legend::default())
+            .x_axis_label("time (s)")
+            .y_axis_label("angle (°)")
             .allow_drag(false)
             .allow_zoom(false)
             .allow_scroll(false)
             .show(ui, |plot| {
-                for (i, bone) in plot_params.bones.iter().enumerate() {
+                for (i, bone) in plot_params
+                    .bones
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| on_rig.contains(i))
+                {
                     let points: Vec<[f64; 2]> = (0..=240)
                         .map(|k| {
                             let x = start + 2.0 * len * k as f32 / 240.0;
@@ -151,7 +231,22 @@ impl LayersPanel {
                 }
                 plot.vline(VLine::new("now", f64::from(t)).color(Color32::WHITE));
             });
-        let rig = &e.layer_rig().breath;
+        // The key, as plain coloured names (the plot's own legend would make each a toggle).
+        ui.horizontal_wrapped(|ui| {
+            for (i, bone) in plot_params
+                .bones
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| on_rig.contains(i))
+            {
+                let c = node_color(i);
+                ui.colored_label(
+                    Color32::from_rgb(c[0], c[1], c[2]),
+                    format!("— {}", bone.bone),
+                );
+            }
+            ui.label("| now");
+        });
         let mut remove = None;
         for (i, bone) in b.bones.iter_mut().enumerate() {
             ui.horizontal(|ui| {
@@ -160,55 +255,91 @@ impl LayersPanel {
                     egui::DragValue::new(&mut bone.inhale_deg)
                         .speed(0.05)
                         .range(-90.0..=90.0)
-                        .prefix("in "),
-                );
+                        .prefix("in ")
+                        .suffix("°"),
+                )
+                .on_hover_text("Degrees this bone turns at the top of the breath in");
                 ui.add(
                     egui::DragValue::new(&mut bone.exhale_deg)
                         .speed(0.05)
                         .range(-90.0..=90.0)
-                        .prefix("out "),
-                );
+                        .prefix("out ")
+                        .suffix("°"),
+                )
+                .on_hover_text("Degrees this bone turns at the end of the breath out");
                 match rig.bones.iter().find(|x| x.index == i) {
                     Some(found) => {
                         let mut overridden = bone.axis.is_some();
                         ui.label(format!("axis {}", axis_name(found.axis)))
                             .on_hover_text(format!("detected: {}", axis_name(found.detected_axis)));
-                        if ui.checkbox(&mut overridden, "set").changed() {
+                        if ui
+                            .checkbox(&mut overridden, "set")
+                            .on_hover_text("Set the axis by hand instead of the detected one")
+                            .changed()
+                        {
                             bone.axis = overridden.then(|| found.detected_axis.to_array());
                         }
                     }
                     None => {
-                        ui.colored_label(Color32::from_rgb(240, 110, 100), "not on this rig");
+                        ui.colored_label(Color32::from_rgb(240, 110, 100), "not on this rig")
+                            .on_hover_text(
+                                "No human bone or joint of this name here: it is skipped",
+                            );
                     }
                 }
-                if ui.small_button("Remove").clicked() {
+                if ui
+                    .small_button("Remove")
+                    .on_hover_text("Stop breathing on this bone")
+                    .clicked()
+                {
                     remove = Some(i);
                 }
             });
             if let Some(axis) = &mut bone.axis {
                 ui.horizontal(|ui| {
                     ui.label("    axis");
-                    vec3_edit(ui, axis);
+                    vec3_edit(ui, axis, "Breathing axis in the bone's space");
                 });
             }
         }
         if let Some(i) = remove {
             b.bones.remove(i);
         }
+        // Add bone: a combo over what this rig has (human bones first), never free text.
+        let candidates: Vec<String> = breath_candidates(e)
+            .into_iter()
+            .filter(|n| !b.bones.iter().any(|x| &x.bone == n))
+            .collect();
         ui.horizontal(|ui| {
-            ui.add(
-                egui::TextEdit::singleline(&mut self.new_breath_bone)
-                    .hint_text("bone or joint name")
-                    .desired_width(130.0),
-            );
-            if ui.button("Add bone").clicked() && !self.new_breath_bone.trim().is_empty() {
+            if !candidates.contains(&self.new_breath_bone) {
+                self.new_breath_bone = candidates.first().cloned().unwrap_or_default();
+            }
+            egui::ComboBox::from_id_salt("breath_add_bone")
+                .width(140.0)
+                .truncate()
+                .height(320.0)
+                .selected_text(self.new_breath_bone.as_str())
+                .show_ui(ui, |ui| {
+                    for name in &candidates {
+                        ui.selectable_value(&mut self.new_breath_bone, name.clone(), name.as_str());
+                    }
+                })
+                .response
+                .on_hover_text("The rig's human bones, then its other joints");
+            let add = ui
+                .add_enabled(
+                    !self.new_breath_bone.is_empty(),
+                    egui::Button::new("Add bone"),
+                )
+                .on_hover_text("Breathe on this bone too (1° in, -1° out to start)")
+                .on_disabled_hover_text("Every bone of this rig already breathes");
+            if add.clicked() {
                 b.bones.push(BreathBone {
-                    bone: self.new_breath_bone.trim().to_string(),
+                    bone: std::mem::take(&mut self.new_breath_bone),
                     inhale_deg: 1.0,
                     exhale_deg: -1.0,
                     axis: None,
                 });
-                self.new_breath_bone.clear();
             }
         });
     }
@@ -217,9 +348,12 @@ impl LayersPanel {
 fn look_at(ui: &mut egui::Ui, e: &EditorState, p: &mut LayerParams) {
     let l = &mut p.look_at;
     ui.horizontal(|ui| {
-        ui.checkbox(&mut l.enabled, "Look-at");
-        ui.checkbox(&mut l.follow_camera, "Follow camera");
-        ui.checkbox(&mut l.eyes, "Eyes");
+        ui.checkbox(&mut l.enabled, "Look-at")
+            .on_hover_text("Turn the head (and the chain below) toward the target");
+        ui.checkbox(&mut l.follow_camera, "Follow camera")
+            .on_hover_text("The target is the camera: the character looks at you");
+        ui.checkbox(&mut l.eyes, "Eyes")
+            .on_hover_text("Turn the eye bones too, within the eye limits");
     });
     ui.horizontal(|ui| {
         ui.label("solver");
@@ -236,22 +370,36 @@ fn look_at(ui: &mut egui::Ui, e: &EditorState, p: &mut LayerParams) {
                  look-at's rules (head first, stop when reached) and its parameter names",
             );
     });
-    ui.add(egui::Slider::new(&mut l.weight, 0.0..=1.0).text("weight"));
+    slider(
+        ui,
+        &mut l.weight,
+        0.0..=1.0,
+        "weight",
+        "How much of the look-at applies (0: none, 1: all)",
+    );
     ui.horizontal(|ui| {
         ui.label("target");
-        vec3_edit(ui, &mut l.target);
+        vec3_edit(ui, &mut l.target, "Target in model space, metres");
     });
-    ui.small("Drag the green cross in the viewport to move the target.");
+    ui.label("Drag the green cross in the viewport to move the target.");
     match l.solver {
         LookSolver::Shares => {
-            ui.add(
-                egui::Slider::new(&mut l.speed_deg_per_s, 0.0..=1440.0)
-                    .text("speed deg/s (0: none)"),
+            slider(
+                ui,
+                &mut l.speed_deg_per_s,
+                0.0..=1440.0,
+                "speed deg/s (0: none)",
+                "The fastest the head turns toward a moving target; 0 turns at once",
             );
         }
         LookSolver::UnityOriginal => {
-            ui.add(egui::Slider::new(&mut l.rotate_speed, 0.0..=1.0).text("rotateSpeed"))
-                .on_hover_text("The most a bone's smoothing weight grows in one frame");
+            slider(
+                ui,
+                &mut l.rotate_speed,
+                0.0..=1.0,
+                "rotateSpeed",
+                "The most a bone's smoothing weight grows in one frame",
+            );
         }
     }
     ui.horizontal(|ui| {
@@ -259,13 +407,17 @@ fn look_at(ui: &mut egui::Ui, e: &EditorState, p: &mut LayerParams) {
         ui.add(
             egui::DragValue::new(&mut l.eye_horizontal_deg)
                 .range(0.0..=90.0)
-                .prefix("h "),
-        );
+                .prefix("h ")
+                .suffix("°"),
+        )
+        .on_hover_text("Largest sideways eye turn");
         ui.add(
             egui::DragValue::new(&mut l.eye_vertical_deg)
                 .range(0.0..=90.0)
-                .prefix("v "),
-        );
+                .prefix("v ")
+                .suffix("°"),
+        )
+        .on_hover_text("Largest up/down eye turn");
     });
     let rig = &e.layer_rig().look_at;
     let mut remove = None;
@@ -317,7 +469,8 @@ fn chain_bone(
     let report = e.look_report().iter().find(|r| r.index == i);
     let mut remove = false;
     ui.horizontal(|ui| {
-        ui.add(egui::TextEdit::singleline(&mut bone.bone).desired_width(80.0));
+        ui.add(egui::TextEdit::singleline(&mut bone.bone).desired_width(80.0))
+            .on_hover_text("The chain bone: a human bone or joint name");
         if found.is_none() {
             ui.colored_label(Color32::from_rgb(240, 110, 100), "?")
                 .on_hover_text("not on this rig");
@@ -328,7 +481,8 @@ fn chain_bone(
                     .speed(0.01)
                     .range(0.0..=1.0)
                     .prefix("share "),
-            );
+            )
+            .on_hover_text("This bone's share of the turn");
         }
         if let Some(f) = found {
             ui.label(format!("fwd {}", axis_name(f.forward)));
@@ -346,7 +500,10 @@ fn chain_bone(
             };
             ui.colored_label(color, text);
         }
-        remove = ui.small_button("Remove").clicked();
+        remove = ui
+            .small_button("Remove")
+            .on_hover_text("Take this bone out of the chain")
+            .clicked();
     });
     match solver {
         LookSolver::Shares => shares_limit(ui, i, bone),
@@ -368,7 +525,11 @@ fn unity_limits(ui: &mut egui::Ui, i: usize, u: &mut UnityLookBone) {
                 for (m, name) in methods.into_iter().zip(names) {
                     ui.selectable_value(&mut u.method, m, name);
                 }
-            });
+            })
+            .response
+            .on_hover_text(
+                "The original's limit method: per-axis limits, or one cone leaning toward up",
+            );
         let drag = |ui: &mut egui::Ui, v: &mut f32, range, name: &str, tip: &str| {
             ui.add(
                 egui::DragValue::new(v)
@@ -445,7 +606,9 @@ fn shares_limit(ui: &mut egui::Ui, i: usize, bone: &mut LookBone) {
                 for (k, name) in ["no limit", "axis", "smooth"].iter().enumerate() {
                     ui.selectable_value(&mut mode, k, *name);
                 }
-            });
+            })
+            .response
+            .on_hover_text("How this bone's turn is limited");
         if mode != before {
             bone.limit = match mode {
                 0 => LookLimit::Off,
@@ -470,19 +633,24 @@ fn shares_limit(ui: &mut egui::Ui, i: usize, bone: &mut LookBone) {
                 ui.add(
                     egui::DragValue::new(horizontal_deg)
                         .range(0.0..=90.0)
-                        .prefix("h "),
-                );
+                        .prefix("h ")
+                        .suffix("°"),
+                )
+                .on_hover_text("Largest sideways turn (90: free)");
                 ui.add(
                     egui::DragValue::new(vertical_deg)
                         .range(0.0..=90.0)
-                        .prefix("v "),
-                );
+                        .prefix("v ")
+                        .suffix("°"),
+                )
+                .on_hover_text("Largest up/down turn (90: free)");
                 ui.add(
                     egui::DragValue::new(roll)
                         .speed(0.01)
                         .range(-1.0..=1.0)
                         .prefix("roll "),
-                );
+                )
+                .on_hover_text("Roll by this share of the turn when a limit cuts it");
             }
             LookLimit::Smooth {
                 angle_deg,
@@ -491,14 +659,17 @@ fn shares_limit(ui: &mut egui::Ui, i: usize, bone: &mut LookBone) {
                 ui.add(
                     egui::DragValue::new(angle_deg)
                         .range(0.0..=180.0)
-                        .prefix("angle "),
-                );
+                        .prefix("angle ")
+                        .suffix("°"),
+                )
+                .on_hover_text("Largest turn, in any direction");
                 ui.add(
                     egui::DragValue::new(limit_weight)
                         .speed(0.01)
                         .range(0.0..=1.0)
                         .prefix("to up "),
-                );
+                )
+                .on_hover_text("How far the limit cone leans toward up (0: none)");
             }
         }
     });
@@ -506,8 +677,17 @@ fn shares_limit(ui: &mut egui::Ui, i: usize, bone: &mut LookBone) {
 
 fn twist(ui: &mut egui::Ui, e: &EditorState, p: &mut LayerParams) {
     let t = &mut p.twist;
-    ui.checkbox(&mut t.enabled, "Twist correction");
-    ui.add(egui::Slider::new(&mut t.intensity, 0.0..=1.0).text("intensity"));
+    ui.checkbox(&mut t.enabled, "Twist correction")
+        .on_hover_text(
+            "Spread each limb's twist over its twist joints, as a twist-helper rig does",
+        );
+    slider(
+        ui,
+        &mut t.intensity,
+        0.0..=1.0,
+        "intensity",
+        "Share of the twist the helpers take, for every pair without its own",
+    );
     let rig = &e.layer_rig().twist;
     let s = &e.doc().model.character.skeleton;
     for found in &rig.pairs {
@@ -519,7 +699,7 @@ fn twist(ui: &mut egui::Ui, e: &EditorState, p: &mut LayerParams) {
             match &found.problem {
                 Some(why) => {
                     ui.label(RichText::new(label).weak()).on_hover_text(why);
-                    ui.label(RichText::new(why).weak().small());
+                    ui.label(RichText::new(why).weak());
                 }
                 None => {
                     let joints: Vec<&str> = found
@@ -530,13 +710,18 @@ fn twist(ui: &mut egui::Ui, e: &EditorState, p: &mut LayerParams) {
                         .collect();
                     ui.label(label).on_hover_text(joints.join(", "));
                     let mut own = pair.intensity.is_some();
-                    if ui.checkbox(&mut own, "own").changed() {
+                    if ui
+                        .checkbox(&mut own, "own")
+                        .on_hover_text("Give this pair its own intensity")
+                        .changed()
+                    {
                         pair.intensity = own.then_some(0.5);
                     }
                     if let Some(v) = &mut pair.intensity {
-                        ui.add(egui::DragValue::new(v).speed(0.01).range(0.0..=1.0));
+                        ui.add(egui::DragValue::new(v).speed(0.01).range(0.0..=1.0))
+                            .on_hover_text("This pair's intensity");
                     }
-                    ui.small(format!("{} joint(s)", joints.len()));
+                    ui.label(format!("{} joint(s)", joints.len()));
                 }
             }
         });

@@ -99,7 +99,7 @@ impl Inspector {
             }
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
                 if ui
-                    .small_button("▶")
+                    .small_button("»")
                     .on_hover_text("Hide the inspector (the strip at the window's edge, or View, shows it again)")
                     .clicked()
                 {

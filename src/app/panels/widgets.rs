@@ -1,0 +1,29 @@
+//! Small widgets the panels share.
+
+/// A slider with its number field and a label, both halves carrying `tip` as their hover text (egui's own
+/// slider gives its number field no hover text of its own).
+pub fn slider<N: egui::emath::Numeric>(
+    ui: &mut egui::Ui,
+    value: &mut N,
+    range: std::ops::RangeInclusive<N>,
+    text: &str,
+    tip: &str,
+) -> egui::Response {
+    ui.horizontal(|ui| {
+        let span = range.end().to_f64() - range.start().to_f64();
+        let bar = ui
+            .add(egui::Slider::new(value, range.clone()).show_value(false))
+            .on_hover_text(tip);
+        let number = ui
+            .add(
+                egui::DragValue::new(value)
+                    .range(range)
+                    .speed(span / 300.0)
+                    .max_decimals(3),
+            )
+            .on_hover_text(tip);
+        ui.label(text);
+        bar | number
+    })
+    .inner
+}

@@ -1,0 +1,377 @@
+//! The editor's panels as a new user meets them, through egui_kittest: each model's own blend space, a space
+//! laid out from clips, hover text on every control, the layout at 900×600 and at UI scale 2, and the humanoid
+//! mapping editor.
+
+mod common;
+
+use animtune::app::AnimtuneApp;
+use animtune::app::command::{Command, Transport};
+use animtune::app::panels::inspector::blend::CANVAS_LABEL;
+use animtune::blend::BlendMode;
+use egui::accesskit::Role;
+use egui_kittest::Harness;
+use egui_kittest::kittest::{NodeT, Queryable};
+
+fn harness_sized(w: f32, h: f32) -> Harness<'static, AnimtuneApp> {
+    Harness::builder()
+        .with_size(egui::vec2(w, h))
+        .wgpu()
+        .build_eframe(|cc| AnimtuneApp::new(cc, None, None))
+}
+
+fn open(h: &mut Harness<'static, AnimtuneApp>, path: std::path::PathBuf) {
+    h.state_mut().send(Command::Open(path));
+    h.run_steps(3);
+}
+
+#[test]
+fn a_model_opens_on_its_own_space_never_on_the_mannequins() {
+    let mut h = harness_sized(1280.0, 800.0);
+    h.run_steps(2);
+    assert!(!h.state().editor().tuning().blend.nodes.is_empty());
+    open(&mut h, common::asset("CesiumMan.glb"));
+    let e = h.state().editor();
+    assert!(
+        e.tuning().blend.nodes.is_empty(),
+        "CesiumMan took another model's blend space"
+    );
+    assert!(e.blend_sampler().missing().is_empty());
+    assert!(!e.blending(), "nothing to blend: its clip plays");
+    // The unnamed clip is "clip 0" everywhere: the clip list, the timeline, the clip tab.
+    assert_eq!(e.doc().clips[0].name, "clip 0");
+    assert!(h.query_by_label_contains("clip 0").is_some());
+    assert!(h.query_by_label_contains("no clip named").is_none());
+    // The mannequin comes back with its own space.
+    h.state_mut().send(Command::LoadMannequin);
+    h.run_steps(2);
+    assert!(h.state().editor().tuning().blend.nodes.len() > 2);
+}
+
+#[test]
+fn new_space_from_clips_lays_soldier_out_on_a_speed_axis() {
+    let mut h = harness_sized(1280.0, 800.0);
+    h.run_steps(2);
+    open(&mut h, common::asset("mixamo/Soldier.glb"));
+    h.get_by_label("New space from clips").click();
+    h.run_steps(3);
+    let space = h.state().editor().tuning().blend.clone();
+    assert_eq!(space.mode, BlendMode::OneD, "{space:?}");
+    assert!(space.axes[0].name.contains("Speed"), "{:?}", space.axes[0]);
+    let at = |clip: &str| {
+        space
+            .nodes
+            .iter()
+            .find(|n| n.clip == clip)
+            .unwrap_or_else(|| panic!("no {clip} node in {space:?}"))
+            .position[0]
+    };
+    assert_eq!(at("Idle"), 0.0);
+    assert!(0.5 < at("Walk") && at("Walk") < at("Run"), "{space:?}");
+    assert!(!space.nodes.iter().any(|n| n.clip == "TPose"), "{space:?}");
+    assert!(h.state().editor().blending(), "the new space plays");
+    assert!(
+        h.state().editor().status().text.contains("left out: TPose"),
+        "{}",
+        h.state().editor().status().text
+    );
+    // Undo brings back the empty space.
+    h.state_mut().send(Command::Undo);
+    h.run_steps(2);
+    assert!(h.state().editor().tuning().blend.nodes.is_empty());
+}
+
+/// Roles of the widgets a user acts on.
+fn interactive(role: Role) -> bool {
+    matches!(
+        role,
+        Role::Button
+            | Role::CheckBox
+            | Role::RadioButton
+            | Role::ComboBox
+            | Role::Slider
+            | Role::SpinButton
+            | Role::TextInput
+            | Role::Canvas
+            | Role::Tab
+            | Role::Switch
+            | Role::Link
+    )
+}
+
+/// Interactive widgets shown now with no hover text (their accessible description), as "role label".
+fn undescribed(h: &Harness<'static, AnimtuneApp>) -> Vec<String> {
+    h.root()
+        .children_recursive()
+        .filter(|n| {
+            let a = n.accesskit_node();
+            interactive(a.role()) && a.description().is_none_or(|d| d.trim().is_empty())
+        })
+        .map(|n| {
+            let a = n.accesskit_node();
+            format!("{:?} {:?}", a.role(), a.label().unwrap_or_default())
+        })
+        .collect()
+}
+
+#[test]
+fn every_interactive_widget_has_hover_text() {
+    let mut h = harness_sized(1280.0, 800.0);
+    h.run_steps(2);
+    let mut missing = Vec::new();
+    let mut check = |h: &mut Harness<'static, AnimtuneApp>, what: &str| {
+        h.run_steps(2);
+        for m in undescribed(h) {
+            missing.push(format!("{what}: {m}"));
+        }
+    };
+    check(&mut h, "Blend tab");
+    for tab in ["Clip", "Joint", "Humanoid", "Layers"] {
+        h.get_by_label(tab).click();
+        check(&mut h, tab);
+    }
+    // A joint selected, a clip playing with an in/out range, the export window open.
+    h.state_mut().send(Command::SelectJoint(Some(3)));
+    h.state_mut().send(Command::PlayClip(Some(0)));
+    h.state_mut().send(Command::SetPlayRange(Some([0.1, 0.5])));
+    h.get_by_label("Joint").click();
+    check(&mut h, "Joint tab, joint selected");
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::E);
+    check(&mut h, "Export window, clip playing");
+    // Every menu, opened.
+    for menu in ["File", "Edit", "View", "Help"] {
+        h.get_by_role_and_label(Role::Button, menu).click();
+        check(&mut h, &format!("{menu} menu"));
+        h.key_press(egui::Key::Escape);
+        h.run_steps(2);
+    }
+    assert!(missing.is_empty(), "no hover text:\n{}", missing.join("\n"));
+}
+
+#[test]
+fn escape_closes_a_menu() {
+    let mut h = harness_sized(1280.0, 800.0);
+    h.run_steps(2);
+    h.get_by_label("File").click();
+    h.run_steps(2);
+    assert!(h.query_by_label_contains("Save preset").is_some());
+    h.key_press(egui::Key::Escape);
+    h.run_steps(2);
+    assert!(
+        h.query_by_label_contains("Save preset").is_none(),
+        "the File menu is still open"
+    );
+}
+
+/// Renders, saves the image under target/ui-snapshots/ for people to look at, and asserts that the whole
+/// blend canvas is on screen and not under the timeline: every corner of it is inside the window and above
+/// the ruler, and the canvas's dark background shows at each corner.
+fn assert_canvas_whole(h: &mut Harness<'static, AnimtuneApp>, name: &str, size: egui::Vec2) {
+    h.run_steps(3);
+    let canvas = h.get_by_label(CANVAS_LABEL).rect();
+    let ruler = h.get_by_role_and_label(Role::Slider, "Time").rect();
+    let image = h.render().expect("the wgpu test renderer");
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("ui-snapshots");
+    std::fs::create_dir_all(&dir).unwrap();
+    image.save(dir.join(format!("{name}.png"))).unwrap();
+    assert!(
+        canvas.width() >= 100.0 && canvas.height() >= 35.0,
+        "{name}: canvas {canvas:?}"
+    );
+    assert!(
+        canvas.left() >= 0.0
+            && canvas.right() <= size.x
+            && canvas.top() >= 0.0
+            && canvas.bottom() <= ruler.top(),
+        "{name}: canvas {canvas:?} is cut (window {size:?}, ruler {ruler:?})"
+    );
+    let scale = image.width() as f32 / size.x;
+    for corner in [
+        canvas.left_top() + egui::vec2(3.0, 3.0),
+        canvas.right_top() + egui::vec2(-3.0, 3.0),
+        canvas.left_bottom() + egui::vec2(3.0, -3.0),
+        canvas.right_bottom() + egui::vec2(-3.0, -3.0),
+    ] {
+        let p = image.get_pixel((corner.x * scale) as u32, (corner.y * scale) as u32);
+        assert!(
+            p[0] < 90 && p[1] < 90 && p[2] < 110,
+            "{name}: the canvas is not drawn at {corner:?} ({p:?}): covered or cut"
+        );
+    }
+}
+
+#[test]
+fn the_whole_blend_canvas_shows_at_900x600_and_at_scale_2() {
+    let mut h = harness_sized(900.0, 600.0);
+    h.run_steps(2);
+    assert_canvas_whole(&mut h, "blend_900x600", egui::vec2(900.0, 600.0));
+    // The viewport keeps a usable size beside the panels.
+    let viewport = h
+        .get_by_label(animtune::app::panels::viewport::VIEWPORT_LABEL)
+        .rect();
+    assert!(viewport.width() >= 300.0, "viewport {viewport:?}");
+
+    let mut h = harness_sized(1280.0, 800.0);
+    h.ctx.set_zoom_factor(2.0);
+    h.run_steps(3);
+    assert_canvas_whole(&mut h, "blend_scale2", egui::vec2(640.0, 400.0));
+}
+
+#[test]
+fn the_inspector_keeps_its_width_across_tabs() {
+    let mut h = harness_sized(1280.0, 800.0);
+    h.run_steps(2);
+    let viewport = |h: &Harness<'static, AnimtuneApp>| {
+        h.get_by_label(animtune::app::panels::viewport::VIEWPORT_LABEL)
+            .rect()
+    };
+    let first = viewport(&h);
+    for tab in ["Clip", "Joint", "Humanoid", "Layers", "Blend"] {
+        h.get_by_label(tab).click();
+        h.run_steps(2);
+        assert!(
+            (viewport(&h).width() - first.width()).abs() < 1.0,
+            "{tab}: the viewport went from {first:?} to {:?}",
+            viewport(&h)
+        );
+    }
+}
+
+#[test]
+fn remapping_a_human_bone_changes_the_pose_and_is_saved_in_the_preset() {
+    use animtune::core::HumanBone;
+    let dir = common::temp_dir("remap");
+    let mut h = harness_sized(1280.0, 800.0);
+    h.run_steps(2);
+    h.state_mut().send(Command::Transport(Transport::Stop));
+    h.run_steps(2);
+    let (chest, neck) = {
+        let c = &h.state().editor().doc().model.character;
+        (
+            c.humanoid.joint(HumanBone::Chest).unwrap(),
+            c.humanoid.joint(HumanBone::Neck).unwrap(),
+        )
+    };
+    // Breathing at its fullest, so that which joint the breath bones name shows in the pose.
+    h.state_mut()
+        .send(Command::Transport(Transport::Scrub(1.2)));
+    h.run_steps(2);
+    let before = h.state().editor().pose().local.clone();
+    // The Humanoid tab's combo box for Chest, then the neck joint in its list.
+    h.get_by_label("Humanoid").click();
+    h.run_steps(2);
+    let neck_name = h
+        .state()
+        .editor()
+        .doc()
+        .model
+        .character
+        .skeleton
+        .name(neck)
+        .to_string();
+    let combo = h
+        .root()
+        .children_recursive()
+        .find(|n| {
+            let a = n.accesskit_node();
+            a.role() == Role::ComboBox
+                && a.description().is_some_and(|d| d.contains("plays Chest;"))
+        })
+        .expect("a combo box for Chest");
+    combo.click();
+    h.run_steps(2);
+    h.get_by_label(&format!("{neck_name}  [Neck]")).click();
+    h.run_steps(3);
+    let e = h.state().editor();
+    let c = &e.doc().model.character;
+    assert_eq!(c.humanoid.joint(HumanBone::Chest), Some(neck));
+    assert_eq!(
+        c.humanoid.joint(HumanBone::Neck),
+        None,
+        "a joint plays one bone"
+    );
+    let after = &e.pose().local;
+    let moved = (0..after.len())
+        .filter(|&j| after[j].rotation.angle_between(before[j].rotation) > 1e-4)
+        .count();
+    assert!(moved > 0, "the pose did not change");
+    assert!(
+        after[chest].rotation.angle_between(before[chest].rotation) > 1e-4
+            || after[neck].rotation.angle_between(before[neck].rotation) > 1e-4
+    );
+    let preset = dir.join("remapped.json");
+    h.state_mut().send(Command::SavePreset {
+        path: preset.clone(),
+        overwrite: true,
+    });
+    h.run_steps(2);
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&preset).unwrap()).unwrap();
+    assert_eq!(json["humanoid"]["Chest"], neck_name.as_str(), "{json}");
+    assert_eq!(json["humanoid"]["Neck"], "", "{json}");
+    // Undo restores the model's own mapping; the preset brings the override back.
+    h.state_mut().send(Command::Undo);
+    h.run_steps(2);
+    assert_eq!(
+        h.state()
+            .editor()
+            .doc()
+            .model
+            .character
+            .humanoid
+            .joint(HumanBone::Chest),
+        Some(chest)
+    );
+    h.state_mut().send(Command::Open(preset));
+    h.run_steps(2);
+    assert_eq!(
+        h.state()
+            .editor()
+            .doc()
+            .model
+            .character
+            .humanoid
+            .joint(HumanBone::Chest),
+        Some(neck),
+        "{}",
+        h.state().editor().status().text
+    );
+}
+
+#[test]
+fn a_broken_humanoid_is_fixed_from_the_humanoid_tab() {
+    use animtune::core::HumanBone;
+    let mut h = harness_sized(1280.0, 800.0);
+    h.run_steps(2);
+    let head = h
+        .state()
+        .editor()
+        .doc()
+        .model
+        .character
+        .humanoid
+        .joint(HumanBone::Head)
+        .unwrap();
+    h.state_mut()
+        .send(Command::SetHumanBone(HumanBone::Head, None));
+    h.get_by_label("Humanoid").click();
+    h.run_steps(3);
+    assert!(
+        !h.state()
+            .editor()
+            .doc()
+            .model
+            .character
+            .humanoid
+            .is_humanoid()
+    );
+    assert!(h.query_by_label_contains("Not a humanoid").is_some());
+    h.state_mut()
+        .send(Command::SetHumanBone(HumanBone::Head, Some(head)));
+    h.run_steps(2);
+    let e = h.state().editor();
+    assert!(e.doc().model.character.humanoid.is_humanoid());
+    assert!(
+        e.tuning().humanoid.is_empty(),
+        "back to the model's own mapping: no override"
+    );
+}
