@@ -164,11 +164,12 @@ fn escape_closes_a_menu() {
 
 /// Renders, saves the image under target/ui-snapshots/ for people to look at, and asserts that the whole
 /// blend canvas is on screen and not under the timeline: every corner of it is inside the window and above
-/// the ruler, and the canvas's dark background shows at each corner.
+/// the timeline panel, and the canvas's dark background shows at each corner.
 fn assert_canvas_whole(h: &mut Harness<'static, AnimtuneApp>, name: &str, size: egui::Vec2) {
     h.run_steps(3);
     let canvas = h.get_by_label(CANVAS_LABEL).rect();
-    let ruler = h.get_by_role_and_label(Role::Slider, "Time").rect();
+    // The timeline panel starts at its transport buttons.
+    let timeline = h.get_by_role_and_label(Role::Button, "|<").rect();
     let image = h.render().expect("the wgpu test renderer");
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("ui-snapshots");
     std::fs::create_dir_all(&dir).unwrap();
@@ -181,8 +182,8 @@ fn assert_canvas_whole(h: &mut Harness<'static, AnimtuneApp>, name: &str, size: 
         canvas.left() >= 0.0
             && canvas.right() <= size.x
             && canvas.top() >= 0.0
-            && canvas.bottom() <= ruler.top(),
-        "{name}: canvas {canvas:?} is cut (window {size:?}, ruler {ruler:?})"
+            && canvas.bottom() <= timeline.top() - 4.0,
+        "{name}: canvas {canvas:?} is cut (window {size:?}, timeline from {timeline:?})"
     );
     let scale = image.width() as f32 / size.x;
     for corner in [

@@ -403,7 +403,7 @@ impl eframe::App for AnimtuneApp {
         let scene_panel = egui::Panel::left("scene")
             .resizable(true)
             .default_size(240.0f32.min(width * 0.25))
-            .size_range(160.0..=(width * 0.3).max(161.0));
+            .size_range(140.0..=(width * 0.25).max(141.0));
         let mut clip_list = None;
         // Set when a button in the panel (or its collapsed strip) opens or closes it.
         let mut scene_open = None;
@@ -430,7 +430,7 @@ impl eframe::App for AnimtuneApp {
         let inspector_panel = egui::Panel::right("inspector")
             .resizable(true)
             .default_size(360.0f32.min(width * 0.36))
-            .size_range(220.0..=(width * 0.45).max(221.0));
+            .size_range(200.0..=(width * 0.4).max(201.0));
         let inspector = &mut self.inspector;
         let mut inspector_open = None;
         egui::Panel::show_switched(
