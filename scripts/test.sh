@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 
 # System packages: node/npm for the glTF validator; Vulkan (lavapipe), Xvfb and the X libraries winit loads, for the
 # renderer and window tests; GNU time for the peak memory of hostile-input runs (tests/malformed.rs).
-packages=(time libvulkan1 mesa-vulkan-drivers xvfb xauth libxkbcommon-x11-0 libxcursor1 libxi6 libxrandr2 libx11-xcb1)
+packages=(time libvulkan1 mesa-vulkan-drivers xvfb xauth xdotool libxkbcommon-x11-0 libxcursor1 libxi6 libxrandr2 libx11-xcb1)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -162,7 +162,7 @@ fn canvas_point(h: &Harness<'static, AnimtuneApp>, p: [f64; 2]) -> egui::Pos2 {
         .rect();
     animtune::app::panels::inspector::blend::space_to_screen(
         &h.state().editor().tuning().blend,
-        rect.shrink(1.0),
+        animtune::app::panels::inspector::blend::space_rect(rect),
         p,
     )
 }

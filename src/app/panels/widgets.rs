@@ -14,6 +14,9 @@ pub fn slider<N: egui::emath::Numeric>(
         let bar = ui
             .add(egui::Slider::new(value, range.clone()).show_value(false))
             .on_hover_text(tip);
+        // Named as egui names a slider with its text (the label is drawn after the number field instead).
+        let shown = value.to_f64();
+        bar.widget_info(|| egui::WidgetInfo::slider(true, shown, text));
         let number = ui
             .add(
                 egui::DragValue::new(value)

@@ -75,6 +75,12 @@ impl Default for BlendPanel {
     }
 }
 
+/// Where the space's range is drawn inside the canvas widget's rectangle: inset by a node's size, so nodes at
+/// the ends of the axes are whole.
+pub fn space_rect(canvas: Rect) -> Rect {
+    canvas.shrink(1.0 + NODE_RADIUS * 1.2 + 2.0)
+}
+
 /// The rectangle of the space shown on the canvas: the axes' ranges (y is a unit band in 1D).
 pub fn shown_range(space: &BlendSpace) -> (DVec2, DVec2) {
     let [ax, ay] = &space.axes;
@@ -412,8 +418,7 @@ impl BlendPanel {
              select it. Arrow keys move the point (Shift: farther).",
         );
         let frame = response.rect.shrink(1.0);
-        // The space is drawn inset by a node's size, so nodes at the ends of the axes are whole.
-        let rect = frame.shrink(NODE_RADIUS * 1.2 + 2.0);
+        let rect = space_rect(response.rect);
         self.update_texture(ui.ctx(), blend);
         painter.rect_filled(frame, 2.0, Color32::from_gray(18));
         if let Some(t) = &self.texture {
