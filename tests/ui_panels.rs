@@ -376,3 +376,52 @@ fn a_broken_humanoid_is_fixed_from_the_humanoid_tab() {
         "back to the model's own mapping: no override"
     );
 }
+
+#[test]
+fn ctrl_o_with_the_built_in_browser_opens_a_typed_path() {
+    // egui_file labels folders and files with emoji that egui's bundled fonts lack: they draw as boxes.
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1280.0, 800.0))
+        .allow_missing_glyphs()
+        .wgpu()
+        .build_eframe(|cc| AnimtuneApp::new(cc, None, None));
+    h.run_steps(2);
+    // View → File → "Built-in file browser", as a user without a system dialog would find it.
+    h.get_by_role_and_label(Role::Button, "File").click();
+    h.run_steps(2);
+    h.get_by_label("Built-in file browser").click();
+    h.run_steps(2);
+    h.key_press(egui::Key::Escape);
+    h.run_steps(2);
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::O);
+    h.run_steps(3);
+    assert!(h.state().file_dialog_open(), "no file dialog");
+    assert!(
+        h.query_by_label_contains("Open a model").is_some(),
+        "the in-app browser is not shown"
+    );
+    // Its folder field (showing the working directory) takes a full path; Enter opens the file.
+    let robot = common::asset("RobotExpressive.glb");
+    let cwd = std::env::current_dir().unwrap().display().to_string();
+    h.get_all_by_role(Role::TextInput)
+        .find(|n| n.accesskit_node().value().as_deref() == Some(cwd.as_str()))
+        .expect("the browser's folder field")
+        .focus();
+    h.run_steps(1);
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    h.run_steps(1);
+    h.get_all_by_role(Role::TextInput)
+        .find(|n| n.accesskit_node().value().as_deref() == Some(cwd.as_str()))
+        .expect("the browser's folder field, focused")
+        .type_text(robot.to_str().unwrap());
+    h.run_steps(1);
+    h.key_press(egui::Key::Enter);
+    h.run_steps(4);
+    assert!(!h.state().file_dialog_open());
+    assert_eq!(
+        h.state().editor().doc().name,
+        "RobotExpressive.glb",
+        "{}",
+        h.state().editor().status().text
+    );
+}
