@@ -200,7 +200,7 @@ fn ruler(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) {
             Pos2::new(x + 3.0, rect.top() + 12.0),
             egui::Align2::LEFT_TOP,
             format!("{t:.2}s  f{}", (t * rate).round() as u32),
-            egui::FontId::monospace(10.0),
+            egui::TextStyle::Monospace.resolve(&painter.ctx().global_style()),
             Color32::from_gray(170),
         );
         t += step;

@@ -240,7 +240,7 @@ impl ViewportPanel {
             tip - d * 30.0,
             egui::Align2::CENTER_CENTER,
             "look target",
-            egui::FontId::proportional(11.0),
+            egui::TextStyle::Body.resolve(ui.style()),
             green,
         );
     }

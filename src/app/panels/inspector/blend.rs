@@ -552,7 +552,7 @@ impl BlendPanel {
                 y += step;
             }
         }
-        let font = egui::TextStyle::Small.resolve(&painter.ctx().global_style());
+        let font = egui::TextStyle::Body.resolve(&painter.ctx().global_style());
         let text = Color32::from_gray(210);
         painter.text(
             rect.left_bottom() + Vec2::new(3.0, -2.0),
