@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-60}"
-targets="${FUZZ_TARGETS:-animclip unity preset gltf blend_path render_setup heatmap}"
+targets="${FUZZ_TARGETS:-animclip unity preset gltf blend_path render_setup heatmap fbx}"
 cargo build --release --locked --no-default-features --example fuzz
 status=0
 for t in $targets; do

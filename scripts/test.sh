@@ -71,8 +71,10 @@ cargo run --quiet --locked -- bake mannequin --preset target/export-preset.json 
   --format gltf --animation-only -o target/export-run-skeleton.glb --force
 assets="${ANIMTUNE_TEST_ASSETS:-../shared/assets}"
 cargo run --quiet --locked -- bake "$assets/CesiumMan.glb" --format gltf -o target/export-cesium.glb --force
+cargo run --quiet --locked -- bake "$assets/fbx/mixamo.fbx" --format gltf --duration 2 -o target/export-fbx.glb \
+  --force
 (cd "$tools" && node ../../scripts/validate_gltf.mjs ../mannequin.glb ../export-walk.glb \
-  ../export-run-skeleton.glb ../export-cesium.glb)
+  ../export-run-skeleton.glb ../export-cesium.glb ../export-fbx.glb)
 
 echo "== three.js replays the exports: its joint poses against animtune's evaluation of the same file"
 for t in 0.1 0.55 1.0 1.45 1.9; do
@@ -82,8 +84,23 @@ for t in 0.05 0.35 0.65; do
   cargo run --quiet --locked -- pose target/export-run-skeleton.glb --clip 0 --time "$t" --json \
     > "target/replay-run-$t.json"
 done
+for t in 0.1 0.95 1.9; do
+  cargo run --quiet --locked -- pose target/export-fbx.glb --clip 0 --time "$t" --json > "target/replay-fbx-$t.json"
+done
 (cd "$tools" && node ../../scripts/replay_threejs.mjs ../export-walk.glb ../replay-walk-*.json &&
-  node ../../scripts/replay_threejs.mjs ../export-run-skeleton.glb ../replay-run-*.json)
+  node ../../scripts/replay_threejs.mjs ../export-run-skeleton.glb ../replay-run-*.json &&
+  node ../../scripts/replay_threejs.mjs ../export-fbx.glb ../replay-fbx-*.json)
+
+echo "== three.js's FBXLoader reads the FBX files: its joint poses against animtune's import, at 3 key times"
+assets_abs="$(cd "$assets" && pwd)"
+for f in Samba_Dancing mixamo; do
+  fbx="$assets_abs/fbx/$f.fbx"
+  unit=$(cargo run --quiet --locked -- inspect "$fbx" | sed -n 's/.*units of \([0-9.e-]*\) m.*/\1/p')
+  for t in 1.0 5.0 10.0; do
+    cargo run --quiet --locked -- pose "$fbx" --clip 0 --time "$t" --json > "target/fbx-$f-$t.json"
+  done
+  (cd "$tools" && node ../../scripts/fbx_threejs.mjs "$fbx" "$unit" ../fbx-"$f"-*.json)
+done
 
 echo "== benchmarks, each run once as a test"
 cargo test --bench pose_eval --bench clip_bake --bench frame --bench blend --bench layers --locked

@@ -23,11 +23,13 @@ pub enum Target {
     RenderSetup,
     /// Blend space loading, then its influence map (`blend::heatmap`) within the work budget.
     Heatmap,
+    /// FBX import from bytes (`import::fbx::load_bytes_with`, ufbx), then every clip evaluated.
+    Fbx,
 }
 
 impl Target {
     /// Every target.
-    pub const ALL: [Target; 7] = [
+    pub const ALL: [Target; 8] = [
         Target::Animclip,
         Target::Unity,
         Target::Preset,
@@ -35,6 +37,7 @@ impl Target {
         Target::BlendPath,
         Target::RenderSetup,
         Target::Heatmap,
+        Target::Fbx,
     ];
 
     /// Lowercase name (folder of its corpus).
@@ -47,6 +50,7 @@ impl Target {
             Target::BlendPath => "blend_path",
             Target::RenderSetup => "render_setup",
             Target::Heatmap => "heatmap",
+            Target::Fbx => "fbx",
         }
     }
 
@@ -124,21 +128,18 @@ pub fn run(target: Target, bytes: &[u8]) -> String {
                 (Err(e), _) | (_, Err(e)) => preset_error_kind(e),
             }
         }
-        Target::Gltf => outcome(import(bytes).map(|m| {
-            use crate::eval::{ClockStep, EvalInput, Evaluator, SourceSpec};
-            let layers = crate::layers::LayerParams::default();
-            let c = &m.character;
-            let mut ev = Evaluator::new(c, &m.clips, SourceSpec::Rest, layers);
-            ev.evaluate(&EvalInput::default());
-            for (i, clip) in m.clips.iter().enumerate() {
-                ev.set_source(c, &m.clips, SourceSpec::Clip(i));
-                let clock = ClockStep::Seek(clip.duration * 0.5);
-                ev.evaluate(&EvalInput {
-                    clock,
-                    ..EvalInput::default()
-                });
-            }
-        })),
+        Target::Fbx => outcome(
+            crate::import::fbx::load_bytes_with(
+                bytes,
+                "fuzz",
+                None,
+                Path::new("fuzz-input"),
+                &fuzz_limits(),
+            )
+            .map(|m| evaluate_every_clip(&m))
+            .map_err(|e| e.to_string()),
+        ),
+        Target::Gltf => outcome(import(bytes).map(|m| evaluate_every_clip(&m))),
         Target::RenderSetup => outcome(import(bytes).and_then(|m| {
             use crate::core::gpu_fit::{GpuLimits, fit_character};
             let c = &m.character;
@@ -185,6 +186,26 @@ pub fn run(target: Target, bytes: &[u8]) -> String {
         ),
     }
 }
+
+/// Poses an imported model at rest and each of its clips halfway through, through the Evaluator.
+fn evaluate_every_clip(m: &crate::import::ImportedModel) {
+    use crate::eval::{ClockStep, EvalInput, Evaluator, SourceSpec};
+    let layers = crate::layers::LayerParams::default();
+    let c = &m.character;
+    let mut ev = Evaluator::new(c, &m.clips, SourceSpec::Rest, layers);
+    ev.evaluate(&EvalInput::default());
+    for (i, clip) in m.clips.iter().enumerate() {
+        ev.set_source(c, &m.clips, SourceSpec::Clip(i));
+        let clock = ClockStep::Seek(clip.duration * 0.5);
+        ev.evaluate(&EvalInput {
+            clock,
+            ..EvalInput::default()
+        });
+    }
+}
+
+/// A two-joint skinned quad with a three-key rotation curve, as an ASCII FBX 7.4 file: the FBX fuzzer's seed.
+pub const TINY_FBX: &str = include_str!("import/tiny.fbx");
 
 /// glTF import under [`fuzz_limits`], its error as text.
 fn import(bytes: &[u8]) -> Result<crate::import::ImportedModel, String> {
@@ -323,6 +344,7 @@ pub fn seeds(target: Target) -> Vec<Vec<u8>> {
                 serde_json::to_vec(&crate::demo::locomotion::default_blend_space()).unwrap_or_default(),
             ]
         }
+        Target::Fbx => vec![TINY_FBX.as_bytes().to_vec()],
         Target::Heatmap => vec![
             serde_json::to_vec(&crate::demo::locomotion::default_blend_space()).unwrap_or_default(),
         ],

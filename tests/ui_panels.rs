@@ -425,3 +425,41 @@ fn ctrl_o_with_the_built_in_browser_opens_a_typed_path() {
         h.state().editor().status().text
     );
 }
+
+#[test]
+fn an_fbx_character_plays_in_the_editor_and_lends_its_clip_to_a_glb() {
+    let mut h = harness_sized(1280.0, 800.0);
+    h.run_steps(2);
+    open(&mut h, common::asset("fbx/Samba_Dancing.fbx"));
+    let e = h.state().editor();
+    assert_eq!(e.doc().name, "Samba_Dancing.fbx", "{}", e.status().text);
+    assert!(e.doc().model.character.humanoid.is_humanoid());
+    assert!(
+        e.clip().is_some() && e.eval().is_playing(),
+        "its clip plays"
+    );
+    let before = e.pose().local.clone();
+    let t0 = e.eval().time();
+    h.run_steps(4);
+    let e = h.state().editor();
+    assert!(e.eval().time() > t0);
+    let moved = before
+        .iter()
+        .zip(&e.pose().local)
+        .filter(|(a, b)| a.rotation.angle_between(b.rotation) > 1e-3)
+        .count();
+    assert!(moved > 10, "{moved} joints moved");
+    // The dance bound onto Mixamo's Xbot (.glb) by joint name.
+    open(&mut h, common::asset("mixamo/Xbot.glb"));
+    h.state_mut()
+        .send(Command::AddClips(common::asset("fbx/Samba_Dancing.fbx")));
+    h.run_steps(3);
+    let e = h.state().editor();
+    let source = e.doc().clip_sources.last().expect("clips added");
+    assert!(
+        source.by_name + source.by_path > 40,
+        "{source:?} {}",
+        e.status().text
+    );
+    assert_eq!(e.doc().clips[e.clip().unwrap()].name, "mixamo.com");
+}

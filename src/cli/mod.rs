@@ -292,7 +292,7 @@ pub struct BakeArgs {
 /// How a model is opened: the file and an optional humanoid override.
 #[derive(Debug, Args)]
 pub struct ModelArgs {
-    /// A .glb, .gltf, .vrm or .vrma file, or "mannequin" for the built-in one.
+    /// A .glb, .gltf, .vrm, .vrma or .fbx file, or "mannequin" for the built-in one.
     pub model: String,
     /// Override one humanoid bone: BONE=JOINT (e.g. --map Chest=Spine2); repeatable.
     #[arg(long = "map", value_name = "BONE=JOINT")]

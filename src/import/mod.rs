@@ -1,5 +1,6 @@
 //! Importers: files on disk → [`Character`](crate::core::Character) and [`Clip`](crate::core::Clip)s.
 
+pub mod fbx;
 pub mod gltf;
 pub mod uri;
 
@@ -23,6 +24,14 @@ pub enum ImportError {
         /// The file.
         path: PathBuf,
         /// What the reader said.
+        message: String,
+    },
+    /// Not an FBX file ufbx can read (truncated, corrupt, an unsupported version…).
+    #[error("{path}: {message}")]
+    Fbx {
+        /// The file.
+        path: PathBuf,
+        /// What ufbx said.
         message: String,
     },
     /// An external URI that points outside the model's folder or at the network.
@@ -74,7 +83,7 @@ impl ImportedModel {
     }
 }
 
-/// Loads a .glb, .gltf (with external files beside it), .vrm or .vrma file, within the limits from the
+/// Loads a .glb, .gltf (with external files beside it), .vrm, .vrma or .fbx file, within the limits from the
 /// environment ([`Limits::from_env`]).
 pub fn load_file(path: &Path) -> Result<ImportedModel, ImportError> {
     load_file_with(path, &Limits::from_env())
@@ -88,13 +97,21 @@ pub fn load_file_with(path: &Path, limits: &Limits) -> Result<ImportedModel, Imp
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
-    gltf::load_bytes_with(&bytes, &name, Some(&base), path, limits)
+    let is_fbx = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("fbx"))
+        || fbx::looks_like_fbx(&bytes);
+    if is_fbx {
+        fbx::load_bytes_with(&bytes, &name, Some(&base), path, limits)
+    } else {
+        gltf::load_bytes_with(&bytes, &name, Some(&base), path, limits)
+    }
 }
 
 /// Why a file's clips could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum ClipsError {
-    /// A model file (.glb, .gltf, .vrm, .vrma) failed to import.
+    /// A model file (.glb, .gltf, .vrm, .vrma, .fbx) failed to import.
     #[error(transparent)]
     Import(#[from] ImportError),
     /// A clip file (.animclip, Unity layout) failed to decode.
@@ -105,7 +122,7 @@ pub enum ClipsError {
     NoClips(PathBuf),
 }
 
-/// Every clip a file holds, whatever its format: a model's animations (.glb, .gltf, .vrm, .vrma, each track
+/// Every clip a file holds, whatever its format: a model's animations (.glb, .gltf, .vrm, .vrma, .fbx, each track
 /// carrying its joint's path, name, humanoid bone and rest pose so it binds to another character), or a baked
 /// clip (.animclip, or the Unity layout in Unity's axes). Unnamed clips take the file's name.
 pub fn load_clips(path: &Path) -> Result<Vec<Clip>, ClipsError> {

@@ -40,8 +40,10 @@ impl Purpose {
     /// Extensions the dialog lists (empty: folders only).
     fn extensions(self) -> &'static [&'static str] {
         match self {
-            Purpose::Open(OpenKind::Model) => &["glb", "gltf", "vrm"],
-            Purpose::Open(OpenKind::Clips) => &["glb", "gltf", "vrm", "vrma", "animclip", "bytes"],
+            Purpose::Open(OpenKind::Model) => &["glb", "gltf", "vrm", "fbx"],
+            Purpose::Open(OpenKind::Clips) => {
+                &["glb", "gltf", "vrm", "vrma", "fbx", "animclip", "bytes"]
+            }
             Purpose::Open(OpenKind::Preset) | Purpose::SavePreset => &["json"],
             Purpose::ExportFile("glb") => &["glb"],
             Purpose::ExportFile("animclip") => &["animclip"],

@@ -65,7 +65,7 @@ impl EditorState {
         };
         s.adopt_model();
         s.session.report(
-            "Built-in mannequin on its locomotion blend space. Open a .glb/.gltf/.vrm model, a clip or a preset (File menu, or drop a file).".into(),
+            "Built-in mannequin on its locomotion blend space. Open a .glb/.gltf/.vrm/.fbx model, a clip or a preset (File menu, or drop a file).".into(),
             false,
         );
         s.update(0.0, false);

@@ -18,7 +18,7 @@ pub struct MenuRequests {
 /// The kinds of file the open dialogs offer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OpenKind {
-    /// A character (.glb, .gltf, .vrm).
+    /// A character (.glb, .gltf, .vrm, .fbx).
     Model,
     /// Clips to add to the character: any file holding animation (models, .vrma, .animclip, Unity .bytes).
     Clips,
@@ -69,13 +69,13 @@ pub fn ui(
     let mut requests = MenuRequests::default();
     egui::MenuBar::new().ui(ui, |ui| {
         ui.menu_button("File", |ui| {
-            if item(ui, "Open model…  Ctrl+O", "Open a .glb, .gltf or .vrm character (or drop it on the window)") {
+            if item(ui, "Open model…  Ctrl+O", "Open a .glb, .gltf, .vrm or .fbx character (or drop it on the window)") {
                 out.push(Command::ChooseFile(Purpose::Open(OpenKind::Model)));
             }
             if item(
                 ui,
                 "Add clips from…",
-                "Adds the clips of another file (a model, .vrma, .animclip, Unity .bytes) to this character; you \
+                "Adds the clips of another file (a model, .fbx, .vrma, .animclip, Unity .bytes) to this character; you \
                  can also drop files on the clip list",
             ) {
                 out.push(Command::ChooseFile(Purpose::Open(OpenKind::Clips)));
