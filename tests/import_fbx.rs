@@ -19,6 +19,18 @@ fn mixamo_fbx_files_are_humanoids_by_mixamo_names() {
         assert_eq!(h.source, MappingSource::Names, "{name}");
         let hips = h.joint(HumanBone::Hips).unwrap();
         assert_eq!(c.skeleton.name(hips), "mixamorig:Hips", "{name}");
+        // Fingers map Index1-3 as Unity does; Index4 is the tip's end marker, not the distal bone (nor a twist).
+        let distal = h.joint(HumanBone::LeftIndexDistal).unwrap();
+        assert_eq!(
+            c.skeleton.name(distal),
+            "mixamorig:LeftHandIndex3",
+            "{name}"
+        );
+        assert!(
+            c.twist_chains().is_empty(),
+            "{name}: {:?}",
+            c.twist_chains()
+        );
         assert!(c.skins.len() == 2 && c.meshes.len() == 2, "{name}");
         assert!(
             c.notes.iter().any(|n| n.contains("units of 0.01 m")),

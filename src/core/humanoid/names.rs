@@ -92,6 +92,14 @@ impl HumanoidMap {
                     .map(|(j, _)| j)
                     .collect();
                 joints.sort_by_key(|&j| (skeleton.depth(j), j));
+                // A fourth joint that ends the chain is the fingertip's end marker (Mixamo's "Index4"), not the
+                // distal bone: Unity maps Index1-3.
+                if joints.len() >= 4
+                    && let Some(&tip) = joints.last()
+                    && !(0..skeleton.len()).any(|k| skeleton.parent(k) == Some(tip))
+                {
+                    joints.pop();
+                }
                 assign_chain(&mut bones, &joints, &finger_bones(side, finger));
             }
         }
