@@ -242,3 +242,72 @@ fn the_cli_inspects_poses_renders_and_bakes_an_fbx() {
     assert!((back.clips[0].duration - 2.0).abs() < 0.05);
     assert!(back.character.humanoid.is_humanoid());
 }
+
+#[test]
+fn a_base_colour_texture_beside_the_fbx_is_read_and_one_outside_its_folder_is_not() {
+    let dir = common::temp_dir("fbx-texture");
+    let mut png = image::RgbaImage::new(2, 2);
+    for p in png.pixels_mut() {
+        *p = image::Rgba([10, 200, 30, 255]);
+    }
+    png.save(dir.join("base.png")).unwrap();
+    let material = r#"
+	Material: 6000, "Material::Skin", "" {
+		Version: 102
+		ShadingModel: "phong"
+		Properties70:  {
+			P: "DiffuseColor", "Color", "", "A",1,0.5,0.25
+		}
+	}
+	Texture: 7000, "Texture::Base", "" {
+		Type: "TextureVideoClip"
+		Version: 202
+		TextureName: "Texture::Base"
+		FileName: "FILE"
+		RelativeFilename: "FILE"
+	}
+"#;
+    let links = "\tC: \"OO\",6000,2000\n\tC: \"OP\",7000,6000, \"DiffuseColor\"\n}";
+    for (file, read) in [("base.png", true), ("../base.png", false)] {
+        let text = animtune::fuzzing::TINY_FBX
+            .replacen(
+                "Objects:  {\n",
+                &format!("Objects:  {{\n{}", material.replace("FILE", file)),
+                1,
+            )
+            .trim_end()
+            .strip_suffix('}')
+            .unwrap()
+            .to_string()
+            + links;
+        let sub = dir.join(if read { "here" } else { "below" });
+        std::fs::create_dir_all(&sub).unwrap();
+        if read {
+            std::fs::copy(dir.join("base.png"), sub.join("base.png")).unwrap();
+        }
+        let path = sub.join("textured.fbx");
+        std::fs::write(&path, text).unwrap();
+        let m = load_file(&path).unwrap();
+        let c = &m.character;
+        assert_eq!(c.materials.len(), 1, "{file}");
+        // The diffuse colour, sRGB, becomes a linear base colour.
+        let [r, g, _, a] = c.materials[0].base_color;
+        assert!(
+            (r - 1.0).abs() < 1e-4 && (g - 0.214).abs() < 0.01 && a == 1.0,
+            "{:?}",
+            c.materials[0]
+        );
+        if read {
+            assert_eq!(c.textures.len(), 1, "{:?}", c.notes);
+            assert_eq!(c.textures[0].rgba[..4], [10, 200, 30, 255]);
+            assert_eq!(c.materials[0].base_color_texture, Some(0));
+        } else {
+            assert!(c.textures.is_empty());
+            assert!(
+                c.notes.iter().any(|n| n.contains("not read")),
+                "{:?}",
+                c.notes
+            );
+        }
+    }
+}
