@@ -237,6 +237,17 @@ fn the_inspector_keeps_its_width_across_tabs() {
     }
 }
 
+/// The joint that plays `bone` in the open character.
+fn mapped(h: &Harness<'static, AnimtuneApp>, bone: animtune::core::HumanBone) -> Option<usize> {
+    h.state()
+        .editor()
+        .doc()
+        .model
+        .character
+        .humanoid
+        .joint(bone)
+}
+
 #[test]
 fn remapping_a_human_bone_changes_the_pose_and_is_saved_in_the_preset() {
     use animtune::core::HumanBone;
@@ -312,26 +323,11 @@ fn remapping_a_human_bone_changes_the_pose_and_is_saved_in_the_preset() {
     // Undo restores the model's own mapping; the preset brings the override back.
     h.state_mut().send(Command::Undo);
     h.run_steps(2);
-    assert_eq!(
-        h.state()
-            .editor()
-            .doc()
-            .model
-            .character
-            .humanoid
-            .joint(HumanBone::Chest),
-        Some(chest)
-    );
+    assert_eq!(mapped(&h, HumanBone::Chest), Some(chest));
     h.state_mut().send(Command::Open(preset));
     h.run_steps(2);
     assert_eq!(
-        h.state()
-            .editor()
-            .doc()
-            .model
-            .character
-            .humanoid
-            .joint(HumanBone::Chest),
+        mapped(&h, HumanBone::Chest),
         Some(neck),
         "{}",
         h.state().editor().status().text
@@ -343,15 +339,7 @@ fn a_broken_humanoid_is_fixed_from_the_humanoid_tab() {
     use animtune::core::HumanBone;
     let mut h = harness_sized(1280.0, 800.0);
     h.run_steps(2);
-    let head = h
-        .state()
-        .editor()
-        .doc()
-        .model
-        .character
-        .humanoid
-        .joint(HumanBone::Head)
-        .unwrap();
+    let head = mapped(&h, HumanBone::Head).unwrap();
     h.state_mut()
         .send(Command::SetHumanBone(HumanBone::Head, None));
     h.get_by_label("Humanoid").click();

@@ -1,5 +1,7 @@
 //! End to end: the real editor window under Xvfb saves its own screenshot and exits 0.
 
+mod common;
+
 use std::process::Command;
 
 fn screenshot(args: &[&str], name: &str) -> image::RgbaImage {
@@ -60,13 +62,7 @@ fn the_editor_window_shows_the_mannequin() {
 
 #[test]
 fn the_editor_opens_a_model_given_on_the_command_line() {
-    let assets = std::env::var_os("ANIMTUNE_TEST_ASSETS")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| {
-            std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/assets")
-        });
-    let robot = assets.join("RobotExpressive.glb");
-    assert!(robot.is_file(), "test assets missing: {}", robot.display());
+    let robot = common::asset("RobotExpressive.glb");
     let img = screenshot(&[robot.to_str().unwrap()], "robot.png");
     // The robot is yellow-orange.
     let orange = count(&img, |p| p[0] > 150 && p[1] > 90 && p[2] < 80);
@@ -116,13 +112,7 @@ fn without_a_portal_open_model_goes_through_the_in_app_browser() {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(dir.join("xdg")).unwrap();
     std::fs::create_dir_all(dir.join("home")).unwrap();
-    let assets = std::env::var_os("ANIMTUNE_TEST_ASSETS")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| {
-            std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/assets")
-        });
-    let robot = assets.join("RobotExpressive.glb");
-    assert!(robot.is_file(), "test assets missing: {}", robot.display());
+    let robot = common::asset("RobotExpressive.glb");
     // The browser opens in the working directory (no model file open yet, no recent files).
     let model = dir.join("robot.glb");
     std::os::unix::fs::symlink(&robot, &model).unwrap();

@@ -80,6 +80,14 @@ fn mat4(m: &ufbx::Matrix) -> Mat4 {
     ])
 }
 
+/// An allocator for ufbx that refuses to grow past [`MEMORY_LIMIT`].
+fn bounded_allocator() -> ufbx::AllocatorOpts {
+    ufbx::AllocatorOpts {
+        memory_limit: MEMORY_LIMIT,
+        ..Default::default()
+    }
+}
+
 /// ufbx's options: metres, +Y up, +Z front; geometry changed rather than a root transform added; scaling
 /// inheritance other than FBX's default compensated into the local transforms; memory bounded.
 fn load_opts() -> ufbx::LoadOpts<'static> {
@@ -95,14 +103,8 @@ fn load_opts() -> ufbx::LoadOpts<'static> {
         generate_missing_normals: true,
         load_external_files: false,
         node_depth_limit: NODE_DEPTH_LIMIT,
-        result_allocator: ufbx::AllocatorOpts {
-            memory_limit: MEMORY_LIMIT,
-            ..Default::default()
-        },
-        temp_allocator: ufbx::AllocatorOpts {
-            memory_limit: MEMORY_LIMIT,
-            ..Default::default()
-        },
+        result_allocator: bounded_allocator(),
+        temp_allocator: bounded_allocator(),
         ..Default::default()
     }
 }
@@ -628,14 +630,8 @@ fn read_clips(
         let name = stack.element.name.to_string();
         let opts = ufbx::BakeOpts {
             trim_start_time: true,
-            result_allocator: ufbx::AllocatorOpts {
-                memory_limit: MEMORY_LIMIT,
-                ..Default::default()
-            },
-            temp_allocator: ufbx::AllocatorOpts {
-                memory_limit: MEMORY_LIMIT,
-                ..Default::default()
-            },
+            result_allocator: bounded_allocator(),
+            temp_allocator: bounded_allocator(),
             ..Default::default()
         };
         let baked = match ufbx::bake_anim(scene, &stack.anim, opts) {

@@ -75,9 +75,6 @@ fn suggested_path(e: &EditorState, extension: &str) -> PathBuf {
         .map(std::path::Path::to_path_buf)
         .or_else(|| std::env::current_dir().ok())
         .unwrap_or_default();
-    let stem = model.file_stem().map_or("mannequin".to_string(), |s| {
-        s.to_string_lossy().into_owned()
-    });
     let what = if e.blending() {
         "blend".to_string()
     } else {
@@ -94,10 +91,10 @@ fn suggested_path(e: &EditorState, extension: &str) -> PathBuf {
             }
         })
         .collect();
-    let stem = if model.is_absolute() {
-        stem
-    } else {
-        "mannequin".into()
+    // The mannequin's key is no path: it has no file name to borrow.
+    let stem = match model.file_stem() {
+        Some(s) if model.is_absolute() => s.to_string_lossy().into_owned(),
+        _ => "mannequin".to_string(),
     };
     folder.join(format!("{stem}_{what}.{extension}"))
 }

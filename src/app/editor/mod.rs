@@ -519,19 +519,7 @@ impl EditorState {
         self.doc.generation += 1;
         self.session.selected = None;
         self.session.root_trail.clear();
-        let old = &self.session.eval;
-        let (looping, speed, root_motion) = (old.is_looping(), old.speed(), old.clip_root_motion());
-        let character = &self.doc.model.character;
-        self.session.eval = Evaluator::new(
-            character,
-            &self.doc.clips,
-            SourceSpec::Rest,
-            self.doc.tuning.layers.clone(),
-        );
-        self.session.eval.set_looping(looping);
-        self.session.eval.set_speed(speed);
-        self.session.eval.set_clip_root_motion(root_motion);
-        self.session.eval.set_accumulate_loops(true);
+        self.session.eval = self.new_evaluator(SourceSpec::Rest);
         self.rebind_blend();
         // Blend when every node of the space finds its clip in this model; otherwise play the first clip.
         let blend = &self.doc.tuning.blend;
@@ -604,18 +592,7 @@ impl EditorState {
             SourceSpec::Rest
         };
         let (time, playing, range) = (old.time(), old.is_playing(), old.play_range());
-        let (looping, speed, root_motion) = (old.is_looping(), old.speed(), old.clip_root_motion());
-        let character = &self.doc.model.character;
-        let mut eval = Evaluator::new(
-            character,
-            &self.doc.clips,
-            source,
-            self.doc.tuning.layers.clone(),
-        );
-        eval.set_looping(looping);
-        eval.set_speed(speed);
-        eval.set_clip_root_motion(root_motion);
-        eval.set_accumulate_loops(true);
+        let mut eval = self.new_evaluator(source);
         eval.set_play_range(range);
         eval.seek(time);
         if playing {
@@ -623,7 +600,25 @@ impl EditorState {
         }
         self.session.eval = eval;
         self.clock_jumped = true;
+        let character = &self.doc.model.character;
         self.blend_sampler = BlendSampler::bind(&self.doc.tuning.blend, &self.doc.clips, character);
+    }
+
+    /// An evaluator for the current character, clips and layers playing `source`, with the current one's loop,
+    /// speed and clip root motion, and loops accumulated (the editor's clock counts cycles).
+    fn new_evaluator(&self, source: SourceSpec) -> Evaluator {
+        let old = &self.session.eval;
+        let mut eval = Evaluator::new(
+            &self.doc.model.character,
+            &self.doc.clips,
+            source,
+            self.doc.tuning.layers.clone(),
+        );
+        eval.set_looping(old.is_looping());
+        eval.set_speed(old.speed());
+        eval.set_clip_root_motion(old.clip_root_motion());
+        eval.set_accumulate_loops(true);
+        eval
     }
 
     /// Maps a human bone to a joint (None: to no joint) as an undoable override; saved in presets.

@@ -13,6 +13,18 @@ fn row(ui: &mut egui::Ui, label: &str, text: String, tip: &str) {
     });
 }
 
+/// A rotation as XYZ Euler angles in degrees.
+fn euler_row(ui: &mut egui::Ui, rotation: glam::Quat, tip: &str) {
+    let (x, y, z) = rotation.to_euler(glam::EulerRot::XYZ);
+    let [x, y, z] = [x, y, z].map(f32::to_degrees);
+    row(
+        ui,
+        "rotation (°, XYZ)",
+        format!("{x:8.2} {y:8.2} {z:8.2}"),
+        tip,
+    );
+}
+
 /// Draws the tab.
 pub fn ui(ui: &mut egui::Ui, e: &EditorState) {
     let Some(j) = e.session().selected else {
@@ -39,16 +51,9 @@ pub fn ui(ui: &mut egui::Ui, e: &EditorState) {
         format!("{:8.4} {:8.4} {:8.4}", t.x, t.y, t.z),
         "Local translation x y z, metres",
     );
-    let (x, y, z) = l.rotation.to_euler(glam::EulerRot::XYZ);
-    row(
+    euler_row(
         ui,
-        "rotation (°, XYZ)",
-        format!(
-            "{:8.2} {:8.2} {:8.2}",
-            x.to_degrees(),
-            y.to_degrees(),
-            z.to_degrees()
-        ),
+        l.rotation,
         "Local rotation as Euler angles in degrees, applied X then Y then Z",
     );
     let q = l.rotation;
@@ -75,16 +80,9 @@ pub fn ui(ui: &mut egui::Ui, e: &EditorState) {
         format!("{:8.4} {:8.4} {:8.4}", t.x, t.y, t.z),
         "Position in the model's space (+Y up, +Z the character's front), metres",
     );
-    let (x, y, z) = m.rotation.to_euler(glam::EulerRot::XYZ);
-    row(
+    euler_row(
         ui,
-        "rotation (°, XYZ)",
-        format!(
-            "{:8.2} {:8.2} {:8.2}",
-            x.to_degrees(),
-            y.to_degrees(),
-            z.to_degrees()
-        ),
+        m.rotation,
         "Rotation in the model's space as Euler angles in degrees, X then Y then Z",
     );
 }
