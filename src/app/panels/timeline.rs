@@ -188,7 +188,14 @@ fn ruler(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) {
             );
         }
     }
-    let step = tick_step(px_per_second, 60.0);
+    // Labels at least their own width (the longest, at the end) plus a gap apart.
+    let font = egui::TextStyle::Monospace.resolve(&painter.ctx().global_style());
+    let label = |t: f32| format!("{t:.2}s  f{}", (t * rate).round() as u32);
+    let widest = painter
+        .layout_no_wrap(label(duration), font.clone(), Color32::WHITE)
+        .size()
+        .x;
+    let step = tick_step(px_per_second, widest + 12.0);
     let mut t = 0.0f32;
     while t <= duration + 1e-4 {
         let x = x_of(t);
@@ -199,8 +206,8 @@ fn ruler(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) {
         painter.text(
             Pos2::new(x + 3.0, rect.top() + 12.0),
             egui::Align2::LEFT_TOP,
-            format!("{t:.2}s  f{}", (t * rate).round() as u32),
-            egui::TextStyle::Monospace.resolve(&painter.ctx().global_style()),
+            label(t),
+            font.clone(),
             Color32::from_gray(170),
         );
         t += step;
