@@ -45,8 +45,7 @@ fn bench(c: &mut Criterion) {
     }
     group.finish();
 
-    let model =
-        load_file(&common::quaternius()).expect("the Quaternius asset (set ANIMTUNE_TEST_ASSETS)");
+    let model = load_file(&common::quaternius()).expect("the Quaternius asset in assets/");
     let space: BlendSpace = serde_json::from_str(
         r#"{"mode":"freeform_cartesian","nodes":[
             {"clip":"Idle_Loop","position":[0,0]},{"clip":"Walk_Loop","position":[0,1.4]},

@@ -15,7 +15,7 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
 fn bench(c: &mut Criterion) {
     let model = load_file(&assets().join("quaternius_ual/AnimationLibrary_Godot_Standard.gltf"))
-        .expect("the Quaternius asset (set ANIMTUNE_TEST_ASSETS)");
+        .expect("the Quaternius asset in assets/");
     let ch = &model.character;
     let settings = BakeSettings::default();
     let walk = model

@@ -58,8 +58,7 @@ fn bench(c: &mut Criterion) {
         &mannequin,
         "WalkForward",
     );
-    let q =
-        load_file(&common::quaternius()).expect("the Quaternius asset (set ANIMTUNE_TEST_ASSETS)");
+    let q = load_file(&common::quaternius()).expect("the Quaternius asset in assets/");
     bench_model(c, "Quaternius (53 joints)", &q, "Walk_Loop");
 }
 

@@ -15,7 +15,7 @@ use glam::Mat4;
 
 fn bench(c: &mut Criterion) {
     let model = load_file(&assets().join("quaternius_ual/AnimationLibrary_Godot_Standard.gltf"))
-        .expect("the Quaternius asset (set ANIMTUNE_TEST_ASSETS)");
+        .expect("the Quaternius asset in assets/");
     let skel = &model.character.skeleton;
     let clip = model
         .clips

@@ -16,9 +16,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
 shared=${ANIMTUNE_SHARED:-$root/../shared}
-assets=${ANIMTUNE_TEST_ASSETS:-$shared/assets}
-rig="$assets/quaternius_ual/AnimationLibrary_Godot_Standard.gltf"
-[ -f "$rig" ] || { echo "bench-vs-ozz: $rig not found (set ANIMTUNE_TEST_ASSETS)" >&2; exit 1; }
+rig="$root/assets/quaternius_ual/AnimationLibrary_Godot_Standard.gltf"
 
 if [ ! -x target/ozz/ozz_bench ]; then
     echo "== building ozz-animation into target/ozz (a few minutes)" >&2

@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-240}"
-assets="${ANIMTUNE_TEST_ASSETS:-../shared/assets}"
+assets=assets
 cargo build --release --locked --bin animtune
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$(mktemp -d)}"
 xvfb-run -a -s "-screen 0 1280x800x24" target/release/animtune "$assets/RobotExpressive.glb" \

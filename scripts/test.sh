@@ -26,9 +26,31 @@ if [ ${#missing[@]} -gt 0 ]; then
   fi
 fi
 
-# Test assets (third-party humanoids) must be present: tests fail without them rather than skip.
-export ANIMTUNE_TEST_ASSETS="${ANIMTUNE_TEST_ASSETS:-$(pwd)/../shared/assets}"
-echo "== test assets: $ANIMTUNE_TEST_ASSETS"
+# Extended fixtures: files the repository may not redistribute (assets/README.md), in the folder named by
+# ANIMTUNE_EXTRA_ASSETS. Without it the extended tests do not run and the last lines say so; with
+# ANIMTUNE_REQUIRE_EXTRA=1 (CI) their absence is a failure.
+extended_fixtures=(mixamo/Xbot.glb mixamo/Soldier.glb mixamo/Michelle.glb mixamo/readyplayer.me.glb
+  fbx/Samba_Dancing.fbx fbx/mixamo.fbx broken_human_bone_vrm0.vrm vrm/basic_armature_vrm0.vrm)
+extra="${ANIMTUNE_EXTRA_ASSETS:-}"
+extended_missing=""
+if [ -z "$extra" ]; then
+  extended_missing="ANIMTUNE_EXTRA_ASSETS is not set"
+else
+  for f in "${extended_fixtures[@]}"; do
+    [ -f "$extra/$f" ] || { extended_missing="$extra/$f is missing"; break; }
+  done
+fi
+if [ -n "$extended_missing" ] && [ "${ANIMTUNE_REQUIRE_EXTRA:-0}" = 1 ]; then
+  echo "extended fixtures required (ANIMTUNE_REQUIRE_EXTRA=1) but $extended_missing" >&2
+  exit 1
+fi
+if [ -n "$extended_missing" ]; then
+  unset ANIMTUNE_EXTRA_ASSETS
+  echo "== extended fixtures: not run ($extended_missing)"
+else
+  export ANIMTUNE_EXTRA_ASSETS="$(cd "$extra" && pwd)"
+  echo "== extended fixtures: $ANIMTUNE_EXTRA_ASSETS"
+fi
 
 # Mesa's software Vulkan (lavapipe) wants a private runtime directory; without one it only complains.
 if [ -z "${XDG_RUNTIME_DIR:-}" ]; then
@@ -48,13 +70,17 @@ echo "== cargo clippy (default features, then the headless library and its tests
 cargo clippy --all-targets --locked -- -D warnings
 cargo clippy --no-default-features --all-targets --locked -- -D warnings
 
-echo "== the headless library has no GUI stack"
+echo "== the headless library has no GUI stack (the clippy run above compiled it without default features)"
 gui=$(cargo tree --no-default-features -e normal --locked --prefix none | grep -E '^(wgpu|egui|eframe|winit|rfd|clap) ' || true)
 if [ -n "$gui" ]; then
   echo "the library without default features depends on: $gui" >&2
   exit 1
 fi
-cargo build --lib --no-default-features --locked
+
+echo "== build: the binary and the test crates (one build, default features)"
+cargo test --tests --no-run --locked
+cargo build --locked --bin animtune
+animtune=target/debug/animtune
 
 echo "== glTF validator on the generated mannequin and on exports (tuned walk with the model; skeleton only; a textured model)"
 tools=target/node-tools
@@ -63,53 +89,54 @@ if [ ! -d "$tools/node_modules/gltf-validator" ] || [ ! -d "$tools/node_modules/
   (cd "$tools" && npm install --silent --no-audit --no-fund --prefix . gltf-validator@2.0.0-dev.3.10 three@0.187.0 \
     >/dev/null)
 fi
-cargo run --quiet --locked -- mannequin -o target/mannequin.glb --force
-cargo run --quiet --locked -- preset default > target/export-preset.json
-cargo run --quiet --locked -- bake mannequin --preset target/export-preset.json --look-at 0.8,1.6,1.5 \
+"$animtune" mannequin -o target/mannequin.glb --force
+"$animtune" preset default > target/export-preset.json
+"$animtune" bake mannequin --preset target/export-preset.json --look-at 0.8,1.6,1.5 \
   --blend-point 0.3,1.2 --duration 2 --format gltf -o target/export-walk.glb --force
-cargo run --quiet --locked -- bake mannequin --preset target/export-preset.json --blend-point 0,3.5 \
+"$animtune" bake mannequin --preset target/export-preset.json --blend-point 0,3.5 \
   --format gltf --animation-only -o target/export-run-skeleton.glb --force
-assets="${ANIMTUNE_TEST_ASSETS:-../shared/assets}"
-cargo run --quiet --locked -- bake "$assets/CesiumMan.glb" --format gltf -o target/export-cesium.glb --force
-cargo run --quiet --locked -- bake "$assets/fbx/mixamo.fbx" --format gltf --duration 2 -o target/export-fbx.glb \
-  --force
-(cd "$tools" && node ../../scripts/validate_gltf.mjs ../mannequin.glb ../export-walk.glb \
-  ../export-run-skeleton.glb ../export-cesium.glb ../export-fbx.glb)
+"$animtune" bake assets/CesiumMan.glb --format gltf -o target/export-cesium.glb --force
+exports=(../mannequin.glb ../export-walk.glb ../export-run-skeleton.glb ../export-cesium.glb)
+if [ -z "$extended_missing" ]; then
+  "$animtune" bake "$ANIMTUNE_EXTRA_ASSETS/fbx/mixamo.fbx" --format gltf --duration 2 -o target/export-fbx.glb --force
+  exports+=(../export-fbx.glb)
+fi
+(cd "$tools" && node ../../scripts/validate_gltf.mjs "${exports[@]}")
 
 echo "== three.js replays the exports: its joint poses against animtune's evaluation of the same file"
 for t in 0.1 0.55 1.0 1.45 1.9; do
-  cargo run --quiet --locked -- pose target/export-walk.glb --clip 0 --time "$t" --json > "target/replay-walk-$t.json"
+  "$animtune" pose target/export-walk.glb --clip 0 --time "$t" --json > "target/replay-walk-$t.json"
 done
 for t in 0.05 0.35 0.65; do
-  cargo run --quiet --locked -- pose target/export-run-skeleton.glb --clip 0 --time "$t" --json \
+  "$animtune" pose target/export-run-skeleton.glb --clip 0 --time "$t" --json \
     > "target/replay-run-$t.json"
 done
-for t in 0.1 0.95 1.9; do
-  cargo run --quiet --locked -- pose target/export-fbx.glb --clip 0 --time "$t" --json > "target/replay-fbx-$t.json"
-done
 (cd "$tools" && node ../../scripts/replay_threejs.mjs ../export-walk.glb ../replay-walk-*.json &&
-  node ../../scripts/replay_threejs.mjs ../export-run-skeleton.glb ../replay-run-*.json &&
-  node ../../scripts/replay_threejs.mjs ../export-fbx.glb ../replay-fbx-*.json)
+  node ../../scripts/replay_threejs.mjs ../export-run-skeleton.glb ../replay-run-*.json)
 
-echo "== three.js's FBXLoader reads the FBX files: its joint poses against animtune's import, at 3 key times"
-assets_abs="$(cd "$assets" && pwd)"
-for f in Samba_Dancing mixamo; do
-  fbx="$assets_abs/fbx/$f.fbx"
-  unit=$(cargo run --quiet --locked -- inspect "$fbx" | sed -n 's/.*units of \([0-9.e-]*\) m.*/\1/p')
-  for t in 1.0 5.0 10.0; do
-    cargo run --quiet --locked -- pose "$fbx" --clip 0 --time "$t" --json > "target/fbx-$f-$t.json"
+if [ -z "$extended_missing" ]; then
+  echo "== three.js replays the FBX's export, and its FBXLoader reads the FBX files: joint poses against animtune's"
+  for t in 0.1 0.95 1.9; do
+    "$animtune" pose target/export-fbx.glb --clip 0 --time "$t" --json > "target/replay-fbx-$t.json"
   done
-  (cd "$tools" && node ../../scripts/fbx_threejs.mjs "$fbx" "$unit" ../fbx-"$f"-*.json)
-done
+  (cd "$tools" && node ../../scripts/replay_threejs.mjs ../export-fbx.glb ../replay-fbx-*.json)
+  for f in Samba_Dancing mixamo; do
+    fbx="$ANIMTUNE_EXTRA_ASSETS/fbx/$f.fbx"
+    unit=$("$animtune" inspect "$fbx" | sed -n 's/.*units of \([0-9.e-]*\) m.*/\1/p')
+    for t in 1.0 5.0 10.0; do
+      "$animtune" pose "$fbx" --clip 0 --time "$t" --json > "target/fbx-$f-$t.json"
+    done
+    (cd "$tools" && node ../../scripts/fbx_threejs.mjs "$fbx" "$unit" ../fbx-"$f"-*.json)
+  done
+fi
 
-echo "== benchmarks, each run once as a test"
-cargo test --bench pose_eval --bench clip_bake --bench frame --bench blend --bench layers --locked
-
-echo "== cargo test: headless (no GUI stack linked)"
-cargo test --no-default-features --lib --tests --locked
-
-echo "== cargo test: the library's editor and CLI tests, and every test that declares required features"
-feature_tests=()
-while read -r name; do feature_tests+=(--test "$name"); done < <(
-  awk '/^\[\[test\]\]/ { t = 1; next } t && /^name = / { gsub(/"/, "", $3); print $3; t = 0 }' Cargo.toml)
-cargo test --lib --bins "${feature_tests[@]}" --locked
+echo "== cargo test: the library's unit tests, the binary's, and the three integration-test crates"
+if [ -z "$extended_missing" ]; then
+  cargo test --tests --locked -- --include-ignored
+else
+  cargo test --tests --locked
+  echo
+  echo "== NOT RUN: these extended tests need the fixtures in ANIMTUNE_EXTRA_ASSETS ($extended_missing);"
+  echo "   they are reported as ignored above, not passed. Also not run: three.js's FBXLoader and replay of an FBX."
+  cargo test --tests --locked -q -- --list --ignored 2>/dev/null | sed -n 's/: test$//p' | sed 's/^/   not run: /'
+fi

@@ -367,7 +367,7 @@ fn evaluate_allocates_nothing_after_warm_up_on_quaternius() {
     let model = crate::import::load_file(&path).expect("the Quaternius rig loads");
     let preset = crate::preset::Preset::load(
         &std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("presets/quaternius_locomotion.json"),
+            .join("assets/presets/quaternius_locomotion.json"),
     )
     .expect("the shipped preset loads");
     let space = preset.blend.expect("the preset has a blend space");

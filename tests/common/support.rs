@@ -1,31 +1,47 @@
-//! Test support shared by the integration tests and the library's unit tests: where the third-party assets
-//! live, and fresh temporary folders.
+//! Test support shared by the integration tests, the benches and the library's unit tests: where the assets
+//! live (the repository's `assets/`, and the extended fixtures outside it), and fresh temporary folders.
 #![allow(dead_code)]
 
 use std::path::PathBuf;
 
-/// The shared asset folder: `ANIMTUNE_TEST_ASSETS`, else `../shared/assets` beside the checkout.
-/// Panics (failing the test) when it is missing: these tests must not pass silently without their inputs.
+/// The variable naming the folder of the extended fixtures: files the repository may not redistribute (Mixamo's).
+pub const EXTRA_ASSETS_VAR: &str = "ANIMTUNE_EXTRA_ASSETS";
+
+/// The repository's `assets/` folder.
 pub fn assets_dir() -> PathBuf {
-    let dir = std::env::var_os("ANIMTUNE_TEST_ASSETS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/assets"));
-    assert!(
-        dir.join("CesiumMan.glb").is_file(),
-        "test assets not found in {} (set ANIMTUNE_TEST_ASSETS to the shared/assets folder)",
-        dir.display()
-    );
-    dir
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets")
 }
 
-/// Path of one shared asset.
+/// Path of one file in `assets/`. Panics (failing the test) when it is missing.
 pub fn asset(name: &str) -> PathBuf {
-    assets_dir().join(name)
+    let path = assets_dir().join(name);
+    assert!(path.is_file(), "asset {} not found", path.display());
+    path
+}
+
+/// Path of one extended fixture, in the folder `ANIMTUNE_EXTRA_ASSETS` names. Panics (failing the test) when the
+/// variable is unset or the file is missing: an extended test is either ignored or runs on its real input.
+pub fn extra_asset(name: &str) -> PathBuf {
+    let dir = std::env::var_os(EXTRA_ASSETS_VAR).unwrap_or_else(|| {
+        panic!("{EXTRA_ASSETS_VAR} is not set: the extended fixture {name} cannot be found")
+    });
+    let path = PathBuf::from(dir).join(name);
+    assert!(
+        path.is_file(),
+        "extended fixture {} not found ({EXTRA_ASSETS_VAR})",
+        path.display()
+    );
+    path
 }
 
 /// The Quaternius Universal Animation Library rig (53 joints, 46 clips).
 pub fn quaternius() -> PathBuf {
     asset("quaternius_ual/AnimationLibrary_Godot_Standard.gltf")
+}
+
+/// An example preset from `assets/presets/`.
+pub fn preset(name: &str) -> PathBuf {
+    asset(&format!("presets/{name}"))
 }
 
 /// A fresh temporary folder for one test.

@@ -1,6 +1,6 @@
 //! A VRM Animation (.vrma) clip bound to other humanoids through their human bones.
 
-mod common;
+use crate::common;
 
 use animtune::core::binding::BindMethod;
 use animtune::core::{HumanBone, Pose, Wrap};
@@ -182,11 +182,15 @@ fn upper_chest_motion_folds_into_the_chest_of_a_rig_without_one() {
 #[test]
 fn a_track_bound_by_name_to_a_joint_resting_the_same_way_is_copied_exactly() {
     use animtune::core::Wrap;
-    // Soldier's Run with its paths changed (as if from another file of the same rig): it binds by name, the
+    // Quaternius's jog with its paths changed (as if from another file of the same rig): it binds by name, the
     // rests agree, and the pose equals the file's own to 1e-5.
-    let soldier = load_file(&common::asset("mixamo/Soldier.glb")).unwrap();
-    let c = &soldier.character;
-    let run = soldier.clips.iter().find(|c| c.name == "Run").unwrap();
+    let quaternius = load_file(&common::quaternius()).unwrap();
+    let c = &quaternius.character;
+    let run = quaternius
+        .clips
+        .iter()
+        .find(|c| c.name == "Jog_Fwd_Loop")
+        .unwrap();
     let mut renamed = run.clone();
     for t in &mut renamed.tracks {
         t.target.path = format!("OtherFile/{}", t.target.name);

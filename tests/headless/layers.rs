@@ -1,6 +1,6 @@
 //! Procedural layers on the mannequin and the shared humanoids: breath, twist correction and look-at invariants.
 
-mod common;
+use crate::common;
 
 use animtune::core::{HumanBone, Pose, Wrap};
 use animtune::import::ImportedModel;

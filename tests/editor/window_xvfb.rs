@@ -1,6 +1,6 @@
 //! End to end: the real editor window under Xvfb saves its own screenshot and exits 0.
 
-mod common;
+use crate::common;
 
 use std::process::Command;
 

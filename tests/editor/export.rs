@@ -1,9 +1,10 @@
 //! Export: the baked stream matches what the editor plays live, and every format replays it within 0.01 cm.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 
+use crate::common::{animtune, assert_clean_failure, temp_dir};
 use animtune::app::command::{Command, Transport};
 use animtune::app::editor::EditorState;
 use animtune::layers::LayerParams;
@@ -11,7 +12,6 @@ use animtune::offline::{
     BakeSettings, ClipMeta, Encoded, ExportError, ExportFormat, Frames, PathPoint, StreamSource,
     StreamSpec, bake_stream, max_vertex_error, measure,
 };
-use common::{animtune, assert_clean_failure, temp_dir};
 
 const TOLERANCE_M: f32 = 1e-4;
 

@@ -3,7 +3,7 @@
 //! JSON; a file written the way the original writer writes one (every humanoid bone, every frame, Unity's
 //! smooth tangents, Unity's axes, paths from the root) plays here on the glTF model.
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 use std::path::Path;

@@ -2,7 +2,7 @@
 //! clear one-line error from the CLI (exit 1, never a panic's 101, never a hang) and a status-bar error in the
 //! editor.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

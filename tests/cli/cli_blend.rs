@@ -1,8 +1,6 @@
 //! `animtune weights | heatmap | preset` from the outside: JSON contracts, pixels, and clean failures.
 
-mod common;
-
-use common::{animtune, assert_clean_failure, json_of, temp_dir};
+use crate::common::{animtune, assert_clean_failure, json_of, temp_dir};
 use glam::DVec2;
 
 fn default_preset(dir: &std::path::Path) -> std::path::PathBuf {

@@ -1,6 +1,6 @@
 //! A writer killed between writing its temp file and renaming it leaves the old file intact.
 
-mod common;
+use crate::common;
 
 use std::process::Command;
 

@@ -1,8 +1,8 @@
 //! `animtune bake`, `clip info` and `pose --baked` from the command line.
 
-mod common;
+use crate::common;
 
-use common::{animtune, assert_clean_failure, json_of};
+use crate::common::{animtune, assert_clean_failure, json_of};
 
 #[test]
 fn bake_all_quaternius_clips_into_a_folder() {
@@ -259,10 +259,10 @@ fn the_default_grid_follows_the_source_and_a_fixed_rate_reports_its_honest_error
 #[test]
 fn clips_sharing_a_name_get_distinct_files_and_a_refused_one_writes_nothing() {
     let dir = common::temp_dir("bake-names");
-    let xbot = common::asset("mixamo/Xbot.glb");
+    let fox = common::asset("Fox.glb");
     let out = dir.join("out");
     let bake = |clips: &[&str], force: bool| {
-        let mut args = vec!["bake", xbot.to_str().unwrap(), "-o", out.to_str().unwrap()];
+        let mut args = vec!["bake", fox.to_str().unwrap(), "-o", out.to_str().unwrap()];
         for c in clips {
             args.extend(["--clip", c]);
         }
@@ -272,29 +272,32 @@ fn clips_sharing_a_name_get_distinct_files_and_a_refused_one_writes_nothing() {
         animtune(&args)
     };
     // The same name twice (here the same clip): two files, the second with its index.
-    assert!(bake(&["run", "run"], false).status.success());
+    assert!(bake(&["Run", "Run"], false).status.success());
     let mut names: Vec<String> = std::fs::read_dir(&out)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
     names.sort();
-    assert_eq!(names, ["run.animclip", "run_3.animclip"]);
-    // run.animclip exists: without --force nothing at all is written, walk included.
-    let refused = bake(&["walk", "run"], false);
+    assert_eq!(names, ["Run.animclip", "Run_2.animclip"]);
+    // Run.animclip exists: without --force nothing at all is written, Walk included.
+    let refused = bake(&["Walk", "Run"], false);
     assert_clean_failure(
         &refused,
-        &["run.animclip", "--force", "nothing was written"],
+        &["Run.animclip", "--force", "nothing was written"],
     );
-    assert!(!out.join("walk.animclip").exists());
-    assert!(bake(&["walk", "run"], true).status.success());
-    assert!(out.join("walk.animclip").exists());
+    assert!(!out.join("Walk.animclip").exists());
+    assert!(bake(&["Walk", "Run"], true).status.success());
+    assert!(out.join("Walk.animclip").exists());
 }
 
 #[test]
 fn stream_bake_errors_name_the_preset_or_the_path_file() {
     let dir = common::temp_dir("bake-stream-errors");
     let out = dir.join("x.animclip");
-    let fox = concat!(env!("CARGO_MANIFEST_DIR"), "/presets/fox_walk_run.json");
+    let fox = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/assets/presets/fox_walk_run.json"
+    );
     let missing = animtune(&[
         "bake",
         "mannequin",
@@ -312,7 +315,7 @@ fn stream_bake_errors_name_the_preset_or_the_path_file() {
     .unwrap();
     let q = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/presets/quaternius_locomotion.json"
+        "/assets/presets/quaternius_locomotion.json"
     );
     let far = animtune(&[
         "bake",

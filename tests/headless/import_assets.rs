@@ -1,13 +1,18 @@
 //! Import of every shared third-party asset and of the built-in mannequin.
 
-mod common;
+use crate::common;
 
+use crate::common::{asset, quaternius};
 use animtune::core::{HumanBone, MappingSource, Pose, Wrap};
 use animtune::import::{ImportedModel, load_file};
-use common::{asset, quaternius};
 
 fn load(name: &str) -> ImportedModel {
     load_file(&asset(name)).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// An extended fixture (outside the repository), loaded.
+fn load_extra(name: &str) -> ImportedModel {
+    load_file(&common::extra_asset(name)).unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn moved_joints(model: &ImportedModel, clip: usize, time: f32) -> usize {
@@ -144,8 +149,9 @@ fn fox_loads_and_plays_but_is_not_humanoid() {
 }
 
 #[test]
+#[ignore = "extended: needs ANIMTUNE_EXTRA_ASSETS"]
 fn broken_vrm_reports_missing_required_bones() {
-    let m = load("broken_human_bone_vrm0.vrm");
+    let m = load_extra("broken_human_bone_vrm0.vrm");
     let h = &m.character.humanoid;
     assert_eq!(h.source, MappingSource::Vrm0);
     assert!(!h.is_humanoid());
@@ -205,24 +211,32 @@ fn mannequin_is_a_complete_humanoid_with_twist_joints() {
     assert!(moved_joints(&m, 0, 1.0) > 8);
 }
 
+/// A skinless VRM humanoid: mapped from its VRM table, animatable and upright.
+fn check_skinless_humanoid(name: &str, m: &ImportedModel, source: MappingSource) {
+    let h = &m.character.humanoid;
+    assert_eq!(h.source, source, "{name}");
+    assert!(h.is_humanoid(), "{name}: missing {:?}", h.missing_required);
+    assert!(m.is_animatable(), "{name}");
+    // Upright: the head is well above the hips in the rest pose.
+    let c = &m.character;
+    let model = animtune::core::Pose::rest(&c.skeleton).model_matrices(&c.skeleton);
+    let y = |b| model[h.joint(b).unwrap()].w_axis.y;
+    assert!(y(HumanBone::Head) > y(HumanBone::Hips) + 0.2, "{name}");
+}
+
 #[test]
-fn skinless_vrm_humanoids_load_and_map() {
-    // A VRM 0.x whose skeleton is plain nodes (no skin), and a VRM 1.0 that lists VRMC_vrm as required.
-    for (name, source) in [
-        ("vrm/basic_armature_vrm0.vrm", MappingSource::Vrm0),
-        ("vrm/mtoon_default.vrm", MappingSource::Vrm1),
-    ] {
-        let m = load(name);
-        let h = &m.character.humanoid;
-        assert_eq!(h.source, source, "{name}");
-        assert!(h.is_humanoid(), "{name}: missing {:?}", h.missing_required);
-        assert!(m.is_animatable(), "{name}");
-        // Upright: the head is well above the hips in the rest pose.
-        let c = &m.character;
-        let model = animtune::core::Pose::rest(&c.skeleton).model_matrices(&c.skeleton);
-        let y = |b| model[h.joint(b).unwrap()].w_axis.y;
-        assert!(y(HumanBone::Head) > y(HumanBone::Hips) + 0.2, "{name}");
-    }
+fn a_skinless_vrm1_humanoid_loads_and_maps() {
+    // A VRM 1.0 that lists VRMC_vrm as required and has no skin.
+    let name = "vrm/mtoon_default.vrm";
+    check_skinless_humanoid(name, &load(name), MappingSource::Vrm1);
+}
+
+#[test]
+#[ignore = "extended: needs ANIMTUNE_EXTRA_ASSETS"]
+fn a_skinless_vrm0_humanoid_loads_and_maps() {
+    // A VRM 0.x whose skeleton is plain nodes (no skin).
+    let name = "vrm/basic_armature_vrm0.vrm";
+    check_skinless_humanoid(name, &load_extra(name), MappingSource::Vrm0);
 }
 
 #[test]

@@ -4,10 +4,10 @@
 //! library path is what `animtune pose` runs (the Evaluator seeking to the time); the `animtune pose` binary is
 //! checked against the same oracle on one clip and time per file.
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use animtune::eval::{ClockStep, EvalInput, Evaluator, SourceSpec};
@@ -24,6 +24,10 @@ const FILES: &[&str] = &[
     "Fox.glb",
     "RobotExpressive.glb",
     "quaternius_ual/AnimationLibrary_Godot_Standard.gltf",
+];
+
+/// The Mixamo glTF files among the extended fixtures.
+const MIXAMO_FILES: &[&str] = &[
     "mixamo/Xbot.glb",
     "mixamo/Soldier.glb",
     "mixamo/Michelle.glb",
@@ -209,9 +213,27 @@ fn joint_nodes(doc: &gltf::Document, names: &[String]) -> Vec<(usize, usize)> {
 
 #[test]
 fn every_clip_of_every_asset_matches_the_spec_at_keys_between_and_past_the_end() {
+    let checked = check_every_clip(FILES.iter().map(|f| (*f, common::asset(f))));
+    assert!(
+        checked > 100_000,
+        "only {checked} joint poses were compared"
+    );
+}
+
+#[test]
+#[ignore = "extended: needs ANIMTUNE_EXTRA_ASSETS"]
+fn every_clip_of_every_mixamo_file_matches_the_spec() {
+    let checked = check_every_clip(MIXAMO_FILES.iter().map(|f| (*f, common::extra_asset(f))));
+    assert!(
+        checked > 20_000,
+        "only {checked} joint poses were compared"
+    );
+}
+
+/// Every clip of each file against the spec at its keys, between them and past the end; the joint poses compared.
+fn check_every_clip<'a>(files: impl Iterator<Item = (&'a str, PathBuf)>) -> usize {
     let mut checked = 0usize;
-    for file in FILES {
-        let path = common::asset(file);
+    for (file, path) in files {
         let (doc, buffers, _) = gltf::import(&path).unwrap_or_else(|e| panic!("{file}: {e}"));
         let model = animtune::import::load_file(&path).unwrap_or_else(|e| panic!("{file}: {e}"));
         let skeleton = &model.character.skeleton;
@@ -276,10 +298,7 @@ fn every_clip_of_every_asset_matches_the_spec_at_keys_between_and_past_the_end()
             }
         }
     }
-    assert!(
-        checked > 100_000,
-        "only {checked} joint poses were compared"
-    );
+    checked
 }
 
 fn arr(v: &Value) -> Vec<f32> {
@@ -292,9 +311,8 @@ fn arr(v: &Value) -> Vec<f32> {
 
 /// `animtune pose --json` on clip `clip` of `file` at `time`, against the spec: locals, and model transforms
 /// composed from the spec's locals up the node hierarchy.
-fn check_pose_command(file: &str, clip: usize, time: f32) {
-    let path = common::asset(file);
-    let (doc, buffers, _) = gltf::import(&path).unwrap();
+fn check_pose_command(file: &str, path: &Path, clip: usize, time: f32) {
+    let (doc, buffers, _) = gltf::import(path).unwrap();
     let anim = doc.animations().nth(clip).unwrap();
     let channels = read_channels(&anim, &buffers);
     let locals = expected_locals(&doc, &channels, time);
@@ -391,12 +409,20 @@ fn the_pose_command_matches_the_spec_on_every_asset() {
             5,
             0.61,
         ),
+        ("CesiumMan.glb", 0, 5.0),
+    ] {
+        check_pose_command(file, &common::asset(file), clip, time);
+    }
+}
+
+#[test]
+#[ignore = "extended: needs ANIMTUNE_EXTRA_ASSETS"]
+fn the_pose_command_matches_the_spec_on_the_mixamo_files() {
+    for (file, clip, time) in [
         ("mixamo/Xbot.glb", 3, 0.5),
         ("mixamo/Soldier.glb", 1, 0.33),
         ("mixamo/Michelle.glb", 0, 7.7),
-        ("CesiumMan.glb", 0, 5.0),
     ] {
-        assert!(Path::new(&common::asset(file)).is_file(), "{file} missing");
-        check_pose_command(file, clip, time);
+        check_pose_command(file, &common::extra_asset(file), clip, time);
     }
 }

@@ -1,6 +1,6 @@
 //! Offscreen rendering on lavapipe (or any adapter): pixels, not just "it ran".
 
-mod common;
+use crate::common;
 
 use animtune::core::{Pose, Wrap};
 use animtune::import::{ImportedModel, load_file};

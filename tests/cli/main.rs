@@ -1,0 +1,14 @@
+//! Tests that run the `animtune` binary or the offscreen renderer (feature `cli`): its subcommands, bakes and
+//! their independent decoders, atomic writes, the glTF spec oracle, FBX import. One module per topic.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod atomic_writes;
+mod baked_clips;
+mod cli_bake;
+mod cli_blend;
+mod commands;
+mod gltf_spec_eval;
+mod import_fbx;
+mod render;

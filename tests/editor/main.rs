@@ -1,0 +1,11 @@
+//! Tests of the editor (features `cli` and `editor`): egui_kittest UI tests, exports from the editor, hostile
+//! inputs through the binary and the window, and the real window under Xvfb. One module per topic.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod export;
+mod malformed;
+mod ui;
+mod ui_panels;
+mod window_xvfb;
