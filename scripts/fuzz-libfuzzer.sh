@@ -2,7 +2,7 @@
 # Coverage-guided fuzzing with cargo-fuzz (libFuzzer): every target for SECONDS each (default 600).
 # Needs `cargo install cargo-fuzz`. cargo-fuzz passes unstable compiler flags; RUSTC_BOOTSTRAP=1 lets this stable
 # toolchain accept them. No sanitizer (the code under test is safe Rust); -rss_limit_mb bounds memory, -timeout
-# bounds one input. Seeds: fuzz/corpus/TARGET (kept in git, replayed by tests/fuzz_corpus.rs). What libFuzzer adds
+# bounds one input. Seeds: fuzz/corpus/TARGET (kept in git, replayed by tests/headless/fuzz_corpus.rs). What libFuzzer adds
 # goes to target/libfuzzer-corpus/TARGET (not committed), crashes to fuzz/artifacts/TARGET/.
 # FUZZ_ARGS adds libFuzzer flags (e.g. FUZZ_ARGS=-max_len=16384). Exit 1 when any target had a finding.
 set -euo pipefail

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Bounded fuzzing run: every target for SECONDS each (default 60), release build of examples/fuzz.rs.
 # New corpus entries land in fuzz/corpus/TARGET/, findings in fuzz/crashers/TARGET/ (both replayed by
-# tests/fuzz_corpus.rs). Exit 1 when any target had a finding.
+# tests/headless/fuzz_corpus.rs). Exit 1 when any target had a finding.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-60}"

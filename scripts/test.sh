@@ -4,8 +4,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# A step's title, with the minutes and seconds since the script started.
+say() { printf '== [%dm%02ds] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"; }
+
 # System packages: node/npm for the glTF validator; Vulkan (lavapipe), Xvfb and the X libraries winit loads, for the
-# renderer and window tests; GNU time for the peak memory of hostile-input runs (tests/malformed.rs).
+# renderer and window tests; GNU time for the peak memory of hostile-input runs (tests/editor/malformed.rs).
 packages=(time libvulkan1 mesa-vulkan-drivers xvfb xauth xdotool libxkbcommon-x11-0 libxcursor1 libxi6 libxrandr2 libx11-xcb1)
 missing=()
 for p in "${packages[@]}"; do
@@ -16,7 +19,7 @@ command -v node >/dev/null 2>&1 || missing+=(nodejs)
 command -v npm >/dev/null 2>&1 || missing+=(npm)
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
-    echo "== installing: ${missing[*]}"
+    say "installing: ${missing[*]}"
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
   else
@@ -46,10 +49,10 @@ if [ -n "$extended_missing" ] && [ "${ANIMTUNE_REQUIRE_EXTRA:-0}" = 1 ]; then
 fi
 if [ -n "$extended_missing" ]; then
   unset ANIMTUNE_EXTRA_ASSETS
-  echo "== extended fixtures: not run ($extended_missing)"
+  say "extended fixtures: not run ($extended_missing)"
 else
   export ANIMTUNE_EXTRA_ASSETS="$(cd "$extra" && pwd)"
-  echo "== extended fixtures: $ANIMTUNE_EXTRA_ASSETS"
+  say "extended fixtures: $ANIMTUNE_EXTRA_ASSETS"
 fi
 
 # Mesa's software Vulkan (lavapipe) wants a private runtime directory; without one it only complains.
@@ -58,31 +61,31 @@ if [ -z "${XDG_RUNTIME_DIR:-}" ]; then
   chmod 700 "$XDG_RUNTIME_DIR"
 fi
 
-echo "== disk: $(df -h . | tail -1 | awk '{print $4}') free"
+say "disk: $(df -h . | tail -1 | awk '{print $4}') free"
 
 # No incremental caches: CI builds once from clean, and they cost gigabytes of disk.
 export CARGO_INCREMENTAL=0
 
-echo "== cargo fmt --check"
+say "cargo fmt --check"
 cargo fmt --check
 
-echo "== cargo clippy (default features, then the headless library and its tests)"
+say "cargo clippy (every target with default features, then the headless library alone)"
 cargo clippy --all-targets --locked -- -D warnings
-cargo clippy --no-default-features --all-targets --locked -- -D warnings
+cargo clippy --no-default-features --lib --locked -- -D warnings
 
-echo "== the headless library has no GUI stack (the clippy run above compiled it without default features)"
+say "the headless library has no GUI stack (the clippy run above compiled it without default features)"
 gui=$(cargo tree --no-default-features -e normal --locked --prefix none | grep -E '^(wgpu|egui|eframe|winit|rfd|clap) ' || true)
 if [ -n "$gui" ]; then
   echo "the library without default features depends on: $gui" >&2
   exit 1
 fi
 
-echo "== build: the binary and the test crates (one build, default features)"
+say "build: the binary and the test crates (one build, default features)"
 cargo test --tests --no-run --locked
 cargo build --locked --bin animtune
 animtune=target/debug/animtune
 
-echo "== glTF validator on the generated mannequin and on exports (tuned walk with the model; skeleton only; a textured model)"
+say "glTF validator on the generated mannequin and on exports (tuned walk with the model; skeleton only; a textured model)"
 tools=target/node-tools
 if [ ! -d "$tools/node_modules/gltf-validator" ] || [ ! -d "$tools/node_modules/three" ]; then
   mkdir -p "$tools"
@@ -103,7 +106,7 @@ if [ -z "$extended_missing" ]; then
 fi
 (cd "$tools" && node ../../scripts/validate_gltf.mjs "${exports[@]}")
 
-echo "== three.js replays the exports: its joint poses against animtune's evaluation of the same file"
+say "three.js replays the exports: its joint poses against animtune's evaluation of the same file"
 for t in 0.1 0.55 1.0 1.45 1.9; do
   "$animtune" pose target/export-walk.glb --clip 0 --time "$t" --json > "target/replay-walk-$t.json"
 done
@@ -115,7 +118,7 @@ done
   node ../../scripts/replay_threejs.mjs ../export-run-skeleton.glb ../replay-run-*.json)
 
 if [ -z "$extended_missing" ]; then
-  echo "== three.js replays the FBX's export, and its FBXLoader reads the FBX files: joint poses against animtune's"
+  say "three.js replays the FBX's export, and its FBXLoader reads the FBX files: joint poses against animtune's"
   for t in 0.1 0.95 1.9; do
     "$animtune" pose target/export-fbx.glb --clip 0 --time "$t" --json > "target/replay-fbx-$t.json"
   done
@@ -130,7 +133,7 @@ if [ -z "$extended_missing" ]; then
   done
 fi
 
-echo "== cargo test: the library's unit tests, the binary's, and the three integration-test crates"
+say "cargo test: the library's unit tests, the binary's, and the three integration-test crates"
 if [ -z "$extended_missing" ]; then
   cargo test --tests --locked -- --include-ignored
 else

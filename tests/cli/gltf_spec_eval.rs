@@ -224,10 +224,7 @@ fn every_clip_of_every_asset_matches_the_spec_at_keys_between_and_past_the_end()
 #[ignore = "extended: needs ANIMTUNE_EXTRA_ASSETS"]
 fn every_clip_of_every_mixamo_file_matches_the_spec() {
     let checked = check_every_clip(MIXAMO_FILES.iter().map(|f| (*f, common::extra_asset(f))));
-    assert!(
-        checked > 20_000,
-        "only {checked} joint poses were compared"
-    );
+    assert!(checked > 20_000, "only {checked} joint poses were compared");
 }
 
 /// Every clip of each file against the spec at its keys, between them and past the end; the joint poses compared.
