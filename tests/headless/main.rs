@@ -1,5 +1,5 @@
-//! Integration tests of the headless library (built without default features too): importers, evaluation,
-//! blend spaces, layers, file formats and the module structure. One module per topic.
+//! Integration tests of the headless library (they need no cargo feature): importers, evaluation, blend
+//! spaces, layers, file formats, the module structure, and how extended tests report. One module per topic.
 
 #[path = "../common/mod.rs"]
 mod common;
