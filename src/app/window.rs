@@ -50,8 +50,10 @@ impl Default for Layout {
 
 /// UI scales offered in the View menu.
 pub const UI_SCALES: [f32; 6] = [0.75, 1.0, 1.25, 1.5, 1.75, 2.0];
-/// Longest time step one frame advances (a stalled frame does not jump the animation).
-const MAX_FRAME_STEP_S: f32 = 0.1;
+/// Longest time step one frame advances. Up to it playback keeps real time however slow the frames are (software
+/// rendering draws a frame in hundreds of milliseconds): frames are skipped, not slowed. A longer stall (a
+/// debugger, a suspended laptop) does not jump the animation, and the viewport's corner says playback fell behind.
+pub const MAX_FRAME_STEP_S: f32 = 1.0;
 
 /// Writes a screenshot after a number of frames, then closes the window (for CI under Xvfb).
 pub struct ScreenshotPlan {
@@ -176,64 +178,34 @@ impl AnimtuneApp {
         let arrows_to_canvas = ctx.memory(|m| m.has_focus(canvas_id()));
         let editor = &self.editor;
         let (open, export) = ctx.input(|i| {
-            let keys = [
-                (Key::Space, Command::Transport(Transport::TogglePlay)),
-                (Key::Home, Command::Transport(Transport::Scrub(0.0))),
-                (Key::End, Command::Transport(Transport::ScrubToEnd)),
-                (Key::F, Command::Camera(CameraMove::Frame)),
-            ];
-            for (key, command) in keys {
-                if i.key_pressed(key) && !i.modifiers.command && !i.modifiers.shift {
-                    out.push(command);
-                }
-            }
-            // Blender's numpad views (the digit row too): 1 front, 3 right, 7 top; with Ctrl the opposite side.
-            let views = [
-                (Key::Num1, ViewPreset::Front, ViewPreset::Back),
-                (Key::Num3, ViewPreset::Right, ViewPreset::Left),
-                (Key::Num7, ViewPreset::Top, ViewPreset::Bottom),
-            ];
-            for (key, plain, with_ctrl) in views {
-                if i.key_pressed(key) {
-                    let view = if i.modifiers.command {
-                        with_ctrl
-                    } else {
-                        plain
-                    };
-                    out.push(Command::Camera(CameraMove::View(view)));
-                }
-            }
-            if i.key_pressed(Key::F) && i.modifiers.shift {
-                out.push(Command::Camera(CameraMove::Reset));
-            }
-            // In/out range at the playhead (I, O); Alt+I clears it.
             let time = editor.eval().time();
-            let [a, b] = editor
+            let range = editor
                 .eval()
                 .play_range()
                 .unwrap_or([0.0, editor.eval().duration()]);
-            if i.key_pressed(Key::I) && !i.modifiers.command {
-                out.push(Command::SetPlayRange(if i.modifiers.alt {
-                    None
-                } else {
-                    Some([time, b])
-                }));
-            }
-            if i.key_pressed(Key::O) && !i.modifiers.command && !i.modifiers.alt {
-                out.push(Command::SetPlayRange(Some([a, time])));
-            }
-            if !arrows_to_canvas {
-                if i.key_pressed(Key::ArrowRight) {
-                    out.push(Command::Transport(Transport::StepFrames(1)));
+            let mut chosen = ShortcutChoice::default();
+            // Each key press with the modifiers it was pressed with: on a slow frame Ctrl may be up again by the
+            // frame's end, and the frame's modifiers would turn Ctrl+O into O (the out point).
+            for event in &i.events {
+                if let egui::Event::Key {
+                    key,
+                    pressed: true,
+                    modifiers,
+                    ..
+                } = event
+                {
+                    shortcut(
+                        *key,
+                        *modifiers,
+                        time,
+                        range,
+                        arrows_to_canvas,
+                        out,
+                        &mut chosen,
+                    );
                 }
-                if i.key_pressed(Key::ArrowLeft) {
-                    out.push(Command::Transport(Transport::StepFrames(-1)));
-                }
             }
-            (
-                i.modifiers.command && i.key_pressed(Key::O),
-                i.modifiers.command && i.key_pressed(Key::E),
-            )
+            (chosen.open, chosen.export)
         });
         if open {
             self.files.open(OpenKind::Model, &self.editor);
@@ -466,5 +438,59 @@ impl eframe::App for AnimtuneApp {
     fn save(&mut self, storage: &mut dyn eframe::Storage) {
         eframe::set_value(storage, STORAGE_KEY, &self.editor.persisted());
         eframe::set_value(storage, LAYOUT_KEY, &self.layout);
+    }
+}
+
+/// The shortcuts that open a window rather than send a command, as one frame's key presses chose them.
+#[derive(Default)]
+struct ShortcutChoice {
+    open: bool,
+    export: bool,
+}
+
+/// What one key press, with the modifiers it was pressed with, asks for: a command in `out`, or a window in
+/// `chosen`. `time` is the playhead and `range` the play range (or the whole clip), for I and O.
+fn shortcut(
+    key: Key,
+    modifiers: egui::Modifiers,
+    time: f32,
+    range: [f32; 2],
+    arrows_to_canvas: bool,
+    out: &mut Commands,
+    chosen: &mut ShortcutChoice,
+) {
+    let (command, shift, alt) = (modifiers.command, modifiers.shift, modifiers.alt);
+    match key {
+        Key::Space if !command && !shift => out.push(Command::Transport(Transport::TogglePlay)),
+        Key::Home if !command && !shift => out.push(Command::Transport(Transport::Scrub(0.0))),
+        Key::End if !command && !shift => out.push(Command::Transport(Transport::ScrubToEnd)),
+        Key::F if shift => out.push(Command::Camera(CameraMove::Reset)),
+        Key::F if !command => out.push(Command::Camera(CameraMove::Frame)),
+        // Blender's numpad views (the digit row too): 1 front, 3 right, 7 top; with Ctrl the opposite side.
+        Key::Num1 | Key::Num3 | Key::Num7 => {
+            let (plain, with_ctrl) = match key {
+                Key::Num1 => (ViewPreset::Front, ViewPreset::Back),
+                Key::Num3 => (ViewPreset::Right, ViewPreset::Left),
+                _ => (ViewPreset::Top, ViewPreset::Bottom),
+            };
+            let view = if command { with_ctrl } else { plain };
+            out.push(Command::Camera(CameraMove::View(view)));
+        }
+        // In/out range at the playhead (I, O); Alt+I clears it.
+        Key::I if !command => out.push(Command::SetPlayRange(if alt {
+            None
+        } else {
+            Some([time, range[1]])
+        })),
+        Key::O if command => chosen.open = true,
+        Key::O if !alt => out.push(Command::SetPlayRange(Some([range[0], time]))),
+        Key::E if command => chosen.export = true,
+        Key::ArrowRight if !arrows_to_canvas => {
+            out.push(Command::Transport(Transport::StepFrames(1)))
+        }
+        Key::ArrowLeft if !arrows_to_canvas => {
+            out.push(Command::Transport(Transport::StepFrames(-1)))
+        }
+        _ => {}
     }
 }

@@ -41,11 +41,13 @@ pub fn write_atomic(path: &Path, bytes: &[u8], overwrite: bool) -> Result<(), Wr
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let mut tmp = tempfile::Builder::new()
-        .prefix(&format!(".{file_name}."))
-        .suffix(".tmp")
-        .tempfile_in(&dir)
-        .map_err(io)?;
+    let prefix = format!(".{file_name}.");
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(&prefix).suffix(".tmp");
+    // Created as `std::fs::write` creates a file (0666 less the user's umask), not tempfile's private 0600.
+    #[cfg(unix)]
+    builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
+    let mut tmp = builder.tempfile_in(&dir).map_err(io)?;
     tmp.write_all(bytes).map_err(io)?;
     tmp.as_file().sync_all().map_err(io)?;
     // Test hook (debug builds only): die between the temp file and the rename, as a killed writer would.
@@ -86,6 +88,23 @@ mod tests {
         assert_eq!(std::fs::read(&p).unwrap(), b"two");
         let leftovers = std::fs::read_dir(&dir).unwrap().count();
         assert_eq!(leftovers, 1, "no temp file left behind");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_written_file_gets_the_users_umask_like_any_other() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = std::env::temp_dir().join(format!("animtune-fsutil-mode-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let plain = dir.join("plain.bin");
+        std::fs::write(&plain, b"x").unwrap();
+        let ours = dir.join("ours.bin");
+        write_atomic(&ours, b"x", false).unwrap();
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        // (Under a umask of 077 both are 0600; under any other, tempfile's own 0600 would differ.)
+        assert_eq!(mode(&ours), mode(&plain));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -969,3 +969,65 @@ fn geometry_over_the_device_limits_is_a_status_bar_error_not_a_crash() {
     h.run_steps(3);
     assert!(!h.state().editor().status().is_error);
 }
+
+/// A key press carrying its own modifiers, with no modifier held when the frame is drawn (no `ModifiersChanged`
+/// event leaves them set): a quick chord on a slow frame, where Ctrl is already up by the frame's end.
+fn quick_chord(h: &mut Harness<'static, AnimtuneApp>, modifiers: egui::Modifiers, key: egui::Key) {
+    h.input_mut().events.push(egui::Event::Key {
+        key,
+        physical_key: None,
+        pressed: true,
+        repeat: false,
+        modifiers,
+    });
+    h.run_steps(1);
+}
+
+#[test]
+fn a_quick_ctrl_chord_takes_its_modifiers_from_the_key_event() {
+    use animtune::render::camera::ViewPreset;
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1280.0, 800.0))
+        .allow_missing_glyphs()
+        .wgpu()
+        .build_eframe(|cc| AnimtuneApp::new(cc, None, None));
+    h.run_steps(2);
+    // Ctrl+1 is the back view, not the front one.
+    quick_chord(&mut h, egui::Modifiers::COMMAND, egui::Key::Num1);
+    h.run_steps(1);
+    let (yaw, _) = ViewPreset::Back.angles();
+    assert!((h.state().editor().session().camera.yaw - yaw).abs() < 1e-5);
+    // Ctrl+O opens a model (here in the built-in browser) and leaves the play range alone.
+    h.get_by_role_and_label(Role::Button, "File").click();
+    h.run_steps(2);
+    h.get_by_label("Built-in file browser").click();
+    h.run_steps(2);
+    h.key_press(egui::Key::Escape);
+    h.run_steps(2);
+    quick_chord(&mut h, egui::Modifiers::COMMAND, egui::Key::O);
+    h.run_steps(2);
+    assert!(h.state().file_dialog_open(), "Ctrl+O opened no file dialog");
+    assert_eq!(
+        h.state().editor().eval().play_range(),
+        None,
+        "O set the out point"
+    );
+}
+
+#[test]
+fn playback_keeps_real_time_when_frames_take_half_a_second() {
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1280.0, 800.0))
+        .with_step_dt(0.5)
+        .wgpu()
+        .build_eframe(|cc| AnimtuneApp::new(cc, None, None));
+    h.run_steps(3);
+    assert!(h.state().editor().eval().is_playing());
+    let start = h.state().editor().eval().layer_time();
+    h.run_steps(8);
+    let advanced = h.state().editor().eval().layer_time() - start;
+    assert!(
+        (advanced - 4.0).abs() <= 0.05 * 4.0,
+        "8 frames of 0.5 s advanced {advanced} s of animation"
+    );
+}

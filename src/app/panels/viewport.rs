@@ -194,10 +194,16 @@ impl ViewportPanel {
                 .unwrap_or_default();
             format!("{}{bone}", c.skeleton.name(j))
         };
+        let frame_s = ui.input(|i| i.stable_dt);
         let mut lines = vec![format!(
             "eval {eval_micros:.0} µs  frame {:.1} ms",
-            ui.input(|i| i.stable_dt) * 1000.0
+            frame_s * 1000.0
         )];
+        if e.eval().is_playing()
+            && let Some(note) = playback_note(frame_s)
+        {
+            lines.push(note);
+        }
         if let Some(j) = e.session().selected {
             lines.insert(0, format!("selected: {}", describe(j)));
         }
@@ -350,5 +356,42 @@ impl ViewportPanel {
                 );
             }
         }
+    }
+}
+
+/// What the viewport's corner says about playback when frames are slow: below 15 frames a second playback keeps
+/// real time by skipping frames; a frame longer than the longest step leaves it behind real time.
+pub fn playback_note(frame_s: f32) -> Option<String> {
+    use crate::app::window::MAX_FRAME_STEP_S;
+    if frame_s > MAX_FRAME_STEP_S {
+        Some(format!(
+            "playback behind real time: a frame took {:.0} ms",
+            frame_s * 1000.0
+        ))
+    } else if frame_s > 1.0 / 15.0 {
+        Some(format!(
+            "real time at {:.0} fps: frames are skipped",
+            1.0 / frame_s
+        ))
+    } else {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::playback_note;
+
+    #[test]
+    fn slow_frames_are_said_to_skip_and_stalls_to_fall_behind() {
+        assert_eq!(playback_note(1.0 / 60.0), None);
+        assert_eq!(
+            playback_note(0.5).as_deref(),
+            Some("real time at 2 fps: frames are skipped")
+        );
+        assert_eq!(
+            playback_note(1.5).as_deref(),
+            Some("playback behind real time: a frame took 1500 ms")
+        );
     }
 }
