@@ -986,24 +986,13 @@ fn quick_chord(h: &mut Harness<'static, AnimtuneApp>, modifiers: egui::Modifiers
 #[test]
 fn a_quick_ctrl_chord_takes_its_modifiers_from_the_key_event() {
     use animtune::render::camera::ViewPreset;
-    let mut h = Harness::builder()
-        .with_size(egui::vec2(1280.0, 800.0))
-        .allow_missing_glyphs()
-        .wgpu()
-        .build_eframe(|cc| AnimtuneApp::new(cc, None, None));
-    h.run_steps(2);
+    let mut h = crate::ui_panels::built_in_browser_harness();
     // Ctrl+1 is the back view, not the front one.
     quick_chord(&mut h, egui::Modifiers::COMMAND, egui::Key::Num1);
     h.run_steps(1);
     let (yaw, _) = ViewPreset::Back.angles();
     assert!((h.state().editor().session().camera.yaw - yaw).abs() < 1e-5);
     // Ctrl+O opens a model (here in the built-in browser) and leaves the play range alone.
-    h.get_by_role_and_label(Role::Button, "File").click();
-    h.run_steps(2);
-    h.get_by_label("Built-in file browser").click();
-    h.run_steps(2);
-    h.key_press(egui::Key::Escape);
-    h.run_steps(2);
     quick_chord(&mut h, egui::Modifiers::COMMAND, egui::Key::O);
     h.run_steps(2);
     assert!(h.state().file_dialog_open(), "Ctrl+O opened no file dialog");

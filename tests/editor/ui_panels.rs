@@ -366,8 +366,9 @@ fn a_broken_humanoid_is_fixed_from_the_humanoid_tab() {
     );
 }
 
-#[test]
-fn ctrl_o_with_the_built_in_browser_opens_a_typed_path() {
+/// The editor at 1280x800 with the built-in file browser chosen (View → File → "Built-in file browser", as a
+/// user without a system dialog would find it), so that opening a file shows no platform dialog.
+pub fn built_in_browser_harness() -> Harness<'static, AnimtuneApp> {
     // egui_file labels folders and files with emoji that egui's bundled fonts lack: they draw as boxes.
     let mut h = Harness::builder()
         .with_size(egui::vec2(1280.0, 800.0))
@@ -375,13 +376,18 @@ fn ctrl_o_with_the_built_in_browser_opens_a_typed_path() {
         .wgpu()
         .build_eframe(|cc| AnimtuneApp::new(cc, None, None));
     h.run_steps(2);
-    // View → File → "Built-in file browser", as a user without a system dialog would find it.
     h.get_by_role_and_label(Role::Button, "File").click();
     h.run_steps(2);
     h.get_by_label("Built-in file browser").click();
     h.run_steps(2);
     h.key_press(egui::Key::Escape);
     h.run_steps(2);
+    h
+}
+
+#[test]
+fn ctrl_o_with_the_built_in_browser_opens_a_typed_path() {
+    let mut h = built_in_browser_harness();
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::O);
     h.run_steps(3);
     assert!(h.state().file_dialog_open(), "no file dialog");
@@ -453,4 +459,50 @@ fn an_fbx_character_plays_in_the_editor_and_lends_its_clip_to_a_glb() {
         e.status().text
     );
     assert_eq!(e.doc().clips[e.clip().unwrap()].name, "mixamo.com");
+}
+
+#[test]
+fn a_long_status_message_stays_on_one_line_and_the_timeline_stays_put() {
+    let mut h = harness_sized(900.0, 600.0);
+    h.run_steps(2);
+    let time_bar =
+        |h: &Harness<'static, AnimtuneApp>| h.get_by_role_and_label(Role::Slider, "Time").rect();
+    let before = time_bar(&h);
+    let text = "a message long enough to need two lines at this width: ".repeat(4);
+    h.state_mut().send(Command::Report {
+        text: text.clone(),
+        is_error: true,
+    });
+    h.run_steps(2);
+    assert_eq!(h.state().editor().status().text, text);
+    assert_eq!(time_bar(&h), before, "the timeline moved");
+}
+
+#[test]
+fn each_inspector_tab_keeps_its_own_scroll_offset() {
+    let mut h = harness_sized(900.0, 600.0);
+    h.run_steps(2);
+    let rate = |h: &Harness<'static, AnimtuneApp>| {
+        h.get_by_role_and_label(Role::Slider, "effect rate").rect()
+    };
+    h.get_by_label("Layers").click();
+    h.run_steps(2);
+    let fresh = rate(&h);
+    // The Humanoid tab's long bone list, scrolled down with the wheel over the inspector.
+    h.get_by_label("Humanoid").click();
+    h.run_steps(2);
+    let over = h.get_by_label("Humanoid").rect().center() + egui::vec2(0.0, 150.0);
+    h.hover_at(over);
+    h.event(egui::Event::MouseWheel {
+        unit: egui::MouseWheelUnit::Point,
+        delta: egui::vec2(0.0, -3000.0),
+        modifiers: egui::Modifiers::NONE,
+        phase: egui::TouchPhase::Move,
+        source: egui::MouseWheelSource::Wheel,
+    });
+    h.run_steps(4);
+    // Layers opens where it was, not scrolled by as much as Humanoid was.
+    h.get_by_label("Layers").click();
+    h.run_steps(2);
+    assert_eq!(rate(&h), fresh, "the Layers tab opened scrolled");
 }

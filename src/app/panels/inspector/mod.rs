@@ -108,8 +108,10 @@ impl Inspector {
             });
         });
         ui.separator();
-        // Contents scroll both ways rather than widen the panel: its width is the user's.
+        // Contents scroll both ways rather than widen the panel: its width is the user's. Each tab keeps its own
+        // scroll offset, so a tab never opens scrolled to where another was left.
         egui::ScrollArea::both()
+            .id_salt(("inspector scroll", self.tab.title()))
             .auto_shrink([false, false])
             .show(ui, |ui| match self.tab {
                 InspectorTab::Blend => self.blend.ui(ui, e, out),
