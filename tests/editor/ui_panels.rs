@@ -506,3 +506,15 @@ fn each_inspector_tab_keeps_its_own_scroll_offset() {
     h.run_steps(2);
     assert_eq!(rate(&h), fresh, "the Layers tab opened scrolled");
 }
+
+#[test]
+fn the_transport_buttons_stay_put_when_play_turns_to_pause() {
+    let mut h = harness_sized(1280.0, 800.0);
+    h.run_steps(2);
+    let stop = |h: &Harness<'static, AnimtuneApp>| h.get_by_label("Stop").rect();
+    let playing = (h.get_by_label("Pause").rect(), stop(&h));
+    h.get_by_label("Pause").click();
+    h.run_steps(2);
+    let paused = (h.get_by_label("Play").rect(), stop(&h));
+    assert_eq!(playing, paused, "(toggle, Stop) moved");
+}

@@ -7,7 +7,8 @@ use egui::{Color32, Pos2, Rect, Sense, Stroke, Vec2};
 use crate::app::command::{Command, Commands, Transport};
 use crate::app::editor::EditorState;
 
-/// Width of every transport button, so that Play/Pause does not shift the row.
+/// Least width of every transport button; all are as wide as the widest of Play and Pause, so that the toggle
+/// does not shift the row.
 const BUTTON_WIDTH: f32 = 46.0;
 /// Height of the ruler.
 const RULER_HEIGHT: f32 = 44.0;
@@ -19,10 +20,24 @@ pub fn ui(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) {
     let eval = e.eval();
     let playable = e.blending() || e.clip().is_some();
     ui.horizontal_wrapped(|ui| {
+        // At least as wide as "Pause" in the current font, which is wider than BUTTON_WIDTH at some sizes.
+        let width = ["Play", "Pause"]
+            .into_iter()
+            .map(|text| {
+                let galley = egui::WidgetText::from(text).into_galley(
+                    ui,
+                    Some(egui::TextWrapMode::Extend),
+                    f32::INFINITY,
+                    egui::TextStyle::Button,
+                );
+                galley.size().x + 2.0 * ui.spacing().button_padding.x
+            })
+            .fold(BUTTON_WIDTH, f32::max)
+            .ceil();
         let button = |ui: &mut egui::Ui, text: &str, enabled: bool| {
             ui.add_enabled(
                 enabled,
-                egui::Button::new(text).min_size(Vec2::new(BUTTON_WIDTH, 0.0)),
+                egui::Button::new(text).min_size(Vec2::new(width, 0.0)),
             )
         };
         let label = if eval.is_playing() && playable {
