@@ -445,7 +445,16 @@ impl Evaluator {
 
     /// Starts playing (from the far end's opposite when a non-looping source sits at its end).
     pub fn play(&mut self) {
-        if !self.clock.looping {
+        if let (Source::Clip(_), Some([a, b])) = (&self.source, self.play_range()) {
+            // With an in/out range, playing starts inside it: from before the in point (Home) or at the out point
+            // with looping off, it starts over at the in point (the out point when playing backwards).
+            let t = self.clock.time as f32;
+            let forward = self.clock.speed >= 0.0;
+            let at_stop = !self.clock.looping && if forward { t >= b } else { t <= a };
+            if t < a || t > b || at_stop {
+                self.seek(if forward { a } else { b });
+            }
+        } else if !self.clock.looping {
             let d = f64::from(self.duration());
             let at_end = match &self.source {
                 Source::Blend { .. } => self.clock.phase >= 1.0,

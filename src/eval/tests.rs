@@ -480,6 +480,18 @@ fn playback_loops_within_the_in_out_range() {
     ev.play();
     advance(&mut ev, d);
     assert!((ev.time() - 0.5 * d).abs() < 1e-5 && !ev.is_playing());
+    // Play at the out point with looping off starts over at the in point, and so does Play from before it.
+    for start in [0.5 * d, 0.0] {
+        ev.seek(start);
+        ev.play();
+        advance(&mut ev, 0.05 * d);
+        assert!(
+            (ev.time() - 0.3 * d).abs() < 1e-4 && ev.is_playing(),
+            "from {start}: at {} playing {}",
+            ev.time(),
+            ev.is_playing()
+        );
+    }
     // An empty range is no range.
     ev.set_play_range(Some([0.4, 0.4]));
     assert_eq!(ev.play_range(), None);
