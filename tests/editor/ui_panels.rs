@@ -518,3 +518,35 @@ fn the_transport_buttons_stay_put_when_play_turns_to_pause() {
     let paused = (h.get_by_label("Play").rect(), stop(&h));
     assert_eq!(playing, paused, "(toggle, Stop) moved");
 }
+
+#[test]
+fn humanoid_clips_added_to_a_non_humanoid_come_with_a_warning() {
+    let mut h = harness_sized(1280.0, 800.0);
+    h.run_steps(2);
+    let add_vrma = |h: &mut Harness<'static, AnimtuneApp>| {
+        h.state_mut()
+            .send(Command::AddClips(common::asset("three-vrm_test.vrma")));
+        h.run_steps(2);
+        h.state().editor().status().clone()
+    };
+    // The mannequin is a humanoid: a plain report.
+    let status = add_vrma(&mut h);
+    assert!(!status.is_error, "{}", status.text);
+    assert!(!status.text.contains("not a humanoid"), "{}", status.text);
+    // Fox is not: the clip is added, and the status bar says in red what it will and will not move.
+    open(&mut h, common::asset("Fox.glb"));
+    let clips = h.state().editor().doc().clips.len();
+    let status = add_vrma(&mut h);
+    assert_eq!(
+        h.state().editor().doc().clips.len(),
+        clips + 1,
+        "{}",
+        status.text
+    );
+    assert!(status.is_error, "{}", status.text);
+    assert!(
+        status.text.contains("Fox.glb is not a humanoid"),
+        "{}",
+        status.text
+    );
+}

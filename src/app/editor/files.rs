@@ -131,11 +131,25 @@ impl EditorState {
             source.by_human_bone + source.retargeted,
             source.unbound
         );
+        // Tracks bound by humanoid bone to a character that is not a whole humanoid (a quadruped whose hips and
+        // head were recognised) play, but not as they were meant to: said in red, not accepted silently.
+        let c = &self.doc.model.character;
+        let partial = source.by_human_bone > 0 && !c.humanoid.is_humanoid();
+        let text = if partial {
+            format!(
+                "{text}. Warning: {} is not a humanoid ({} required bone(s) unmapped), so the tracks bound by \
+                 humanoid bone move only the bones it has and may look wrong",
+                self.doc.name,
+                c.humanoid.missing_required.len()
+            )
+        } else {
+            text
+        };
         self.doc.clip_sources.push(source);
         self.rebind_blend();
         self.select_clip(Some(first));
         self.session.eval.play();
-        self.session.report(text, false);
+        self.session.report(text, partial);
         Ok(())
     }
 
