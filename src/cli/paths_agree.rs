@@ -154,8 +154,7 @@ fn mannequin_blend_with_every_layer() {
 
 #[test]
 fn quaternius_blend_with_every_layer() {
-    let preset_file =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/presets/quaternius_locomotion.json");
+    let preset_file = crate::test_support::preset("quaternius_locomotion.json");
     let preset = Preset::load(&preset_file).expect("the shipped Quaternius preset loads");
     let model = crate::test_support::quaternius();
     assert_paths_agree(model.to_str().expect("utf-8 asset path"), preset);

@@ -365,11 +365,9 @@ fn evaluate_allocates_nothing_after_warm_up_on_the_mannequin() {
 fn evaluate_allocates_nothing_after_warm_up_on_quaternius() {
     let path = crate::test_support::quaternius();
     let model = crate::import::load_file(&path).expect("the Quaternius rig loads");
-    let preset = crate::preset::Preset::load(
-        &std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("assets/presets/quaternius_locomotion.json"),
-    )
-    .expect("the shipped preset loads");
+    let preset =
+        crate::preset::Preset::load(&crate::test_support::preset("quaternius_locomotion.json"))
+            .expect("the shipped preset loads");
     let space = preset.blend.expect("the preset has a blend space");
     let point = space.point;
     let mut ev = Evaluator::new(

@@ -294,10 +294,8 @@ fn clips_sharing_a_name_get_distinct_files_and_a_refused_one_writes_nothing() {
 fn stream_bake_errors_name_the_preset_or_the_path_file() {
     let dir = common::temp_dir("bake-stream-errors");
     let out = dir.join("x.animclip");
-    let fox = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/assets/presets/fox_walk_run.json"
-    );
+    let fox = common::preset("fox_walk_run.json");
+    let fox = fox.to_str().unwrap();
     let missing = animtune(&[
         "bake",
         "mannequin",
@@ -313,10 +311,8 @@ fn stream_bake_errors_name_the_preset_or_the_path_file() {
         r#"[{"time":0,"point":[0,0]},{"time":1e30,"point":[1,0]}]"#,
     )
     .unwrap();
-    let q = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/assets/presets/quaternius_locomotion.json"
-    );
+    let q = common::preset("quaternius_locomotion.json");
+    let q = q.to_str().unwrap();
     let far = animtune(&[
         "bake",
         "mannequin",

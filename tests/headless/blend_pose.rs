@@ -162,8 +162,7 @@ fn every_point_of_the_default_space_gives_a_finite_normalized_pose() {
 #[test]
 fn quaternius_locomotion_blends_walk_and_jog() {
     let model = animtune::import::load_file(&common::quaternius()).unwrap();
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("assets/presets/quaternius_locomotion.json");
+    let path = common::preset("quaternius_locomotion.json");
     let space = animtune::preset::load_blend_space(&path).unwrap();
     let w = space.weights();
     // 2.2 between Walk (1.4) and Jog (3.0): 0.5 each.
@@ -193,8 +192,7 @@ fn quaternius_locomotion_blends_walk_and_jog() {
 #[test]
 fn fox_walk_run_blends_by_path_binding_without_a_humanoid() {
     let model = animtune::import::load_file(&common::asset("Fox.glb")).unwrap();
-    let path =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/presets/fox_walk_run.json");
+    let path = common::preset("fox_walk_run.json");
     let space = animtune::preset::load_blend_space(&path).unwrap();
     let (pose, sampler, cycle) = blend(&model, &space, space.point(), 0.5);
     assert!(sampler.binding(0).unwrap().unbound_tracks.is_empty());
