@@ -98,10 +98,11 @@ animtune=target/debug/animtune
 
 say "glTF validator on the generated mannequin and on exports (tuned walk with the model; skeleton only; a textured model)"
 tools=target/node-tools
-if [ ! -d "$tools/node_modules/gltf-validator" ] || [ ! -d "$tools/node_modules/three" ]; then
+if [ ! -d "$tools/node_modules/gltf-validator" ] || [ ! -d "$tools/node_modules/three" ] ||
+  [ ! -d "$tools/node_modules/@pixiv/three-vrm-animation" ]; then
   mkdir -p "$tools"
   (cd "$tools" && npm install --silent --no-audit --no-fund --prefix . gltf-validator@2.0.0-dev.3.10 three@0.187.0 \
-    >/dev/null)
+    @pixiv/three-vrm@3.5.5 @pixiv/three-vrm-animation@3.5.5 >/dev/null)
 fi
 "$animtune" mannequin -o target/mannequin.glb --force
 "$animtune" preset default > target/export-preset.json
@@ -143,6 +144,29 @@ if [ -z "$extended_missing" ]; then
     (cd "$tools" && node ../../scripts/fbx_threejs.mjs "$fbx" "$unit" ../fbx-"$f"-*.json)
   done
 fi
+
+say "three-vrm retargets VRM Animation (one made with a twisted rest pose) and Mixamo clips onto VRM 1.0 and 0.x characters"
+quaternius=assets/quaternius_ual/AnimationLibrary_Godot_Standard.gltf
+"$animtune" inspect "$quaternius" --json > target/quaternius-inspect.json
+node scripts/make_vrma.mjs "$quaternius" target/quaternius-inspect.json Roll_RM target/roll.vrma
+node scripts/make_vrma.mjs "$quaternius" target/quaternius-inspect.json Jog_Fwd_Loop target/jog-twisted.vrma 45
+clips=(target/roll.vrma target/jog-twisted.vrma assets/three-vrm_test.vrma)
+if [ -z "$extended_missing" ]; then
+  clips+=("$ANIMTUNE_EXTRA_ASSETS/fbx/mixamo.fbx" "$ANIMTUNE_EXTRA_ASSETS/fbx/Samba_Dancing.fbx")
+fi
+root=$PWD
+for character in assets/vrm/mtoon_default.vrm assets/Godette_vrm_v4.vrm; do
+  for clip in "${clips[@]}"; do
+    poses=()
+    for t in 0.1 0.45 0.8 1.3; do
+      pose="target/retarget-$(basename "$clip")-$(basename "$character")-$t.json"
+      "$animtune" pose "$character" --clip-file "$clip" --time "$t" --loop --json > "$pose" 2>/dev/null
+      poses+=("$PWD/$pose")
+    done
+    clip_path=$(realpath "$clip")
+    (cd "$tools" && node ../../scripts/retarget_threevrm.mjs "$root/$character" "$clip_path" "${poses[@]}")
+  done
+done
 
 say "cargo test: the library's unit tests, the binary's, and the three integration-test crates"
 if [ -z "$extended_missing" ]; then

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::blend::BlendSpace;
-use crate::core::HumanBone;
+use crate::core::{HipsPlacement, HumanBone};
 use crate::layers::LayerParams;
 
 /// The format tag every preset carries.
@@ -16,6 +16,10 @@ pub const FORMAT: &str = "animtune-preset";
 /// The preset version this build writes and the newest it reads. Version 2: breath angles follow the Unity
 /// original's sense (version 1 files are migrated on load so they keep their motion).
 pub const VERSION: u32 = 2;
+
+fn is_default_placement(p: &HipsPlacement) -> bool {
+    *p == HipsPlacement::default()
+}
 
 /// Everything a preset holds.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -33,6 +37,9 @@ pub struct Preset {
     /// Humanoid mapping overrides: humanoid bone name → joint name ("" leaves the bone unmapped).
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub humanoid: BTreeMap<String, String>,
+    /// Where clips retargeted onto the character put its hips ("clip_position", the default, or "rest_offset").
+    #[serde(skip_serializing_if = "is_default_placement")]
+    pub hips_placement: HipsPlacement,
     /// Files the character's clips were added from (beyond the model's own), relative to the preset's folder
     /// where possible: loading the preset adds them again, so blend nodes find their clips.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -47,6 +54,7 @@ impl Default for Preset {
             blend: None,
             layers: LayerParams::default(),
             humanoid: BTreeMap::new(),
+            hips_placement: HipsPlacement::default(),
             clip_files: Vec::new(),
         }
     }

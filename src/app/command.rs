@@ -73,6 +73,8 @@ pub enum Command {
     ChooseFile(crate::app::dialogs::files::Purpose),
     /// Maps a human bone to a joint (None: to no joint): an undoable humanoid override.
     SetHumanBone(crate::core::HumanBone, Option<usize>),
+    /// Where clips retargeted onto the character put its hips: an undoable setting that presets save.
+    SetHipsPlacement(crate::core::HipsPlacement),
     /// Puts a line in the status bar (a panel's own outcome: an export finished, no file chosen).
     Report {
         /// The message.

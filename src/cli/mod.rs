@@ -309,6 +309,29 @@ pub struct ModelArgs {
     /// Refuse models with more skin joints than this (default 20 000, or ANIMTUNE_MAX_JOINTS).
     #[arg(long, value_name = "N")]
     pub max_joints: Option<usize>,
+    /// Where clips retargeted from other characters put the hips (default: the preset's, else clip-position).
+    #[arg(long, value_name = "RULE")]
+    pub hips: Option<HipsArg>,
+}
+
+/// Where clips retargeted from other characters put the hips.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum HipsArg {
+    /// The clip's hips position scaled by the ratio of the rest hips heights (three-vrm, Unity Mecanim).
+    ClipPosition,
+    /// The character's rest hips plus the clip's hips motion (scaled likewise), for clips authored off their
+    /// origin.
+    RestOffset,
+}
+
+impl HipsArg {
+    /// The rule this names.
+    pub fn placement(self) -> crate::core::HipsPlacement {
+        match self {
+            HipsArg::ClipPosition => crate::core::HipsPlacement::ClipPosition,
+            HipsArg::RestOffset => crate::core::HipsPlacement::RestOffset,
+        }
+    }
 }
 
 /// Arguments of `inspect`.

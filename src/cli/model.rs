@@ -48,6 +48,11 @@ pub fn open(args: &ModelArgs) -> Result<ImportedModel> {
             .with_override(&overrides, &c.skeleton)
             .map_err(|e| anyhow!("{}: {e}", args.model))?;
     }
+    model.character.humanoid.hips_placement = match (args.hips, &preset) {
+        (Some(h), _) => h.placement(),
+        (None, Some(p)) => p.hips_placement,
+        (None, None) => Default::default(),
+    };
     // The clips of the files the preset remembers, after the model's own.
     if let (Some(p), Some(path)) = (&preset, &args.preset) {
         for file in p.clip_paths(path) {

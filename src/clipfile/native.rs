@@ -12,8 +12,10 @@ use crate::core::{HumanBone, Transform};
 
 /// The tag that opens every native clip file.
 pub const TAG: &str = "animtune-clip";
-/// The newest format version this build writes and reads.
-pub const VERSION: u32 = 1;
+/// The newest format version this build writes and reads. Version 2 adds the parent's rest origin and scale to the
+/// rest data of tracks with a translation channel (hips placement in retargeting); tracks without them (and
+/// version 1 files) read as 0 and 1.
+pub const VERSION: u32 = 2;
 
 /// Quaternions further than this from unit length are refused; closer ones are renormalised.
 const UNIT_TOLERANCE: f32 = 1e-3;
@@ -54,6 +56,10 @@ struct FileTrack {
     scale: FileChannel,
 }
 
+/// Rest data per track: translation, rotation, scale, parent rest rotation, rest height; then, in version 2 and
+/// for tracks with a translation channel, the parent's rest origin and scale.
+const REST_FLOATS_PLACED: usize = 19;
+/// Rest data per track without the parent's origin and scale (every track of a version 1 file).
 const REST_FLOATS: usize = 15;
 
 #[derive(Serialize, Deserialize)]
@@ -193,12 +199,21 @@ pub fn encode(clip: &BakedClip, quantize: bool) -> Vec<u8> {
                 let shared = common_prefix(prev, path);
                 *prev = path;
                 let r = t.target.rest;
+                // The parent's origin and scale place a translation in model space (hips placement): only
+                // tracks that move their joint carry them.
+                let placed = !matches!(t.translation, Channel::Rest);
+                let placement = [
+                    t.target.parent_rest_origin.to_array().as_slice(),
+                    &[t.target.parent_rest_scale],
+                ]
+                .concat();
                 let rest = [
                     r.translation.to_array().as_slice(),
                     &r.rotation.to_array(),
                     &r.scale.to_array(),
                     &t.target.parent_rest_rotation.to_array(),
                     &[t.target.rest_height],
+                    if placed { &placement } else { &[] },
                 ]
                 .concat();
                 let last_segment = path.rsplit('/').next().unwrap_or_default();
@@ -429,8 +444,12 @@ pub fn decode(bytes: &[u8], path: &Path) -> Result<BakedClip, ClipFileError> {
         let path = format!("{}{}", &prev_path[..shared], t.path_rest);
         let what = |p: &str| format!("track '{path}' {p}");
         let rest = ck.floats(&t.rest, &what("rest data"))?;
-        if rest.len() != REST_FLOATS {
+        let fits = rest.len() == REST_FLOATS || (version >= 2 && rest.len() == REST_FLOATS_PLACED);
+        if !fits {
             return Err(ck.invalid(what("rest data has the wrong number of values")));
+        }
+        if rest.get(18).is_some_and(|&s| s <= 0.0) {
+            return Err(ck.invalid(what("rest data has a parent scale that is not positive")));
         }
         let human_bone = match t.human_bone {
             None => None,
@@ -458,6 +477,8 @@ pub fn decode(bytes: &[u8], path: &Path) -> Result<BakedClip, ClipFileError> {
                 },
                 parent_rest_rotation: Quat::from_slice(&rest[10..14]).normalize(),
                 rest_height: rest[14],
+                parent_rest_origin: rest.get(15..18).map_or(Vec3::ZERO, Vec3::from_slice),
+                parent_rest_scale: rest.get(18).copied().unwrap_or(1.0),
                 rest_known: true,
             },
             translation: ck.channel(&t.translation, frame_count, &what("translation"))?,
@@ -493,11 +514,61 @@ mod tests {
         }
     }
 
+    fn one_track_body(rest: &[f32]) -> Body {
+        Body {
+            id: 0,
+            name: "one".into(),
+            duration: 1.0,
+            frame_rate: 30.0,
+            times: None,
+            tracks: vec![FileTrack {
+                path_shared: 0,
+                path_rest: "Hips".into(),
+                name: String::new(),
+                human_bone: Some(0),
+                rest: rest.iter().flat_map(|f| f.to_le_bytes()).collect(),
+                translation: rest_channel(),
+                rotation: rest_channel(),
+                scale: rest_channel(),
+            }],
+        }
+    }
+
+    #[test]
+    fn version_1_files_read_with_no_parent_origin_and_unit_scale() {
+        let v1 = [
+            0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 1.0, 1.0,
+        ];
+        let bytes = rmp_serde::to_vec(&(TAG, 1u32, one_track_body(&v1))).unwrap();
+        let clip = decode(&bytes, Path::new("v1.animclip")).unwrap();
+        let t = &clip.tracks[0].target;
+        assert_eq!(
+            (t.parent_rest_origin, t.parent_rest_scale),
+            (Vec3::ZERO, 1.0)
+        );
+        assert_eq!(t.rest_height, 1.0);
+        // Version 2 carries them where a track has them; a version 1 file cannot.
+        let v2: Vec<f32> = v1.iter().copied().chain([0.5, 0.0, -2.0, 0.01]).collect();
+        let bytes = rmp_serde::to_vec(&(TAG, VERSION, one_track_body(&v2))).unwrap();
+        let t = decode(&bytes, Path::new("v2.animclip")).unwrap().tracks[0]
+            .target
+            .clone();
+        assert_eq!(
+            (t.parent_rest_origin, t.parent_rest_scale),
+            (Vec3::new(0.5, 0.0, -2.0), 0.01)
+        );
+        let bytes = rmp_serde::to_vec(&(TAG, 1u32, one_track_body(&v2))).unwrap();
+        let err = decode(&bytes, Path::new("old.animclip"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("wrong number of values"), "{err}");
+    }
+
     #[test]
     fn paths_growing_through_shared_prefixes_are_bounded() {
         let rest: Vec<u8> = [0.0f32, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0]
             .into_iter()
-            .chain([0.0, 0.0, 0.0, 1.0, 0.0])
+            .chain([0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0])
             .flat_map(f32::to_le_bytes)
             .collect();
         // Every track repeats the whole previous path and adds 100 bytes: 1 300 tracks spell out 84 MB of paths

@@ -290,6 +290,8 @@ impl UnityClip {
                         rest: Transform::IDENTITY,
                         parent_rest_rotation: Quat::IDENTITY,
                         rest_height: 0.0,
+                        parent_rest_origin: glam::Vec3::ZERO,
+                        parent_rest_scale: 1.0,
                         rest_known: false,
                     },
                     translation: Keys::new(tt, tv, Interpolation::CubicSpline).ok(),

@@ -8,6 +8,33 @@ use super::humanoid::{HumanBone, HumanoidMap};
 use super::pose::Pose;
 use super::skeleton::Skeleton;
 
+/// Where a clip retargeted between two humanoids puts the target's hips.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HipsPlacement {
+    /// The clip's hips position in its model space, scaled by the ratio of the two rest hips heights: the rule
+    /// of pixiv's three-vrm (VRM Animation and its Mixamo example) and of Unity Mecanim's body position. A
+    /// clip's character standing off its origin stands off the target's origin as far (scaled).
+    #[default]
+    ClipPosition,
+    /// The target's rest hips plus the clip's hips motion away from its own rest hips (scaled likewise): the
+    /// target stays where it stands at rest, for clips authored away from their origin.
+    RestOffset,
+}
+
+impl HipsPlacement {
+    /// Both rules, in the order the editor offers them.
+    pub const ALL: [HipsPlacement; 2] = [HipsPlacement::ClipPosition, HipsPlacement::RestOffset];
+
+    /// The name presets and the CLI use.
+    pub fn name(self) -> &'static str {
+        match self {
+            HipsPlacement::ClipPosition => "clip_position",
+            HipsPlacement::RestOffset => "rest_offset",
+        }
+    }
+}
+
 /// How one track reaches a joint of another rig through their humanoid maps.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Retarget {
@@ -15,12 +42,21 @@ pub struct Retarget {
     pub pre: Quat,
     /// Rotation applied after the source rotation.
     pub post: Quat,
-    /// Scale for translation changes (hips only; None ignores translation).
+    /// Scale for the source's local translation (hips only; None ignores translation).
     pub translation_scale: Option<f32>,
     /// Rotation from the source parent frame to the target parent frame.
     pub translation_rotation: Quat,
-    /// Target joint's rest translation.
-    pub dst_rest_translation: Vec3,
+    /// Added after rotating and scaling: the target's local translation is
+    /// `translation_offset + translation_rotation * source * translation_scale`.
+    pub translation_offset: Vec3,
+}
+
+impl Retarget {
+    /// The target's local translation for a source local translation (when translation is retargeted).
+    pub fn translation(&self, source: Vec3) -> Option<Vec3> {
+        self.translation_scale
+            .map(|k| self.translation_offset + self.translation_rotation * source * k)
+    }
 }
 
 /// How one track was bound.
@@ -88,11 +124,12 @@ impl Clip {
                     if let Some(k) = &track.rotation {
                         local.rotation = (r.pre * k.sample(t) * r.post).normalize();
                     }
-                    if let (Some(k), Some(scale)) = (&track.translation, r.translation_scale) {
-                        let delta = k.sample(t) - Vec3::from(track.target.rest.translation);
-                        local.translation = (r.dst_rest_translation
-                            + r.translation_rotation * delta * scale)
-                            .into();
+                    if let Some(v) = track
+                        .translation
+                        .as_ref()
+                        .and_then(|k| r.translation(k.sample(t)))
+                    {
+                        local.translation = v.into();
                     }
                 }
             }
@@ -100,24 +137,41 @@ impl Clip {
     }
 }
 
-/// The turn about +Y from the way the clip's source character faces to the way the target faces, each taken
-/// from its rest pose (forward = up × the line from the left to the right upper leg), so a rig exported facing
-/// −Z (some Mixamo characters) and one facing +Z move the same way; identity when either side lacks the legs.
+/// The turn about +Y from the way the clip's source character faces to the way the target faces, so a rig
+/// exported facing −Z (some Mixamo characters) and one facing +Z move the same way. The source's facing is the
+/// clip's [`Clip::facing_yaw`] where its format fixes it (VRM Animation: +Z, whatever its rest pose), else it is
+/// taken from its rest pose as the target's always is (forward = up × the line from the left to the right upper
+/// leg); identity when a side that needs the legs lacks them.
 fn facing_alignment(clip: &Clip, humanoid: Option<&HumanoidMap>, model: &[glam::Mat4]) -> Quat {
-    let track_of = |b: HumanBone| {
-        clip.tracks
-            .iter()
-            .find(|t| t.target.human_bone == Some(b) && t.target.rest_known)
+    let yaw = |right: Vec3| {
+        let forward = Vec3::Y.cross(right);
+        forward.x.atan2(forward.z)
     };
-    let (Some(l), Some(r)) = (
-        track_of(HumanBone::LeftUpperLeg),
-        track_of(HumanBone::RightUpperLeg),
-    ) else {
-        return Quat::IDENTITY;
+    let flat = |v: Vec3| Vec3::new(v.x, 0.0, v.z).length() > 1e-6;
+    let source_yaw = match clip.facing_yaw {
+        Some(y) => y,
+        None => {
+            let track_of = |b: HumanBone| {
+                clip.tracks
+                    .iter()
+                    .find(|t| t.target.human_bone == Some(b) && t.target.rest_known)
+            };
+            let (Some(l), Some(r)) = (
+                track_of(HumanBone::LeftUpperLeg),
+                track_of(HumanBone::RightUpperLeg),
+            ) else {
+                return Quat::IDENTITY;
+            };
+            // Both legs hang from the hips: the hips' model rest rotation carries their local offsets into
+            // model space.
+            let source_right = l.target.parent_rest_rotation
+                * (Vec3::from(r.target.rest.translation) - Vec3::from(l.target.rest.translation));
+            if !flat(source_right) {
+                return Quat::IDENTITY;
+            }
+            yaw(source_right)
+        }
     };
-    // Both legs hang from the hips: the hips' model rest rotation carries their local offsets into model space.
-    let source_right = l.target.parent_rest_rotation
-        * (Vec3::from(r.target.rest.translation) - Vec3::from(l.target.rest.translation));
     let Some(h) = humanoid else {
         return Quat::IDENTITY;
     };
@@ -128,15 +182,10 @@ fn facing_alignment(clip: &Clip, humanoid: Option<&HumanoidMap>, model: &[glam::
         return Quat::IDENTITY;
     };
     let target_right = model[rj].w_axis.truncate() - model[lj].w_axis.truncate();
-    let yaw = |right: Vec3| {
-        let forward = Vec3::Y.cross(right);
-        forward.x.atan2(forward.z)
-    };
-    let flat = |v: Vec3| Vec3::new(v.x, 0.0, v.z).length() > 1e-6;
-    if !(flat(source_right) && flat(target_right)) {
+    if !flat(target_right) {
         return Quat::IDENTITY;
     }
-    Quat::from_rotation_y(yaw(target_right) - yaw(source_right))
+    Quat::from_rotation_y(yaw(target_right) - source_yaw)
 }
 
 /// Each joint of a skeleton as a track target: path, name, humanoid bone and rest data (the parent's model-space
@@ -151,18 +200,32 @@ pub fn track_targets(
     let world = rest.world_rotations(skeleton);
     let bones = humanoid.map(|h| h.bone_per_joint(skeleton.len()));
     (0..skeleton.len())
-        .map(|j| super::clip::TrackTarget {
-            path: skeleton.path(j).to_string(),
-            name: skeleton.name(j).to_string(),
-            human_bone: bones.as_ref().and_then(|b| b[j]),
-            rest: skeleton.rest()[j],
-            parent_rest_rotation: skeleton
+        .map(|j| {
+            let parent = skeleton
                 .parent(j)
-                .map_or(skeleton.root_rotation(), |p| world[p]),
-            rest_height: model[j].w_axis.y,
-            rest_known: true,
+                .map_or(skeleton.root_transform(), |p| model[p]);
+            super::clip::TrackTarget {
+                path: skeleton.path(j).to_string(),
+                name: skeleton.name(j).to_string(),
+                human_bone: bones.as_ref().and_then(|b| b[j]),
+                rest: skeleton.rest()[j],
+                parent_rest_rotation: skeleton
+                    .parent(j)
+                    .map_or(skeleton.root_rotation(), |p| world[p]),
+                rest_height: model[j].w_axis.y,
+                parent_rest_origin: parent.w_axis.truncate(),
+                parent_rest_scale: uniform_scale(&parent),
+                rest_known: true,
+            }
         })
         .collect()
+}
+
+/// The uniform scale of a model matrix (the cube root of its linear part's determinant, 1 when that is not a
+/// usable number): how much longer a length is in model space than in the frame the matrix maps from.
+pub fn uniform_scale(m: &glam::Mat4) -> f32 {
+    let s = m.determinant().abs().cbrt();
+    if s.is_finite() && s > 1e-12 { s } else { 1.0 }
 }
 
 /// True when a track's source joint rests as `joint` of `skeleton` does: the same local rest (rotation within
@@ -195,6 +258,7 @@ pub fn bind(clip: &Clip, skeleton: &Skeleton, humanoid: Option<&HumanoidMap>) ->
             .map_or(skeleton.root_rotation(), |p| model_rot[p])
     };
     let facing = facing_alignment(clip, humanoid, &model);
+    let placement = humanoid.map_or(HipsPlacement::default(), |h| h.hips_placement);
 
     let mut driven = vec![false; skeleton.len()];
     let mut tracks = Vec::with_capacity(clip.tracks.len());
@@ -220,17 +284,35 @@ pub fn bind(clip: &Clip, skeleton: &Skeleton, humanoid: Option<&HumanoidMap>) ->
                 t.rest.rotation.inverse() * wps.inverse() * wpd * skeleton.rest()[joint].rotation;
             let is_hips = t.human_bone == Some(HumanBone::Hips)
                 || humanoid.and_then(|h| h.joint(HumanBone::Hips)) == Some(joint);
-            let translation_scale = is_hips.then(|| {
+            // Model-space placement: the source's hips position (its parent's rest frame applied to the local
+            // value), turned to the target's facing and scaled by the rest hips heights, is put in the target's
+            // parent frame. Both rules share that linear part; they differ in the constant.
+            let height_ratio = {
                 let src = t.rest_height;
                 let dst = model[joint].w_axis.y;
                 if src.abs() > 1e-6 { dst / src } else { 1.0 }
-            });
+            };
+            let dst_parent = skeleton
+                .parent(joint)
+                .map_or(skeleton.root_transform(), |p| model[p]);
+            let dst_scale = uniform_scale(&dst_parent);
+            let k = height_ratio * t.parent_rest_scale / dst_scale;
+            let dst_rest = Vec3::from(skeleton.rest()[joint].translation);
+            let translation_offset = match placement {
+                HipsPlacement::ClipPosition => {
+                    wpd.inverse()
+                        * (facing * t.parent_rest_origin * height_ratio
+                            - dst_parent.w_axis.truncate())
+                        / dst_scale
+                }
+                HipsPlacement::RestOffset => dst_rest - pre * Vec3::from(t.rest.translation) * k,
+            };
             Retarget {
                 pre,
                 post,
-                translation_scale,
+                translation_scale: is_hips.then_some(k),
                 translation_rotation: pre,
-                dst_rest_translation: skeleton.rest()[joint].translation.into(),
+                translation_offset,
             }
         };
         let bound = if let Some((joint, method)) = direct {

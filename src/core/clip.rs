@@ -247,6 +247,10 @@ impl<T: KeyValue> Keys<T> {
     }
 }
 
+fn unit_scale() -> f32 {
+    1.0
+}
+
 /// Which joint a track animates, described so it can bind to other skeletons too.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TrackTarget {
@@ -262,6 +266,14 @@ pub struct TrackTarget {
     pub parent_rest_rotation: Quat,
     /// Model-space rest height (Y) of the joint in the source, to scale hips motion between rigs.
     pub rest_height: f32,
+    /// Model-space rest position of the parent's origin in the source (the skeleton's root frame for a root
+    /// joint): with `parent_rest_rotation` and `parent_rest_scale` it places the hips' local position in the
+    /// source's model space, where hips placement is measured.
+    #[serde(default)]
+    pub parent_rest_origin: Vec3,
+    /// Uniform model-space rest scale of the parent in the source (a unit conversion such as an FBX file's 0.01).
+    #[serde(default = "unit_scale")]
+    pub parent_rest_scale: f32,
     /// True when `rest`, `parent_rest_rotation` and `rest_height` describe the source (false for layouts that do
     /// not carry them, such as Unity's): only then can a track be retargeted between different rest poses.
     #[serde(default)]
@@ -316,6 +328,10 @@ pub struct Clip {
     pub duration: f32,
     /// One track per animated joint.
     pub tracks: Vec<Track>,
+    /// The way the clip's source character faces, as a turn about +Y from +Z (radians), when its format fixes
+    /// it: VRM Animation and VRM files (whose specs put the character facing +Z once VRM 0.x is turned). None
+    /// when retargeting must estimate it from the source's rest legs (glTF, FBX, baked clips).
+    pub facing_yaw: Option<f32>,
 }
 
 impl Clip {
@@ -326,6 +342,7 @@ impl Clip {
             name: name.into(),
             duration,
             tracks,
+            facing_yaw: None,
         }
     }
 
@@ -469,6 +486,8 @@ mod tests {
                 rest: Transform::IDENTITY,
                 parent_rest_rotation: Quat::IDENTITY,
                 rest_height: 0.0,
+                parent_rest_origin: Vec3::ZERO,
+                parent_rest_scale: 1.0,
                 rest_known: true,
             },
             translation: Some(

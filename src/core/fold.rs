@@ -1,6 +1,8 @@
-//! Folding the motion of humanoid bones a target does not have into their nearest mapped ancestor, as VRM and
-//! Unity retargeting do: a clip from a rig with an UpperChest, played on one without, turns its Chest by the
-//! source's Chest and UpperChest rotations together instead of dropping the upper one.
+//! Folding the motion of humanoid bones a target does not have into their nearest mapped ancestor: a clip from a
+//! rig with an UpperChest, played on one without, turns its Chest by the source's Chest and UpperChest rotations
+//! together instead of dropping the upper one. This is our rule, chosen so the neck and arms keep their motion in
+//! model space: three-vrm's Mixamo example drops the missing bone's rotation, and the VRM spec's note gives it to
+//! the children instead.
 
 use glam::Quat;
 
@@ -119,6 +121,7 @@ pub fn fold_unmapped_bones(
     }
     let mut folded = Clip::new(clip.name.clone(), kept);
     folded.duration = clip.duration;
+    folded.facing_yaw = clip.facing_yaw;
     Some((folded, folds))
 }
 

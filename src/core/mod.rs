@@ -14,7 +14,7 @@ pub mod skeleton;
 pub mod transform;
 pub mod unity_axes;
 
-pub use binding::ClipBinding;
+pub use binding::{ClipBinding, HipsPlacement};
 pub use character::Character;
 pub use clip::{Clip, Interpolation, Keys, Track, TrackTarget, Wrap};
 pub use human_bone::HumanBone;

@@ -193,10 +193,7 @@ fn track_channels(track: &crate::core::Track, bound: &BoundTrack, out: &mut Vec<
                 );
             }
             if let (Some(k), Some(scale)) = (&track.translation, r.translation_scale) {
-                let src_rest = Vec3::from(track.target.rest.translation);
-                let map = |v: Vec3| {
-                    r.dst_rest_translation + r.translation_rotation * (v - src_rest) * scale
-                };
+                let map = |v: Vec3| r.translation_offset + r.translation_rotation * v * scale;
                 let tangent = |v: Vec3| r.translation_rotation * v * scale;
                 push(
                     Property::Translation,

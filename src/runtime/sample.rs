@@ -368,6 +368,8 @@ mod tests {
             rest: Transform::IDENTITY,
             parent_rest_rotation: Quat::IDENTITY,
             rest_height: 0.0,
+            parent_rest_origin: glam::Vec3::ZERO,
+            parent_rest_scale: 1.0,
             rest_known: true,
         }
     }

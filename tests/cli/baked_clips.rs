@@ -440,6 +440,8 @@ fn track(rotation: Channel<Quat>) -> animtune::clipfile::BakedTrack {
             rest: animtune::core::Transform::IDENTITY,
             parent_rest_rotation: Quat::IDENTITY,
             rest_height: 1.0,
+            parent_rest_origin: glam::Vec3::ZERO,
+            parent_rest_scale: 1.0,
             rest_known: true,
         },
         translation: Channel::Rest,
@@ -470,7 +472,7 @@ fn versions_values_and_quaternions_are_validated() {
     match clipfile::decode(&bytes, p) {
         Err(ClipFileError::NewerVersion {
             found: 9,
-            supported: 1,
+            supported: native::VERSION,
             ..
         }) => {}
         other => panic!("{other:?}"),

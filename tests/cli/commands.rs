@@ -138,6 +138,58 @@ fn pose_binds_a_vrma_to_a_humanoid_and_refuses_a_non_humanoid() {
 }
 
 #[test]
+fn hips_placement_comes_from_the_flag_or_the_preset() {
+    let clip = common::quaternius();
+    let hips_at = |extra: &[&str]| {
+        let mut args = vec![
+            "pose",
+            "mannequin",
+            "--clip-file",
+            clip.to_str().unwrap(),
+            "--clip",
+            "Roll_RM",
+            "--time",
+            "0.6",
+            "--json",
+        ];
+        args.extend_from_slice(extra);
+        let j = json_of(&animtune(&args));
+        let hips = j["joints"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["human_bone"] == "Hips")
+            .unwrap()["model"]["translation"]
+            .clone();
+        serde_json::from_value::<[f32; 3]>(hips).unwrap()
+    };
+    let default = hips_at(&[]);
+    assert_eq!(default, hips_at(&["--hips", "clip-position"]));
+    let rest_offset = hips_at(&["--hips", "rest-offset"]);
+    let apart = glam::Vec3::from(default).distance(rest_offset.into());
+    assert!(apart > 1e-3, "the two rules put the hips {apart} m apart");
+    let dir = common::temp_dir("cli-hips");
+    let preset = dir.join("hips.json");
+    std::fs::write(
+        &preset,
+        r#"{"format":"animtune-preset","version":2,"hips_placement":"rest_offset"}"#,
+    )
+    .unwrap();
+    assert_eq!(
+        rest_offset,
+        hips_at(&["--preset", preset.to_str().unwrap()])
+    );
+    // The flag wins over the preset.
+    let both = [
+        "--preset",
+        preset.to_str().unwrap(),
+        "--hips",
+        "clip-position",
+    ];
+    assert_eq!(default, hips_at(&both));
+}
+
+#[test]
 fn missing_and_non_gltf_files_fail_cleanly() {
     let out = animtune(&["inspect", "/no/such/model.glb"]);
     assert_clean_failure(&out, &["/no/such/model.glb", "cannot read"]);

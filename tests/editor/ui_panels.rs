@@ -366,6 +366,41 @@ fn a_broken_humanoid_is_fixed_from_the_humanoid_tab() {
     );
 }
 
+#[test]
+fn the_humanoid_tab_sets_where_retargeted_hips_go_and_undo_restores_it() {
+    use animtune::core::HipsPlacement;
+    let mut h = harness_sized(1280.0, 800.0);
+    h.run_steps(2);
+    h.get_by_label("Humanoid").click();
+    h.run_steps(2);
+    h.root()
+        .children_recursive()
+        .find(|n| {
+            let a = n.accesskit_node();
+            a.role() == Role::ComboBox
+                && a.description()
+                    .is_some_and(|d| d.contains("three-vrm and Unity Mecanim"))
+        })
+        .expect("the hips placement combo box")
+        .click();
+    h.run_steps(2);
+    h.get_by_label("Rest + clip motion").click();
+    h.run_steps(2);
+    let placement = |h: &Harness<'static, AnimtuneApp>| {
+        let e = h.state().editor();
+        assert_eq!(
+            e.tuning().hips_placement,
+            e.doc().model.character.humanoid.hips_placement,
+            "the character binds clips with the tuning's rule"
+        );
+        e.tuning().hips_placement
+    };
+    assert_eq!(placement(&h), HipsPlacement::RestOffset);
+    h.state_mut().send(Command::Undo);
+    h.run_steps(2);
+    assert_eq!(placement(&h), HipsPlacement::ClipPosition);
+}
+
 /// The editor at 1280x800 with the built-in file browser chosen (View → File → "Built-in file browser", as a
 /// user without a system dialog would find it), so that opening a file shows no platform dialog.
 pub fn built_in_browser_harness() -> Harness<'static, AnimtuneApp> {

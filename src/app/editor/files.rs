@@ -187,6 +187,7 @@ impl EditorState {
                     .unwrap_or_else(|| self.doc.tuning.blend.clone()),
                 layers: preset.layers,
                 humanoid: overrides,
+                hips_placement: preset.hips_placement,
             };
             self.history.record(&self.doc.tuning, &after);
             self.doc.tuning = after;
@@ -239,6 +240,7 @@ impl EditorState {
                 .iter()
                 .map(|(bone, joint)| (bone.name().to_string(), joint.clone()))
                 .collect(),
+            hips_placement: self.doc.tuning.hips_placement,
             ..crate::preset::Preset::default()
         };
         let sources: Vec<std::path::PathBuf> = self

@@ -338,6 +338,7 @@ impl EditorState {
                 }
             },
             Command::SetHumanBone(bone, joint) => self.set_human_bone(bone, joint),
+            Command::SetHipsPlacement(p) => self.set_hips_placement(p),
             Command::ChooseFile(_) => {}
             Command::SetClipRootMotion(mode) => {
                 self.session.eval.set_clip_root_motion(mode);
@@ -565,7 +566,7 @@ impl EditorState {
     /// bound again, keeping the time and the transport.
     fn apply_humanoid(&mut self) {
         let c = &self.doc.model.character;
-        let map = match self
+        let mut map = match self
             .doc
             .base_humanoid
             .clone()
@@ -578,6 +579,7 @@ impl EditorState {
                 return;
             }
         };
+        map.hips_placement = self.doc.tuning.hips_placement;
         if map == c.humanoid {
             return;
         }
@@ -622,6 +624,17 @@ impl EditorState {
     }
 
     /// Maps a human bone to a joint (None: to no joint) as an undoable override; saved in presets.
+    fn set_hips_placement(&mut self, placement: crate::core::HipsPlacement) {
+        if self.doc.tuning.hips_placement == placement {
+            return;
+        }
+        self.history.before_edit(&self.doc.tuning);
+        self.doc.tuning.hips_placement = placement;
+        self.doc.revision += 1;
+        self.tuning_replaced();
+        self.history.close(&self.doc.tuning);
+    }
+
     fn set_human_bone(&mut self, bone: crate::core::HumanBone, joint: Option<usize>) {
         let skeleton = &self.doc.model.character.skeleton;
         let name = joint.map_or(String::new(), |j| skeleton.name(j).to_string());

@@ -30,6 +30,8 @@ pub struct Tuning {
     /// The user's humanoid mapping override: human bone → joint name ("" unmaps it), on top of the mapping
     /// the model came with.
     pub humanoid: BTreeMap<HumanBone, String>,
+    /// Where clips retargeted onto the character put its hips.
+    pub hips_placement: crate::core::HipsPlacement,
 }
 
 impl Tuning {
@@ -38,6 +40,7 @@ impl Tuning {
         let (a, b) = (&self.blend, &other.blend);
         self.layers != other.layers
             || self.humanoid != other.humanoid
+            || self.hips_placement != other.hips_placement
             || a.mode != b.mode
             || a.axes != b.axes
             || a.nodes != b.nodes
@@ -104,6 +107,7 @@ impl Document {
                 blend: crate::demo::locomotion::default_blend_space(),
                 layers: LayerParams::default(),
                 humanoid: BTreeMap::new(),
+                hips_placement: Default::default(),
             },
             generation: 0,
             revision: 0,

@@ -99,6 +99,7 @@ mod tests {
             blend: crate::demo::locomotion::default_blend_space(),
             layers,
             humanoid: Default::default(),
+            hips_placement: Default::default(),
         }
     }
 

@@ -73,6 +73,8 @@ pub struct HumanoidMap {
     pub problems: Vec<String>,
     /// Things that look odd but do not stop the mapping from being used.
     pub warnings: Vec<String>,
+    /// Where clips retargeted onto this character put its hips.
+    pub hips_placement: crate::core::binding::HipsPlacement,
 }
 
 /// Twist joints found between a humanoid parent bone and its child.
@@ -95,6 +97,7 @@ impl HumanoidMap {
             missing_required: Vec::new(),
             problems: Vec::new(),
             warnings: Vec::new(),
+            hips_placement: Default::default(),
         };
         m.missing_required = HumanBone::required().collect();
         m

@@ -90,7 +90,7 @@ pub fn load_bytes_with(
         &mut notes,
     )
     .map_err(data_err)?;
-    let clips = animations::read_clips(
+    let mut clips = animations::read_clips(
         &document,
         &buffers,
         &skeleton,
@@ -100,6 +100,13 @@ pub fn load_bytes_with(
         &mut notes,
     )
     .map_err(data_err)?;
+    // VRM and VRM Animation fix the character's axes (+Z forward, once VRM 0.x is turned): their clips are
+    // retargeted as facing +Z, not by a guess from their rest pose.
+    if vrm.source != MappingSource::None {
+        for clip in &mut clips {
+            clip.facing_yaw = Some(0.0);
+        }
+    }
     if vrm0 {
         notes.push("VRM 0.x model faces −Z: turned 180° about +Y to face +Z".to_string());
     }

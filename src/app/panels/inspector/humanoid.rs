@@ -6,7 +6,7 @@ use egui::{Color32, RichText};
 
 use crate::app::command::{Command, Commands};
 use crate::app::editor::EditorState;
-use crate::core::HumanBone;
+use crate::core::{HipsPlacement, HumanBone};
 
 /// Red of a required bone that no joint plays.
 const MISSING: Color32 = Color32::from_rgb(240, 110, 100);
@@ -101,6 +101,36 @@ fn bone_row(ui: &mut egui::Ui, e: &EditorState, bone: HumanBone, out: &mut Comma
     });
 }
 
+/// The retargeting rule for the hips of clips from other characters.
+fn hips_row(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) {
+    let current = e.tuning().hips_placement;
+    let label = |p: HipsPlacement| match p {
+        HipsPlacement::ClipPosition => "Clip position × height",
+        HipsPlacement::RestOffset => "Rest + clip motion",
+    };
+    ui.horizontal(|ui| {
+        ui.label("Retargeted hips")
+            .on_hover_text("Where clips from other characters put this character's hips");
+        let mut chosen = current;
+        egui::ComboBox::from_id_salt("hips placement")
+            .selected_text(label(current))
+            .show_ui(ui, |ui| {
+                for p in HipsPlacement::ALL {
+                    ui.selectable_value(&mut chosen, p, label(p));
+                }
+            })
+            .response
+            .on_hover_text(
+                "Clip position × height: the clip's hips position scaled by the ratio of the rest hips heights, \
+                 as three-vrm and Unity Mecanim place them.\nRest + clip motion: this character's rest hips plus \
+                 the clip's hips motion, for clips authored away from their origin.",
+            );
+        if chosen != current {
+            out.push(Command::SetHipsPlacement(chosen));
+        }
+    });
+}
+
 /// Draws the tab.
 pub fn ui(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) {
     let c = &e.doc().model.character;
@@ -131,6 +161,7 @@ pub fn ui(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) {
     for warning in &h.warnings {
         ui.colored_label(Color32::from_rgb(230, 170, 60), warning);
     }
+    hips_row(ui, e, out);
     if !e.tuning().humanoid.is_empty() {
         ui.horizontal(|ui| {
             ui.label(format!(
