@@ -472,7 +472,7 @@ fn look_at_smoothing_converges_monotonically_and_resets_on_seek() {
 }
 
 /// Look-at on a whole pose, with its own scratch buffers; returns the report.
-fn look(
+pub(crate) fn look(
     rig: &LookAtRig,
     params: &LookAtParams,
     s: &animtune::core::Skeleton,
@@ -673,101 +673,5 @@ fn unity_original_passes_what_the_heads_limit_cuts_to_the_neck() {
                 "{name}: below the neck stays"
             );
         }
-    }
-}
-
-/// The original's `Smooth` for one bone, written out from its C#: a weight that grows by
-/// `min(rotateSpeed, angularSpeed * dt / 90)` while the bone is a whole degree or more away, reset otherwise.
-fn reference_smooth(
-    last: &mut Option<(Quat, f32)>,
-    solved: Quat,
-    rotate_speed: f32,
-    angular: f32,
-    dt: f32,
-) -> Quat {
-    let Some((last_rotation, weight)) = last else {
-        *last = Some((solved, 0.0));
-        return solved;
-    };
-    let angle = (solved.dot(*last_rotation).abs().min(1.0).acos() * 2.0).to_degrees() as i32;
-    let mut result = solved;
-    if angle > 0 {
-        *weight += rotate_speed.min(angular * dt / 90.0);
-        let t = weight.clamp(0.0, 1.0);
-        let b = if last_rotation.dot(solved) < 0.0 {
-            -solved
-        } else {
-            solved
-        };
-        result =
-            Quat::from_vec4(glam::Vec4::from(*last_rotation) * (1.0 - t) + glam::Vec4::from(b) * t)
-                .normalize();
-    } else {
-        *weight = 0.0;
-    }
-    *last_rotation = result;
-    result
-}
-
-#[test]
-fn unity_original_smoothing_replays_the_originals_rule_frame_by_frame() {
-    let m = animtune::import::load_file(&common::quaternius()).unwrap();
-    let c = &m.character;
-    let s = &c.skeleton;
-    for fps in [30.0f32, 60.0] {
-        let mut params = unity_unlimited();
-        params.rotate_speed = 0.05;
-        params.chain[0].unity.angular_speed = 120.0;
-        params.chain[1].unity.limit_hori = 20.0;
-        params.chain[1].unity.angular_speed = 45.0;
-        params.chain[0].unity.limit_hori = 25.0;
-        let rig = LookAtRig::bind(&params, c);
-        let rest = Pose::rest(s);
-        let dt = 1.0 / fps;
-        let mut state = LookAtState::default();
-        let mut reference: Vec<Option<(Quat, f32)>> = vec![None; rig.bones.len()];
-        let mut worst = 0.0f32;
-        let mut moved = 0.0f32;
-        for frame in 0..(fps as usize * 2) {
-            // The target sweeps 70° to the left over the first second, then holds.
-            let yaw = 70.0 * (frame as f32 * dt).min(1.0);
-            let target = target_beside_head(&m, &rest, yaw);
-            let mut solved = rest.clone();
-            look(
-                &rig,
-                &params,
-                s,
-                target,
-                None,
-                &mut LookAtState::default(),
-                &mut solved,
-            );
-            let mut shown = rest.clone();
-            look(&rig, &params, s, target, Some(dt), &mut state, &mut shown);
-            for (b, last) in rig.bones.iter().zip(&mut reference) {
-                let spec = &params.chain[b.index].unity;
-                let want = reference_smooth(
-                    last,
-                    solved.local[b.joint].rotation,
-                    params.rotate_speed,
-                    spec.angular_speed,
-                    dt,
-                );
-                worst = worst.max(rotation_distance(shown.local[b.joint].rotation, want));
-                moved = moved.max(rotation_distance(
-                    shown.local[b.joint].rotation,
-                    solved.local[b.joint].rotation,
-                ));
-            }
-        }
-        assert!(
-            worst.to_degrees() < 0.1,
-            "{fps} fps: {}° from the original's rule",
-            worst.to_degrees()
-        );
-        assert!(
-            moved.to_degrees() > 2.0,
-            "{fps} fps: the smoothing lags the solve"
-        );
     }
 }

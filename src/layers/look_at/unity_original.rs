@@ -5,17 +5,23 @@
 //! horizontal and vertical limits 0–90, where 90 means no limit, and a self-roll `limitSelf` proportional to the
 //! bone's own rotation, applied when a limit cut the turn) or by a lerped axis (`LerpAxisPerBone`: with
 //! `limitWeight` > 0 the rotation axis is lerped toward up by that weight and the angle limited to `limitAngle`).
-//! Afterwards every chain bone's local rotation is smoothed (`Smooth`): a per-bone weight grows by
-//! `min(rotateSpeed, angularSpeed · dt / 90)` each frame the bone is at least 1° (whole degrees) from its last
-//! rotation, and the bone is lerped from the last rotation by that weight; within 1° the weight resets.
+//! Afterwards the bones the solve reached (the head down to the one that finished) are smoothed (`Smooth`): a
+//! per-bone weight grows by `min(rotateSpeed, angularSpeed · dt / 90)` each frame the bone is at least 1° (whole
+//! degrees) from its last rotation, and the bone is lerped from the last rotation by that weight; within 1° the
+//! weight resets. Bones below keep their animation, and their smoothing memory waits for the next frame that
+//! reaches them, as the original's `Smooth(boneLimit)` leaves them. A bone's first frame counts as a move from
+//! nothing, so its weight starts one increment in (the original's `lastRotation` starts as a zero quaternion).
 //!
 //! The arithmetic is done in Unity's axes (positions and rotations mirrored in and out), so the original's
-//! formulas apply literally, `Vector3.up` and `Vector3.forward` included. Where the original would not turn at all
-//! it is read as its inspector states: an axis whose limit is 90 turns freely while the other is limited (the
-//! original skips that axis), and the bone's rotation angle for the self-roll is taken the short way (≤ 180°,
-//! where Unity's depends on the quaternion's sign).
+//! formulas apply literally, `Vector3.up`, `Vector3.forward` and the sign of `Quaternion.FromToRotation`
+//! included: for turns of 120° or more Unity's conversion from a matrix can give w < 0, and `LerpAxisPerBone`
+//! then turns the other way about the opposite axis, as the original does. An axis whose limit is 90 is skipped
+//! while the other is limited, as in the original (the bone does not turn about it). Two readings remain ours:
+//! the bone's rotation angle for the self-roll is taken the short way (≤ 180°, where Unity's depends on the
+//! quaternion's sign), and a target straight above or below (where the original divides by zero) is turned
+//! toward only by a bone without limits.
 
-use glam::{Mat4, Quat, Vec3};
+use glam::{Mat3, Mat4, Quat, Vec3};
 use serde::{Deserialize, Serialize};
 
 use super::{LookAtParams, LookAtRig, LookBoneReport, partial_turn, yaw_pitch};
@@ -112,12 +118,43 @@ fn angle_axis(angle_deg: f32, axis: Vec3) -> Quat {
     }
 }
 
-/// Unity's `Quaternion.FromToRotation`.
+/// Unity's `Quaternion.FromToRotation`: the shortest arc, signed as Unity's conversion from its rotation matrix
+/// signs it (Shoemake's): w > 0 while the matrix trace is positive (turns under 120°), else the quaternion
+/// component of the largest diagonal entry is positive, so w may be negative. Opposite directions turn half way
+/// round the axis Unity's matrix (Möller and Hughes') picks: from the basis axis least along `from`.
 fn from_to(from: Vec3, to: Vec3) -> Quat {
-    match (from.try_normalize(), to.try_normalize()) {
-        (Some(f), Some(t)) => Quat::from_rotation_arc(f, t),
-        _ => Quat::IDENTITY,
-    }
+    let (Some(f), Some(t)) = (from.try_normalize(), to.try_normalize()) else {
+        return Quat::IDENTITY;
+    };
+    let q = if f.dot(t) < -1.0 + 1e-6 {
+        let a = f.abs();
+        let x = if a.x < a.y {
+            if a.x < a.z { Vec3::X } else { Vec3::Z }
+        } else if a.y < a.z {
+            Vec3::Y
+        } else {
+            Vec3::Z
+        };
+        let axis = (x - f).cross(x - t).normalize_or(x);
+        Quat::from_xyzw(axis.x, axis.y, axis.z, 0.0)
+    } else {
+        Quat::from_rotation_arc(f, t)
+    };
+    let m = Mat3::from_quat(q);
+    let diagonal = [m.x_axis.x, m.y_axis.y, m.z_axis.z];
+    let positive = if diagonal.iter().sum::<f32>() > 0.0 {
+        q.w
+    } else {
+        let mut i = 0;
+        if diagonal[1] > diagonal[0] {
+            i = 1;
+        }
+        if diagonal[2] > diagonal[i] {
+            i = 2;
+        }
+        [q.x, q.y, q.z][i]
+    };
+    if positive < 0.0 { -q } else { q }
 }
 
 /// Unity's `Quaternion.Angle`, degrees.
@@ -153,29 +190,34 @@ pub fn clamp_angle_per_bone(
         // Straight above or below (the original asserts here): only a free bone can follow.
         return (from_to(forward, lookat), !limit_hori && !limit_vert);
     }
-    let xz_scale = (1.0 / xz).sqrt();
-    let hori_direction = Vec3::new(xz_scale * lookat.x, 0.0, xz_scale * lookat.z);
-    let mut hori_angle = angle_deg(forward_hori, hori_direction);
-    let hori_axis = forward_hori.cross(hori_direction);
-    if limit_hori && hori_angle > config.limit_hori {
-        finish = false;
-        hori_angle = config.limit_hori;
+    let mut rotation = Quat::IDENTITY;
+    if limit_hori {
+        let xz_scale = (1.0 / xz).sqrt();
+        let hori_direction = Vec3::new(xz_scale * lookat.x, 0.0, xz_scale * lookat.z);
+        let mut hori_angle = angle_deg(forward_hori, hori_direction);
+        let hori_axis = forward_hori.cross(hori_direction);
+        if hori_angle > config.limit_hori {
+            finish = false;
+            hori_angle = config.limit_hori;
+        }
+        rotation = angle_axis(hori_angle, hori_axis);
     }
-    let mut rotation = angle_axis(hori_angle, hori_axis);
-    let vert_direction = rotation * forward_hori;
-    let vxz = vert_direction.x * vert_direction.x + vert_direction.z * vert_direction.z;
-    let xz_scale2 = ((1.0 - lookat.y * lookat.y).max(0.0) / vxz).sqrt();
-    let vert_direction2 = Vec3::new(
-        xz_scale2 * vert_direction.x,
-        lookat.y,
-        xz_scale2 * vert_direction.z,
-    );
-    let mut vert_angle = angle_deg(vert_direction, vert_direction2);
-    if limit_vert && vert_angle > config.limit_vert {
-        finish = false;
-        vert_angle = config.limit_vert;
+    if limit_vert {
+        let vert_direction = rotation * forward_hori;
+        let vxz = vert_direction.x * vert_direction.x + vert_direction.z * vert_direction.z;
+        let xz_scale2 = ((1.0 - lookat.y * lookat.y).max(0.0) / vxz).sqrt();
+        let vert_direction2 = Vec3::new(
+            xz_scale2 * vert_direction.x,
+            lookat.y,
+            xz_scale2 * vert_direction.z,
+        );
+        let mut vert_angle = angle_deg(vert_direction, vert_direction2);
+        if vert_angle > config.limit_vert {
+            finish = false;
+            vert_angle = config.limit_vert;
+        }
+        rotation = angle_axis(vert_angle, vert_direction.cross(vert_direction2)) * rotation;
     }
-    rotation = angle_axis(vert_angle, vert_direction.cross(vert_direction2)) * rotation;
     if !finish && limit_self {
         let inverse_forward_rotation = from_to(forward, Vec3::Z);
         let ori_self_rotation = inverse_forward_rotation * bone_rotation;
@@ -214,17 +256,20 @@ pub fn smooth(
     angular_speed: f32,
     dt: f32,
 ) -> Quat {
+    let increment = rotate_speed.min(angular_speed * dt / 90.0);
     let Some(m) = memory else {
+        // The original's first frame: a zero `lastRotation` is 180° away, so the weight gains its increment and
+        // the lerp from zero lands on the solved rotation.
         *memory = Some(UnitySmoothing {
             last_rotation: solved,
-            smooth_weight: 0.0,
+            smooth_weight: increment,
         });
         return solved;
     };
     let mut result = solved;
     // `(int)Quaternion.Angle(…)`: under one whole degree counts as arrived.
     if quat_angle_deg(result, m.last_rotation).trunc() > 0.0 {
-        m.smooth_weight += rotate_speed.min(angular_speed * dt / 90.0);
+        m.smooth_weight += increment;
         result = quat_lerp(m.last_rotation, result, m.smooth_weight);
     } else {
         m.smooth_weight = 0.0;
@@ -235,7 +280,8 @@ pub fn smooth(
 
 impl LookAtRig {
     /// Solves the chain the original's way toward `target` (model space): head first, stopping at the first bone
-    /// that reaches it; then smooths each chain bone with `dt` (None: snaps and restarts the smoothing).
+    /// that reaches it; then smooths the bones it reached with `dt` (None: snaps, and the smoothing of every
+    /// bone starts over at the next frame).
     #[allow(clippy::too_many_arguments)]
     pub(super) fn apply_unity_original(
         &self,
@@ -255,6 +301,7 @@ impl LookAtRig {
         let forward_of = |world: &[Quat], joint: usize, axis: Vec3| {
             mirror_position(world[joint] * axis).normalize_or(Vec3::Z)
         };
+        let mut reached = self.bones.len();
         for (i, b) in self.bones.iter().enumerate() {
             let config = &params.chain[b.index].unity;
             let forward = forward_of(world, b.joint, b.forward);
@@ -290,28 +337,22 @@ impl LookAtRig {
                 limited: !finish,
             });
             if finish {
+                reached = i + 1;
                 break;
             }
         }
         smoothing.resize(self.bones.len(), None);
-        for (b, memory) in self.bones.iter().zip(smoothing.iter_mut()) {
+        let dt = match dt {
+            Some(dt) if dt.is_finite() => dt.max(0.0),
+            _ => {
+                smoothing.iter_mut().for_each(|m| *m = None);
+                return;
+            }
+        };
+        for (b, memory) in self.bones.iter().zip(smoothing.iter_mut()).take(reached) {
             let solved = mirror_rotation(local[b.joint].rotation);
-            let shown = match dt {
-                Some(dt) if dt.is_finite() => smooth(
-                    memory,
-                    solved,
-                    params.rotate_speed,
-                    params.chain[b.index].unity.angular_speed,
-                    dt.max(0.0),
-                ),
-                _ => {
-                    *memory = Some(UnitySmoothing {
-                        last_rotation: solved,
-                        smooth_weight: 0.0,
-                    });
-                    solved
-                }
-            };
+            let angular_speed = params.chain[b.index].unity.angular_speed;
+            let shown = smooth(memory, solved, params.rotate_speed, angular_speed, dt);
             local[b.joint].rotation = mirror_rotation(shown);
         }
         refresh_path(skeleton, local, &self.path, model, world);
