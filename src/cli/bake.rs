@@ -80,6 +80,22 @@ fn stream_mode(args: &BakeArgs) -> bool {
         || args.per_node
 }
 
+/// Refuses a bake further from its source than `--tolerance-cm` unless `--accept-error` was given.
+fn within_tolerance(encoded: &Encoded, out: &std::path::Path, args: &BakeArgs) -> Result<()> {
+    let r = &encoded.report;
+    if r.max_error_cm <= args.tolerance_cm || args.accept_error {
+        return Ok(());
+    }
+    bail!(
+        "{}: '{}' would be {:.5} cm from its source, over --tolerance-cm {}; nothing was written (raise --fps, \
+         leave --fps out so the grid keeps the source's keys, or pass --accept-error to write it anyway)",
+        out.display(),
+        r.name,
+        r.max_error_cm,
+        args.tolerance_cm
+    )
+}
+
 /// Bakes one stream and writes it; returns what was written.
 #[allow(clippy::too_many_arguments)]
 fn bake_one(
@@ -137,6 +153,7 @@ fn bake_one(
         args.animation_only,
         &settings,
     );
+    within_tolerance(&encoded, out, args)?;
     write_atomic(out, &encoded.bytes, args.force)?;
     Ok(StreamWritten {
         file: out.display().to_string(),
@@ -362,10 +379,15 @@ fn select<'a>(clips: &'a [Clip], args: &BakeArgs, file: &str) -> Result<Vec<(usi
 }
 
 pub fn run(args: &BakeArgs) -> Result<()> {
+    let fps_range = crate::offline::FPS_RANGE;
     if let Some(fps) = args.fps
-        && !(fps.is_finite() && fps > 0.0 && fps <= 1000.0)
+        && !fps_range.contains(&fps)
     {
-        bail!("--fps {fps}: must be a number of frames per second in (0, 1000]");
+        bail!(
+            "--fps {fps}: must be a number of frames per second in [{}, {}]",
+            fps_range.start(),
+            fps_range.end()
+        );
     }
     if !(args.tolerance_cm.is_finite() && args.tolerance_cm > 0.0) {
         bail!(
@@ -448,6 +470,8 @@ pub fn run(args: &BakeArgs) -> Result<()> {
             &format!("clip '{}'", clip.name),
         )?;
     }
+    // Every clip is baked and checked against its tolerance before any file is written.
+    let mut baked = Vec::with_capacity(chosen.len());
     for ((index, clip), out) in chosen.into_iter().zip(outs) {
         bar.set_message(clip.name.clone());
         let settings = settings_of(args, index as i32);
@@ -460,6 +484,12 @@ pub fn run(args: &BakeArgs) -> Result<()> {
             args.animation_only,
             &settings,
         );
+        within_tolerance(&encoded, &out, args)?;
+        baked.push((out, encoded));
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    for (out, encoded) in baked {
         write_atomic(&out, &encoded.bytes, args.force)?;
         let r = &encoded.report;
         let ratio = r.raw_bytes as f64 / r.bytes.max(1) as f64;
@@ -468,9 +498,7 @@ pub fn run(args: &BakeArgs) -> Result<()> {
             encoded,
             ratio,
         });
-        bar.inc(1);
     }
-    bar.finish_and_clear();
     if args.json {
         outln!("{}", serde_json::to_string_pretty(&written)?);
     } else {

@@ -240,9 +240,13 @@ pub struct BakeArgs {
     /// Use the source's own key times as the grid.
     #[arg(long)]
     pub keep_source_keys: bool,
-    /// Largest allowed displacement of virtual vertices 3 cm from each joint, in centimetres.
+    /// Largest allowed displacement of virtual vertices 3 cm from each joint, in centimetres: a bake further
+    /// from its source is refused (nothing written, exit 1) unless --accept-error is given.
     #[arg(long, default_value_t = 0.01)]
     pub tolerance_cm: f32,
+    /// Write a bake even when it is further from its source than --tolerance-cm (a note says how far).
+    #[arg(long)]
+    pub accept_error: bool,
     /// Store keyed values as full 32-bit floats.
     #[arg(long)]
     pub no_quantize: bool,
@@ -452,7 +456,14 @@ pub fn parse_overrides(entries: &[String]) -> Result<BTreeMap<HumanBone, String>
         let bone = HumanBone::from_name(bone.trim()).with_context(|| {
             format!("--map '{e}': '{bone}' is not a humanoid bone (Unity HumanBodyBones name)")
         })?;
-        out.insert(bone, joint.trim().to_string());
+        let joint = joint.trim();
+        if joint.is_empty() {
+            bail!(
+                "--map '{e}': names no joint (write BONE=JOINT; a preset's humanoid override can leave a bone \
+                 unmapped with \"\")"
+            );
+        }
+        out.insert(bone, joint.to_string());
     }
     Ok(out)
 }

@@ -34,6 +34,9 @@ pub fn open(args: &ModelArgs) -> Result<ImportedModel> {
     } else {
         load_file_with(Path::new(&args.model), &limits)?
     };
+    for w in &model.character.warnings {
+        eprintln!("warning: {}: {w}", args.model);
+    }
     let preset = preset(args)?;
     let mut overrides = match &preset {
         Some(p) => p.humanoid_override(),

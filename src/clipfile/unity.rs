@@ -91,9 +91,12 @@ impl Curve {
         (value, slope)
     }
 
-    /// (in-tangent, value, out-tangent) at `t`: a key's own tangents, else the curve's slope there.
+    /// (in-tangent, value, out-tangent) at `t`: a key's own tangents, else the curve's slope there. Keys are in
+    /// increasing time (checked on load), so the key is found by bisection: a track re-keyed on all its curves'
+    /// times costs n log n, not n².
     fn tangent_point(&self, t: f32) -> [f32; 3] {
-        if let Some(k) = self.0.iter().find(|k| k.0 == t) {
+        let i = self.0.partition_point(|k| k.0 < t);
+        if let Some(k) = self.0.get(i).filter(|k| k.0 == t) {
             return [k.2, k.1, k.3];
         }
         let (v, s) = self.evaluate(t);

@@ -27,6 +27,9 @@ pub struct Character {
     pub facing_corrected: bool,
     /// Things import skipped or noticed (morph channels, unsupported primitives…).
     pub notes: Vec<String>,
+    /// What the user must hear about although the model loaded (a missing texture image): each also in
+    /// `notes`; the CLI prints them on stderr and the editor in its status bar.
+    pub warnings: Vec<String>,
 }
 
 impl Character {
@@ -42,6 +45,7 @@ impl Character {
             textures: Vec::new(),
             facing_corrected: false,
             notes: Vec::new(),
+            warnings: Vec::new(),
         }
     }
 

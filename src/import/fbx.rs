@@ -180,6 +180,7 @@ pub fn load_bytes_with(
         textures,
         facing_corrected: false,
         notes,
+        warnings: Vec::new(),
     };
     Ok(ImportedModel { character, clips })
 }

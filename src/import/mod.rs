@@ -35,12 +35,12 @@ pub enum ImportError {
         message: String,
     },
     /// An external URI that points outside the model's folder or at the network.
-    #[error("{path}: refused external file: {source}")]
+    #[error("{path}: refused external file: {error}")]
     Uri {
         /// The file.
         path: PathBuf,
-        /// What was wrong with the URI.
-        source: uri::UriError,
+        /// What was wrong with the URI (in the message, not a `source`, so it prints once).
+        error: uri::UriError,
     },
     /// The file asks for more than the configured limits allow.
     #[error("{path}: {what}")]

@@ -12,12 +12,12 @@ pub enum WriteError {
     #[error("{0}: already exists (use --force to replace it)")]
     Exists(PathBuf),
     /// Creating, writing or renaming failed; the old file, if any, is untouched.
-    #[error("{path}: cannot write: {source}")]
+    #[error("{path}: cannot write: {error}")]
     Io {
         /// The target file.
         path: PathBuf,
-        /// The OS error.
-        source: std::io::Error,
+        /// The OS error (in the message, not a `source`: a caller printing the chain would print it twice).
+        error: std::io::Error,
     },
 }
 
@@ -29,9 +29,9 @@ pub fn write_atomic(path: &Path, bytes: &[u8], overwrite: bool) -> Result<(), Wr
     if !overwrite && path.symlink_metadata().is_ok() {
         return Err(WriteError::Exists(path.to_path_buf()));
     }
-    let io = |source| WriteError::Io {
+    let io = |error| WriteError::Io {
         path: path.to_path_buf(),
-        source,
+        error,
     };
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),

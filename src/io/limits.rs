@@ -62,12 +62,12 @@ impl Limits {
 #[derive(Debug, thiserror::Error)]
 pub enum ReadError {
     /// The OS refused.
-    #[error("{path}: cannot read: {source}")]
+    #[error("{path}: cannot read: {error}")]
     Io {
         /// The file.
         path: std::path::PathBuf,
-        /// The OS error.
-        source: std::io::Error,
+        /// The OS error (in the message, not a `source`: a caller printing the chain would print it twice).
+        error: std::io::Error,
     },
     /// A FIFO, a device, a socket or a folder: only regular files are read (a FIFO would block, a device
     /// would never end).
@@ -94,9 +94,9 @@ pub enum ReadError {
 
 /// Checks that `path` is a regular file of at most `max_bytes` before anything opens it; returns its size.
 pub fn check_regular_file(path: &std::path::Path, max_bytes: u64) -> Result<u64, ReadError> {
-    let meta = std::fs::metadata(path).map_err(|source| ReadError::Io {
+    let meta = std::fs::metadata(path).map_err(|error| ReadError::Io {
         path: path.to_path_buf(),
-        source,
+        error,
     })?;
     if !meta.is_file() {
         let kind = if meta.is_dir() {
@@ -124,9 +124,9 @@ pub fn check_regular_file(path: &std::path::Path, max_bytes: u64) -> Result<u64,
 pub fn read_file(path: &std::path::Path, max_bytes: u64) -> Result<Vec<u8>, ReadError> {
     use std::io::Read;
     let size = check_regular_file(path, max_bytes)?;
-    let io = |source| ReadError::Io {
+    let io = |error| ReadError::Io {
         path: path.to_path_buf(),
-        source,
+        error,
     };
     let file = std::fs::File::open(path).map_err(io)?;
     let mut bytes = Vec::with_capacity(size as usize);

@@ -109,6 +109,10 @@ pub enum ExportError {
     Invalid(String),
 }
 
+/// The frame rates a bake's grid may have, frames per second: from one a second (below that a grid cannot
+/// follow any motion) to 1000.
+pub const FPS_RANGE: std::ops::RangeInclusive<f32> = 1.0..=1000.0;
+
 /// The most joint poses a bake may hold in memory (frames × joints, about 48 bytes each: 480 MB).
 pub const MAX_BAKE_SAMPLES: u64 = 10_000_000;
 

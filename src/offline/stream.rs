@@ -97,21 +97,22 @@ pub fn path_point(path: &[PathPoint], t: f32) -> [f64; 2] {
     if t <= first.time {
         return first.point;
     }
-    for w in path.windows(2) {
-        if t <= w[1].time {
-            let span = w[1].time - w[0].time;
-            let f = if span > 0.0 {
-                f64::from((t - w[0].time) / span)
-            } else {
-                1.0
-            };
-            return [
-                w[0].point[0] + (w[1].point[0] - w[0].point[0]) * f,
-                w[0].point[1] + (w[1].point[1] - w[0].point[1]) * f,
-            ];
-        }
-    }
-    path.last().map_or(first.point, |p| p.point)
+    // Times never decrease (checked by `parse_path`): the segment ending at the first point at or after `t` is
+    // found by bisection, so a bake costs log(points) per frame.
+    let i = path.partition_point(|p| p.time < t);
+    let (Some(a), Some(b)) = (path.get(i.wrapping_sub(1)), path.get(i)) else {
+        return path.last().map_or(first.point, |p| p.point);
+    };
+    let span = b.time - a.time;
+    let f = if span > 0.0 {
+        f64::from((t - a.time) / span)
+    } else {
+        1.0
+    };
+    [
+        a.point[0] + (b.point[0] - a.point[0]) * f,
+        a.point[1] + (b.point[1] - a.point[1]) * f,
+    ]
 }
 
 /// The most points a blend path may have.
@@ -151,10 +152,12 @@ pub fn parse_path(text: &str, name: &str) -> Result<Vec<PathPoint>, ExportError>
 impl StreamSpec {
     /// Checks the numbers and that the source exists.
     pub fn validate(&self, clips: &[Clip], blend: Option<&BlendSpace>) -> Result<(), ExportError> {
-        if !(self.fps.is_finite() && self.fps > 0.0 && self.fps <= 1000.0) {
+        if !super::FPS_RANGE.contains(&self.fps) {
             return Err(ExportError::Invalid(format!(
-                "fps {}: must be in (0, 1000]",
-                self.fps
+                "fps {}: must be in [{}, {}]",
+                self.fps,
+                super::FPS_RANGE.start(),
+                super::FPS_RANGE.end()
             )));
         }
         if !(self.duration.is_finite() && self.duration > 0.0 && self.duration <= 3600.0) {
@@ -250,4 +253,73 @@ pub fn bake_stream(
         poses,
         source_joints: character.skeleton.len(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The segment search as a plain scan: the first segment whose end is at or after `t`.
+    fn scanned(path: &[PathPoint], t: f32) -> [f64; 2] {
+        if t <= path[0].time {
+            return path[0].point;
+        }
+        for w in path.windows(2) {
+            if t <= w[1].time {
+                let span = w[1].time - w[0].time;
+                let f = if span > 0.0 {
+                    f64::from((t - w[0].time) / span)
+                } else {
+                    1.0
+                };
+                return [0, 1].map(|c| w[0].point[c] + (w[1].point[c] - w[0].point[c]) * f);
+            }
+        }
+        path[path.len() - 1].point
+    }
+
+    #[test]
+    fn path_points_are_found_by_bisection_as_a_scan_finds_them() {
+        // Repeated times (a jump), a pause, and times before and after the path.
+        let times = [0.5f32, 1.0, 1.0, 2.0, 2.0, 2.0, 3.5, 4.0];
+        let path: Vec<PathPoint> = times
+            .iter()
+            .enumerate()
+            .map(|(i, &time)| PathPoint {
+                time,
+                point: [i as f64, (i * i) as f64 * 0.5],
+            })
+            .collect();
+        for k in 0..=50 {
+            let t = k as f32 * 0.1;
+            assert_eq!(path_point(&path, t), scanned(&path, t), "at {t} s");
+        }
+    }
+
+    #[test]
+    fn a_path_of_the_most_points_is_looked_up_quickly_at_every_frame() {
+        // 100 000 points within the first second and one at 100 s: a scan from the start walked all of them for
+        // every later frame (10^10 steps for 100 000 frames; minutes). Bisection takes about 17 per frame.
+        let mut path: Vec<PathPoint> = (0..MAX_PATH_POINTS - 1)
+            .map(|i| PathPoint {
+                time: i as f32 / MAX_PATH_POINTS as f32,
+                point: [0.0, 0.0],
+            })
+            .collect();
+        path.push(PathPoint {
+            time: 100.0,
+            point: [1.0, 2.0],
+        });
+        let started = std::time::Instant::now();
+        let mut sum = 0.0;
+        for k in 0..100_000 {
+            sum += path_point(&path, 1.0 + k as f32 * 0.00099)[1];
+        }
+        assert!(sum > 0.0);
+        assert!(
+            started.elapsed().as_secs_f32() < 2.0,
+            "{:?}",
+            started.elapsed()
+        );
+    }
 }

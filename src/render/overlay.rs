@@ -15,10 +15,17 @@ pub struct LineVertex {
     pub color: [f32; 4],
 }
 
-/// Ground grid on the XZ plane: `half` metres each way, a line every `step`; X axis red, Z axis blue.
+/// Most grid lines each way from the centre line: a grid of any size stays a few thousand vertices.
+pub const MAX_GRID_LINES: f32 = 200.0;
+
+/// Ground grid on the XZ plane: `half` metres each way, a line every `step` (at most [`MAX_GRID_LINES`] each way;
+/// none when either is not a positive finite number); X axis red, Z axis blue.
 pub fn grid(half: f32, step: f32) -> Vec<LineVertex> {
     let mut out = Vec::new();
-    let n = (half / step).round() as i32;
+    if !(half.is_finite() && step.is_finite() && half > 0.0 && step > 0.0) {
+        return out;
+    }
+    let n = (half / step).round().min(MAX_GRID_LINES) as i32;
     for i in -n..=n {
         let v = i as f32 * step;
         let (cx, cz) = if i == 0 {
@@ -156,7 +163,10 @@ pub fn grid_for(min: Vec3, max: Vec3) -> (f32, f32) {
     }
     let step = 10f32.powf(size.log10().floor()) * 0.5;
     let half = (size * 3.0).max(step * 10.0);
-    let half = (half / step).ceil().min(200.0) * step;
+    let half = (half / step).ceil().min(MAX_GRID_LINES) * step;
+    if !(half.is_finite() && step.is_finite() && step > 0.0) {
+        return (5.0, 0.5);
+    }
     (half, step)
 }
 
@@ -212,6 +222,17 @@ mod tests {
         assert!(in_cm.0 >= 500.0);
         let small = grid_for(Vec3::ZERO, Vec3::splat(0.07));
         assert!((small.1 - 0.005).abs() < 1e-6, "{small:?}");
+    }
+
+    #[test]
+    fn a_character_near_the_float_limit_gets_a_bounded_grid() {
+        // 1e38 m across: three times that overflows, and a line count from it would not fit in memory.
+        let (half, step) = grid_for(Vec3::splat(-1e38), Vec3::splat(1e38));
+        assert!(half.is_finite() && step.is_finite(), "{half} {step}");
+        let lines = grid(half, step);
+        assert!(lines.len() <= 4 * (2 * MAX_GRID_LINES as usize + 1));
+        assert!(grid(f32::INFINITY, 5e37).is_empty());
+        assert!(grid(1e30, 1e-30).len() <= 4 * (2 * MAX_GRID_LINES as usize + 1));
     }
 
     #[test]

@@ -544,3 +544,52 @@ fn trailing_bytes_after_a_clip_are_refused() {
         );
     }
 }
+
+#[test]
+fn a_unity_layout_file_with_350k_keys_poses_in_about_a_second() {
+    use animtune::clipfile::unity::{Curve, Keyframe, PathSequence, UnityClip, WRAP_CLAMP_FOREVER};
+    // 50 000 keys on each of the hips' seven curves: re-keying a track once looked every time up by a linear
+    // search, n² in the keys (minutes for this file).
+    let n = 50_000;
+    let curve = |value: fn(f32) -> f32| {
+        let keys = (0..n)
+            .map(|i| {
+                let t = i as f32 / 1000.0;
+                Keyframe(t, value(t), 0.0, 0.0)
+            })
+            .collect();
+        Curve(keys, WRAP_CLAMP_FOREVER, WRAP_CLAMP_FOREVER)
+    };
+    let hips = PathSequence(
+        "Hips".into(),
+        [curve(|t| t.sin() * 0.1), curve(|_| 1.0), curve(|_| 0.0)],
+        [
+            curve(|_| 0.0),
+            curve(|t| (t * 0.5).sin()),
+            curve(|_| 0.0),
+            curve(|t| (t * 0.5).cos()),
+        ],
+    );
+    let clip = UnityClip(1, n as f32 / 1000.0, 1000.0, "long".into(), vec![hips]);
+    let dir = common::temp_dir("unity-many-keys");
+    let file = dir.join("long.bytes");
+    std::fs::write(&file, animtune::clipfile::unity::encode(&clip)).unwrap();
+    let started = std::time::Instant::now();
+    let out = common::animtune(&[
+        "pose",
+        "mannequin",
+        "--baked",
+        file.to_str().unwrap(),
+        "--time",
+        "12.5",
+        "--json",
+    ]);
+    let j = common::json_of(&out);
+    let hips = &j["joints"].as_array().unwrap()[0];
+    assert_eq!(hips["name"], "Hips");
+    assert!(
+        started.elapsed().as_secs_f32() < 20.0,
+        "took {:?}",
+        started.elapsed()
+    );
+}

@@ -241,7 +241,10 @@ fn the_default_grid_follows_the_source_and_a_fixed_rate_reports_its_honest_error
         "{report}"
     );
     assert!(report["checked_times"].as_u64().unwrap() > report["frames"].as_u64().unwrap());
-    let fixed = bake(&["--fps", "30"], "fixed.animclip");
+    // A fixed grid that misses the source is refused unless the user accepts the error it reports.
+    let refused = bake(&["--fps", "30"], "fixed.animclip");
+    assert_clean_failure(&refused, &["fixed.animclip", "over --tolerance-cm 0.01"]);
+    let fixed = bake(&["--fps", "30", "--accept-error"], "fixed.animclip");
     let fixed_json = json_of(&fixed);
     let report = &fixed_json.as_array().unwrap()[0];
     assert!(report["max_error_cm"].as_f64().unwrap() > 1.0, "{report}");

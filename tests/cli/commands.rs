@@ -425,3 +425,99 @@ fn a_character_plays_another_files_clips_bound_by_name_and_by_human_bone() {
         .count();
     assert!(moved >= 10, "{moved} joints turned by the walk");
 }
+
+/// A one-triangle glTF on an animated node whose material's texture is an external `skin_diffuse.png` that is
+/// not there, written into `dir`.
+pub fn model_with_missing_texture(dir: &std::path::Path) -> std::path::PathBuf {
+    let mut doc: serde_json::Value = serde_json::from_slice(&common::sparse_mesh_gltf(3)).unwrap();
+    doc["images"] = serde_json::json!([{"uri": "skin_diffuse.png"}]);
+    doc["textures"] = serde_json::json!([{"source": 0}]);
+    doc["materials"] =
+        serde_json::json!([{"pbrMetallicRoughness": {"baseColorTexture": {"index": 0}}}]);
+    doc["meshes"][0]["primitives"][0]["material"] = serde_json::json!(0);
+    let path = dir.join("textured.gltf");
+    std::fs::write(&path, serde_json::to_vec(&doc).unwrap()).unwrap();
+    path
+}
+
+#[test]
+fn a_missing_texture_opens_the_model_untextured_with_one_warning_naming_the_image() {
+    let dir = common::temp_dir("cli-missing-texture");
+    let model = model_with_missing_texture(&dir);
+    let png = dir.join("out.png");
+    let out = animtune(&[
+        "render",
+        model.to_str().unwrap(),
+        "-o",
+        png.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let warnings: Vec<&str> = err.lines().filter(|l| l.starts_with("warning:")).collect();
+    assert_eq!(warnings.len(), 1, "{err}");
+    assert!(
+        warnings[0].contains("skin_diffuse.png") && warnings[0].contains("untextured"),
+        "{err}"
+    );
+    assert!(png.exists());
+}
+
+#[test]
+fn an_os_error_is_printed_once() {
+    let out = animtune(&["inspect", "/no/such/model.glb"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.matches("os error 2").count(), 1, "{err}");
+}
+
+#[test]
+fn a_map_entry_without_a_joint_is_refused() {
+    let out = animtune(&["inspect", "mannequin", "--map", "Hips="]);
+    assert_clean_failure(&out, &["--map 'Hips='", "names no joint"]);
+}
+
+#[test]
+fn a_frame_rate_outside_one_to_a_thousand_is_refused_and_a_bake_over_its_tolerance_writes_nothing()
+{
+    let dir = common::temp_dir("cli-bake-fps");
+    let out_file = dir.join("idle.animclip");
+    let out = out_file.to_str().unwrap();
+    for fps in ["1e-45", "0.5", "0", "-3", "1001", "NaN"] {
+        let fps = format!("--fps={fps}");
+        let r = animtune(&["bake", "mannequin", "--clip", "Idle", &fps, "-o", out]);
+        assert_clean_failure(&r, &["--fps", "[1, 1000]"]);
+    }
+    // One frame a second misses the idle by about a centimetre: refused, nothing written, unless accepted.
+    let r = animtune(&[
+        "bake",
+        "mannequin",
+        "--clip",
+        "Idle",
+        "--fps",
+        "1",
+        "-o",
+        out,
+    ]);
+    assert_clean_failure(
+        &r,
+        &[
+            "idle.animclip",
+            "Idle",
+            "over --tolerance-cm 0.01",
+            "--accept-error",
+        ],
+    );
+    assert!(!out_file.exists());
+    let r = animtune(&[
+        "bake",
+        "mannequin",
+        "--clip",
+        "Idle",
+        "--fps",
+        "1",
+        "--accept-error",
+        "-o",
+        out,
+    ]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    assert!(out_file.exists());
+}

@@ -199,3 +199,34 @@ fn render_command_writes_a_png_without_a_display() {
     assert_eq!(bad.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("--size"));
 }
+
+#[test]
+fn a_model_scaled_near_the_float_limit_renders_without_exhausting_memory() {
+    let dir = common::temp_dir("render-huge");
+    let mannequin = dir.join("mannequin.glb");
+    let out = common::animtune(&["mannequin", "-o", mannequin.to_str().unwrap()]);
+    assert!(out.status.success());
+    let huge = dir.join("huge.glb");
+    // The hips scaled by 1e38: the ground grid sized from the bounds once asked for 1.9 GB and more.
+    common::edit_glb(&mannequin, &huge, |json| {
+        json["nodes"][0]["scale"] = serde_json::json!([1e38, 1e38, 1e38])
+    });
+    let png = dir.join("huge.png");
+    let started = std::time::Instant::now();
+    let out = common::animtune(&[
+        "render",
+        huge.to_str().unwrap(),
+        "-o",
+        png.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        started.elapsed().as_secs_f32() < 10.0,
+        "took {:?}",
+        started.elapsed()
+    );
+}

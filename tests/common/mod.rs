@@ -68,3 +68,19 @@ pub fn sparse_mesh_gltf(count: u64) -> Vec<u8> {
     });
     serde_json::to_vec(&doc).unwrap()
 }
+
+/// A copy of the .glb at `path` whose JSON `edit` changed (its binary chunk kept), written to `out`.
+pub fn edit_glb(
+    path: &std::path::Path,
+    out: &std::path::Path,
+    edit: impl FnOnce(&mut serde_json::Value),
+) {
+    let bytes = std::fs::read(path).unwrap();
+    let json_len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
+    let mut json: serde_json::Value = serde_json::from_slice(&bytes[20..20 + json_len]).unwrap();
+    edit(&mut json);
+    // The BIN chunk follows the JSON chunk: its length, its type, then the data.
+    let bin = &bytes[20 + json_len + 8..];
+    let text = serde_json::to_vec(&json).unwrap();
+    std::fs::write(out, animtune::io::glb::assemble(&text, bin)).unwrap();
+}

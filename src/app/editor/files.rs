@@ -58,13 +58,17 @@ impl EditorState {
         } else {
             "not humanoid".into()
         };
-        let text = format!(
+        let mut text = format!(
             "Opened {}: {} joints, {} clips, {humanoid}",
             path.display(),
             character.skeleton.len(),
             self.doc.clips.len()
         );
-        self.session.report(text, false);
+        for w in &character.warnings {
+            text.push_str(&format!("; warning: {w}"));
+        }
+        // A model that opened with something missing is reported in the error colour, so it is seen.
+        self.session.report(text, !character.warnings.is_empty());
         Ok(())
     }
 

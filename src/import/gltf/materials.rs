@@ -6,6 +6,7 @@ use std::path::Path;
 use ::gltf as gl;
 
 use crate::core::mesh::{Material, Texture};
+use crate::import::uri;
 
 thread_local! {
     static IMAGE_DECODES: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
@@ -22,6 +23,7 @@ pub(super) fn read_textures(
     base: Option<&Path>,
     buffers: &[gl::buffer::Data],
     notes: &mut Vec<String>,
+    warnings: &mut Vec<String>,
 ) -> (Vec<Texture>, Vec<Option<usize>>) {
     if document.images().len() == 0 {
         return (Vec::new(), Vec::new());
@@ -33,16 +35,32 @@ pub(super) fn read_textures(
         notes.push(format!("textures not loaded: {why}"));
         return (Vec::new(), vec![None; document.textures().len()]);
     }
-    let images = match gl::import_images(document, base, buffers) {
-        Ok(i) => i,
-        Err(e) => {
-            notes.push(format!("textures not loaded: {e}"));
-            return (Vec::new(), vec![None; document.textures().len()]);
-        }
-    };
     let mut textures = Vec::new();
     let mut image_slot = Vec::new();
-    for (i, img) in images.into_iter().enumerate() {
+    for (i, image) in document.images().enumerate() {
+        // Each image on its own: one missing or broken file leaves its textures off, not the whole model.
+        let img = match gl::image::Data::from_source(image.source(), base, buffers) {
+            Ok(img) => img,
+            Err(e) => {
+                let what = match image.source() {
+                    gl::image::Source::Uri { uri, .. } if !uri::is_data_uri(uri) => {
+                        let missing =
+                            base.is_some_and(|b| uri::resolve(b, uri).is_ok_and(|f| !f.exists()));
+                        if missing {
+                            format!("image '{uri}' is missing")
+                        } else {
+                            format!("image '{uri}' cannot be read ({e})")
+                        }
+                    }
+                    _ => format!("image {i} cannot be read ({e})"),
+                };
+                let warning = format!("{what}: drawn untextured");
+                notes.push(warning.clone());
+                warnings.push(warning);
+                image_slot.push(None);
+                continue;
+            }
+        };
         match to_rgba8(&img) {
             Some(rgba) => {
                 image_slot.push(Some(textures.len()));

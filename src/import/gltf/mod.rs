@@ -78,8 +78,9 @@ pub fn load_bytes_with(
     } = nodes::skeleton(&document, &nodes, &vrm_nodes, facing_fix).map_err(data_err)?;
     let humanoid = vrm::humanoid(&vrm, &node_to_joint, &skeleton, &mut notes);
     let skins = skins::read_skins(&document, &buffers, &node_to_joint).map_err(data_err)?;
+    let mut warnings = Vec::new();
     let (textures, image_of_texture) =
-        materials::read_textures(&document, base, &buffers, &mut notes);
+        materials::read_textures(&document, base, &buffers, &mut notes, &mut warnings);
     let materials = materials::read_materials(&document, &image_of_texture);
     let meshes = meshes::read_meshes(
         &document,
@@ -120,6 +121,7 @@ pub fn load_bytes_with(
         textures,
         facing_corrected: vrm0,
         notes,
+        warnings,
     };
     Ok(ImportedModel { character, clips })
 }

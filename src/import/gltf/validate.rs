@@ -337,18 +337,19 @@ pub(super) fn check_uris(
     path: &Path,
     limits: &Limits,
 ) -> Result<(), ImportError> {
-    let mut uris: Vec<&str> = Vec::new();
+    // (URI, is an image): a missing image is not fatal (the model draws untextured, see `read_textures`).
+    let mut uris: Vec<(&str, bool)> = Vec::new();
     for b in document.buffers() {
         if let gl::buffer::Source::Uri(u) = b.source() {
-            uris.push(u);
+            uris.push((u, false));
         }
     }
     for i in document.images() {
         if let gl::image::Source::Uri { uri, .. } = i.source() {
-            uris.push(uri);
+            uris.push((uri, true));
         }
     }
-    for u in uris {
+    for (u, image) in uris {
         if uri::is_data_uri(u) {
             continue;
         }
@@ -360,10 +361,13 @@ pub(super) fn check_uris(
                 ),
             });
         };
-        let file = uri::resolve(base, u).map_err(|source| ImportError::Uri {
+        let file = uri::resolve(base, u).map_err(|error| ImportError::Uri {
             path: path.to_path_buf(),
-            source,
+            error,
         })?;
+        if image && !file.exists() {
+            continue;
+        }
         // The glTF reader opens it next: a FIFO or a device must not get that far.
         crate::io::limits::check_regular_file(&file, limits.max_file_bytes)?;
     }
