@@ -426,24 +426,10 @@ fn a_character_plays_another_files_clips_bound_by_name_and_by_human_bone() {
     assert!(moved >= 10, "{moved} joints turned by the walk");
 }
 
-/// A one-triangle glTF on an animated node whose material's texture is an external `skin_diffuse.png` that is
-/// not there, written into `dir`.
-pub fn model_with_missing_texture(dir: &std::path::Path) -> std::path::PathBuf {
-    let mut doc: serde_json::Value = serde_json::from_slice(&common::sparse_mesh_gltf(3)).unwrap();
-    doc["images"] = serde_json::json!([{"uri": "skin_diffuse.png"}]);
-    doc["textures"] = serde_json::json!([{"source": 0}]);
-    doc["materials"] =
-        serde_json::json!([{"pbrMetallicRoughness": {"baseColorTexture": {"index": 0}}}]);
-    doc["meshes"][0]["primitives"][0]["material"] = serde_json::json!(0);
-    let path = dir.join("textured.gltf");
-    std::fs::write(&path, serde_json::to_vec(&doc).unwrap()).unwrap();
-    path
-}
-
 #[test]
 fn a_missing_texture_opens_the_model_untextured_with_one_warning_naming_the_image() {
     let dir = common::temp_dir("cli-missing-texture");
-    let model = model_with_missing_texture(&dir);
+    let model = common::model_with_missing_texture(&dir);
     let png = dir.join("out.png");
     let out = animtune(&[
         "render",

@@ -84,3 +84,17 @@ pub fn edit_glb(
     let text = serde_json::to_vec(&json).unwrap();
     std::fs::write(out, animtune::io::glb::assemble(&text, bin)).unwrap();
 }
+
+/// A one-triangle glTF on an animated node whose material's texture is an external `skin_diffuse.png` that is
+/// not there, written into `dir`.
+pub fn model_with_missing_texture(dir: &std::path::Path) -> std::path::PathBuf {
+    let mut doc: serde_json::Value = serde_json::from_slice(&sparse_mesh_gltf(3)).unwrap();
+    doc["images"] = serde_json::json!([{"uri": "skin_diffuse.png"}]);
+    doc["textures"] = serde_json::json!([{"source": 0}]);
+    doc["materials"] =
+        serde_json::json!([{"pbrMetallicRoughness": {"baseColorTexture": {"index": 0}}}]);
+    doc["meshes"][0]["primitives"][0]["material"] = serde_json::json!(0);
+    let path = dir.join("textured.gltf");
+    std::fs::write(&path, serde_json::to_vec(&doc).unwrap()).unwrap();
+    path
+}

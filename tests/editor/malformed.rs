@@ -725,3 +725,23 @@ fn a_successful_render_prints_nothing_to_stderr() {
     assert!(run.status.success());
     assert_eq!(String::from_utf8_lossy(&run.stderr), "");
 }
+
+#[test]
+fn a_model_whose_texture_is_missing_opens_with_a_warning_naming_the_image() {
+    let dir = common::temp_dir("editor-missing-texture");
+    let model = common::model_with_missing_texture(&dir);
+    let mut editor = animtune::app::editor::EditorState::new();
+    editor.apply(animtune::app::command::Command::Open(model));
+    editor.update(0.0, false);
+    assert_eq!(
+        editor.doc().name,
+        "textured.gltf",
+        "{}",
+        editor.status().text
+    );
+    let status = &editor.status().text;
+    assert!(
+        status.contains("skin_diffuse.png") && status.contains("untextured"),
+        "{status}"
+    );
+}
