@@ -2,6 +2,8 @@
 //! Unity-side AnimDataSequence layout.
 
 pub mod native;
+pub mod packed;
+pub mod rest;
 pub mod unity;
 
 use std::path::{Path, PathBuf};

@@ -14,8 +14,9 @@ use crate::core::{HumanBone, Transform};
 pub const TAG: &str = "animtune-clip";
 /// The newest format version this build writes and reads. Version 2 adds the parent's rest origin and scale to the
 /// rest data of tracks with a translation channel (hips placement in retargeting); tracks without them (and
-/// version 1 files) read as 0 and 1.
-pub const VERSION: u32 = 2;
+/// version 1 files) read as 0 and 1. Version 3 adds rotation channels packed in as few bits as their error
+/// budget allows (kind 4, [`super::packed`]).
+pub const VERSION: u32 = 3;
 
 /// Quaternions further than this from unit length are refused; closer ones are renormalised.
 const UNIT_TOLERANCE: f32 = 1e-3;
@@ -24,6 +25,20 @@ const KIND_REST: u8 = 0;
 const KIND_CONSTANT: u8 = 1;
 const KIND_KEYS: u8 = 2;
 const KIND_KEYS_QUANTIZED: u8 = 3;
+const KIND_ROTATIONS_PACKED: u8 = 4;
+
+/// How keyed values are stored.
+#[derive(Clone, Copy, Debug)]
+pub enum Precision<'a> {
+    /// 32-bit floats.
+    Full,
+    /// 16-bit fractions of each channel's range per component.
+    Fixed16,
+    /// Rotations in as few bits as keep each track's keys within its angle budget (radians, one per track, in
+    /// track order; see [`super::packed`]); other channels, and rotations the budget cannot pack, as
+    /// [`Precision::Fixed16`].
+    RotationBudgets(&'a [f32]),
+}
 
 #[derive(Serialize, Deserialize)]
 struct FileChannel {
@@ -48,12 +63,17 @@ struct FileTrack {
     name: String,
     /// Index into Unity's HumanBodyBones order, if the joint is a human bone.
     human_bone: Option<u8>,
-    /// f32 little-endian: rest translation (3), rotation (4), scale (3), parent rest rotation (4), rest height (1).
+    /// Version 3: [`super::rest`]'s bytes. Versions 1 and 2: f32 little-endian rest translation (3), rotation
+    /// (4), scale (3), parent rest rotation (4), rest height (1), and in version 2 for tracks with a translation
+    /// channel the parent's rest origin (3) and scale (1).
     #[serde(with = "serde_bytes")]
     rest: Vec<u8>,
-    translation: FileChannel,
-    rotation: FileChannel,
-    scale: FileChannel,
+    /// Nil when the channel stays at rest (version 3; older files write a kind-0 channel).
+    translation: Option<FileChannel>,
+    /// As `translation`.
+    rotation: Option<FileChannel>,
+    /// As `translation`.
+    scale: Option<FileChannel>,
 }
 
 /// Rest data per track: translation, rotation, scale, parent rest rotation, rest height; then, in version 2 and
@@ -134,12 +154,7 @@ fn encode_channel<T: Components>(c: &Channel<T>, quantize: bool) -> FileChannel 
             ..empty(KIND_CONSTANT)
         },
         Channel::Keys { frames, values } => {
-            let mut deltas = Vec::with_capacity(frames.len());
-            let mut prev = 0;
-            for (i, &f) in frames.iter().enumerate() {
-                deltas.push(if i == 0 { f } else { f - prev });
-                prev = f;
-            }
+            let deltas = frame_deltas(frames);
             let flat: Vec<f32> = values.iter().flat_map(|v| v.to_vec()).collect();
             if !quantize {
                 return FileChannel {
@@ -185,6 +200,56 @@ fn encode_channel<T: Components>(c: &Channel<T>, quantize: bool) -> FileChannel 
 
 /// Encodes a baked clip as `.animclip` bytes; `quantize` stores keyed values as 16-bit fractions of each track's range.
 pub fn encode(clip: &BakedClip, quantize: bool) -> Vec<u8> {
+    encode_with(
+        clip,
+        if quantize {
+            Precision::Fixed16
+        } else {
+            Precision::Full
+        },
+    )
+}
+
+/// A rotation channel packed within `budget` radians, or None when it has no keys or cannot be.
+fn packed_rotation(c: &Channel<Quat>, budget: f32) -> Option<FileChannel> {
+    let Channel::Keys { frames, values } = c else {
+        return None;
+    };
+    let p = super::packed::pack(values, budget)?;
+    let range = [&[p.bits][..], &f32_bytes(&p.min), &f32_bytes(&p.extent)].concat();
+    Some(FileChannel {
+        kind: KIND_ROTATIONS_PACKED,
+        frames: frame_deltas(frames),
+        values: p.data,
+        range,
+    })
+}
+
+/// None for a channel at rest (written as nil).
+fn unless_rest(c: FileChannel) -> Option<FileChannel> {
+    (c.kind != KIND_REST).then_some(c)
+}
+
+fn frame_deltas(frames: &[u32]) -> Vec<u32> {
+    let mut prev = 0;
+    frames
+        .iter()
+        .enumerate()
+        .map(|(i, &f)| {
+            let d = if i == 0 { f } else { f - prev };
+            prev = f;
+            d
+        })
+        .collect()
+}
+
+/// Encodes a baked clip as `.animclip` bytes, keyed values stored as `precision` says.
+pub fn encode_with(clip: &BakedClip, precision: Precision) -> Vec<u8> {
+    let quantize = !matches!(precision, Precision::Full);
+    let budget_of = |i: usize| match precision {
+        Precision::RotationBudgets(b) => b.get(i).copied(),
+        _ => None,
+    };
     let body = Body {
         id: clip.id,
         name: clip.name.clone(),
@@ -194,28 +259,24 @@ pub fn encode(clip: &BakedClip, quantize: bool) -> Vec<u8> {
         tracks: clip
             .tracks
             .iter()
-            .scan("", |prev: &mut &str, t| {
+            .enumerate()
+            .scan("", |prev: &mut &str, (i, t)| {
                 let path = t.target.path.as_str();
                 let shared = common_prefix(prev, path);
                 *prev = path;
-                let r = t.target.rest;
-                // The parent's origin and scale place a translation in model space (hips placement): only
-                // tracks that move their joint carry them.
+                // The rest height, parent origin and parent scale place a translation in model space (hips
+                // placement): only tracks that move their joint carry them.
                 let placed = !matches!(t.translation, Channel::Rest);
-                let placement = [
-                    t.target.parent_rest_origin.to_array().as_slice(),
-                    &[t.target.parent_rest_scale],
-                ]
-                .concat();
-                let rest = [
-                    r.translation.to_array().as_slice(),
-                    &r.rotation.to_array(),
-                    &r.scale.to_array(),
-                    &t.target.parent_rest_rotation.to_array(),
-                    &[t.target.rest_height],
-                    if placed { &placement } else { &[] },
-                ]
-                .concat();
+                let rest = super::rest::encode(
+                    &super::rest::Rest {
+                        local: t.target.rest,
+                        parent_rotation: t.target.parent_rest_rotation,
+                        height: t.target.rest_height,
+                        parent_origin: t.target.parent_rest_origin,
+                        parent_scale: t.target.parent_rest_scale,
+                    },
+                    placed,
+                );
                 let last_segment = path.rsplit('/').next().unwrap_or_default();
                 Some(FileTrack {
                     path_shared: shared as u32,
@@ -230,10 +291,14 @@ pub fn encode(clip: &BakedClip, quantize: bool) -> Vec<u8> {
                         .human_bone
                         .and_then(|b| HumanBone::ALL.iter().position(|&x| x == b))
                         .map(|i| i as u8),
-                    rest: f32_bytes(&rest),
-                    translation: encode_channel(&t.translation, quantize),
-                    rotation: encode_channel(&t.rotation, quantize),
-                    scale: encode_channel(&t.scale, quantize),
+                    rest,
+                    translation: unless_rest(encode_channel(&t.translation, quantize)),
+                    rotation: unless_rest(
+                        budget_of(i)
+                            .and_then(|b| packed_rotation(&t.rotation, b))
+                            .unwrap_or_else(|| encode_channel(&t.rotation, quantize)),
+                    ),
+                    scale: unless_rest(encode_channel(&t.scale, quantize)),
                 })
             })
             .collect(),
@@ -270,6 +335,94 @@ impl Checker<'_> {
         Ok(v)
     }
 
+    /// Rest data of a version 1 or 2 file: 15 floats (19 in version 2 for tracks that carry their parent's
+    /// origin and scale).
+    fn rest_floats(
+        &self,
+        bytes: &[u8],
+        version: u32,
+        what: &str,
+    ) -> Result<super::rest::Rest, ClipFileError> {
+        let rest = self.floats(bytes, what)?;
+        let fits = rest.len() == REST_FLOATS || (version >= 2 && rest.len() == REST_FLOATS_PLACED);
+        if !fits {
+            return Err(self.invalid(format!("{what} has the wrong number of values")));
+        }
+        if rest.get(18).is_some_and(|&s| s <= 0.0) {
+            return Err(self.invalid(format!("{what} has a parent scale that is not positive")));
+        }
+        Ok(super::rest::Rest {
+            local: Transform {
+                translation: Vec3::from_slice(&rest[0..3]).into(),
+                rotation: Quat::from_slice(&rest[3..7]).normalize(),
+                scale: Vec3::from_slice(&rest[7..10]).into(),
+            },
+            parent_rotation: Quat::from_slice(&rest[10..14]).normalize(),
+            height: rest[14],
+            parent_origin: rest.get(15..18).map_or(Vec3::ZERO, Vec3::from_slice),
+            parent_scale: rest.get(18).copied().unwrap_or(1.0),
+        })
+    }
+
+    /// The key frames of a keyed channel, from their deltas: at least one, increasing, inside the clip.
+    fn frames(
+        &self,
+        c: &FileChannel,
+        frame_count: u64,
+        what: &str,
+    ) -> Result<Vec<u32>, ClipFileError> {
+        if c.frames.is_empty() {
+            return Err(self.invalid(format!("{what}: keyed channel with no keys")));
+        }
+        let mut frames = Vec::with_capacity(c.frames.len());
+        let mut f: u64 = 0;
+        for (i, &d) in c.frames.iter().enumerate() {
+            if i > 0 && d == 0 {
+                return Err(self.invalid(format!(
+                    "{what}: key {i} does not come after the previous one"
+                )));
+            }
+            f += d as u64;
+            if f >= frame_count {
+                return Err(self.invalid(format!(
+                    "{what}: key {i} is on frame {f}, past the clip's {frame_count} frames"
+                )));
+            }
+            frames.push(f as u32);
+        }
+        Ok(frames)
+    }
+
+    /// A rotation channel of kind 4: its range is the bits per component, then the x, y, z minimums and
+    /// extents as floats.
+    fn packed_rotations(
+        &self,
+        c: &FileChannel,
+        frame_count: u64,
+        what: &str,
+    ) -> Result<Channel<Quat>, ClipFileError> {
+        let frames = self.frames(c, frame_count, what)?;
+        let Some((&bits, floats)) = c.range.split_first() else {
+            return Err(self.invalid(format!("{what}: packed rotations without their range")));
+        };
+        let range = self.floats(floats, what)?;
+        if range.len() != 6 {
+            return Err(self.invalid(format!(
+                "{what}: packed rotations need 6 range values, found {}",
+                range.len()
+            )));
+        }
+        let packed = super::packed::PackedRotations {
+            bits,
+            min: [range[0], range[1], range[2]],
+            extent: [range[3], range[4], range[5]],
+            data: c.values.clone(),
+        };
+        let values = super::packed::unpack(&packed, frames.len())
+            .map_err(|e| self.invalid(format!("{what}: {e}")))?;
+        Ok(Channel::Keys { frames, values })
+    }
+
     fn channel<T: Components>(
         &self,
         c: &FileChannel,
@@ -290,26 +443,8 @@ impl Checker<'_> {
                 Ok(Channel::Constant(T::from_slice(&v)))
             }
             KIND_KEYS | KIND_KEYS_QUANTIZED => {
-                let keys = c.frames.len();
-                if keys == 0 {
-                    return Err(self.invalid(format!("{what}: keyed channel with no keys")));
-                }
-                let mut frames = Vec::with_capacity(keys);
-                let mut f: u64 = 0;
-                for (i, &d) in c.frames.iter().enumerate() {
-                    if i > 0 && d == 0 {
-                        return Err(self.invalid(format!(
-                            "{what}: key {i} does not come after the previous one"
-                        )));
-                    }
-                    f += d as u64;
-                    if f >= frame_count {
-                        return Err(self.invalid(format!(
-                            "{what}: key {i} is on frame {f}, past the clip's {frame_count} frames"
-                        )));
-                    }
-                    frames.push(f as u32);
-                }
+                let frames = self.frames(c, frame_count, what)?;
+                let keys = frames.len();
                 let flat = if c.kind == KIND_KEYS {
                     let v = self.floats(&c.values, what)?;
                     if v.len() != keys * n {
@@ -443,14 +578,11 @@ pub fn decode(bytes: &[u8], path: &Path) -> Result<BakedClip, ClipFileError> {
         }
         let path = format!("{}{}", &prev_path[..shared], t.path_rest);
         let what = |p: &str| format!("track '{path}' {p}");
-        let rest = ck.floats(&t.rest, &what("rest data"))?;
-        let fits = rest.len() == REST_FLOATS || (version >= 2 && rest.len() == REST_FLOATS_PLACED);
-        if !fits {
-            return Err(ck.invalid(what("rest data has the wrong number of values")));
-        }
-        if rest.get(18).is_some_and(|&s| s <= 0.0) {
-            return Err(ck.invalid(what("rest data has a parent scale that is not positive")));
-        }
+        let rest = if version >= 3 {
+            super::rest::decode(&t.rest).map_err(|e| ck.invalid(what(&e)))?
+        } else {
+            ck.rest_floats(&t.rest, version, &what("rest data"))?
+        };
         let human_bone = match t.human_bone {
             None => None,
             Some(b) => Some(
@@ -464,30 +596,39 @@ pub fn decode(bytes: &[u8], path: &Path) -> Result<BakedClip, ClipFileError> {
         } else {
             t.name.clone()
         };
-        let rotation = ck.channel::<Quat>(&t.rotation, frame_count, &what("rotation"))?;
+        let rest_channel = FileChannel {
+            kind: KIND_REST,
+            frames: Vec::new(),
+            values: Vec::new(),
+            range: Vec::new(),
+        };
+        let (translation, rotation, scale) = (
+            t.translation.as_ref().unwrap_or(&rest_channel),
+            t.rotation.as_ref().unwrap_or(&rest_channel),
+            t.scale.as_ref().unwrap_or(&rest_channel),
+        );
+        let quantized_rotation =
+            matches!(rotation.kind, KIND_KEYS_QUANTIZED | KIND_ROTATIONS_PACKED);
+        let rotation = if rotation.kind == KIND_ROTATIONS_PACKED && version >= 3 {
+            ck.packed_rotations(rotation, frame_count, &what("rotation"))?
+        } else {
+            ck.channel::<Quat>(rotation, frame_count, &what("rotation"))?
+        };
         tracks.push(BakedTrack {
             target: TrackTarget {
                 path: path.clone(),
                 name,
                 human_bone,
-                rest: Transform {
-                    translation: Vec3::from_slice(&rest[0..3]).into(),
-                    rotation: Quat::from_slice(&rest[3..7]).normalize(),
-                    scale: Vec3::from_slice(&rest[7..10]).into(),
-                },
-                parent_rest_rotation: Quat::from_slice(&rest[10..14]).normalize(),
-                rest_height: rest[14],
-                parent_rest_origin: rest.get(15..18).map_or(Vec3::ZERO, Vec3::from_slice),
-                parent_rest_scale: rest.get(18).copied().unwrap_or(1.0),
+                rest: rest.local,
+                parent_rest_rotation: rest.parent_rotation,
+                rest_height: rest.height,
+                parent_rest_origin: rest.parent_origin,
+                parent_rest_scale: rest.parent_scale,
                 rest_known: true,
             },
-            translation: ck.channel(&t.translation, frame_count, &what("translation"))?,
-            rotation: ck.unit(
-                rotation,
-                &what("rotation"),
-                t.rotation.kind == KIND_KEYS_QUANTIZED,
-            )?,
-            scale: ck.channel(&t.scale, frame_count, &what("scale"))?,
+            translation: ck.channel(translation, frame_count, &what("translation"))?,
+            rotation: ck.unit(rotation, &what("rotation"), quantized_rotation)?,
+            scale: ck.channel(scale, frame_count, &what("scale"))?,
         });
         prev_path = path;
     }
@@ -527,9 +668,9 @@ mod tests {
                 name: String::new(),
                 human_bone: Some(0),
                 rest: rest.iter().flat_map(|f| f.to_le_bytes()).collect(),
-                translation: rest_channel(),
-                rotation: rest_channel(),
-                scale: rest_channel(),
+                translation: Some(rest_channel()),
+                rotation: Some(rest_channel()),
+                scale: Some(rest_channel()),
             }],
         }
     }
@@ -549,7 +690,7 @@ mod tests {
         assert_eq!(t.rest_height, 1.0);
         // Version 2 carries them where a track has them; a version 1 file cannot.
         let v2: Vec<f32> = v1.iter().copied().chain([0.5, 0.0, -2.0, 0.01]).collect();
-        let bytes = rmp_serde::to_vec(&(TAG, VERSION, one_track_body(&v2))).unwrap();
+        let bytes = rmp_serde::to_vec(&(TAG, 2u32, one_track_body(&v2))).unwrap();
         let t = decode(&bytes, Path::new("v2.animclip")).unwrap().tracks[0]
             .target
             .clone();
@@ -582,9 +723,9 @@ mod tests {
                     name: String::new(),
                     human_bone: None,
                     rest: rest.clone(),
-                    translation: rest_channel(),
-                    rotation: rest_channel(),
-                    scale: rest_channel(),
+                    translation: Some(rest_channel()),
+                    rotation: Some(rest_channel()),
+                    scale: Some(rest_channel()),
                 };
                 prev += 100;
                 t
@@ -598,7 +739,7 @@ mod tests {
             times: None,
             tracks,
         };
-        let bytes = rmp_serde::to_vec(&(TAG, VERSION, body)).unwrap();
+        let bytes = rmp_serde::to_vec(&(TAG, 2u32, body)).unwrap();
         assert!(bytes.len() < 1 << 20, "{}", bytes.len());
         let err = decode(&bytes, Path::new("grow.animclip"))
             .err()

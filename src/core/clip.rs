@@ -280,6 +280,23 @@ pub struct TrackTarget {
     pub rest_known: bool,
 }
 
+impl TrackTarget {
+    /// A root joint `name` (its path too) resting at the identity, its rest known: for clips built in code.
+    pub fn at_identity(name: &str) -> Self {
+        TrackTarget {
+            path: name.into(),
+            name: name.into(),
+            human_bone: None,
+            rest: Transform::IDENTITY,
+            parent_rest_rotation: Quat::IDENTITY,
+            rest_height: 0.0,
+            parent_rest_origin: Vec3::ZERO,
+            parent_rest_scale: 1.0,
+            rest_known: true,
+        }
+    }
+}
+
 /// Keyframes for one joint's translation, rotation and scale (each optional).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Track {
@@ -479,17 +496,7 @@ mod tests {
     #[test]
     fn loop_and_clamp_wrap_time() {
         let track = Track {
-            target: TrackTarget {
-                path: "a".into(),
-                name: "a".into(),
-                human_bone: None,
-                rest: Transform::IDENTITY,
-                parent_rest_rotation: Quat::IDENTITY,
-                rest_height: 0.0,
-                parent_rest_origin: Vec3::ZERO,
-                parent_rest_scale: 1.0,
-                rest_known: true,
-            },
+            target: TrackTarget::at_identity("a"),
             translation: Some(
                 Keys::new(vec![0.0, 2.0], vec![v(0.0), v(2.0)], Interpolation::Linear).unwrap(),
             ),

@@ -117,6 +117,24 @@ fn joint_scales(skeleton: &Skeleton) -> Vec<JointScale> {
         .collect()
 }
 
+/// The share of a quantized bake's error budget its key reduction takes; the rotations' packed bits take the
+/// rest ([`rotation_budgets`]).
+pub const KEY_SHARE: f32 = 0.5;
+
+/// Per track of `clip`, the angle (radians) its rotation keys may move by being packed: `tolerance` (metres of
+/// virtual-vertex displacement) over the joint's reach, as the key reduction scales it.
+pub fn rotation_budgets(skeleton: &Skeleton, clip: &BakedClip, tolerance: f32) -> Vec<f32> {
+    let scales = joint_scales(skeleton);
+    clip.tracks
+        .iter()
+        .map(|t| {
+            skeleton
+                .find_by_path(&t.target.path)
+                .map_or(0.0, |j| tolerance / scales[j].reach)
+        })
+        .collect()
+}
+
 /// The identity of the clip being baked.
 #[derive(Clone, Debug)]
 pub struct ClipMeta {
@@ -264,20 +282,20 @@ pub fn add_rest_tracks(clip: &mut BakedClip, skeleton: &Skeleton, humanoid: Opti
     clip.tracks.extend(moving.into_values());
 }
 
-/// Runs `attempt(factor, quantize)` with decreasing local tolerances (quantized first when allowed) until the
-/// measured error (second value, metres) is within `tolerance`; the last attempt keeps every frame unquantized.
+/// Runs `attempt(factor, quantize)` with decreasing local tolerances (every quantized one first when allowed:
+/// a quantized file with more keys is still smaller than a float one) until the measured error (second value,
+/// metres) is within `tolerance`; the last attempt keeps every frame unquantized.
 pub fn search<T>(
     tolerance: f32,
     quantize: bool,
     mut attempt: impl FnMut(f32, bool) -> (T, f32),
 ) -> (T, f32, bool) {
+    const FACTORS: [f32; 5] = [1.0, 0.5, 0.25, 0.12, 0.05];
     let mut plan: Vec<(f32, bool)> = Vec::new();
-    for factor in [1.0, 0.5, 0.25, 0.12, 0.05] {
-        if quantize {
-            plan.push((factor, true));
-        }
-        plan.push((factor, false));
+    if quantize {
+        plan.extend(FACTORS.map(|f| (f, true)));
     }
+    plan.extend(FACTORS.map(|f| (f, false)));
     plan.push((0.0, false));
     let last = plan.len() - 1;
     for (i, (factor, q)) in plan.into_iter().enumerate() {

@@ -5,7 +5,7 @@
 use super::compact::ClipMeta;
 use super::{BakeSettings, Grid};
 use crate::core::humanoid::HumanoidMap;
-use crate::core::{Clip, Pose, Skeleton};
+use crate::core::{Clip, Interpolation, Keys, Pose, Skeleton};
 use crate::eval::{ClockStep, EvalInput, Evaluator, SourceSpec};
 use crate::layers::LayerParams;
 
@@ -62,6 +62,35 @@ pub fn source_key_times(clip: &Clip) -> Vec<f32> {
     t.sort_by(f32::total_cmp);
     t.dedup_by(|a, b| (*a - *b).abs() < 1e-6);
     t
+}
+
+/// True when `keys` run straight between their keys: linear, or holding one value (a constant exported as steps).
+fn straight<T: crate::core::clip::KeyValue + PartialEq>(keys: &Keys<T>) -> bool {
+    match keys.interpolation() {
+        Interpolation::Linear => true,
+        Interpolation::Step => keys.values().iter().all(|v| *v == keys.values()[0]),
+        Interpolation::CubicSpline => false,
+    }
+}
+
+/// The rate of a clip whose keys all lie on one uniform grid from 0 to its end (each within 1e-6 s), running
+/// straight between them (linear, or constant) and at a rate a bake may have: a grid at that rate holds the
+/// source exactly, since the source is a straight line (a slerp) between its keys. None otherwise.
+pub fn source_rate(clip: &Clip) -> Option<f32> {
+    let linear = clip.tracks.iter().all(|t| {
+        t.translation.as_ref().is_none_or(straight)
+            && t.rotation.as_ref().is_none_or(straight)
+            && t.scale.as_ref().is_none_or(straight)
+    });
+    let keys = source_key_times(clip);
+    if !linear || keys.len() < 2 || clip.duration <= 0.0 {
+        return None;
+    }
+    let rate = (keys.len() - 1) as f32 / clip.duration;
+    let grid = uniform_times(clip.duration, rate);
+    let on_grid =
+        grid.len() == keys.len() && grid.iter().zip(&keys).all(|(g, k)| (g - k).abs() <= 1e-6);
+    (on_grid && super::FPS_RANGE.contains(&rate)).then_some(rate)
 }
 
 /// Samples a clip on a skeleton at the given (increasing) times, through the Evaluator with every layer off.
@@ -127,11 +156,20 @@ pub fn prepare(
     clip: &Clip,
     settings: &BakeSettings,
 ) -> (Frames, ClipMeta) {
-    let uniform = uniform_times(clip.duration, settings.fps);
+    let own_rate = match settings.grid {
+        Grid::UniformWithSourceKeys => source_rate(clip),
+        _ => None,
+    };
+    let fps = own_rate.unwrap_or(settings.fps);
+    let uniform = uniform_times(clip.duration, fps);
     let uniform_len = uniform.len();
     let keys = source_key_times(clip);
     let (times, grid) = match settings.grid {
         Grid::Uniform => (uniform, format!("{} fps", settings.fps)),
+        Grid::UniformWithSourceKeys if own_rate.is_some() => (
+            uniform,
+            format!("{fps} fps: the source's own keys, all on one uniform grid"),
+        ),
         Grid::UniformWithSourceKeys => {
             let times = merged(&uniform, &keys);
             let added = times.len() - uniform.len();
@@ -161,10 +199,54 @@ pub fn prepare(
         frame_rate: if settings.grid == Grid::SourceKeys && clip.duration > 0.0 {
             (frames.times.len().saturating_sub(1)) as f32 / clip.duration
         } else {
-            settings.fps
+            fps
         },
         explicit_times,
         grid,
     };
     (frames, meta)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::{Track, TrackTarget};
+    use glam::Quat;
+
+    fn clip(times: &[f32], interpolation: Interpolation, moving: bool) -> Clip {
+        let values = times
+            .iter()
+            .map(|&t| Quat::from_rotation_x(if moving { t } else { 0.3 }))
+            .collect();
+        let target = TrackTarget::at_identity("a");
+        let track = Track {
+            target,
+            translation: None,
+            rotation: Some(Keys::new(times.to_vec(), values, interpolation).unwrap()),
+            scale: None,
+        };
+        Clip::new("c", vec![track])
+    }
+
+    #[test]
+    fn a_source_keyed_on_one_uniform_grid_gives_its_rate() {
+        let at_24: Vec<f32> = (0..=48).map(|k| k as f32 / 24.0).collect();
+        let rate = source_rate(&clip(&at_24, Interpolation::Linear, true)).unwrap();
+        assert!((rate - 24.0).abs() < 1e-4, "{rate}");
+        // A constant exported as steps still runs straight.
+        assert!(source_rate(&clip(&at_24, Interpolation::Step, false)).is_some());
+        // Steps that move, splines, and keys off one grid do not.
+        assert_eq!(source_rate(&clip(&at_24, Interpolation::Step, true)), None);
+        let mut uneven = at_24.clone();
+        uneven[5] += 0.01;
+        assert_eq!(
+            source_rate(&clip(&uneven, Interpolation::Linear, true)),
+            None
+        );
+        // Slower than a frame a second is not a grid a bake may have.
+        assert_eq!(
+            source_rate(&clip(&[0.0, 2.0, 4.0], Interpolation::Linear, true)),
+            None
+        );
+    }
 }

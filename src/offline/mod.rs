@@ -187,13 +187,13 @@ fn encode_and_decode(
     character: &Character,
     clip: &BakedClip,
     format: ExportFormat,
-    quantize: bool,
+    precision: native::Precision,
     unity_axes: UnityAxes,
 ) -> (Vec<u8>, Result<Clip, String>) {
     let path = std::path::Path::new("<encoded>");
     match format {
         ExportFormat::Native => {
-            let bytes = native::encode(clip, quantize);
+            let bytes = native::encode_with(clip, precision);
             let back = native::decode(&bytes, path).map(|c| c.to_clip());
             (bytes, back.map_err(|e| e.to_string()))
         }
@@ -234,12 +234,30 @@ pub fn encode(
     let mut verifications = 0;
     let mut run = |frames: &Frames, meta: &ClipMeta| {
         compact::search(tolerance, quantize, |factor, q| {
-            let mut clip =
-                compact::reduce(skeleton, humanoid, frames, meta, tolerance, factor, interp);
+            // Quantized, the key reduction takes a share of the budget and the rotations' bits the rest.
+            let key_factor = if q {
+                factor * compact::KEY_SHARE
+            } else {
+                factor
+            };
+            let mut clip = compact::reduce(
+                skeleton, humanoid, frames, meta, tolerance, key_factor, interp,
+            );
             if format == ExportFormat::Unity && !settings.sparse {
                 compact::add_rest_tracks(&mut clip, skeleton, humanoid);
             }
-            let (bytes, back) = encode_and_decode(character, &clip, format, q, settings.unity_axes);
+            let budgets = compact::rotation_budgets(
+                skeleton,
+                &clip,
+                tolerance * factor * (1.0 - compact::KEY_SHARE),
+            );
+            let precision = if q {
+                native::Precision::RotationBudgets(&budgets)
+            } else {
+                native::Precision::Full
+            };
+            let (bytes, back) =
+                encode_and_decode(character, &clip, format, precision, settings.unity_axes);
             verifications += 1;
             let error = back.map_or(f32::INFINITY, |c| measure(skeleton, frames, &c));
             ((clip, bytes), error)

@@ -361,17 +361,7 @@ mod tests {
     }
 
     fn target(name: &str) -> TrackTarget {
-        TrackTarget {
-            path: name.into(),
-            name: name.into(),
-            human_bone: None,
-            rest: Transform::IDENTITY,
-            parent_rest_rotation: Quat::IDENTITY,
-            rest_height: 0.0,
-            parent_rest_origin: glam::Vec3::ZERO,
-            parent_rest_scale: 1.0,
-            rest_known: true,
-        }
+        TrackTarget::at_identity(name)
     }
 
     /// A clip with every interpolation, key times shared and not, constants, and an unanimated joint.

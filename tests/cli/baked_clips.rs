@@ -238,8 +238,8 @@ fn the_unity_layout_is_exactly_the_nested_arrays() {
     assert!(top[0].is_i64() || top[0].is_u64(), "id is an int");
     assert!(matches!(top[1], Value::F32(_)), "length is float32");
     assert!(
-        matches!(top[2], Value::F32(f) if f == 30.0),
-        "frameRate is float32"
+        matches!(top[2], Value::F32(f) if f == meta.frame_rate),
+        "frameRate is float32, the grid's rate"
     );
     assert_eq!(top[3].as_str(), Some("Idle"));
     let paths = top[4].as_array().unwrap();

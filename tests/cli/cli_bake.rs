@@ -63,7 +63,8 @@ fn baked_pose_matches_the_source_pose_at_a_frame() {
     ]));
     assert_eq!(info["format"], "native");
     assert_eq!(info["name"], "Walk_Loop");
-    assert_eq!(info["frame_rate"], 30.0);
+    // Walk_Loop is keyed at 24 fps, every track linear: the default grid is the source's own keys.
+    assert_eq!(info["frame_rate"], 24.0);
     assert!(
         info["tracks"]
             .as_array()
@@ -233,11 +234,9 @@ fn the_default_grid_follows_the_source_and_a_fixed_rate_reports_its_honest_error
     let default = json_of(&bake(&[], "default.animclip"));
     let report = &default.as_array().unwrap()[0];
     assert!(report["max_error_cm"].as_f64().unwrap() <= 0.01, "{report}");
-    assert!(
-        report["grid"]
-            .as_str()
-            .unwrap()
-            .contains("source key times"),
+    // Its keys are one uniform 24 fps grid: the default grid is the source's own.
+    assert_eq!(
+        report["grid"], "24 fps: the source's own keys, all on one uniform grid",
         "{report}"
     );
     assert!(report["checked_times"].as_u64().unwrap() > report["frames"].as_u64().unwrap());

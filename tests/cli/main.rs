@@ -4,6 +4,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod animclip_reader;
 mod atomic_writes;
 mod baked_clips;
 mod cli_bake;

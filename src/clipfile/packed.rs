@@ -1,0 +1,229 @@
+//! Rotation keys packed in as few bits as an angle budget allows (the `.animclip` channel kind 4): each key is
+//! made w ≥ 0, and its x, y and z are stored as b-bit fractions of the channel's range of that component (range
+//! reduction, as ACL and ozz do), w being rebuilt as √(1 − x² − y² − z²). The encoder picks the smallest b from
+//! [`MIN_BITS`] to [`MAX_BITS`] whose decoded keys all stay within the budget, measured on the keys as they will
+//! be read back; where even [`MAX_BITS`] do not (a w near 0 amplifies the error of x, y, z), it gives up and the
+//! caller stores the channel another way.
+
+use glam::{Quat, Vec3};
+
+/// Fewest bits per component tried.
+pub const MIN_BITS: u8 = 4;
+/// Most bits per component.
+pub const MAX_BITS: u8 = 16;
+
+/// One channel's keys, packed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PackedRotations {
+    /// Bits per component.
+    pub bits: u8,
+    /// Smallest x, y, z over the keys.
+    pub min: [f32; 3],
+    /// Largest minus smallest x, y, z.
+    pub extent: [f32; 3],
+    /// The components, key after key, `bits` each, least significant bit first.
+    pub data: Vec<u8>,
+}
+
+/// The rotation angle between two unit quaternions (radians), precise for tiny angles.
+pub fn rotation_angle(a: Quat, b: Quat) -> f32 {
+    let b = if a.dot(b) < 0.0 { -b } else { b };
+    let chord = (glam::Vec4::from(a) - glam::Vec4::from(b)).length();
+    4.0 * (chord * 0.5).min(1.0).asin()
+}
+
+fn positive_w(q: Quat) -> Quat {
+    if q.w < 0.0 { -q } else { q }
+}
+
+/// Packs `keys` in the fewest bits that keep each within `budget` radians of itself once unpacked; None when
+/// [`MAX_BITS`] are not enough (or the keys are not finite).
+pub fn pack(keys: &[Quat], budget: f32) -> Option<PackedRotations> {
+    let xyz: Vec<Vec3> = keys
+        .iter()
+        .map(|&q| positive_w(q.normalize()).xyz())
+        .collect();
+    if xyz.iter().any(|v| !v.is_finite()) {
+        return None;
+    }
+    let min = xyz.iter().fold(Vec3::splat(f32::MAX), |a, &v| a.min(v));
+    let max = xyz.iter().fold(Vec3::splat(f32::MIN), |a, &v| a.max(v));
+    let (min, extent) = (min.to_array(), (max - min).to_array());
+    (MIN_BITS..=MAX_BITS).find_map(|bits| {
+        let packed = PackedRotations {
+            bits,
+            min,
+            extent,
+            data: quantize(&xyz, bits, min, extent),
+        };
+        let back = unpack(&packed, keys.len()).ok()?;
+        keys.iter()
+            .zip(&back)
+            .all(|(&k, &b)| rotation_angle(k.normalize(), b) <= budget)
+            .then_some(packed)
+    })
+}
+
+fn quantize(xyz: &[Vec3], bits: u8, min: [f32; 3], extent: [f32; 3]) -> Vec<u8> {
+    let top = ((1u32 << bits) - 1) as f32;
+    let mut out = BitWriter::default();
+    for v in xyz {
+        for c in 0..3 {
+            let u = if extent[c] > 0.0 {
+                (v[c] - min[c]) / extent[c]
+            } else {
+                0.0
+            };
+            out.push((u * top).round().clamp(0.0, top) as u32, bits);
+        }
+    }
+    out.finish()
+}
+
+/// The data length in bytes of `count` keys at `bits` per component.
+pub fn data_len(count: usize, bits: u8) -> usize {
+    (count * 3 * bits as usize).div_ceil(8)
+}
+
+/// The `count` keys of `packed`; an error says what does not fit.
+pub fn unpack(packed: &PackedRotations, count: usize) -> Result<Vec<Quat>, String> {
+    let bits = packed.bits;
+    if !(MIN_BITS..=MAX_BITS).contains(&bits) {
+        return Err(format!(
+            "{bits} bits per component, outside {MIN_BITS}..={MAX_BITS}"
+        ));
+    }
+    if packed.data.len() != data_len(count, bits) {
+        return Err(format!(
+            "{} bytes of packed data for {count} keys at {bits} bits (expected {})",
+            packed.data.len(),
+            data_len(count, bits)
+        ));
+    }
+    let finite = |v: &[f32; 3]| v.iter().all(|x| x.is_finite());
+    if !finite(&packed.min) || !finite(&packed.extent) || packed.extent.iter().any(|&e| e < 0.0) {
+        return Err("the packed range is not finite or is negative".into());
+    }
+    let top = ((1u32 << bits) - 1) as f32;
+    let mut read = BitReader {
+        data: &packed.data,
+        at: 0,
+    };
+    Ok((0..count)
+        .map(|_| {
+            let v = Vec3::from_array(std::array::from_fn(|c| {
+                packed.min[c] + read.take(bits) as f32 / top * packed.extent[c]
+            }));
+            let w = (1.0 - v.length_squared()).max(0.0).sqrt();
+            Quat::from_xyzw(v.x, v.y, v.z, w).normalize()
+        })
+        .collect())
+}
+
+/// Writes values of a few bits each, least significant bit first.
+#[derive(Default)]
+struct BitWriter {
+    bytes: Vec<u8>,
+    acc: u64,
+    filled: u32,
+}
+
+impl BitWriter {
+    fn push(&mut self, value: u32, bits: u8) {
+        self.acc |= u64::from(value) << self.filled;
+        self.filled += u32::from(bits);
+        while self.filled >= 8 {
+            self.bytes.push(self.acc as u8);
+            self.acc >>= 8;
+            self.filled -= 8;
+        }
+    }
+
+    fn finish(mut self) -> Vec<u8> {
+        if self.filled > 0 {
+            self.bytes.push(self.acc as u8);
+        }
+        self.bytes
+    }
+}
+
+/// Reads what [`BitWriter`] wrote (its length checked beforehand).
+struct BitReader<'a> {
+    data: &'a [u8],
+    at: usize,
+}
+
+impl BitReader<'_> {
+    fn take(&mut self, bits: u8) -> u32 {
+        let mut value = 0u32;
+        for i in 0..usize::from(bits) {
+            let bit = self.at + i;
+            let set = self
+                .data
+                .get(bit / 8)
+                .is_some_and(|b| b >> (bit % 8) & 1 == 1);
+            value |= u32::from(set) << i;
+        }
+        self.at += usize::from(bits);
+        value
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn turn(axis: Vec3, angle: f32) -> Quat {
+        Quat::from_axis_angle(axis.normalize(), angle)
+    }
+
+    #[test]
+    fn a_small_motion_packs_in_few_bits_within_its_budget() {
+        let keys: Vec<Quat> = (0..30)
+            .map(|i| turn(Vec3::new(1.0, 0.2, 0.0), 0.3 + 0.01 * i as f32))
+            .collect();
+        let packed = pack(&keys, 1e-3).unwrap();
+        assert!(packed.bits < 12, "{} bits", packed.bits);
+        let back = unpack(&packed, keys.len()).unwrap();
+        for (k, b) in keys.iter().zip(&back) {
+            assert!(rotation_angle(*k, *b) <= 1e-3);
+        }
+        // A tighter budget costs bits.
+        assert!(pack(&keys, 1e-5).unwrap().bits > packed.bits);
+    }
+
+    #[test]
+    fn unpacking_refuses_data_that_does_not_fit() {
+        let packed = pack(&[Quat::IDENTITY, Quat::from_rotation_x(0.5)], 1e-3).unwrap();
+        assert!(unpack(&packed, 3).is_err());
+        let bad_bits = PackedRotations {
+            bits: 40,
+            ..packed.clone()
+        };
+        assert!(unpack(&bad_bits, 2).is_err());
+        let bad_range = PackedRotations {
+            extent: [f32::NAN, 0.0, 0.0],
+            ..packed
+        };
+        assert!(unpack(&bad_range, 2).is_err());
+    }
+
+    proptest! {
+        #[test]
+        fn every_packed_key_is_within_its_budget(
+            angles in proptest::collection::vec(-3.1f32..3.1, 1..40),
+            ax in -1.0f32..1.0, ay in -1.0f32..1.0, az in 0.1f32..1.0,
+            budget_exp in -6.0f32..-2.0,
+        ) {
+            let budget = 10f32.powf(budget_exp);
+            let keys: Vec<Quat> = angles.iter().map(|&a| turn(Vec3::new(ax, ay, az), a)).collect();
+            if let Some(p) = pack(&keys, budget) {
+                let back = unpack(&p, keys.len()).unwrap();
+                for (k, b) in keys.iter().zip(&back) {
+                    prop_assert!(rotation_angle(*k, *b) <= budget);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,228 @@
+//! An independent reader of `.animclip` version 3, written from README's description of the layout with a plain
+//! MessagePack reader (rmpv), not from `clipfile::native`: it decodes every channel kind and the rest data, and
+//! its poses at every grid frame must match animtune's own decoding of the same bytes.
+
+use crate::common;
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use animtune::clipfile;
+use glam::{Quat, Vec3};
+use rmpv::Value;
+
+fn floats(bytes: &[u8]) -> Vec<f32> {
+    bytes
+        .chunks_exact(4)
+        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect()
+}
+
+/// Smallest three: the largest component's index, then the other three as u16 fractions of ±1/√2.
+fn quat7(b: &[u8]) -> Quat {
+    let largest = b[0] as usize;
+    let mut c = [0.0f32; 4];
+    let mut k = 0;
+    for (i, slot) in c.iter_mut().enumerate() {
+        if i == largest {
+            continue;
+        }
+        let v = u16::from_le_bytes([b[1 + 2 * k], b[2 + 2 * k]]) as f32 / 65535.0;
+        *slot = (v * 2.0 - 1.0) * std::f32::consts::FRAC_1_SQRT_2;
+        k += 1;
+    }
+    c[largest] = (1.0 - c.iter().map(|x| x * x).sum::<f32>()).max(0.0).sqrt();
+    Quat::from_array(c).normalize()
+}
+
+/// (local rest translation, rotation, scale, parent rest rotation) of one track's rest bytes.
+fn rest(bytes: &[u8]) -> (Vec3, Quat, Vec3, Quat) {
+    let flags = bytes[0];
+    let t = floats(&bytes[1..13]);
+    let rotation = quat7(&bytes[13..20]);
+    let parent = quat7(&bytes[20..27]);
+    let scale = if flags & 1 != 0 {
+        Vec3::from_slice(&floats(&bytes[27..39]))
+    } else {
+        Vec3::ONE
+    };
+    (Vec3::from_slice(&t), rotation, scale, parent)
+}
+
+/// One channel: its key frames and values (as 4-vectors: x, y, z and w or 0), or None at rest.
+fn channel(v: &Value, n: usize) -> Option<(Vec<u32>, Vec<[f32; 4]>)> {
+    let a = v.as_array()?;
+    let kind = a[0].as_u64().unwrap();
+    let mut frame = 0u32;
+    let frames: Vec<u32> = a[1]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            frame += d.as_u64().unwrap() as u32;
+            frame
+        })
+        .collect();
+    let values = a[2].as_slice().unwrap();
+    let range = a[3].as_slice().unwrap();
+    let vec4 = |c: &[f32]| std::array::from_fn(|i| c.get(i).copied().unwrap_or(0.0));
+    let out = match kind {
+        0 => return None,
+        1 => return Some((vec![0], vec![vec4(&floats(values))])),
+        2 => floats(values).chunks_exact(n).map(vec4).collect(),
+        3 => {
+            let r = floats(range);
+            values
+                .chunks_exact(2)
+                .map(|b| u16::from_le_bytes([b[0], b[1]]) as f32 / 65535.0)
+                .collect::<Vec<_>>()
+                .chunks_exact(n)
+                .map(|q| vec4(&(0..n).map(|i| r[i] + q[i] * r[n + i]).collect::<Vec<_>>()))
+                .collect()
+        }
+        4 => {
+            let bits = range[0] as usize;
+            let r = floats(&range[1..]);
+            let bit = |i: usize| (values[i / 8] >> (i % 8)) & 1;
+            (0..frames.len())
+                .map(|k| {
+                    let xyz: Vec<f32> = (0..3)
+                        .map(|c| {
+                            let first = (3 * k + c) * bits;
+                            let q: u32 = (0..bits).map(|b| u32::from(bit(first + b)) << b).sum();
+                            r[c] + q as f32 / ((1u32 << bits) - 1) as f32 * r[3 + c]
+                        })
+                        .collect();
+                    let w = (1.0 - xyz.iter().map(|x| x * x).sum::<f32>())
+                        .max(0.0)
+                        .sqrt();
+                    vec4(&[xyz[0], xyz[1], xyz[2], w])
+                })
+                .collect()
+        }
+        k => panic!("unknown channel kind {k}"),
+    };
+    Some((frames, out))
+}
+
+/// The value of a channel at grid frame `f` (its times `time`): linear between the keys around it.
+fn at(
+    ch: &(Vec<u32>, Vec<[f32; 4]>),
+    f: u32,
+    time: &dyn Fn(u32) -> f32,
+    rotation: bool,
+) -> [f32; 4] {
+    let (frames, values) = ch;
+    let i = frames.partition_point(|&k| k <= f);
+    if i == 0 {
+        return values[0];
+    }
+    if i == frames.len() || frames[i - 1] == f {
+        return values[i - 1];
+    }
+    let (a, b) = (frames[i - 1], frames[i]);
+    let u = (time(f) - time(a)) / (time(b) - time(a));
+    if rotation {
+        Quat::from_array(values[i - 1])
+            .normalize()
+            .slerp(Quat::from_array(values[i]).normalize(), u)
+            .to_array()
+    } else {
+        std::array::from_fn(|c| values[i - 1][c] + (values[i][c] - values[i - 1][c]) * u)
+    }
+}
+
+#[test]
+fn an_independent_reader_decodes_every_grid_frame_of_a_baked_clip_as_animtune_does() {
+    let dir = common::temp_dir("animclip-reader");
+    let quaternius = common::quaternius();
+    for (model, clip) in [
+        (quaternius.to_str().unwrap(), "Walk_Loop"),
+        (quaternius.to_str().unwrap(), "Roll_RM"),
+        ("mannequin", "RunForward"),
+    ] {
+        let file = dir.join(format!("{clip}.animclip"));
+        let out = common::animtune(&["bake", model, "--clip", clip, "-o", file.to_str().unwrap()]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let bytes = std::fs::read(&file).unwrap();
+
+        let top = rmpv::decode::read_value(&mut bytes.as_slice()).unwrap();
+        let top = top.as_array().unwrap();
+        assert_eq!(top[0].as_str(), Some("animtune-clip"));
+        assert_eq!(top[1].as_u64(), Some(3));
+        let body = top[2].as_array().unwrap();
+        let (duration, rate) = (
+            body[2].as_f64().unwrap() as f32,
+            body[3].as_f64().unwrap() as f32,
+        );
+        let times: Option<Vec<f32>> = body[4]
+            .as_array()
+            .map(|t| t.iter().map(|x| x.as_f64().unwrap() as f32).collect());
+        let time = |f: u32| match &times {
+            Some(t) => t[f as usize],
+            None => (f as f32 / rate).min(duration),
+        };
+        let frame_count = times
+            .as_ref()
+            .map_or(((duration * rate - 1e-4).ceil() as u32) + 1, |t| {
+                t.len() as u32
+            });
+
+        // animtune's own reading, sampled at each frame's time.
+        let ours = clipfile::decode(&bytes, Path::new("x.animclip"))
+            .unwrap()
+            .to_clip();
+        let mut kinds = HashMap::new();
+        let mut path = String::new();
+        let mut compared = 0;
+        for (i, t) in body[5].as_array().unwrap().iter().enumerate() {
+            let t = t.as_array().unwrap();
+            path = format!(
+                "{}{}",
+                &path[..t[0].as_u64().unwrap() as usize],
+                t[1].as_str().unwrap()
+            );
+            let (rest_t, rest_r, rest_s, _) = rest(t[4].as_slice().unwrap());
+            assert_eq!(ours.tracks[i].target.path, path);
+            let target = &ours.tracks[i].target;
+            assert_eq!(Vec3::from(target.rest.translation), rest_t, "{path}");
+            assert!(target.rest.rotation.angle_between(rest_r) < 1e-6, "{path}");
+            assert_eq!(Vec3::from(target.rest.scale), rest_s, "{path}");
+            let channels = [channel(&t[5], 3), channel(&t[6], 4), channel(&t[7], 3)];
+            for (c, v) in channels.iter().zip([&t[5], &t[6], &t[7]]) {
+                if c.is_some() {
+                    *kinds
+                        .entry(v.as_array().unwrap()[0].as_u64().unwrap())
+                        .or_insert(0) += 1;
+                }
+            }
+            let track = &ours.tracks[i];
+            for f in 0..frame_count {
+                let s = time(f);
+                if let (Some(ch), Some(k)) = (&channels[0], &track.translation) {
+                    let theirs = Vec3::from_slice(&at(ch, f, &time, false)[..3]);
+                    assert!(
+                        theirs.distance(k.sample(s)) < 1e-6,
+                        "{path} translation at frame {f}"
+                    );
+                    compared += 1;
+                }
+                if let (Some(ch), Some(k)) = (&channels[1], &track.rotation) {
+                    let theirs = Quat::from_array(at(ch, f, &time, true));
+                    let angle = clipfile::packed::rotation_angle(theirs.normalize(), k.sample(s));
+                    assert!(angle < 1e-5, "{path} rotation at frame {f}: {angle} rad");
+                    compared += 1;
+                }
+            }
+        }
+        assert!(compared > 100, "{clip}: {compared} values compared");
+        assert!(
+            kinds.contains_key(&4),
+            "{clip}: packed rotations were exercised: {kinds:?}"
+        );
+    }
+}
