@@ -51,6 +51,42 @@ struct FileChannel {
     /// Quantized only: per-component minimum then per-component range, f32 little-endian.
     #[serde(with = "serde_bytes")]
     range: Vec<u8>,
+    /// Version 3: the key frames as a bitmap over the clip's frames (bit f set: a key on frame f, least
+    /// significant bit first), written instead of `frames` where it is shorter.
+    #[serde(default, skip_serializing_if = "Vec::is_empty", with = "serde_bytes")]
+    key_bitmap: Vec<u8>,
+}
+
+/// `c` with its key frames as a bitmap over `frame_count` frames when that is shorter than their deltas.
+fn smaller_frames(mut c: FileChannel, frame_count: u64) -> FileChannel {
+    if c.frames.is_empty() {
+        return c;
+    }
+    let bitmap_len = (frame_count as usize).div_ceil(8);
+    let delta_len: usize = c
+        .frames
+        .iter()
+        .map(|&d| match d {
+            0..128 => 1,
+            128..256 => 2,
+            256..65536 => 3,
+            _ => 5,
+        })
+        .sum::<usize>()
+        + if c.frames.len() < 16 { 1 } else { 3 };
+    // A bin field costs its length prefix (two bytes up to 255).
+    if bitmap_len + 2 >= delta_len {
+        return c;
+    }
+    let mut bitmap = vec![0u8; bitmap_len];
+    let mut f = 0usize;
+    for &d in &c.frames {
+        f += d as usize;
+        bitmap[f / 8] |= 1 << (f % 8);
+    }
+    c.frames.clear();
+    c.key_bitmap = bitmap;
+    c
 }
 
 #[derive(Serialize, Deserialize)]
@@ -82,13 +118,21 @@ const REST_FLOATS_PLACED: usize = 19;
 /// Rest data per track without the parent's origin and scale (every track of a version 1 file).
 const REST_FLOATS: usize = 15;
 
+/// Explicit frame times: f32 little-endian bytes (version 3), or an array of floats (versions 1 and 2).
+#[derive(Serialize, Deserialize)]
+#[serde(untagged)]
+enum FileTimes {
+    Bytes(#[serde(with = "serde_bytes")] Vec<u8>),
+    Floats(Vec<f32>),
+}
+
 #[derive(Serialize, Deserialize)]
 struct Body {
     id: i32,
     name: String,
     duration: f32,
     frame_rate: f32,
-    times: Option<Vec<f32>>,
+    times: Option<FileTimes>,
     tracks: Vec<FileTrack>,
 }
 
@@ -146,6 +190,7 @@ fn encode_channel<T: Components>(c: &Channel<T>, quantize: bool) -> FileChannel 
         frames: Vec::new(),
         values: Vec::new(),
         range: Vec::new(),
+        key_bitmap: Vec::new(),
     };
     match c {
         Channel::Rest => empty(KIND_REST),
@@ -193,6 +238,7 @@ fn encode_channel<T: Components>(c: &Channel<T>, quantize: bool) -> FileChannel 
                 frames: deltas,
                 values: q,
                 range: f32_bytes(&[min, extent].concat()),
+                key_bitmap: Vec::new(),
             }
         }
     }
@@ -216,18 +262,22 @@ fn packed_rotation(c: &Channel<Quat>, budget: f32) -> Option<FileChannel> {
         return None;
     };
     let p = super::packed::pack(values, budget)?;
-    let range = [&[p.bits][..], &f32_bytes(&p.min), &f32_bytes(&p.extent)].concat();
+    let range: Vec<u8> = std::iter::once(p.bits)
+        .chain(p.low.iter().chain(&p.high).flat_map(|v| v.to_le_bytes()))
+        .collect();
     Some(FileChannel {
         kind: KIND_ROTATIONS_PACKED,
         frames: frame_deltas(frames),
         values: p.data,
         range,
+        key_bitmap: Vec::new(),
     })
 }
 
-/// None for a channel at rest (written as nil).
-fn unless_rest(c: FileChannel) -> Option<FileChannel> {
-    (c.kind != KIND_REST).then_some(c)
+/// None for a channel at rest (written as nil); else the channel, its key frames written the shorter way for a
+/// clip of `frame_count` frames.
+fn unless_rest(c: FileChannel, frame_count: u64) -> Option<FileChannel> {
+    (c.kind != KIND_REST).then(|| smaller_frames(c, frame_count))
 }
 
 fn frame_deltas(frames: &[u32]) -> Vec<u32> {
@@ -246,6 +296,9 @@ fn frame_deltas(frames: &[u32]) -> Vec<u32> {
 /// Encodes a baked clip as `.animclip` bytes, keyed values stored as `precision` says.
 pub fn encode_with(clip: &BakedClip, precision: Precision) -> Vec<u8> {
     let quantize = !matches!(precision, Precision::Full);
+    let frames = clip.frame_count();
+    // The previous track's path and rest as a reader will see them (a child derives its parent rotation).
+    let mut previous: Option<(String, super::rest::Rest)> = None;
     let budget_of = |i: usize| match precision {
         Precision::RotationBudgets(b) => b.get(i).copied(),
         _ => None,
@@ -255,7 +308,7 @@ pub fn encode_with(clip: &BakedClip, precision: Precision) -> Vec<u8> {
         name: clip.name.clone(),
         duration: clip.duration,
         frame_rate: clip.frame_rate,
-        times: clip.times.clone(),
+        times: clip.times.as_ref().map(|t| FileTimes::Bytes(f32_bytes(t))),
         tracks: clip
             .tracks
             .iter()
@@ -267,6 +320,10 @@ pub fn encode_with(clip: &BakedClip, precision: Precision) -> Vec<u8> {
                 // The rest height, parent origin and parent scale place a translation in model space (hips
                 // placement): only tracks that move their joint carry them.
                 let placed = !matches!(t.translation, Channel::Rest);
+                let derived = previous
+                    .as_ref()
+                    .filter(|(p, _)| path.rsplit_once('/').is_some_and(|(parent, _)| parent == p))
+                    .map(|(_, r)| super::rest::derived_parent(r));
                 let rest = super::rest::encode(
                     &super::rest::Rest {
                         local: t.target.rest,
@@ -276,7 +333,11 @@ pub fn encode_with(clip: &BakedClip, precision: Precision) -> Vec<u8> {
                         parent_scale: t.target.parent_rest_scale,
                     },
                     placed,
+                    derived,
                 );
+                let read_back =
+                    super::rest::decode(&rest, derived).expect("rest data just written reads");
+                previous = Some((path.to_string(), read_back));
                 let last_segment = path.rsplit('/').next().unwrap_or_default();
                 Some(FileTrack {
                     path_shared: shared as u32,
@@ -292,13 +353,14 @@ pub fn encode_with(clip: &BakedClip, precision: Precision) -> Vec<u8> {
                         .and_then(|b| HumanBone::ALL.iter().position(|&x| x == b))
                         .map(|i| i as u8),
                     rest,
-                    translation: unless_rest(encode_channel(&t.translation, quantize)),
+                    translation: unless_rest(encode_channel(&t.translation, quantize), frames),
                     rotation: unless_rest(
                         budget_of(i)
                             .and_then(|b| packed_rotation(&t.rotation, b))
                             .unwrap_or_else(|| encode_channel(&t.rotation, quantize)),
+                        frames,
                     ),
-                    scale: unless_rest(encode_channel(&t.scale, quantize)),
+                    scale: unless_rest(encode_channel(&t.scale, quantize), frames),
                 })
             })
             .collect(),
@@ -371,6 +433,9 @@ impl Checker<'_> {
         frame_count: u64,
         what: &str,
     ) -> Result<Vec<u32>, ClipFileError> {
+        if !c.key_bitmap.is_empty() {
+            return self.bitmap_frames(c, frame_count, what);
+        }
         if c.frames.is_empty() {
             return Err(self.invalid(format!("{what}: keyed channel with no keys")));
         }
@@ -393,6 +458,32 @@ impl Checker<'_> {
         Ok(frames)
     }
 
+    /// Key frames written as a bitmap: one bit per frame of the clip, no bit set past its end, one key at least.
+    fn bitmap_frames(
+        &self,
+        c: &FileChannel,
+        frame_count: u64,
+        what: &str,
+    ) -> Result<Vec<u32>, ClipFileError> {
+        if !c.frames.is_empty() || c.key_bitmap.len() as u64 != frame_count.div_ceil(8) {
+            return Err(self.invalid(format!(
+                "{what}: a key bitmap of {} bytes does not fit the clip's {frame_count} frames",
+                c.key_bitmap.len()
+            )));
+        }
+        let frames: Vec<u32> = (0..c.key_bitmap.len() * 8)
+            .filter(|&f| c.key_bitmap[f / 8] >> (f % 8) & 1 == 1)
+            .map(|f| f as u32)
+            .collect();
+        match frames.last() {
+            None => Err(self.invalid(format!("{what}: keyed channel with no keys"))),
+            Some(&f) if u64::from(f) >= frame_count => Err(self.invalid(format!(
+                "{what}: key on frame {f}, past the clip's {frame_count} frames"
+            ))),
+            Some(_) => Ok(frames),
+        }
+    }
+
     /// A rotation channel of kind 4: its range is the bits per component, then the x, y, z minimums and
     /// extents as floats.
     fn packed_rotations(
@@ -402,20 +493,20 @@ impl Checker<'_> {
         what: &str,
     ) -> Result<Channel<Quat>, ClipFileError> {
         let frames = self.frames(c, frame_count, what)?;
-        let Some((&bits, floats)) = c.range.split_first() else {
+        let Some((&bits, grid)) = c.range.split_first() else {
             return Err(self.invalid(format!("{what}: packed rotations without their range")));
         };
-        let range = self.floats(floats, what)?;
-        if range.len() != 6 {
+        if grid.len() != 12 {
             return Err(self.invalid(format!(
-                "{what}: packed rotations need 6 range values, found {}",
-                range.len()
+                "{what}: packed rotations need a 13-byte range, found {}",
+                c.range.len()
             )));
         }
+        let u16_at = |i: usize| u16::from_le_bytes([grid[2 * i], grid[2 * i + 1]]);
         let packed = super::packed::PackedRotations {
             bits,
-            min: [range[0], range[1], range[2]],
-            extent: [range[3], range[4], range[5]],
+            low: [u16_at(0), u16_at(1), u16_at(2)],
+            high: [u16_at(3), u16_at(4), u16_at(5)],
             data: c.values.clone(),
         };
         let values = super::packed::unpack(&packed, frames.len())
@@ -538,7 +629,12 @@ pub fn decode(bytes: &[u8], path: &Path) -> Result<BakedClip, ClipFileError> {
             body.duration, body.frame_rate
         )));
     }
-    let frame_count = match &body.times {
+    let times = match body.times {
+        None => None,
+        Some(FileTimes::Floats(t)) => Some(t),
+        Some(FileTimes::Bytes(b)) => Some(ck.floats(&b, "frame times")?),
+    };
+    let frame_count = match &times {
         Some(t) => {
             if t.is_empty()
                 || t.iter().any(|x| !x.is_finite())
@@ -560,6 +656,7 @@ pub fn decode(bytes: &[u8], path: &Path) -> Result<BakedClip, ClipFileError> {
     };
     let mut tracks = Vec::with_capacity(body.tracks.len().min(65536));
     let mut prev_path = String::new();
+    let mut previous_rest: Option<super::rest::Rest> = None;
     let mut path_bytes = 0u64;
     for (i, t) in body.tracks.iter().enumerate() {
         let shared = t.path_shared as usize;
@@ -579,10 +676,18 @@ pub fn decode(bytes: &[u8], path: &Path) -> Result<BakedClip, ClipFileError> {
         let path = format!("{}{}", &prev_path[..shared], t.path_rest);
         let what = |p: &str| format!("track '{path}' {p}");
         let rest = if version >= 3 {
-            super::rest::decode(&t.rest).map_err(|e| ck.invalid(what(&e)))?
+            let derived = previous_rest
+                .as_ref()
+                .filter(|_| {
+                    path.rsplit_once('/')
+                        .is_some_and(|(parent, _)| parent == prev_path)
+                })
+                .map(super::rest::derived_parent);
+            super::rest::decode(&t.rest, derived).map_err(|e| ck.invalid(what(&e)))?
         } else {
             ck.rest_floats(&t.rest, version, &what("rest data"))?
         };
+        previous_rest = Some(rest);
         let human_bone = match t.human_bone {
             None => None,
             Some(b) => Some(
@@ -601,6 +706,7 @@ pub fn decode(bytes: &[u8], path: &Path) -> Result<BakedClip, ClipFileError> {
             frames: Vec::new(),
             values: Vec::new(),
             range: Vec::new(),
+            key_bitmap: Vec::new(),
         };
         let (translation, rotation, scale) = (
             t.translation.as_ref().unwrap_or(&rest_channel),
@@ -637,7 +743,7 @@ pub fn decode(bytes: &[u8], path: &Path) -> Result<BakedClip, ClipFileError> {
         name: body.name,
         duration: body.duration,
         frame_rate: body.frame_rate,
-        times: body.times,
+        times,
         tracks,
     })
 }
@@ -652,6 +758,7 @@ mod tests {
             frames: Vec::new(),
             values: Vec::new(),
             range: Vec::new(),
+            key_bitmap: Vec::new(),
         }
     }
 

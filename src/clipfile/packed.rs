@@ -1,6 +1,7 @@
 //! Rotation keys packed in as few bits as an angle budget allows (the `.animclip` channel kind 4): each key is
 //! made w ≥ 0, and its x, y and z are stored as b-bit fractions of the channel's range of that component (range
-//! reduction, as ACL and ozz do), w being rebuilt as √(1 − x² − y² − z²). The encoder picks the smallest b from
+//! reduction, as ACL and ozz do), w being rebuilt as √(1 − x² − y² − z²). The range itself is stored on a 16-bit
+//! grid over [−1, 1] ([`RANGE_STEP`]), widened outward to it. The encoder picks the smallest b from
 //! [`MIN_BITS`] to [`MAX_BITS`] whose decoded keys all stay within the budget, measured on the keys as they will
 //! be read back; where even [`MAX_BITS`] do not (a w near 0 amplifies the error of x, y, z), it gives up and the
 //! caller stores the channel another way.
@@ -12,17 +13,32 @@ pub const MIN_BITS: u8 = 4;
 /// Most bits per component.
 pub const MAX_BITS: u8 = 16;
 
+/// The spacing of the grid the range is stored on: 2 / 65535, over [−1, 1].
+pub const RANGE_STEP: f32 = 2.0 / 65535.0;
+
 /// One channel's keys, packed.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PackedRotations {
     /// Bits per component.
     pub bits: u8,
-    /// Smallest x, y, z over the keys.
-    pub min: [f32; 3],
-    /// Largest minus smallest x, y, z.
-    pub extent: [f32; 3],
+    /// Smallest x, y, z over the keys, as steps of [`RANGE_STEP`] above −1 (rounded down).
+    pub low: [u16; 3],
+    /// Largest x, y, z, likewise (rounded up).
+    pub high: [u16; 3],
     /// The components, key after key, `bits` each, least significant bit first.
     pub data: Vec<u8>,
+}
+
+impl PackedRotations {
+    /// The smallest value of component `c`.
+    pub fn min(&self, c: usize) -> f32 {
+        -1.0 + f32::from(self.low[c]) * RANGE_STEP
+    }
+
+    /// The span of component `c`.
+    pub fn extent(&self, c: usize) -> f32 {
+        f32::from(self.high[c].saturating_sub(self.low[c])) * RANGE_STEP
+    }
 }
 
 /// The rotation angle between two unit quaternions (radians), precise for tiny angles.
@@ -48,14 +64,18 @@ pub fn pack(keys: &[Quat], budget: f32) -> Option<PackedRotations> {
     }
     let min = xyz.iter().fold(Vec3::splat(f32::MAX), |a, &v| a.min(v));
     let max = xyz.iter().fold(Vec3::splat(f32::MIN), |a, &v| a.max(v));
-    let (min, extent) = (min.to_array(), (max - min).to_array());
+    let grid =
+        |v: f32, round: fn(f32) -> f32| round((v + 1.0) / RANGE_STEP).clamp(0.0, 65535.0) as u16;
+    let low = min.to_array().map(|v| grid(v, f32::floor));
+    let high = max.to_array().map(|v| grid(v, f32::ceil));
     (MIN_BITS..=MAX_BITS).find_map(|bits| {
-        let packed = PackedRotations {
+        let mut packed = PackedRotations {
             bits,
-            min,
-            extent,
-            data: quantize(&xyz, bits, min, extent),
+            low,
+            high,
+            data: Vec::new(),
         };
+        packed.data = quantize(&xyz, &packed);
         let back = unpack(&packed, keys.len()).ok()?;
         keys.iter()
             .zip(&back)
@@ -64,17 +84,17 @@ pub fn pack(keys: &[Quat], budget: f32) -> Option<PackedRotations> {
     })
 }
 
-fn quantize(xyz: &[Vec3], bits: u8, min: [f32; 3], extent: [f32; 3]) -> Vec<u8> {
-    let top = ((1u32 << bits) - 1) as f32;
+fn quantize(xyz: &[Vec3], p: &PackedRotations) -> Vec<u8> {
+    let top = ((1u32 << p.bits) - 1) as f32;
     let mut out = BitWriter::default();
     for v in xyz {
         for c in 0..3 {
-            let u = if extent[c] > 0.0 {
-                (v[c] - min[c]) / extent[c]
+            let u = if p.extent(c) > 0.0 {
+                (v[c] - p.min(c)) / p.extent(c)
             } else {
                 0.0
             };
-            out.push((u * top).round().clamp(0.0, top) as u32, bits);
+            out.push((u * top).round().clamp(0.0, top) as u32, p.bits);
         }
     }
     out.finish()
@@ -100,9 +120,8 @@ pub fn unpack(packed: &PackedRotations, count: usize) -> Result<Vec<Quat>, Strin
             data_len(count, bits)
         ));
     }
-    let finite = |v: &[f32; 3]| v.iter().all(|x| x.is_finite());
-    if !finite(&packed.min) || !finite(&packed.extent) || packed.extent.iter().any(|&e| e < 0.0) {
-        return Err("the packed range is not finite or is negative".into());
+    if (0..3).any(|c| packed.high[c] < packed.low[c]) {
+        return Err("the packed range ends below where it starts".into());
     }
     let top = ((1u32 << bits) - 1) as f32;
     let mut read = BitReader {
@@ -112,7 +131,7 @@ pub fn unpack(packed: &PackedRotations, count: usize) -> Result<Vec<Quat>, Strin
     Ok((0..count)
         .map(|_| {
             let v = Vec3::from_array(std::array::from_fn(|c| {
-                packed.min[c] + read.take(bits) as f32 / top * packed.extent[c]
+                packed.min(c) + read.take(bits) as f32 / top * packed.extent(c)
             }));
             let w = (1.0 - v.length_squared()).max(0.0).sqrt();
             Quat::from_xyzw(v.x, v.y, v.z, w).normalize()
@@ -203,7 +222,8 @@ mod tests {
         };
         assert!(unpack(&bad_bits, 2).is_err());
         let bad_range = PackedRotations {
-            extent: [f32::NAN, 0.0, 0.0],
+            low: [9, 0, 0],
+            high: [3, 0, 0],
             ..packed
         };
         assert!(unpack(&bad_range, 2).is_err());

@@ -1,8 +1,9 @@
-//! A track's rest data in an `.animclip` of version 3: what retargeting needs of the source joint, in 27 bytes
-//! for most tracks instead of 60. A flags byte, the local rest translation (3 × f32), the local rest rotation and
-//! the parent's model-space rest rotation (each [`QUAT_BYTES`]: smallest three, 16 bits each), then the scale
-//! (3 × f32) when it is not 1, and for tracks that place their joint (a translation channel) the model-space
-//! rest height, the parent's rest origin (3 × f32) and its uniform scale.
+//! A track's rest data in an `.animclip` of version 3: what retargeting needs of the source joint, in 20 to 27
+//! bytes for most tracks instead of 60. A flags byte, the local rest translation (3 × f32), the local rest
+//! rotation and the parent's model-space rest rotation (each [`QUAT_BYTES`]: smallest three, 16 bits each; the
+//! parent's is left out when the previous track is the parent, being its parent rotation times its rest rotation
+//! within [`DERIVED_TOLERANCE`]), then the scale (3 × f32) when it is not 1, and for tracks that place their joint
+//! (a translation channel) the model-space rest height, the parent's rest origin (3 × f32) and its uniform scale.
 
 use glam::{Quat, Vec3};
 
@@ -12,6 +13,9 @@ use crate::core::Transform;
 pub const QUAT_BYTES: usize = 7;
 const HAS_SCALE: u8 = 1;
 const HAS_PLACEMENT: u8 = 2;
+const DERIVED_PARENT: u8 = 4;
+/// How far (radians) a parent rotation derived from the previous track may be from the true one to be left out.
+pub const DERIVED_TOLERANCE: f32 = 1e-4;
 
 /// The rest data of one track, as read back.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -67,14 +71,25 @@ fn push_floats(out: &mut Vec<u8>, values: &[f32]) {
     out.extend(values.iter().flat_map(|v| v.to_le_bytes()));
 }
 
-/// The bytes of a track's rest data; `placed` stores the height, parent origin and parent scale.
-pub fn encode(rest: &Rest, placed: bool) -> Vec<u8> {
+/// The bytes of a track's rest data; `placed` stores the height, parent origin and parent scale; `derived` is the
+/// parent rotation a reader can derive from the previous track, when that track is the parent.
+pub fn encode(rest: &Rest, placed: bool, derived: Option<Quat>) -> Vec<u8> {
     let has_scale = !Vec3::from(rest.local.scale).abs_diff_eq(Vec3::ONE, 1e-6);
+    let derive = derived.is_some_and(|d| {
+        super::packed::rotation_angle(d.normalize(), rest.parent_rotation.normalize())
+            <= DERIVED_TOLERANCE
+    });
     let mut out = Vec::with_capacity(60);
-    out.push((u8::from(has_scale) * HAS_SCALE) | (u8::from(placed) * HAS_PLACEMENT));
+    out.push(
+        (u8::from(has_scale) * HAS_SCALE)
+            | (u8::from(placed) * HAS_PLACEMENT)
+            | (u8::from(derive) * DERIVED_PARENT),
+    );
     push_floats(&mut out, &Vec3::from(rest.local.translation).to_array());
     out.extend(quat_bytes(rest.local.rotation));
-    out.extend(quat_bytes(rest.parent_rotation));
+    if !derive {
+        out.extend(quat_bytes(rest.parent_rotation));
+    }
     if has_scale {
         push_floats(&mut out, &Vec3::from(rest.local.scale).to_array());
     }
@@ -119,16 +134,29 @@ impl<'a> Cursor<'a> {
     }
 }
 
-/// Reads what [`encode`] wrote; an error says what does not fit.
-pub fn decode(bytes: &[u8]) -> Result<Rest, String> {
+/// The parent rotation of a track whose previous track, resting as `previous`, is its parent.
+pub fn derived_parent(previous: &Rest) -> Quat {
+    (previous.parent_rotation * previous.local.rotation).normalize()
+}
+
+/// Reads what [`encode`] wrote, `derived` being what [`derived_parent`] gives when the previous track is the
+/// parent; an error says what does not fit.
+pub fn decode(bytes: &[u8], derived: Option<Quat>) -> Result<Rest, String> {
     let Some((&flags, body)) = bytes.split_first() else {
         return Err("rest data is empty".into());
     };
-    if flags & !(HAS_SCALE | HAS_PLACEMENT) != 0 {
+    if flags & !(HAS_SCALE | HAS_PLACEMENT | DERIVED_PARENT) != 0 {
         return Err(format!("rest data has unknown flags {flags:#04x}"));
     }
+    let derive = flags & DERIVED_PARENT != 0;
+    if derive && derived.is_none() {
+        return Err(
+            "rest data takes its parent rotation from a previous track that is not its parent"
+                .into(),
+        );
+    }
     let expected = 12
-        + 2 * QUAT_BYTES
+        + if derive { QUAT_BYTES } else { 2 * QUAT_BYTES }
         + if flags & HAS_SCALE != 0 { 12 } else { 0 }
         + if flags & HAS_PLACEMENT != 0 { 20 } else { 0 };
     if body.len() != expected {
@@ -141,7 +169,10 @@ pub fn decode(bytes: &[u8]) -> Result<Rest, String> {
     let mut at = Cursor(body);
     let translation = Vec3::from_array(at.floats::<3>()?);
     let rotation = at.quat()?;
-    let parent_rotation = at.quat()?;
+    let parent_rotation = match derived.filter(|_| derive) {
+        Some(d) => d,
+        None => at.quat()?,
+    };
     let scale = if flags & HAS_SCALE != 0 {
         Vec3::from_array(at.floats::<3>()?)
     } else {
@@ -196,9 +227,9 @@ mod tests {
             Quat::from_rotation_z(3.1) * Quat::from_rotation_y(0.3),
         ] {
             let r = rest(q, Vec3::ONE);
-            let bytes = encode(&r, false);
+            let bytes = encode(&r, false, None);
             assert_eq!(bytes.len(), 1 + 12 + 2 * QUAT_BYTES);
-            let back = decode(&bytes).unwrap();
+            let back = decode(&bytes, None).unwrap();
             assert!(back.local.rotation.angle_between(q) < 1e-4, "{q}");
             assert!(back.parent_rotation.angle_between(r.parent_rotation) < 1e-4);
             assert_eq!(back.local.translation, r.local.translation);
@@ -208,7 +239,7 @@ mod tests {
         placed.height = 0.93;
         placed.parent_origin = Vec3::new(0.0, 0.1, -0.2);
         placed.parent_scale = 0.01;
-        let back = decode(&encode(&placed, true)).unwrap();
+        let back = decode(&encode(&placed, true, None), None).unwrap();
         assert_eq!(
             (
                 back.height,
@@ -221,15 +252,35 @@ mod tests {
     }
 
     #[test]
+    fn a_parent_rotation_the_previous_track_gives_is_left_out() {
+        let parent = rest(Quat::from_rotation_z(0.7), Vec3::ONE);
+        let mut child = rest(Quat::from_rotation_x(0.2), Vec3::ONE);
+        child.parent_rotation = parent.parent_rotation * parent.local.rotation;
+        let derived = derived_parent(&parent);
+        let bytes = encode(&child, false, Some(derived));
+        assert_eq!(bytes.len(), 1 + 12 + QUAT_BYTES);
+        let back = decode(&bytes, Some(derived)).unwrap();
+        assert!(back.parent_rotation.angle_between(child.parent_rotation) < 1e-4);
+        // Without a parent before it, such data cannot be read.
+        assert!(decode(&bytes, None).is_err());
+        // A rotation the previous track does not give is kept.
+        let other = Quat::from_rotation_y(1.0);
+        assert_eq!(
+            encode(&child, false, Some(other)).len(),
+            1 + 12 + 2 * QUAT_BYTES
+        );
+    }
+
+    #[test]
     fn broken_rest_data_is_refused() {
-        let bytes = encode(&rest(Quat::IDENTITY, Vec3::ONE), false);
-        assert!(decode(&bytes[..bytes.len() - 1]).is_err());
-        assert!(decode(&[]).is_err());
+        let bytes = encode(&rest(Quat::IDENTITY, Vec3::ONE), false, None);
+        assert!(decode(&bytes[..bytes.len() - 1], None).is_err());
+        assert!(decode(&[], None).is_err());
         let mut flags = bytes.clone();
         flags[0] = 0x80;
-        assert!(decode(&flags).is_err());
+        assert!(decode(&flags, None).is_err());
         let mut largest = bytes;
         largest[13] = 9;
-        assert!(decode(&largest).is_err());
+        assert!(decode(&largest, None).is_err());
     }
 }

@@ -35,14 +35,21 @@ fn quat7(b: &[u8]) -> Quat {
     Quat::from_array(c).normalize()
 }
 
-/// (local rest translation, rotation, scale, parent rest rotation) of one track's rest bytes.
-fn rest(bytes: &[u8]) -> (Vec3, Quat, Vec3, Quat) {
+/// (local rest translation, rotation, scale, parent rest rotation) of one track's rest bytes; `previous` is the
+/// previous track's (rotation, parent rotation) when it is this track's parent (flag 4 takes the parent rotation
+/// from it).
+fn rest(bytes: &[u8], previous: Option<(Quat, Quat)>) -> (Vec3, Quat, Vec3, Quat) {
     let flags = bytes[0];
     let t = floats(&bytes[1..13]);
     let rotation = quat7(&bytes[13..20]);
-    let parent = quat7(&bytes[20..27]);
+    let (parent, at) = if flags & 4 != 0 {
+        let (r, p) = previous.expect("a derived parent rotation follows its parent");
+        ((p * r).normalize(), 20)
+    } else {
+        (quat7(&bytes[20..27]), 27)
+    };
     let scale = if flags & 1 != 0 {
-        Vec3::from_slice(&floats(&bytes[27..39]))
+        Vec3::from_slice(&floats(&bytes[at..at + 12]))
     } else {
         Vec3::ONE
     };
@@ -54,7 +61,7 @@ fn channel(v: &Value, n: usize) -> Option<(Vec<u32>, Vec<[f32; 4]>)> {
     let a = v.as_array()?;
     let kind = a[0].as_u64().unwrap();
     let mut frame = 0u32;
-    let frames: Vec<u32> = a[1]
+    let mut frames: Vec<u32> = a[1]
         .as_array()
         .unwrap()
         .iter()
@@ -63,6 +70,13 @@ fn channel(v: &Value, n: usize) -> Option<(Vec<u32>, Vec<[f32; 4]>)> {
             frame
         })
         .collect();
+    // A fifth element: the key frames as a bitmap, bit f for frame f.
+    if let Some(bitmap) = a.get(4).and_then(Value::as_slice) {
+        frames = (0..bitmap.len() * 8)
+            .filter(|&f| bitmap[f / 8] >> (f % 8) & 1 == 1)
+            .map(|f| f as u32)
+            .collect();
+    }
     let values = a[2].as_slice().unwrap();
     let range = a[3].as_slice().unwrap();
     let vec4 = |c: &[f32]| std::array::from_fn(|i| c.get(i).copied().unwrap_or(0.0));
@@ -82,7 +96,15 @@ fn channel(v: &Value, n: usize) -> Option<(Vec<u32>, Vec<[f32; 4]>)> {
         }
         4 => {
             let bits = range[0] as usize;
-            let r = floats(&range[1..]);
+            // Minimums then maximums of x, y, z on a 16-bit grid over [-1, 1]: extents are the differences.
+            let grid: Vec<f32> = range[1..]
+                .chunks_exact(2)
+                .map(|b| -1.0 + u16::from_le_bytes([b[0], b[1]]) as f32 * (2.0 / 65535.0))
+                .collect();
+            let r: Vec<f32> = (0..3)
+                .map(|c| grid[c])
+                .chain((0..3).map(|c| grid[3 + c] - grid[c]))
+                .collect();
             let bit = |i: usize| (values[i / 8] >> (i % 8)) & 1;
             (0..frames.len())
                 .map(|k| {
@@ -159,9 +181,8 @@ fn an_independent_reader_decodes_every_grid_frame_of_a_baked_clip_as_animtune_do
             body[2].as_f64().unwrap() as f32,
             body[3].as_f64().unwrap() as f32,
         );
-        let times: Option<Vec<f32>> = body[4]
-            .as_array()
-            .map(|t| t.iter().map(|x| x.as_f64().unwrap() as f32).collect());
+        // Explicit frame times: f32 little-endian bytes.
+        let times: Option<Vec<f32>> = body[4].as_slice().map(floats);
         let time = |f: u32| match &times {
             Some(t) => t[f as usize],
             None => (f as f32 / rate).min(duration),
@@ -178,6 +199,7 @@ fn an_independent_reader_decodes_every_grid_frame_of_a_baked_clip_as_animtune_do
             .to_clip();
         let mut kinds = HashMap::new();
         let mut path = String::new();
+        let mut previous: Option<(String, Quat, Quat)> = None;
         let mut compared = 0;
         for (i, t) in body[5].as_array().unwrap().iter().enumerate() {
             let t = t.as_array().unwrap();
@@ -186,11 +208,23 @@ fn an_independent_reader_decodes_every_grid_frame_of_a_baked_clip_as_animtune_do
                 &path[..t[0].as_u64().unwrap() as usize],
                 t[1].as_str().unwrap()
             );
-            let (rest_t, rest_r, rest_s, _) = rest(t[4].as_slice().unwrap());
+            let parent = previous
+                .as_ref()
+                .filter(|(p, _, _)| path.rsplit_once('/').is_some_and(|(up, _)| up == p))
+                .map(|(_, r, pr)| (*r, *pr));
+            let (rest_t, rest_r, rest_s, rest_p) = rest(t[4].as_slice().unwrap(), parent);
+            previous = Some((path.clone(), rest_r, rest_p));
             assert_eq!(ours.tracks[i].target.path, path);
             let target = &ours.tracks[i].target;
             assert_eq!(Vec3::from(target.rest.translation), rest_t, "{path}");
-            assert!(target.rest.rotation.angle_between(rest_r) < 1e-6, "{path}");
+            assert!(
+                clipfile::packed::rotation_angle(target.rest.rotation, rest_r) < 1e-6,
+                "{path}"
+            );
+            assert!(
+                clipfile::packed::rotation_angle(target.parent_rest_rotation, rest_p) < 1e-5,
+                "{path}"
+            );
             assert_eq!(Vec3::from(target.rest.scale), rest_s, "{path}");
             let channels = [channel(&t[5], 3), channel(&t[6], 4), channel(&t[7], 3)];
             for (c, v) in channels.iter().zip([&t[5], &t[6], &t[7]]) {
