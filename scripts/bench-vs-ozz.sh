@@ -3,9 +3,11 @@
 #
 #   scripts/bench-vs-ozz.sh [ROUNDS] [BATCHES] [ITERS]      (defaults 5, 200, 1000)
 #
-# Builds ../shared/anchors/ozz into target/ozz (once), builds examples/runtime_bench.rs (release), then runs ours
-# and ozz interleaved for ROUNDS rounds. Per operation it prints ozz's and our median ns over the rounds and the
-# median of the per-round ratios ours/ozz (each round's ratio of medians), then the load. Our extra rows (the
+# Builds ../shared/anchors/ozz into target/ozz (once), our copy of its harness (benches/ozz/ozz_bench.cc: the
+# thread-CPU clock, and rows sampling Idle, Jog and Sprint) against it, and examples/runtime_bench.rs (release),
+# then runs ours and ozz interleaved for ROUNDS rounds. Both time with CLOCK_THREAD_CPUTIME_ID. Per operation it
+# prints ozz's and our median ns over the rounds and the median of the per-round ratios ours/ozz (each round's
+# ratio of medians), then each compiled clip's bytes in memory on both sides, then the load. Our extra rows (the
 # full stack and the layer stack) have no ozz counterpart.
 set -euo pipefail
 
@@ -22,6 +24,13 @@ if [ ! -x target/ozz/ozz_bench ]; then
     echo "== building ozz-animation into target/ozz (a few minutes)" >&2
     "$shared/anchors/ozz/build.sh" "$root/target/ozz" >&2
 fi
+ozz_bin=target/ozz/ozz_bench_animtune
+if [ ! -x "$ozz_bin" ] || [ benches/ozz/ozz_bench.cc -nt "$ozz_bin" ]; then
+    echo "== building benches/ozz/ozz_bench.cc against target/ozz" >&2
+    g++ -Wno-ignored-attributes -O3 -DNDEBUG -std=c++17 -Itarget/ozz/src/include benches/ozz/ozz_bench.cc \
+        -o "$ozz_bin" target/ozz/build/src/animation/runtime/libozz_animation_r.a \
+        target/ozz/build/src/base/libozz_base_r.a
+fi
 echo "== building examples/runtime_bench.rs (release)" >&2
 cargo build --release --quiet --example runtime_bench >&2
 ours_bin=target/release/examples/runtime_bench
@@ -31,7 +40,7 @@ trap 'rm -rf "$out"' EXIT
 for r in $(seq 1 "$rounds"); do
     echo "== round $r/$rounds" >&2
     "$ours_bin" "$rig" "$batches" "$iters" > "$out/ours.$r"
-    target/ozz/ozz_bench target/ozz/data "$batches" "$iters" > "$out/ozz.$r"
+    "$ozz_bin" target/ozz/data "$batches" "$iters" > "$out/ozz.$r"
 done
 
 python3 - "$out" "$rounds" <<'EOF'
@@ -59,6 +68,17 @@ for name in names:
         print(f"| {name} | {b:.0f} | {a:.0f} | {ratio:.2f} |")
     else:
         print(f"| {name} | – | {a:.0f} | – |")
+
+def memory(path):
+    return {l.split()[1]: int(l.split()[2]) for l in open(path) if l.startswith("MEMORY ")}
+
+ours_mem, ozz_mem = memory(f"{out}/ours.1"), memory(f"{out}/ozz.1")
+print()
+print("| compiled clip | ozz bytes in memory | ours | ours/ozz |")
+print("|---|---|---|---|")
+for clip, b in ozz_mem.items():
+    a = ours_mem.get(clip, 0)
+    print(f"| {clip} | {b} | {a} | {a / b:.2f} |")
 EOF
 echo
 echo "load: $(uptime)"

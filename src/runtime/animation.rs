@@ -441,4 +441,27 @@ impl Animation {
     pub fn animated_channels(&self) -> usize {
         self.animated_channels
     }
+
+    /// Bytes the compiled clip holds in memory: the struct and every buffer it owns, at their capacities (what
+    /// ozz's `Animation::size()` counts for its own).
+    pub fn memory_bytes(&self) -> usize {
+        fn buffer<T>(v: &Vec<T>) -> usize {
+            v.capacity() * std::mem::size_of::<T>()
+        }
+        fn groups<S>(g: &Vec<Group<S>>) -> usize {
+            buffer(g)
+                + g.iter()
+                    .map(|g| buffer(&g.joints) + buffer(&g.segments))
+                    .sum::<usize>()
+        }
+        std::mem::size_of::<Self>()
+            + buffer(&self.base)
+            + buffer(&self.constant_channels)
+            + buffer(&self.time_sets)
+            + self.time_sets.iter().map(buffer).sum::<usize>()
+            + groups(&self.rotations)
+            + groups(&self.rotations_cubic)
+            + self.vectors.iter().map(groups).sum::<usize>()
+            + self.vectors_cubic.iter().map(groups).sum::<usize>()
+    }
 }

@@ -3,6 +3,16 @@
 use crate::common;
 
 use std::process::Command;
+use std::sync::Mutex;
+
+/// One Xvfb at a time: `xvfb-run -a` picks the first free display by its lock file, and two started together can
+/// pick the same one, leaving one editor with no X server to connect to.
+static XVFB: Mutex<()> = Mutex::new(());
+
+/// Holds [`XVFB`] (a test that panicked while holding it leaves it usable).
+fn one_xvfb() -> std::sync::MutexGuard<'static, ()> {
+    XVFB.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 fn screenshot(args: &[&str], name: &str) -> image::RgbaImage {
     let dir = std::env::temp_dir().join(format!("animtune-xvfb-{}", std::process::id()));
@@ -10,6 +20,7 @@ fn screenshot(args: &[&str], name: &str) -> image::RgbaImage {
     let out = dir.join(name);
     let xdg = dir.join("xdg");
     std::fs::create_dir_all(&xdg).unwrap();
+    let _xvfb = one_xvfb();
     let status = Command::new("xvfb-run")
         .args([
             "-a",
@@ -75,6 +86,7 @@ fn a_short_soak_cycles_the_editor_and_reports_memory() {
     let xdg = dir.join("xdg");
     std::fs::create_dir_all(&xdg).unwrap();
     let csv = dir.join("soak.csv");
+    let _xvfb = one_xvfb();
     let out = Command::new("xvfb-run")
         .args([
             "-a",
@@ -144,6 +156,7 @@ fn without_a_portal_open_model_goes_through_the_in_app_browser() {
         [ -n "$opened" ] && echo OPENED
         exit 0
     "#;
+    let _xvfb = one_xvfb();
     let out = Command::new("xvfb-run")
         .args(["-a", "-s", "-screen 0 1280x800x24", "sh", "-c", script])
         .current_dir(&dir)

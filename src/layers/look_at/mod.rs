@@ -2,6 +2,7 @@
 //! the chain up, each bone takes a share of the turn within its limits, and the look direction turns at a
 //! bounded angular speed) and `unity_original` (the Unity original's rules and parameters, [`unity_original`]).
 
+pub mod trig;
 pub mod unity_original;
 
 use glam::{Quat, Vec3};
@@ -289,15 +290,12 @@ pub struct LookBoneReport {
 
 /// Direction → (yaw about +Y from +Z toward +X, elevation), radians.
 fn yaw_pitch(d: Vec3) -> (f32, f32) {
-    (d.x.atan2(d.z), d.y.clamp(-1.0, 1.0).asin())
+    (trig::atan2(d.x, d.z), trig::asin(d.y))
 }
 
 fn from_yaw_pitch(yaw: f32, pitch: f32) -> Vec3 {
-    Vec3::new(
-        yaw.sin() * pitch.cos(),
-        pitch.sin(),
-        yaw.cos() * pitch.cos(),
-    )
+    let ((sy, cy), (sp, cp)) = (trig::sin_cos(yaw), trig::sin_cos(pitch));
+    Vec3::new(sy * cp, sp, cy * cp)
 }
 
 /// An angle in (−3π, 3π) (a difference of two angles in [−π, π]) brought into [−π, π).
@@ -316,13 +314,13 @@ fn wrap_angle(a: f32) -> f32 {
 /// Returns the allowed turn, its yaw and pitch (radians) and whether the limit cut it.
 pub fn limit_turn(turn: Quat, forward: Vec3, limit: LookLimit) -> (Quat, f32, f32, bool) {
     let f = forward.normalize_or(CHARACTER_FORWARD);
-    let p0 = f.y.clamp(-1.0, 1.0).asin();
+    let p0 = trig::asin(f.y);
     // The yaw change is the angle between the horizontal projections (one arctangent, equal to the wrapped
     // difference of the two yaws); the pitch change the difference of the elevations.
     let measure = |q: Quat| {
         let g = q * f;
-        let dy = (g.x * f.z - g.z * f.x).atan2(g.x * f.x + g.z * f.z);
-        (dy, g.y.clamp(-1.0, 1.0).asin() - p0)
+        let dy = trig::atan2(g.x * f.z - g.z * f.x, g.x * f.x + g.z * f.z);
+        (dy, trig::asin(g.y) - p0)
     };
     match limit {
         LookLimit::Off => {
@@ -390,7 +388,7 @@ fn partial_turn(full: Quat, weight: f32) -> Quat {
     if s < 1e-12 {
         return Quat::IDENTITY;
     }
-    let (sin, cos) = (w * s.atan2(full.w)).sin_cos();
+    let (sin, cos) = trig::sin_cos(w * trig::atan2(s, full.w));
     let v = v * (sin / s);
     Quat::from_xyzw(v.x, v.y, v.z, cos)
 }

@@ -1,0 +1,247 @@
+// Timing harness for ozz-animation 0.16 on the Quaternius UAL rig: the reference side of a paired runtime benchmark.
+// animtune's copy of ../shared/anchors/ozz/ozz_bench.cc (scripts/bench-vs-ozz.sh builds it against target/ozz),
+// with three changes: time is this thread's CPU time (CLOCK_THREAD_CPUTIME_ID, so another process running does
+// not count), Idle_Loop, Jog_Fwd_Loop and Sprint_Loop are sampled on their own too (they animate far more channels
+// than Walk_Loop), and "MEMORY <clip> <bytes>" gives each clip's Animation::size().
+//
+//   ozz_bench DIR [batches] [iters_per_batch]
+//
+// DIR holds skeleton.ozz and Walk_Loop.ozz, Idle_Loop.ozz, Jog_Fwd_Loop.ozz, Sprint_Loop.ozz (gltf2ozz output).
+// Each benchmark runs `batches` batches of `iters` calls; time advances 1/60 s per call (looping), so the
+// sampling caches stay warm as in an editor playing one character. Prints per benchmark: median and min
+// ns per call over the batches, as "BENCH name median_ns min_ns".
+//
+//   ozz_bench --dump DIR CLIP OUT.bin   (model matrices at the 30 fps grid, for the error comparison)
+
+#include <algorithm>
+#include <ctime>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "ozz/animation/runtime/animation.h"
+#include "ozz/animation/runtime/blending_job.h"
+#include "ozz/animation/runtime/local_to_model_job.h"
+#include "ozz/animation/runtime/sampling_job.h"
+#include "ozz/animation/runtime/skeleton.h"
+#include "ozz/base/containers/vector.h"
+#include "ozz/base/io/archive.h"
+#include "ozz/base/io/stream.h"
+#include "ozz/base/maths/simd_math.h"
+#include "ozz/base/maths/soa_transform.h"
+#include "ozz/base/memory/unique_ptr.h"
+
+using namespace ozz;
+// Nanoseconds of CPU time this thread has used.
+static double ThreadCpuNs() {
+  timespec t;
+  if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t) != 0) std::abort();
+  return t.tv_sec * 1e9 + t.tv_nsec;
+}
+
+template <typename T>
+static bool Load(const std::string& path, T* out) {
+  io::File file(path.c_str(), "rb");
+  if (!file.opened()) {
+    std::fprintf(stderr, "cannot open %s\n", path.c_str());
+    return false;
+  }
+  io::IArchive archive(&file);
+  if (!archive.TestTag<T>()) {
+    std::fprintf(stderr, "%s: wrong object type\n", path.c_str());
+    return false;
+  }
+  archive >> *out;
+  return true;
+}
+
+static volatile float g_sink;
+
+template <typename F>
+static void Bench(const char* name, int batches, int iters, F&& f) {
+  // BENCH_ONLY=name runs only the benchmark of that exact name (for profiling one operation).
+  const char* only = std::getenv("BENCH_ONLY");
+  if (only && std::strcmp(name, only) != 0) return;
+  for (int i = 0; i < iters; ++i) f();  // warm-up batch
+  std::vector<double> ns;
+  for (int b = 0; b < batches; ++b) {
+    const double t0 = ThreadCpuNs();
+    for (int i = 0; i < iters; ++i) f();
+    ns.push_back((ThreadCpuNs() - t0) / iters);
+  }
+  std::sort(ns.begin(), ns.end());
+  std::printf("BENCH %-40s %10.1f %10.1f\n", name, ns[ns.size() / 2], ns[0]);
+  std::fflush(stdout);
+}
+
+struct Layer {
+  animation::Animation anim;
+  vector<math::SoaTransform> locals;
+  animation::SamplingJob::Context context;
+};
+
+static int Dump(const std::string& dir, const std::string& clip, const std::string& out_path) {
+  animation::Skeleton skeleton;
+  animation::Animation anim;
+  if (!Load(dir + "/skeleton.ozz", &skeleton) || !Load(dir + "/" + clip + ".ozz", &anim)) return 1;
+  const int nj = skeleton.num_joints();
+  vector<math::SoaTransform> locals(skeleton.num_soa_joints());
+  vector<math::Float4x4> models(nj);
+  animation::SamplingJob::Context ctx(anim.num_tracks());
+  // Same grid as animtune's bake (clipfile::uniform_frame_count): n = ceil(d * 30 - 1e-4) + 1 frames,
+  // t_k = min(k / 30, d).
+  const float fps = 30.f;
+  const float d = anim.duration();
+  const int n = d > 0.f ? static_cast<int>(std::ceil(double(d) * fps - 1e-4)) + 1 : 1;
+  FILE* f = std::fopen(out_path.c_str(), "wb");
+  if (!f) return 1;
+  std::fwrite(&nj, 4, 1, f);
+  std::fwrite(&n, 4, 1, f);
+  for (int j = 0; j < nj; ++j) {
+    const char* name = skeleton.joint_names()[j];
+    int len = static_cast<int>(std::strlen(name));
+    std::fwrite(&len, 4, 1, f);
+    std::fwrite(name, 1, len, f);
+  }
+  for (int k = 0; k < n; ++k) {
+    float t = std::min(k / fps, d);
+    animation::SamplingJob s;
+    s.animation = &anim;
+    s.context = &ctx;
+    s.ratio = d > 0.f ? t / d : 0.f;
+    s.output = make_span(locals);
+    if (!s.Run()) return 2;
+    animation::LocalToModelJob l;
+    l.skeleton = &skeleton;
+    l.input = make_span(locals);
+    l.output = make_span(models);
+    if (!l.Run()) return 3;
+    std::fwrite(&t, 4, 1, f);
+    for (int j = 0; j < nj; ++j) {
+      float m[16];
+      for (int c = 0; c < 4; ++c) math::StorePtrU(models[j].cols[c], m + 4 * c);
+      std::fwrite(m, 4, 16, f);
+    }
+  }
+  std::fclose(f);
+  std::printf("dumped %s: %d joints, %d frames, duration %f, %zu bytes in memory\n", clip.c_str(), nj, n, d,
+              anim.size());
+  return 0;
+}
+
+int main(int argc, char** argv) {
+  if (argc >= 5 && std::strcmp(argv[1], "--dump") == 0) return Dump(argv[2], argv[3], argv[4]);
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: ozz_bench DIR [batches] [iters]\n");
+    return 1;
+  }
+  const std::string dir = argv[1];
+  const int batches = argc > 2 ? std::atoi(argv[2]) : 30;
+  const int iters = argc > 3 ? std::atoi(argv[3]) : 20000;
+
+  animation::Skeleton skeleton;
+  if (!Load(dir + "/skeleton.ozz", &skeleton)) return 1;
+  const int nj = skeleton.num_joints();
+  const int nsoa = skeleton.num_soa_joints();
+
+  const char* names[4] = {"Walk_Loop", "Idle_Loop", "Jog_Fwd_Loop", "Sprint_Loop"};
+  Layer layers[4];
+  for (int i = 0; i < 4; ++i) {
+    if (!Load(dir + "/" + names[i] + ".ozz", &layers[i].anim)) return 1;
+    if (layers[i].anim.num_tracks() != nj) {
+      std::fprintf(stderr, "%s has %d tracks, skeleton %d joints\n", names[i], layers[i].anim.num_tracks(), nj);
+      return 1;
+    }
+    layers[i].locals.resize(nsoa);
+    layers[i].context.Resize(nj);
+  }
+  std::printf("ozz: %d joints (%d SoA), Walk_Loop %.3f s, %zu bytes in memory\n", nj, nsoa,
+              layers[0].anim.duration(), layers[0].anim.size());
+  for (int i = 0; i < 4; ++i) std::printf("MEMORY %s %zu\n", names[i], layers[i].anim.size());
+
+  vector<math::SoaTransform> blended(nsoa);
+  vector<math::Float4x4> models(nj);
+  const float dt = 1.f / 60.f;
+
+  auto sample = [&](Layer& l, float ratio) {
+    animation::SamplingJob job;
+    job.animation = &l.anim;
+    job.context = &l.context;
+    job.ratio = ratio;
+    job.output = make_span(l.locals);
+    if (!job.Run()) std::abort();
+  };
+  auto l2m = [&](span<const math::SoaTransform> in) {
+    animation::LocalToModelJob job;
+    job.skeleton = &skeleton;
+    job.input = in;
+    job.output = make_span(models);
+    if (!job.Run()) std::abort();
+    g_sink = math::GetX(models[nj - 1].cols[3]);
+  };
+  // Normalized-time blend, as animtune's BlendSampler (TimeSync::Normalized): all layers at one phase.
+  auto blend = [&](int n, float w) {
+    animation::BlendingJob::Layer bl[4];
+    for (int i = 0; i < n; ++i) {
+      bl[i].weight = w;
+      bl[i].transform = make_span(layers[i].locals);
+    }
+    animation::BlendingJob job;
+    job.layers = span<const animation::BlendingJob::Layer>(bl, n);
+    job.rest_pose = skeleton.joint_rest_poses();
+    job.output = make_span(blended);
+    if (!job.Run()) std::abort();
+  };
+
+  const float walk_d = layers[0].anim.duration();
+  float t = 0.f;
+  Bench("sample Walk_Loop", batches, iters, [&] {
+    t += dt;
+    sample(layers[0], std::fmod(t, walk_d) / walk_d);
+    g_sink = math::GetX(layers[0].locals[0].translation.x);
+  });
+  for (int i = 1; i < 4; ++i) {
+    const float d = layers[i].anim.duration();
+    float ti = 0.f;
+    const std::string name = std::string("sample ") + names[i];
+    Bench(name.c_str(), batches, iters, [&] {
+      ti += dt;
+      sample(layers[i], std::fmod(ti, d) / d);
+      g_sink = math::GetX(layers[i].locals[0].translation.x);
+    });
+  }
+  Bench("local to model", batches, iters, [&] { l2m(make_span(layers[0].locals)); });
+  Bench("sample Walk_Loop + local to model", batches, iters, [&] {
+    t += dt;
+    sample(layers[0], std::fmod(t, walk_d) / walk_d);
+    l2m(make_span(layers[0].locals));
+  });
+  // Cycle length: weighted mean of durations (as animtune's cycle_length).
+  for (int n : {3, 4}) {
+    // Layers 1..n-1 then 0: n=3 -> Walk, Idle, Jog; n=4 adds Sprint.
+    float cycle = 0.f;
+    for (int i = 0; i < n; ++i) cycle += layers[i].anim.duration() / n;
+    float bt = 0.f;
+    char name[96];
+    std::snprintf(name, sizeof name, "%d clips sampled + blend", n);
+    Bench(name, batches, iters / n, [&] {
+      bt = std::fmod(bt + dt, cycle);
+      const float phase = bt / cycle;
+      for (int i = 0; i < n; ++i) sample(layers[i], phase);
+      blend(n, 1.f / n);
+      g_sink = math::GetX(blended[0].translation.x);
+    });
+    std::snprintf(name, sizeof name, "%d clips sampled + blend + local to model", n);
+    Bench(name, batches, iters / n, [&] {
+      bt = std::fmod(bt + dt, cycle);
+      const float phase = bt / cycle;
+      for (int i = 0; i < n; ++i) sample(layers[i], phase);
+      blend(n, 1.f / n);
+      l2m(make_span(blended));
+    });
+  }
+  return 0;
+}
