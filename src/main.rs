@@ -61,7 +61,7 @@ fn main() -> ExitCode {
                 model: cli.model.clone(),
             });
             let model = if soak.is_some() { None } else { cli.model };
-            animtune::app::run(model, cli.clips, screenshot, soak)
+            animtune::app::run(model, cli.clips, cli.preset, screenshot, soak)
         }
     };
     match result {

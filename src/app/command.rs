@@ -15,8 +15,12 @@ use crate::render::camera::ViewPreset;
 pub enum Command {
     /// Opens a model, a clip or a preset, deciding by extension.
     Open(PathBuf),
-    /// Adds every clip of a file (a model, .vrma, .animclip or Unity layout) to the character's clip list.
+    /// Adds every clip of a file (a model, .vrma, .animclip or Unity layout) to the character's clip list and
+    /// plays the first.
     AddClips(PathBuf),
+    /// Adds a file's clips as [`Command::AddClips`] does but keeps playing the blend space if one plays (the
+    /// command line's `--clips`: the model opens on its remembered space, whose nodes may be these clips).
+    AddClipsKeepingSource(PathBuf),
     /// Writes the tuning as a preset; `overwrite` only after the user confirmed.
     SavePreset {
         /// The file to write.

@@ -31,6 +31,7 @@ pub fn native_options() -> eframe::NativeOptions {
 pub fn run(
     model: Option<PathBuf>,
     clips: Vec<PathBuf>,
+    preset: Option<PathBuf>,
     screenshot: Option<ScreenshotPlan>,
     soak: Option<soak::SoakPlan>,
 ) -> anyhow::Result<()> {
@@ -44,7 +45,9 @@ pub fn run(
         "animtune",
         options,
         Box::new(move |cc| {
-            let app = AnimtuneApp::new(cc, model, screenshot).with_clips(clips);
+            let app = AnimtuneApp::new(cc, model, screenshot)
+                .with_clips(clips)
+                .with_preset(preset);
             Ok(Box::new(match soak {
                 Some(plan) => app.with_soak(plan),
                 None => app,

@@ -308,7 +308,15 @@ fn collapsed_strip(ui: &mut egui::Ui, arrow: &str, tip: &str) -> bool {
 impl AnimtuneApp {
     /// Adds the clips of these files to the character once it is open (after the model on the command line).
     pub fn with_clips(mut self, clips: Vec<PathBuf>) -> Self {
-        self.queue.extend(clips.into_iter().map(Command::AddClips));
+        self.queue
+            .extend(clips.into_iter().map(Command::AddClipsKeepingSource));
+        self
+    }
+
+    /// Opens a preset (its blend space, layers and humanoid override) once the model and its clips are in: the
+    /// command line's `--preset`.
+    pub fn with_preset(mut self, preset: Option<PathBuf>) -> Self {
+        self.queue.extend(preset.map(Command::Open));
         self
     }
 }

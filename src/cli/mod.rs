@@ -44,6 +44,10 @@ pub struct Cli {
     /// name, then humanoid bone.
     #[arg(long, value_name = "FILE", num_args = 1..)]
     pub clips: Vec<PathBuf>,
+    /// A preset to open in the editor after the model and its --clips: its blend space, layers and humanoid
+    /// override.
+    #[arg(long, value_name = "FILE.json")]
+    pub preset: Option<PathBuf>,
     /// Save a screenshot of the editor window to this PNG after --frames frames, then exit.
     #[arg(long, value_name = "PNG")]
     pub screenshot: Option<PathBuf>,

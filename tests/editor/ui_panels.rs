@@ -401,6 +401,41 @@ fn the_humanoid_tab_sets_where_retargeted_hips_go_and_undo_restores_it() {
     assert_eq!(placement(&h), HipsPlacement::ClipPosition);
 }
 
+#[test]
+fn command_line_clips_keep_the_blend_space_playing_and_a_preset_opens_after_them() {
+    let vrma = common::asset("three-vrm_test.vrma");
+    let dir = common::temp_dir("editor-cli-preset");
+    let preset = dir.join("p.json");
+    let mut p = animtune::preset::Preset::default();
+    p.layers.breath.effect_rate = 1.7;
+    std::fs::write(&preset, serde_json::to_string(&p).unwrap()).unwrap();
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1280.0, 800.0))
+        .wgpu()
+        .build_eframe(move |cc| {
+            AnimtuneApp::new(cc, None, None)
+                .with_clips(vec![vrma.clone()])
+                .with_preset(Some(preset.clone()))
+        });
+    h.run_steps(4);
+    let e = h.state().editor();
+    assert!(
+        e.doc().clips.iter().any(|c| c.name == "three-vrm_test"),
+        "the clips were added: {}",
+        e.status().text
+    );
+    assert!(
+        e.eval().blend_space().is_some(),
+        "the mannequin's blend space still plays (B21)"
+    );
+    assert_eq!(
+        e.tuning().layers.breath.effect_rate,
+        1.7,
+        "{}",
+        e.status().text
+    );
+}
+
 /// The editor at 1280x800 with the built-in file browser chosen (View → File → "Built-in file browser", as a
 /// user without a system dialog would find it), so that opening a file shows no platform dialog.
 pub fn built_in_browser_harness() -> Harness<'static, AnimtuneApp> {

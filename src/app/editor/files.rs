@@ -17,7 +17,7 @@ impl EditorState {
             .unwrap_or("")
             .to_ascii_lowercase();
         let result = match ext.as_str() {
-            "animclip" | "bytes" | "vrma" => self.add_clips(path),
+            "animclip" | "bytes" | "vrma" => self.add_clips(path, true),
             "json" => self.open_blend_space(path),
             _ => self.open_model(path),
         };
@@ -73,17 +73,18 @@ impl EditorState {
     }
 
     /// [`EditorState::add_clips`], remembering the file or reporting the failure in the status bar.
-    pub(super) fn add_clips_or_report(&mut self, path: &Path) {
-        match self.add_clips(path) {
+    pub(super) fn add_clips_or_report(&mut self, path: &Path, play_first: bool) {
+        match self.add_clips(path, play_first) {
             Ok(()) => self.session.remember(path),
             Err(e) => self.session.report(format!("{e:#}"), true),
         }
     }
 
     /// Adds every clip of a file (a model, .vrma, .animclip or Unity layout) to the character's clip list, each
-    /// bound by path, then joint name, then humanoid bone; plays the first. Clips none of whose tracks find a
-    /// joint are left out; the file's binding report goes to the clip list and the status bar.
-    fn add_clips(&mut self, path: &Path) -> anyhow::Result<()> {
+    /// bound by path, then joint name, then humanoid bone; plays the first (with `play_first`, or when no blend
+    /// space plays). Clips none of whose tracks find a joint are left out; the file's binding report goes to the
+    /// clip list and the status bar.
+    fn add_clips(&mut self, path: &Path, play_first: bool) -> anyhow::Result<()> {
         let clips = crate::import::load_clips(path)?;
         let c = &self.doc.model.character;
         let mut source = ClipSource {
@@ -151,7 +152,9 @@ impl EditorState {
         };
         self.doc.clip_sources.push(source);
         self.rebind_blend();
-        self.select_clip(Some(first));
+        if play_first || self.session.eval.blend_space().is_none() {
+            self.select_clip(Some(first));
+        }
         self.session.eval.play();
         self.session.report(text, partial);
         Ok(())
@@ -179,7 +182,7 @@ impl EditorState {
                     std::fs::canonicalize(&s.path).ok() == std::fs::canonicalize(&file).ok()
                 };
                 if !self.doc.clip_sources.iter().any(known) {
-                    self.add_clips(&file).map_err(|e| {
+                    self.add_clips(&file, true).map_err(|e| {
                         anyhow::anyhow!("{e:#} (a clip file of preset {})", path.display())
                     })?;
                 }

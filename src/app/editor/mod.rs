@@ -225,6 +225,7 @@ impl EditorState {
             command,
             Command::Open(_)
                 | Command::AddClips(_)
+                | Command::AddClipsKeepingSource(_)
                 | Command::LoadMannequin
                 | Command::PlayClip(_)
                 | Command::PlayBlend
@@ -237,7 +238,8 @@ impl EditorState {
         );
         match command {
             Command::Open(path) => self.open(&path),
-            Command::AddClips(path) => self.add_clips_or_report(&path),
+            Command::AddClips(path) => self.add_clips_or_report(&path, true),
+            Command::AddClipsKeepingSource(path) => self.add_clips_or_report(&path, false),
             Command::SavePreset { path, overwrite } => self.save_preset(&path, overwrite),
             Command::LoadMannequin => {
                 self.stash_space();
