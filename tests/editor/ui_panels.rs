@@ -436,6 +436,25 @@ fn command_line_clips_keep_the_blend_space_playing_and_a_preset_opens_after_them
     );
 }
 
+#[test]
+fn a_look_at_row_standing_in_for_a_missing_bone_says_which_it_drives() {
+    // The VRM 1.0 sample has no UpperChest: the default chain's UpperChest row drives Chest (B18).
+    let mut h = harness_sized(1280.0, 800.0);
+    h.run_steps(2);
+    open(&mut h, common::asset("vrm/mtoon_default.vrm"));
+    h.get_by_label("Layers").click();
+    h.run_steps(2);
+    if h.query_by_label_contains("drives Chest").is_none() {
+        h.get_by_label_contains("Look-at").click();
+        h.run_steps(3);
+    }
+    assert!(
+        h.query_by_label_contains("drives Chest").is_some(),
+        "{}",
+        h.state().editor().status().text
+    );
+}
+
 /// The editor at 1280x800 with the built-in file browser chosen (View → File → "Built-in file browser", as a
 /// user without a system dialog would find it), so that opening a file shows no platform dialog.
 pub fn built_in_browser_harness() -> Harness<'static, AnimtuneApp> {

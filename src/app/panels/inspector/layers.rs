@@ -485,6 +485,19 @@ fn chain_bone(
             .on_hover_text("This bone's share of the turn");
         }
         if let Some(f) = found {
+            // A bone this rig lacks stands in for another (UpperChest falls back to Chest): the row says so.
+            let c = &e.doc().model.character;
+            let joint = c.skeleton.name(f.joint);
+            let plays = c
+                .humanoid
+                .bone_of(f.joint)
+                .map_or(joint.to_string(), |b| b.name().to_string());
+            if plays != bone.bone && joint != bone.bone {
+                ui.label(format!("drives {plays}")).on_hover_text(format!(
+                    "This rig has no {}: the row drives {plays} (joint {joint})",
+                    bone.bone
+                ));
+            }
             ui.label(format!("fwd {}", axis_name(f.forward)));
         }
         if let Some(r) = report {
