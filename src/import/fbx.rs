@@ -88,6 +88,38 @@ fn bounded_allocator() -> ufbx::AllocatorOpts {
     }
 }
 
+/// Where a binary FBX's top-level records say its data runs to, when that is past the end of `bytes` (the file
+/// was cut short); None for a complete file or one that is not binary FBX. Each top-level record starts with the
+/// offset of its end (32 bits before version 7500, 64 from it); a zero offset ends the list.
+fn binary_fbx_cut_short(bytes: &[u8]) -> Option<u64> {
+    const MAGIC: &[u8] = b"Kaydara FBX Binary  \0";
+    if !bytes.starts_with(MAGIC) || bytes.len() < 27 {
+        return None;
+    }
+    let version = u32::from_le_bytes(bytes[23..27].try_into().ok()?);
+    let wide = version >= 7500;
+    let mut at = 27usize;
+    // A few hundred top-level records at most in real files; the loop ends at the list's end or the file's.
+    for _ in 0..100_000 {
+        let end = if wide {
+            u64::from_le_bytes(bytes.get(at..at + 8)?.try_into().ok()?)
+        } else {
+            u64::from(u32::from_le_bytes(bytes.get(at..at + 4)?.try_into().ok()?))
+        };
+        if end == 0 {
+            return None;
+        }
+        if end > bytes.len() as u64 {
+            return Some(end);
+        }
+        if end <= at as u64 {
+            return None;
+        }
+        at = end as usize;
+    }
+    None
+}
+
 /// ufbx's options: metres, +Y up, +Z front; geometry changed rather than a root transform added; scaling
 /// inheritance other than FBX's default compensated into the local transforms; memory bounded.
 fn load_opts() -> ufbx::LoadOpts<'static> {
@@ -124,7 +156,14 @@ pub fn load_bytes_with(
     };
     let scene = ufbx::load_memory(bytes, load_opts()).map_err(|e| ImportError::Fbx {
         path: path.to_path_buf(),
-        message: format!("not a valid FBX file: {}", e.description.as_ref() as &str),
+        message: match binary_fbx_cut_short(bytes) {
+            Some(needed) => format!(
+                "the file is cut short: it ends at byte {}, but its data runs to byte {needed} (an incomplete \
+                 download or copy?)",
+                bytes.len()
+            ),
+            None => format!("not a valid FBX file: {}", e.description.as_ref() as &str),
+        },
     })?;
     let over = |what: String| ImportError::OverLimit {
         path: path.to_path_buf(),
@@ -806,6 +845,36 @@ fn error_against_ufbx(
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_binary_fbx_cut_short_is_told_apart() {
+        let mut bytes = b"Kaydara FBX Binary  \0\x1a\x00".to_vec();
+        bytes.extend(7400u32.to_le_bytes());
+        // One top-level record claiming to end at byte 1000, then nothing.
+        bytes.extend(1000u32.to_le_bytes());
+        bytes.extend([0u8; 8]);
+        bytes.extend(b"\x03FBX");
+        assert_eq!(binary_fbx_cut_short(&bytes), Some(1000));
+        let err = load_bytes_with(
+            &bytes,
+            "cut",
+            None,
+            Path::new("cut.fbx"),
+            &Limits::default(),
+        )
+        .err()
+        .unwrap()
+        .to_string();
+        assert!(
+            err.contains("cut.fbx: the file is cut short: it ends at byte"),
+            "{err}"
+        );
+        // A list that ends (a zero end offset) is whole, and text FBX is not looked at.
+        let mut whole = bytes[..27].to_vec();
+        whole.extend([0u8; 13]);
+        assert_eq!(binary_fbx_cut_short(&whole), None);
+        assert_eq!(binary_fbx_cut_short(b"; FBX 7.4.0 project file"), None);
+    }
     use super::*;
 
     #[test]
