@@ -745,3 +745,44 @@ fn a_model_whose_texture_is_missing_opens_with_a_warning_naming_the_image() {
         "{status}"
     );
 }
+
+/// The span of a character's rest joint heights, as the editor measures a character's size.
+fn joint_span(m: &animtune::import::ImportedModel) -> f32 {
+    let s = &m.character.skeleton;
+    let ys: Vec<f32> = animtune::core::Pose::rest(s)
+        .model_matrices(s)
+        .iter()
+        .map(|m| m.w_axis.y)
+        .collect();
+    ys.iter().copied().fold(f32::MIN, f32::max) - ys.iter().copied().fold(f32::MAX, f32::min)
+}
+
+#[test]
+fn the_look_at_target_scales_with_the_character_it_is_used_on() {
+    use animtune::app::command::Command;
+    // B20: a target placed for the 1.8 m mannequin turned a smaller character's head 57° as it opened.
+    let mut editor = animtune::app::editor::EditorState::new();
+    let placed = glam::Vec3::new(0.3, 1.5, 1.0);
+    editor.apply(Command::SetLookTarget(placed));
+    let godette = common::asset("Godette_vrm_v4.vrm");
+    let ratio = joint_span(&animtune::import::load_file(&godette).unwrap())
+        / joint_span(&animtune::demo::mannequin::load());
+    assert!(
+        (ratio - 1.0).abs() > 0.05,
+        "the two differ in size: {ratio}"
+    );
+    editor.apply(Command::Open(godette));
+    editor.update(0.0, false);
+    let target = glam::Vec3::from(editor.tuning().layers.look_at.target);
+    assert!(
+        target.distance(placed * ratio) < 1e-4,
+        "{target} vs {}",
+        placed * ratio
+    );
+    // The next session opens on the mannequin: the saved target comes back at the mannequin's size.
+    let saved = editor.persisted();
+    let mut next = animtune::app::editor::EditorState::new();
+    next.restore(saved);
+    let back = glam::Vec3::from(next.tuning().layers.look_at.target);
+    assert!(back.distance(placed) < 1e-4, "{back} vs {placed}");
+}

@@ -45,12 +45,14 @@ impl EditorState {
         self.doc.revision += 1;
         self.doc.base_humanoid = model.character.humanoid.clone();
         self.doc.tuning.humanoid.clear();
+        let height_before = super::character_height(&self.doc.model.character);
         self.doc.model = model;
         self.doc.name = path
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         self.adopt_model();
+        self.rescale_look_target(height_before);
         let character = &self.doc.model.character;
         let h = &character.humanoid;
         let humanoid = if h.is_humanoid() {

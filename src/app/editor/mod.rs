@@ -744,6 +744,7 @@ impl EditorState {
             }
             self.doc.tuning.layers = preset.layers;
             self.tuning_replaced();
+            self.rescale_look_target(p.look_target_height);
             if blend_was_playing {
                 self.play_blend();
                 self.session.eval.play();
@@ -763,6 +764,21 @@ impl EditorState {
             blend: None,
             spaces,
             layers: Some(self.doc.tuning.layers.clone()),
+            look_target_height: character_height(&self.doc.model.character),
+        }
+    }
+
+    /// Scales the look-at target (model space, about the character's origin) from a character `from` tall to the
+    /// open one, so a target placed before the eyes of one stays before the eyes of another.
+    fn rescale_look_target(&mut self, from: Option<f32>) {
+        let (Some(from), Some(to)) = (from, character_height(&self.doc.model.character)) else {
+            return;
+        };
+        let ratio = to / from;
+        if ratio.is_finite() && (ratio - 1.0).abs() > 0.01 {
+            let target = &mut self.doc.tuning.layers.look_at.target;
+            *target = target.map(|v| v * ratio);
+            self.layers_changed();
         }
     }
 
@@ -809,6 +825,18 @@ impl EditorState {
             .map(|(j, _)| j)
             .or_else(on_screen)
     }
+}
+
+/// How tall a character stands at rest: the span of its joints' rest heights (None when that is not a usable
+/// length).
+fn character_height(c: &crate::core::Character) -> Option<f32> {
+    let model = crate::core::Pose::rest(&c.skeleton).model_matrices(&c.skeleton);
+    let (low, high) = model
+        .iter()
+        .map(|m| m.w_axis.y)
+        .fold((f32::MAX, f32::MIN), |(lo, hi), y| (lo.min(y), hi.max(y)));
+    let h = high - low;
+    (h.is_finite() && h > 1e-4).then_some(h)
 }
 
 #[cfg(test)]

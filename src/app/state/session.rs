@@ -42,6 +42,10 @@ pub struct Persisted {
     /// The layers being tuned.
     #[serde(default)]
     pub layers: Option<LayerParams>,
+    /// The height of the character the look-at target was placed for (model units): a character of another
+    /// size gets the target scaled with it.
+    #[serde(default)]
+    pub look_target_height: Option<f32>,
 }
 
 /// The view of the document.
