@@ -2,9 +2,11 @@
 //!
 //! Channels that never change are folded into a base pose (with the rest pose for joints no track drives), so a
 //! sample starts from one copy. The other channels are grouped by their key times (a glTF exporter usually keys
-//! every channel at the same times) and interpolation, four joints to a block, in structure-of-arrays form. For
-//! each key interval a block stores both ends (and, for rotations, the angle between them and `θ / sin θ`), so a
-//! sample reads one contiguous run of blocks per group, and playing forward walks that storage in order.
+//! every channel at the same times) and interpolation, four joints to a block, in structure-of-arrays form. A
+//! linear group stores each key once, key-major (a sample reads the blocks of key k and of key k + 1, which lie
+//! next to each other, and playing forward walks that storage in order), and for rotations the angle of each
+//! interval and `θ / sin θ`, rotations being sign-aligned along each lane so consecutive keys share a hemisphere.
+//! A cubic group stores each interval's ends and tangents.
 //! Retargeting through humanoid bones is folded into the keys: slerp, lerp and the cubic Hermite spline commute
 //! with the constant rotations and affine maps it applies, so the result equals retargeting after sampling.
 
@@ -17,23 +19,22 @@ use crate::core::binding::BoundTrack;
 use crate::core::clip::{Interpolation, Keys};
 use crate::core::{Clip, ClipBinding, Skeleton, Transform};
 
-/// A linearly interpolated rotation interval for four joints: ends `a` and `b` (b on a's hemisphere), the angle
-/// θ between them (radians, in [0, π/2]) and θ / sin θ.
-#[derive(Clone, Copy, Debug)]
-#[repr(C)]
-pub(crate) struct RotSegment {
-    pub a: [Vec4; 4],
-    pub b: [Vec4; 4],
-    pub theta: Vec4,
-    pub inv_sinc: Vec4,
-}
-
-/// A linearly interpolated vector interval for four joints (x, y, z lanes of both ends).
-#[derive(Clone, Copy, Debug)]
-#[repr(C)]
-pub(crate) struct VecSegment {
-    pub a: [Vec4; 3],
-    pub b: [Vec4; 3],
+/// Linearly interpolated (or stepped) channels sharing one set of key times, four joints to a block, each key
+/// stored once: `N` vectors per key per block, one per component (x, y, z lanes of four joints for vectors; x, y,
+/// z, w for rotations, then the angle θ of the interval the key starts, in [0, π/2], and θ / sin θ, so a sample
+/// reads one stream).
+#[derive(Clone, Debug)]
+pub(crate) struct LinearGroup<const N: usize> {
+    /// Index of the key times in [`Animation::time_sets`].
+    pub time_set: usize,
+    /// Blocks per key.
+    pub blocks: usize,
+    /// Joint of each lane of each block (padding lanes repeat a real lane).
+    pub joints: Vec<[u16; 4]>,
+    /// Per block, 1 in the lanes that step (hold a key until the next) and 0 in those that interpolate.
+    pub holds: Vec<Vec4>,
+    /// `keys × blocks` blocks, key-major: key `k`'s blocks are `keys[k*blocks..(k+1)*blocks]`.
+    pub keys: Vec<[Vec4; N]>,
 }
 
 /// A cubic Hermite interval for four joints: values and tangents already scaled by the interval's length.
@@ -79,9 +80,9 @@ pub struct Animation {
     /// copies from `base` when that is cheaper than copying all of it.
     pub(crate) constant_channels: Vec<(u16, u8)>,
     pub(crate) time_sets: Vec<Vec<f32>>,
-    pub(crate) rotations: Vec<Group<RotSegment>>,
+    pub(crate) rotations: Vec<LinearGroup<6>>,
     pub(crate) rotations_cubic: Vec<Group<CubicSegment<4>>>,
-    pub(crate) vectors: [Vec<Group<VecSegment>>; 2],
+    pub(crate) vectors: [Vec<LinearGroup<3>>; 2],
     pub(crate) vectors_cubic: [Vec<Group<CubicSegment<3>>>; 2],
     animated_channels: usize,
 }
@@ -211,18 +212,6 @@ fn lane<'c>(block: &[&'c ChannelKeys], l: usize) -> &'c ChannelKeys {
     block.get(l).unwrap_or(&block[0])
 }
 
-/// The two ends of interval `k` of a linear or step channel (the last interval holds the last key).
-fn interval_ends(c: &ChannelKeys, k: usize) -> (Vec4, Vec4) {
-    let n = c.times.len();
-    let a = c.key_value(k);
-    let b = if c.interpolation == Interpolation::Step || k + 1 >= n {
-        a
-    } else {
-        c.key_value(k + 1)
-    };
-    (a, b)
-}
-
 /// Values and length-scaled tangents of interval `k` of a cubic channel (the last interval holds the last key).
 fn cubic_ends(c: &ChannelKeys, k: usize) -> [Vec4; 4] {
     let n = c.times.len();
@@ -285,31 +274,63 @@ fn build_groups<S>(
     }
 }
 
-fn rotation_segment(block: &[&ChannelKeys], k: usize) -> RotSegment {
-    let mut a = [Vec4::ZERO; 4];
-    let mut b = [Vec4::ZERO; 4];
-    let mut theta = [0.0; 4];
-    let mut inv_sinc = [1.0; 4];
-    for l in 0..4 {
-        let (qa, qb) = interval_ends(lane(block, l), k);
-        let qb = if qa.dot(qb) < 0.0 { -qb } else { qb };
-        (theta[l], inv_sinc[l]) = slerp_angle(qa, qb);
-        a[l] = qa;
-        b[l] = qb;
+/// A linear group of `channels`: rotations when `N` is 6 (sign-aligned, each key with its interval's angles),
+/// vectors when it is 3.
+fn linear_group<const N: usize>(channels: &[&ChannelKeys], time_set: usize) -> LinearGroup<N> {
+    let blocks: Vec<&[&ChannelKeys]> = channels.chunks(4).collect();
+    let n = channels[0].times.len();
+    let rotations = N == 6;
+    // Each lane's keys, rotations flipped where needed so each shares the previous one's hemisphere.
+    let lanes: Vec<[Vec<Vec4>; 4]> = blocks
+        .iter()
+        .map(|b| {
+            std::array::from_fn(|l| {
+                let c = lane(b, l);
+                let mut keys: Vec<Vec4> = (0..n).map(|k| c.key_value(k)).collect();
+                if rotations {
+                    for k in 1..n {
+                        if keys[k - 1].dot(keys[k]) < 0.0 {
+                            keys[k] = -keys[k];
+                        }
+                    }
+                }
+                keys
+            })
+        })
+        .collect();
+    let mut keys = Vec::with_capacity(n * blocks.len());
+    for k in 0..n {
+        for lane_keys in &lanes {
+            let components: [Vec4; 4] = transpose(std::array::from_fn(|l| lane_keys[l][k]));
+            let mut theta = [0.0; 4];
+            let mut inv_sinc = [1.0; 4];
+            if rotations && k + 1 < n {
+                for l in 0..4 {
+                    (theta[l], inv_sinc[l]) = slerp_angle(lane_keys[l][k], lane_keys[l][k + 1]);
+                }
+            }
+            let angles = [Vec4::from_array(theta), Vec4::from_array(inv_sinc)];
+            keys.push(std::array::from_fn(|c| {
+                if c < 4 { components[c] } else { angles[c - 4] }
+            }));
+        }
     }
-    RotSegment {
-        a: transpose(a),
-        b: transpose(b),
-        theta: Vec4::from_array(theta),
-        inv_sinc: Vec4::from_array(inv_sinc),
-    }
-}
-
-fn vector_segment(block: &[&ChannelKeys], k: usize) -> VecSegment {
-    let ends: [(Vec4, Vec4); 4] = std::array::from_fn(|l| interval_ends(lane(block, l), k));
-    VecSegment {
-        a: transpose(ends.map(|e| e.0)),
-        b: transpose(ends.map(|e| e.1)),
+    LinearGroup {
+        time_set,
+        blocks: blocks.len(),
+        joints: blocks
+            .iter()
+            .map(|b| std::array::from_fn(|l| lane(b, l).joint as u16))
+            .collect(),
+        holds: blocks
+            .iter()
+            .map(|b| {
+                Vec4::from_array(std::array::from_fn(|l| {
+                    f32::from(u8::from(lane(b, l).interpolation == Interpolation::Step))
+                }))
+            })
+            .collect(),
+        keys,
     }
 }
 
@@ -394,15 +415,12 @@ impl Animation {
             chans.sort_by_key(|c| c.joint);
             let v = usize::from(property == Property::Scale);
             match (property, cubic) {
-                (Property::Rotation, false) => {
-                    anim.rotations
-                        .push(build_groups(&chans, set, rotation_segment))
-                }
+                (Property::Rotation, false) => anim.rotations.push(linear_group(&chans, set)),
                 (Property::Rotation, true) => {
                     anim.rotations_cubic
                         .push(build_groups(&chans, set, cubic_segment::<4>))
                 }
-                (_, false) => anim.vectors[v].push(build_groups(&chans, set, vector_segment)),
+                (_, false) => anim.vectors[v].push(linear_group(&chans, set)),
                 (_, true) => {
                     anim.vectors_cubic[v].push(build_groups(&chans, set, cubic_segment::<3>))
                 }
@@ -454,14 +472,20 @@ impl Animation {
                     .map(|g| buffer(&g.joints) + buffer(&g.segments))
                     .sum::<usize>()
         }
+        fn linear<const N: usize>(g: &Vec<LinearGroup<N>>) -> usize {
+            buffer(g)
+                + g.iter()
+                    .map(|g| buffer(&g.joints) + buffer(&g.holds) + buffer(&g.keys))
+                    .sum::<usize>()
+        }
         std::mem::size_of::<Self>()
             + buffer(&self.base)
             + buffer(&self.constant_channels)
             + buffer(&self.time_sets)
             + self.time_sets.iter().map(buffer).sum::<usize>()
-            + groups(&self.rotations)
+            + linear(&self.rotations)
             + groups(&self.rotations_cubic)
-            + self.vectors.iter().map(groups).sum::<usize>()
+            + self.vectors.iter().map(linear).sum::<usize>()
             + self.vectors_cubic.iter().map(groups).sum::<usize>()
     }
 }

@@ -10,7 +10,7 @@
 
 use glam::{Mat4, Quat, Vec3A, Vec4};
 
-use super::animation::{Animation, CubicSegment, Group, RotSegment, VecSegment};
+use super::animation::{Animation, CubicSegment, Group, LinearGroup};
 use super::{JobError, check_len};
 use crate::core::Transform;
 
@@ -121,8 +121,9 @@ impl SamplingJob<'_> {
         };
         for g in &anim.rotations {
             let (k, u) = at(g.time_set);
-            for (s, joints) in blocks(g, k) {
-                let q = slerp_block(s, u);
+            let (a, b) = key_blocks(g, k, &anim.time_sets[g.time_set]);
+            for (((a, b), hold), joints) in a.iter().zip(b).zip(&g.holds).zip(&g.joints) {
+                let q = slerp_block(a, b, lane_fraction(u, *hold));
                 store(joints, q, |t, v| t.rotation = Quat::from_vec4(v), out);
             }
         }
@@ -136,8 +137,9 @@ impl SamplingJob<'_> {
         for (p, groups) in anim.vectors.iter().enumerate() {
             for g in groups {
                 let (k, u) = at(g.time_set);
-                for (s, joints) in blocks(g, k) {
-                    let v = lerp_block(s, u);
+                let (a, b) = key_blocks(g, k, &anim.time_sets[g.time_set]);
+                for (((a, b), hold), joints) in a.iter().zip(b).zip(&g.holds).zip(&g.joints) {
+                    let v = lerp_block(a, b, lane_fraction(u, *hold));
                     store(joints, extend(v), |t, v| set_vector(t, p, v), out);
                 }
             }
@@ -197,6 +199,26 @@ fn blocks<S>(g: &Group<S>, k: usize) -> impl Iterator<Item = (&S, &[u16; 4])> {
         .zip(&g.joints)
 }
 
+/// The blocks of key `k` and of the key after it (key `k` again for the last key) of a linear group.
+#[inline(always)]
+fn key_blocks<'g, const N: usize>(
+    g: &'g LinearGroup<N>,
+    k: usize,
+    times: &[f32],
+) -> (&'g [[Vec4; N]], &'g [[Vec4; N]]) {
+    let next = (k + 1).min(times.len() - 1);
+    (
+        &g.keys[k * g.blocks..(k + 1) * g.blocks],
+        &g.keys[next * g.blocks..(next + 1) * g.blocks],
+    )
+}
+
+/// The fraction into the interval per lane: `u`, or 0 in the lanes that step.
+#[inline(always)]
+fn lane_fraction(u: f32, hold: Vec4) -> Vec4 {
+    Vec4::splat(u) * (Vec4::ONE - hold)
+}
+
 #[inline(always)]
 fn store(
     joints: &[u16; 4],
@@ -241,20 +263,21 @@ fn sinc(x: Vec4) -> Vec4 {
     r
 }
 
+/// Slerp of four joints' rotations from key `a` to key `b` (same hemisphere) by `u4` per lane, through the angle
+/// θ and θ / sin θ stored with `a` (its components 4 and 5).
 #[inline(always)]
-fn slerp_block(s: &RotSegment, u: f32) -> [Vec4; 4] {
-    let u4 = Vec4::splat(u);
-    let v4 = Vec4::splat(1.0 - u);
-    let w0 = v4 * sinc(v4 * s.theta) * s.inv_sinc;
-    let w1 = u4 * sinc(u4 * s.theta) * s.inv_sinc;
-    std::array::from_fn(|c| s.a[c] * w0 + s.b[c] * w1)
+fn slerp_block(a: &[Vec4; 6], b: &[Vec4; 6], u4: Vec4) -> [Vec4; 4] {
+    let (theta, inv_sinc) = (a[4], a[5]);
+    let v4 = Vec4::ONE - u4;
+    let w0 = v4 * sinc(v4 * theta) * inv_sinc;
+    let w1 = u4 * sinc(u4 * theta) * inv_sinc;
+    std::array::from_fn(|c| a[c] * w0 + b[c] * w1)
 }
 
 #[inline(always)]
-fn lerp_block(s: &VecSegment, u: f32) -> [Vec4; 3] {
-    let u4 = Vec4::splat(u);
-    let v4 = Vec4::splat(1.0 - u);
-    std::array::from_fn(|c| s.a[c] * v4 + s.b[c] * u4)
+fn lerp_block(a: &[Vec4; 3], b: &[Vec4; 3], u4: Vec4) -> [Vec4; 3] {
+    let v4 = Vec4::ONE - u4;
+    std::array::from_fn(|c| a[c] * v4 + b[c] * u4)
 }
 
 #[inline(always)]
@@ -281,13 +304,10 @@ pub fn fast_slerp(a: Quat, b: Quat, u: f32) -> Quat {
     let (a, b) = (Vec4::from(a), Vec4::from(b));
     let b = if a.dot(b) < 0.0 { -b } else { b };
     let (theta, inv_sinc) = super::animation::slerp_angle(a, b);
-    let seg = RotSegment {
-        a: a.to_array().map(Vec4::splat),
-        b: b.to_array().map(Vec4::splat),
-        theta: Vec4::splat(theta),
-        inv_sinc: Vec4::splat(inv_sinc),
-    };
-    let q = slerp_block(&seg, u);
+    let [ax, ay, az, aw] = a.to_array();
+    let [bx, by, bz, bw] = b.to_array();
+    let key = |x, y, z, w| [x, y, z, w, theta, inv_sinc].map(Vec4::splat);
+    let q = slerp_block(&key(ax, ay, az, aw), &key(bx, by, bz, bw), Vec4::splat(u));
     Quat::from_xyzw(q[0].x, q[1].x, q[2].x, q[3].x)
 }
 
