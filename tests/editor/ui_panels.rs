@@ -455,6 +455,37 @@ fn a_look_at_row_standing_in_for_a_missing_bone_says_which_it_drives() {
     );
 }
 
+#[test]
+fn a_preset_with_an_empty_blend_space_turns_the_transport_off_and_says_what_it_restored() {
+    // B13: the empty space showed an enabled "Pause", and the status line did not say what else came back.
+    let dir = common::temp_dir("editor-empty-space");
+    let preset = dir.join("empty.json");
+    let mut p = animtune::preset::Preset {
+        blend: Some(animtune::blend::BlendSpace::default()),
+        ..Default::default()
+    };
+    p.layers.look_at.enabled = true;
+    std::fs::write(&preset, p.to_json()).unwrap();
+    let mut h = harness_sized(1280.0, 800.0);
+    h.run_steps(2);
+    open(&mut h, preset);
+    h.run_steps(2);
+    let status = h.state().editor().status().text.clone();
+    assert!(
+        status.contains("an empty blend space") && status.contains("look-at"),
+        "{status}"
+    );
+    let play = h.get_by_role_and_label(Role::Button, "Play");
+    assert!(
+        play.accesskit_node().is_disabled(),
+        "Play is enabled with nothing to play"
+    );
+    assert!(
+        h.query_by_label("Pause").is_none(),
+        "an empty space shows Pause"
+    );
+}
+
 /// The editor at 1280x800 with the built-in file browser chosen (View → File → "Built-in file browser", as a
 /// user without a system dialog would find it), so that opening a file shows no platform dialog.
 pub fn built_in_browser_harness() -> Harness<'static, AnimtuneApp> {

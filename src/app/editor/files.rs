@@ -190,6 +190,7 @@ impl EditorState {
                 }
             }
             let has_blend = preset.blend.is_some();
+            let clip_files = preset.clip_files.len();
             let after = Tuning {
                 blend: preset
                     .blend
@@ -201,13 +202,23 @@ impl EditorState {
             self.history.record(&self.doc.tuning, &after);
             self.doc.tuning = after;
             self.tuning_replaced();
+            let restored = self.preset_restored(has_blend, clip_files);
             if !has_blend {
-                self.session
-                    .report(format!("Opened preset {} (layers)", path.display()), false);
+                self.session.report(
+                    format!("Opened preset {}: {restored}", path.display()),
+                    false,
+                );
                 return Ok(());
             }
             self.play_blend();
             self.session.eval.play();
+            if self.blend_sampler.missing().is_empty() {
+                self.session.report(
+                    format!("Opened preset {}: {restored}", path.display()),
+                    false,
+                );
+                return Ok(());
+            }
         } else {
             let space = crate::preset::parse_blend_space(&text, path)?;
             self.edit_blend(BlendEdit::Replace(Box::new(space)));
@@ -235,6 +246,42 @@ impl EditorState {
         };
         self.session.report(text, is_error);
         Ok(())
+    }
+
+    /// What opening a preset restored, for the status bar: its blend space (or that it kept the current one), the
+    /// layers that are on, the humanoid override, the hips rule and the clip files.
+    fn preset_restored(&self, has_blend: bool, clip_files: usize) -> String {
+        let t = &self.doc.tuning;
+        let blend = match (has_blend, t.blend.nodes.len()) {
+            (false, _) => "no blend space (the current one kept)".to_string(),
+            (true, 0) => "an empty blend space (add nodes in the Blend tab)".to_string(),
+            (true, n) => format!("blend space of {n} nodes"),
+        };
+        let l = &t.layers;
+        let on: Vec<&str> = [
+            (l.breath.enabled, "breath"),
+            (l.look_at.enabled, "look-at"),
+            (l.twist.enabled, "twist"),
+        ]
+        .into_iter()
+        .filter_map(|(enabled, name)| enabled.then_some(name))
+        .collect();
+        let layers = if on.is_empty() {
+            "every layer off".to_string()
+        } else {
+            format!("layers on: {}", on.join(", "))
+        };
+        let mut parts = vec![blend, layers];
+        if !t.humanoid.is_empty() {
+            parts.push(format!("humanoid override of {} bone(s)", t.humanoid.len()));
+        }
+        if t.hips_placement != crate::core::HipsPlacement::default() {
+            parts.push(format!("retargeted hips: {}", t.hips_placement.name()));
+        }
+        if clip_files > 0 {
+            parts.push(format!("{clip_files} clip file(s)"));
+        }
+        parts.join("; ")
     }
 
     /// Writes the current tuning (blend space, layers) as a preset; `overwrite` only after the user confirmed.

@@ -18,7 +18,8 @@ const MAX_KEY_MARKERS: usize = 4000;
 /// Draws the timeline.
 pub fn ui(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) {
     let eval = e.eval();
-    let playable = e.blending() || e.clip().is_some();
+    // An empty blend space plays nothing: its transport is off, as with no clip.
+    let playable = (e.blending() && !e.tuning().blend.nodes.is_empty()) || e.clip().is_some();
     ui.horizontal_wrapped(|ui| {
         // At least as wide as "Pause" in the current font, which is wider than BUTTON_WIDTH at some sizes.
         let width = ["Play", "Pause"]
