@@ -786,3 +786,28 @@ fn the_look_at_target_scales_with_the_character_it_is_used_on() {
     let back = glam::Vec3::from(next.tuning().layers.look_at.target);
     assert!(back.distance(placed) < 1e-4, "{back} vs {placed}");
 }
+
+#[test]
+fn an_in_out_range_belongs_to_one_clip_and_a_blend_space_has_none() {
+    use animtune::app::command::Command;
+    let mut editor = animtune::app::editor::EditorState::new();
+    editor.update(0.0, false);
+    assert!(editor.blending(), "the mannequin opens on its blend space");
+    // B5/B23: I and O while the blend space plays set nothing hidden, and say why.
+    editor.apply(Command::SetPlayRange(Some([0.2, 0.5])));
+    editor.update(0.0, false);
+    assert_eq!(editor.eval().play_range(), None);
+    assert!(
+        editor.status().text.contains("single clip"),
+        "{}",
+        editor.status().text
+    );
+    // A range set on one clip does not cut the next clip chosen.
+    editor.apply(Command::PlayClip(Some(0)));
+    editor.apply(Command::SetPlayRange(Some([0.2, 0.5])));
+    editor.update(0.0, false);
+    assert_eq!(editor.eval().play_range(), Some([0.2, 0.5]));
+    editor.apply(Command::PlayClip(Some(1)));
+    editor.update(0.0, false);
+    assert_eq!(editor.eval().play_range(), None);
+}

@@ -348,7 +348,18 @@ impl EditorState {
             }
             Command::FollowRoot(on) => self.session.follow_root = on,
             Command::SetOnionSkin(onion) => self.session.onion = onion,
-            Command::SetPlayRange(range) => self.session.eval.set_play_range(range),
+            Command::SetPlayRange(range) => {
+                // A range belongs to one clip: a blend space (or the rest pose) has none to set.
+                if range.is_some() && self.clip().is_none() {
+                    self.session.report(
+                        "In/out points mark a range of a single clip: choose a clip in the clip list first"
+                            .to_string(),
+                        false,
+                    );
+                } else {
+                    self.session.eval.set_play_range(range);
+                }
+            }
             Command::ShowSkeleton(on) => self.session.show_skeleton = on,
             Command::ShowGrid(on) => self.session.show_grid = on,
             Command::Report { text, is_error } => self.session.report(text, is_error),
@@ -712,6 +723,10 @@ impl EditorState {
             Some(i) => SourceSpec::Clip(i),
             None => SourceSpec::Rest,
         };
+        // An in/out range was set on the clip it was set on: another clip starts whole.
+        if self.clip() != index {
+            self.session.eval.set_play_range(None);
+        }
         let character = &self.doc.model.character;
         self.session
             .eval

@@ -34,7 +34,10 @@ pub const SHORTCUTS: &[(&str, &str)] = &[
         "Left / Right arrow",
         "Step one frame back / forward (with the blend canvas focused: move the point)",
     ),
-    ("I / O", "Set the in / out point at the playhead"),
+    (
+        "I / O",
+        "Set the in / out point at the playhead (a single clip's: not while a blend space plays)",
+    ),
     ("Alt+I", "Clear the in/out range"),
     ("F", "Frame the character"),
     ("Shift+F", "Reset the view"),
@@ -48,6 +51,10 @@ pub const SHORTCUTS: &[(&str, &str)] = &[
     ("Ctrl+= / Ctrl+- / Ctrl+0", "UI scale up / down / reset"),
     ("Escape", "Close a menu, a dialog or the export window"),
     ("Alt+click (viewport)", "Place the look-at target"),
+    (
+        "Drag / Shift+drag the target (viewport)",
+        "Move the look-at target across / toward or away from the camera",
+    ),
     (
         "Drag (viewport)",
         "Orbit; right or middle drag pans, wheel zooms",
