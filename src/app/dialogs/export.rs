@@ -127,6 +127,28 @@ impl ExportDialog {
         self.path_chosen = true;
     }
 
+    /// Switches between one file and a folder of one clip per node, the path following: a file's name becomes
+    /// a folder beside it (`walk.glb` → `walk_nodes`, never the file itself), a folder gets the format's
+    /// extension back.
+    pub fn set_per_node(&mut self, on: bool) {
+        if on == self.per_node {
+            return;
+        }
+        self.per_node = on;
+        let path = self.path.trim().to_string();
+        if path.is_empty() {
+            return;
+        }
+        let p = PathBuf::from(&path);
+        self.path = if on {
+            let stem = p.with_extension("");
+            format!("{}_nodes", stem.display())
+        } else {
+            let folder = path.trim_end_matches('/').trim_end_matches("_nodes");
+            format!("{folder}.{}", self.format.extension())
+        };
+    }
+
     /// The longest bake the frame budget allows at the current rate for this character, seconds.
     pub fn max_duration(&self, e: &EditorState) -> f32 {
         let joints = e.doc().model.character.skeleton.len().max(1) as f64;
@@ -276,11 +298,16 @@ impl ExportDialog {
                 }
             }
         });
-        ui.checkbox(
-            &mut self.per_node,
-            "Blend space: one clip per node + preset",
-        )
-        .on_hover_text("Bake every node's clip on its own, plus a preset that rebuilds the space, into a folder");
+        let mut per_node = self.per_node;
+        if ui
+            .checkbox(&mut per_node, "Blend space: one clip per node + preset")
+            .on_hover_text(
+                "Bake every node's clip on its own, plus a preset that rebuilds the space, into a folder",
+            )
+            .changed()
+        {
+            self.set_per_node(per_node);
+        }
         if self.format == ExportFormat::Gltf {
             ui.checkbox(
                 &mut self.animation_only,
@@ -445,9 +472,15 @@ mod tests {
         };
         assert!(overwrite.run(&p, &c).unwrap_err().contains("cancelled"));
         assert_eq!(std::fs::read(dir.join("walk.glb")).unwrap(), written);
-        // One clip per node plus the preset.
-        d.per_node = true;
+        // One clip per node plus the preset. Switching to it turns the file name into a folder beside the file,
+        // which exists (B15: the folder was the file's own path, and writing failed with "File exists").
         d.format = ExportFormat::Native;
+        d.path = dir.join("walk.animclip").display().to_string();
+        d.set_per_node(true);
+        assert_eq!(PathBuf::from(&d.path), dir.join("walk_nodes"));
+        d.set_per_node(false);
+        assert_eq!(PathBuf::from(&d.path), dir.join("walk.animclip"));
+        d.set_per_node(true);
         d.path = dir.join("nodes").display().to_string();
         let job = d.job(&e, false).unwrap();
         c.store(false, Ordering::Relaxed);
