@@ -1020,3 +1020,33 @@ fn playback_keeps_real_time_when_frames_take_half_a_second() {
         "8 frames of 0.5 s advanced {advanced} s of animation"
     );
 }
+
+#[test]
+fn the_export_window_keeps_its_buttons_in_place_across_formats_and_stays_below_the_menu_bar() {
+    // B16: a click aimed at Export hit Close after the format changed, and the window covered the menu bar.
+    let mut h = harness();
+    h.run_steps(2);
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::E);
+    h.run_steps(3);
+    let rect = |h: &Harness<'static, AnimtuneApp>, label: &str| {
+        h.get_by_role_and_label(Role::Button, label).rect()
+    };
+    let (export, close) = (rect(&h, "Export"), rect(&h, "Close"));
+    let menu_bottom = rect(&h, "File").bottom();
+    for format in ["gltf", "unity", "native"] {
+        h.get_by_label(format).click();
+        h.run_steps(2);
+        assert_eq!(h.state_mut().export_dialog().format.name(), format);
+        assert_eq!(rect(&h, "Export"), export, "{format}");
+        assert_eq!(rect(&h, "Close"), close, "{format}");
+    }
+    // The window's title and its Export button are both labelled Export: the highest is the title.
+    let window_top = h
+        .query_all_by_label("Export")
+        .map(|n| n.rect().top())
+        .fold(f32::MAX, f32::min);
+    assert!(
+        window_top > menu_bottom,
+        "the window's title {window_top} over the menu bar {menu_bottom}"
+    );
+}

@@ -230,9 +230,13 @@ impl ExportDialog {
             return;
         }
         let mut close = false;
+        // Below the menu bar, so the window never covers it.
+        let top = ctx.content_rect().top() + 40.0;
         egui::Window::new("Export")
             .resizable(false)
             .collapsible(false)
+            .default_pos([ctx.content_rect().center().x - 180.0, top])
+            .constrain_to(ctx.content_rect().with_min_y(top))
             .show(ctx, |ui| {
                 self.contents(ui, e, out);
                 ui.separator();
@@ -308,26 +312,36 @@ impl ExportDialog {
         {
             self.set_per_node(per_node);
         }
-        if self.format == ExportFormat::Gltf {
-            ui.checkbox(
-                &mut self.animation_only,
-                "Animation only (skeleton, no meshes)",
-            )
-            .on_hover_text(
-                "Leave the meshes and textures out: a smaller file with the skeleton and animation",
-            );
-        }
-        if self.format == ExportFormat::Unity {
-            ui.checkbox(&mut self.unity_gltf_axes, "glTF axes")
-                .on_hover_text(
-                    "Off: Unity's axes (X mirrored), what the Unity runtime plays as it is. On: glTF's axes, \
-                     for pipelines that convert by themselves",
-                );
-            ui.checkbox(&mut self.sparse, "Only joints that move").on_hover_text(
-                "Off: every humanoid bone gets curves, as the original writer records them; the Unity player \
-                 leaves a bone without curves wherever it was",
-            );
-        }
+        // Every format's options are always shown (those of another format greyed out), so the controls below
+        // stay where they are when the format changes.
+        let gltf = self.format == ExportFormat::Gltf;
+        ui.add_enabled(
+            gltf,
+            egui::Checkbox::new(&mut self.animation_only, "Animation only (skeleton, no meshes)"),
+        )
+        .on_hover_text(
+            "glTF: leave the meshes and textures out, a smaller file with the skeleton and animation",
+        )
+        .on_disabled_hover_text("For glTF exports");
+        let unity = self.format == ExportFormat::Unity;
+        ui.add_enabled(
+            unity,
+            egui::Checkbox::new(&mut self.unity_gltf_axes, "glTF axes"),
+        )
+        .on_hover_text(
+            "Unity layout. Off: Unity's axes (X mirrored), what the Unity runtime plays as it is. On: glTF's \
+             axes, for pipelines that convert by themselves",
+        )
+        .on_disabled_hover_text("For Unity-layout exports");
+        ui.add_enabled(
+            unity,
+            egui::Checkbox::new(&mut self.sparse, "Only joints that move"),
+        )
+        .on_hover_text(
+            "Unity layout. Off: every humanoid bone gets curves, as the original writer records them; the \
+             Unity player leaves a bone without curves wherever it was",
+        )
+        .on_disabled_hover_text("For Unity-layout exports");
         crate::app::panels::widgets::slider(
             ui,
             &mut self.fps,
