@@ -486,6 +486,29 @@ fn a_preset_with_an_empty_blend_space_turns_the_transport_off_and_says_what_it_r
     );
 }
 
+#[test]
+fn the_joint_tab_shows_every_value_of_a_row_at_the_default_width() {
+    // B11: at the default inspector width the quaternion's w was cut off, and values printed "-0.00".
+    let mut h = harness_sized(1280.0, 800.0);
+    h.run_steps(2);
+    h.state_mut().send(Command::SelectJoint(Some(3)));
+    h.get_by_label("Joint").click();
+    h.run_steps(3);
+    // The row as the tab prints it: four values, one that rounds to zero as 0.
+    let q = h.state().editor().pose().local[3].rotation;
+    let text = q
+        .to_array()
+        .map(|v| format!("{:.4}", if v.abs() < 5e-5 { 0.0 } else { v }))
+        .join("  ");
+    assert!(!text.contains("-0.0000"), "{text}");
+    let row = h.get_by_label(&text);
+    assert!(
+        row.rect().right() <= 1280.0,
+        "the row runs past the window: {:?}",
+        row.rect()
+    );
+}
+
 /// The editor at 1280x800 with the built-in file browser chosen (View → File → "Built-in file browser", as a
 /// user without a system dialog would find it), so that opening a file shows no platform dialog.
 pub fn built_in_browser_harness() -> Harness<'static, AnimtuneApp> {

@@ -7,22 +7,30 @@ use crate::app::editor::EditorState;
 
 /// One labelled row of numbers.
 fn row(ui: &mut egui::Ui, label: &str, text: String, tip: &str) {
-    ui.horizontal(|ui| {
-        ui.add_sized([130.0, 18.0], egui::Label::new(label));
-        ui.monospace(text).on_hover_text(tip);
-    });
+    // The label above its values: four numbers fit the inspector's default width (a label beside them cut the
+    // quaternion's w off).
+    ui.label(label);
+    ui.monospace(text).on_hover_text(tip);
+}
+
+/// Values to `decimals` places, one space apart, a value that rounds to zero printed as 0 (never "-0.00").
+fn fixed(values: &[f32], decimals: usize) -> String {
+    let half_step = 0.5 * 10f32.powi(-(decimals as i32));
+    values
+        .iter()
+        .map(|&v| {
+            let v = if v.abs() < half_step { 0.0 } else { v };
+            format!("{v:.decimals$}")
+        })
+        .collect::<Vec<_>>()
+        .join("  ")
 }
 
 /// A rotation as XYZ Euler angles in degrees.
 fn euler_row(ui: &mut egui::Ui, rotation: glam::Quat, tip: &str) {
     let (x, y, z) = rotation.to_euler(glam::EulerRot::XYZ);
     let [x, y, z] = [x, y, z].map(f32::to_degrees);
-    row(
-        ui,
-        "rotation (°, XYZ)",
-        format!("{x:8.2} {y:8.2} {z:8.2}"),
-        tip,
-    );
+    row(ui, "rotation (°, XYZ)", fixed(&[x, y, z], 2), tip);
 }
 
 /// Draws the tab.
@@ -48,7 +56,7 @@ pub fn ui(ui: &mut egui::Ui, e: &EditorState) {
     row(
         ui,
         "translation (m)",
-        format!("{:8.4} {:8.4} {:8.4}", t.x, t.y, t.z),
+        fixed(&[t.x, t.y, t.z], 4),
         "Local translation x y z, metres",
     );
     euler_row(
@@ -60,14 +68,14 @@ pub fn ui(ui: &mut egui::Ui, e: &EditorState) {
     row(
         ui,
         "quaternion",
-        format!("{:7.4} {:7.4} {:7.4} {:7.4}", q.x, q.y, q.z, q.w),
+        fixed(&[q.x, q.y, q.z, q.w], 4),
         "Local rotation quaternion x y z w",
     );
     let sc = l.scale;
     row(
         ui,
         "scale",
-        format!("{:8.4} {:8.4} {:8.4}", sc.x, sc.y, sc.z),
+        fixed(&[sc.x, sc.y, sc.z], 4),
         "Local scale x y z",
     );
     ui.separator();
@@ -77,7 +85,7 @@ pub fn ui(ui: &mut egui::Ui, e: &EditorState) {
     row(
         ui,
         "position (m)",
-        format!("{:8.4} {:8.4} {:8.4}", t.x, t.y, t.z),
+        fixed(&[t.x, t.y, t.z], 4),
         "Position in the model's space (+Y up, +Z the character's front), metres",
     );
     euler_row(
@@ -85,4 +93,15 @@ pub fn ui(ui: &mut egui::Ui, e: &EditorState) {
         m.rotation,
         "Rotation in the model's space as Euler angles in degrees, X then Y then Z",
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_value_that_rounds_to_zero_prints_without_a_sign() {
+        assert_eq!(fixed(&[-0.0001, 0.25, -1.5], 2), "0.00  0.25  -1.50");
+        assert_eq!(fixed(&[-0.00004], 4), "0.0000");
+    }
 }
