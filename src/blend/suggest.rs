@@ -51,8 +51,12 @@ pub struct Suggestion {
     pub space: BlendSpace,
     /// Each node's clip and how it was placed, in node order.
     pub placed: Vec<Placement>,
-    /// Clips left out: neither their name nor their root motion says how they move.
+    /// Clips left out: neither their name nor their root motion says how they move, or it names an action
+    /// (a jump, an attack) rather than a gait.
     pub left_out: Vec<String>,
+    /// Clips left out as variants of a gait already placed at the same point (`Walking_B` beside `Walking_A`):
+    /// stacked nodes would split the weight between them and hide one another on the canvas.
+    pub variants: Vec<String>,
 }
 
 /// The lower-case words of a clip name: split at non-letters and at lower→upper case changes
@@ -81,10 +85,20 @@ fn words(name: &str) -> Vec<String> {
     out
 }
 
-/// Reads a gait from a clip name, or None when the name names no locomotion.
+/// Words that make a clip an action, not a gait, whatever else its name says ("Jump_Idle", "Walk_Attack").
+const ACTIONS: &[&str] = &[
+    "jump", "land", "fall", "attack", "hit", "death", "die", "dead", "roll", "punch", "kick",
+    "shoot", "reload", "sit", "sitting", "interact", "pickup", "pick", "spell", "throw", "cast",
+    "emote", "dance", "climb", "swim",
+];
+
+/// Reads a gait from a clip name, or None when the name names no locomotion (or names an action).
 pub fn gait_from_name(name: &str) -> Option<NamedGait> {
     let words = words(name);
     let has = |w: &[&str]| words.iter().any(|x| w.contains(&x.as_str()));
+    if has(ACTIONS) {
+        return None;
+    }
     let speed = if has(&["sprint"]) {
         NOMINAL_SPRINT
     } else if has(&["run", "running"]) {
@@ -143,6 +157,7 @@ fn axis_end(max: f64) -> f64 {
 pub fn space_from_clips(character: &Character, clips: &[Clip]) -> Result<Suggestion, String> {
     let mut placed: Vec<(Placement, [f32; 2])> = Vec::new();
     let mut left_out = Vec::new();
+    let mut variants = Vec::new();
     for (i, clip) in clips.iter().enumerate() {
         let name = if clip.name.is_empty() {
             format!("clip {i}")
@@ -155,16 +170,25 @@ pub fn space_from_clips(character: &Character, clips: &[Clip]) -> Result<Suggest
         let velocity = measured_velocity(character, clip);
         let speed = (velocity[0] * velocity[0] + velocity[1] * velocity[1]).sqrt();
         let named = gait_from_name(&name);
+        let actions = words(&name).iter().any(|w| ACTIONS.contains(&w.as_str()));
         let (vel, measured) = match named {
             // An idle stays at the origin even if it sways.
             Some(g) if g.speed == 0.0 => ([0.0, 0.0], false),
-            _ if speed >= STILL_SPEED && speed.is_finite() => (velocity, true),
+            _ if speed >= STILL_SPEED && speed.is_finite() && !actions => (velocity, true),
             Some(g) => ([g.direction[0] * g.speed, g.direction[1] * g.speed], false),
             None => {
                 left_out.push(name);
                 continue;
             }
         };
+        // A second clip of a gait already placed there (a variant, placed by its name) is kept out.
+        let same_place = |(p, v): &(Placement, [f32; 2])| {
+            !measured && !p.measured && (v[0] - vel[0]).abs() < 1e-3 && (v[1] - vel[1]).abs() < 1e-3
+        };
+        if placed.iter().any(same_place) {
+            variants.push(name);
+            continue;
+        }
         placed.push((
             Placement {
                 clip: name,
@@ -256,12 +280,48 @@ pub fn space_from_clips(character: &Character, clips: &[Clip]) -> Result<Suggest
         space,
         placed: placed.into_iter().map(|(p, _)| p).collect(),
         left_out,
+        variants,
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_clip_library_gives_one_node_per_gait_and_leaves_actions_out() {
+        // B9: a KayKit-style library stacked Walking_A/B/C and took Jump_Idle for the idle.
+        let m = crate::demo::mannequin::load();
+        let idle = m.clips.iter().find(|c| c.name == "Idle").unwrap();
+        let names = [
+            "Idle_A",
+            "Idle_B",
+            "Walking_A",
+            "Walking_B",
+            "Walking_C",
+            "Running_A",
+            "Running_B",
+            "Jump_Idle",
+            "Jump_Start",
+            "Jump_Land",
+        ];
+        let clips: Vec<Clip> = names
+            .iter()
+            .map(|n| Clip {
+                name: n.to_string(),
+                ..idle.clone()
+            })
+            .collect();
+        let s = space_from_clips(&m.character, &clips).unwrap();
+        let placed: Vec<&str> = s.placed.iter().map(|p| p.clip.as_str()).collect();
+        assert_eq!(placed, ["Idle_A", "Walking_A", "Running_A"]);
+        assert_eq!(
+            s.variants,
+            ["Idle_B", "Walking_B", "Walking_C", "Running_B"]
+        );
+        assert_eq!(s.left_out, ["Jump_Idle", "Jump_Start", "Jump_Land"]);
+        assert_eq!(gait_from_name("Jump_Idle"), None);
+    }
 
     #[test]
     fn names_split_into_words_and_give_gaits() {

@@ -253,6 +253,12 @@ impl BlendPanel {
                             })
                             .collect();
                         let mut text = format!("New blend space from clips: {}", placed.join(", "));
+                        if !s.variants.is_empty() {
+                            text.push_str(&format!(
+                                "; variants of a gait already placed, left out: {}",
+                                s.variants.join(", ")
+                            ));
+                        }
                         if !s.left_out.is_empty() {
                             text.push_str(&format!("; left out: {}", s.left_out.join(", ")));
                         }
