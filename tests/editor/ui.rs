@@ -1050,3 +1050,28 @@ fn the_export_window_keeps_its_buttons_in_place_across_formats_and_stays_below_t
         "the window's title {window_top} over the menu bar {menu_bottom}"
     );
 }
+
+#[test]
+fn dragging_the_sample_point_where_it_covers_a_node_moves_the_point() {
+    // B8: a new space starts with the point on a node, and the first drag moved the node.
+    let mut h = harness();
+    h.run_steps(3);
+    let nodes = h.state().editor().tuning().blend.nodes.clone();
+    let walk = nodes.iter().position(|n| n.clip == "WalkForward").unwrap();
+    h.state_mut()
+        .send(Command::SetBlendPoint(nodes[walk].position));
+    h.run_steps(2);
+    let from = canvas_point(&h, nodes[walk].position);
+    drag(&mut h, from, from + egui::vec2(30.0, 0.0));
+    let e = h.state().editor();
+    assert_eq!(
+        e.tuning().blend.nodes[walk].position,
+        nodes[walk].position,
+        "the node stays"
+    );
+    assert!(
+        e.tuning().blend.point[0] > nodes[walk].position[0] + 0.05,
+        "the point moved: {:?}",
+        e.tuning().blend.point
+    );
+}

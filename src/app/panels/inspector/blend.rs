@@ -454,7 +454,11 @@ impl BlendPanel {
             && let Some(pos) = press.or(response.interact_pointer_pos())
         {
             response.request_focus();
-            self.drag = Some(match hit_node(pos, blend) {
+            // The cross wins where it covers a node (a new space starts with it on one): it is what a drag
+            // there means to move; a node under it still moves from its other side or by its row.
+            let on_point =
+                space_to_screen(blend, rect, blend.point).distance(pos) <= NODE_RADIUS * 0.6;
+            self.drag = Some(match hit_node(pos, blend).filter(|_| !on_point) {
                 Some(i) => {
                     self.selected = Some(i);
                     Drag::Node(i)
