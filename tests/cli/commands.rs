@@ -507,3 +507,39 @@ fn a_frame_rate_outside_one_to_a_thousand_is_refused_and_a_bake_over_its_toleran
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     assert!(out_file.exists());
 }
+
+#[test]
+fn a_rigid_parts_character_exported_with_another_files_clip_reimports_whole_and_humanoid() {
+    // B14: a skinless VRM 1.0 with a VRMA clip came back as 1 joint of 19, no longer a humanoid.
+    let dir = common::temp_dir("cli-rigid-export");
+    let out = dir.join("rigid.glb");
+    let model = common::asset("vrm/mtoon_default.vrm");
+    let vrma = common::asset("three-vrm_test.vrma");
+    let r = animtune(&[
+        "bake",
+        model.to_str().unwrap(),
+        "--clip-file",
+        vrma.to_str().unwrap(),
+        "--clip",
+        "0",
+        "--format",
+        "gltf",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let source = json_of(&animtune(&["inspect", model.to_str().unwrap(), "--json"]));
+    let back = json_of(&animtune(&["inspect", out.to_str().unwrap(), "--json"]));
+    let joints = |j: &serde_json::Value| j["joints"].as_array().unwrap().len();
+    assert!(
+        joints(&back) >= joints(&source),
+        "{} of {} joints",
+        joints(&back),
+        joints(&source)
+    );
+    assert_eq!(
+        back["humanoid"]["is_humanoid"], true,
+        "{}",
+        back["humanoid"]
+    );
+}

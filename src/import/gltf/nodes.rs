@@ -17,8 +17,9 @@ pub(super) struct SkeletonNodes {
     pub(super) node_to_joint: HashMap<usize, usize>,
 }
 
-/// Builds the skeleton: skin joints, else `extra` nodes (a VRM table's) and animated nodes, else every node
-/// without a mesh.
+/// Builds the skeleton: skin joints, else `extra` nodes (a VRM table's) and animated nodes with every other
+/// mesh-less node of the trees they are in (a character of rigid parts keeps its whole rig, not only what one clip
+/// moves), else every node without a mesh.
 pub(super) fn skeleton(
     document: &gl::Document,
     nodes: &NodeGraph,
@@ -40,6 +41,36 @@ pub(super) fn skeleton(
             for c in a.channels() {
                 wanted.push(c.target().node().index());
             }
+        }
+        // The trees holding those nodes: every mesh-less node under their top-most ancestors. Each node's root
+        // is found once (a walk stops at a node already resolved), so a deep hierarchy costs linear time.
+        let mut root_of: Vec<Option<usize>> = vec![None; nodes.len()];
+        let mut path = Vec::new();
+        let mut roots: Vec<usize> = Vec::new();
+        for &start in &wanted {
+            let mut r = start;
+            while root_of[r].is_none() {
+                path.push(r);
+                match nodes.parent[r] {
+                    Some(p) => r = p,
+                    None => break,
+                }
+            }
+            let root = root_of[r].unwrap_or(r);
+            for n in path.drain(..) {
+                root_of[n] = Some(root);
+            }
+            roots.push(root);
+        }
+        roots.sort_unstable();
+        roots.dedup();
+        let has_mesh: Vec<bool> = document.nodes().map(|n| n.mesh().is_some()).collect();
+        let mut stack = roots;
+        while let Some(n) = stack.pop() {
+            if !has_mesh[n] {
+                wanted.push(n);
+            }
+            stack.extend(nodes.children[n].iter().copied());
         }
         if wanted.is_empty() {
             wanted.extend(
