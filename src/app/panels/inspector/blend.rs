@@ -168,6 +168,31 @@ fn weight_bar(ui: &mut egui::Ui, node: usize, clip: &str, weight: f64) {
     ));
 }
 
+/// Where each node's label goes: right or left of the node, above or below it, inside `frame`, the first of those
+/// four places that overlaps no label placed before it; None where all four would.
+fn label_rects(nodes: &[Pos2], sizes: &[Vec2], frame: Rect) -> Vec<Option<Rect>> {
+    let mut placed: Vec<Rect> = Vec::new();
+    nodes
+        .iter()
+        .zip(sizes)
+        .map(|(&at, &size)| {
+            let gap = NODE_RADIUS + 3.0;
+            let xs = [at.x + gap, at.x - gap - size.x];
+            let ys = [at.y - NODE_RADIUS - size.y, at.y + NODE_RADIUS];
+            let spot = ys
+                .iter()
+                .flat_map(|&y| xs.iter().map(move |&x| egui::pos2(x, y)))
+                .map(|p| {
+                    let p = p.clamp(frame.min, (frame.max - size).max(frame.min));
+                    Rect::from_min_size(p, size)
+                })
+                .find(|r| !placed.iter().any(|q| q.expand(1.0).intersects(*r)))?;
+            placed.push(spot);
+            Some(spot)
+        })
+        .collect()
+}
+
 fn color32(rgb: [u8; 3]) -> Color32 {
     Color32::from_rgb(rgb[0], rgb[1], rgb[2])
 }
@@ -589,10 +614,24 @@ impl BlendPanel {
         }
     }
 
-    /// Nodes, their labels and the sample point; labels are kept inside `frame`.
+    /// Nodes, their labels and the sample point; labels are kept inside `frame`, and one that would overlap a
+    /// label already drawn is left out (the weight list below names every node in its colour).
     fn marks(&self, painter: &egui::Painter, rect: Rect, frame: Rect, e: &EditorState) {
         let blend = &e.tuning().blend;
         let missing: Vec<usize> = e.blend_sampler().missing().iter().map(|m| m.0).collect();
+        let font = egui::TextStyle::Body.resolve(&painter.ctx().global_style());
+        let galleys: Vec<_> = blend
+            .nodes
+            .iter()
+            .map(|n| painter.layout_no_wrap(n.clip.clone(), font.clone(), Color32::WHITE))
+            .collect();
+        let places: Vec<Pos2> = blend
+            .nodes
+            .iter()
+            .map(|n| space_to_screen(blend, rect, n.position))
+            .collect();
+        let sizes: Vec<Vec2> = galleys.iter().map(|g| g.size()).collect();
+        let labels = label_rects(&places, &sizes, frame);
         for (i, node) in blend.nodes.iter().enumerate() {
             let at = space_to_screen(blend, rect, node.position);
             let fill = if missing.contains(&i) {
@@ -607,27 +646,10 @@ impl BlendPanel {
                 fill,
                 Stroke::new(if selected { 2.5 } else { 1.0 }, Color32::WHITE),
             );
-            let font = egui::TextStyle::Body.resolve(&painter.ctx().global_style());
-            let galley = painter.layout_no_wrap(node.clip.clone(), font, Color32::WHITE);
-            let size = galley.size();
-            // Right of the node where it fits, else left of it; above it where it fits, else below.
-            let x = if at.x + NODE_RADIUS + 3.0 + size.x <= frame.right() {
-                at.x + NODE_RADIUS + 3.0
-            } else {
-                (at.x - NODE_RADIUS - 3.0 - size.x).max(frame.left())
-            };
-            let y = if at.y - NODE_RADIUS - size.y >= frame.top() {
-                at.y - NODE_RADIUS - size.y
-            } else {
-                (at.y + NODE_RADIUS).min(frame.bottom() - size.y)
-            };
-            let pos = egui::pos2(x, y);
-            painter.rect_filled(
-                Rect::from_min_size(pos, size).expand(1.0),
-                2.0,
-                Color32::from_black_alpha(140),
-            );
-            painter.galley(pos, galley, Color32::WHITE);
+            if let Some(label) = labels[i] {
+                painter.rect_filled(label.expand(1.0), 2.0, Color32::from_black_alpha(140));
+                painter.galley(label.min, galleys[i].clone(), Color32::WHITE);
+            }
         }
         let p = space_to_screen(blend, rect, blend.point);
         let stroke = Stroke::new(2.0, Color32::WHITE);
@@ -773,5 +795,33 @@ impl BlendPanel {
                 self.selected = Some(blend.nodes.len());
             }
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn node_labels_never_overlap() {
+        // B10: nodes side by side (WalkForward, WalkForwardRight) drew their labels over one another.
+        let frame = Rect::from_min_size(egui::pos2(0.0, 0.0), Vec2::new(300.0, 200.0));
+        let nodes = [
+            egui::pos2(150.0, 100.0),
+            egui::pos2(160.0, 100.0),
+            egui::pos2(150.0, 110.0),
+            egui::pos2(155.0, 105.0),
+            egui::pos2(290.0, 5.0),
+        ];
+        let sizes = [Vec2::new(90.0, 14.0); 5];
+        let labels = label_rects(&nodes, &sizes, frame);
+        let drawn: Vec<Rect> = labels.iter().flatten().copied().collect();
+        assert!(drawn.len() >= 4, "{labels:?}");
+        for (i, a) in drawn.iter().enumerate() {
+            assert!(frame.contains_rect(*a), "{a:?}");
+            for b in &drawn[i + 1..] {
+                assert!(!a.intersects(*b), "{a:?} and {b:?}");
+            }
+        }
     }
 }
