@@ -447,6 +447,14 @@ impl eframe::App for AnimtuneApp {
         eframe::set_value(storage, STORAGE_KEY, &self.editor.persisted());
         eframe::set_value(storage, LAYOUT_KEY, &self.layout);
     }
+
+    /// egui's own memory (panel widths, scroll offsets, open headers) is not carried to the next session: a
+    /// panel squeezed in a small window would stay squeezed in a large one, and a tab would open scrolled where
+    /// the last session left it (B12, B3). What a user sets on purpose ([`Layout`]: which panels are open, the UI
+    /// scale, the file dialog) is saved on its own.
+    fn persist_egui_memory(&self) -> bool {
+        false
+    }
 }
 
 /// The shortcuts that open a window rather than send a command, as one frame's key presses chose them.

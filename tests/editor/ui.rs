@@ -1075,3 +1075,12 @@ fn dragging_the_sample_point_where_it_covers_a_node_moves_the_point() {
         e.tuning().blend.point
     );
 }
+
+#[test]
+fn panel_widths_and_scroll_offsets_do_not_carry_to_the_next_session() {
+    use eframe::App;
+    // B12: panels squeezed at 900x600 and UI scale 2 stayed squeezed at 1280x800 after a restart, because egui's
+    // memory (panel widths, scroll offsets) was saved with the session.
+    let h = harness();
+    assert!(!h.state().persist_egui_memory());
+}
