@@ -1084,3 +1084,21 @@ fn panel_widths_and_scroll_offsets_do_not_carry_to_the_next_session() {
     let h = harness();
     assert!(!h.state().persist_egui_memory());
 }
+
+#[test]
+fn the_scene_panel_keeps_its_width_when_a_clip_group_appears() {
+    // B12: the scene panel grew from 240 to 320 px when clips from another file added a group to its list.
+    let mut h = harness();
+    h.run_steps(3);
+    // The scene panel's « (collapse) button sits at its right edge.
+    let panel = |h: &Harness<'static, AnimtuneApp>| h.get_by_label("«").rect();
+    let before = panel(&h);
+    h.state_mut()
+        .send(Command::AddClips(common::asset("three-vrm_test.vrma")));
+    h.run_steps(4);
+    let after = panel(&h);
+    assert_eq!(
+        before, after,
+        "the scene panel's collapse button moved: the panel changed width"
+    );
+}
