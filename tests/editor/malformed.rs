@@ -811,3 +811,50 @@ fn an_in_out_range_belongs_to_one_clip_and_a_blend_space_has_none() {
     editor.update(0.0, false);
     assert_eq!(editor.eval().play_range(), None);
 }
+
+#[test]
+fn the_camera_stays_over_the_root_when_root_motion_changes() {
+    use animtune::app::command::Command;
+    use animtune::blend::RootMotion;
+    // B2: after a clip walked on (motion kept, the camera following), In place left the view empty, and so did
+    // going back to Keep.
+    let mut editor = animtune::app::editor::EditorState::new();
+    let walk = editor
+        .doc()
+        .clips
+        .iter()
+        .position(|c| c.name == "WalkForward")
+        .unwrap();
+    editor.apply(Command::PlayClip(Some(walk)));
+    editor.apply(Command::SetClipRootMotion(RootMotion::Keep));
+    editor.apply(Command::Transport(animtune::app::command::Transport::Play));
+    let off_root = |e: &animtune::app::editor::EditorState| {
+        let root = e.eval().root_joint().unwrap();
+        let p = e.matrices()[root].w_axis;
+        let t = e.session().camera.target;
+        glam::Vec2::new(p.x - t.x, p.z - t.z).length()
+    };
+    for _ in 0..240 {
+        editor.update(1.0 / 60.0, false);
+    }
+    let travelled = {
+        let root = editor.eval().root_joint().unwrap();
+        editor.matrices()[root].w_axis.z
+    };
+    assert!(
+        travelled.abs() > 1.0,
+        "the walk kept its motion: {travelled}"
+    );
+    let kept_offset = off_root(&editor);
+    for mode in [RootMotion::InPlace, RootMotion::Keep] {
+        editor.apply(Command::SetClipRootMotion(mode));
+        for _ in 0..30 {
+            editor.update(1.0 / 60.0, false);
+        }
+        assert!(
+            off_root(&editor) < kept_offset + 0.3,
+            "{mode:?}: the camera is {} m off the root",
+            off_root(&editor)
+        );
+    }
+}

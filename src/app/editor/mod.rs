@@ -345,6 +345,9 @@ impl EditorState {
             Command::SetClipRootMotion(mode) => {
                 self.session.eval.set_clip_root_motion(mode);
                 self.session.root_trail.clear();
+                // The root jumps (in place: back near the origin; kept: on to where the loops took it): the
+                // next frame brings the camera over it instead of leaving the view empty (B2).
+                self.session.recenter_on_root = true;
             }
             Command::FollowRoot(on) => self.session.follow_root = on,
             Command::SetOnionSkin(onion) => self.session.onion = onion,
@@ -452,8 +455,9 @@ impl EditorState {
         }
     }
 
-    /// Extends the root trail and moves the camera with the root while a clip's motion is kept: the camera's
-    /// target moves by the root's horizontal step, so the view follows without turning.
+    /// Moves the camera with the root while a clip plays (its target moves by the root's horizontal step, so the
+    /// view follows without turning; after a change of root motion it is put over the root), and extends the root
+    /// trail while the clip's motion is kept.
     fn follow_root(&mut self) {
         let Some(root) = self.session.eval.root_joint() else {
             return;
@@ -463,20 +467,32 @@ impl EditorState {
         };
         let p = m.w_axis.truncate();
         let here = Vec3::new(p.x, 0.0, p.z);
-        let kept = self.clip().is_some()
-            && self.session.eval.clip_root_motion() == crate::blend::RootMotion::Keep;
+        let playing_clip = self.clip().is_some();
+        let kept =
+            playing_clip && self.session.eval.clip_root_motion() == crate::blend::RootMotion::Keep;
         let s = &mut self.session;
-        if !kept || !here.is_finite() {
+        if !playing_clip || !here.is_finite() {
+            s.root_trail.clear();
+            s.followed_root = None;
+            return;
+        }
+        if s.follow_root {
+            if std::mem::take(&mut s.recenter_on_root) {
+                s.camera.target.x = here.x;
+                s.camera.target.z = here.z;
+            } else if let Some(last) = s.followed_root {
+                s.camera.target += here - last;
+            }
+        }
+        s.followed_root = Some(here);
+        if !kept {
             s.root_trail.clear();
             return;
         }
-        if let Some(&last) = s.root_trail.last() {
-            if s.follow_root {
-                s.camera.target += here - last;
-            }
-            if last.distance(here) < 1e-4 {
-                return;
-            }
+        if let Some(&last) = s.root_trail.last()
+            && last.distance(here) < 1e-4
+        {
+            return;
         }
         // Past what the overlay draws, the oldest quarter goes.
         let limit = crate::render::overlay::MAX_TRAIL_POINTS;
@@ -547,6 +563,7 @@ impl EditorState {
             self.session.eval.play();
         }
         // Every model opens in the front view, framed once it is posed.
+        self.session.followed_root = None;
         self.session.camera = OrbitCamera::default();
         self.frame_pending = true;
     }

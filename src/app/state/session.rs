@@ -68,8 +68,13 @@ pub struct Session {
     pub frame_rate: f32,
     /// The viewport's aspect ratio (width / height), which framing fits.
     pub viewport_aspect: f32,
-    /// The camera follows the root-motion joint while a clip's motion is kept.
+    /// The camera follows the root-motion joint while a clip plays (kept or in place: an in-place clip whose
+    /// hips still wander stays in view).
     pub follow_root: bool,
+    /// Where the camera last saw the root-motion joint (on the ground).
+    pub followed_root: Option<Vec3>,
+    /// Set by a change of root motion: the next frame puts the camera's target over the root.
+    pub recenter_on_root: bool,
     /// Where the root-motion joint has been while playing (model space, on the ground), oldest first.
     pub root_trail: Vec<Vec3>,
     /// Ghost poses around the current time.
@@ -92,6 +97,8 @@ impl Session {
             frame_rate: 30.0,
             viewport_aspect: 16.0 / 9.0,
             follow_root: true,
+            followed_root: None,
+            recenter_on_root: false,
             root_trail: Vec::new(),
             onion: OnionSkin::default(),
             spaces: BTreeMap::new(),
