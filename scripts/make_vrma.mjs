@@ -7,6 +7,8 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
+import { writeGlb } from './glb.mjs';
+
 const [src, inspectFile, animationName, out, twistArg] = process.argv.slice(2);
 if (!out) {
   console.error('usage: node make_vrma.mjs SRC.gltf INSPECT.json ANIMATION OUT.vrma [TWIST_DEG]');
@@ -96,18 +98,5 @@ for (const node of gltf.nodes) {
 delete gltf.buffers[0].uri;
 gltf.buffers[0].byteLength = bin.length;
 
-const pad = (b, fill) => Buffer.concat([b, Buffer.alloc((4 - (b.length % 4)) % 4, fill)]);
-const json = pad(Buffer.from(JSON.stringify(gltf)), 0x20);
-const body = pad(bin, 0);
-const header = Buffer.alloc(12);
-header.writeUInt32LE(0x46546c67, 0);
-header.writeUInt32LE(2, 4);
-header.writeUInt32LE(12 + 8 + json.length + 8 + body.length, 8);
-const chunk = (data, type) => {
-  const h = Buffer.alloc(8);
-  h.writeUInt32LE(data.length, 0);
-  h.writeUInt32LE(type, 4);
-  return Buffer.concat([h, data]);
-};
-await writeFile(out, Buffer.concat([header, chunk(json, 0x4e4f534a), chunk(body, 0x004e4942)]));
+await writeFile(out, writeGlb(gltf, bin));
 console.log(`${out}: '${animationName}' of ${src}, ${Object.keys(humanBones).length} human bones, rest hips turned ${twist}°`);

@@ -14,6 +14,8 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
+import { readGlb, writeGlb } from './glb.mjs';
+
 // The packages are installed in the working directory (as for the other node checks), not beside this script.
 const moduleUrl = (name, file) => pathToFileURL(path.join(process.cwd(), 'node_modules', name, file)).href;
 const THREE = await import(moduleUrl('three', 'build/three.module.js'));
@@ -49,19 +51,9 @@ const arrayBuffer = (bytes) => bytes.buffer.slice(bytes.byteOffset, bytes.byteOf
 
 // A GLB with its JSON rewritten by `edit`.
 const rewriteGlb = (bytes, edit) => {
-  const jsonLength = bytes.readUInt32LE(12);
-  const json = JSON.parse(bytes.subarray(20, 20 + jsonLength).toString('utf8'));
+  const { json, bin } = readGlb(bytes);
   edit(json);
-  let text = Buffer.from(JSON.stringify(json));
-  text = Buffer.concat([text, Buffer.alloc((4 - (text.length % 4)) % 4, 0x20)]);
-  const rest = bytes.subarray(20 + jsonLength);
-  const head = Buffer.alloc(20);
-  head.writeUInt32LE(0x46546c67, 0);
-  head.writeUInt32LE(2, 4);
-  head.writeUInt32LE(20 + text.length + rest.length, 8);
-  head.writeUInt32LE(text.length, 12);
-  head.writeUInt32LE(0x4e4f534a, 16);
-  return Buffer.concat([head, text, rest]);
+  return writeGlb(json, bin);
 };
 // Every texture reference (glTF's `*Texture` objects, MToon's, VRM 0.x's `textureProperties`) and the images.
 const dropTextures = (json) => {
