@@ -165,11 +165,7 @@ fn an_independent_reader_decodes_every_grid_frame_of_a_baked_clip_as_animtune_do
     ] {
         let file = dir.join(format!("{clip}.animclip"));
         let out = common::animtune(&["bake", model, "--clip", clip, "-o", file.to_str().unwrap()]);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        common::assert_success(&out);
         let bytes = std::fs::read(&file).unwrap();
 
         let top = rmpv::decode::read_value(&mut bytes.as_slice()).unwrap();

@@ -115,11 +115,7 @@ fn baked_pose_matches_the_source_pose_at_a_frame() {
         t,
         "--json",
     ]);
-    assert!(
-        on_mannequin.status.success(),
-        "{}",
-        String::from_utf8_lossy(&on_mannequin.stderr)
-    );
+    common::assert_success(&on_mannequin);
 }
 
 #[test]
@@ -136,11 +132,7 @@ fn unity_format_bakes_and_reads_back() {
         "-o",
         file.to_str().unwrap(),
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_success(&out);
     let info = json_of(&animtune(&[
         "clip",
         "info",

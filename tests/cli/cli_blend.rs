@@ -1,6 +1,6 @@
 //! `animtune weights | heatmap | preset` from the outside: JSON contracts, pixels, and clean failures.
 
-use crate::common::{animtune, assert_clean_failure, json_of, temp_dir};
+use crate::common::{animtune, assert_clean_failure, assert_success, json_of, temp_dir};
 use glam::DVec2;
 
 fn default_preset(dir: &std::path::Path) -> std::path::PathBuf {
@@ -56,11 +56,7 @@ fn heatmap_pixels_follow_the_weights() {
         "-o",
         png.to_str().unwrap(),
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     let img = image::open(&png).unwrap().to_rgba8();
     assert_eq!(img.dimensions(), (64, 64));
     let space = animtune::preset::load_blend_space(&preset).unwrap();

@@ -467,24 +467,18 @@ fn a_frame_rate_outside_one_to_a_thousand_is_refused_and_a_bake_over_its_toleran
     let dir = common::temp_dir("cli-bake-fps");
     let out_file = dir.join("idle.animclip");
     let out = out_file.to_str().unwrap();
+    let bake_idle = |extra: &[&str]| {
+        let mut args = vec!["bake", "mannequin", "--clip", "Idle", "-o", out];
+        args.extend_from_slice(extra);
+        animtune(&args)
+    };
     for fps in ["1e-45", "0.5", "0", "-3", "1001", "NaN"] {
         let fps = format!("--fps={fps}");
-        let r = animtune(&["bake", "mannequin", "--clip", "Idle", &fps, "-o", out]);
-        assert_clean_failure(&r, &["--fps", "[1, 1000]"]);
+        assert_clean_failure(&bake_idle(&[&fps]), &["--fps", "[1, 1000]"]);
     }
     // One frame a second misses the idle by about a centimetre: refused, nothing written, unless accepted.
-    let r = animtune(&[
-        "bake",
-        "mannequin",
-        "--clip",
-        "Idle",
-        "--fps",
-        "1",
-        "-o",
-        out,
-    ]);
     assert_clean_failure(
-        &r,
+        &bake_idle(&["--fps", "1"]),
         &[
             "idle.animclip",
             "Idle",
@@ -493,18 +487,7 @@ fn a_frame_rate_outside_one_to_a_thousand_is_refused_and_a_bake_over_its_toleran
         ],
     );
     assert!(!out_file.exists());
-    let r = animtune(&[
-        "bake",
-        "mannequin",
-        "--clip",
-        "Idle",
-        "--fps",
-        "1",
-        "--accept-error",
-        "-o",
-        out,
-    ]);
-    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    common::assert_success(&bake_idle(&["--fps", "1", "--accept-error"]));
     assert!(out_file.exists());
 }
 
@@ -527,7 +510,7 @@ fn a_rigid_parts_character_exported_with_another_files_clip_reimports_whole_and_
         "-o",
         out.to_str().unwrap(),
     ]);
-    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    common::assert_success(&r);
     let source = json_of(&animtune(&["inspect", model.to_str().unwrap(), "--json"]));
     let back = json_of(&animtune(&["inspect", out.to_str().unwrap(), "--json"]));
     let joints = |j: &serde_json::Value| j["joints"].as_array().unwrap().len();

@@ -198,11 +198,7 @@ fn the_cli_inspects_poses_renders_and_bakes_an_fbx() {
     let dir = common::temp_dir("fbx-cli");
     let png = dir.join("samba.png");
     let out = common::animtune(&["render", file, "-o", png.to_str().unwrap()]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_success(&out);
     // Upright and whole: the rows and columns holding the character's pixels (Mixamo Beta's red-brown; a row
     // red from edge to edge is the grid's X axis) span more height than width.
     let img = image::open(&png).unwrap().to_rgba8();
@@ -242,11 +238,7 @@ fn the_cli_inspects_poses_renders_and_bakes_an_fbx() {
         "-o",
         glb.to_str().unwrap(),
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_success(&out);
     let back = load_file(&glb).unwrap();
     assert!((back.clips[0].duration - 2.0).abs() < 0.05);
     assert!(back.character.humanoid.is_humanoid());

@@ -182,11 +182,7 @@ fn render_command_writes_a_png_without_a_display() {
         .env_remove("WAYLAND_DISPLAY")
         .output()
         .unwrap();
-    assert!(
-        status.status.success(),
-        "{}",
-        String::from_utf8_lossy(&status.stderr)
-    );
+    common::assert_success(&status);
     let img = image::open(&out).unwrap().to_rgba8();
     assert_eq!(img.dimensions(), (200, 150));
     let (_, _, _, _, n) = silhouette(&img);
@@ -219,11 +215,7 @@ fn a_model_scaled_near_the_float_limit_renders_without_exhausting_memory() {
         "-o",
         png.to_str().unwrap(),
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_success(&out);
     assert!(
         started.elapsed().as_secs_f32() < 10.0,
         "took {:?}",

@@ -16,13 +16,18 @@ pub fn animtune(args: &[&str]) -> Output {
         .unwrap()
 }
 
-/// The JSON a successful command printed.
-pub fn json_of(out: &Output) -> serde_json::Value {
+/// Asserts that a command succeeded, showing its stderr when it did not.
+pub fn assert_success(out: &Output) {
     assert!(
         out.status.success(),
         "stderr: {}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// The JSON a successful command printed.
+pub fn json_of(out: &Output) -> serde_json::Value {
+    assert_success(out);
     serde_json::from_slice(&out.stdout).unwrap()
 }
 

@@ -279,11 +279,7 @@ fn cli_exports_keep_existing_files_and_write_one_clip_per_node() {
         "-o",
         glb.to_str().unwrap(),
     ]);
-    assert!(
-        first.status.success(),
-        "{}",
-        String::from_utf8_lossy(&first.stderr)
-    );
+    common::assert_success(&first);
     let before = std::fs::read(&glb).unwrap();
     assert_eq!(&before[..4], b"glTF");
     // Existing file: refused without --force, and untouched.
@@ -325,11 +321,7 @@ fn cli_exports_keep_existing_files_and_write_one_clip_per_node() {
         folder.to_str().unwrap(),
         "--json",
     ]);
-    assert!(
-        nodes.status.success(),
-        "{}",
-        String::from_utf8_lossy(&nodes.stderr)
-    );
+    common::assert_success(&nodes);
     let report: serde_json::Value = serde_json::from_slice(&nodes.stdout).unwrap();
     assert_eq!(report.as_array().unwrap().len(), 8);
     for name in [

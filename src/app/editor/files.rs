@@ -202,21 +202,15 @@ impl EditorState {
             self.history.record(&self.doc.tuning, &after);
             self.doc.tuning = after;
             self.tuning_replaced();
-            let restored = self.preset_restored(has_blend, clip_files);
-            if !has_blend {
-                self.session.report(
-                    format!("Opened preset {}: {restored}", path.display()),
-                    false,
-                );
-                return Ok(());
+            if has_blend {
+                self.play_blend();
+                self.session.eval.play();
             }
-            self.play_blend();
-            self.session.eval.play();
-            if self.blend_sampler.missing().is_empty() {
-                self.session.report(
-                    format!("Opened preset {}: {restored}", path.display()),
-                    false,
-                );
+            // A blend space whose clips are all here (or none, the current one kept): say what came back.
+            if !has_blend || self.blend_sampler.missing().is_empty() {
+                let restored = self.preset_restored(has_blend, clip_files);
+                let text = format!("Opened preset {}: {restored}", path.display());
+                self.session.report(text, false);
                 return Ok(());
             }
         } else {
