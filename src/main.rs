@@ -61,7 +61,13 @@ fn main() -> ExitCode {
                 model: cli.model.clone(),
             });
             let model = if soak.is_some() { None } else { cli.model };
-            animtune::app::run(model, cli.clips, cli.preset, screenshot, soak)
+            let window = animtune::app::WindowPlan {
+                size: cli.window_size,
+                screenshot,
+                soak,
+                frame_times: cli.frame_times,
+            };
+            animtune::app::run(model, cli.clips, cli.preset, window)
         }
     };
     match result {

@@ -10,17 +10,32 @@ use super::editor::EditorState;
 pub struct ViewportGpu {
     state: egui_wgpu::RenderState,
     renderer: Renderer,
+    /// MSAA samples of the viewport: [`SAMPLES`] on a GPU, 1 in software rendering, where 4× cost a third of
+    /// each frame (BENCHMARKS.md, "Editor frame times").
+    samples: u32,
     target: Option<RenderTarget>,
     texture: Option<egui::TextureId>,
     /// The uploaded character with the document generation it came from, or why it could not be uploaded.
     character: Option<(u64, Result<GpuCharacter, String>)>,
 }
 
+/// MSAA samples for the viewport on `adapter`: none on a software rasteriser (lavapipe, llvmpipe, WARP), where
+/// every sample is CPU time, else [`SAMPLES`].
+pub fn viewport_samples(adapter: &wgpu::AdapterInfo) -> u32 {
+    if adapter.device_type == wgpu::DeviceType::Cpu {
+        1
+    } else {
+        SAMPLES
+    }
+}
+
 impl ViewportGpu {
     /// Builds the pipelines on eframe's device.
     pub fn new(state: &egui_wgpu::RenderState) -> Self {
+        let samples = viewport_samples(&state.adapter.get_info());
         ViewportGpu {
-            renderer: Renderer::new(&state.device, &state.queue, COLOR_FORMAT, SAMPLES),
+            renderer: Renderer::new(&state.device, &state.queue, COLOR_FORMAT, samples),
+            samples,
             state: state.clone(),
             target: None,
             texture: None,
@@ -44,8 +59,13 @@ impl ViewportGpu {
             .as_ref()
             .is_none_or(|t| t.size.width != width || t.size.height != height);
         if resized {
-            let target =
-                RenderTarget::new(device, width, height, Some(wgpu::TextureFormat::Rgba8Unorm));
+            let target = RenderTarget::new(
+                device,
+                width,
+                height,
+                self.samples,
+                Some(wgpu::TextureFormat::Rgba8Unorm),
+            );
             // egui samples native textures as Rgba8Unorm holding sRGB-encoded bytes, which is what we wrote.
             let view = target.view_as(wgpu::TextureFormat::Rgba8Unorm);
             let mut egui_renderer = self.state.renderer.write();
@@ -53,14 +73,14 @@ impl ViewportGpu {
                 Some(id) => egui_renderer.update_egui_texture_from_wgpu_texture(
                     device,
                     &view,
-                    wgpu::FilterMode::Linear,
+                    wgpu::FilterMode::Nearest,
                     id,
                 ),
                 None => {
                     self.texture = Some(egui_renderer.register_native_texture(
                         device,
                         &view,
-                        wgpu::FilterMode::Linear,
+                        wgpu::FilterMode::Nearest,
                     ))
                 }
             }

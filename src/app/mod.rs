@@ -5,6 +5,7 @@ pub mod command;
 pub mod dialogs;
 pub mod editor;
 pub mod export_job;
+pub mod frame_times;
 pub mod gpu;
 pub mod panels;
 pub mod soak;
@@ -26,32 +27,65 @@ pub fn native_options() -> eframe::NativeOptions {
     }
 }
 
-/// Opens the editor window (blocks until it closes) on `model` with the clips of `clips` added; `soak` runs
-/// the scripted soak test instead of waiting for a user.
+/// How the window runs: its size, and the scripted runs (screenshot, soak, frame times) that replace a user.
+#[derive(Default)]
+pub struct WindowPlan {
+    /// Inner size in logical pixels (None: the size it last had, 1280×800 the first time).
+    pub size: Option<[f32; 2]>,
+    /// Save a screenshot after some frames, then close.
+    pub screenshot: Option<ScreenshotPlan>,
+    /// Run the scripted soak test.
+    pub soak: Option<soak::SoakPlan>,
+    /// Play for this many seconds, print the frame times, then close.
+    pub frame_times: Option<u32>,
+}
+
+/// Opens the editor window (blocks until it closes) on `model` with the clips of `clips` and the `preset`
+/// applied; `plan` sets its size and any scripted run.
 pub fn run(
     model: Option<PathBuf>,
     clips: Vec<PathBuf>,
     preset: Option<PathBuf>,
-    screenshot: Option<ScreenshotPlan>,
-    soak: Option<soak::SoakPlan>,
+    plan: WindowPlan,
 ) -> anyhow::Result<()> {
     let mut options = native_options();
-    if screenshot.is_some() || soak.is_some() {
-        // A screenshot run must not depend on (or change) a user's saved session.
-        options.persistence_path = None;
+    let scripted = plan.screenshot.is_some() || plan.soak.is_some() || plan.frame_times.is_some();
+    // A scripted run must not depend on (or change) a user's saved session: it keeps its own, in a folder
+    // removed when the window closes (eframe's default path, which `None` means, is the user's).
+    let scratch = if scripted {
+        Some(tempfile::tempdir().map_err(|e| {
+            anyhow::anyhow!("cannot create a temporary folder for the scripted run: {e}")
+        })?)
+    } else {
+        None
+    };
+    if let Some(dir) = &scratch {
+        options.persistence_path = Some(dir.path().join("app.ron"));
         options.persist_window = false;
     }
+    let WindowPlan {
+        size,
+        screenshot,
+        soak,
+        frame_times,
+    } = plan;
     eframe::run_native(
         "animtune",
         options,
         Box::new(move |cc| {
-            let app = AnimtuneApp::new(cc, model, screenshot)
+            let mut app = AnimtuneApp::new(cc, model, screenshot)
                 .with_clips(clips)
                 .with_preset(preset);
-            Ok(Box::new(match soak {
-                Some(plan) => app.with_soak(plan),
-                None => app,
-            }))
+            if let Some(plan) = soak {
+                app = app.with_soak(plan);
+            }
+            if let Some(size) = size {
+                app = app.with_window_size(size);
+            }
+            if let Some(seconds) = frame_times {
+                app = app.with_frame_times(seconds as f32);
+            }
+            Ok(Box::new(app))
         }),
     )
     .map_err(|e| anyhow::anyhow!("cannot open the editor window: {e}"))

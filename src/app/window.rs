@@ -50,6 +50,9 @@ impl Default for Layout {
 
 /// UI scales offered in the View menu.
 pub const UI_SCALES: [f32; 6] = [0.75, 1.0, 1.25, 1.5, 1.75, 2.0];
+/// The key eframe keeps egui's memory under (its `STORAGE_EGUI_MEMORY_KEY`).
+pub const EGUI_MEMORY_KEY: &str = "egui";
+
 /// Longest time step one frame advances. Up to it playback keeps real time however slow the frames are (software
 /// rendering draws a frame in hundreds of milliseconds): frames are skipped, not slowed. A longer stall (a
 /// debugger, a suspended laptop) does not jump the animation, and the viewport's corner says playback fell behind.
@@ -75,6 +78,10 @@ pub struct AnimtuneApp {
     viewport: ViewportPanel,
     export: ExportDialog,
     soak: Option<super::soak::Soak>,
+    frame_times: Option<super::frame_times::FrameTimes>,
+    /// A window size (points) asked for on the command line, applied on the first frame (eframe would otherwise
+    /// restore the saved one).
+    window_size: Option<[f32; 2]>,
     /// Where the clip list was last drawn: files dropped there add clips instead of opening a model.
     clip_list: Option<egui::Rect>,
     layout: Layout,
@@ -120,11 +127,25 @@ impl AnimtuneApp {
             viewport: ViewportPanel::new(cc.wgpu_render_state.as_ref().map(ViewportGpu::new)),
             export: ExportDialog::default(),
             soak: None,
+            frame_times: None,
+            window_size: None,
             clip_list: None,
             files: FileDialogs::default(),
             layout,
             title: String::new(),
         }
+    }
+
+    /// Sets the window's inner size (points) on the first frame, over the size the last session saved.
+    pub fn with_window_size(mut self, size: [f32; 2]) -> Self {
+        self.window_size = Some(size);
+        self
+    }
+
+    /// Plays and measures frame times for `seconds` in this window, then closes it (see [`super::frame_times`]).
+    pub fn with_frame_times(mut self, seconds: f32) -> Self {
+        self.frame_times = Some(super::frame_times::FrameTimes::new(seconds));
+        self
     }
 
     /// Runs the scripted soak test in this window (see [`super::soak`]).
@@ -300,6 +321,13 @@ impl AnimtuneApp {
 }
 
 /// The strip a collapsed side panel leaves: one button that opens it again. Returns true when clicked.
+/// A panel's frame without its fill: the window is cleared to the panels' colour ([`eframe::App::clear_color`]),
+/// so filling each panel again would shade every pixel of the window twice, which in software rendering
+/// (lavapipe) is a third of a frame.
+fn unfilled(frame: egui::Frame) -> egui::Frame {
+    frame.fill(egui::Color32::TRANSPARENT)
+}
+
 fn collapsed_strip(ui: &mut egui::Ui, arrow: &str, tip: &str) -> bool {
     ui.add_space(4.0);
     ui.button(arrow).on_hover_text(tip).clicked()
@@ -344,9 +372,19 @@ impl eframe::App for AnimtuneApp {
             }
         }));
         self.shortcuts(&ctx);
+        if let Some(size) = self.window_size.take() {
+            ctx.send_viewport_cmd(egui::ViewportCommand::InnerSize(size.into()));
+        }
         if let Some(soak) = &mut self.soak {
             if soak.frame(&self.editor, &mut self.queue) {
                 self.soak = None;
+                ctx.send_viewport_cmd(egui::ViewportCommand::Close);
+            }
+            ctx.request_repaint();
+        }
+        if let Some(run) = &mut self.frame_times {
+            if ctx.current_pass_index() == 0 && run.frame(&ctx, &self.editor, &mut self.queue) {
+                self.frame_times = None;
                 ctx.send_viewport_cmd(egui::ViewportCommand::Close);
             }
             ctx.request_repaint();
@@ -366,10 +404,14 @@ impl eframe::App for AnimtuneApp {
         }
         let (e, out) = (&self.editor, &mut self.queue);
         let requests = egui::Panel::top("menu")
+            .frame(unfilled(egui::Frame::side_top_panel(ui.style())))
             .show(ui, |ui| menu::ui(ui, e, &mut self.layout, out))
             .inner;
-        egui::Panel::bottom("status").show(ui, |ui| status_bar::ui(ui, e));
+        egui::Panel::bottom("status")
+            .frame(unfilled(egui::Frame::side_top_panel(ui.style())))
+            .show(ui, |ui| status_bar::ui(ui, e));
         egui::Panel::bottom("timeline")
+            .frame(unfilled(egui::Frame::side_top_panel(ui.style())))
             .resizable(false)
             .show(ui, |ui| timeline::ui(ui, e, out));
         // Side panels never take more than their share of the window, and never grow with their contents
@@ -377,10 +419,12 @@ impl eframe::App for AnimtuneApp {
         let width = ui.available_width();
         let collapsed = |id: &str| {
             egui::Panel::left(id.to_string())
+                .frame(unfilled(egui::Frame::side_top_panel(ui.style())))
                 .resizable(false)
                 .exact_size(26.0)
         };
         let scene_panel = egui::Panel::left("scene")
+            .frame(unfilled(egui::Frame::side_top_panel(ui.style())))
             .resizable(true)
             .default_size(240.0f32.min(width * 0.25))
             .size_range(140.0..=(width * 0.25).max(141.0));
@@ -405,9 +449,11 @@ impl eframe::App for AnimtuneApp {
         }
         self.clip_list = clip_list;
         let collapsed_right = egui::Panel::right("inspector_collapsed")
+            .frame(unfilled(egui::Frame::side_top_panel(ui.style())))
             .resizable(false)
             .exact_size(26.0);
         let inspector_panel = egui::Panel::right("inspector")
+            .frame(unfilled(egui::Frame::side_top_panel(ui.style())))
             .resizable(true)
             .default_size(360.0f32.min(width * 0.36))
             .size_range(200.0..=(width * 0.4).max(201.0));
@@ -430,7 +476,9 @@ impl eframe::App for AnimtuneApp {
             self.layout.inspector_open = open;
         }
         let eval_micros = self.eval_micros;
-        egui::CentralPanel::default().show(ui, |ui| self.viewport.ui(ui, e, out, eval_micros));
+        egui::CentralPanel::default()
+            .frame(unfilled(egui::Frame::central_panel(ui.style())))
+            .show(ui, |ui| self.viewport.ui(ui, e, out, eval_micros));
         if requests.export {
             self.export.show(e);
         }
@@ -446,6 +494,9 @@ impl eframe::App for AnimtuneApp {
     fn save(&mut self, storage: &mut dyn eframe::Storage) {
         eframe::set_value(storage, STORAGE_KEY, &self.editor.persisted());
         eframe::set_value(storage, LAYOUT_KEY, &self.layout);
+        // egui's own memory is not kept (see `persist_egui_memory`), but eframe still restores what a version
+        // that kept it saved: a zoom, panel widths and scroll offsets from long ago.
+        storage.remove_string(EGUI_MEMORY_KEY);
     }
 
     /// egui's own memory (panel widths, scroll offsets, open headers) is not carried to the next session: a
@@ -454,6 +505,11 @@ impl eframe::App for AnimtuneApp {
     /// scale, the file dialog) is saved on its own.
     fn persist_egui_memory(&self) -> bool {
         false
+    }
+
+    /// The panels' colour, opaque: panels are not filled on top of it (see [`unfilled`]).
+    fn clear_color(&self, visuals: &egui::Visuals) -> [f32; 4] {
+        visuals.panel_fill.to_normalized_gamma_f32()
     }
 }
 

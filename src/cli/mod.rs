@@ -61,6 +61,29 @@ pub struct Cli {
     /// Where the soak test writes its memory samples (CSV).
     #[arg(long, value_name = "CSV", default_value = "soak.csv")]
     pub soak_out: PathBuf,
+    /// Frame-time run: play in the window for this many seconds after a 2 s warm-up, print the frame times
+    /// (last line `median frame ms: N`), then exit (see scripts/frame-times.sh).
+    #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u32).range(1..=3600))]
+    pub frame_times: Option<u32>,
+    /// The editor window's size in logical pixels, e.g. 1280x800 (default: the size it last had).
+    #[arg(long, value_name = "WxH", value_parser = parse_window_size)]
+    pub window_size: Option<[f32; 2]>,
+}
+
+/// Parses `--window-size`: `WIDTHxHEIGHT`, each 200 to 16384.
+fn parse_window_size(text: &str) -> Result<[f32; 2], String> {
+    let bad =
+        || format!("`{text}` is not WIDTHxHEIGHT with each within 200..=16384 (e.g. 1280x800)");
+    let (w, h) = text.split_once(['x', 'X']).ok_or_else(bad)?;
+    let size = |v: &str| {
+        v.trim()
+            .parse::<u16>()
+            .ok()
+            .filter(|v| (200..=16384).contains(v))
+            .map(f32::from)
+            .ok_or_else(bad)
+    };
+    Ok([size(w)?, size(h)?])
 }
 
 /// The subcommands.

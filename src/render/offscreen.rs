@@ -37,14 +37,15 @@ pub const BACKGROUND: wgpu::Color = wgpu::Color {
     a: 1.0,
 };
 
-/// MSAA samples of every target.
+/// MSAA samples of offscreen renders, and of the editor's viewport on a hardware GPU.
 pub const SAMPLES: u32 = 4;
 /// Colour format of every target.
 pub const COLOR_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
 
 /// Colour, MSAA and depth textures of one render target size.
 pub struct RenderTarget {
-    msaa_view: wgpu::TextureView,
+    /// The multisampled colour, resolved into the colour texture (None at one sample: drawn into it directly).
+    msaa_view: Option<wgpu::TextureView>,
     depth_view: wgpu::TextureView,
     resolved_view: wgpu::TextureView,
     /// The resolved colour texture (sRGB RGBA8).
@@ -54,11 +55,13 @@ pub struct RenderTarget {
 }
 
 impl RenderTarget {
-    /// Creates textures of the given size; `extra_view` lets the resolved texture be viewed in another format too.
+    /// Creates textures of the given size with `samples` samples a pixel (1, or what the pipelines were built
+    /// for); `extra_view` lets the resolved texture be viewed in another format too.
     pub fn new(
         device: &wgpu::Device,
         width: u32,
         height: u32,
+        samples: u32,
         extra_view: Option<wgpu::TextureFormat>,
     ) -> Self {
         let size = wgpu::Extent3d {
@@ -79,13 +82,15 @@ impl RenderTarget {
                 view_formats,
             })
         };
-        let msaa = texture(
-            "msaa colour",
-            COLOR_FORMAT,
-            SAMPLES,
-            wgpu::TextureUsages::RENDER_ATTACHMENT,
-            &[],
-        );
+        let msaa = (samples > 1).then(|| {
+            texture(
+                "msaa colour",
+                COLOR_FORMAT,
+                samples,
+                wgpu::TextureUsages::RENDER_ATTACHMENT,
+                &[],
+            )
+        });
         let resolved = texture(
             "colour",
             COLOR_FORMAT,
@@ -98,13 +103,13 @@ impl RenderTarget {
         let depth = texture(
             "depth",
             DEPTH_FORMAT,
-            SAMPLES,
+            samples,
             wgpu::TextureUsages::RENDER_ATTACHMENT,
             &[],
         );
         let view = |t: &wgpu::Texture| t.create_view(&wgpu::TextureViewDescriptor::default());
         RenderTarget {
-            msaa_view: view(&msaa),
+            msaa_view: msaa.as_ref().map(view),
             depth_view: view(&depth),
             resolved_view: view(&resolved),
             resolved,
@@ -131,12 +136,16 @@ impl RenderTarget {
         let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
             label: Some("character"),
             color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                view: &self.msaa_view,
+                view: self.msaa_view.as_ref().unwrap_or(&self.resolved_view),
                 depth_slice: None,
-                resolve_target: Some(&self.resolved_view),
+                resolve_target: self.msaa_view.as_ref().map(|_| &self.resolved_view),
                 ops: wgpu::Operations {
                     load: wgpu::LoadOp::Clear(BACKGROUND),
-                    store: wgpu::StoreOp::Discard,
+                    store: if self.msaa_view.is_some() {
+                        wgpu::StoreOp::Discard
+                    } else {
+                        wgpu::StoreOp::Store
+                    },
                 },
             })],
             depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
@@ -229,7 +238,7 @@ impl OffscreenRenderer {
             return Err(RenderError::Size(width, height));
         }
         let device = &self.device;
-        let target = RenderTarget::new(device, width, height, None);
+        let target = RenderTarget::new(device, width, height, SAMPLES, None);
         let (mut gpu, notes) = self
             .renderer
             .upload(device, &self.queue, character)

@@ -1080,9 +1080,37 @@ fn dragging_the_sample_point_where_it_covers_a_node_moves_the_point() {
 fn panel_widths_and_scroll_offsets_do_not_carry_to_the_next_session() {
     use eframe::App;
     // B12: panels squeezed at 900x600 and UI scale 2 stayed squeezed at 1280x800 after a restart, because egui's
-    // memory (panel widths, scroll offsets) was saved with the session.
-    let h = harness();
+    // memory (panel widths, scroll offsets) was saved with the session. Not saving it was not enough: eframe still
+    // restored what an older version had saved (a zoom of 1.3 and a 900x600 window were found that way).
+    struct Saved(std::collections::HashMap<String, String>);
+    impl eframe::Storage for Saved {
+        fn get_string(&self, key: &str) -> Option<String> {
+            self.0.get(key).cloned()
+        }
+        fn set_string(&mut self, key: &str, value: String) {
+            self.0.insert(key.to_string(), value);
+        }
+        fn remove_string(&mut self, key: &str) {
+            self.0.remove(key);
+        }
+        fn flush(&mut self) {}
+    }
+    let mut h = harness();
     assert!(!h.state().persist_egui_memory());
+    let mut old = egui::Memory::default();
+    old.options.zoom_factor = 1.3;
+    let mut saved = Saved(Default::default());
+    eframe::set_value(&mut saved, animtune::app::window::EGUI_MEMORY_KEY, &old);
+    assert!(eframe::get_value::<egui::Memory>(&saved, "egui").is_some());
+    h.state_mut().save(&mut saved);
+    assert!(
+        eframe::get_value::<egui::Memory>(&saved, "egui").is_none(),
+        "an older session's egui memory is left for eframe to restore"
+    );
+    assert!(
+        saved.0.contains_key("animtune"),
+        "the session itself is saved"
+    );
 }
 
 #[test]

@@ -14,14 +14,13 @@ fn one_xvfb() -> std::sync::MutexGuard<'static, ()> {
     XVFB.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-fn screenshot(args: &[&str], name: &str) -> image::RgbaImage {
-    let dir = std::env::temp_dir().join(format!("animtune-xvfb-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let out = dir.join(name);
+/// Runs the editor with `args` under Xvfb (1280×800 screen) with its runtime folder in `dir`; asserts it exited 0
+/// and returns what it printed.
+fn editor_in_xvfb(dir: &std::path::Path, args: &[&std::ffi::OsStr]) -> String {
     let xdg = dir.join("xdg");
     std::fs::create_dir_all(&xdg).unwrap();
     let _xvfb = one_xvfb();
-    let status = Command::new("xvfb-run")
+    let out = Command::new("xvfb-run")
         .args([
             "-a",
             "-s",
@@ -29,19 +28,31 @@ fn screenshot(args: &[&str], name: &str) -> image::RgbaImage {
             env!("CARGO_BIN_EXE_animtune"),
         ])
         .args(args)
-        .arg("--screenshot")
-        .arg(&out)
-        .args(["--frames", "8"])
         .env("XDG_RUNTIME_DIR", &xdg)
         .env_remove("WAYLAND_DISPLAY")
         .output()
         .expect("xvfb-run (apt-get install xvfb xauth)");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(
-        status.status.success(),
-        "exit {:?}: {}",
-        status.status.code(),
-        String::from_utf8_lossy(&status.stderr)
+        out.status.success(),
+        "exit {:?}: {stdout}{}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr)
     );
+    stdout
+}
+
+fn screenshot(args: &[&str], name: &str) -> image::RgbaImage {
+    let dir = std::env::temp_dir().join(format!("animtune-xvfb-{}", std::process::id()));
+    let out = dir.join(name);
+    let mut all: Vec<&std::ffi::OsStr> = args.iter().map(std::ffi::OsStr::new).collect();
+    all.extend([
+        "--screenshot".as_ref(),
+        out.as_os_str(),
+        "--frames".as_ref(),
+        "8".as_ref(),
+    ]);
+    editor_in_xvfb(&dir, &all);
     image::open(&out).unwrap().to_rgba8()
 }
 
@@ -83,28 +94,15 @@ fn the_editor_opens_a_model_given_on_the_command_line() {
 #[test]
 fn a_short_soak_cycles_the_editor_and_reports_memory() {
     let dir = std::env::temp_dir().join(format!("animtune-soak-{}", std::process::id()));
-    let xdg = dir.join("xdg");
-    std::fs::create_dir_all(&xdg).unwrap();
     let csv = dir.join("soak.csv");
-    let _xvfb = one_xvfb();
-    let out = Command::new("xvfb-run")
-        .args([
-            "-a",
-            "-s",
-            "-screen 0 1280x800x24",
-            env!("CARGO_BIN_EXE_animtune"),
-        ])
-        .args(["--soak", "4", "--soak-out"])
-        .arg(&csv)
-        .env("XDG_RUNTIME_DIR", &xdg)
-        .env_remove("WAYLAND_DISPLAY")
-        .output()
-        .expect("xvfb-run (apt-get install xvfb xauth)");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout} {}",
-        String::from_utf8_lossy(&out.stderr)
+    let stdout = editor_in_xvfb(
+        &dir,
+        &[
+            "--soak".as_ref(),
+            "4".as_ref(),
+            "--soak-out".as_ref(),
+            csv.as_os_str(),
+        ],
     );
     assert!(
         stdout.contains("soak: 4 s") && stdout.contains("growth"),
@@ -195,4 +193,30 @@ fn a_missing_model_opens_the_window_with_the_error_in_the_status_bar() {
         })
         .count();
     assert!(red > 100, "{red} red status-bar pixels");
+}
+
+#[test]
+fn the_frame_time_run_plays_in_real_time_at_the_size_asked() {
+    // scripts/frame-times.sh reads the last line; --window-size must win over any saved window, and playback
+    // must keep real time whatever the frame time (issue 31).
+    let dir = std::env::temp_dir().join(format!("animtune-xvfb-ft-{}", std::process::id()));
+    let args = ["--frame-times", "1", "--window-size", "1000x700"];
+    let stdout = editor_in_xvfb(&dir, &args.map(std::ffi::OsStr::new));
+    assert!(stdout.contains("window: 1000x700 pixels"), "{stdout}");
+    let median: f32 = stdout
+        .lines()
+        .last()
+        .and_then(|l| l.strip_prefix("median frame ms: "))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no median line: {stdout}"));
+    assert!(median > 0.0 && median < 2000.0, "{stdout}");
+    for line in stdout.lines().filter(|l| l.contains("playback ")) {
+        let speed: f32 = line
+            .split("playback ")
+            .nth(1)
+            .and_then(|v| v.split(' ').next())
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("no playback figure: {line}"));
+        assert!((speed - 1.0).abs() <= 0.05, "not real time: {line}");
+    }
 }

@@ -19,6 +19,28 @@ pub fn canvas_id() -> egui::Id {
 
 /// Pixels per side of the live influence map.
 pub const HEATMAP_SIZE: usize = 128;
+
+/// The canvas's background, around (or, with no map, under) the influence map.
+const CANVAS_FILL: Color32 = Color32::from_gray(18);
+
+/// The parts of `outer` outside `inner` (which lies within it), as up to four rectangles.
+fn ring(outer: Rect, inner: Rect) -> impl Iterator<Item = Rect> {
+    let inner = inner.intersect(outer);
+    [
+        Rect::from_min_max(outer.min, egui::pos2(outer.max.x, inner.min.y)),
+        Rect::from_min_max(egui::pos2(outer.min.x, inner.max.y), outer.max),
+        Rect::from_min_max(
+            egui::pos2(outer.min.x, inner.min.y),
+            egui::pos2(inner.min.x, inner.max.y),
+        ),
+        Rect::from_min_max(
+            egui::pos2(inner.max.x, inner.min.y),
+            egui::pos2(outer.max.x, inner.max.y),
+        ),
+    ]
+    .into_iter()
+    .filter(|r| r.is_positive())
+}
 /// Node hit radius on the canvas, in points.
 const NODE_RADIUS: f32 = 7.0;
 
@@ -451,7 +473,15 @@ impl BlendPanel {
         let frame = response.rect.shrink(1.0);
         let rect = space_rect(response.rect);
         self.update_texture(ui.ctx(), blend);
-        painter.rect_filled(frame, 2.0, Color32::from_gray(18));
+        // The frame's fill only where the map does not cover it: in software rendering every pixel shaded twice
+        // is a few milliseconds a frame.
+        if self.texture.is_some() {
+            for part in ring(frame, rect) {
+                painter.rect_filled(part, 0.0, CANVAS_FILL);
+            }
+        } else {
+            painter.rect_filled(frame, 2.0, CANVAS_FILL);
+        }
         if let Some(t) = &self.texture {
             painter.image(
                 t.id(),
