@@ -10,6 +10,7 @@ use egui::Key;
 use super::command::{CameraMove, Command, Commands, Transport};
 use super::editor::EditorState;
 use super::gpu::ViewportGpu;
+use super::panels::curves::CurvesPanel;
 use super::panels::inspector::Inspector;
 use super::panels::inspector::blend::{BlendPanel, canvas_id};
 use super::panels::menu::{self, OpenKind};
@@ -35,6 +36,8 @@ pub struct Layout {
     pub ui_scale: f32,
     /// Which file dialog to use.
     pub file_dialog: DialogChoice,
+    /// The curves view is open in the timeline.
+    pub curves_open: bool,
 }
 
 impl Default for Layout {
@@ -44,6 +47,7 @@ impl Default for Layout {
             inspector_open: true,
             ui_scale: 1.0,
             file_dialog: DialogChoice::Automatic,
+            curves_open: false,
         }
     }
 }
@@ -75,6 +79,7 @@ pub struct AnimtuneApp {
     frames: u32,
     eval_micros: f32,
     inspector: Inspector,
+    curves: CurvesPanel,
     viewport: ViewportPanel,
     export: ExportDialog,
     soak: Option<super::soak::Soak>,
@@ -124,6 +129,7 @@ impl AnimtuneApp {
             frames: 0,
             eval_micros: 0.0,
             inspector: Inspector::default(),
+            curves: CurvesPanel::default(),
             viewport: ViewportPanel::new(cc.wgpu_render_state.as_ref().map(ViewportGpu::new)),
             export: ExportDialog::default(),
             soak: None,
@@ -134,6 +140,11 @@ impl AnimtuneApp {
             layout,
             title: String::new(),
         }
+    }
+
+    /// The curves view's state.
+    pub fn curves_panel(&self) -> &CurvesPanel {
+        &self.curves
     }
 
     /// Sets the window's inner size (points) on the first frame, over the size the last session saved.
@@ -413,7 +424,13 @@ impl eframe::App for AnimtuneApp {
         egui::Panel::bottom("timeline")
             .frame(unfilled(egui::Frame::side_top_panel(ui.style())))
             .resizable(false)
-            .show(ui, |ui| timeline::ui(ui, e, out));
+            .show(ui, |ui| {
+                timeline::ui(ui, e, out, &mut self.layout.curves_open);
+                if self.layout.curves_open {
+                    self.curves.ui(ui, e, out);
+                }
+                timeline::ruler(ui, e, out);
+            });
         // Side panels never take more than their share of the window, and never grow with their contents
         // (which scroll instead): the viewport keeps its size while tabs change.
         let width = ui.available_width();

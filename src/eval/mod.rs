@@ -15,6 +15,8 @@
 //!   playing at speed 1 with looping would, stepping the filter by the difference.
 //! - **Hold**: evaluates again where it is (after an edit).
 
+pub mod curves;
+
 use glam::{Mat3A, Mat4, Vec3, Vec3A};
 
 use crate::blend::sampler::{parent_model, root_motion_joint, root_travel};

@@ -1130,3 +1130,70 @@ fn the_scene_panel_keeps_its_width_when_a_clip_group_appears() {
         "the scene panel's collapse button moved: the panel changed width"
     );
 }
+
+#[test]
+fn the_curves_view_shows_what_look_at_adds_to_the_head_and_not_to_its_source() {
+    let mut h = harness();
+    h.run_steps(2);
+    h.get_by_label("Curves").click();
+    h.run_steps(2);
+    assert!(
+        h.state().curves_panel().curves().is_none(),
+        "no joint selected: no curves"
+    );
+    h.query_by_label_contains("Select a joint")
+        .expect("the view says how to get curves");
+    let head = {
+        let c = &h.state().editor().doc().model.character;
+        c.humanoid.joint(animtune::core::HumanBone::Head).unwrap()
+    };
+    h.state_mut().send(Command::SelectJoint(Some(head)));
+    edit_layers(&mut h, |l| l.look_at.enabled = false);
+    h.run_steps(3);
+    let before = h.state().curves_panel().curves().unwrap().clone();
+    assert_eq!(before.joint, head);
+    let stages = |c: &animtune::eval::curves::JointCurves| {
+        c.stages.iter().map(|s| s.stage).collect::<Vec<_>>()
+    };
+    use animtune::eval::curves::Stage;
+    assert_eq!(
+        stages(&before),
+        [Stage::Source, Stage::Breath, Stage::Twist],
+        "the mannequin's default layers"
+    );
+    let computed = h.state().curves_panel().computations;
+    h.run_steps(5);
+    assert_eq!(
+        h.state().curves_panel().computations,
+        computed,
+        "playing does not recompute the curves"
+    );
+    edit_layers(&mut h, |l| {
+        l.look_at.enabled = true;
+        l.look_at.follow_camera = false;
+        l.look_at.target = [1.5, 1.6, 0.5];
+    });
+    h.run_steps(3);
+    let after = h.state().curves_panel().curves().unwrap().clone();
+    assert_eq!(
+        stages(&after),
+        [Stage::Source, Stage::Breath, Stage::LookAt, Stage::Twist]
+    );
+    assert_eq!(
+        after.source(),
+        before.source(),
+        "the source curve is the same"
+    );
+    let moved = after
+        .final_stage()
+        .local
+        .iter()
+        .zip(&before.final_stage().local)
+        .map(|(a, b)| a.rotation.angle_between(b.rotation).to_degrees())
+        .fold(0.0f32, f32::max);
+    assert!(moved > 5.0, "the head's final curve turns: {moved}°");
+    // The plot is there, with the final and source lines in its legend.
+    h.get_by_label("Frame all");
+    h.query_by_label_contains("x final")
+        .expect("the legend names the final curve");
+}

@@ -205,6 +205,8 @@ pub fn ui(
                 .on_hover_text("The left panel: the character, its clips and skeleton");
             ui.checkbox(&mut layout.inspector_open, "Inspector")
                 .on_hover_text("The right panel: blend space, clip, joint, humanoid and layers");
+            ui.checkbox(&mut layout.curves_open, "Curves view")
+                .on_hover_text("The selected joint's curves above the timeline's ruler");
             ui.menu_button("UI scale", |ui| {
                 let zoom = ui.ctx().zoom_factor();
                 for scale in UI_SCALES {

@@ -1,6 +1,7 @@
 //! The editor's panels, one per file (the inspector's tabs in `inspector/`). Each holds its own UI state only,
 //! reads the [`EditorState`](super::editor::EditorState) and pushes [`Command`](super::command::Command)s.
 
+pub mod curves;
 pub mod inspector;
 pub mod menu;
 pub mod scene;

@@ -15,8 +15,9 @@ const RULER_HEIGHT: f32 = 44.0;
 /// Most key markers drawn.
 const MAX_KEY_MARKERS: usize = 4000;
 
-/// Draws the timeline.
-pub fn ui(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) {
+/// Draws the timeline's transport row; `curves_open` is the Curves toggle in it. The ruler ([`ruler`]) goes
+/// below, after the curves view when it is open.
+pub fn ui(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands, curves_open: &mut bool) {
     let eval = e.eval();
     // An empty blend space plays nothing: its transport is off, as with no clip.
     let playable = (e.blending() && !e.tuning().blend.nodes.is_empty()) || e.clip().is_some();
@@ -106,8 +107,10 @@ pub fn ui(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) {
         }
         ui.label(format!("{:.3} s  frame {}", eval.time(), e.frame()));
         range_buttons(ui, e, out);
+        ui.toggle_value(curves_open, "Curves").on_hover_text(
+            "Show the selected joint's curves: its local channels over the clip, the source and the final pose",
+        );
     });
-    ruler(ui, e, out);
 }
 
 /// In/out buttons: set the range's ends at the playhead (I, O) or clear it.
@@ -151,7 +154,7 @@ fn tick_step(px_per_second: f32, min_px: f32) -> f32 {
 }
 
 /// The ruler: ticks, key markers, the in/out range and the playhead; a click or drag scrubs.
-fn ruler(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) {
+pub fn ruler(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) {
     let eval = e.eval();
     let duration = eval.duration();
     let width = ui.available_width().max(50.0);
