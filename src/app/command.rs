@@ -74,7 +74,7 @@ pub enum Command {
     /// The in/out range that playback loops within (None: the whole clip).
     SetPlayRange(Option<[f32; 2]>),
     /// Opens a file dialog for this purpose (the window carries it out; the editor state ignores it).
-    ChooseFile(crate::app::dialogs::files::Purpose),
+    ChooseFile(Purpose),
     /// Maps a human bone to a joint (None: to no joint): an undoable humanoid override.
     SetHumanBone(crate::core::HumanBone, Option<usize>),
     /// Where clips retargeted onto the character put its hips: an undoable setting that presets save.
@@ -211,3 +211,27 @@ impl BlendEdit {
 
 /// Where panels put their commands during a frame.
 pub type Commands = Vec<Command>;
+
+/// The kinds of file the open dialogs offer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OpenKind {
+    /// A character (.glb, .gltf, .vrm, .fbx).
+    Model,
+    /// Clips to add to the character: any file holding animation (models, .vrma, .animclip, Unity .bytes).
+    Clips,
+    /// A blend space or preset (.json).
+    Preset,
+}
+
+/// What a dialog is choosing a path for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Purpose {
+    /// A file to open.
+    Open(OpenKind),
+    /// Where to save the preset.
+    SavePreset,
+    /// The export's output file, with its extension.
+    ExportFile(&'static str),
+    /// The export's output folder (one clip per node).
+    ExportFolder,
+}

@@ -10,6 +10,7 @@ pub mod gpu;
 pub mod panels;
 pub mod soak;
 pub mod state;
+pub mod widgets;
 pub mod window;
 
 use std::path::PathBuf;

@@ -8,59 +8,27 @@ use std::time::Instant;
 use egui::Key;
 
 use super::command::{CameraMove, Command, Commands, Transport};
+use super::command::{OpenKind, Purpose};
 use super::editor::EditorState;
 use super::gpu::ViewportGpu;
 use super::panels::curves::CurvesPanel;
 use super::panels::inspector::Inspector;
 use super::panels::inspector::blend::{BlendPanel, canvas_id};
-use super::panels::menu::{self, OpenKind};
+use super::panels::menu;
 use super::panels::viewport::ViewportPanel;
 use super::panels::{scene, status_bar, timeline, typing};
 use super::state::session::Persisted;
 use crate::app::dialogs::export::ExportDialog;
-use crate::app::dialogs::files::{DialogChoice, FileDialogs, Polled, Purpose};
+use crate::app::dialogs::files::{FileDialogs, Polled};
+use crate::app::editor::MAX_FRAME_STEP_S;
+use crate::app::state::layout::{Layout, UI_SCALES};
 use crate::render::camera::ViewPreset;
 
 const STORAGE_KEY: &str = "animtune";
 const LAYOUT_KEY: &str = "animtune_layout";
 
-/// The window's layout that survives a restart (panel widths are kept by egui itself).
-#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(default)]
-pub struct Layout {
-    /// The scene panel (clips, skeleton) is open.
-    pub scene_open: bool,
-    /// The inspector is open.
-    pub inspector_open: bool,
-    /// UI scale (egui's zoom factor; Ctrl+= and Ctrl+- change it, Ctrl+0 resets).
-    pub ui_scale: f32,
-    /// Which file dialog to use.
-    pub file_dialog: DialogChoice,
-    /// The curves view is open in the timeline.
-    pub curves_open: bool,
-}
-
-impl Default for Layout {
-    fn default() -> Self {
-        Layout {
-            scene_open: true,
-            inspector_open: true,
-            ui_scale: 1.0,
-            file_dialog: DialogChoice::Automatic,
-            curves_open: false,
-        }
-    }
-}
-
-/// UI scales offered in the View menu.
-pub const UI_SCALES: [f32; 6] = [0.75, 1.0, 1.25, 1.5, 1.75, 2.0];
 /// The key eframe keeps egui's memory under (its `STORAGE_EGUI_MEMORY_KEY`).
 pub const EGUI_MEMORY_KEY: &str = "egui";
-
-/// Longest time step one frame advances. Up to it playback keeps real time however slow the frames are (software
-/// rendering draws a frame in hundreds of milliseconds): frames are skipped, not slowed. A longer stall (a
-/// debugger, a suspended laptop) does not jump the animation, and the viewport's corner says playback fell behind.
-pub const MAX_FRAME_STEP_S: f32 = 1.0;
 
 /// Writes a screenshot after a number of frames, then closes the window (for CI under Xvfb).
 pub struct ScreenshotPlan {

@@ -1,6 +1,7 @@
 //! The module structure ARCHITECTURE.md describes, checked on the source: the top-level modules import each
 //! other without a cycle, and the headless layers (core, runtime, eval, offline, import and the formats)
-//! never reach up into the app, the CLI or the renderer.
+//! never reach up into the app, the CLI or the renderer. Inside the app, its modules import each other without a
+//! cycle too, and `command` (the vocabulary: commands, purposes, kinds) imports nothing of the app.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -131,6 +132,80 @@ fn the_headless_layers_never_import_the_app_the_cli_or_the_renderer() {
     // The encoders verify what they write with their own decoders, not through the importer.
     assert!(!g["offline"].contains("import"), "{:?}", g["offline"]);
     assert!(!g["clipfile"].contains("import"), "{:?}", g["clipfile"]);
+}
+
+/// Dependency graph of the modules of `src/app/` (`command`, `state`, `editor`, `panels`, …), from `crate::app::`
+/// and `super::` paths outside comments (a doc link is not an import).
+fn app_graph() -> BTreeMap<String, BTreeSet<String>> {
+    let app = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/app");
+    let mut files = Vec::new();
+    rust_files(&app, &mut files);
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for f in &files {
+        // The module path: src/app/panels/scene.rs → [panels, scene]; a mod.rs is its folder.
+        let rel = f.strip_prefix(&app).unwrap().with_extension("");
+        let mut path: Vec<String> = rel
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        if path.last().is_some_and(|p| p == "mod") {
+            path.pop();
+        }
+        let Some(own) = path.first().cloned() else {
+            continue;
+        };
+        let text = std::fs::read_to_string(f).unwrap();
+        let shipped = text.split("#[cfg(test)]").next().unwrap_or_default();
+        let code: String = shipped
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("//"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let ident = |rest: &str| -> String {
+            rest.chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect()
+        };
+        let deps = graph.entry(own.clone()).or_default();
+        for (i, _) in code.match_indices("crate::app::") {
+            deps.insert(ident(&code[i + "crate::app::".len()..]));
+        }
+        for (i, _) in code.match_indices("super::") {
+            if code[..i].ends_with("super::") {
+                continue;
+            }
+            let mut ups = 0;
+            let mut rest = &code[i..];
+            while let Some(r) = rest.strip_prefix("super::") {
+                ups += 1;
+                rest = r;
+            }
+            let mut target = path[..path.len().saturating_sub(ups)].to_vec();
+            target.push(ident(rest));
+            deps.insert(target[0].clone());
+        }
+        deps.remove(&own);
+    }
+    let modules: BTreeSet<String> = graph.keys().cloned().collect();
+    for deps in graph.values_mut() {
+        deps.retain(|d| modules.contains(d));
+    }
+    graph
+}
+
+#[test]
+fn the_app_modules_import_each_other_without_a_cycle_and_commands_import_nothing_of_the_app() {
+    let g = app_graph();
+    assert!(g.len() > 8, "read the app's modules: {g:?}");
+    assert!(g["panels"].contains("editor"), "read the imports: {g:?}");
+    assert!(
+        g["command"].is_empty(),
+        "command imports {:?}",
+        g["command"]
+    );
+    if let Some(cycle) = find_cycle(&g) {
+        panic!("import cycle in the app: {}", cycle.join(" -> "));
+    }
 }
 
 #[test]

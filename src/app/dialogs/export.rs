@@ -6,8 +6,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::mpsc;
 
+use crate::app::command::Purpose;
 use crate::app::command::{Command, Commands};
-use crate::app::dialogs::files::Purpose;
 use crate::app::editor::EditorState;
 use crate::app::export_job::ExportJob;
 use crate::clipfile::unity::UnityAxes;
@@ -342,7 +342,7 @@ impl ExportDialog {
              Unity player leaves a bone without curves wherever it was",
         )
         .on_disabled_hover_text("For Unity-layout exports");
-        crate::app::panels::widgets::slider(
+        crate::app::widgets::slider(
             ui,
             &mut self.fps,
             1.0..=120.0,

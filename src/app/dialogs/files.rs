@@ -6,24 +6,12 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use crate::app::command::{OpenKind, Purpose};
 use crate::app::editor::EditorState;
-use crate::app::panels::menu::OpenKind;
+use crate::app::state::layout::DialogChoice;
 
 /// A platform dialog that returns sooner than this with no file was not shown to anyone: it is unavailable.
 const TOO_FAST_TO_BE_A_USER: Duration = Duration::from_millis(250);
-
-/// What a dialog is choosing a path for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Purpose {
-    /// A file to open.
-    Open(OpenKind),
-    /// Where to save the preset.
-    SavePreset,
-    /// The export's output file, with its extension.
-    ExportFile(&'static str),
-    /// The export's output folder (one clip per node).
-    ExportFolder,
-}
 
 impl Purpose {
     fn title(self) -> &'static str {
@@ -51,16 +39,6 @@ impl Purpose {
             Purpose::ExportFolder => &[],
         }
     }
-}
-
-/// Which dialog the user wants.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub enum DialogChoice {
-    /// The platform's dialog where there is one, else the in-app browser.
-    #[default]
-    Automatic,
-    /// Always the in-app browser.
-    InApp,
 }
 
 /// True when the platform can show its own file dialog: always on Windows and macOS; on Linux and the BSDs

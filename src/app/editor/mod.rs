@@ -20,6 +20,10 @@ use crate::layers::look_at::LookBoneReport;
 use crate::render::OrbitCamera;
 use crate::render::camera::posed_bounds;
 
+/// Longest time step one frame advances. Up to it playback keeps real time however slow the frames are (software
+/// rendering draws a frame in hundreds of milliseconds): frames are skipped, not slowed. A longer stall (a
+/// debugger, a suspended laptop) does not jump the animation, and the viewport's corner says playback fell behind.
+pub const MAX_FRAME_STEP_S: f32 = 1.0;
 /// Everything the editor shows and plays.
 pub struct EditorState {
     doc: Document,

@@ -2,9 +2,10 @@
 //! View (overlays, framing, panels, UI scale) and Help (the shortcuts).
 
 use crate::app::command::{CameraMove, Command, Commands};
-use crate::app::dialogs::files::{DialogChoice, Purpose};
+use crate::app::command::{OpenKind, Purpose};
 use crate::app::editor::EditorState;
-use crate::app::window::{Layout, UI_SCALES};
+use crate::app::state::layout::DialogChoice;
+use crate::app::state::layout::{Layout, UI_SCALES};
 use crate::blend::RootMotion;
 use crate::render::camera::ViewPreset;
 
@@ -13,17 +14,6 @@ use crate::render::camera::ViewPreset;
 pub struct MenuRequests {
     /// Show the export window.
     pub export: bool,
-}
-
-/// The kinds of file the open dialogs offer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum OpenKind {
-    /// A character (.glb, .gltf, .vrm, .fbx).
-    Model,
-    /// Clips to add to the character: any file holding animation (models, .vrma, .animclip, Unity .bytes).
-    Clips,
-    /// A blend space or preset (.json).
-    Preset,
 }
 
 /// Every keyboard shortcut, as the Help menu lists it: (keys, what they do).

@@ -8,7 +8,6 @@ pub mod scene;
 pub mod status_bar;
 pub mod timeline;
 pub mod viewport;
-pub mod widgets;
 
 /// True when a widget other than the blend canvas has the keyboard (a text field being typed in): editor
 /// shortcuts wait for it, and an undo step stays open while it lasts.

@@ -3,10 +3,10 @@
 
 use egui::{Color32, RichText};
 
+use crate::app::command::OpenKind;
+use crate::app::command::Purpose;
 use crate::app::command::{Command, Commands};
-use crate::app::dialogs::files::Purpose;
 use crate::app::editor::EditorState;
-use crate::app::panels::menu::OpenKind;
 
 /// Deepest indentation of the skeleton list.
 const MAX_INDENT: usize = 24;

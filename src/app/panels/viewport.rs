@@ -362,7 +362,7 @@ impl ViewportPanel {
 /// What the viewport's corner says about playback when frames are slow: below 15 frames a second playback keeps
 /// real time by skipping frames; a frame longer than the longest step leaves it behind real time.
 pub fn playback_note(frame_s: f32) -> Option<String> {
-    use crate::app::window::MAX_FRAME_STEP_S;
+    use crate::app::editor::MAX_FRAME_STEP_S;
     if frame_s > MAX_FRAME_STEP_S {
         Some(format!(
             "playback behind real time: a frame took {:.0} ms",

@@ -8,7 +8,7 @@ use glam::Vec3;
 
 use crate::app::command::{Command, Commands};
 use crate::app::editor::EditorState;
-use crate::app::panels::widgets::slider;
+use crate::app::widgets::slider;
 use crate::blend::heatmap::node_color;
 use crate::layers::breath::BreathBone;
 use crate::layers::look_at::{LookBone, LookLimit, LookSolver, UnityLimitMethod, UnityLookBone};
