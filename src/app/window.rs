@@ -61,6 +61,8 @@ pub struct AnimtuneApp {
     files: FileDialogs,
     /// The model name the window's title shows.
     title: String,
+    /// The scene panel's and the inspector's fit to the window's width.
+    panel_fit: [PanelFit; 2],
 }
 
 impl AnimtuneApp {
@@ -107,6 +109,7 @@ impl AnimtuneApp {
             files: FileDialogs::default(),
             layout,
             title: String::new(),
+            panel_fit: [PanelFit::default(); 2],
         }
     }
 
@@ -300,6 +303,44 @@ impl AnimtuneApp {
 }
 
 /// The strip a collapsed side panel leaves: one button that opens it again. Returns true when clicked.
+/// Narrowest window (points) in which the scene panel shows by itself; in a narrower one it starts as its strip.
+pub const SCENE_MIN_WINDOW: f32 = 760.0;
+/// Narrowest window (points) in which the inspector shows by itself.
+pub const INSPECTOR_MIN_WINDOW: f32 = 520.0;
+
+/// Whether a side panel shows: the user's saved choice, except in a window too narrow for it (at UI scale 2 a
+/// 900×600 window is 450×300 points), where it shows as its strip until opened there. A choice made in a narrow
+/// window lasts while it stays narrow and is not saved.
+#[derive(Clone, Copy, Debug, Default)]
+struct PanelFit {
+    narrow: bool,
+    choice_while_narrow: Option<bool>,
+}
+
+impl PanelFit {
+    /// Whether the panel shows, `saved` being the user's choice and `narrow` whether the window is too narrow.
+    fn shown(&mut self, saved: bool, narrow: bool) -> bool {
+        if narrow != self.narrow {
+            self.narrow = narrow;
+            self.choice_while_narrow = None;
+        }
+        if narrow {
+            self.choice_while_narrow.unwrap_or(false)
+        } else {
+            saved
+        }
+    }
+
+    /// The user opened or closed the panel: saved, unless the window is narrow.
+    fn choose(&mut self, saved: &mut bool, open: bool) {
+        if self.narrow {
+            self.choice_while_narrow = Some(open);
+        } else {
+            *saved = open;
+        }
+    }
+}
+
 /// A panel's frame without its fill: the window is cleared to the panels' colour ([`eframe::App::clear_color`]),
 /// so filling each panel again would shade every pixel of the window twice, which in software rendering
 /// (lavapipe) is a third of a frame.
@@ -382,10 +423,36 @@ impl eframe::App for AnimtuneApp {
             )));
         }
         let (e, out) = (&self.editor, &mut self.queue);
+        // What the side panels show in this window (the menu's View toggles act on that).
+        let window_width = ui.available_width();
+        let shown = [
+            self.panel_fit[0].shown(self.layout.scene_open, window_width < SCENE_MIN_WINDOW),
+            self.panel_fit[1].shown(
+                self.layout.inspector_open,
+                window_width < INSPECTOR_MIN_WINDOW,
+            ),
+        ];
+        let mut layout = Layout {
+            scene_open: shown[0],
+            inspector_open: shown[1],
+            ..self.layout
+        };
         let requests = egui::Panel::top("menu")
             .frame(unfilled(egui::Frame::side_top_panel(ui.style())))
-            .show(ui, |ui| menu::ui(ui, e, &mut self.layout, out))
+            .show(ui, |ui| menu::ui(ui, e, &mut layout, out))
             .inner;
+        let (mut scene_shown, mut inspector_shown) = (layout.scene_open, layout.inspector_open);
+        self.layout = Layout {
+            scene_open: self.layout.scene_open,
+            inspector_open: self.layout.inspector_open,
+            ..layout
+        };
+        if scene_shown != shown[0] {
+            self.panel_fit[0].choose(&mut self.layout.scene_open, scene_shown);
+        }
+        if inspector_shown != shown[1] {
+            self.panel_fit[1].choose(&mut self.layout.inspector_open, inspector_shown);
+        }
         egui::Panel::bottom("status")
             .frame(unfilled(egui::Frame::side_top_panel(ui.style())))
             .show(ui, |ui| status_bar::ui(ui, e));
@@ -418,7 +485,7 @@ impl eframe::App for AnimtuneApp {
         let mut scene_open = None;
         egui::Panel::show_switched(
             ui,
-            &mut self.layout.scene_open,
+            &mut scene_shown,
             collapsed("scene_collapsed"),
             scene_panel,
             |ui, open| {
@@ -430,7 +497,7 @@ impl eframe::App for AnimtuneApp {
             },
         );
         if let Some(open) = scene_open {
-            self.layout.scene_open = open;
+            self.panel_fit[0].choose(&mut self.layout.scene_open, open);
         }
         self.clip_list = clip_list;
         let collapsed_right = egui::Panel::right("inspector_collapsed")
@@ -446,7 +513,7 @@ impl eframe::App for AnimtuneApp {
         let mut inspector_open = None;
         egui::Panel::show_switched(
             ui,
-            &mut self.layout.inspector_open,
+            &mut inspector_shown,
             collapsed_right,
             inspector_panel,
             |ui, open| {
@@ -458,7 +525,7 @@ impl eframe::App for AnimtuneApp {
             },
         );
         if let Some(open) = inspector_open {
-            self.layout.inspector_open = open;
+            self.panel_fit[1].choose(&mut self.layout.inspector_open, open);
         }
         let eval_micros = self.eval_micros;
         egui::CentralPanel::default()

@@ -693,3 +693,68 @@ fn humanoid_clips_added_to_a_non_humanoid_come_with_a_warning() {
         status.text
     );
 }
+
+#[test]
+fn a_900x600_window_at_scale_2_keeps_the_character_in_sight_and_every_panel_reachable() {
+    // B4: at 450×300 points the viewport was 185×260 px with the HUD and gizmo over the head, the canvas never
+    // fit, the transport row wrapped into three rows, and the scene panel's edge crossed the timeline.
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(450.0, 300.0))
+        .with_pixels_per_point(2.0)
+        .wgpu()
+        .build_eframe(|cc| AnimtuneApp::new(cc, None, None));
+    h.run_steps(4);
+    let viewport = |h: &Harness<'static, AnimtuneApp>| {
+        h.get_by_label(animtune::app::panels::viewport::VIEWPORT_LABEL)
+            .rect()
+    };
+    let v = viewport(&h);
+    assert!(
+        v.width() >= 0.8 * 450.0 && v.height() >= 150.0,
+        "both side panels start as strips: viewport {v:?}"
+    );
+    assert!(h.query_by_label(CANVAS_LABEL).is_none());
+    assert!(
+        animtune::app::panels::viewport::gizmo_radius(v.size()) <= 0.12 * v.height() + 0.01,
+        "the gizmo leaves the character room"
+    );
+    // One transport row (it scrolls sideways): the ruler follows right under Pause.
+    let pause = h.get_by_role_and_label(Role::Button, "Pause").rect();
+    let ruler = h.get_by_label("Time").rect();
+    assert!(
+        ruler.top() - pause.top() < 40.0,
+        "the transport row wrapped: {pause:?}, ruler {ruler:?}"
+    );
+    let image = h.render().expect("the wgpu test renderer");
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("ui-snapshots");
+    std::fs::create_dir_all(&dir).unwrap();
+    image.save(dir.join("scale2_900x600.png")).unwrap();
+    // No panel edge crosses the timeline: the ruler's row of pixels between its ticks is one grey.
+    let y = ((ruler.center().y + 12.0) * 2.0) as u32;
+    let row: Vec<_> = (((ruler.left() + 10.0) * 2.0) as u32..((ruler.right() - 10.0) * 2.0) as u32)
+        .map(|x| image.get_pixel(x, y).0)
+        .collect();
+    let bright = row
+        .iter()
+        .filter(|p| p[0] > 40 && p[0] == p[1] && p[1] == p[2])
+        .count();
+    assert!(
+        bright < 8,
+        "a line crosses the ruler ({bright} bright pixels)"
+    );
+    // The inspector opens from its strip, with a usable canvas (the panel scrolls to it).
+    h.get_by_label("«").click();
+    h.run_steps(4);
+    let canvas = h.get_by_label(CANVAS_LABEL).rect();
+    assert!(canvas.height() >= 119.0, "canvas {canvas:?}");
+    assert!(viewport(&h).width() >= 200.0, "viewport {:?}", viewport(&h));
+    // At 1280×800 the saved choice (both open) comes back.
+    h.set_size(egui::vec2(1280.0, 800.0));
+    h.set_pixels_per_point(1.0);
+    h.run_steps(4);
+    assert!(
+        h.query_by_label("Clips").is_some(),
+        "the scene panel is back"
+    );
+    assert!(h.query_by_label(CANVAS_LABEL).is_some());
+}

@@ -18,99 +18,108 @@ const MAX_KEY_MARKERS: usize = 4000;
 /// Draws the timeline's transport row; `curves_open` is the Curves toggle in it. The ruler ([`ruler`]) goes
 /// below, after the curves view when it is open.
 pub fn ui(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands, curves_open: &mut bool) {
+    // One row whatever the width (a narrow window scrolls it sideways): a row that wraps changes the timeline's
+    // height, and with it where everything above sits.
+    egui::ScrollArea::horizontal()
+        .id_salt("transport")
+        .show(ui, |ui| {
+            ui.horizontal(|ui| transport_row(ui, e, out, curves_open))
+        });
+}
+
+/// The transport row's widgets.
+fn transport_row(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands, curves_open: &mut bool) {
     let eval = e.eval();
     // An empty blend space plays nothing: its transport is off, as with no clip.
     let playable = (e.blending() && !e.tuning().blend.nodes.is_empty()) || e.clip().is_some();
-    ui.horizontal_wrapped(|ui| {
-        // At least as wide as "Pause" in the current font, which is wider than BUTTON_WIDTH at some sizes.
-        let width = ["Play", "Pause"]
-            .into_iter()
-            .map(|text| {
-                let galley = egui::WidgetText::from(text).into_galley(
-                    ui,
-                    Some(egui::TextWrapMode::Extend),
-                    f32::INFINITY,
-                    egui::TextStyle::Button,
-                );
-                galley.size().x + 2.0 * ui.spacing().button_padding.x
-            })
-            .fold(BUTTON_WIDTH, f32::max)
-            .ceil();
-        let button = |ui: &mut egui::Ui, text: &str, enabled: bool| {
-            ui.add_enabled(
-                enabled,
-                egui::Button::new(text).min_size(Vec2::new(width, 0.0)),
-            )
-        };
-        let label = if eval.is_playing() && playable {
-            "Pause"
-        } else {
-            "Play"
-        };
-        let nothing = "Nothing to play: open a model with clips, or add clips from a file";
-        if button(ui, label, playable)
-            .on_hover_text("Play or pause (Space)")
+    // At least as wide as "Pause" in the current font, which is wider than BUTTON_WIDTH at some sizes.
+    let width = ["Play", "Pause"]
+        .into_iter()
+        .map(|text| {
+            let galley = egui::WidgetText::from(text).into_galley(
+                ui,
+                Some(egui::TextWrapMode::Extend),
+                f32::INFINITY,
+                egui::TextStyle::Button,
+            );
+            galley.size().x + 2.0 * ui.spacing().button_padding.x
+        })
+        .fold(BUTTON_WIDTH, f32::max)
+        .ceil();
+    let button = |ui: &mut egui::Ui, text: &str, enabled: bool| {
+        ui.add_enabled(
+            enabled,
+            egui::Button::new(text).min_size(Vec2::new(width, 0.0)),
+        )
+    };
+    let label = if eval.is_playing() && playable {
+        "Pause"
+    } else {
+        "Play"
+    };
+    let nothing = "Nothing to play: open a model with clips, or add clips from a file";
+    if button(ui, label, playable)
+        .on_hover_text("Play or pause (Space)")
+        .on_disabled_hover_text(nothing)
+        .clicked()
+    {
+        out.push(Command::Transport(Transport::TogglePlay));
+    }
+    if button(ui, "Stop", playable)
+        .on_hover_text("Stop and go back to the start")
+        .on_disabled_hover_text(nothing)
+        .clicked()
+    {
+        out.push(Command::Transport(Transport::Stop));
+    }
+    let steps = [
+        ("|<", "Go to the start (Home)", Transport::Scrub(0.0)),
+        (
+            "<",
+            "One frame back (Left arrow)",
+            Transport::StepFrames(-1),
+        ),
+        (
+            ">",
+            "One frame forward (Right arrow)",
+            Transport::StepFrames(1),
+        ),
+        (">|", "Go to the end (End)", Transport::ScrubToEnd),
+    ];
+    for (text, key, t) in steps {
+        if button(ui, text, playable)
+            .on_hover_text(key)
             .on_disabled_hover_text(nothing)
             .clicked()
         {
-            out.push(Command::Transport(Transport::TogglePlay));
+            out.push(Command::Transport(t));
         }
-        if button(ui, "Stop", playable)
-            .on_hover_text("Stop and go back to the start")
-            .on_disabled_hover_text(nothing)
-            .clicked()
-        {
-            out.push(Command::Transport(Transport::Stop));
-        }
-        let steps = [
-            ("|<", "Go to the start (Home)", Transport::Scrub(0.0)),
-            (
-                "<",
-                "One frame back (Left arrow)",
-                Transport::StepFrames(-1),
-            ),
-            (
-                ">",
-                "One frame forward (Right arrow)",
-                Transport::StepFrames(1),
-            ),
-            (">|", "Go to the end (End)", Transport::ScrubToEnd),
-        ];
-        for (text, key, t) in steps {
-            if button(ui, text, playable)
-                .on_hover_text(key)
-                .on_disabled_hover_text(nothing)
-                .clicked()
-            {
-                out.push(Command::Transport(t));
-            }
-        }
-        source_choice(ui, e, out);
-        let mut looping = eval.is_looping();
-        let loop_box = ui
-            .checkbox(&mut looping, "Loop")
-            .on_hover_text("Start over at the end (off: stop at the end)");
-        let mut speed = eval.speed();
-        let speed_box = ui
-            .add(
-                egui::DragValue::new(&mut speed)
-                    .speed(0.05)
-                    .range(-4.0..=4.0)
-                    .prefix("speed "),
-            )
-            .on_hover_text("Playback speed: 1 is real time, negative plays backward");
-        if loop_box.changed() {
-            out.push(Command::Transport(Transport::SetLooping(looping)));
-        }
-        if speed_box.changed() {
-            out.push(Command::Transport(Transport::SetSpeed(speed)));
-        }
-        ui.label(format!("{:.3} s  frame {}", eval.time(), e.frame()));
-        range_buttons(ui, e, out);
-        ui.toggle_value(curves_open, "Curves").on_hover_text(
-            "Show the selected joint's curves: its local channels over the clip, the source and the final pose",
-        );
-    });
+    }
+    source_choice(ui, e, out);
+    let mut looping = eval.is_looping();
+    let loop_box = ui
+        .checkbox(&mut looping, "Loop")
+        .on_hover_text("Start over at the end (off: stop at the end)");
+    let mut speed = eval.speed();
+    let speed_box = ui
+        .add(
+            egui::DragValue::new(&mut speed)
+                .speed(0.05)
+                .range(-4.0..=4.0)
+                .prefix("speed "),
+        )
+        .on_hover_text("Playback speed: 1 is real time, negative plays backward");
+    if loop_box.changed() {
+        out.push(Command::Transport(Transport::SetLooping(looping)));
+    }
+    if speed_box.changed() {
+        out.push(Command::Transport(Transport::SetSpeed(speed)));
+    }
+    ui.label(format!("{:.3} s  frame {}", eval.time(), e.frame()));
+    range_buttons(ui, e, out);
+    ui.toggle_value(curves_open, "Curves").on_hover_text(
+        "Show the selected joint's curves: its local channels over the clip, the source and the final pose",
+    );
 }
 
 /// In/out buttons: set the range's ends at the playhead (I, O) or clear it.

@@ -19,8 +19,16 @@ pub const VIEWPORT_HELP: &str = "Drag to orbit, right or middle drag to pan, whe
 const PICK_RADIUS: f32 = 14.0;
 /// Largest render target side, in pixels.
 const MAX_TARGET_SIDE: u32 = 8192;
-/// Radius of the orientation gizmo, points.
+/// Radius of the orientation gizmo, points, in a viewport large enough for it.
 const GIZMO_RADIUS: f32 = 34.0;
+/// A viewport narrower or lower than this (points) gets the compact corner text: frame rate only, at the bottom.
+pub const COMPACT_HUD_BELOW: [f32; 2] = [420.0, 300.0];
+
+/// The gizmo's radius in a viewport of `size` points: at most [`GIZMO_RADIUS`], and small enough to leave the
+/// character room in a small viewport.
+pub fn gizmo_radius(size: Vec2) -> f32 {
+    GIZMO_RADIUS.min(0.12 * size.x.min(size.y)).max(14.0)
+}
 /// The farthest in front of the head (metres, toward the camera) a drag keeps the look-at target: nearer the
 /// camera, the view's edge would be reached before the head turns far.
 const LOOK_DRAG_MAX_DEPTH: f32 = 0.5;
@@ -80,11 +88,10 @@ impl ViewportPanel {
         let view_proj = camera.view_proj(aspect);
         let size = [rect.width(), rect.height()];
         let local = |p: Pos2| [p.x - rect.left(), p.y - rect.top()];
-        let gizmo_center = Pos2::new(
-            rect.right() - GIZMO_RADIUS - 12.0,
-            rect.top() + GIZMO_RADIUS + 12.0,
-        );
-        let in_gizmo = |p: Pos2| p.distance(gizmo_center) < GIZMO_RADIUS + 8.0;
+        let radius = gizmo_radius(rect.size());
+        let margin = (radius * 0.35).max(6.0);
+        let gizmo_center = Pos2::new(rect.right() - radius - margin, rect.top() + radius + margin);
+        let in_gizmo = |p: Pos2| p.distance(gizmo_center) < radius + 8.0;
         // The look-at target: dragged on a plane facing the camera a little in front of the head; Shift+drag
         // moves it toward or away from the camera; Alt+click places it under the pointer.
         let look = &e.tuning().layers.look_at;
@@ -152,7 +159,7 @@ impl ViewportPanel {
         };
         let hovered = self.hovered.and_then(|(_, j)| j);
         self.paint(ui, rect, e, hovered, out);
-        let gizmo_pick = self.gizmo(ui, gizmo_center, view_proj);
+        let gizmo_pick = self.gizmo(ui, gizmo_center, radius, view_proj);
         if response.clicked()
             && let Some(pos) = response.interact_pointer_pos()
         {
@@ -195,6 +202,28 @@ impl ViewportPanel {
             format!("{}{bone}", c.skeleton.name(j))
         };
         let frame_s = ui.input(|i| i.stable_dt);
+        let compact = rect.width() < COMPACT_HUD_BELOW[0] || rect.height() < COMPACT_HUD_BELOW[1];
+        if compact {
+            // A small viewport keeps the character in sight: the frame rate alone, in the bottom-left corner.
+            let mut text = format!("{:.0} fps", 1.0 / frame_s.max(1e-3));
+            if e.eval().is_playing() && playback_note(frame_s).is_some() {
+                text.push_str(", frames skipped");
+            }
+            let painter = ui.painter();
+            let galley = painter.layout_no_wrap(
+                text,
+                egui::FontId::monospace(11.0),
+                Color32::from_gray(225),
+            );
+            let at = rect.left_bottom() + Vec2::new(6.0, -6.0 - galley.size().y);
+            painter.rect_filled(
+                Rect::from_min_size(at - Vec2::splat(3.0), galley.size() + Vec2::splat(6.0)),
+                3.0,
+                Color32::from_black_alpha(170),
+            );
+            painter.galley(at, galley, Color32::from_gray(225));
+            return;
+        }
         let mut lines = vec![format!(
             "eval {eval_micros:.0} µs  frame {:.1} ms",
             frame_s * 1000.0
@@ -253,9 +282,15 @@ impl ViewportPanel {
 
     /// Draws the orientation gizmo (the world axes as the camera sees them) and returns the view of the axis
     /// end under the pointer, if any: a click there turns to that view.
-    fn gizmo(&self, ui: &egui::Ui, center: Pos2, view_proj: glam::Mat4) -> Option<ViewPreset> {
+    fn gizmo(
+        &self,
+        ui: &egui::Ui,
+        center: Pos2,
+        radius: f32,
+        view_proj: glam::Mat4,
+    ) -> Option<ViewPreset> {
         let painter = ui.painter();
-        painter.circle_filled(center, GIZMO_RADIUS + 6.0, Color32::from_black_alpha(90));
+        painter.circle_filled(center, radius + 6.0, Color32::from_black_alpha(90));
         let rotation = glam::Mat3::from_mat4(view_proj);
         let axes = [
             (
@@ -290,8 +325,8 @@ impl ViewportPanel {
             } else {
                 dir
             };
-            ends.push((v.z, center + dir * GIZMO_RADIUS, color, name, plus, true));
-            ends.push((-v.z, center - dir * GIZMO_RADIUS, color, name, minus, false));
+            ends.push((v.z, center + dir * radius, color, name, plus, true));
+            ends.push((-v.z, center - dir * radius, color, name, minus, false));
         }
         // Far ends first, so near ones are drawn over them.
         ends.sort_by(|a, b| b.0.total_cmp(&a.0));

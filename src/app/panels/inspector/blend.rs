@@ -452,7 +452,8 @@ impl BlendPanel {
             0.35
         };
         // As wide as the panel (at most 480 points), and no taller than what is left on screen, so the whole
-        // canvas shows in a small window or at a large UI scale (there the axes' scales may differ).
+        // canvas shows in a small window or at a large UI scale (there the axes' scales may differ), down to
+        // MIN_CANVAS.
         // (Less the room of a horizontal scroll bar and a margin.)
         let visible = ui.clip_rect().bottom()
             - ui.cursor().top()
@@ -460,7 +461,8 @@ impl BlendPanel {
             - ui.spacing().scroll.bar_outer_margin
             - 12.0;
         let width = ui.available_width().clamp(MIN_CANVAS, 480.0);
-        let height = (width * aspect).min(visible.max(MIN_CANVAS * 0.5));
+        // Never flatter than MIN_CANVAS: below that it cannot be used, and the inspector scrolls instead.
+        let height = (width * aspect).min(visible.max(MIN_CANVAS));
         let (rect, _) = ui.allocate_exact_size(Vec2::new(width, height), Sense::hover());
         let id = canvas_id();
         let response = ui.interact(rect, id, Sense::click_and_drag());
