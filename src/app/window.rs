@@ -305,6 +305,8 @@ impl AnimtuneApp {
 /// The strip a collapsed side panel leaves: one button that opens it again. Returns true when clicked.
 /// Narrowest window (points) in which the scene panel shows by itself; in a narrower one it starts as its strip.
 pub const SCENE_MIN_WINDOW: f32 = 760.0;
+/// Windows narrower than this (points) keep side panel widths of their own.
+pub const WIDE_WINDOW: f32 = 1000.0;
 /// Narrowest window (points) in which the inspector shows by itself.
 pub const INSPECTOR_MIN_WINDOW: f32 = 520.0;
 
@@ -475,7 +477,14 @@ impl eframe::App for AnimtuneApp {
                 .resizable(false)
                 .exact_size(26.0)
         };
-        let scene_panel = egui::Panel::left("scene")
+        // A narrow window keeps its own panel widths: a panel squeezed there comes back at its width when the
+        // window grows again (egui keeps each panel's width under its id).
+        let band = if window_width < WIDE_WINDOW {
+            "_narrow"
+        } else {
+            ""
+        };
+        let scene_panel = egui::Panel::left(format!("scene{band}"))
             .frame(unfilled(egui::Frame::side_top_panel(ui.style())))
             .resizable(true)
             .default_size(240.0f32.min(width * 0.25))
@@ -504,7 +513,7 @@ impl eframe::App for AnimtuneApp {
             .frame(unfilled(egui::Frame::side_top_panel(ui.style())))
             .resizable(false)
             .exact_size(26.0);
-        let inspector_panel = egui::Panel::right("inspector")
+        let inspector_panel = egui::Panel::right(format!("inspector{band}"))
             .frame(unfilled(egui::Frame::side_top_panel(ui.style())))
             .resizable(true)
             .default_size(360.0f32.min(width * 0.36))

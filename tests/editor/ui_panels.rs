@@ -748,13 +748,25 @@ fn a_900x600_window_at_scale_2_keeps_the_character_in_sight_and_every_panel_reac
     let canvas = h.get_by_label(CANVAS_LABEL).rect();
     assert!(canvas.height() >= 119.0, "canvas {canvas:?}");
     assert!(viewport(&h).width() >= 200.0, "viewport {:?}", viewport(&h));
-    // At 1280×800 the saved choice (both open) comes back.
-    h.set_size(egui::vec2(1280.0, 800.0));
-    h.set_pixels_per_point(1.0);
+    // In a wide window the saved choice (both open) comes back.
+    h.set_size(egui::vec2(1100.0, 700.0));
     h.run_steps(4);
     assert!(
         h.query_by_label("Clips").is_some(),
         "the scene panel is back"
     );
     assert!(h.query_by_label(CANVAS_LABEL).is_some());
+    // At the panels' own widths, not squeezed.
+    let mut fresh = Harness::builder()
+        .with_size(egui::vec2(1100.0, 700.0))
+        .with_pixels_per_point(2.0)
+        .wgpu()
+        .build_eframe(|cc| AnimtuneApp::new(cc, None, None));
+    fresh.run_steps(4);
+    assert!(
+        (viewport(&h).width() - viewport(&fresh).width()).abs() < 1.0,
+        "panels kept their squeezed widths: viewport {:?}, fresh {:?}",
+        viewport(&h),
+        viewport(&fresh)
+    );
 }
