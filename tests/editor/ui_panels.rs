@@ -13,8 +13,14 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT, Queryable};
 
 fn harness_sized(w: f32, h: f32) -> Harness<'static, AnimtuneApp> {
+    harness_scaled(w, h, 1.0)
+}
+
+/// The editor in a window of `w`×`h` points at `scale` pixels per point (a UI scale).
+fn harness_scaled(w: f32, h: f32, scale: f32) -> Harness<'static, AnimtuneApp> {
     Harness::builder()
         .with_size(egui::vec2(w, h))
+        .with_pixels_per_point(scale)
         .wgpu()
         .build_eframe(|cc| AnimtuneApp::new(cc, None, None))
 }
@@ -698,11 +704,7 @@ fn humanoid_clips_added_to_a_non_humanoid_come_with_a_warning() {
 fn a_900x600_window_at_scale_2_keeps_the_character_in_sight_and_every_panel_reachable() {
     // B4: at 450×300 points the viewport was 185×260 px with the HUD and gizmo over the head, the canvas never
     // fit, the transport row wrapped into three rows, and the scene panel's edge crossed the timeline.
-    let mut h = Harness::builder()
-        .with_size(egui::vec2(450.0, 300.0))
-        .with_pixels_per_point(2.0)
-        .wgpu()
-        .build_eframe(|cc| AnimtuneApp::new(cc, None, None));
+    let mut h = harness_scaled(450.0, 300.0, 2.0);
     h.run_steps(4);
     let viewport = |h: &Harness<'static, AnimtuneApp>| {
         h.get_by_label(animtune::app::panels::viewport::VIEWPORT_LABEL)
@@ -757,11 +759,7 @@ fn a_900x600_window_at_scale_2_keeps_the_character_in_sight_and_every_panel_reac
     );
     assert!(h.query_by_label(CANVAS_LABEL).is_some());
     // At the panels' own widths, not squeezed.
-    let mut fresh = Harness::builder()
-        .with_size(egui::vec2(1100.0, 700.0))
-        .with_pixels_per_point(2.0)
-        .wgpu()
-        .build_eframe(|cc| AnimtuneApp::new(cc, None, None));
+    let mut fresh = harness_scaled(1100.0, 700.0, 2.0);
     fresh.run_steps(4);
     assert!(
         (viewport(&h).width() - viewport(&fresh).width()).abs() < 1.0,
