@@ -79,6 +79,9 @@ impl AnimtuneApp {
         {
             editor.restore(p);
         }
+        // Ctrl+= / Ctrl+- / Ctrl+0 are ours (see `shortcut`): egui's own handles one press a frame, so quick
+        // presses on a slow frame were lost, and it steps by 0.1 where the View menu offers UI_SCALES.
+        cc.egui_ctx.options_mut(|o| o.zoom_with_keyboard = false);
         let layout = cc
             .storage
             .and_then(|s| eframe::get_value::<Layout>(s, LAYOUT_KEY))
@@ -180,7 +183,7 @@ impl AnimtuneApp {
         });
         let arrows_to_canvas = ctx.memory(|m| m.has_focus(canvas_id()));
         let editor = &self.editor;
-        let (open, export) = ctx.input(|i| {
+        let (open, export, scale_steps, scale_reset) = ctx.input(|i| {
             let time = editor.eval().time();
             let range = editor
                 .eval()
@@ -208,8 +211,17 @@ impl AnimtuneApp {
                     );
                 }
             }
-            (chosen.open, chosen.export)
+            (
+                chosen.open,
+                chosen.export,
+                chosen.scale_steps,
+                chosen.scale_reset,
+            )
         });
+        if scale_reset || scale_steps != 0 {
+            let from = if scale_reset { 1.0 } else { ctx.zoom_factor() };
+            ctx.set_zoom_factor(step_ui_scale(from, scale_steps));
+        }
         if open {
             self.files.open(OpenKind::Model, &self.editor);
         }
@@ -474,6 +486,7 @@ impl eframe::App for AnimtuneApp {
         let collapsed = |id: &str| {
             egui::Panel::left(id.to_string())
                 .frame(unfilled(egui::Frame::side_top_panel(ui.style())))
+                .show_separator_line(false)
                 .resizable(false)
                 .exact_size(26.0)
         };
@@ -486,6 +499,7 @@ impl eframe::App for AnimtuneApp {
         };
         let scene_panel = egui::Panel::left(format!("scene{band}"))
             .frame(unfilled(egui::Frame::side_top_panel(ui.style())))
+            .show_separator_line(false)
             .resizable(true)
             .default_size(240.0f32.min(width * 0.25))
             .size_range(140.0..=(width * 0.25).max(141.0));
@@ -511,10 +525,12 @@ impl eframe::App for AnimtuneApp {
         self.clip_list = clip_list;
         let collapsed_right = egui::Panel::right("inspector_collapsed")
             .frame(unfilled(egui::Frame::side_top_panel(ui.style())))
+            .show_separator_line(false)
             .resizable(false)
             .exact_size(26.0);
         let inspector_panel = egui::Panel::right(format!("inspector{band}"))
             .frame(unfilled(egui::Frame::side_top_panel(ui.style())))
+            .show_separator_line(false)
             .resizable(true)
             .default_size(360.0f32.min(width * 0.36))
             .size_range(200.0..=(width * 0.4).max(201.0));
@@ -535,6 +551,13 @@ impl eframe::App for AnimtuneApp {
         );
         if let Some(open) = inspector_open {
             self.panel_fit[1].choose(&mut self.layout.inspector_open, open);
+        }
+        // The side panels' edges, drawn here only as high as the viewport: egui draws a panel's own line over the
+        // panel's whole height, which in a short window reaches into the timeline below it.
+        let central = ui.available_rect_before_wrap();
+        let edge = ui.visuals().widgets.noninteractive.bg_stroke;
+        for x in [central.left(), central.right()] {
+            ui.painter().vline(x, central.y_range(), edge);
         }
         let eval_micros = self.eval_micros;
         egui::CentralPanel::default()
@@ -579,6 +602,30 @@ impl eframe::App for AnimtuneApp {
 struct ShortcutChoice {
     open: bool,
     export: bool,
+    /// UI scale steps asked for (Ctrl+= up, Ctrl+- down), in order.
+    scale_steps: i32,
+    /// Ctrl+0: back to scale 1.
+    scale_reset: bool,
+}
+
+/// The UI scale `steps` entries of [`UI_SCALES`] up (or down) from `from`, within the list.
+pub fn step_ui_scale(from: f32, steps: i32) -> f32 {
+    let mut scale = from;
+    for _ in 0..steps.unsigned_abs() {
+        scale = if steps > 0 {
+            UI_SCALES
+                .into_iter()
+                .find(|&s| s > scale + 1e-3)
+                .unwrap_or(UI_SCALES[UI_SCALES.len() - 1])
+        } else {
+            UI_SCALES
+                .into_iter()
+                .rev()
+                .find(|&s| s < scale - 1e-3)
+                .unwrap_or(UI_SCALES[0])
+        };
+    }
+    scale
 }
 
 /// What one key press, with the modifiers it was pressed with, asks for: a command in `out`, or a window in
@@ -618,6 +665,13 @@ fn shortcut(
         Key::O if command => chosen.open = true,
         Key::O if !alt => out.push(Command::SetPlayRange(Some([range[0], time]))),
         Key::E if command => chosen.export = true,
+        // UI scale, through the View menu's steps: each press counts, however many come in one slow frame.
+        Key::Equals | Key::Plus if command => chosen.scale_steps += 1,
+        Key::Minus if command => chosen.scale_steps -= 1,
+        Key::Num0 if command => {
+            chosen.scale_reset = true;
+            chosen.scale_steps = 0;
+        }
         Key::ArrowRight if !arrows_to_canvas => {
             out.push(Command::Transport(Transport::StepFrames(1)))
         }

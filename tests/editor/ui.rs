@@ -1197,3 +1197,34 @@ fn the_curves_view_shows_what_look_at_adds_to_the_head_and_not_to_its_source() {
     h.query_by_label_contains("x final")
         .expect("the legend names the final curve");
 }
+
+#[test]
+fn quick_ui_scale_chords_each_count_and_follow_the_view_menus_steps() {
+    // Three Ctrl+= in one slow frame: egui's own zoom took one of them, by 0.1.
+    let mut h = harness();
+    h.run_steps(2);
+    for _ in 0..3 {
+        h.input_mut().events.push(egui::Event::Key {
+            key: egui::Key::Equals,
+            physical_key: None,
+            pressed: true,
+            repeat: false,
+            modifiers: egui::Modifiers::COMMAND,
+        });
+    }
+    h.run_steps(2);
+    assert_eq!(h.ctx.zoom_factor(), 1.75);
+    // (A new zoom takes effect on the next frame.)
+    quick_chord(&mut h, egui::Modifiers::COMMAND, egui::Key::Minus);
+    h.run_steps(1);
+    assert_eq!(h.ctx.zoom_factor(), 1.5);
+    quick_chord(&mut h, egui::Modifiers::COMMAND, egui::Key::Num0);
+    h.run_steps(1);
+    assert_eq!(h.ctx.zoom_factor(), 1.0);
+    assert_eq!(
+        animtune::app::window::step_ui_scale(2.0, 3),
+        2.0,
+        "stays within the list"
+    );
+    assert_eq!(animtune::app::window::step_ui_scale(1.1, -1), 1.0);
+}

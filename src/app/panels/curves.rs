@@ -15,8 +15,10 @@ use crate::app::state::document::Tuning;
 use crate::blend::RootMotion;
 use crate::eval::curves::{Channel, JointCurves, Stage, channel_values, curve_times, joint_curves};
 
-/// Tallest the plot gets; it takes at most a third of the window's height.
+/// Tallest the plot gets; it takes 28 % of the window's height, at least 80 points.
 const PLOT_HEIGHT: f32 = 200.0;
+/// The plot shows its legend from this height (points).
+const LEGEND_MIN_HEIGHT: f32 = 150.0;
 /// Most key markers drawn per component.
 const MAX_KEY_MARKERS: usize = 2000;
 
@@ -102,7 +104,8 @@ impl CurvesPanel {
     /// Draws the view: the channel and stage choices, then the plot.
     pub fn ui(&mut self, ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) {
         self.update(e);
-        ui.horizontal_wrapped(|ui| {
+        // One row (it scrolls sideways in a narrow window), so that the timeline keeps its height.
+        egui::ScrollArea::horizontal().id_salt("curve_options").show(ui, |ui| ui.horizontal(|ui| {
             for channel in Channel::ALL {
                 ui.selectable_value(&mut self.channel, channel, channel.name())
                     .on_hover_text("Which channel of the joint's local transform to plot");
@@ -119,7 +122,7 @@ impl CurvesPanel {
             {
                 self.frame_all = true;
             }
-        });
+        }));
         let Some((_, curves)) = &self.cache else {
             ui.label(
                 "Select a joint (click it in the viewport or the skeleton list) to see its curves: the source \
@@ -130,7 +133,7 @@ impl CurvesPanel {
         if curves.stages.is_empty() {
             return;
         }
-        let height = PLOT_HEIGHT.min(ui.ctx().content_rect().height() / 3.0);
+        let height = (ui.ctx().content_rect().height() * 0.28).clamp(80.0, PLOT_HEIGHT);
         let channel = self.channel;
         let last = curves.stages.len() - 1;
         let shown: Vec<usize> = (0..curves.stages.len())
@@ -140,9 +143,12 @@ impl CurvesPanel {
         let names = channel.components();
         let time = f64::from(e.eval().time());
         let frame_all = std::mem::take(&mut self.frame_all);
-        let response = Plot::new("curves")
-            .height(height)
-            .legend(Legend::default())
+        let mut plot = Plot::new("curves").height(height);
+        // The legend (which also hides and shows curves) where there is room for it.
+        if height >= LEGEND_MIN_HEIGHT {
+            plot = plot.legend(Legend::default());
+        }
+        let response = plot
             .x_axis_label("time (s)")
             .y_axis_label(channel.name())
             .show(ui, |plot| {
@@ -182,7 +188,7 @@ impl CurvesPanel {
                                 .map(|&k| [f64::from(k), interpolate(&curves.times, v, k)])
                                 .collect();
                             plot.points(
-                                Points::new(format!("{} keys", names[c]), markers)
+                                Points::new("keys", markers)
                                     .shape(MarkerShape::Diamond)
                                     .radius(2.5)
                                     .color(component_color(c, true)),
