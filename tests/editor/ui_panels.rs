@@ -768,3 +768,18 @@ fn a_900x600_window_at_scale_2_keeps_the_character_in_sight_and_every_panel_reac
         viewport(&fresh)
     );
 }
+
+#[test]
+fn a_settings_choice_is_never_left_alone_on_a_line() {
+    // At the default inspector width "keep" wrapped onto a line of its own, away from "Root" and "in place".
+    let mut h = harness_sized(1280.0, 800.0);
+    h.run_steps(3);
+    let (in_place, keep) = (
+        h.get_by_label("in place").rect(),
+        h.get_by_label("keep").rect(),
+    );
+    assert!(
+        (in_place.center().y - keep.center().y).abs() < 1.0,
+        "in place {in_place:?}, keep {keep:?}"
+    );
+}

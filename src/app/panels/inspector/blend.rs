@@ -326,24 +326,30 @@ impl BlendPanel {
     /// screen in a small window).
     fn settings(&mut self, ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) {
         let blend = &e.tuning().blend;
+        // Each setting (its label and choices) wraps as one piece, never leaving a choice alone on a line.
         ui.horizontal_wrapped(|ui| {
             let mut sync = blend.sync;
-            ui.label("Time");
-            ui.selectable_value(&mut sync, TimeSync::Normalized, "synced")
-                .on_hover_text(
-                    "Clips share a normalized time; the cycle is the weighted mean length (Unity's blend trees)",
-                );
-            ui.selectable_value(&mut sync, TimeSync::Independent, "independent")
-                .on_hover_text("Each clip plays at its own speed and loops on its own");
+            ui.horizontal(|ui| {
+                ui.label("Time");
+                ui.selectable_value(&mut sync, TimeSync::Normalized, "synced")
+                    .on_hover_text(
+                        "Clips share a normalized time; the cycle is the weighted mean length (Unity's blend trees)",
+                    );
+                ui.selectable_value(&mut sync, TimeSync::Independent, "independent")
+                    .on_hover_text("Each clip plays at its own speed and loops on its own");
+            });
             if sync != blend.sync {
                 out.push(Command::EditBlend(BlendEdit::SetSync(sync)));
             }
             let mut root = blend.root_motion;
-            ui.label("Root");
-            ui.selectable_value(&mut root, RootMotion::InPlace, "in place")
-                .on_hover_text("Each clip's average horizontal root travel is removed: the character stays put");
-            ui.selectable_value(&mut root, RootMotion::Keep, "keep")
-                .on_hover_text("The hips travel as the clips move them");
+            ui.horizontal(|ui| {
+                ui.label("Root");
+                ui.selectable_value(&mut root, RootMotion::InPlace, "in place").on_hover_text(
+                    "Each clip's average horizontal root travel is removed: the character stays put",
+                );
+                ui.selectable_value(&mut root, RootMotion::Keep, "keep")
+                    .on_hover_text("The hips travel as the clips move them");
+            });
             if root != blend.root_motion {
                 out.push(Command::EditBlend(BlendEdit::SetRootMotion(root)));
             }
