@@ -211,6 +211,8 @@ fn main() {
             BlendingJob {
                 poses: &poses[..count * n],
                 weights: &weights,
+                masks: &[],
+                additive: &[],
                 rest: skeleton.rest(),
                 threshold: 0.1,
                 output: &mut blended,

@@ -741,6 +741,8 @@ impl Evaluator {
                     BlendingJob {
                         poses: &self.blend_poses[..self.blend_weights.len() * n],
                         weights: &self.blend_weights,
+                        masks: &[],
+                        additive: &[],
                         rest: self.skeleton.rest(),
                         threshold: 0.1,
                         output: out,

@@ -1,10 +1,37 @@
-//! The blending job: a weighted sum of sampled poses, rotations aligned to the running sum's hemisphere, then
-//! normalised; the rest pose fills in when the total weight is below a threshold (as ozz's BlendingJob).
+//! The blending job, in the shape of ozz's `BlendingJob`: a weighted sum of sampled poses, rotations aligned to
+//! the running sum's hemisphere, then normalised; the rest pose fills in where the total weight is below a
+//! threshold. A pose may carry per-joint weights (a mask: an upper-body layer), and additive layers are applied
+//! after the normalised blend.
 
 use glam::{Mat4, Quat, Vec3A, Vec4};
 
 use super::{JobError, check_len};
 use crate::core::Transform;
+
+/// A pose added on top of the normalised blend (ozz's additive layer), usually a difference from a reference pose
+/// ([`additive_delta`]). With weight `w` (scaled joint by joint by the mask): the rotation is turned by the
+/// delta's rotation lerped from identity by `w` (`out = out · normalize(lerp(1, δ, w))`), the translation moves by
+/// `w·δt` and the scale is multiplied by `1 − w + w·δs`. A negative weight takes the delta away again.
+#[derive(Clone, Copy, Debug)]
+pub struct AdditiveLayer<'a> {
+    /// The delta pose, one transform per joint.
+    pub pose: &'a [Transform],
+    /// The layer's weight (0: no effect).
+    pub weight: f32,
+    /// Per-joint weights multiplying `weight`, or None for every joint at `weight`.
+    pub mask: Option<&'a [f32]>,
+}
+
+/// The delta of `pose` from `reference`, joint by joint, that an [`AdditiveLayer`] of weight 1 applies to
+/// `reference` to give back `pose` (ozz's additive animation builder: `ref⁻¹·q`, `t − ref.t`, `s / ref.s`).
+pub fn additive_delta(pose: &Transform, reference: &Transform) -> Transform {
+    let safe = |v: Vec3A| Vec3A::select(v.cmpeq(Vec3A::ZERO), Vec3A::ONE, v);
+    Transform {
+        translation: pose.translation - reference.translation,
+        rotation: (reference.rotation.conjugate() * pose.rotation).normalize(),
+        scale: pose.scale / safe(reference.scale),
+    }
+}
 
 /// Blends poses into one local pose.
 pub struct BlendingJob<'a> {
@@ -12,6 +39,11 @@ pub struct BlendingJob<'a> {
     pub poses: &'a [Transform],
     /// One weight per pose (≤ 0: ignored).
     pub weights: &'a [f32],
+    /// Per-joint weights (a mask, each in [0, 1]) of each pose, multiplying its weight joint by joint (ozz's
+    /// `joint_weights`): empty when no pose has one, else one entry per pose (None: every joint at the weight).
+    pub masks: &'a [Option<&'a [f32]>],
+    /// Applied in order after the normalised blend.
+    pub additive: &'a [AdditiveLayer<'a>],
     /// The rest pose, blended in with weight `threshold − total` when the total weight is below `threshold`.
     pub rest: &'a [Transform],
     /// Smallest total weight before the rest pose fills in (> 0).
@@ -32,17 +64,52 @@ impl BlendingJob<'_> {
         if !(self.threshold.is_finite() && self.threshold > 0.0) {
             return Err(JobError::NotFinite("threshold"));
         }
+        if !self.masks.is_empty() {
+            check_len("blend masks", self.masks.len(), self.weights.len())?;
+        }
+        for mask in self.masks.iter().flatten() {
+            check_len("blend mask", mask.len(), n)?;
+            if mask.iter().any(|w| !w.is_finite()) {
+                return Err(JobError::NotFinite("blend mask weight"));
+            }
+        }
+        for layer in self.additive {
+            check_len("additive pose", layer.pose.len(), n)?;
+            if let Some(mask) = layer.mask {
+                check_len("additive mask", mask.len(), n)?;
+                if mask.iter().any(|w| !w.is_finite()) {
+                    return Err(JobError::NotFinite("additive mask weight"));
+                }
+            }
+            if !layer.weight.is_finite() {
+                return Err(JobError::NotFinite("additive weight"));
+            }
+        }
         Ok(())
     }
 
     /// Blends; allocates nothing. Joint by joint, every pose's contribution is summed in registers and the result
-    /// normalised and stored once.
+    /// normalised and stored once; then the additive layers.
     pub fn run(&mut self) -> Result<(), JobError> {
         self.validate()?;
         let n = self.rest.len();
         if n == 0 {
             return Ok(());
         }
+        if self.masks.iter().any(Option::is_some) {
+            self.blend_masked();
+        } else {
+            self.blend();
+        }
+        for layer in self.additive {
+            add_layer(layer, self.output);
+        }
+        Ok(())
+    }
+
+    /// The blend when no pose has a mask: one total weight for every joint.
+    fn blend(&mut self) {
+        let n = self.rest.len();
         let total: f32 = self.weights.iter().filter(|w| **w > 0.0).sum();
         let rest_weight = if total < self.threshold {
             self.threshold - total
@@ -72,25 +139,94 @@ impl BlendingJob<'_> {
             if rest_weight > 0.0 {
                 sum.add(rest, rest_weight, started);
             }
-            let [x, y, z, w] = sum.rotation;
-            let len2 = x * x + y * y + z * z + w * w;
-            let k = inverse_sqrt(len2);
-            let usable = len2.cmpgt(Vec4::splat(1e-24)).bitmask();
-            let q = Mat4::from_cols(x * k, y * k, z * k, w * k).transpose();
-            let q = [q.x_axis, q.y_axis, q.z_axis, q.w_axis];
-            for (l, (o, r)) in out.iter_mut().zip(rest).enumerate() {
-                *o = Transform {
-                    translation: sum.translation[l] * inv,
-                    rotation: if usable & (1 << l) != 0 {
-                        Quat::from_vec4(q[l])
-                    } else {
-                        r.rotation
-                    },
-                    scale: sum.scale[l] * inv,
+            sum.store(out, rest, [inv; 4]);
+        }
+    }
+
+    /// The blend with per-joint weights: each joint has its own total, and the rest pose fills in joint by joint.
+    fn blend_masked(&mut self) {
+        let n = self.rest.len();
+        let (poses, weights, masks) = (self.poses, self.weights, self.masks);
+        let threshold = Vec4::splat(self.threshold);
+        for (c, (out, rest)) in self
+            .output
+            .chunks_mut(4)
+            .zip(self.rest.chunks(4))
+            .enumerate()
+        {
+            let first = c * 4;
+            let lanes = out.len();
+            let mut sum = Sums::default();
+            let mut total = Vec4::ZERO;
+            let mut started = false;
+            // Per lane, how many poses weigh on it and the last one: a joint one pose alone drives is that pose's
+            // transform exactly (a masked layer leaves the joints outside its mask untouched, bit for bit).
+            let mut count = [0u32; 4];
+            let mut only = [0usize; 4];
+            for (i, &w) in weights.iter().enumerate() {
+                if w <= 0.0 {
+                    continue;
+                }
+                let w4 = match masks[i] {
+                    Some(mask) => {
+                        let m = &mask[first..first + lanes];
+                        Vec4::from_array(std::array::from_fn(|l| {
+                            if l < lanes { m[l].max(0.0) * w } else { 0.0 }
+                        }))
+                    }
+                    None => Vec4::splat(w),
                 };
+                sum.add_lanes(&poses[i * n + first..i * n + first + lanes], w4, started);
+                total += w4;
+                started = true;
+                for (l, w) in w4.to_array().into_iter().enumerate() {
+                    if w > 0.0 {
+                        count[l] += 1;
+                        only[l] = i;
+                    }
+                }
+            }
+            let rest_weight = (threshold - total).max(Vec4::ZERO);
+            if rest_weight.cmpgt(Vec4::ZERO).any() {
+                sum.add_lanes(rest, rest_weight, started);
+            }
+            sum.store(out, rest, (total + rest_weight).recip().to_array());
+            let rest_weight = rest_weight.to_array();
+            for (l, o) in out.iter_mut().enumerate() {
+                if count[l] == 1 && rest_weight[l] == 0.0 {
+                    *o = poses[only[l] * n + first + l];
+                }
             }
         }
-        Ok(())
+    }
+}
+
+/// Applies one additive layer to `output` (see [`AdditiveLayer`]).
+fn add_layer(layer: &AdditiveLayer<'_>, output: &mut [Transform]) {
+    for (j, (o, d)) in output.iter_mut().zip(layer.pose).enumerate() {
+        let w = layer.weight * layer.mask.map_or(1.0, |m| m[j]);
+        if w == 0.0 {
+            continue;
+        }
+        let a = w.abs();
+        // The delta's rotation on the w ≥ 0 hemisphere, lerped from identity by |w| (the short way).
+        let q = if d.rotation.w < 0.0 {
+            -d.rotation
+        } else {
+            d.rotation
+        };
+        let turn = Quat::from_xyzw(q.x * a, q.y * a, q.z * a, (q.w - 1.0) * a + 1.0).normalize();
+        let scale = Vec3A::splat(1.0 - a) + d.scale * a;
+        if w > 0.0 {
+            o.translation += d.translation * a;
+            o.rotation = (o.rotation * turn).normalize();
+            o.scale *= scale;
+        } else {
+            o.translation -= d.translation * a;
+            o.rotation = (o.rotation * turn.conjugate()).normalize();
+            let safe = Vec3A::select(scale.cmpeq(Vec3A::ZERO), Vec3A::ONE, scale);
+            o.scale /= safe;
+        }
     }
 }
 
@@ -142,6 +278,51 @@ impl Sums {
             self.scale[l] += t.scale * w;
         }
     }
+
+    /// Normalises the sums (times `inv`, the inverse total weight of each lane) into `out`; a rotation that sums
+    /// to nothing takes the rest pose's.
+    #[inline(always)]
+    fn store(&self, out: &mut [Transform], rest: &[Transform], inv: [f32; 4]) {
+        let [x, y, z, w] = self.rotation;
+        let len2 = x * x + y * y + z * z + w * w;
+        let k = inverse_sqrt(len2);
+        let usable = len2.cmpgt(Vec4::splat(1e-24)).bitmask();
+        let q = Mat4::from_cols(x * k, y * k, z * k, w * k).transpose();
+        let q = [q.x_axis, q.y_axis, q.z_axis, q.w_axis];
+        for (l, (o, r)) in out.iter_mut().zip(rest).enumerate() {
+            *o = Transform {
+                translation: self.translation[l] * inv[l],
+                rotation: if usable & (1 << l) != 0 {
+                    Quat::from_vec4(q[l])
+                } else {
+                    r.rotation
+                },
+                scale: self.scale[l] * inv[l],
+            };
+        }
+    }
+
+    /// As [`Sums::add`], with a weight per lane.
+    #[inline(always)]
+    fn add_lanes(&mut self, joints: &[Transform], w4: Vec4, started: bool) {
+        let lane = |l: usize| joints[l.min(joints.len() - 1)].rotation.into();
+        let q = Mat4::from_cols(lane(0), lane(1), lane(2), lane(3)).transpose();
+        let q = [q.x_axis, q.y_axis, q.z_axis, q.w_axis];
+        let weight = if started {
+            let [ax, ay, az, aw] = self.rotation;
+            w4.copysign(ax * q[0] + ay * q[1] + az * q[2] + aw * q[3])
+        } else {
+            w4
+        };
+        for (a, c) in self.rotation.iter_mut().zip(q) {
+            *a += c * weight;
+        }
+        let w = w4.to_array();
+        for (l, t) in joints.iter().enumerate() {
+            self.translation[l] += t.translation * w[l];
+            self.scale[l] += t.scale * w[l];
+        }
+    }
 }
 
 #[cfg(test)]
@@ -169,6 +350,8 @@ mod tests {
         BlendingJob {
             poses: &poses,
             weights: &[0.5, 0.5],
+            masks: &[],
+            additive: &[],
             rest: &rest,
             threshold: 0.1,
             output: &mut out,
@@ -183,6 +366,142 @@ mod tests {
         assert!(out[0].rotation.dot(Quat::from_rotation_y(0.4)).abs() > 1.0 - 1e-6);
     }
 
+    /// Three joints: a pose turned about y by `angle` per joint index, moved along x by `x`.
+    fn three(angle: f32, x: f32) -> Vec<Transform> {
+        (0..3)
+            .map(|j| Transform {
+                translation: Vec3::new(x + j as f32, 0.0, 0.0).into(),
+                rotation: Quat::from_rotation_y(angle * (j + 1) as f32),
+                scale: Vec3::splat(1.0 + 0.1 * j as f32).into(),
+            })
+            .collect()
+    }
+
+    fn blend(
+        poses: &[Transform],
+        weights: &[f32],
+        masks: &[Option<&[f32]>],
+        additive: &[AdditiveLayer<'_>],
+    ) -> Vec<Transform> {
+        let rest = three(0.0, 0.0);
+        let mut out = vec![Transform::IDENTITY; 3];
+        BlendingJob {
+            poses,
+            weights,
+            masks,
+            additive,
+            rest: &rest,
+            threshold: 0.1,
+            output: &mut out,
+        }
+        .run()
+        .unwrap();
+        out
+    }
+
+    #[test]
+    fn a_masked_override_leaves_the_joints_outside_its_mask_bit_identical() {
+        let base = three(0.3, 1.0);
+        let layer = three(-0.7, 5.0);
+        // The layer overrides joint 2 fully and joint 1 by half; the base keeps what the layer leaves.
+        let mask = [0.0, 0.5, 1.0];
+        let rest_of_base = mask.map(|m| 1.0 - m);
+        let poses: Vec<Transform> = base.iter().chain(&layer).copied().collect();
+        let out = blend(
+            &poses,
+            &[1.0, 1.0],
+            &[Some(&rest_of_base), Some(&mask)],
+            &[],
+        );
+        assert_eq!(out[0], base[0], "outside the mask: the base, bit for bit");
+        assert_eq!(out[2], layer[2], "fully inside: the layer, bit for bit");
+        let half = Quat::from_rotation_y(0.6).slerp(Quat::from_rotation_y(-1.4), 0.5);
+        assert!(
+            out[1].rotation.angle_between(half) < 1e-3,
+            "half way: {:?}",
+            out[1]
+        );
+        assert!((out[1].translation.x - 4.0).abs() < 1e-5);
+        // No mask at all: the same as before masks existed.
+        let plain = blend(&poses, &[1.0, 1.0], &[], &[]);
+        let unmasked = blend(&poses, &[1.0, 1.0], &[None, None], &[]);
+        assert_eq!(plain, unmasked);
+    }
+
+    #[test]
+    fn additive_layers_are_identity_at_weight_0_and_reproduce_a_pose_from_its_reference() {
+        let reference = three(0.2, 1.0);
+        let target = three(-0.9, 3.0);
+        let delta: Vec<Transform> = target
+            .iter()
+            .zip(&reference)
+            .map(|(t, r)| additive_delta(t, r))
+            .collect();
+        let layer = |weight| AdditiveLayer {
+            pose: &delta,
+            weight,
+            mask: None,
+        };
+        assert_eq!(
+            blend(&reference, &[1.0], &[], &[layer(0.0)]),
+            blend(&reference, &[1.0], &[], &[]),
+            "weight 0 changes nothing"
+        );
+        let out = blend(&reference, &[1.0], &[], &[layer(1.0)]);
+        for (o, t) in out.iter().zip(&target) {
+            assert!(o.rotation.angle_between(t.rotation) < 1e-5, "{o:?} {t:?}");
+            assert!(o.translation.abs_diff_eq(t.translation, 1e-5));
+            assert!(o.scale.abs_diff_eq(t.scale, 1e-5));
+        }
+        // A negative weight takes it away again; a mask limits it to its joints.
+        let undone = blend(&reference, &[1.0], &[], &[layer(0.6), layer(-0.6)]);
+        for (o, r) in undone.iter().zip(&reference) {
+            assert!(o.rotation.angle_between(r.rotation) < 1e-5);
+            assert!(o.translation.abs_diff_eq(r.translation, 1e-5));
+            assert!(o.scale.abs_diff_eq(r.scale, 1e-5));
+        }
+        let only_last = [0.0, 0.0, 1.0];
+        let masked = AdditiveLayer {
+            mask: Some(&only_last),
+            ..layer(1.0)
+        };
+        let out = blend(&reference, &[1.0], &[], &[masked]);
+        assert_eq!(out[0], blend(&reference, &[1.0], &[], &[])[0]);
+        assert!(out[2].rotation.angle_between(target[2].rotation) < 1e-5);
+    }
+
+    #[test]
+    fn masks_and_additive_layers_of_the_wrong_size_are_refused() {
+        let a = three(0.0, 0.0);
+        let rest = three(0.0, 0.0);
+        let mut out = vec![Transform::IDENTITY; 3];
+        let short = [1.0, 1.0];
+        let job = BlendingJob {
+            poses: &a,
+            weights: &[1.0],
+            masks: &[Some(&short)],
+            additive: &[],
+            rest: &rest,
+            threshold: 0.1,
+            output: &mut out,
+        };
+        assert!(matches!(job.validate(), Err(JobError::Length { .. })));
+        let job = BlendingJob {
+            poses: &a,
+            weights: &[1.0],
+            masks: &[],
+            additive: &[AdditiveLayer {
+                pose: &a[..2],
+                weight: 1.0,
+                mask: None,
+            }],
+            rest: &rest,
+            threshold: 0.1,
+            output: &mut out,
+        };
+        assert!(matches!(job.validate(), Err(JobError::Length { .. })));
+    }
+
     #[test]
     fn the_rest_pose_fills_in_below_the_threshold() {
         let a = pose(0.0, 4.0);
@@ -191,6 +510,8 @@ mod tests {
         BlendingJob {
             poses: &a,
             weights: &[0.25],
+            masks: &[],
+            additive: &[],
             rest: &rest,
             threshold: 1.0,
             output: &mut out,
@@ -205,6 +526,8 @@ mod tests {
         BlendingJob {
             poses: &[],
             weights: &[],
+            masks: &[],
+            additive: &[],
             rest: &rest,
             threshold: 0.1,
             output: &mut out,
@@ -215,6 +538,8 @@ mod tests {
         let job = BlendingJob {
             poses: &a,
             weights: &[1.0, 1.0],
+            masks: &[],
+            additive: &[],
             rest: &rest,
             threshold: 0.1,
             output: &mut out,

@@ -14,7 +14,7 @@ pub mod sample;
 pub mod skin;
 
 pub use animation::Animation;
-pub use blend::BlendingJob;
+pub use blend::{AdditiveLayer, BlendingJob, additive_delta};
 pub use local_to_model::LocalToModelJob;
 pub use sample::{SamplingContext, SamplingJob, fast_slerp};
 pub use skin::SkinningJob;
