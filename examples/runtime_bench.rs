@@ -11,7 +11,9 @@ use std::hint::black_box;
 
 use animtune::core::{Character, Clip, Transform};
 use animtune::eval::{ClockStep, EvalInput, Evaluator, SourceSpec};
-use animtune::runtime::{Animation, BlendingJob, LocalToModelJob, SamplingContext, SamplingJob};
+use animtune::runtime::{
+    AdditiveLayer, Animation, BlendingJob, LocalToModelJob, SamplingContext, SamplingJob,
+};
 use glam::Mat4;
 
 /// Nanoseconds of CPU time this thread has used.
@@ -237,6 +239,64 @@ fn main() {
             iters / count,
             || run(true),
         );
+    }
+    // Partial blending, as ozz's partial_blend sample (and the same rows in benches/ozz/ozz_bench.cc): Walk on the
+    // lower body, Jog on the upper body (the subtree of DEF-spine.002, the chest), by per-joint weights; then the
+    // same with Sprint as an additive layer at 0.3.
+    let chest = (0..n)
+        .find(|&j| skeleton.name(j) == "DEF-spine.002")
+        .expect("the rig has DEF-spine.002");
+    let upper: Vec<f32> = (0..n)
+        .map(|j| {
+            let mut at = Some(j);
+            while let Some(a) = at {
+                if a == chest {
+                    return 1.0;
+                }
+                at = skeleton.parent(a);
+            }
+            0.0
+        })
+        .collect();
+    let lower: Vec<f32> = upper.iter().map(|u| 1.0 - u).collect();
+    let masks = [Some(lower.as_slice()), Some(upper.as_slice())];
+    let order = [0usize, 2, 3];
+    let cycle = (layers[0].anim.duration() + layers[2].anim.duration()) / 2.0;
+    for additive in [false, true] {
+        let count = 2 + usize::from(additive);
+        let mut bt = 0.0f32;
+        let name = if additive {
+            "2 clips masked + additive + local to model"
+        } else {
+            "2 clips masked blend + local to model"
+        };
+        bench(name, batches, iters / count, || {
+            bt = (bt + dt) % cycle;
+            let phase = bt / cycle;
+            for (i, &c) in order[..count].iter().enumerate() {
+                let l = &mut layers[c];
+                let d = l.anim.duration();
+                sample(l, phase * d, &mut poses[i * n..(i + 1) * n]);
+            }
+            let (blend_poses, rest_poses) = poses.split_at(2 * n);
+            let add = [AdditiveLayer {
+                pose: &rest_poses[..n],
+                weight: 0.3,
+                mask: None,
+            }];
+            BlendingJob {
+                poses: blend_poses,
+                weights: &[1.0, 1.0],
+                masks: &masks,
+                additive: if additive { &add } else { &[] },
+                rest: skeleton.rest(),
+                threshold: 0.1,
+                output: &mut blended,
+            }
+            .run()
+            .expect("valid blending job");
+            l2m(&blended, &mut models);
+        });
     }
     full_stack(
         "Quaternius",

@@ -27,6 +27,7 @@
 #include "ozz/animation/runtime/local_to_model_job.h"
 #include "ozz/animation/runtime/sampling_job.h"
 #include "ozz/animation/runtime/skeleton.h"
+#include "ozz/animation/runtime/skeleton_utils.h"
 #include "ozz/base/containers/vector.h"
 #include "ozz/base/io/archive.h"
 #include "ozz/base/io/stream.h"
@@ -240,6 +241,59 @@ int main(int argc, char** argv) {
       const float phase = bt / cycle;
       for (int i = 0; i < n; ++i) sample(layers[i], phase);
       blend(n, 1.f / n);
+      l2m(make_span(blended));
+    });
+  }
+  // Partial blending (ozz's partial_blend sample): Walk on the lower body, Jog on the upper body (the subtree of
+  // DEF-spine.002, the chest), by per-joint weights; then the same with Sprint as an additive layer at 0.3.
+  int chest = -1;
+  for (int j = 0; j < nj; ++j) {
+    if (std::strcmp(skeleton.joint_names()[j], "DEF-spine.002") == 0) chest = j;
+  }
+  if (chest < 0) {
+    std::fprintf(stderr, "no joint DEF-spine.002\n");
+    return 1;
+  }
+  vector<float> upper(nj, 0.f);
+  animation::IterateJointsDF(skeleton, [&](int j, int) { upper[j] = 1.f; }, chest);
+  vector<math::SimdFloat4> upper_w(nsoa), lower_w(nsoa);
+  for (int s = 0; s < nsoa; ++s) {
+    float u[4], l[4];
+    for (int k = 0; k < 4; ++k) {
+      const int j = s * 4 + k;
+      u[k] = j < nj ? upper[j] : 0.f;
+      l[k] = 1.f - u[k];
+    }
+    upper_w[s] = math::simd_float4::LoadPtrU(u);
+    lower_w[s] = math::simd_float4::LoadPtrU(l);
+  }
+  for (int additive : {0, 1}) {
+    const int n = 2 + additive;
+    const int order[3] = {0, 2, 3};  // Walk, Jog, Sprint
+    float cycle = 0.f;
+    for (int i = 0; i < 2; ++i) cycle += layers[order[i]].anim.duration() / 2;
+    float bt = 0.f;
+    const char* name = additive ? "2 clips masked + additive + local to model"
+                                : "2 clips masked blend + local to model";
+    Bench(name, batches, iters / n, [&] {
+      bt = std::fmod(bt + dt, cycle);
+      const float phase = bt / cycle;
+      for (int i = 0; i < n; ++i) sample(layers[order[i]], phase);
+      animation::BlendingJob::Layer bl[2], add[1];
+      bl[0].weight = 1.f;
+      bl[0].transform = make_span(layers[0].locals);
+      bl[0].joint_weights = make_span(lower_w);
+      bl[1].weight = 1.f;
+      bl[1].transform = make_span(layers[2].locals);
+      bl[1].joint_weights = make_span(upper_w);
+      add[0].weight = 0.3f;
+      add[0].transform = make_span(layers[3].locals);
+      animation::BlendingJob job;
+      job.layers = span<const animation::BlendingJob::Layer>(bl, 2);
+      if (additive) job.additive_layers = span<const animation::BlendingJob::Layer>(add, 1);
+      job.rest_pose = skeleton.joint_rest_poses();
+      job.output = make_span(blended);
+      if (!job.Run()) std::abort();
       l2m(make_span(blended));
     });
   }

@@ -148,6 +148,23 @@ impl BlendingJob<'_> {
         let n = self.rest.len();
         let (poses, weights, masks) = (self.poses, self.weights, self.masks);
         let threshold = Vec4::splat(self.threshold);
+        // Pose `i`'s weight on the four joints of block `first` (`lanes` of them real).
+        let lane_weights = |i: usize, first: usize, lanes: usize| -> Vec4 {
+            let w = weights[i];
+            match masks[i] {
+                Some(mask) if lanes == 4 => {
+                    Vec4::from_slice(&mask[first..first + 4]).max(Vec4::ZERO) * w
+                }
+                Some(mask) => Vec4::from_array(std::array::from_fn(|l| {
+                    if l < lanes {
+                        mask[first + l].max(0.0) * w
+                    } else {
+                        0.0
+                    }
+                })),
+                None => Vec4::splat(w),
+            }
+        };
         for (c, (out, rest)) in self
             .output
             .chunks_mut(4)
@@ -156,78 +173,107 @@ impl BlendingJob<'_> {
         {
             let first = c * 4;
             let lanes = out.len();
-            let mut sum = Sums::default();
+            // First the totals, and per lane how many poses weigh on it and the last one: a joint one pose alone
+            // drives is that pose's transform exactly (a masked layer leaves the joints outside its mask untouched,
+            // bit for bit), and a block of such joints (most, with masks of 0 and 1) is a copy.
             let mut total = Vec4::ZERO;
-            let mut started = false;
-            // Per lane, how many poses weigh on it and the last one: a joint one pose alone drives is that pose's
-            // transform exactly (a masked layer leaves the joints outside its mask untouched, bit for bit).
-            let mut count = [0u32; 4];
-            let mut only = [0usize; 4];
-            for (i, &w) in weights.iter().enumerate() {
-                if w <= 0.0 {
-                    continue;
-                }
-                let w4 = match masks[i] {
-                    Some(mask) => {
-                        let m = &mask[first..first + lanes];
-                        Vec4::from_array(std::array::from_fn(|l| {
-                            if l < lanes { m[l].max(0.0) * w } else { 0.0 }
-                        }))
-                    }
-                    None => Vec4::splat(w),
-                };
-                sum.add_lanes(&poses[i * n + first..i * n + first + lanes], w4, started);
+            let mut count = Vec4::ZERO;
+            let mut only = Vec4::ZERO;
+            for i in (0..weights.len()).filter(|&i| weights[i] > 0.0) {
+                let w4 = lane_weights(i, first, lanes);
                 total += w4;
-                started = true;
-                for (l, w) in w4.to_array().into_iter().enumerate() {
-                    if w > 0.0 {
-                        count[l] += 1;
-                        only[l] = i;
-                    }
-                }
+                let weighs = w4.cmpgt(Vec4::ZERO);
+                count += Vec4::select(weighs, Vec4::ONE, Vec4::ZERO);
+                only = Vec4::select(weighs, Vec4::splat(i as f32), only);
             }
             let rest_weight = (threshold - total).max(Vec4::ZERO);
-            if rest_weight.cmpgt(Vec4::ZERO).any() {
-                sum.add_lanes(rest, rest_weight, started);
+            let single = (count.cmpeq(Vec4::ONE) & rest_weight.cmpeq(Vec4::ZERO)).bitmask();
+            let every = (1u32 << lanes) - 1;
+            if single & every != every {
+                let mut sum = Sums::default();
+                let mut started = false;
+                for i in (0..weights.len()).filter(|&i| weights[i] > 0.0) {
+                    let w4 = lane_weights(i, first, lanes);
+                    sum.add_lanes(&poses[i * n + first..i * n + first + lanes], w4, started);
+                    started = true;
+                }
+                if rest_weight.cmpgt(Vec4::ZERO).any() {
+                    sum.add_lanes(rest, rest_weight, started);
+                }
+                sum.store(out, rest, (total + rest_weight).recip().to_array());
             }
-            sum.store(out, rest, (total + rest_weight).recip().to_array());
-            let rest_weight = rest_weight.to_array();
-            for (l, o) in out.iter_mut().enumerate() {
-                if count[l] == 1 && rest_weight[l] == 0.0 {
-                    *o = poses[only[l] * n + first + l];
+            if single != 0 {
+                let only = only.to_array();
+                for (l, o) in out.iter_mut().enumerate() {
+                    if single & (1 << l) != 0 {
+                        *o = poses[only[l] as usize * n + first + l];
+                    }
                 }
             }
         }
     }
 }
 
-/// Applies one additive layer to `output` (see [`AdditiveLayer`]).
+/// Applies one additive layer to `output` (see [`AdditiveLayer`]), four joints at a time: the delta's rotation
+/// on the w ≥ 0 hemisphere lerped from identity by |w| (the short way) and normalised, multiplied onto the
+/// output's on its right (ozz's add pass; its conjugate for a negative weight).
 fn add_layer(layer: &AdditiveLayer<'_>, output: &mut [Transform]) {
-    for (j, (o, d)) in output.iter_mut().zip(layer.pose).enumerate() {
-        let w = layer.weight * layer.mask.map_or(1.0, |m| m[j]);
-        if w == 0.0 {
+    for (c, (out, delta)) in output.chunks_mut(4).zip(layer.pose.chunks(4)).enumerate() {
+        let lanes = out.len();
+        let w = Vec4::from_array(std::array::from_fn(|l| {
+            let j = c * 4 + l.min(lanes - 1);
+            if l < lanes {
+                layer.weight * layer.mask.map_or(1.0, |m| m[j])
+            } else {
+                0.0
+            }
+        }));
+        if w.cmpeq(Vec4::ZERO).all() {
             continue;
         }
         let a = w.abs();
-        // The delta's rotation on the w ≥ 0 hemisphere, lerped from identity by |w| (the short way).
-        let q = if d.rotation.w < 0.0 {
-            -d.rotation
-        } else {
-            d.rotation
-        };
-        let turn = Quat::from_xyzw(q.x * a, q.y * a, q.z * a, (q.w - 1.0) * a + 1.0).normalize();
-        let scale = Vec3A::splat(1.0 - a) + d.scale * a;
-        if w > 0.0 {
-            o.translation += d.translation * a;
-            o.rotation = (o.rotation * turn).normalize();
-            o.scale *= scale;
-        } else {
-            o.translation -= d.translation * a;
-            o.rotation = (o.rotation * turn.conjugate()).normalize();
-            let safe = Vec3A::select(scale.cmpeq(Vec3A::ZERO), Vec3A::ONE, scale);
-            o.scale /= safe;
+        let q = transpose_rotations(delta);
+        // w ≥ 0 hemisphere, then lerp from identity.
+        let sign = Vec4::ONE.copysign(q[3]);
+        let (x, y, z) = (q[0] * sign * a, q[1] * sign * a, q[2] * sign * a);
+        let qw = (q[3] * sign - Vec4::ONE) * a + Vec4::ONE;
+        let k = inverse_sqrt(x * x + y * y + z * z + qw * qw);
+        // The conjugate where the weight is negative.
+        let flip = Vec4::select(w.cmplt(Vec4::ZERO), -Vec4::ONE, Vec4::ONE);
+        let (bx, by, bz, bw) = (x * k * flip, y * k * flip, z * k * flip, qw * k);
+        let o = transpose_rotations(out);
+        let [ax, ay, az, aw] = o;
+        // a · b
+        let rx = aw * bx + ax * bw + ay * bz - az * by;
+        let ry = aw * by - ax * bz + ay * bw + az * bx;
+        let rz = aw * bz + ax * by - ay * bx + az * bw;
+        let rw = aw * bw - ax * bx - ay * by - az * bz;
+        let r = Mat4::from_cols(rx, ry, rz, rw).transpose();
+        let r = [r.x_axis, r.y_axis, r.z_axis, r.w_axis];
+        let (wa, aa) = (w.to_array(), a.to_array());
+        for (l, (o, d)) in out.iter_mut().zip(delta).enumerate() {
+            if wa[l] == 0.0 {
+                continue;
+            }
+            o.rotation = Quat::from_vec4(r[l]);
+            let scale = Vec3A::splat(1.0 - aa[l]) + d.scale * aa[l];
+            if wa[l] > 0.0 {
+                o.translation += d.translation * aa[l];
+                o.scale *= scale;
+            } else {
+                o.translation -= d.translation * aa[l];
+                o.scale /= Vec3A::select(scale.cmpeq(Vec3A::ZERO), Vec3A::ONE, scale);
+            }
         }
     }
+}
+
+/// The rotations of up to four joints as x, y, z, w lanes (the last joint repeated to fill).
+#[inline(always)]
+fn transpose_rotations(joints: &[Transform]) -> [Vec4; 4] {
+    let lane = |l: usize| joints[l.min(joints.len() - 1)].rotation.into();
+    let q = Mat4::from_cols(lane(0), lane(1), lane(2), lane(3)).transpose();
+    [q.x_axis, q.y_axis, q.z_axis, q.w_axis]
 }
 
 /// 1/√x per lane: the processor's estimate refined by one Newton–Raphson step (relative error below 3·10⁻⁷), where
@@ -260,9 +306,7 @@ impl Sums {
     /// pose as it is).
     #[inline(always)]
     fn add(&mut self, joints: &[Transform], w: f32, started: bool) {
-        let lane = |l: usize| joints[l.min(joints.len() - 1)].rotation.into();
-        let q = Mat4::from_cols(lane(0), lane(1), lane(2), lane(3)).transpose();
-        let q = [q.x_axis, q.y_axis, q.z_axis, q.w_axis];
+        let q = transpose_rotations(joints);
         let w4 = Vec4::splat(w);
         let weight = if started {
             let [ax, ay, az, aw] = self.rotation;
@@ -305,9 +349,7 @@ impl Sums {
     /// As [`Sums::add`], with a weight per lane.
     #[inline(always)]
     fn add_lanes(&mut self, joints: &[Transform], w4: Vec4, started: bool) {
-        let lane = |l: usize| joints[l.min(joints.len() - 1)].rotation.into();
-        let q = Mat4::from_cols(lane(0), lane(1), lane(2), lane(3)).transpose();
-        let q = [q.x_axis, q.y_axis, q.z_axis, q.w_axis];
+        let q = transpose_rotations(joints);
         let weight = if started {
             let [ax, ay, az, aw] = self.rotation;
             w4.copysign(ax * q[0] + ay * q[1] + az * q[2] + aw * q[3])
@@ -428,6 +470,12 @@ mod tests {
         assert_eq!(plain, unmasked);
     }
 
+    /// Equal rotations to 1e-5 per component, either sign (acos-based angles are ill-conditioned this close).
+    fn same_rotation(a: Quat, b: Quat) -> bool {
+        let (a, b) = (Vec4::from(a), Vec4::from(b));
+        (a - b).length() < 1e-5 || (a + b).length() < 1e-5
+    }
+
     #[test]
     fn additive_layers_are_identity_at_weight_0_and_reproduce_a_pose_from_its_reference() {
         let reference = three(0.2, 1.0);
@@ -449,14 +497,14 @@ mod tests {
         );
         let out = blend(&reference, &[1.0], &[], &[layer(1.0)]);
         for (o, t) in out.iter().zip(&target) {
-            assert!(o.rotation.angle_between(t.rotation) < 1e-5, "{o:?} {t:?}");
+            assert!(same_rotation(o.rotation, t.rotation), "{o:?} {t:?}");
             assert!(o.translation.abs_diff_eq(t.translation, 1e-5));
             assert!(o.scale.abs_diff_eq(t.scale, 1e-5));
         }
         // A negative weight takes it away again; a mask limits it to its joints.
         let undone = blend(&reference, &[1.0], &[], &[layer(0.6), layer(-0.6)]);
         for (o, r) in undone.iter().zip(&reference) {
-            assert!(o.rotation.angle_between(r.rotation) < 1e-5);
+            assert!(same_rotation(o.rotation, r.rotation));
             assert!(o.translation.abs_diff_eq(r.translation, 1e-5));
             assert!(o.scale.abs_diff_eq(r.scale, 1e-5));
         }
@@ -467,7 +515,7 @@ mod tests {
         };
         let out = blend(&reference, &[1.0], &[], &[masked]);
         assert_eq!(out[0], blend(&reference, &[1.0], &[], &[])[0]);
-        assert!(out[2].rotation.angle_between(target[2].rotation) < 1e-5);
+        assert!(same_rotation(out[2].rotation, target[2].rotation));
     }
 
     #[test]
