@@ -14,8 +14,9 @@ use crate::layers::LayerParams;
 /// The format tag every preset carries.
 pub const FORMAT: &str = "animtune-preset";
 /// The preset version this build writes and the newest it reads. Version 2: breath angles follow the Unity
-/// original's sense (version 1 files are migrated on load so they keep their motion).
-pub const VERSION: u32 = 2;
+/// original's sense (version 1 files are migrated on load so they keep their motion). Version 3: clip layers
+/// (`layers.clips`); older files have none, and an older animtune refuses a version 3 file rather than drop them.
+pub const VERSION: u32 = 3;
 
 fn is_default_placement(p: &HipsPlacement) -> bool {
     *p == HipsPlacement::default()
@@ -307,6 +308,37 @@ mod tests {
         assert_eq!(back, preset);
         let minimal = Preset::parse(r#"{"format":"animtune-preset","version":2}"#, p()).unwrap();
         assert_eq!(minimal, Preset::default());
+    }
+
+    #[test]
+    fn clip_layers_round_trip_and_older_presets_have_none() {
+        use crate::layers::{BodyPart, ClipLayer, LayerMode};
+        let mut preset = Preset::default();
+        preset.layers.clips.push(ClipLayer {
+            clip: "Wave".into(),
+            weight: 0.7,
+            mode: LayerMode::Additive,
+            reference_time: 0.5,
+            parts: vec![BodyPart::RightArm, BodyPart::RightHand],
+            synced: true,
+            ..Default::default()
+        });
+        let text = preset.to_json();
+        assert!(
+            text.contains(r#""mode": "additive""#) && text.contains(r#""right_arm""#),
+            "{text}"
+        );
+        assert_eq!(Preset::parse(&text, p()).unwrap(), preset);
+        let v2 = Preset::parse(
+            r#"{"format":"animtune-preset","version":2,"layers":{}}"#,
+            p(),
+        )
+        .unwrap();
+        assert!(v2.layers.clips.is_empty());
+        assert_eq!(v2.version, VERSION);
+        let bad = r#"{"format":"animtune-preset","version":3,"layers":{"clips":[{"clip":"Wave","weight":2}]}}"#;
+        let err = Preset::parse(bad, p()).unwrap_err().to_string();
+        assert!(err.contains("layers.clips[0].weight"), "{err}");
     }
 
     #[test]

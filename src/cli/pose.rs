@@ -25,6 +25,8 @@ struct PoseReport {
 /// What the procedural layers did.
 #[derive(Serialize)]
 pub(super) struct LayersReport {
+    /// The clip layers applied (muted ones and those at weight 0 left out), by clip name.
+    clips: Vec<String>,
     breath: bool,
     twist: bool,
     look_at: Option<Vec<LookReport>>,
@@ -192,6 +194,9 @@ pub(super) fn evaluate_stack(
     };
     let is_blend = matches!(chosen.source, SourceSpec::Blend(_));
     let mut ev = Evaluator::new(&model.character, chosen.clips, chosen.source, layers);
+    if let Some(missing) = ev.missing_layer_clips().first() {
+        bail!("{file}: a clip layer plays clip '{missing}', which the model does not have");
+    }
     // Looping (always for a blend space): as if played from 0 for `time` seconds, so the layers' clock (breath)
     // reads `time` as in the editor and in bakes, and the source wraps into its cycle. Otherwise a seek, which
     // holds the ends.
@@ -213,6 +218,12 @@ pub(super) fn evaluate_stack(
     let report = layers_on.then(|| {
         let (params, rig) = (ev.layers(), ev.layer_rig());
         LayersReport {
+            clips: params
+                .clips
+                .iter()
+                .filter(|c| !c.muted && c.weight > 0.0)
+                .map(|c| c.clip.clone())
+                .collect(),
             breath: params.breath.enabled && !rig.breath.bones.is_empty(),
             twist: params.twist.enabled && rig.twist.pairs.iter().any(|p| p.is_valid()),
             look_at: params.look_at.enabled.then(|| {

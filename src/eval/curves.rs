@@ -9,7 +9,7 @@
 use glam::{EulerRot, Quat, Vec3};
 
 use super::{ClockStep, EvalInput, Evaluator};
-use crate::core::{Character, Transform};
+use crate::core::{Character, Clip, Transform};
 use crate::layers::LayerParams;
 
 /// Most samples a curve holds (a long clip is sampled more sparsely).
@@ -20,6 +20,8 @@ pub const MAX_CURVE_SAMPLES: usize = 2000;
 pub enum Stage {
     /// The clip or blend, before any layer.
     Source,
+    /// After the clip layers.
+    Clips,
     /// After breath.
     Breath,
     /// After breath and look-at.
@@ -33,6 +35,7 @@ impl Stage {
     pub fn name(self) -> &'static str {
         match self {
             Stage::Source => "source",
+            Stage::Clips => "+ clip layers",
             Stage::Breath => "+ breath",
             Stage::LookAt => "+ look-at",
             Stage::Twist => "+ twist",
@@ -42,7 +45,10 @@ impl Stage {
     /// `layers` with only the layers up to this stage kept on (those off stay off).
     pub fn layers(self, layers: &LayerParams) -> LayerParams {
         let mut l = layers.clone();
-        l.breath.enabled &= self != Stage::Source;
+        if self == Stage::Source {
+            l.clips.clear();
+        }
+        l.breath.enabled &= !matches!(self, Stage::Source | Stage::Clips);
         l.look_at.enabled &= matches!(self, Stage::LookAt | Stage::Twist);
         l.twist.enabled &= self == Stage::Twist;
         l
@@ -98,11 +104,12 @@ pub fn curve_times(duration: f32, fps: f32) -> Vec<f32> {
 }
 
 /// The curves of `joint` under `eval`'s source, root motion and blend point, at `times` (ascending): the source
-/// pose and the pose after each enabled layer of `eval`'s layers. `look_target` replaces the look-at target as
+/// pose and the pose after each enabled layer of `eval`'s layers (the clip layers together, bound to `clips`). `look_target` replaces the look-at target as
 /// in [`EvalInput`]. An out-of-range joint gives no stages.
 pub fn joint_curves(
     eval: &Evaluator,
     character: &Character,
+    clips: &[Clip],
     look_target: Option<Vec3>,
     joint: usize,
     times: &[f32],
@@ -111,6 +118,10 @@ pub fn joint_curves(
     let mut stages = vec![Stage::Source];
     stages.extend(
         [
+            (
+                Stage::Clips,
+                layers.clips.iter().any(|c| !c.muted && c.weight > 0.0),
+            ),
             (Stage::Breath, layers.breath.enabled),
             (Stage::LookAt, layers.look_at.enabled),
             (Stage::Twist, layers.twist.enabled),
@@ -126,7 +137,7 @@ pub fn joint_curves(
         .map(|stage| {
             let mut ev = eval.clone();
             ev.set_play_range(None);
-            ev.set_layers(character, &stage.layers(&layers));
+            ev.set_layers(character, clips, &stage.layers(&layers));
             let local = times
                 .iter()
                 .enumerate()
@@ -286,13 +297,13 @@ mod tests {
         let mut layers = LayerParams::off();
         let ev = Evaluator::new(&character, &clips, SourceSpec::Clip(0), layers.clone());
         let times = curve_times(ev.duration(), 30.0);
-        let plain = joint_curves(&ev, &character, None, head, &times);
+        let plain = joint_curves(&ev, &character, &clips, None, head, &times);
         assert_eq!(plain.stages.len(), 1, "no layer on: the source only");
         layers.look_at.enabled = true;
         layers.look_at.target = [1.0, 1.7, 0.5];
         let mut ev = ev.clone();
-        ev.set_layers(&character, &layers);
-        let looked = joint_curves(&ev, &character, None, head, &times);
+        ev.set_layers(&character, &clips, &layers);
+        let looked = joint_curves(&ev, &character, &clips, None, head, &times);
         assert_eq!(
             looked.stages.iter().map(|s| s.stage).collect::<Vec<_>>(),
             [Stage::Source, Stage::LookAt]

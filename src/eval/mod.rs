@@ -125,6 +125,50 @@ impl ClipSource {
     }
 }
 
+/// A clip layer bound to the character: its clip compiled, its mask, and for additive layers the reference pose.
+#[derive(Clone, Debug)]
+struct BoundClipLayer {
+    spec: crate::layers::ClipLayer,
+    /// None when the character has no clip of that name.
+    source: Option<ClipSource>,
+    /// The mask, one weight per joint.
+    mask: Vec<f32>,
+    /// Override layers: the weights of the pose below (1 − weight × mask) and of the layer (weight × mask).
+    below_mask: Vec<f32>,
+    layer_mask: Vec<f32>,
+    /// Additive layers: the clip's pose at the reference time.
+    reference: Vec<Transform>,
+}
+
+impl BoundClipLayer {
+    fn bind(spec: &crate::layers::ClipLayer, character: &Character, clips: &[Clip]) -> Self {
+        let mask = spec.joint_mask(character);
+        let w = spec.weight.clamp(0.0, 1.0);
+        let layer_mask: Vec<f32> = mask.iter().map(|m| m.clamp(0.0, 1.0) * w).collect();
+        let below_mask = layer_mask.iter().map(|m| 1.0 - m).collect();
+        let mut source = clips
+            .iter()
+            .position(|c| c.name == spec.clip)
+            .map(|i| ClipSource::new(clips, i, character));
+        let mut reference = character.skeleton.rest().to_vec();
+        if let Some(c) = source.as_mut() {
+            let t = spec
+                .reference_time
+                .clamp(0.0, c.animation.duration().max(0.0));
+            // A failed sample leaves the rest pose as the reference.
+            let _ = c.sample(t, &mut reference);
+        }
+        BoundClipLayer {
+            spec: spec.clone(),
+            source,
+            mask,
+            below_mask,
+            layer_mask,
+            reference,
+        }
+    }
+}
+
 /// The compiled source.
 #[derive(Clone, Debug)]
 enum Source {
@@ -204,6 +248,11 @@ pub struct Evaluator {
     blend_weights: Vec<f32>,
     blend_poses: Vec<Transform>,
     layer_scratch: LayerScratch,
+    /// The clip layers, bound (see [`crate::layers::clip_layer`]).
+    clip_layers: Vec<BoundClipLayer>,
+    /// Scratch for the clip layers: the pose below and the layer's pose back to back, then a delta pose.
+    clip_layer_poses: Vec<Transform>,
+    clip_layer_delta: Vec<Transform>,
     output: EvalOutput,
     evaluations: u64,
 }
@@ -244,6 +293,9 @@ impl Evaluator {
             blend_weights: Vec::new(),
             blend_poses: Vec::new(),
             layer_scratch: LayerScratch::default(),
+            clip_layers: Vec::new(),
+            clip_layer_poses: vec![Transform::IDENTITY; 2 * n],
+            clip_layer_delta: vec![Transform::IDENTITY; n],
             output: EvalOutput {
                 local: Pose::rest(&character.skeleton),
                 model: vec![Mat4::IDENTITY; n],
@@ -260,6 +312,25 @@ impl Evaluator {
         };
         ev.set_source(character, clips, source);
         ev
+    }
+
+    /// Binds the clip layers of the layer parameters to `clips` (a layer whose clip is missing is skipped).
+    fn bind_clip_layers(&mut self, character: &Character, clips: &[Clip]) {
+        self.clip_layers = self
+            .layers
+            .clips
+            .iter()
+            .map(|spec| BoundClipLayer::bind(spec, character, clips))
+            .collect();
+    }
+
+    /// Clip layers whose clip the character does not have, by name.
+    pub fn missing_layer_clips(&self) -> Vec<&str> {
+        self.clip_layers
+            .iter()
+            .filter(|l| l.source.is_none())
+            .map(|l| l.spec.clip.as_str())
+            .collect()
     }
 
     /// Plays another source (compiling its clips), from time 0.
@@ -284,6 +355,7 @@ impl Evaluator {
                 }
             }
         };
+        self.bind_clip_layers(character, clips);
         self.weights_point = None;
         self.seek(0.0);
     }
@@ -307,11 +379,15 @@ impl Evaluator {
         self.weights_point = None;
     }
 
-    /// Replaces the layer parameters (rebinding them to the character).
-    pub fn set_layers(&mut self, character: &Character, layers: &LayerParams) {
+    /// Replaces the layer parameters (rebinding them to the character, and the clip layers to `clips`).
+    pub fn set_layers(&mut self, character: &Character, clips: &[Clip], layers: &LayerParams) {
         if *layers != self.layers {
             self.rig = LayerRig::bind(layers, character);
+            let rebind = layers.clips != self.layers.clips;
             self.layers = layers.clone();
+            if rebind {
+                self.bind_clip_layers(character, clips);
+            }
         }
     }
 
@@ -600,7 +676,10 @@ impl Evaluator {
         self.refresh_weights();
         self.step(input.clock);
         self.evaluations += 1;
-        self.output.error = self.sample_source().err();
+        self.output.error = self
+            .sample_source()
+            .and_then(|()| self.apply_clip_layers())
+            .err();
         let dt = std::mem::take(&mut self.clock.look_dt);
         self.rig.apply(
             &self.layers,
@@ -666,6 +745,79 @@ impl Evaluator {
             &mut self.output.look,
         );
         self.output.look.len()
+    }
+
+    /// The source's normalised phase in [0, 1] (what synced clip layers follow).
+    fn source_phase(&self) -> f64 {
+        match &self.source {
+            Source::Blend { .. } => self.clock.phase,
+            _ => {
+                let d = f64::from(self.duration());
+                if d > 0.0 { self.clock.time / d } else { 0.0 }
+            }
+        }
+    }
+
+    /// Applies the clip layers, in order, to the output's local pose.
+    fn apply_clip_layers(&mut self) -> Result<(), JobError> {
+        let n = self.skeleton.len();
+        let phase = self.source_phase();
+        let elapsed = self.clock.elapsed;
+        let out = &mut self.output.local.local;
+        for layer in &mut self.clip_layers {
+            let spec = &layer.spec;
+            let Some(source) = layer.source.as_mut() else {
+                continue;
+            };
+            if spec.muted || spec.weight <= 0.0 {
+                continue;
+            }
+            let d = f64::from(source.animation.duration());
+            let t = if spec.synced {
+                phase * d
+            } else {
+                wrap_cycle(elapsed, d)
+            };
+            let (below, pose) = self.clip_layer_poses.split_at_mut(n);
+            source.sample(t as f32, pose)?;
+            match spec.mode {
+                crate::layers::LayerMode::Override => {
+                    below.copy_from_slice(out);
+                    let root = self.root_motion_joint.map(|r| (r, out[r].translation));
+                    BlendingJob {
+                        poses: &self.clip_layer_poses,
+                        weights: &[1.0, 1.0],
+                        masks: &[Some(&layer.below_mask), Some(&layer.layer_mask)],
+                        additive: &[],
+                        rest: self.skeleton.rest(),
+                        threshold: 0.1,
+                        output: out,
+                    }
+                    .run()?;
+                    // The root keeps the source's travel: a layer poses the body, it does not move it.
+                    if let Some((r, t)) = root {
+                        out[r].translation = t;
+                    }
+                }
+                crate::layers::LayerMode::Additive => {
+                    for ((d, p), r) in self
+                        .clip_layer_delta
+                        .iter_mut()
+                        .zip(&*pose)
+                        .zip(&layer.reference)
+                    {
+                        *d = crate::runtime::additive_delta(p, r);
+                    }
+                    crate::runtime::AdditiveLayer {
+                        pose: &self.clip_layer_delta,
+                        weight: spec.weight,
+                        mask: Some(&layer.mask),
+                    }
+                    .apply(out)?;
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Samples the source (and blends it) into the output's local pose.

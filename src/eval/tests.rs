@@ -494,3 +494,151 @@ fn playback_loops_within_the_in_out_range() {
     ev.set_play_range(Some([0.4, 0.4]));
     assert_eq!(ev.play_range(), None);
 }
+
+/// `clip` held at its pose at `at` seconds (every channel two equal keys over its length).
+fn held(clip: &Clip, at: f32) -> Clip {
+    use crate::core::clip::{Interpolation, Keys};
+    fn hold<T: crate::core::clip::KeyValue>(
+        k: &Option<Keys<T>>,
+        at: f32,
+        d: f32,
+    ) -> Option<Keys<T>> {
+        k.as_ref().map(|k| {
+            let v = k.sample(at);
+            Keys::new(vec![0.0, d], vec![v, v], Interpolation::Linear).unwrap()
+        })
+    }
+    let d = clip.duration;
+    let tracks = clip
+        .tracks
+        .iter()
+        .map(|t| crate::core::Track {
+            target: t.target.clone(),
+            translation: hold(&t.translation, at, d),
+            rotation: hold(&t.rotation, at, d),
+            scale: hold(&t.scale, at, d),
+        })
+        .collect();
+    Clip::new(format!("{} held", clip.name), tracks)
+}
+
+/// The mannequin on its clip `source` with `layers` (procedural layers off), evaluated at `t` seconds after a seek
+/// to 0.
+fn layered_pose(
+    model: &ImportedModel,
+    clips: &[Clip],
+    source: usize,
+    layers: &[crate::layers::ClipLayer],
+    t: f32,
+) -> Vec<Transform> {
+    let mut params = LayerParams::off();
+    params.clips = layers.to_vec();
+    let mut ev = Evaluator::new(&model.character, clips, SourceSpec::Clip(source), params);
+    ev.seek(0.0);
+    ev.evaluate(&EvalInput {
+        clock: ClockStep::Continue(t),
+        ..EvalInput::default()
+    })
+    .local
+    .local
+    .clone()
+}
+
+#[test]
+fn a_masked_override_layer_leaves_the_joints_outside_its_mask_bit_identical() {
+    use crate::core::HumanBone as H;
+    use crate::layers::{BodyPart, ClipLayer};
+    let model = mannequin();
+    let (idle, walk) = (0, 1);
+    let layer = ClipLayer {
+        clip: model.clips[walk].name.clone(),
+        parts: vec![BodyPart::LeftArm, BodyPart::Head],
+        ..Default::default()
+    };
+    let t = 0.37;
+    let plain = layered_pose(&model, &model.clips, idle, &[], t);
+    let layered = layered_pose(&model, &model.clips, idle, std::slice::from_ref(&layer), t);
+    let walking = layered_pose(&model, &model.clips, walk, &[], t);
+    let joint = |b| model.character.humanoid.joint(b).unwrap();
+    for bone in [H::RightUpperArm, H::Spine, H::LeftUpperLeg, H::LeftHand] {
+        assert_eq!(
+            layered[joint(bone)],
+            plain[joint(bone)],
+            "{bone:?}: the source, bit for bit"
+        );
+    }
+    for bone in [H::LeftUpperArm, H::LeftLowerArm, H::Head] {
+        assert_eq!(
+            layered[joint(bone)],
+            walking[joint(bone)],
+            "{bone:?}: the layer's clip"
+        );
+    }
+    // Half weight: half way between, and a muted layer is no layer.
+    let half = layered_pose(
+        &model,
+        &model.clips,
+        idle,
+        &[ClipLayer {
+            weight: 0.5,
+            ..layer.clone()
+        }],
+        t,
+    );
+    let j = joint(H::LeftLowerArm);
+    let expected = plain[j].rotation.slerp(walking[j].rotation, 0.5);
+    assert!(half[j].rotation.angle_between(expected) < 2e-3);
+    let muted = ClipLayer {
+        muted: true,
+        ..layer
+    };
+    assert_eq!(layered_pose(&model, &model.clips, idle, &[muted], t), plain);
+}
+
+#[test]
+fn an_additive_layer_is_identity_at_weight_0_and_reproduces_its_clip_over_its_reference_pose() {
+    use crate::layers::{ClipLayer, LayerMode};
+    let model = mannequin();
+    let walk = 1;
+    let reference_time = 0.2;
+    let mut clips = model.clips.clone();
+    clips.push(held(&model.clips[walk], reference_time));
+    let hold = clips.len() - 1;
+    let layer = ClipLayer {
+        clip: model.clips[walk].name.clone(),
+        mode: LayerMode::Additive,
+        reference_time,
+        ..Default::default()
+    };
+    let t = 0.61;
+    let base = layered_pose(&model, &clips, hold, &[], t);
+    let none = layered_pose(
+        &model,
+        &clips,
+        hold,
+        &[ClipLayer {
+            weight: 0.0,
+            ..layer.clone()
+        }],
+        t,
+    );
+    assert_eq!(none, base, "weight 0 is the identity");
+    // Over the clip's own pose at the reference time, the additive layer gives back the clip.
+    let added = layered_pose(&model, &clips, hold, std::slice::from_ref(&layer), t);
+    let walking = layered_pose(&model, &clips, walk, &[], t);
+    for (j, (a, w)) in added.iter().zip(&walking).enumerate() {
+        let (qa, qw) = (glam::Vec4::from(a.rotation), glam::Vec4::from(w.rotation));
+        assert!(
+            (qa - qw).length() < 1e-4 || (qa + qw).length() < 1e-4,
+            "joint {j}: {a:?} vs {w:?}"
+        );
+        assert!(a.translation.abs_diff_eq(w.translation, 1e-4), "joint {j}");
+    }
+    assert!(
+        added
+            .iter()
+            .zip(&base)
+            .any(|(a, b)| a.rotation.angle_between(b.rotation) > 0.05),
+        "the layer moved something"
+    );
+}

@@ -1,13 +1,15 @@
-//! Procedural layers over the animated pose, in the order source → breath → look-at → twist correction. Each is
+//! Layers over the animated pose, in the order source → clip layers → breath → look-at → twist correction. Each is
 //! a function of (time, parameters, input pose); look-at smoothing is the one stateful filter.
 
 pub mod breath;
+pub mod clip_layer;
 pub mod easing;
 pub mod look_at;
 pub mod stack;
 pub mod twist;
 
 pub use breath::{BreathParams, BreathRig};
+pub use clip_layer::{BodyPart, ClipLayer, LayerMode};
 pub use easing::Easing;
 pub use look_at::{LookAtParams, LookAtRig, LookAtState, LookLimit};
 pub use stack::{LayerParams, LayerRig, LayerScratch};

@@ -21,6 +21,8 @@ pub struct LayerParams {
     pub look_at: LookAtParams,
     /// Twist correction.
     pub twist: TwistParams,
+    /// Clip layers over the source, in order, below breath (see [`super::clip_layer`]).
+    pub clips: Vec<super::ClipLayer>,
 }
 
 impl LayerParams {
@@ -30,6 +32,7 @@ impl LayerParams {
         p.breath.enabled = false;
         p.look_at.enabled = false;
         p.twist.enabled = false;
+        p.clips.clear();
         p
     }
 
@@ -38,6 +41,11 @@ impl LayerParams {
         self.breath.validate().map_err(|e| e.under("breath"))?;
         self.look_at.validate().map_err(|e| e.under("look_at"))?;
         self.twist.validate().map_err(|e| e.under("twist"))?;
+        for (i, layer) in self.clips.iter().enumerate() {
+            layer
+                .validate()
+                .map_err(|e| e.under(&format!("clips[{i}]")))?;
+        }
         Ok(())
     }
 }

@@ -215,6 +215,11 @@ pub fn bake_stream(
         (_, None) => unreachable!("validated: blend sources have a blend space"),
     };
     let mut ev = Evaluator::new(character, clips, source, layers.clone());
+    if let Some(missing) = ev.missing_layer_clips().first() {
+        return Err(ExportError::Invalid(format!(
+            "a clip layer plays clip '{missing}', which the model does not have"
+        )));
+    }
     ev.set_play_range(spec.clip_range);
     let start = match (&spec.source, ev.play_range()) {
         (StreamSource::Clip(_), Some([a, _])) => {

@@ -22,6 +22,21 @@ pub struct AdditiveLayer<'a> {
     pub mask: Option<&'a [f32]>,
 }
 
+impl AdditiveLayer<'_> {
+    /// Applies the layer to `output` alone (what [`BlendingJob`] does after its blend); allocates nothing.
+    pub fn apply(&self, output: &mut [Transform]) -> Result<(), JobError> {
+        check_len("additive pose", self.pose.len(), output.len())?;
+        if let Some(mask) = self.mask {
+            check_len("additive mask", mask.len(), output.len())?;
+        }
+        if !self.weight.is_finite() {
+            return Err(JobError::NotFinite("additive weight"));
+        }
+        add_layer(self, output);
+        Ok(())
+    }
+}
+
 /// The delta of `pose` from `reference`, joint by joint, that an [`AdditiveLayer`] of weight 1 applies to
 /// `reference` to give back `pose` (ozz's additive animation builder: `ref⁻¹·q`, `t − ref.t`, `s / ref.s`).
 pub fn additive_delta(pose: &Transform, reference: &Transform) -> Transform {

@@ -526,3 +526,72 @@ fn a_rigid_parts_character_exported_with_another_files_clip_reimports_whole_and_
         back["humanoid"]
     );
 }
+
+#[test]
+fn pose_applies_a_presets_masked_clip_layer_and_refuses_a_missing_clip() {
+    // Walk_Loop on the upper body (the Quaternius rig's arms, by body part) over Idle_Loop: the arms take the
+    // walk, the legs keep the idle.
+    let q = common::quaternius();
+    let dir = std::env::temp_dir().join(format!("animtune-clip-layer-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let write = |name: &str, clips: &str| {
+        let path = dir.join(name);
+        std::fs::write(
+            &path,
+            format!(
+                r#"{{"format":"animtune-preset","version":3,"layers":{{"breath":{{"enabled":false}},
+                "look_at":{{"enabled":false}},"twist":{{"enabled":false}},"clips":{clips}}}}}"#
+            ),
+        )
+        .unwrap();
+        path
+    };
+    let layered = write(
+        "layered.json",
+        r#"[{"clip":"Walk_Loop","parts":["left_arm","right_arm"]}]"#,
+    );
+    let plain = write("plain.json", "[]");
+    let pose = |clip: &str, preset: &std::path::Path| {
+        let j = json_of(&animtune(&[
+            "pose",
+            q.to_str().unwrap(),
+            "--clip",
+            clip,
+            "--time",
+            "0.3",
+            "--preset",
+            preset.to_str().unwrap(),
+            "--json",
+        ]));
+        let local = |bone: &str| {
+            j["joints"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|x| x["human_bone"] == bone)
+                .unwrap_or_else(|| panic!("no {bone}"))["local"]["rotation"]
+                .clone()
+        };
+        (
+            local("LeftLowerArm"),
+            local("LeftUpperLeg"),
+            j["layers"]["clips"].clone(),
+        )
+    };
+    let (arm, leg, clips) = pose("Idle_Loop", &layered);
+    let (idle_arm, idle_leg, _) = pose("Idle_Loop", &plain);
+    let (walk_arm, _, _) = pose("Walk_Loop", &plain);
+    assert_eq!(clips, serde_json::json!(["Walk_Loop"]));
+    assert_eq!(arm, walk_arm, "the arm takes the layer's clip");
+    assert_eq!(leg, idle_leg, "the leg keeps the source");
+    assert_ne!(arm, idle_arm);
+    let missing = write("missing.json", r#"[{"clip":"NoSuchClip"}]"#);
+    let out = animtune(&[
+        "pose",
+        q.to_str().unwrap(),
+        "--preset",
+        missing.to_str().unwrap(),
+    ]);
+    assert_clean_failure(&out, &["NoSuchClip", "clip layer"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -583,9 +583,11 @@ impl EditorState {
 
     fn layers_changed(&mut self) {
         self.doc.revision += 1;
-        self.session
-            .eval
-            .set_layers(&self.doc.model.character, &self.doc.tuning.layers);
+        self.session.eval.set_layers(
+            &self.doc.model.character,
+            &self.doc.clips,
+            &self.doc.tuning.layers,
+        );
     }
 
     /// After undo, redo, a preset or a restored session replaced the whole tuning.

@@ -92,6 +92,7 @@ impl CurvesPanel {
         let curves = joint_curves(
             e.eval(),
             &e.doc().model.character,
+            &e.doc().clips,
             Some(e.look_target()),
             joint,
             &times,
