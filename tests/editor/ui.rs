@@ -1228,3 +1228,54 @@ fn quick_ui_scale_chords_each_count_and_follow_the_view_menus_steps() {
     );
     assert_eq!(animtune::app::window::step_ui_scale(1.1, -1), 1.0);
 }
+
+#[test]
+fn a_clip_layer_is_added_masked_on_the_figure_and_undone_from_the_layers_tab() {
+    use animtune::layers::{BodyPart, LayerMode};
+    let mut h = harness();
+    h.run_steps(2);
+    h.get_by_label("Layers").click();
+    h.run_steps(2);
+    h.get_by_label("Add clip layer").click();
+    h.run_steps(2);
+    let layers = || h.state().editor().tuning().layers.clips.clone();
+    let added = layers();
+    assert_eq!(added.len(), 1);
+    assert_eq!(added[0].clip, h.state().editor().doc().clips[0].name);
+    assert_eq!(added[0].parts.len(), 8, "every body part at first");
+    // A click on the figure's head turns the head off; the Left Leg box turns that part off too.
+    let figure = h.get_by_label("mask figure 0").rect();
+    let head = figure.min + egui::vec2(30.0, 6.0) * 1.2;
+    h.hover_at(head);
+    h.run_steps(1);
+    h.drag_at(head);
+    h.run_steps(1);
+    h.drop_at(head);
+    h.run_steps(2);
+    h.get_by_label("Left Leg").click();
+    h.run_steps(2);
+    h.get_by_label("additive").click();
+    h.run_steps(2);
+    let edited = h.state().editor().tuning().layers.clips[0].clone();
+    assert!(
+        !edited.parts.contains(&BodyPart::Head),
+        "{:?}",
+        edited.parts
+    );
+    assert!(!edited.parts.contains(&BodyPart::LeftLeg));
+    assert_eq!(edited.mode, LayerMode::Additive);
+    // The pose changes with the layer (an additive of the blend's first clip over the blend).
+    h.state_mut().send(Command::Undo);
+    h.run_steps(2);
+    h.state_mut().send(Command::Undo);
+    h.run_steps(2);
+    h.state_mut().send(Command::Undo);
+    h.run_steps(2);
+    h.state_mut().send(Command::Undo);
+    h.run_steps(2);
+    assert!(
+        h.state().editor().tuning().layers.clips.is_empty(),
+        "undo takes the layer away again: {:?}",
+        h.state().editor().tuning().layers.clips
+    );
+}

@@ -1,4 +1,4 @@
-//! The Layers tab: breath, look-at and twist correction parameters, with a plot of the breathing angles and
+//! The Layers tab: clip layers (see [`super::clip_layers`]), then breath, look-at and twist correction parameters, with a plot of the breathing angles and
 //! what each layer found on the character. The widgets edit a draft of the parameters (copied when the
 //! document's tuning changes, not every frame); a changed draft is sent as [`Command::SetLayers`].
 
@@ -86,6 +86,13 @@ impl LayersPanel {
             Some((r, draft)) if r == revision => draft,
             _ => e.tuning().layers.clone(),
         };
+        egui::CollapsingHeader::new(RichText::new("Clip layers").strong())
+            .default_open(true)
+            .show(ui, |ui| super::clip_layers::ui(ui, e, &mut p))
+            .header_response
+            .on_hover_text(
+                "Clips over the source, below breath: override or additive, masked by body part",
+            );
         egui::CollapsingHeader::new(RichText::new("Breath").strong())
             .default_open(true)
             .show(ui, |ui| self.breath(ui, e, &mut p));

@@ -2,6 +2,7 @@
 
 pub mod blend;
 pub mod clip;
+pub mod clip_layers;
 pub mod humanoid;
 pub mod joint;
 pub mod layers;

@@ -1,0 +1,222 @@
+//! The Layers tab's clip layers section: clips over the source, each with its clip, weight, mode, body-part mask
+//! (drawn as a figure, as Unity's Avatar Mask is), timing, mute and order. It edits the tab's draft of the layer
+//! parameters, which the tab sends as one undoable change.
+
+use egui::{Color32, Rect, Sense, Stroke, Vec2};
+
+use crate::app::editor::EditorState;
+use crate::app::widgets::slider;
+use crate::layers::{BodyPart, ClipLayer, LayerMode, LayerParams};
+
+/// The figure's parts: each part's rectangles in a 60 × 100 box (head at the top, the figure facing the viewer,
+/// so its left is on the right as Unity draws it).
+fn figure(part: BodyPart) -> &'static [[f32; 4]] {
+    match part {
+        BodyPart::Head => &[[24.0, 0.0, 12.0, 12.0]],
+        BodyPart::Body => &[[21.0, 14.0, 18.0, 32.0]],
+        BodyPart::RightArm => &[[10.0, 14.0, 9.0, 26.0]],
+        BodyPart::LeftArm => &[[41.0, 14.0, 9.0, 26.0]],
+        BodyPart::RightHand => &[[8.0, 42.0, 10.0, 8.0]],
+        BodyPart::LeftHand => &[[42.0, 42.0, 10.0, 8.0]],
+        BodyPart::RightLeg => &[[21.0, 48.0, 8.0, 50.0]],
+        BodyPart::LeftLeg => &[[31.0, 48.0, 8.0, 50.0]],
+    }
+}
+
+/// Draws the mask figure; a click on a part turns it on or off. Returns true when the mask changed.
+fn mask_figure(ui: &mut egui::Ui, id: usize, parts: &mut Vec<BodyPart>) -> bool {
+    let scale = 1.2;
+    let (rect, response) = ui.allocate_exact_size(Vec2::new(60.0, 100.0) * scale, Sense::click());
+    response.widget_info(|| {
+        egui::WidgetInfo::labeled(egui::Role::Image, true, format!("mask figure {id}"))
+    });
+    let part_rects = |part: BodyPart| {
+        figure(part).iter().map(move |[x, y, w, h]| {
+            Rect::from_min_size(
+                rect.min + Vec2::new(*x, *y) * scale,
+                Vec2::new(*w, *h) * scale,
+            )
+        })
+    };
+    let painter = ui.painter_at(rect);
+    let hover = response.hover_pos();
+    let mut clicked = None;
+    for part in BodyPart::ALL {
+        let on = parts.contains(&part);
+        let color = if on {
+            Color32::from_rgb(90, 200, 110)
+        } else {
+            Color32::from_rgb(170, 60, 60)
+        };
+        for r in part_rects(part) {
+            let hovered = hover.is_some_and(|p| r.contains(p));
+            painter.rect(
+                r,
+                2.0,
+                color,
+                Stroke::new(if hovered { 2.0 } else { 0.0 }, Color32::WHITE),
+                egui::StrokeKind::Inside,
+            );
+            if response.clicked()
+                && response
+                    .interact_pointer_pos()
+                    .is_some_and(|p| r.contains(p))
+            {
+                clicked = Some(part);
+            }
+        }
+    }
+    let name = hover.and_then(|p| {
+        BodyPart::ALL
+            .into_iter()
+            .find(|&part| part_rects(part).any(|r| r.contains(p)))
+    });
+    response.on_hover_text(match name {
+        Some(part) => format!(
+            "{}: click to turn on or off (green: driven by the layer)",
+            part.name()
+        ),
+        None => "The body parts the layer drives, as Unity's Avatar Mask: click a part".to_string(),
+    });
+    match clicked {
+        Some(part) if parts.contains(&part) => {
+            parts.retain(|p| *p != part);
+            true
+        }
+        Some(part) => {
+            parts.push(part);
+            true
+        }
+        None => false,
+    }
+}
+
+/// Draws the section on `p`'s clip layers.
+pub fn ui(ui: &mut egui::Ui, e: &EditorState, p: &mut LayerParams) {
+    let clips: Vec<&str> = e.doc().clips.iter().map(|c| c.name.as_str()).collect();
+    let missing = e.eval().missing_layer_clips();
+    if clips.is_empty() {
+        ui.label("The character has no clips to layer.");
+    }
+    let mut remove = None;
+    let mut swap = None;
+    let count = p.clips.len();
+    for (i, layer) in p.clips.iter_mut().enumerate() {
+        ui.push_id(("clip layer", i), |ui| {
+            ui.horizontal(|ui| {
+                ui.checkbox(&mut layer.muted, "mute")
+                    .on_hover_text("Leave the layer out without removing it");
+                egui::ComboBox::from_id_salt("clip")
+                    .width(120.0)
+                    .truncate()
+                    .selected_text(layer.clip.as_str())
+                    .show_ui(ui, |ui| {
+                        for name in &clips {
+                            ui.selectable_value(&mut layer.clip, name.to_string(), *name);
+                        }
+                    })
+                    .response
+                    .on_hover_text("The layer's clip (any clip of the character)");
+                if ui
+                    .button("Remove")
+                    .on_hover_text("Remove the layer")
+                    .clicked()
+                {
+                    remove = Some(i);
+                }
+            });
+            if missing.contains(&layer.clip.as_str()) {
+                ui.colored_label(
+                    Color32::from_rgb(240, 190, 80),
+                    format!("The character has no clip '{}': the layer is skipped", layer.clip),
+                );
+            }
+            ui.horizontal(|ui| {
+                ui.selectable_value(&mut layer.mode, LayerMode::Override, "override")
+                    .on_hover_text("Replace the pose below where the mask lets it (Unity's Override)");
+                ui.selectable_value(&mut layer.mode, LayerMode::Additive, "additive")
+                    .on_hover_text(
+                        "Add the clip's motion relative to its pose at the reference time (Unity's Additive)",
+                    );
+                ui.checkbox(&mut layer.synced, "synced").on_hover_text(
+                    "Play at the source's normalised phase (Unity's layer Sync); off: on its own clock",
+                );
+                if ui
+                    .add_enabled(i > 0, egui::Button::new("Up"))
+                    .on_hover_text("Move the layer up (evaluated earlier)")
+                    .clicked()
+                {
+                    swap = Some((i - 1, i));
+                }
+                if ui
+                    .add_enabled(i + 1 < count, egui::Button::new("Down"))
+                    .on_hover_text("Move the layer down (evaluated later, over the ones above)")
+                    .clicked()
+                {
+                    swap = Some((i, i + 1));
+                }
+            });
+            slider(
+                ui,
+                &mut layer.weight,
+                0.0..=1.0,
+                "weight",
+                "How much of the layer shows (0: none)",
+            );
+            if layer.mode == LayerMode::Additive {
+                slider(
+                    ui,
+                    &mut layer.reference_time,
+                    0.0..=e
+                        .doc()
+                        .clips
+                        .iter()
+                        .find(|c| c.name == layer.clip)
+                        .map_or(1.0, |c| c.duration.max(0.0)),
+                    "reference (s)",
+                    "The time of the clip whose pose the motion is relative to (0: its first frame)",
+                );
+            }
+            ui.horizontal(|ui| {
+                mask_figure(ui, i, &mut layer.parts);
+                ui.vertical(|ui| {
+                    for part in BodyPart::ALL {
+                        let mut on = layer.parts.contains(&part);
+                        if ui.checkbox(&mut on, part.name()).changed() {
+                            if on {
+                                layer.parts.push(part);
+                            } else {
+                                layer.parts.retain(|p| *p != part);
+                            }
+                        }
+                    }
+                });
+            });
+            if !layer.joint_weights.is_empty() {
+                ui.label(format!(
+                    "{} joint weights set by name (in the preset)",
+                    layer.joint_weights.len()
+                ));
+            }
+        });
+        ui.separator();
+    }
+    if let Some(i) = remove {
+        p.clips.remove(i);
+    }
+    if let Some((a, b)) = swap {
+        p.clips.swap(a, b);
+    }
+    if ui
+        .add_enabled(!clips.is_empty(), egui::Button::new("Add clip layer"))
+        .on_hover_text(
+            "Layer one of the character's clips over the source (all body parts, weight 1)",
+        )
+        .clicked()
+    {
+        p.clips.push(ClipLayer {
+            clip: clips.first().map(|c| c.to_string()).unwrap_or_default(),
+            ..ClipLayer::default()
+        });
+    }
+}
