@@ -642,3 +642,30 @@ fn an_additive_layer_is_identity_at_weight_0_and_reproduces_its_clip_over_its_re
         "the layer moved something"
     );
 }
+
+#[test]
+fn a_synced_clip_layer_plays_at_the_sources_phase_and_an_unsynced_one_on_its_own_clock() {
+    use crate::core::HumanBone as H;
+    use crate::layers::ClipLayer;
+    let model = mannequin();
+    // Idle (4 s) under RunForward (0.7 s), every joint overridden.
+    let (idle, run) = (0, 7);
+    assert_eq!(model.clips[run].name, "RunForward");
+    let (d_idle, d_run) = (model.clips[idle].duration, model.clips[run].duration);
+    let t = 1.3;
+    let layer = |synced| ClipLayer {
+        clip: model.clips[run].name.clone(),
+        synced,
+        ..Default::default()
+    };
+    let arm = model.character.humanoid.joint(H::LeftUpperArm).unwrap();
+    let synced = layered_pose(&model, &model.clips, idle, &[layer(true)], t);
+    let own = layered_pose(&model, &model.clips, idle, &[layer(false)], t);
+    let run_at = |time: f32| layered_pose(&model, &model.clips, run, &[], time)[arm];
+    assert_eq!(
+        synced[arm],
+        run_at(t / d_idle * d_run),
+        "at the source's phase"
+    );
+    assert_eq!(own[arm], run_at(t % d_run), "on its own clock, looping");
+}
