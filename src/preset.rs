@@ -15,7 +15,8 @@ use crate::layers::LayerParams;
 pub const FORMAT: &str = "animtune-preset";
 /// The preset version this build writes and the newest it reads. Version 2: breath angles follow the Unity
 /// original's sense (version 1 files are migrated on load so they keep their motion). Version 3: clip layers
-/// (`layers.clips`); older files have none, and an older animtune refuses a version 3 file rather than drop them.
+/// (`layers.clips`) and clip settings (`clip_settings`); older files have none, and an older animtune refuses a
+/// version 3 file rather than drop them.
 pub const VERSION: u32 = 3;
 
 fn is_default_placement(p: &HipsPlacement) -> bool {
@@ -45,6 +46,9 @@ pub struct Preset {
     /// where possible: loading the preset adds them again, so blend nodes find their clips.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub clip_files: Vec<String>,
+    /// Clip settings (crop, cycle offset, loop pose) by clip name, as Unity's clip inspector sets them.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub clip_settings: BTreeMap<String, crate::core::ClipSettings>,
 }
 
 impl Default for Preset {
@@ -57,6 +61,7 @@ impl Default for Preset {
             humanoid: BTreeMap::new(),
             hips_placement: HipsPlacement::default(),
             clip_files: Vec::new(),
+            clip_settings: BTreeMap::new(),
         }
     }
 }

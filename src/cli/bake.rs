@@ -406,6 +406,44 @@ pub fn run(args: &BakeArgs) -> Result<()> {
         }
         None => 0,
     };
+    // --crop, --cycle-offset and --loop-pose: on the clips --clip names (all with --all or none named).
+    let settings = crate::core::ClipSettings {
+        start: args.crop.map(|c| c[0]),
+        end: args.crop.map(|c| c[1]),
+        cycle_offset: args.cycle_offset.unwrap_or(0.0),
+        loop_pose: args.loop_pose,
+    };
+    if !settings.is_identity() {
+        let named = |c: &crate::core::Clip, i: usize| {
+            args.clip.is_empty()
+                || args.all
+                || args
+                    .clip
+                    .iter()
+                    .any(|n| *n == c.name || *n == i.to_string())
+        };
+        // The clips --clip chooses from: a --clip-file's, else the model's.
+        let candidates = if args.clip_file.is_some() {
+            external
+        } else {
+            model.clips.len()
+        };
+        for (i, clip) in model.clips.iter_mut().enumerate().take(candidates) {
+            if named(clip, i) {
+                *clip = settings
+                    .apply(clip)
+                    .map_err(|e| anyhow::anyhow!("clip '{}': {e}", clip.name))?;
+                if !args.json {
+                    let gap = crate::offline::measure::loop_match(&model.character, clip);
+                    outln!(
+                        "loop match: {}: the end is {:.4} cm from the start (root travel aside)",
+                        clip.name,
+                        gap * 100.0
+                    );
+                }
+            }
+        }
+    }
     if stream_mode(args) {
         return run_stream(args, &model);
     }

@@ -70,6 +70,21 @@ pub struct Cli {
     pub window_size: Option<[f32; 2]>,
 }
 
+/// Parses `--crop START,END` (seconds).
+fn parse_crop(text: &str) -> Result<[f32; 2], String> {
+    let bad = || format!("`{text}` is not START,END in seconds with START < END (e.g. 0.1,0.8)");
+    let (a, b) = text.split_once(',').ok_or_else(bad)?;
+    let (a, b): (f32, f32) = (
+        a.trim().parse().map_err(|_| bad())?,
+        b.trim().parse().map_err(|_| bad())?,
+    );
+    if a.is_finite() && b.is_finite() && 0.0 <= a && a < b {
+        Ok([a, b])
+    } else {
+        Err(bad())
+    }
+}
+
 /// Parses `--window-size`: `WIDTHxHEIGHT`, each 200 to 16384.
 fn parse_window_size(text: &str) -> Result<[f32; 2], String> {
     let bad =
@@ -256,6 +271,15 @@ pub struct BakeArgs {
     /// Bake every clip of the model (OUT is then a folder).
     #[arg(long)]
     pub all: bool,
+    /// Crop the baked clips to START,END seconds of the source (Unity's clip Start/End), e.g. --crop 0.1,0.8.
+    #[arg(long, value_name = "START,END", value_parser = parse_crop)]
+    pub crop: Option<[f32; 2]>,
+    /// Start the baked clips' loop this fraction of the way in, in [0, 1) (Unity's Cycle Offset).
+    #[arg(long, value_name = "FRACTION")]
+    pub cycle_offset: Option<f32>,
+    /// Blend the baked clips' end into their start so the loop does not pop (Unity's Loop Pose).
+    #[arg(long)]
+    pub loop_pose: bool,
     /// Take the clips from this file instead of the model (a model, .vrma, .animclip or Unity layout), bound to
     /// the model's character by path, joint name, then humanoid bone.
     #[arg(long, value_name = "FILE")]

@@ -69,6 +69,25 @@ pub fn open(args: &ModelArgs) -> Result<ImportedModel> {
             model.clips.extend(clips);
         }
     }
+    // The preset's clip settings make the clips that play and bake.
+    if let (Some(p), Some(path)) = (&preset, &args.preset) {
+        for (name, settings) in &p.clip_settings {
+            let mut found = false;
+            for clip in model.clips.iter_mut().filter(|c| c.name == *name) {
+                *clip = settings
+                    .apply(clip)
+                    .map_err(|e| anyhow!("{}: clip_settings.{name}: {e}", path.display()))?;
+                found = true;
+            }
+            if !found {
+                return Err(anyhow!(
+                    "{}: clip_settings names clip '{name}', which {} does not have",
+                    path.display(),
+                    args.model
+                ));
+            }
+        }
+    }
     if !model.is_animatable() {
         return Err(anyhow!(
             "{}: has no skin, no animation, no parts on joints and no humanoid: nothing to animate",

@@ -3,6 +3,7 @@
 pub mod binding;
 pub mod character;
 pub mod clip;
+pub mod clip_settings;
 pub mod fold;
 pub mod gpu_fit;
 pub mod human_bone;
@@ -17,6 +18,7 @@ pub mod unity_axes;
 pub use binding::{ClipBinding, HipsPlacement};
 pub use character::Character;
 pub use clip::{Clip, Interpolation, Keys, Track, TrackTarget, Wrap};
+pub use clip_settings::ClipSettings;
 pub use human_bone::HumanBone;
 pub use humanoid::{HumanoidMap, MappingSource, TwistChain};
 pub use pose::Pose;

@@ -46,9 +46,46 @@ pub fn measure(skeleton: &Skeleton, frames: &Frames, clip: &Clip) -> f32 {
     worst
 }
 
+/// How far a clip's end is from its start on `character`, in metres at the virtual vertices: what Unity's loop
+/// match lights show (green when the end meets the start). The root's horizontal travel does not count (a walk
+/// ends where it moved to); its height and every rotation do.
+pub fn loop_match(character: &crate::core::Character, clip: &Clip) -> f32 {
+    use crate::eval::{ClockStep, EvalInput, Evaluator, SourceSpec};
+    let clips = std::slice::from_ref(clip);
+    let mut ev = Evaluator::new(
+        character,
+        clips,
+        SourceSpec::Clip(0),
+        crate::layers::LayerParams::off(),
+    );
+    let mut pose_at = |t: f32| {
+        ev.evaluate(&EvalInput {
+            clock: ClockStep::Seek(t),
+            ..EvalInput::default()
+        })
+        .local
+        .clone()
+    };
+    let start = pose_at(0.0);
+    let mut end = pose_at(clip.duration);
+    if let Some(root) = crate::blend::sampler::root_motion_joint(character) {
+        let (s, e) = (
+            start.local[root].translation,
+            &mut end.local[root].translation,
+        );
+        e.x = s.x;
+        e.z = s.z;
+    }
+    max_vertex_error(
+        &start.model_matrices(&character.skeleton),
+        &end.model_matrices(&character.skeleton),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::ClipSettings;
 
     #[test]
     fn vertex_error_sees_rotation_at_three_centimetres() {
@@ -57,5 +94,33 @@ mod tests {
         // A 0.01 rad turn moves a vertex 3 cm away by ≈ 0.3 mm.
         let e = max_vertex_error(&a, &b);
         assert!((e - 0.03 * 0.01).abs() < 1e-6, "{e}");
+    }
+
+    #[test]
+    fn loop_pose_closes_the_loop_that_a_crop_opens() {
+        let model = crate::demo::mannequin::load();
+        let walk = model
+            .clips
+            .iter()
+            .find(|c| c.name == "WalkForward")
+            .unwrap();
+        let whole = super::loop_match(&model.character, walk);
+        assert!(whole < 1e-3, "the mannequin's walk loops: {whole} m");
+        let crop = ClipSettings {
+            start: Some(0.1),
+            end: Some(0.8),
+            ..Default::default()
+        };
+        let cropped = crop.apply(walk).unwrap();
+        let open = super::loop_match(&model.character, &cropped);
+        assert!(open > 0.01, "a cropped walk does not loop: {open} m");
+        let closed = ClipSettings {
+            loop_pose: true,
+            ..crop
+        }
+        .apply(walk)
+        .unwrap();
+        let fixed = super::loop_match(&model.character, &closed);
+        assert!(fixed < 1e-4, "loop pose closes it: {fixed} m (was {open})");
     }
 }

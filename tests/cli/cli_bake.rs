@@ -401,3 +401,93 @@ fn a_stream_bake_carries_a_masked_clip_layer_into_the_glb() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn clip_settings_from_the_command_line_and_a_preset_make_the_clip_that_bakes() {
+    let dir = temp_dir("cli-bake-clip-settings");
+    let out = dir.join("walk.animclip");
+    let bake = |extra: &[&str]| {
+        let mut args = vec![
+            "bake",
+            "mannequin",
+            "--clip",
+            "WalkForward",
+            "-o",
+            out.to_str().unwrap(),
+            "--force",
+        ];
+        args.extend_from_slice(extra);
+        animtune(&args)
+    };
+    common::assert_success(&bake(&["--crop", "0.1,0.8", "--loop-pose"]));
+    let info = json_of(&animtune(&[
+        "clip",
+        "info",
+        out.to_str().unwrap(),
+        "--json",
+    ]));
+    let duration = info["duration"].as_f64().unwrap();
+    assert!((duration - 0.7).abs() < 1e-4, "{info}");
+    // The cropped, looped clip ends where it starts.
+    let pose = |time: &str| {
+        json_of(&animtune(&[
+            "pose",
+            "mannequin",
+            "--baked",
+            out.to_str().unwrap(),
+            "--time",
+            time,
+            "--json",
+        ]))["joints"]
+            .clone()
+    };
+    let (start, end) = (pose("0"), pose("0.7"));
+    let rotation = |j: &serde_json::Value, name: &str| {
+        j.as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["name"] == name)
+            .unwrap()["local"]["rotation"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_f64().unwrap())
+            .collect::<Vec<_>>()
+    };
+    for joint in ["LeftUpperLeg", "RightLowerArm"] {
+        let (a, b) = (rotation(&start, joint), rotation(&end, joint));
+        let d: f64 = a
+            .iter()
+            .zip(&b)
+            .map(|(x, y)| (x - y).abs())
+            .fold(0.0, f64::max);
+        assert!(d < 1e-3, "{joint}: {a:?} vs {b:?}");
+    }
+    assert_clean_failure(&bake(&["--crop", "0.5,9"]), &["WalkForward", "crop"]);
+    let usage = bake(&["--crop", "0.5"]);
+    assert_eq!(
+        usage.status.code(),
+        Some(2),
+        "a malformed flag is a usage error"
+    );
+    assert!(String::from_utf8_lossy(&usage.stderr).contains("--crop"));
+    // The same from a preset's clip_settings.
+    let preset = dir.join("settings.json");
+    std::fs::write(
+        &preset,
+        r#"{"format":"animtune-preset","version":3,"clip_settings":{"WalkForward":{"start":0.2,"end":0.9}}}"#,
+    )
+    .unwrap();
+    common::assert_success(&bake(&["--preset", preset.to_str().unwrap()]));
+    let info = json_of(&animtune(&[
+        "clip",
+        "info",
+        out.to_str().unwrap(),
+        "--json",
+    ]));
+    assert!(
+        (info["duration"].as_f64().unwrap() - 0.7).abs() < 1e-4,
+        "{info}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
