@@ -1279,3 +1279,35 @@ fn a_clip_layer_is_added_masked_on_the_figure_and_undone_from_the_layers_tab() {
         h.state().editor().tuning().layers.clips
     );
 }
+
+#[test]
+fn a_presets_clip_settings_are_reported_and_kept_when_the_editor_saves_it() {
+    let dir = common::temp_dir("preset-clip-settings");
+    let opened = dir.join("settings.json");
+    std::fs::write(
+        &opened,
+        r#"{"format":"animtune-preset","version":3,"layers":{"clips":[{"clip":"Idle","parts":["head"]}]},
+        "clip_settings":{"WalkForward":{"start":0.1,"end":0.8,"loop_pose":true}}}"#,
+    )
+    .unwrap();
+    let mut h = harness();
+    h.run_steps(2);
+    h.state_mut().send(Command::Open(opened));
+    h.run_steps(2);
+    let status = h.state().editor().status().text.clone();
+    assert!(
+        status.contains("1 clip layer(s)")
+            && status.contains("clip settings of 1 clip(s) are not applied"),
+        "{status}"
+    );
+    let saved = dir.join("saved.json");
+    h.state_mut().send(Command::SavePreset {
+        path: saved.clone(),
+        overwrite: true,
+    });
+    h.run_steps(2);
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&saved).unwrap()).unwrap();
+    assert_eq!(json["clip_settings"]["WalkForward"]["end"], 0.8);
+    assert_eq!(json["layers"]["clips"][0]["clip"], "Idle");
+}

@@ -191,6 +191,8 @@ impl EditorState {
             }
             let has_blend = preset.blend.is_some();
             let clip_files = preset.clip_files.len();
+            let clip_settings = preset.clip_settings.len();
+            self.doc.preset_clip_settings = preset.clip_settings.clone();
             let after = Tuning {
                 blend: preset
                     .blend
@@ -208,7 +210,12 @@ impl EditorState {
             }
             // A blend space whose clips are all here (or none, the current one kept): say what came back.
             if !has_blend || self.blend_sampler.missing().is_empty() {
-                let restored = self.preset_restored(has_blend, clip_files);
+                let mut restored = self.preset_restored(has_blend, clip_files);
+                if clip_settings > 0 {
+                    restored.push_str(&format!(
+                        "; the clip settings of {clip_settings} clip(s) are not applied in the editor yet (bake --preset applies them)"
+                    ));
+                }
                 let text = format!("Opened preset {}: {restored}", path.display());
                 self.session.report(text, false);
                 return Ok(());
@@ -266,6 +273,9 @@ impl EditorState {
             format!("layers on: {}", on.join(", "))
         };
         let mut parts = vec![blend, layers];
+        if !l.clips.is_empty() {
+            parts.push(format!("{} clip layer(s)", l.clips.len()));
+        }
         if !t.humanoid.is_empty() {
             parts.push(format!("humanoid override of {} bone(s)", t.humanoid.len()));
         }
@@ -291,6 +301,7 @@ impl EditorState {
                 .map(|(bone, joint)| (bone.name().to_string(), joint.clone()))
                 .collect(),
             hips_placement: self.doc.tuning.hips_placement,
+            clip_settings: self.doc.preset_clip_settings.clone(),
             ..crate::preset::Preset::default()
         };
         let sources: Vec<std::path::PathBuf> = self

@@ -90,6 +90,9 @@ pub struct Document {
     pub generation: u64,
     /// Increases whenever the tuning changes (so panels holding a draft of it refresh the draft).
     pub revision: u64,
+    /// Clip settings of the last preset opened: not applied in the editor yet, but written back when it saves
+    /// a preset, so that opening and saving one keeps them.
+    pub preset_clip_settings: BTreeMap<String, crate::core::ClipSettings>,
 }
 
 impl Document {
@@ -111,6 +114,7 @@ impl Document {
             },
             generation: 0,
             revision: 0,
+            preset_clip_settings: BTreeMap::new(),
         }
     }
 }
