@@ -79,6 +79,13 @@ pub enum Command {
     SetHumanBone(crate::core::HumanBone, Option<usize>),
     /// Where clips retargeted onto the character put its hips: an undoable setting that presets save.
     SetHipsPlacement(crate::core::HipsPlacement),
+    /// One clip's settings (crop, cycle offset, loop pose), by clip name: undoable, saved in presets.
+    SetClipSettings {
+        /// The clip's name.
+        clip: String,
+        /// Its settings (the defaults remove them).
+        settings: crate::core::ClipSettings,
+    },
     /// Puts a line in the status bar (a panel's own outcome: an export finished, no file chosen).
     Report {
         /// The message.

@@ -1281,7 +1281,7 @@ fn a_clip_layer_is_added_masked_on_the_figure_and_undone_from_the_layers_tab() {
 }
 
 #[test]
-fn a_presets_clip_settings_are_reported_and_kept_when_the_editor_saves_it() {
+fn a_presets_clip_settings_apply_and_are_kept_when_the_editor_saves_it() {
     let dir = common::temp_dir("preset-clip-settings");
     let opened = dir.join("settings.json");
     std::fs::write(
@@ -1296,10 +1296,12 @@ fn a_presets_clip_settings_are_reported_and_kept_when_the_editor_saves_it() {
     h.run_steps(2);
     let status = h.state().editor().status().text.clone();
     assert!(
-        status.contains("1 clip layer(s)")
-            && status.contains("clip settings of 1 clip(s) are not applied"),
+        status.contains("1 clip layer(s)") && status.contains("clip settings of 1 clip(s)"),
         "{status}"
     );
+    let walk = clip_index(&h, "WalkForward");
+    let cropped = h.state().editor().doc().clips[walk].duration;
+    assert!((cropped - 0.7).abs() < 1e-4, "the crop applies: {cropped}");
     let saved = dir.join("saved.json");
     h.state_mut().send(Command::SavePreset {
         path: saved.clone(),
@@ -1310,4 +1312,52 @@ fn a_presets_clip_settings_are_reported_and_kept_when_the_editor_saves_it() {
         serde_json::from_str(&std::fs::read_to_string(&saved).unwrap()).unwrap();
     assert_eq!(json["clip_settings"]["WalkForward"]["end"], 0.8);
     assert_eq!(json["layers"]["clips"][0]["clip"], "Idle");
+}
+
+#[test]
+fn clip_settings_crop_and_close_the_loop_of_the_playing_clip_from_the_clip_tab() {
+    use animtune::core::ClipSettings;
+    let mut h = harness();
+    h.run_steps(2);
+    let walk = clip_index(&h, "WalkForward");
+    h.state_mut().send(Command::PlayClip(Some(walk)));
+    h.run_steps(2);
+    h.get_by_label("Clip").click();
+    h.run_steps(2);
+    assert!(
+        h.query_by_label_contains("loop match 0.00 cm").is_some(),
+        "a whole walk loops"
+    );
+    h.state_mut().send(Command::SetClipSettings {
+        clip: "WalkForward".into(),
+        settings: ClipSettings {
+            start: Some(0.1),
+            end: Some(0.8),
+            ..Default::default()
+        },
+    });
+    h.run_steps(3);
+    assert!(
+        (h.state().editor().eval().duration() - 0.7).abs() < 1e-4,
+        "the cropped clip plays"
+    );
+    assert!(
+        h.query_by_label_contains("loop match 0.00 cm").is_none(),
+        "a cropped walk does not loop"
+    );
+    h.get_by_label("Loop pose").click();
+    h.run_steps(3);
+    let set = h.state().editor().tuning().clip_settings["WalkForward"].clone();
+    assert!(set.loop_pose && set.start == Some(0.1));
+    assert!(
+        h.query_by_label_contains("loop match 0.00 cm").is_some(),
+        "loop pose closes it"
+    );
+    // Undo, twice: the walk as loaded.
+    h.state_mut().send(Command::Undo);
+    h.run_steps(2);
+    h.state_mut().send(Command::Undo);
+    h.run_steps(2);
+    assert!(h.state().editor().tuning().clip_settings.is_empty());
+    assert!((h.state().editor().eval().duration() - 1.1).abs() < 1e-4);
 }

@@ -126,7 +126,10 @@ impl EditorState {
             );
         }
         let first = self.doc.clips.len();
-        self.doc.clips.extend(usable);
+        self.doc
+            .clips
+            .extend(super::with_settings(&usable, &self.doc.tuning.clip_settings).0);
+        self.doc.source_clips.extend(usable);
         let text = format!(
             "Added {} clip(s) from {}: tracks bound by path {}, by name {}, by humanoid bone {} ({} retargeted \
              between rest poses); {} found no joint",
@@ -192,7 +195,6 @@ impl EditorState {
             let has_blend = preset.blend.is_some();
             let clip_files = preset.clip_files.len();
             let clip_settings = preset.clip_settings.len();
-            self.doc.preset_clip_settings = preset.clip_settings.clone();
             let after = Tuning {
                 blend: preset
                     .blend
@@ -200,6 +202,7 @@ impl EditorState {
                 layers: preset.layers,
                 humanoid: overrides,
                 hips_placement: preset.hips_placement,
+                clip_settings: preset.clip_settings,
             };
             self.history.record(&self.doc.tuning, &after);
             self.doc.tuning = after;
@@ -212,9 +215,7 @@ impl EditorState {
             if !has_blend || self.blend_sampler.missing().is_empty() {
                 let mut restored = self.preset_restored(has_blend, clip_files);
                 if clip_settings > 0 {
-                    restored.push_str(&format!(
-                        "; the clip settings of {clip_settings} clip(s) are not applied in the editor yet (bake --preset applies them)"
-                    ));
+                    restored.push_str(&format!("; clip settings of {clip_settings} clip(s)"));
                 }
                 let text = format!("Opened preset {}: {restored}", path.display());
                 self.session.report(text, false);
@@ -301,7 +302,7 @@ impl EditorState {
                 .map(|(bone, joint)| (bone.name().to_string(), joint.clone()))
                 .collect(),
             hips_placement: self.doc.tuning.hips_placement,
-            clip_settings: self.doc.preset_clip_settings.clone(),
+            clip_settings: self.doc.tuning.clip_settings.clone(),
             ..crate::preset::Preset::default()
         };
         let sources: Vec<std::path::PathBuf> = self

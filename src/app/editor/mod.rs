@@ -345,6 +345,7 @@ impl EditorState {
             },
             Command::SetHumanBone(bone, joint) => self.set_human_bone(bone, joint),
             Command::SetHipsPlacement(p) => self.set_hips_placement(p),
+            Command::SetClipSettings { clip, settings } => self.set_clip_settings(clip, settings),
             Command::ChooseFile(_) => {}
             Command::SetClipRootMotion(mode) => {
                 self.session.eval.set_clip_root_motion(mode);
@@ -544,7 +545,8 @@ impl EditorState {
                 clip.name = format!("clip {i}");
             }
         }
-        self.doc.clips = self.doc.model.clips.clone();
+        self.doc.source_clips = self.doc.model.clips.clone();
+        self.doc.clips = with_settings(&self.doc.source_clips, &self.doc.tuning.clip_settings).0;
         self.doc.clip_sources.clear();
         if self.doc.model.character.meshes.is_empty() {
             // A bare skeleton (a skinless VRM armature, a VRMA) shows as its skeleton, or not at all.
@@ -593,8 +595,26 @@ impl EditorState {
     /// After undo, redo, a preset or a restored session replaced the whole tuning.
     fn tuning_replaced(&mut self) {
         self.apply_humanoid();
+        self.apply_clip_settings();
         self.rebind_blend();
         self.layers_changed();
+    }
+
+    /// Makes the clips that play from the loaded ones and the tuning's clip settings; when that changes them,
+    /// the evaluator is rebuilt on them, keeping the time and the transport. A setting that cannot apply (a crop
+    /// outside its clip) is reported and its clip plays as loaded.
+    fn apply_clip_settings(&mut self) {
+        let (clips, problems) =
+            with_settings(&self.doc.source_clips, &self.doc.tuning.clip_settings);
+        if !problems.is_empty() {
+            self.session
+                .report(format!("clip settings: {}", problems.join("; ")), true);
+        }
+        if clips == self.doc.clips {
+            return;
+        }
+        self.doc.clips = clips;
+        self.rebuild_evaluator();
     }
 
     /// Makes the character's humanoid map the model's own with the tuning's override; when that changes the
@@ -621,6 +641,11 @@ impl EditorState {
         }
         self.doc.model.character.humanoid = map;
         self.doc.generation += 1;
+        self.rebuild_evaluator();
+    }
+
+    /// A new evaluator on the current character and clips, playing what the old one played, at its time.
+    fn rebuild_evaluator(&mut self) {
         let old = &self.session.eval;
         let source = if let Some(space) = old.blend_space() {
             SourceSpec::Blend(space.clone())
@@ -660,6 +685,28 @@ impl EditorState {
     }
 
     /// Maps a human bone to a joint (None: to no joint) as an undoable override; saved in presets.
+    fn set_clip_settings(&mut self, clip: String, settings: crate::core::ClipSettings) {
+        let current = self
+            .doc
+            .tuning
+            .clip_settings
+            .get(&clip)
+            .cloned()
+            .unwrap_or_default();
+        if current == settings {
+            return;
+        }
+        self.history.before_edit(&self.doc.tuning);
+        if settings.is_identity() {
+            self.doc.tuning.clip_settings.remove(&clip);
+        } else {
+            self.doc.tuning.clip_settings.insert(clip, settings);
+        }
+        self.doc.revision += 1;
+        self.tuning_replaced();
+        self.history.close(&self.doc.tuning);
+    }
+
     fn set_hips_placement(&mut self, placement: crate::core::HipsPlacement) {
         if self.doc.tuning.hips_placement == placement {
             return;
@@ -879,3 +926,22 @@ fn character_height(c: &crate::core::Character) -> Option<f32> {
 
 #[cfg(test)]
 mod tests;
+
+/// `clips` with `settings` applied by clip name, and what could not apply (that clip is left as it was).
+fn with_settings(
+    clips: &[crate::core::Clip],
+    settings: &std::collections::BTreeMap<String, crate::core::ClipSettings>,
+) -> (Vec<crate::core::Clip>, Vec<String>) {
+    let mut problems = Vec::new();
+    let clips = clips
+        .iter()
+        .map(|c| match settings.get(&c.name) {
+            Some(s) => s.apply(c).unwrap_or_else(|e| {
+                problems.push(format!("{}: {e}", c.name));
+                c.clone()
+            }),
+            None => c.clone(),
+        })
+        .collect();
+    (clips, problems)
+}

@@ -32,6 +32,9 @@ pub struct Tuning {
     pub humanoid: BTreeMap<HumanBone, String>,
     /// Where clips retargeted onto the character put its hips.
     pub hips_placement: crate::core::HipsPlacement,
+    /// Clip settings (crop, cycle offset, loop pose) by clip name: they make the clips that play from the ones
+    /// loaded.
+    pub clip_settings: BTreeMap<String, crate::core::ClipSettings>,
 }
 
 impl Tuning {
@@ -41,6 +44,7 @@ impl Tuning {
         self.layers != other.layers
             || self.humanoid != other.humanoid
             || self.hips_placement != other.hips_placement
+            || self.clip_settings != other.clip_settings
             || a.mode != b.mode
             || a.axes != b.axes
             || a.nodes != b.nodes
@@ -90,9 +94,9 @@ pub struct Document {
     pub generation: u64,
     /// Increases whenever the tuning changes (so panels holding a draft of it refresh the draft).
     pub revision: u64,
-    /// Clip settings of the last preset opened: not applied in the editor yet, but written back when it saves
-    /// a preset, so that opening and saving one keeps them.
-    pub preset_clip_settings: BTreeMap<String, crate::core::ClipSettings>,
+    /// The clips as loaded (the model's, then those added from other files): `clips` are these with the
+    /// tuning's clip settings applied.
+    pub source_clips: Vec<Clip>,
 }
 
 impl Document {
@@ -101,6 +105,7 @@ impl Document {
         let model = crate::demo::mannequin::load();
         Document {
             clips: model.clips.clone(),
+            source_clips: model.clips.clone(),
             clip_sources: Vec::new(),
             base_humanoid: model.character.humanoid.clone(),
             model,
@@ -111,10 +116,10 @@ impl Document {
                 layers: LayerParams::default(),
                 humanoid: BTreeMap::new(),
                 hips_placement: Default::default(),
+                clip_settings: BTreeMap::new(),
             },
             generation: 0,
             revision: 0,
-            preset_clip_settings: BTreeMap::new(),
         }
     }
 }

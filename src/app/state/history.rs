@@ -100,6 +100,7 @@ mod tests {
             layers,
             humanoid: Default::default(),
             hips_placement: Default::default(),
+            clip_settings: Default::default(),
         }
     }
 

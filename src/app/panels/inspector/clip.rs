@@ -1,13 +1,25 @@
-//! The inspector's Clip tab: the clip playing and how its tracks bound to the character, or, while the blend
-//! space plays, its state (the point, the cycle, each node's weight and time).
+//! The inspector's Clip tab: the clip playing, its settings as Unity's clip inspector has them (crop, cycle offset,
+//! loop pose with the loop-match light) and how its tracks bound to the character, or, while the blend space
+//! plays, its state (the point, the cycle, each node's weight and time).
 
+use egui::Color32;
+
+use crate::app::command::{Command, Commands};
 use crate::app::editor::EditorState;
+use crate::core::ClipSettings;
+
+/// The Clip tab's state: the loop-match figure of the clip shown, with what it was computed for (document
+/// generation and revision, clip).
+#[derive(Default)]
+pub struct ClipPanel {
+    loop_match: Option<((u64, u64, usize), f32)>,
+}
 
 /// Tracks without a joint listed at most.
 const UNBOUND_SHOWN: usize = 20;
 
 /// Draws the tab.
-pub fn ui(ui: &mut egui::Ui, e: &EditorState) {
+pub fn ui(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands, panel: &mut ClipPanel) {
     if e.blending() {
         let blend = &e.tuning().blend;
         ui.label(format!(
@@ -42,6 +54,8 @@ pub fn ui(ui: &mut egui::Ui, e: &EditorState) {
         clip.duration,
         clip.tracks.len()
     ));
+    settings(ui, e, i, out, panel);
+    ui.separator();
     ui.label(format!(
         "Tracks without a joint: {}",
         b.unbound_tracks.len()
@@ -53,4 +67,105 @@ pub fn ui(ui: &mut egui::Ui, e: &EditorState) {
         "Joints without a track: {}",
         b.joints_without_track.len()
     ));
+}
+
+/// The clip's settings: crop, cycle offset and loop pose, each change one undo step, and the loop-match light.
+fn settings(
+    ui: &mut egui::Ui,
+    e: &EditorState,
+    i: usize,
+    out: &mut Commands,
+    panel: &mut ClipPanel,
+) {
+    let Some(source) = e.doc().source_clips.get(i) else {
+        return;
+    };
+    let name = source.name.clone();
+    let before = e
+        .tuning()
+        .clip_settings
+        .get(&name)
+        .cloned()
+        .unwrap_or_default();
+    let mut s = before.clone();
+    let d = source.duration.max(0.0);
+    ui.label(egui::RichText::new("Settings").strong())
+        .on_hover_text(
+            "As Unity's Animation clip inspector: they make the clip that plays, bakes and exports",
+        );
+    ui.horizontal(|ui| {
+        let mut start = s.start.unwrap_or(0.0);
+        let mut end = s.end.unwrap_or(d);
+        ui.label("Start");
+        ui.add(
+            egui::DragValue::new(&mut start)
+                .speed(0.01)
+                .range(0.0..=d)
+                .suffix(" s"),
+        )
+        .on_hover_text("Crop: where the clip starts in the source (Unity's Start)");
+        ui.label("End");
+        ui.add(
+            egui::DragValue::new(&mut end)
+                .speed(0.01)
+                .range(0.0..=d)
+                .suffix(" s"),
+        )
+        .on_hover_text("Crop: where the clip ends in the source (Unity's End)");
+        s.start = (start > 0.0).then_some(start);
+        s.end = (end < d).then_some(end);
+    });
+    ui.horizontal(|ui| {
+        ui.add(egui::Slider::new(&mut s.cycle_offset, 0.0..=0.99).text("cycle offset"))
+            .on_hover_text("Start the loop this fraction of the way in (Unity's Cycle Offset)");
+    });
+    let key = (e.doc().generation, e.doc().revision, i);
+    let gap = match panel.loop_match {
+        Some((k, v)) if k == key => v,
+        _ => {
+            let v =
+                crate::offline::measure::loop_match(&e.doc().model.character, &e.doc().clips[i]);
+            panel.loop_match = Some((key, v));
+            v
+        }
+    };
+    ui.horizontal(|ui| {
+        ui.checkbox(&mut s.loop_pose, "Loop pose")
+            .on_hover_text("Blend the end into the start so the loop does not pop (Unity's Loop Pose)");
+        let cm = gap * 100.0;
+        let color = if cm < 0.5 {
+            Color32::from_rgb(90, 200, 110)
+        } else if cm < 3.0 {
+            Color32::from_rgb(230, 190, 70)
+        } else {
+            Color32::from_rgb(220, 80, 70)
+        };
+        let (dot, _) = ui.allocate_exact_size(egui::vec2(12.0, 12.0), egui::Sense::hover());
+        ui.painter().circle_filled(dot.center(), 5.0, color);
+        ui.label(format!("loop match {cm:.2} cm"))
+            .on_hover_text(
+                "How far the end pose is from the start at points 3 cm from each joint, the root's travel aside \
+                 (Unity's loop lights): green under 0.5 cm, yellow under 3 cm",
+            );
+    });
+    if s.range(d).is_err() {
+        ui.colored_label(Color32::from_rgb(230, 190, 70), "Start must be before End");
+        return;
+    }
+    if s != before {
+        out.push(Command::SetClipSettings {
+            clip: name,
+            settings: s,
+        });
+    }
+    if ui
+        .add_enabled(!before.is_identity(), egui::Button::new("Reset settings"))
+        .on_hover_text("Play the clip as loaded")
+        .clicked()
+    {
+        out.push(Command::SetClipSettings {
+            clip: source.name.clone(),
+            settings: ClipSettings::default(),
+        });
+    }
 }

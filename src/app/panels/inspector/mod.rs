@@ -77,6 +77,7 @@ pub struct Inspector {
     /// The blend space tab.
     pub blend: BlendPanel,
     layers: LayersPanel,
+    clip: clip::ClipPanel,
 }
 
 impl Inspector {
@@ -116,7 +117,7 @@ impl Inspector {
             .auto_shrink([false, false])
             .show(ui, |ui| match self.tab {
                 InspectorTab::Blend => self.blend.ui(ui, e, out),
-                InspectorTab::Clip => clip::ui(ui, e),
+                InspectorTab::Clip => clip::ui(ui, e, out, &mut self.clip),
                 InspectorTab::Joint => joint::ui(ui, e),
                 InspectorTab::Humanoid => humanoid::ui(ui, e, out),
                 InspectorTab::Layers => self.layers.ui(ui, e, out),
