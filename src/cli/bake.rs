@@ -412,6 +412,7 @@ pub fn run(args: &BakeArgs) -> Result<()> {
         end: args.crop.map(|c| c[1]),
         cycle_offset: args.cycle_offset.unwrap_or(0.0),
         loop_pose: args.loop_pose,
+        mirror: args.mirror,
     };
     if !settings.is_identity() {
         let named = |c: &crate::core::Clip, i: usize| {
@@ -430,8 +431,7 @@ pub fn run(args: &BakeArgs) -> Result<()> {
         };
         for (i, clip) in model.clips.iter_mut().enumerate().take(candidates) {
             if named(clip, i) {
-                *clip = settings
-                    .apply(clip)
+                *clip = crate::offline::mirror::apply_settings(&model.character, clip, &settings)
                     .map_err(|e| anyhow::anyhow!("clip '{}': {e}", clip.name))?;
                 if !args.json {
                     let gap = crate::offline::measure::loop_match(&model.character, clip);

@@ -280,6 +280,10 @@ pub struct BakeArgs {
     /// Blend the baked clips' end into their start so the loop does not pop (Unity's Loop Pose).
     #[arg(long)]
     pub loop_pose: bool,
+    /// Mirror the baked clips: left and right swapped, the motion reflected across the character's sagittal
+    /// plane (Unity's Mirror).
+    #[arg(long)]
+    pub mirror: bool,
     /// Take the clips from this file instead of the model (a model, .vrma, .animclip or Unity layout), bound to
     /// the model's character by path, joint name, then humanoid bone.
     #[arg(long, value_name = "FILE")]

@@ -32,6 +32,9 @@ pub struct ClipSettings {
     pub cycle_offset: f32,
     /// Blend the end into the start (Unity's Loop Pose).
     pub loop_pose: bool,
+    /// Left and right swapped and the motion reflected (Unity's Mirror): needs the character, so
+    /// [`ClipSettings::apply`] leaves it to `offline::mirror::apply_settings`.
+    pub mirror: bool,
 }
 
 /// Why settings cannot apply to a clip.
@@ -73,12 +76,17 @@ impl ClipSettings {
         Ok((a, b.min(duration)))
     }
 
-    /// The clip these settings make of `clip` (named as it).
+    /// The clip these settings make of `clip` (named as it), all but the mirror.
     pub fn apply(&self, clip: &Clip) -> Result<Clip, ClipSettingsError> {
         if !(self.cycle_offset.is_finite() && (0.0..1.0).contains(&self.cycle_offset)) {
             return Err(ClipSettingsError::CycleOffset(self.cycle_offset));
         }
-        if self.is_identity() {
+        if (ClipSettings {
+            mirror: false,
+            ..self.clone()
+        })
+        .is_identity()
+        {
             return Ok(clip.clone());
         }
         let (a, b) = self.range(clip.duration)?;

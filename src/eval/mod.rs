@@ -314,6 +314,17 @@ impl Evaluator {
         ev
     }
 
+    /// An evaluator playing `clip` alone on `character` with every layer off (stopped at 0, looping): for
+    /// measuring and transforming a clip.
+    pub fn for_clip(character: &Character, clip: &Clip) -> Self {
+        Self::new(
+            character,
+            std::slice::from_ref(clip),
+            SourceSpec::Clip(0),
+            LayerParams::off(),
+        )
+    }
+
     /// Binds the clip layers of the layer parameters to `clips` (a layer whose clip is missing is skipped).
     fn bind_clip_layers(&mut self, character: &Character, clips: &[Clip]) {
         self.clip_layers = self

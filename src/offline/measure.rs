@@ -50,14 +50,8 @@ pub fn measure(skeleton: &Skeleton, frames: &Frames, clip: &Clip) -> f32 {
 /// match lights show (green when the end meets the start). The root's horizontal travel does not count (a walk
 /// ends where it moved to); its height and every rotation do.
 pub fn loop_match(character: &crate::core::Character, clip: &Clip) -> f32 {
-    use crate::eval::{ClockStep, EvalInput, Evaluator, SourceSpec};
-    let clips = std::slice::from_ref(clip);
-    let mut ev = Evaluator::new(
-        character,
-        clips,
-        SourceSpec::Clip(0),
-        crate::layers::LayerParams::off(),
-    );
+    use crate::eval::{ClockStep, EvalInput, Evaluator};
+    let mut ev = Evaluator::for_clip(character, clip);
     let mut pose_at = |t: f32| {
         ev.evaluate(&EvalInput {
             clock: ClockStep::Seek(t),

@@ -7,6 +7,7 @@ pub mod compact;
 pub mod frames;
 pub mod gltf;
 pub mod measure;
+pub mod mirror;
 pub mod stream;
 
 use serde::{Deserialize, Serialize};

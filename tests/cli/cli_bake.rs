@@ -491,3 +491,49 @@ fn clip_settings_from_the_command_line_and_a_preset_make_the_clip_that_bakes() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_mirrored_bake_is_the_clip_reflected_left_for_right() {
+    let dir = temp_dir("cli-bake-mirror");
+    let out = dir.join("mirrored.animclip");
+    common::assert_success(&animtune(&[
+        "bake",
+        "mannequin",
+        "--clip",
+        "WalkForwardLeft",
+        "--mirror",
+        "-o",
+        out.to_str().unwrap(),
+        "--force",
+    ]));
+    let model_position = |args: &[&str], joint: &str| -> [f64; 3] {
+        let mut all = vec!["pose", "mannequin", "--time", "0.4", "--json"];
+        all.extend_from_slice(args);
+        let j = json_of(&animtune(&all));
+        let t = j["joints"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["name"] == joint)
+            .unwrap()["model"]["translation"]
+            .clone();
+        [0, 1, 2].map(|c| t[c].as_f64().unwrap())
+    };
+    let baked = ["--baked", out.to_str().unwrap()];
+    let source = ["--clip", "WalkForwardLeft"];
+    for (a, b) in [
+        ("LeftHand", "RightHand"),
+        ("RightFoot", "LeftFoot"),
+        ("Head", "Head"),
+    ] {
+        let m = model_position(&baked, a);
+        let o = model_position(&source, b);
+        let reflected = [-o[0], o[1], o[2]];
+        let d = (0..3)
+            .map(|c| (m[c] - reflected[c]).powi(2))
+            .sum::<f64>()
+            .sqrt();
+        assert!(d < 2e-4, "{a} is {:.4} cm from {b} reflected", d * 100.0);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -126,9 +126,14 @@ impl EditorState {
             );
         }
         let first = self.doc.clips.len();
-        self.doc
-            .clips
-            .extend(super::with_settings(&usable, &self.doc.tuning.clip_settings).0);
+        self.doc.clips.extend(
+            super::with_settings(
+                &self.doc.model.character,
+                &usable,
+                &self.doc.tuning.clip_settings,
+            )
+            .0,
+        );
         self.doc.source_clips.extend(usable);
         let text = format!(
             "Added {} clip(s) from {}: tracks bound by path {}, by name {}, by humanoid bone {} ({} retargeted \

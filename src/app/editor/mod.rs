@@ -546,7 +546,12 @@ impl EditorState {
             }
         }
         self.doc.source_clips = self.doc.model.clips.clone();
-        self.doc.clips = with_settings(&self.doc.source_clips, &self.doc.tuning.clip_settings).0;
+        self.doc.clips = with_settings(
+            &self.doc.model.character,
+            &self.doc.source_clips,
+            &self.doc.tuning.clip_settings,
+        )
+        .0;
         self.doc.clip_sources.clear();
         if self.doc.model.character.meshes.is_empty() {
             // A bare skeleton (a skinless VRM armature, a VRMA) shows as its skeleton, or not at all.
@@ -604,8 +609,11 @@ impl EditorState {
     /// the evaluator is rebuilt on them, keeping the time and the transport. A setting that cannot apply (a crop
     /// outside its clip) is reported and its clip plays as loaded.
     fn apply_clip_settings(&mut self) {
-        let (clips, problems) =
-            with_settings(&self.doc.source_clips, &self.doc.tuning.clip_settings);
+        let (clips, problems) = with_settings(
+            &self.doc.model.character,
+            &self.doc.source_clips,
+            &self.doc.tuning.clip_settings,
+        );
         if !problems.is_empty() {
             self.session
                 .report(format!("clip settings: {}", problems.join("; ")), true);
@@ -929,6 +937,7 @@ mod tests;
 
 /// `clips` with `settings` applied by clip name, and what could not apply (that clip is left as it was).
 fn with_settings(
+    character: &crate::core::Character,
     clips: &[crate::core::Clip],
     settings: &std::collections::BTreeMap<String, crate::core::ClipSettings>,
 ) -> (Vec<crate::core::Clip>, Vec<String>) {
@@ -936,10 +945,12 @@ fn with_settings(
     let clips = clips
         .iter()
         .map(|c| match settings.get(&c.name) {
-            Some(s) => s.apply(c).unwrap_or_else(|e| {
-                problems.push(format!("{}: {e}", c.name));
-                c.clone()
-            }),
+            Some(s) => {
+                crate::offline::mirror::apply_settings(character, c, s).unwrap_or_else(|e| {
+                    problems.push(format!("{}: {e}", c.name));
+                    c.clone()
+                })
+            }
             None => c.clone(),
         })
         .collect();

@@ -115,6 +115,10 @@ fn settings(
         s.start = (start > 0.0).then_some(start);
         s.end = (end < d).then_some(end);
     });
+    ui.checkbox(&mut s.mirror, "Mirror").on_hover_text(
+        "Left and right swapped, the motion reflected across the character's middle (Unity's Mirror; humanoid \
+         bones pair by side, other joints by .L/.R, Left/Right, _l/_r names)",
+    );
     ui.horizontal(|ui| {
         ui.add(egui::Slider::new(&mut s.cycle_offset, 0.0..=0.99).text("cycle offset"))
             .on_hover_text("Start the loop this fraction of the way in (Unity's Cycle Offset)");

@@ -1,0 +1,242 @@
+//! Mirroring a clip on a character, as Unity's clip Mirror: left and right swapped and the motion reflected across
+//! the character's sagittal plane (x → −x in glTF's frame, the character facing +Z).
+//!
+//! The clip is evaluated on the character at each of its key times. Each joint then takes its partner's motion
+//! (left and right humanoid bones swap; other joints pair by name, `.L`/`.R`, `Left`/`Right`, `_l`/`_r`, `l_`/`r_`;
+//! a joint with no partner mirrors its own), as a model-space turn away from the partner's rest, reflected
+//! (`M·Δ·M`), applied to the joint's own rest; translations reflect likewise. The result is a clip on the
+//! character's own skeleton, bound by path. It assumes a symmetric rest pose, as Unity's does.
+
+use glam::{Quat, Vec3};
+
+use crate::core::binding::track_targets;
+use crate::core::{Character, Clip, HumanBone, Interpolation, Keys, Pose, Track};
+use crate::eval::{ClockStep, EvalInput, Evaluator};
+
+/// The clip `settings` make of `clip` on `character`: crop, cycle offset and loop pose, then the mirror (keeping
+/// the clip's name, so blend nodes and layers still find it).
+pub fn apply_settings(
+    character: &Character,
+    clip: &Clip,
+    settings: &crate::core::ClipSettings,
+) -> Result<Clip, crate::core::clip_settings::ClipSettingsError> {
+    let set = settings.apply(clip)?;
+    if !settings.mirror {
+        return Ok(set);
+    }
+    let mut mirrored = mirror_clip(character, &set).clip;
+    mirrored.name = clip.name.clone();
+    Ok(mirrored)
+}
+
+/// A mirrored clip and what had no partner.
+#[derive(Clone, Debug)]
+pub struct Mirrored {
+    /// The clip, on the character's skeleton (named as the source, with " (mirrored)").
+    pub clip: Clip,
+    /// Joints that are neither on the middle line nor paired, by name: they mirror their own motion.
+    pub unpaired: Vec<String>,
+}
+
+/// The name of the other side's joint for `name`, by the usual conventions (`.L`/`.R`, `_l`/`_r` and the like at
+/// the end, `L_`/`R_` at the start, `Left`/`Right` anywhere), if it names a side.
+pub fn partner_name(name: &str) -> Option<String> {
+    const SUFFIXES: [(&str, &str); 4] = [(".L", ".R"), ("_L", "_R"), ("_l", "_r"), (".l", ".r")];
+    const PREFIXES: [(&str, &str); 2] = [("L_", "R_"), ("l_", "r_")];
+    const WORDS: [(&str, &str); 3] = [("Left", "Right"), ("left", "right"), ("LEFT", "RIGHT")];
+    let both = |(a, b): (&'static str, &'static str)| [(a, b), (b, a)];
+    for (from, to) in SUFFIXES.into_iter().flat_map(both) {
+        if let Some(stem) = name.strip_suffix(from) {
+            return Some(format!("{stem}{to}"));
+        }
+    }
+    for (from, to) in PREFIXES.into_iter().flat_map(both) {
+        if let Some(stem) = name.strip_prefix(from) {
+            return Some(format!("{to}{stem}"));
+        }
+    }
+    for (from, to) in WORDS.into_iter().flat_map(both) {
+        if name.contains(from) {
+            return Some(name.replacen(from, to, 1));
+        }
+    }
+    None
+}
+
+/// The humanoid bone on the other side.
+fn partner_bone(bone: HumanBone) -> Option<HumanBone> {
+    let name = bone.name();
+    let other = if let Some(rest) = name.strip_prefix("Left") {
+        format!("Right{rest}")
+    } else if let Some(rest) = name.strip_prefix("Right") {
+        format!("Left{rest}")
+    } else {
+        return None;
+    };
+    HumanBone::ALL.iter().copied().find(|b| b.name() == other)
+}
+
+/// Reflects a rotation across the sagittal plane: `M·R·M` with `M = diag(−1, 1, 1)`.
+fn reflect_rotation(q: Quat) -> Quat {
+    Quat::from_xyzw(q.x, -q.y, -q.z, q.w)
+}
+
+fn reflect_vector(v: Vec3) -> Vec3 {
+    Vec3::new(-v.x, v.y, v.z)
+}
+
+/// `clip` mirrored on `character` (see the module documentation).
+pub fn mirror_clip(character: &Character, clip: &Clip) -> Mirrored {
+    let skeleton = &character.skeleton;
+    let n = skeleton.len();
+    // Each joint's partner.
+    let mut unpaired = Vec::new();
+    let partner: Vec<usize> = (0..n)
+        .map(|j| {
+            if let Some(bone) = character.humanoid.bone_of(j) {
+                return partner_bone(bone)
+                    .and_then(|b| character.humanoid.joint(b))
+                    .unwrap_or(j);
+            }
+            match partner_name(skeleton.name(j)) {
+                Some(other) => (0..n)
+                    .find(|&k| skeleton.name(k) == other)
+                    .unwrap_or_else(|| {
+                        unpaired.push(skeleton.name(j).to_string());
+                        j
+                    }),
+                None => j,
+            }
+        })
+        .collect();
+    // Sample the clip on the character at its key times.
+    let times = super::frames::source_key_times(clip);
+    let mut ev = Evaluator::for_clip(character, clip);
+    let rest = Pose::rest(skeleton);
+    let rest_world = rest.world_rotations(skeleton);
+    let rest_model = rest.model_matrices(skeleton);
+    let mut rotations: Vec<Vec<Quat>> = vec![Vec::with_capacity(times.len()); n];
+    let mut translations: Vec<Vec<Vec3>> = vec![Vec::with_capacity(times.len()); n];
+    for &t in &times {
+        let pose = ev
+            .evaluate(&EvalInput {
+                clock: ClockStep::Seek(t),
+                ..EvalInput::default()
+            })
+            .local
+            .clone();
+        let world = pose.world_rotations(skeleton);
+        let model = pose.model_matrices(skeleton);
+        // Mirrored model-space rotations and positions.
+        let mirrored_world: Vec<Quat> = (0..n)
+            .map(|j| {
+                let p = partner[j];
+                let delta = world[p] * rest_world[p].inverse();
+                (reflect_rotation(delta) * rest_world[j]).normalize()
+            })
+            .collect();
+        for j in 0..n {
+            let parent_world = skeleton
+                .parent(j)
+                .map_or(skeleton.root_rotation(), |p| mirrored_world[p]);
+            rotations[j].push((parent_world.inverse() * mirrored_world[j]).normalize());
+            // Translations: a root joint (the hips' travel) takes its partner's (its own) model-space offset from
+            // rest, reflected; joints below keep their rest offsets (clips rarely move them).
+            let local = match skeleton.parent(j) {
+                Some(_) => Vec3::from(skeleton.rest()[j].translation),
+                None => {
+                    let p = partner[j];
+                    let moved = model[p].w_axis.truncate() - rest_model[p].w_axis.truncate();
+                    let target = rest_model[j].w_axis.truncate() + reflect_vector(moved);
+                    skeleton.root_transform().inverse().transform_point3(target)
+                }
+            };
+            translations[j].push(local);
+        }
+    }
+    let targets = track_targets(skeleton, Some(&character.humanoid));
+    let tracks = targets
+        .into_iter()
+        .enumerate()
+        .map(|(j, target)| Track {
+            target,
+            translation: Keys::new(
+                times.clone(),
+                translations[j].clone(),
+                Interpolation::Linear,
+            )
+            .ok(),
+            rotation: Keys::new(times.clone(), rotations[j].clone(), Interpolation::Linear).ok(),
+            scale: None,
+        })
+        .collect();
+    let mut out = Clip::new(format!("{} (mirrored)", clip.name), tracks);
+    out.duration = clip.duration;
+    out.facing_yaw = Some(0.0);
+    Mirrored {
+        clip: out,
+        unpaired,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn side_names_pair_up() {
+        assert_eq!(partner_name("upperarm.L").as_deref(), Some("upperarm.R"));
+        assert_eq!(partner_name("hand_r").as_deref(), Some("hand_l"));
+        assert_eq!(partner_name("L_Foot").as_deref(), Some("R_Foot"));
+        assert_eq!(
+            partner_name("mixamorig:RightHand").as_deref(),
+            Some("mixamorig:LeftHand")
+        );
+        assert_eq!(partner_name("Spine"), None);
+    }
+
+    #[test]
+    fn a_mirrored_clip_is_the_clip_reflected_bone_for_bone() {
+        let model = crate::demo::mannequin::load();
+        let c = &model.character;
+        let walk = model
+            .clips
+            .iter()
+            .find(|k| k.name == "WalkForwardLeft")
+            .unwrap();
+        let mirrored = mirror_clip(c, walk);
+        assert!(mirrored.unpaired.is_empty(), "{:?}", mirrored.unpaired);
+        let positions = |clip: &Clip, t: f32| {
+            let mut ev = Evaluator::for_clip(c, clip);
+            ev.evaluate(&EvalInput {
+                clock: ClockStep::Seek(t),
+                ..EvalInput::default()
+            })
+            .model
+            .iter()
+            .map(|m| m.w_axis.truncate())
+            .collect::<Vec<_>>()
+        };
+        let h = |b| c.humanoid.joint(b).unwrap();
+        let mut worst = 0.0f32;
+        for t in [0.0, 0.3, 0.55, 0.9] {
+            let (a, m) = (positions(walk, t), positions(&mirrored.clip, t));
+            for (left, right) in [
+                (HumanBone::LeftHand, HumanBone::RightHand),
+                (HumanBone::LeftFoot, HumanBone::RightFoot),
+                (HumanBone::LeftLowerArm, HumanBone::RightLowerArm),
+                (HumanBone::Head, HumanBone::Head),
+                (HumanBone::Hips, HumanBone::Hips),
+            ] {
+                worst = worst
+                    .max(m[h(left)].distance(reflect_vector(a[h(right)])))
+                    .max(m[h(right)].distance(reflect_vector(a[h(left)])));
+            }
+        }
+        assert!(
+            worst < 1e-4,
+            "mirrored pose {:.4} cm from the reflected one",
+            worst * 100.0
+        );
+    }
+}
