@@ -413,6 +413,7 @@ pub fn run(args: &BakeArgs) -> Result<()> {
         cycle_offset: args.cycle_offset.unwrap_or(0.0),
         loop_pose: args.loop_pose,
         mirror: args.mirror,
+        ..Default::default()
     };
     if !settings.is_identity() {
         let named = |c: &crate::core::Clip, i: usize| {

@@ -35,6 +35,15 @@ pub struct ClipSettings {
     /// Left and right swapped and the motion reflected (Unity's Mirror): needs the character, so
     /// [`ClipSettings::apply`] leaves it to `offline::mirror::apply_settings`.
     pub mirror: bool,
+    /// Root rotation baked into the pose: the hips' turn about the vertical from start to end is taken out,
+    /// evenly over the clip, so the clip ends facing as it starts (Unity's Root Transform Rotation, Bake Into Pose).
+    pub bake_root_rotation: bool,
+    /// Root height baked into the pose: the hips' rise or fall from start to end is taken out evenly (Root
+    /// Transform Position (Y)).
+    pub bake_root_y: bool,
+    /// Root travel baked into the pose: the hips' horizontal travel from start to end is taken out evenly, so the
+    /// clip plays in place (Root Transform Position (XZ)).
+    pub bake_root_xz: bool,
 }
 
 /// Why settings cannot apply to a clip.
@@ -114,7 +123,53 @@ impl ClipSettings {
         let mut out = Clip::new(clip.name.clone(), tracks);
         out.duration = d;
         out.facing_yaw = clip.facing_yaw;
+        self.bake_root(&mut out);
         Ok(out)
+    }
+
+    /// Takes the root's drift (travel, height change, turn) out of the clip, as the bake flags ask: the track of
+    /// the hips (its humanoid bone), else of the first root joint.
+    fn bake_root(&self, clip: &mut Clip) {
+        if !(self.bake_root_rotation || self.bake_root_y || self.bake_root_xz) {
+            return;
+        }
+        let d = clip.duration;
+        let root = clip
+            .tracks
+            .iter()
+            .position(|t| t.target.human_bone == Some(super::HumanBone::Hips))
+            .or_else(|| {
+                clip.tracks
+                    .iter()
+                    .position(|t| !t.target.path.contains('/'))
+            });
+        let Some(track) = root.map(|r| &mut clip.tracks[r]) else {
+            return;
+        };
+        if d <= 0.0 {
+            return;
+        }
+        let mask = Vec3::new(
+            f32::from(u8::from(self.bake_root_xz)),
+            f32::from(u8::from(self.bake_root_y)),
+            f32::from(u8::from(self.bake_root_xz)),
+        );
+        if let Some(k) = track.translation.as_mut().filter(|_| mask != Vec3::ZERO) {
+            let drift = (k.sample(d) - k.sample(0.0)) * mask;
+            *k = map_keys(k, |t, v| v - drift * (t / d));
+        }
+        if let Some(k) = track.rotation.as_mut().filter(|_| self.bake_root_rotation) {
+            let yaw = |q: Quat| {
+                let f = q * Vec3::Z;
+                f.x.atan2(f.z)
+            };
+            let mut turn = yaw(k.sample(d)) - yaw(k.sample(0.0));
+            turn = (turn + std::f32::consts::PI).rem_euclid(std::f32::consts::TAU)
+                - std::f32::consts::PI;
+            *k = map_keys(k, |t, q| {
+                (Quat::from_rotation_y(-turn * t / d) * q).normalize()
+            });
+        }
     }
 
     /// One channel cropped to `[a, a + d]`, turned by `shift` seconds and, with Loop Pose, corrected by `fix`.
@@ -165,6 +220,21 @@ impl ClipSettings {
         };
         Keys::new(times, values, interpolation).unwrap_or_else(|_| keys.clone())
     }
+}
+
+/// `keys` with each value replaced by `f(time, value)`, linear (cubic tangents would no longer fit).
+fn map_keys<T: KeyValue>(keys: &Keys<T>, f: impl Fn(f32, T) -> T) -> Keys<T> {
+    let times = keys.times().to_vec();
+    let values = times
+        .iter()
+        .enumerate()
+        .map(|(i, &t)| f(t, keys.key_value(i)))
+        .collect();
+    let interpolation = match keys.interpolation() {
+        Interpolation::Step => Interpolation::Step,
+        _ => Interpolation::Linear,
+    };
+    Keys::new(times, values, interpolation).unwrap_or_else(|_| keys.clone())
 }
 
 /// Loop Pose for vectors: `v + f·(first − last)`.
@@ -220,6 +290,26 @@ mod tests {
             tr.translation.as_ref().unwrap().sample(t),
             tr.rotation.as_ref().unwrap().sample(t),
         )
+    }
+
+    #[test]
+    fn baking_the_root_into_the_pose_takes_out_its_travel_height_and_turn() {
+        let source = clip();
+        let baked = ClipSettings {
+            bake_root_xz: true,
+            bake_root_rotation: true,
+            ..Default::default()
+        }
+        .apply(&source)
+        .unwrap();
+        let (start, end) = (at(&baked, 0.0), at(&baked, 2.0));
+        assert!(
+            start.0.abs_diff_eq(end.0, 1e-5),
+            "no travel: {start:?} {end:?}"
+        );
+        assert!(start.1.angle_between(end.1) < 1e-3, "no turn");
+        // Height was not asked for: the source's y stays (it ends where it started here anyway).
+        assert!((at(&baked, 1.0).0.y - at(&source, 1.0).0.y).abs() < 1e-6);
     }
 
     #[test]

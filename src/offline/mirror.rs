@@ -184,6 +184,46 @@ mod tests {
     use super::*;
 
     #[test]
+    fn root_travel_baked_into_the_pose_leaves_hips_that_do_not_travel() {
+        let model = crate::demo::mannequin::load();
+        let c = &model.character;
+        let walk = model
+            .clips
+            .iter()
+            .find(|k| k.name == "WalkForward")
+            .unwrap();
+        let settings = crate::core::ClipSettings {
+            bake_root_xz: true,
+            ..Default::default()
+        };
+        let baked = apply_settings(c, walk, &settings).unwrap();
+        let hips = c.humanoid.joint(HumanBone::Hips).unwrap();
+        let travel = |clip: &Clip| {
+            let mut ev = Evaluator::for_clip(c, clip);
+            let mut at = |t: f32| {
+                let p = ev
+                    .evaluate(&EvalInput {
+                        clock: ClockStep::Seek(t),
+                        ..EvalInput::default()
+                    })
+                    .model[hips]
+                    .w_axis;
+                glam::Vec2::new(p.x, p.z)
+            };
+            let start = at(0.0);
+            (0..=11)
+                .map(|k| at(k as f32 * 0.1).distance(start))
+                .fold(0.0f32, f32::max)
+        };
+        let (before, after) = (travel(walk), travel(&baked));
+        assert!(before > 0.5, "the walk travels: {before} m");
+        assert!(
+            after < 0.05,
+            "baked into the pose the hips stay: {after} m (they sway, they do not travel)"
+        );
+    }
+
+    #[test]
     fn side_names_pair_up() {
         assert_eq!(partner_name("upperarm.L").as_deref(), Some("upperarm.R"));
         assert_eq!(partner_name("hand_r").as_deref(), Some("hand_l"));

@@ -115,6 +115,15 @@ fn settings(
         s.start = (start > 0.0).then_some(start);
         s.end = (end < d).then_some(end);
     });
+    ui.horizontal(|ui| {
+        ui.label("Bake into pose:")
+            .on_hover_text("Take the hips' drift out of the clip, evenly over it (Unity's Root Transform … Bake Into Pose)");
+        ui.checkbox(&mut s.bake_root_rotation, "rotation")
+            .on_hover_text("The clip ends facing as it starts");
+        ui.checkbox(&mut s.bake_root_y, "Y").on_hover_text("The clip ends at the height it starts");
+        ui.checkbox(&mut s.bake_root_xz, "XZ")
+            .on_hover_text("The hips do not travel: the clip plays in place");
+    });
     ui.checkbox(&mut s.mirror, "Mirror").on_hover_text(
         "Left and right swapped, the motion reflected across the character's middle (Unity's Mirror; humanoid \
          bones pair by side, other joints by .L/.R, Left/Right, _l/_r names)",
