@@ -432,8 +432,17 @@ pub fn run(args: &BakeArgs) -> Result<()> {
         };
         for (i, clip) in model.clips.iter_mut().enumerate().take(candidates) {
             if named(clip, i) {
-                *clip = crate::offline::mirror::apply_settings(&model.character, clip, &settings)
-                    .map_err(|e| anyhow::anyhow!("clip '{}': {e}", clip.name))?;
+                let (set, unpaired) =
+                    crate::offline::mirror::apply_settings(&model.character, clip, &settings)
+                        .map_err(|e| anyhow::anyhow!("clip '{}': {e}", clip.name))?;
+                if !unpaired.is_empty() {
+                    eprintln!(
+                        "note: {}: mirrored; no partner for {} (they mirror their own motion)",
+                        clip.name,
+                        unpaired.join(", ")
+                    );
+                }
+                *clip = set;
                 if !args.json {
                     let gap = crate::offline::measure::loop_match(&model.character, clip);
                     outln!(

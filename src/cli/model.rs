@@ -73,10 +73,18 @@ pub fn open(args: &ModelArgs) -> Result<ImportedModel> {
     if let (Some(p), Some(path)) = (&preset, &args.preset) {
         for (name, settings) in &p.clip_settings {
             let mut found = false;
+            let character = &model.character;
             for clip in model.clips.iter_mut().filter(|c| c.name == *name) {
-                *clip = settings
-                    .apply(clip)
-                    .map_err(|e| anyhow!("{}: clip_settings.{name}: {e}", path.display()))?;
+                let (set, unpaired) =
+                    crate::offline::mirror::apply_settings(character, clip, settings)
+                        .map_err(|e| anyhow!("{}: clip_settings.{name}: {e}", path.display()))?;
+                if !unpaired.is_empty() {
+                    eprintln!(
+                        "note: {name}: mirrored; no partner for {} (they mirror their own motion)",
+                        unpaired.join(", ")
+                    );
+                }
+                *clip = set;
                 found = true;
             }
             if !found {

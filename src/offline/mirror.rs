@@ -13,20 +13,21 @@ use crate::core::binding::track_targets;
 use crate::core::{Character, Clip, HumanBone, Interpolation, Keys, Pose, Track};
 use crate::eval::{ClockStep, EvalInput, Evaluator};
 
-/// The clip `settings` make of `clip` on `character`: crop, cycle offset and loop pose, then the mirror (keeping
-/// the clip's name, so blend nodes and layers still find it).
+/// The clip `settings` make of `clip` on `character`: crop, cycle offset, loop pose and the root bakes, then the
+/// mirror (keeping the clip's name, so blend nodes and layers still find it); with the joints the mirror found
+/// no partner for, by name.
 pub fn apply_settings(
     character: &Character,
     clip: &Clip,
     settings: &crate::core::ClipSettings,
-) -> Result<Clip, crate::core::clip_settings::ClipSettingsError> {
+) -> Result<(Clip, Vec<String>), crate::core::clip_settings::ClipSettingsError> {
     let set = settings.apply(clip)?;
     if !settings.mirror {
-        return Ok(set);
+        return Ok((set, Vec::new()));
     }
-    let mut mirrored = mirror_clip(character, &set).clip;
-    mirrored.name = clip.name.clone();
-    Ok(mirrored)
+    let Mirrored { mut clip, unpaired } = mirror_clip(character, &set);
+    clip.name = set.name;
+    Ok((clip, unpaired))
 }
 
 /// A mirrored clip and what had no partner.
@@ -196,7 +197,7 @@ mod tests {
             bake_root_xz: true,
             ..Default::default()
         };
-        let baked = apply_settings(c, walk, &settings).unwrap();
+        let (baked, _) = apply_settings(c, walk, &settings).unwrap();
         let hips = c.humanoid.joint(HumanBone::Hips).unwrap();
         let travel = |clip: &Clip| {
             let mut ev = Evaluator::for_clip(c, clip);

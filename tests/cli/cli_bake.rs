@@ -535,5 +535,24 @@ fn a_mirrored_bake_is_the_clip_reflected_left_for_right() {
             .sqrt();
         assert!(d < 2e-4, "{a} is {:.4} cm from {b} reflected", d * 100.0);
     }
+    // The same from a preset's clip settings, which `pose` applies.
+    let preset = dir.join("mirror.json");
+    std::fs::write(
+        &preset,
+        r#"{"format":"animtune-preset","version":3,"layers":{"breath":{"enabled":false},
+        "look_at":{"enabled":false},"twist":{"enabled":false}},
+        "clip_settings":{"WalkForwardLeft":{"mirror":true}}}"#,
+    )
+    .unwrap();
+    let with_preset = [
+        "--clip",
+        "WalkForwardLeft",
+        "--preset",
+        preset.to_str().unwrap(),
+    ];
+    let m = model_position(&with_preset, "LeftHand");
+    let o = model_position(&source, "RightHand");
+    let d = ((m[0] + o[0]).powi(2) + (m[1] - o[1]).powi(2) + (m[2] - o[2]).powi(2)).sqrt();
+    assert!(d < 2e-4, "the preset's mirror: {:.4} cm off", d * 100.0);
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -935,7 +935,8 @@ fn character_height(c: &crate::core::Character) -> Option<f32> {
 #[cfg(test)]
 mod tests;
 
-/// `clips` with `settings` applied by clip name, and what could not apply (that clip is left as it was).
+/// `clips` with `settings` applied by clip name, and what could not apply (that clip is left as it was) or mirrored
+/// without a partner.
 fn with_settings(
     character: &crate::core::Character,
     clips: &[crate::core::Clip],
@@ -945,12 +946,22 @@ fn with_settings(
     let clips = clips
         .iter()
         .map(|c| match settings.get(&c.name) {
-            Some(s) => {
-                crate::offline::mirror::apply_settings(character, c, s).unwrap_or_else(|e| {
+            Some(s) => match crate::offline::mirror::apply_settings(character, c, s) {
+                Ok((clip, unpaired)) => {
+                    if !unpaired.is_empty() {
+                        problems.push(format!(
+                            "{}: mirrored, but these joints have no partner and mirror their own motion: {}",
+                            c.name,
+                            unpaired.join(", ")
+                        ));
+                    }
+                    clip
+                }
+                Err(e) => {
                     problems.push(format!("{}: {e}", c.name));
                     c.clone()
-                })
-            }
+                }
+            },
             None => c.clone(),
         })
         .collect();
