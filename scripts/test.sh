@@ -111,7 +111,16 @@ fi
 "$animtune" bake mannequin --preset target/export-preset.json --blend-point 0,3.5 \
   --format gltf --animation-only -o target/export-run-skeleton.glb --force
 "$animtune" bake assets/CesiumMan.glb --format gltf -o target/export-cesium.glb --force
-exports=(../mannequin.glb ../export-walk.glb ../export-run-skeleton.glb ../export-cesium.glb)
+# A layered, mirrored, cropped result: Idle cropped to 0.5-2.5 s and mirrored, WalkForward over its left arm.
+cat > target/export-layered.json <<'JSON'
+{"format": "animtune-preset", "version": 3,
+ "layers": {"breath": {"enabled": false}, "look_at": {"enabled": false}, "twist": {"enabled": false},
+            "clips": [{"clip": "WalkForward", "parts": ["left_arm", "left_hand"]}]},
+ "clip_settings": {"Idle": {"start": 0.5, "end": 2.5, "mirror": true}}}
+JSON
+"$animtune" bake mannequin --preset target/export-layered.json --clip Idle --duration 2 \
+  --format gltf -o target/export-layered.glb --force
+exports=(../mannequin.glb ../export-walk.glb ../export-run-skeleton.glb ../export-cesium.glb ../export-layered.glb)
 if [ -z "$extended_missing" ]; then
   "$animtune" bake "$ANIMTUNE_EXTRA_ASSETS/fbx/mixamo.fbx" --format gltf --duration 2 -o target/export-fbx.glb --force
   exports+=(../export-fbx.glb)
@@ -126,8 +135,12 @@ for t in 0.05 0.35 0.65; do
   "$animtune" pose target/export-run-skeleton.glb --clip 0 --time "$t" --json \
     > "target/replay-run-$t.json"
 done
+for t in 0.1 0.7 1.3 1.9; do
+  "$animtune" pose target/export-layered.glb --clip 0 --time "$t" --json > "target/replay-layered-$t.json"
+done
 (cd "$tools" && node ../../scripts/replay_threejs.mjs ../export-walk.glb ../replay-walk-*.json &&
-  node ../../scripts/replay_threejs.mjs ../export-run-skeleton.glb ../replay-run-*.json)
+  node ../../scripts/replay_threejs.mjs ../export-run-skeleton.glb ../replay-run-*.json &&
+  node ../../scripts/replay_threejs.mjs ../export-layered.glb ../replay-layered-*.json)
 
 if [ -z "$extended_missing" ]; then
   say "three.js replays the FBX's export, and its FBXLoader reads the FBX files: joint poses against animtune's"
