@@ -25,7 +25,8 @@ struct PoseReport {
 /// What the procedural layers did.
 #[derive(Serialize)]
 pub(super) struct LayersReport {
-    /// The clip layers applied (muted ones and those at weight 0 left out), by clip name.
+    /// The clip layers applied (muted ones, those at weight 0 and, while any is soloed, the others left out), by
+    /// clip name.
     clips: Vec<String>,
     breath: bool,
     twist: bool,
@@ -221,8 +222,9 @@ pub(super) fn evaluate_stack(
             clips: params
                 .clips
                 .iter()
-                .filter(|c| !c.muted && c.weight > 0.0)
-                .map(|c| c.clip.clone())
+                .zip(crate::layers::clip_layer::playing(&params.clips))
+                .filter(|(_, on)| *on)
+                .map(|(c, _)| c.clip.clone())
                 .collect(),
             breath: params.breath.enabled && !rig.breath.bones.is_empty(),
             twist: params.twist.enabled && rig.twist.pairs.iter().any(|p| p.is_valid()),

@@ -120,7 +120,7 @@ pub fn joint_curves(
         [
             (
                 Stage::Clips,
-                layers.clips.iter().any(|c| !c.muted && c.weight > 0.0),
+                crate::layers::clip_layer::playing(&layers.clips).contains(&true),
             ),
             (Stage::Breath, layers.breath.enabled),
             (Stage::LookAt, layers.look_at.enabled),

@@ -775,12 +775,16 @@ impl Evaluator {
         let phase = self.source_phase();
         let elapsed = self.clock.elapsed;
         let out = &mut self.output.local.local;
+        let solo = self
+            .clip_layers
+            .iter()
+            .any(|l| l.spec.solo && !l.spec.muted);
         for layer in &mut self.clip_layers {
             let spec = &layer.spec;
             let Some(source) = layer.source.as_mut() else {
                 continue;
             };
-            if spec.muted || spec.weight <= 0.0 {
+            if spec.muted || spec.weight <= 0.0 || (solo && !spec.solo) {
                 continue;
             }
             let d = f64::from(source.animation.duration());

@@ -669,3 +669,40 @@ fn a_synced_clip_layer_plays_at_the_sources_phase_and_an_unsynced_one_on_its_own
     );
     assert_eq!(own[arm], run_at(t % d_run), "on its own clock, looping");
 }
+
+#[test]
+fn a_soloed_clip_layer_plays_alone() {
+    use crate::core::HumanBone as H;
+    use crate::layers::{BodyPart, ClipLayer};
+    let model = mannequin();
+    let (idle, walk, run) = (0, 1, 7);
+    let arm = ClipLayer {
+        clip: model.clips[walk].name.clone(),
+        parts: vec![BodyPart::LeftArm],
+        ..Default::default()
+    };
+    let leg = ClipLayer {
+        clip: model.clips[run].name.clone(),
+        parts: vec![BodyPart::LeftLeg],
+        ..Default::default()
+    };
+    let t = 0.4;
+    let both = layered_pose(&model, &model.clips, idle, &[arm.clone(), leg.clone()], t);
+    let soloed = layered_pose(
+        &model,
+        &model.clips,
+        idle,
+        &[
+            ClipLayer {
+                solo: true,
+                ..arm.clone()
+            },
+            leg,
+        ],
+        t,
+    );
+    let arm_only = layered_pose(&model, &model.clips, idle, &[arm], t);
+    assert_eq!(soloed, arm_only, "only the soloed layer plays");
+    let j = model.character.humanoid.joint(H::LeftUpperLeg).unwrap();
+    assert_ne!(both[j], soloed[j], "the other layer moved the leg");
+}

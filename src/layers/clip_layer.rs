@@ -132,6 +132,8 @@ pub struct ClipLayer {
     pub synced: bool,
     /// Left out of the evaluation (kept in the list).
     pub muted: bool,
+    /// Soloed: while any layer is soloed, only soloed layers (not muted) play.
+    pub solo: bool,
 }
 
 impl Default for ClipLayer {
@@ -145,8 +147,18 @@ impl Default for ClipLayer {
             joint_weights: Default::default(),
             synced: false,
             muted: false,
+            solo: false,
         }
     }
+}
+
+/// Whether each of `layers` plays: not muted, with weight, and soloed when any layer is.
+pub fn playing(layers: &[ClipLayer]) -> Vec<bool> {
+    let solo = layers.iter().any(|l| l.solo && !l.muted);
+    layers
+        .iter()
+        .map(|l| !l.muted && l.weight > 0.0 && (!solo || l.solo))
+        .collect()
 }
 
 impl ClipLayer {

@@ -1,5 +1,5 @@
 //! The Layers tab's clip layers section: clips over the source, each with its clip, weight, mode, body-part mask
-//! (drawn as a figure, as Unity's Avatar Mask is), timing, mute and order. It edits the tab's draft of the layer
+//! (drawn as a figure, as Unity's Avatar Mask is), timing, mute, solo and order. It edits the tab's draft of the layer
 //! parameters, which the tab sends as one undoable change.
 
 use egui::{Color32, Rect, Sense, Stroke, Vec2};
@@ -106,6 +106,8 @@ pub fn ui(ui: &mut egui::Ui, e: &EditorState, p: &mut LayerParams) {
             ui.horizontal(|ui| {
                 ui.checkbox(&mut layer.muted, "mute")
                     .on_hover_text("Leave the layer out without removing it");
+                ui.checkbox(&mut layer.solo, "solo")
+                    .on_hover_text("Play only the soloed layers while any is soloed");
                 egui::ComboBox::from_id_salt("clip")
                     .width(120.0)
                     .truncate()
