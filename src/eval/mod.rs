@@ -138,6 +138,8 @@ struct BoundClipLayer {
     layer_mask: Vec<f32>,
     /// Additive layers: the clip's pose at the reference time.
     reference: Vec<Transform>,
+    /// The clip name the character lacks when `source` is None (the layer's clip or its reference clip).
+    missing: String,
 }
 
 impl BoundClipLayer {
@@ -151,16 +153,36 @@ impl BoundClipLayer {
             .position(|c| c.name == spec.clip)
             .map(|i| ClipSource::new(clips, i, character));
         let mut reference = character.skeleton.rest().to_vec();
-        if let Some(c) = source.as_mut() {
+        // The reference pose: the layer's own clip, or the one named, at the reference time. A reference clip the
+        // character lacks leaves the layer without a clip (skipped, and named as missing).
+        let mut missing = spec.clip.clone();
+        let mut reference_source = match &spec.reference_clip {
+            Some(name) => match clips.iter().position(|c| c.name == *name) {
+                Some(i) => Some(ClipSource::new(clips, i, character)),
+                None => {
+                    if source.is_some() {
+                        missing = name.clone();
+                    }
+                    source = None;
+                    None
+                }
+            },
+            None => source.clone(),
+        };
+        if let Some(c) = reference_source.as_mut() {
             let t = spec
                 .reference_time
                 .clamp(0.0, c.animation.duration().max(0.0));
             // A failed sample leaves the rest pose as the reference.
             let _ = c.sample(t, &mut reference);
         }
+        if source.is_some() {
+            missing.clear();
+        }
         BoundClipLayer {
             spec: spec.clone(),
             source,
+            missing,
             mask,
             below_mask,
             layer_mask,
@@ -335,12 +357,12 @@ impl Evaluator {
             .collect();
     }
 
-    /// Clip layers whose clip the character does not have, by name.
+    /// Clips the clip layers name (their own, or an additive reference) that the character does not have.
     pub fn missing_layer_clips(&self) -> Vec<&str> {
         self.clip_layers
             .iter()
             .filter(|l| l.source.is_none())
-            .map(|l| l.spec.clip.as_str())
+            .map(|l| l.missing.as_str())
             .collect()
     }
 

@@ -706,3 +706,39 @@ fn a_soloed_clip_layer_plays_alone() {
     let j = model.character.humanoid.joint(H::LeftUpperLeg).unwrap();
     assert_ne!(both[j], soloed[j], "the other layer moved the leg");
 }
+
+#[test]
+fn an_additive_layer_can_take_its_reference_pose_from_another_clip() {
+    use crate::layers::{ClipLayer, LayerMode};
+    let model = mannequin();
+    let (walk, run) = (1, 7);
+    // Over WalkForward held at 0.2 s, RunForward relative to WalkForward's pose at 0.2 s gives back RunForward.
+    let mut clips = model.clips.clone();
+    clips.push(held(&model.clips[walk], 0.2));
+    let hold = clips.len() - 1;
+    let layer = ClipLayer {
+        clip: model.clips[run].name.clone(),
+        mode: LayerMode::Additive,
+        reference_clip: Some(model.clips[walk].name.clone()),
+        reference_time: 0.2,
+        ..Default::default()
+    };
+    let t = 0.33;
+    let added = layered_pose(&model, &clips, hold, std::slice::from_ref(&layer), t);
+    let running = layered_pose(&model, &clips, run, &[], t);
+    for (j, (a, r)) in added.iter().zip(&running).enumerate() {
+        let (qa, qr) = (glam::Vec4::from(a.rotation), glam::Vec4::from(r.rotation));
+        assert!(
+            (qa - qr).length() < 1e-4 || (qa + qr).length() < 1e-4,
+            "joint {j}"
+        );
+    }
+    // A reference clip the character lacks is named as missing.
+    let mut params = LayerParams::off();
+    params.clips = vec![ClipLayer {
+        reference_clip: Some("NoSuchClip".into()),
+        ..layer
+    }];
+    let ev = Evaluator::new(&model.character, &clips, SourceSpec::Clip(hold), params);
+    assert_eq!(ev.missing_layer_clips(), ["NoSuchClip"]);
+}

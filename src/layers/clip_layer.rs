@@ -123,6 +123,10 @@ pub struct ClipLayer {
     pub mode: LayerMode,
     /// Additive layers: the time (s) of the clip whose pose the motion is relative to (0: its first frame).
     pub reference_time: f32,
+    /// Additive layers: the clip, by name, whose pose at `reference_time` is the reference (None: the layer's own
+    /// clip), as Unity's "additive reference pose" from another clip.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reference_clip: Option<String>,
     /// The body parts the layer drives (humanoids; a joint goes with its nearest humanoid bone, and joints above
     /// the hips with none). All of them by default.
     pub parts: Vec<BodyPart>,
@@ -143,6 +147,7 @@ impl Default for ClipLayer {
             weight: default_weight(),
             mode: LayerMode::Override,
             reference_time: 0.0,
+            reference_clip: None,
             parts: all_parts(),
             joint_weights: Default::default(),
             synced: false,

@@ -166,6 +166,28 @@ pub fn ui(ui: &mut egui::Ui, e: &EditorState, p: &mut LayerParams) {
                 "How much of the layer shows (0: none)",
             );
             if layer.mode == LayerMode::Additive {
+                ui.horizontal(|ui| {
+                    ui.label("reference clip");
+                    egui::ComboBox::from_id_salt("reference clip")
+                        .width(120.0)
+                        .truncate()
+                        .selected_text(layer.reference_clip.as_deref().unwrap_or("(its own)"))
+                        .show_ui(ui, |ui| {
+                            ui.selectable_value(&mut layer.reference_clip, None, "(its own)");
+                            for name in &clips {
+                                ui.selectable_value(
+                                    &mut layer.reference_clip,
+                                    Some(name.to_string()),
+                                    *name,
+                                );
+                            }
+                        })
+                        .response
+                        .on_hover_text(
+                            "The clip whose pose at the reference time the motion is relative to (Unity's \
+                             additive reference pose)",
+                        );
+                });
                 slider(
                     ui,
                     &mut layer.reference_time,
