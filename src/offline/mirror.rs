@@ -119,15 +119,12 @@ pub fn mirror_clip(character: &Character, clip: &Clip) -> Mirrored {
     let mut rotations: Vec<Vec<Quat>> = vec![Vec::with_capacity(times.len()); n];
     let mut translations: Vec<Vec<Vec3>> = vec![Vec::with_capacity(times.len()); n];
     for &t in &times {
-        let pose = ev
-            .evaluate(&EvalInput {
-                clock: ClockStep::Seek(t),
-                ..EvalInput::default()
-            })
-            .local
-            .clone();
-        let world = pose.world_rotations(skeleton);
-        let model = pose.model_matrices(skeleton);
+        let out = ev.evaluate(&EvalInput {
+            clock: ClockStep::Seek(t),
+            ..EvalInput::default()
+        });
+        let world = out.local.world_rotations(skeleton);
+        let model = &out.model;
         // Mirrored model-space rotations and positions.
         let mirrored_world: Vec<Quat> = (0..n)
             .map(|j| {
@@ -184,6 +181,19 @@ pub fn mirror_clip(character: &Character, clip: &Clip) -> Mirrored {
 mod tests {
     use super::*;
 
+    /// Every joint's model-space position when `clip` plays on `c` at `t` seconds.
+    fn positions(c: &Character, clip: &Clip, t: f32) -> Vec<Vec3> {
+        Evaluator::for_clip(c, clip)
+            .evaluate(&EvalInput {
+                clock: ClockStep::Seek(t),
+                ..EvalInput::default()
+            })
+            .model
+            .iter()
+            .map(|m| m.w_axis.truncate())
+            .collect()
+    }
+
     #[test]
     fn root_travel_baked_into_the_pose_leaves_hips_that_do_not_travel() {
         let model = crate::demo::mannequin::load();
@@ -200,15 +210,8 @@ mod tests {
         let (baked, _) = apply_settings(c, walk, &settings).unwrap();
         let hips = c.humanoid.joint(HumanBone::Hips).unwrap();
         let travel = |clip: &Clip| {
-            let mut ev = Evaluator::for_clip(c, clip);
-            let mut at = |t: f32| {
-                let p = ev
-                    .evaluate(&EvalInput {
-                        clock: ClockStep::Seek(t),
-                        ..EvalInput::default()
-                    })
-                    .model[hips]
-                    .w_axis;
+            let at = |t: f32| {
+                let p = positions(c, clip, t)[hips];
                 glam::Vec2::new(p.x, p.z)
             };
             let start = at(0.0);
@@ -247,21 +250,11 @@ mod tests {
             .unwrap();
         let mirrored = mirror_clip(c, walk);
         assert!(mirrored.unpaired.is_empty(), "{:?}", mirrored.unpaired);
-        let positions = |clip: &Clip, t: f32| {
-            let mut ev = Evaluator::for_clip(c, clip);
-            ev.evaluate(&EvalInput {
-                clock: ClockStep::Seek(t),
-                ..EvalInput::default()
-            })
-            .model
-            .iter()
-            .map(|m| m.w_axis.truncate())
-            .collect::<Vec<_>>()
-        };
+
         let h = |b| c.humanoid.joint(b).unwrap();
         let mut worst = 0.0f32;
         for t in [0.0, 0.3, 0.55, 0.9] {
-            let (a, m) = (positions(walk, t), positions(&mirrored.clip, t));
+            let (a, m) = (positions(c, walk, t), positions(c, &mirrored.clip, t));
             for (left, right) in [
                 (HumanBone::LeftHand, HumanBone::RightHand),
                 (HumanBone::LeftFoot, HumanBone::RightFoot),

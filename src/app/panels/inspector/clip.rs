@@ -96,22 +96,28 @@ fn settings(
     ui.horizontal(|ui| {
         let mut start = s.start.unwrap_or(0.0);
         let mut end = s.end.unwrap_or(d);
-        ui.label("Start");
-        ui.add(
-            egui::DragValue::new(&mut start)
-                .speed(0.01)
-                .range(0.0..=d)
-                .suffix(" s"),
-        )
-        .on_hover_text("Crop: where the clip starts in the source (Unity's Start)");
-        ui.label("End");
-        ui.add(
-            egui::DragValue::new(&mut end)
-                .speed(0.01)
-                .range(0.0..=d)
-                .suffix(" s"),
-        )
-        .on_hover_text("Crop: where the clip ends in the source (Unity's End)");
+        let seconds = |ui: &mut egui::Ui, label: &str, value: &mut f32, tip: &str| {
+            ui.label(label);
+            ui.add(
+                egui::DragValue::new(value)
+                    .speed(0.01)
+                    .range(0.0..=d)
+                    .suffix(" s"),
+            )
+            .on_hover_text(tip);
+        };
+        seconds(
+            ui,
+            "Start",
+            &mut start,
+            "Crop: where the clip starts in the source (Unity's Start)",
+        );
+        seconds(
+            ui,
+            "End",
+            &mut end,
+            "Crop: where the clip ends in the source (Unity's End)",
+        );
         s.start = (start > 0.0).then_some(start);
         s.end = (end < d).then_some(end);
     });
