@@ -16,8 +16,9 @@ pub const FORMAT: &str = "animtune-preset";
 /// The preset version this build writes and the newest it reads. Version 2: breath angles follow the Unity
 /// original's sense (version 1 files are migrated on load so they keep their motion). Version 3: clip layers
 /// (`layers.clips`) and clip settings (`clip_settings`); older files have none, and an older animtune refuses a
-/// version 3 file rather than drop them.
-pub const VERSION: u32 = 3;
+/// version 3 file rather than drop them. Version 4: a clip's settings also hold its name, Loop Time and the root
+/// offsets (a version 3 file reads with the clip's own name, looping and no offsets).
+pub const VERSION: u32 = 4;
 
 fn is_default_placement(p: &HipsPlacement) -> bool {
     *p == HipsPlacement::default()

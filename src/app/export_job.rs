@@ -1,5 +1,5 @@
 //! One export of what the editor plays (the blend space at its point, or a clip, with the layers), owned so
-//! it runs on a worker thread: bake, then encode and write through the offline pipeline.
+//! it runs on a worker thread: a bake request to the offline pipeline, then the file written.
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
@@ -11,8 +11,7 @@ use crate::core::{Character, Clip};
 use crate::layers::LayerParams;
 use crate::offline::stream::{file_stem, per_node_specs};
 use crate::offline::{
-    BakeSettings, ClipMeta, ExportError, ExportFormat, StreamSource, StreamSpec, bake_stream,
-    encode,
+    BakeRequest, BakeSettings, BakeSource, ExportError, ExportFormat, StreamSource, StreamSpec,
 };
 use crate::preset::Preset;
 
@@ -21,8 +20,10 @@ use crate::preset::Preset;
 pub struct ExportJob {
     /// The character.
     pub character: Character,
-    /// Its clips.
+    /// Its clips as loaded.
     pub clips: Vec<Clip>,
+    /// Their settings, by the loaded clip's name.
+    pub clip_settings: std::collections::BTreeMap<String, crate::core::ClipSettings>,
     /// The blend space.
     pub blend: BlendSpace,
     /// The layers.
@@ -55,7 +56,8 @@ impl ExportJob {
         let tuning = e.tuning();
         ExportJob {
             character: e.doc().model.character.clone(),
-            clips: e.doc().clips.clone(),
+            clips: e.doc().source_clips.clone(),
+            clip_settings: tuning.clip_settings.clone(),
             blend: tuning.blend.clone(),
             layers: tuning.layers.clone(),
             source,
@@ -85,31 +87,29 @@ impl ExportJob {
             ..BakeSettings::default()
         };
         let bake = |spec: &StreamSpec, name: &str, out: &std::path::Path, part: (usize, usize)| {
-            let frames = bake_stream(
-                &self.character,
-                &self.clips,
-                Some(&self.blend),
-                &self.layers,
-                spec,
-                &mut |done, total| {
+            let request = BakeRequest {
+                character: &self.character,
+                clips: &self.clips,
+                clip_settings: &self.clip_settings,
+                blend: Some(&self.blend),
+                layers: &self.layers,
+                source: BakeSource::Stream(spec.clone()),
+                name: name.to_string(),
+                format: self.format,
+                animation_only: self.animation_only,
+                settings: settings.clone(),
+            };
+            let encoded = request
+                .run(&mut |done, total| {
                     let f = (part.0 as f32 + done as f32 / total.max(1) as f32) / part.1 as f32;
                     progress.store((f * 1000.0) as u32, Ordering::Relaxed);
                     !cancel.load(Ordering::Relaxed)
-                },
-            )
-            .map_err(|e| match e {
-                ExportError::Cancelled => "Export cancelled; nothing was written".to_string(),
-                e => format!("{}: {e}", out.display()),
-            })?;
-            let meta = ClipMeta::uniform(0, name, &frames, self.fps);
-            let encoded = encode(
-                &self.character,
-                &frames,
-                &meta,
-                self.format,
-                self.animation_only,
-                &settings,
-            );
+                })
+                .map_err(|e| match e {
+                    ExportError::Cancelled => "Export cancelled; nothing was written".to_string(),
+                    e => format!("{}: {e}", out.display()),
+                })?
+                .encoded;
             crate::io::fsutil::write_atomic(out, &encoded.bytes, self.overwrite)
                 .map_err(|e| e.to_string())?;
             Ok::<f32, String>(encoded.report.max_error_cm)
@@ -135,8 +135,13 @@ impl ExportJob {
             None => {
                 std::fs::create_dir_all(&self.path)
                     .map_err(|e| format!("{}: cannot create folder: {e}", self.path.display()))?;
-                let specs =
-                    per_node_specs(&self.blend, &self.clips, &self.character, self.fps, None);
+                // Each node's cycle is that of its clip as its settings make it.
+                let (clips, _) = crate::offline::apply_clip_settings(
+                    &self.character,
+                    &self.clips,
+                    &self.clip_settings,
+                );
+                let specs = per_node_specs(&self.blend, &clips, &self.character, self.fps, None);
                 let n = specs.len();
                 for (i, (clip, spec)) in specs.iter().enumerate() {
                     let out = self.path.join(format!(

@@ -8,14 +8,18 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 
 use super::{BakeArgs, ClipFormat};
-use crate::core::Clip;
+use crate::core::ClipSettings;
 use crate::import::ImportedModel;
 use crate::io::fsutil::write_atomic;
 use crate::offline::stream::file_stem;
 use crate::offline::{
-    BakeSettings, ClipMeta, Encoded, ExportFormat, Grid, StreamSource, StreamSpec, frames,
+    BakeRequest, BakeSettings, BakeSource, Encoded, ExportFormat, Grid, StreamSource, StreamSpec,
+    frames,
 };
 use crate::preset::Preset;
+
+/// Clip settings by the loaded clip's name.
+type SettingsMap = std::collections::BTreeMap<String, ClipSettings>;
 
 impl ClipFormat {
     fn export_format(self) -> ExportFormat {
@@ -96,11 +100,16 @@ fn within_tolerance(encoded: &Encoded, out: &std::path::Path, args: &BakeArgs) -
     )
 }
 
+/// What a stream bake reads: the model, its clip settings and the preset's blend space and layers.
+struct StreamInputs<'a> {
+    model: &'a ImportedModel,
+    clip_settings: &'a SettingsMap,
+    preset: &'a Preset,
+}
+
 /// Bakes one stream and writes it; returns what was written.
-#[allow(clippy::too_many_arguments)]
 fn bake_one(
-    model: &ImportedModel,
-    preset: &Preset,
+    inputs: &StreamInputs,
     spec: &StreamSpec,
     name: &str,
     args: &BakeArgs,
@@ -126,33 +135,26 @@ fn bake_one(
     } else {
         ProgressBar::hidden()
     };
-    let frames = crate::offline::bake_stream(
-        &model.character,
-        &model.clips,
-        preset.blend.as_ref(),
-        &preset.layers,
-        spec,
-        &mut |done, _| {
+    let request = BakeRequest {
+        character: &inputs.model.character,
+        clips: &inputs.model.clips,
+        clip_settings: inputs.clip_settings,
+        blend: inputs.preset.blend.as_ref(),
+        layers: &inputs.preset.layers,
+        source: BakeSource::Stream(spec.clone()),
+        name: name.to_string(),
+        format: args.format.export_format(),
+        animation_only: args.animation_only,
+        settings: settings_of(args, id),
+    };
+    let encoded = request
+        .run(&mut |done, _| {
             bar.set_position(done as u64);
             true
-        },
-    )
-    .map_err(|e| anyhow::anyhow!("{}: {e}", args.model.model))?;
+        })
+        .map_err(|e| anyhow::anyhow!("{}: {e}", args.model.model))?
+        .encoded;
     bar.finish_and_clear();
-    let settings = BakeSettings {
-        fps: spec.fps,
-        grid: Grid::Uniform,
-        ..settings_of(args, id)
-    };
-    let meta = ClipMeta::uniform(id, name, &frames, spec.fps);
-    let encoded = crate::offline::encode(
-        &model.character,
-        &frames,
-        &meta,
-        args.format.export_format(),
-        args.animation_only,
-        &settings,
-    );
     within_tolerance(&encoded, out, args)?;
     write_atomic(out, &encoded.bytes, args.force)?;
     Ok(StreamWritten {
@@ -165,7 +167,7 @@ fn bake_one(
 }
 
 /// `bake` with a preset or a blend source: the whole stream, then the layers.
-fn run_stream(args: &BakeArgs, model: &ImportedModel) -> Result<()> {
+fn run_stream(args: &BakeArgs, model: &ImportedModel, clip_settings: &SettingsMap) -> Result<()> {
     let file = args.model.model.as_str();
     let mut preset = super::model::preset(&args.model)?.unwrap_or_else(|| {
         // Without a preset: no blend space, and every layer off.
@@ -195,11 +197,19 @@ fn run_stream(args: &BakeArgs, model: &ImportedModel) -> Result<()> {
         bail!("--duration {d}: must be a number of seconds in (0, 3600]");
     }
     let blend = preset.blend.as_ref();
+    // The clips as their settings make them: their names and lengths choose what to bake and for how long.
+    let (clips, _) =
+        crate::offline::apply_clip_settings(&model.character, &model.clips, clip_settings);
+    let inputs = StreamInputs {
+        model,
+        clip_settings,
+        preset: &preset,
+    };
     let cycle_at = |point: [f64; 2]| -> Result<f32> {
         let space = blend.ok_or_else(|| {
             anyhow::anyhow!("{file}: --blend-point needs a preset with a blend space")
         })?;
-        let sampler = crate::blend::BlendSampler::bind(space, &model.clips, &model.character);
+        let sampler = crate::blend::BlendSampler::bind(space, &clips, &model.character);
         let missing: Vec<String> = sampler.missing().iter().map(|(_, c)| c.clone()).collect();
         if !missing.is_empty() {
             let preset = args
@@ -223,7 +233,7 @@ fn run_stream(args: &BakeArgs, model: &ImportedModel) -> Result<()> {
             .map_err(|e| anyhow::anyhow!("{}: cannot create folder: {e}", args.output.display()))?;
         let specs = crate::offline::stream::per_node_specs(
             space,
-            &model.clips,
+            &clips,
             &model.character,
             args.fps.unwrap_or(DEFAULT_FPS),
             args.duration,
@@ -235,8 +245,7 @@ fn run_stream(args: &BakeArgs, model: &ImportedModel) -> Result<()> {
                 args.format.export_format().extension()
             ));
             written.push(bake_one(
-                model,
-                &preset,
+                &inputs,
                 spec,
                 clip,
                 args,
@@ -272,9 +281,8 @@ fn run_stream(args: &BakeArgs, model: &ImportedModel) -> Result<()> {
                 format!("blend path {}", path.display()),
             )
         } else if args.clip.len() == 1 {
-            let clip = super::pose::find_clip(&model.clips, &args.clip[0], file)?;
-            let index = model
-                .clips
+            let clip = super::pose::find_clip(&clips, &args.clip[0], file)?;
+            let index = clips
                 .iter()
                 .position(|c| std::ptr::eq(c, clip))
                 .unwrap_or(0);
@@ -291,11 +299,11 @@ fn run_stream(args: &BakeArgs, model: &ImportedModel) -> Result<()> {
                 args.duration.map_or_else(|| cycle_at(space.point), Ok)?,
                 "the preset's blend point".to_string(),
             )
-        } else if model.clips.len() == 1 {
+        } else if clips.len() == 1 {
             (
                 StreamSource::Clip(0),
-                args.duration.unwrap_or(model.clips[0].duration),
-                format!("clip {}", model.clips[0].name),
+                args.duration.unwrap_or(clips[0].duration),
+                format!("clip {}", clips[0].name),
             )
         } else {
             bail!(
@@ -309,8 +317,7 @@ fn run_stream(args: &BakeArgs, model: &ImportedModel) -> Result<()> {
             clip_range: None,
         };
         written.push(bake_one(
-            model,
-            &preset,
+            &inputs,
             &spec,
             &name,
             args,
@@ -352,14 +359,15 @@ struct Written {
     ratio: f64,
 }
 
-fn select<'a>(clips: &'a [Clip], args: &BakeArgs, file: &str) -> Result<Vec<(usize, &'a Clip)>> {
+/// The clips to bake, as indices into `names` (the clips' names as their settings make them).
+fn select(names: &[&str], args: &BakeArgs, file: &str) -> Result<Vec<usize>> {
     if args.all {
-        return Ok(clips.iter().enumerate().collect());
+        return Ok((0..names.len()).collect());
     }
     if args.clip.is_empty() {
-        return match clips.len() {
+        return match names.len() {
             0 => bail!("{file}: has no animation to bake"),
-            1 => Ok(vec![(0, &clips[0])]),
+            1 => Ok(vec![0]),
             n => bail!(
                 "{file}: has {n} clips: pick some with --clip NAME or bake them all with --all"
             ),
@@ -367,15 +375,24 @@ fn select<'a>(clips: &'a [Clip], args: &BakeArgs, file: &str) -> Result<Vec<(usi
     }
     args.clip
         .iter()
-        .map(|w| {
-            super::pose::find_clip(clips, w, file).map(|c| {
-                (
-                    clips.iter().position(|x| std::ptr::eq(x, c)).unwrap_or(0),
-                    c,
-                )
-            })
-        })
+        .map(|w| super::pose::find_clip_index(names, w, file))
         .collect()
+}
+
+/// The clip settings the flags give (`--crop`, `--cycle-offset`, `--loop-pose`, `--mirror`), over `base`.
+fn flag_settings(args: &BakeArgs, base: ClipSettings) -> ClipSettings {
+    ClipSettings {
+        start: args.crop.map(|c| c[0]).or(base.start),
+        end: args.crop.map(|c| c[1]).or(base.end),
+        cycle_offset: args.cycle_offset.unwrap_or(base.cycle_offset),
+        loop_pose: args.loop_pose || base.loop_pose,
+        mirror: args.mirror || base.mirror,
+        ..base
+    }
+}
+
+fn any_setting_flag(args: &BakeArgs) -> bool {
+    args.crop.is_some() || args.cycle_offset.is_some() || args.loop_pose || args.mirror
 }
 
 pub fn run(args: &BakeArgs) -> Result<()> {
@@ -395,7 +412,7 @@ pub fn run(args: &BakeArgs) -> Result<()> {
             args.tolerance_cm
         );
     }
-    let mut model = super::model::open(&args.model)?;
+    let (mut model, mut clip_settings) = super::model::open_sources(&args.model)?;
     // A --clip-file's clips come first, so `--clip NAME` and blend nodes find them before the model's own.
     let external = match &args.clip_file {
         Some(path) => {
@@ -406,65 +423,44 @@ pub fn run(args: &BakeArgs) -> Result<()> {
         }
         None => 0,
     };
-    // --crop, --cycle-offset and --loop-pose: on the clips --clip names (all with --all or none named).
-    let settings = crate::core::ClipSettings {
-        start: args.crop.map(|c| c[0]),
-        end: args.crop.map(|c| c[1]),
-        cycle_offset: args.cycle_offset.unwrap_or(0.0),
-        loop_pose: args.loop_pose,
-        mirror: args.mirror,
-        ..Default::default()
+    // The clips --clip chooses from: a --clip-file's, else the model's; named as their settings make them.
+    let candidates = if args.clip_file.is_some() {
+        external
+    } else {
+        model.clips.len()
     };
-    if !settings.is_identity() {
-        let named = |c: &crate::core::Clip, i: usize| {
-            args.clip.is_empty()
+    let names: Vec<String> = model.clips[..candidates]
+        .iter()
+        .map(|c| {
+            clip_settings
+                .get(&c.name)
+                .map_or(c.name.as_str(), |s| s.name_of(&c.name))
+                .to_string()
+        })
+        .collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    // --crop, --cycle-offset, --loop-pose and --mirror: over the settings of the clips --clip names (all with
+    // --all or none named).
+    if any_setting_flag(args) {
+        for (i, name) in names.iter().enumerate() {
+            let named = args.clip.is_empty()
                 || args.all
-                || args
-                    .clip
-                    .iter()
-                    .any(|n| *n == c.name || *n == i.to_string())
-        };
-        // The clips --clip chooses from: a --clip-file's, else the model's.
-        let candidates = if args.clip_file.is_some() {
-            external
-        } else {
-            model.clips.len()
-        };
-        for (i, clip) in model.clips.iter_mut().enumerate().take(candidates) {
-            if named(clip, i) {
-                let (set, unpaired) =
-                    crate::offline::mirror::apply_settings(&model.character, clip, &settings)
-                        .map_err(|e| anyhow::anyhow!("clip '{}': {e}", clip.name))?;
-                if !unpaired.is_empty() {
-                    eprintln!(
-                        "note: {}: mirrored; no partner for {} (they mirror their own motion)",
-                        clip.name,
-                        unpaired.join(", ")
-                    );
-                }
-                *clip = set;
-                if !args.json {
-                    let gap = crate::offline::measure::loop_match(&model.character, clip);
-                    outln!(
-                        "loop match: {}: the end is {:.4} cm from the start (root travel aside)",
-                        clip.name,
-                        gap * 100.0
-                    );
-                }
+                || args.clip.iter().any(|n| n == name || *n == i.to_string());
+            if named {
+                let source = model.clips[i].name.clone();
+                let base = clip_settings.remove(&source).unwrap_or_default();
+                clip_settings.insert(source, flag_settings(args, base));
             }
         }
     }
     if stream_mode(args) {
-        return run_stream(args, &model);
+        return run_stream(args, &model, &clip_settings);
     }
-    let (clips, file) = match &args.clip_file {
-        Some(path) => (
-            &model.clips[..external],
-            path.to_str().unwrap_or("--clip-file"),
-        ),
-        None => (&model.clips[..], args.model.model.as_str()),
+    let file = match &args.clip_file {
+        Some(path) => path.to_str().unwrap_or("--clip-file"),
+        None => args.model.model.as_str(),
     };
-    let chosen = select(clips, args, file)?;
+    let chosen = select(&names, args, file)?;
     let c = &model.character;
     let ext = args.format.export_format().extension();
     let several = chosen.len() > 1;
@@ -487,11 +483,11 @@ pub fn run(args: &BakeArgs) -> Result<()> {
     let mut taken = std::collections::HashSet::new();
     let outs: Vec<PathBuf> = chosen
         .iter()
-        .map(|(index, clip)| {
+        .map(|&index| {
             if !into_dir {
                 return args.output.clone();
             }
-            let mut stem = file_stem(&clip.name, *index);
+            let mut stem = file_stem(names[index], index);
             if !taken.insert(stem.to_lowercase()) {
                 stem = format!("{stem}_{index}");
                 taken.insert(stem.to_lowercase());
@@ -508,30 +504,44 @@ pub fn run(args: &BakeArgs) -> Result<()> {
         );
     }
     let mut written = Vec::new();
-    for (_, clip) in &chosen {
+    for &index in &chosen {
+        let clip = &model.clips[index];
         let settings = settings_of(args, 0);
         let frames = crate::clipfile::uniform_frame_count(clip.duration, settings.fps)
             + frames::source_key_times(clip).len() as u64;
         crate::offline::check_sample_budget(
             frames,
             c.skeleton.len(),
-            &format!("clip '{}'", clip.name),
+            &format!("clip '{}'", names[index]),
         )?;
     }
     // Every clip is baked and checked against its tolerance before any file is written.
     let mut baked = Vec::with_capacity(chosen.len());
-    for ((index, clip), out) in chosen.into_iter().zip(outs) {
-        bar.set_message(clip.name.clone());
-        let settings = settings_of(args, index as i32);
-        let (frames, meta) = frames::prepare(&c.skeleton, Some(&c.humanoid), clip, &settings);
-        let encoded = crate::offline::encode(
-            c,
-            &frames,
-            &meta,
-            args.format.export_format(),
-            args.animation_only,
-            &settings,
-        );
+    for (index, out) in chosen.into_iter().zip(outs) {
+        bar.set_message(names[index].to_string());
+        let request = BakeRequest {
+            character: c,
+            clips: &model.clips,
+            clip_settings: &clip_settings,
+            blend: None,
+            layers: &crate::layers::LayerParams::off(),
+            source: BakeSource::Clip(index),
+            name: names[index].to_string(),
+            format: args.format.export_format(),
+            animation_only: args.animation_only,
+            settings: settings_of(args, index as i32),
+        };
+        let outcome = request
+            .run(&mut |_, _| true)
+            .map_err(|e| anyhow::anyhow!("{file}: {e}"))?;
+        if let (Some(gap), false) = (outcome.loop_match, args.json) {
+            outln!(
+                "loop match: {}: the end is {:.4} cm from the start (root travel aside)",
+                names[index],
+                gap * 100.0
+            );
+        }
+        let encoded = outcome.encoded;
         within_tolerance(&encoded, &out, args)?;
         baked.push((out, encoded));
         bar.inc(1);

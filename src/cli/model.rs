@@ -17,8 +17,36 @@ pub fn preset(args: &ModelArgs) -> Result<Option<Preset>> {
         .map_err(Into::into)
 }
 
-/// Loads the model named on the command line and applies the humanoid overrides (the preset's, then `--map`).
+/// Loads the model named on the command line, applies the humanoid overrides (the preset's, then `--map`) and
+/// makes its clips with the preset's clip settings: what `pose` and `render` play.
 pub fn open(args: &ModelArgs) -> Result<ImportedModel> {
+    let (mut model, settings) = open_sources(args)?;
+    let character = &model.character;
+    for clip in &mut model.clips {
+        let (set, note) = crate::offline::request::apply_one(character, clip, &settings)
+            .map_err(|e| anyhow!("{}: clip_settings: {e}", settings_file(args)))?;
+        if let Some(note) = note {
+            eprintln!("note: {note}");
+        }
+        *clip = set;
+    }
+    Ok(model)
+}
+
+fn settings_file(args: &ModelArgs) -> String {
+    args.preset
+        .as_ref()
+        .map_or_else(|| "the preset".into(), |p| p.display().to_string())
+}
+
+/// The model as [`open`] loads it, with its clips as loaded, and the preset's clip settings (checked: each names
+/// a clip the model has), for a bake request to apply.
+pub fn open_sources(
+    args: &ModelArgs,
+) -> Result<(
+    ImportedModel,
+    std::collections::BTreeMap<String, crate::core::ClipSettings>,
+)> {
     let mut limits = crate::import::Limits::from_env();
     if let Some(mb) = args.max_file_mb {
         limits.max_file_bytes = mb.saturating_mul(1 << 20);
@@ -69,38 +97,22 @@ pub fn open(args: &ModelArgs) -> Result<ImportedModel> {
             model.clips.extend(clips);
         }
     }
-    // The preset's clip settings make the clips that play and bake.
-    if let (Some(p), Some(path)) = (&preset, &args.preset) {
-        for (name, settings) in &p.clip_settings {
-            let mut found = false;
-            let character = &model.character;
-            for clip in model.clips.iter_mut().filter(|c| c.name == *name) {
-                let (set, unpaired) =
-                    crate::offline::mirror::apply_settings(character, clip, settings)
-                        .map_err(|e| anyhow!("{}: clip_settings.{name}: {e}", path.display()))?;
-                if !unpaired.is_empty() {
-                    eprintln!(
-                        "note: {name}: mirrored; no partner for {} (they mirror their own motion)",
-                        unpaired.join(", ")
-                    );
-                }
-                *clip = set;
-                found = true;
-            }
-            if !found {
-                return Err(anyhow!(
-                    "{}: clip_settings names clip '{name}', which {} does not have",
-                    path.display(),
-                    args.model
-                ));
-            }
-        }
-    }
     if !model.is_animatable() {
         return Err(anyhow!(
             "{}: has no skin, no animation, no parts on joints and no humanoid: nothing to animate",
             args.model
         ));
     }
-    Ok(model)
+    let settings = preset.map(|p| p.clip_settings).unwrap_or_default();
+    if let Some(name) = settings
+        .keys()
+        .find(|name| !model.clips.iter().any(|c| c.name == **name))
+    {
+        return Err(anyhow!(
+            "{}: clip_settings names clip '{name}', which {} does not have",
+            settings_file(args),
+            args.model
+        ));
+    }
+    Ok((model, settings))
 }

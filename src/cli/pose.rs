@@ -1,6 +1,6 @@
 //! `animtune pose`: joint transforms at a time of a clip.
 
-use anyhow::{Context, Result, anyhow, bail};
+use anyhow::{Context, Result, bail};
 use serde::Serialize;
 
 use super::{ClipSourceArgs, PoseArgs};
@@ -76,18 +76,24 @@ impl From<Transform> for Trs {
 
 /// Finds a clip by name, else by index.
 pub(super) fn find_clip<'a>(clips: &'a [Clip], wanted: &str, file: &str) -> Result<&'a Clip> {
-    if let Some(c) = clips.iter().find(|c| c.name == wanted) {
-        return Ok(c);
+    let names: Vec<&str> = clips.iter().map(|c| c.name.as_str()).collect();
+    find_clip_index(&names, wanted, file).map(|i| &clips[i])
+}
+
+/// The index of the clip `wanted` names among clips named `names`: by name, else by index.
+pub(super) fn find_clip_index(names: &[&str], wanted: &str, file: &str) -> Result<usize> {
+    if let Some(i) = names.iter().position(|n| *n == wanted) {
+        return Ok(i);
     }
     if let Ok(i) = wanted.parse::<usize>() {
-        return clips.get(i).ok_or_else(|| {
-            anyhow!(
-                "{file}: clip index {i} is out of range ({} clips)",
-                clips.len()
-            )
-        });
+        if i < names.len() {
+            return Ok(i);
+        }
+        bail!(
+            "{file}: clip index {i} is out of range ({} clips)",
+            names.len()
+        );
     }
-    let names: Vec<&str> = clips.iter().map(|c| c.name.as_str()).collect();
     bail!(
         "{file}: no clip named '{wanted}' (clips: {})",
         names.join(", ")

@@ -180,6 +180,15 @@ impl<T: KeyValue> Keys<T> {
         })
     }
 
+    /// One key at time 0 holding `value`.
+    pub fn held(value: T) -> Self {
+        Keys {
+            times: vec![0.0],
+            values: vec![value],
+            interpolation: Interpolation::Linear,
+        }
+    }
+
     /// Key times in seconds.
     pub fn times(&self) -> &[f32] {
         &self.times
@@ -349,6 +358,14 @@ pub struct Clip {
     /// it: VRM Animation and VRM files (whose specs put the character facing +Z once VRM 0.x is turned). None
     /// when retargeting must estimate it from the source's rest legs (glTF, FBX, baked clips).
     pub facing_yaw: Option<f32>,
+    /// Whether it loops (Unity's Loop Time, from its clip settings): off, players hold its last pose after its
+    /// end instead of starting over.
+    #[serde(default = "loops_by_default")]
+    pub looping: bool,
+}
+
+fn loops_by_default() -> bool {
+    true
 }
 
 impl Clip {
@@ -360,6 +377,7 @@ impl Clip {
             duration,
             tracks,
             facing_yaw: None,
+            looping: true,
         }
     }
 

@@ -1,6 +1,6 @@
-//! Clip settings, as Unity's Animation clip inspector has them: a start/end crop, a cycle offset and Loop Pose
-//! (the end blended into the start so the loop does not pop). They make a new clip from a source clip, which is
-//! what plays, bakes and exports.
+//! Clip settings, as Unity's Animation clip inspector has them: a name, a start/end crop, Loop Time, a cycle
+//! offset, Loop Pose (the end blended into the start so the loop does not pop), Mirror and the root transform's
+//! Bake Into Pose and offsets. They make a new clip from a source clip, which is what plays, bakes and exports.
 //!
 //! Each channel keeps the source's key times inside the crop (shifted to start at 0), plus keys at the crop's
 //! ends, sampled exactly; cycle offset turns the loop so it starts `cycle_offset` of the way in, with a key at the
@@ -19,15 +19,22 @@ use super::{Clip, Track};
 pub const SEAM_GAP: f32 = 1e-4;
 
 /// One clip's settings.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ClipSettings {
+    /// The clip's new name (None: the source's): what the editor lists, blend nodes and layers name, and bakes
+    /// write (Unity's clip name field).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
     /// Crop start, seconds of the source clip (None: its start).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub start: Option<f32>,
     /// Crop end, seconds of the source clip (None: its end).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub end: Option<f32>,
+    /// The clip loops (Unity's Loop Time); off, it plays once and holds its last pose, in the editor, as a blend
+    /// node or layer with its own time, and in a bake longer than the clip.
+    pub loop_time: bool,
     /// Where the loop starts, as a fraction of the (cropped) clip in [0, 1) (Unity's Cycle Offset).
     pub cycle_offset: f32,
     /// Blend the end into the start (Unity's Loop Pose).
@@ -44,6 +51,34 @@ pub struct ClipSettings {
     /// Root travel baked into the pose: the hips' horizontal travel from start to end is taken out evenly, so the
     /// clip plays in place (Root Transform Position (XZ)).
     pub bake_root_xz: bool,
+    /// Turn of the whole clip about the vertical through the character's origin, degrees, counter-clockwise seen
+    /// from above (Root Transform Rotation, Offset).
+    pub root_rotation_offset: f32,
+    /// Metres added to the root's height (Root Transform Position (Y), Offset).
+    pub root_y_offset: f32,
+    /// Metres added to the root's horizontal position, x then z (Root Transform Position (XZ); Unity has no
+    /// offset there, Blender's action offset and Godot's root motion offset do).
+    pub root_xz_offset: [f32; 2],
+}
+
+impl Default for ClipSettings {
+    fn default() -> Self {
+        ClipSettings {
+            name: None,
+            start: None,
+            end: None,
+            loop_time: true,
+            cycle_offset: 0.0,
+            loop_pose: false,
+            mirror: false,
+            bake_root_rotation: false,
+            bake_root_y: false,
+            bake_root_xz: false,
+            root_rotation_offset: 0.0,
+            root_y_offset: 0.0,
+            root_xz_offset: [0.0; 2],
+        }
+    }
 }
 
 /// Why settings cannot apply to a clip.
@@ -64,6 +99,12 @@ pub enum ClipSettingsError {
     /// The cycle offset is not in [0, 1).
     #[error("cycle offset {0} is not within [0, 1)")]
     CycleOffset(f32),
+    /// A root offset is not a finite number.
+    #[error("root offsets must be finite numbers")]
+    Offset,
+    /// The name is empty or only blanks.
+    #[error("a clip name cannot be empty")]
+    Name,
 }
 
 impl ClipSettings {
@@ -85,18 +126,43 @@ impl ClipSettings {
         Ok((a, b.min(duration)))
     }
 
-    /// The clip these settings make of `clip` (named as it), all but the mirror.
+    /// The name the clip takes under these settings.
+    pub fn name_of<'a>(&'a self, source: &'a str) -> &'a str {
+        self.name.as_deref().unwrap_or(source)
+    }
+
+    /// Only the keys change (no rename, Loop Time or mirror): what [`ClipSettings::apply`] recomputes.
+    fn changes_keys(&self) -> bool {
+        ClipSettings {
+            name: None,
+            loop_time: true,
+            mirror: false,
+            ..self.clone()
+        } != ClipSettings::default()
+    }
+
+    /// The clip these settings make of `clip`, all but the mirror.
     pub fn apply(&self, clip: &Clip) -> Result<Clip, ClipSettingsError> {
         if !(self.cycle_offset.is_finite() && (0.0..1.0).contains(&self.cycle_offset)) {
             return Err(ClipSettingsError::CycleOffset(self.cycle_offset));
         }
-        if (ClipSettings {
-            mirror: false,
-            ..self.clone()
-        })
-        .is_identity()
-        {
-            return Ok(clip.clone());
+        let offsets = [
+            self.root_rotation_offset,
+            self.root_y_offset,
+            self.root_xz_offset[0],
+            self.root_xz_offset[1],
+        ];
+        if !offsets.iter().all(|v| v.is_finite()) {
+            return Err(ClipSettingsError::Offset);
+        }
+        if self.name.as_ref().is_some_and(|n| n.trim().is_empty()) {
+            return Err(ClipSettingsError::Name);
+        }
+        if !self.changes_keys() {
+            let mut out = clip.clone();
+            out.name = self.name_of(&clip.name).to_string();
+            out.looping = self.loop_time;
+            return Ok(out);
         }
         let (a, b) = self.range(clip.duration)?;
         let d = b - a;
@@ -120,11 +186,59 @@ impl ClipSettings {
                     .map(|k| self.channel(k, a, d, shift, loop_vec)),
             })
             .collect();
-        let mut out = Clip::new(clip.name.clone(), tracks);
+        let mut out = Clip::new(self.name_of(&clip.name), tracks);
         out.duration = d;
         out.facing_yaw = clip.facing_yaw;
+        out.looping = self.loop_time;
         self.bake_root(&mut out);
+        self.offset_root(&mut out);
         Ok(out)
+    }
+
+    /// The track of the root the root settings act on: the hips (its humanoid bone), else the first root joint.
+    fn root_track(clip: &mut Clip) -> Option<&mut Track> {
+        let i = clip
+            .tracks
+            .iter()
+            .position(|t| t.target.human_bone == Some(super::HumanBone::Hips))
+            .or_else(|| {
+                clip.tracks
+                    .iter()
+                    .position(|t| !t.target.path.contains('/'))
+            })?;
+        Some(&mut clip.tracks[i])
+    }
+
+    /// Turns and moves the root as the offsets ask, in the character's model space (the root's parent at rest).
+    fn offset_root(&self, clip: &mut Clip) {
+        let turn = Quat::from_rotation_y(self.root_rotation_offset.to_radians());
+        let shift = Vec3::new(
+            self.root_xz_offset[0],
+            self.root_y_offset,
+            self.root_xz_offset[1],
+        );
+        if turn == Quat::IDENTITY && shift == Vec3::ZERO {
+            return;
+        }
+        let Some(track) = Self::root_track(clip) else {
+            return;
+        };
+        let frame = ParentFrame::of(track);
+        let local_turn = frame.turn_to_local(turn);
+        if let Some(k) = track.rotation.as_mut() {
+            *k = map_keys(k, |_, q| (local_turn * q).normalize());
+        }
+        let translation = track
+            .translation
+            .get_or_insert_with(|| Keys::held(Vec3::from(track.target.rest.translation)));
+        *translation = map_keys(translation, |_, v| {
+            frame.to_local(turn * frame.to_model(v) + shift)
+        });
+        if track.rotation.is_none() && turn != Quat::IDENTITY {
+            track.rotation = Some(Keys::held(
+                (local_turn * track.target.rest.rotation).normalize(),
+            ));
+        }
     }
 
     /// Takes the root's drift (travel, height change, turn) out of the clip, as the bake flags ask: the track of
@@ -134,40 +248,34 @@ impl ClipSettings {
             return;
         }
         let d = clip.duration;
-        let root = clip
-            .tracks
-            .iter()
-            .position(|t| t.target.human_bone == Some(super::HumanBone::Hips))
-            .or_else(|| {
-                clip.tracks
-                    .iter()
-                    .position(|t| !t.target.path.contains('/'))
-            });
-        let Some(track) = root.map(|r| &mut clip.tracks[r]) else {
+        let Some(track) = Self::root_track(clip) else {
             return;
         };
         if d <= 0.0 {
             return;
         }
+        let frame = ParentFrame::of(track);
         let mask = Vec3::new(
             f32::from(u8::from(self.bake_root_xz)),
             f32::from(u8::from(self.bake_root_y)),
             f32::from(u8::from(self.bake_root_xz)),
         );
         if let Some(k) = track.translation.as_mut().filter(|_| mask != Vec3::ZERO) {
-            let drift = (k.sample(d) - k.sample(0.0)) * mask;
-            *k = map_keys(k, |t, v| v - drift * (t / d));
+            let drift = (frame.to_model(k.sample(d)) - frame.to_model(k.sample(0.0))) * mask;
+            *k = map_keys(k, |t, v| {
+                frame.to_local(frame.to_model(v) - drift * (t / d))
+            });
         }
         if let Some(k) = track.rotation.as_mut().filter(|_| self.bake_root_rotation) {
             let yaw = |q: Quat| {
-                let f = q * Vec3::Z;
+                let f = frame.rotation * q * Vec3::Z;
                 f.x.atan2(f.z)
             };
             let mut turn = yaw(k.sample(d)) - yaw(k.sample(0.0));
             turn = (turn + std::f32::consts::PI).rem_euclid(std::f32::consts::TAU)
                 - std::f32::consts::PI;
             *k = map_keys(k, |t, q| {
-                (Quat::from_rotation_y(-turn * t / d) * q).normalize()
+                (frame.turn_to_local(Quat::from_rotation_y(-turn * t / d)) * q).normalize()
             });
         }
     }
@@ -219,6 +327,45 @@ impl ClipSettings {
             _ => Interpolation::Linear,
         };
         Keys::new(times, values, interpolation).unwrap_or_else(|_| keys.clone())
+    }
+}
+
+/// The root's parent at rest in the source's model space: the root settings measure and act in model space
+/// (its vertical is +Y), whatever frame the root's keys are in (an FBX armature turned and scaled by 0.01).
+struct ParentFrame {
+    rotation: Quat,
+    origin: Vec3,
+    scale: f32,
+}
+
+impl ParentFrame {
+    fn of(track: &Track) -> Self {
+        let t = &track.target;
+        let scale = if t.parent_rest_scale.is_finite() && t.parent_rest_scale > 0.0 {
+            t.parent_rest_scale
+        } else {
+            1.0
+        };
+        ParentFrame {
+            rotation: t.parent_rest_rotation.normalize(),
+            origin: t.parent_rest_origin,
+            scale,
+        }
+    }
+
+    /// A local position in model space.
+    fn to_model(&self, v: Vec3) -> Vec3 {
+        self.origin + self.rotation * (v * self.scale)
+    }
+
+    /// A model-space position in the parent's space.
+    fn to_local(&self, v: Vec3) -> Vec3 {
+        self.rotation.inverse() * (v - self.origin) / self.scale
+    }
+
+    /// A model-space turn as the turn of a local rotation (applied on its parent side).
+    fn turn_to_local(&self, turn: Quat) -> Quat {
+        self.rotation.inverse() * turn * self.rotation
     }
 }
 
@@ -310,6 +457,84 @@ mod tests {
         assert!(start.1.angle_between(end.1) < 1e-3, "no turn");
         // Height was not asked for: the source's y stays (it ends where it started here anyway).
         assert!((at(&baked, 1.0).0.y - at(&source, 1.0).0.y).abs() < 1e-6);
+    }
+
+    #[test]
+    fn the_name_and_loop_time_carry_over_and_leave_the_keys() {
+        let source = clip();
+        let set = ClipSettings {
+            name: Some("Walk fast".into()),
+            loop_time: false,
+            ..Default::default()
+        }
+        .apply(&source)
+        .unwrap();
+        assert_eq!(set.name, "Walk fast");
+        assert!(!set.looping && source.looping);
+        assert_eq!(set.tracks, source.tracks);
+        let blank = ClipSettings {
+            name: Some("  ".into()),
+            ..Default::default()
+        };
+        assert_eq!(blank.apply(&source), Err(ClipSettingsError::Name));
+    }
+
+    #[test]
+    fn root_offsets_turn_and_move_the_whole_clip() {
+        let source = clip();
+        let moved = ClipSettings {
+            root_rotation_offset: 90.0,
+            root_y_offset: 0.5,
+            root_xz_offset: [1.0, -2.0],
+            ..Default::default()
+        }
+        .apply(&source)
+        .unwrap();
+        let turn = Quat::from_rotation_y(std::f32::consts::FRAC_PI_2);
+        for k in 0..=20 {
+            let t = k as f32 * 0.1;
+            let (a, b) = (at(&moved, t), at(&source, t));
+            let expected = turn * b.0 + Vec3::new(1.0, 0.5, -2.0);
+            assert!(a.0.abs_diff_eq(expected, 1e-5), "{t}: {a:?} {expected}");
+            let q = turn * b.1;
+            let q = if q.dot(a.1) < 0.0 { -q } else { q };
+            assert!(a.1.abs_diff_eq(q, 1e-5), "{t}: {} {q}", a.1);
+        }
+        let bad = ClipSettings {
+            root_y_offset: f32::NAN,
+            ..Default::default()
+        };
+        assert_eq!(bad.apply(&source), Err(ClipSettingsError::Offset));
+    }
+
+    #[test]
+    fn root_settings_act_in_model_space_under_a_turned_and_scaled_parent() {
+        // An FBX armature: the hips' parent turned -90° about X and scaled by 0.01, so the hips' local +Z is
+        // model +Y and its keys are in centimetres.
+        let mut source = clip();
+        let parent = Quat::from_rotation_x(-std::f32::consts::FRAC_PI_2);
+        source.tracks[0].target.parent_rest_rotation = parent;
+        source.tracks[0].target.parent_rest_scale = 0.01;
+        let model = |c: &Clip, t: f32| parent * at(c, t).0 * 0.01;
+        let set = ClipSettings {
+            bake_root_xz: true,
+            root_y_offset: 0.25,
+            ..Default::default()
+        }
+        .apply(&source)
+        .unwrap();
+        let (start, end) = (model(&set, 0.0), model(&set, 2.0));
+        assert!(
+            (start.x - end.x).abs() < 1e-6 && (start.z - end.z).abs() < 1e-6,
+            "no horizontal travel in model space: {start} {end}"
+        );
+        for t in [0.0, 0.5, 1.0, 2.0] {
+            let (a, b) = (model(&set, t), model(&source, t));
+            assert!(
+                (a.y - b.y - 0.25).abs() < 1e-5,
+                "{t}: raised 0.25 m in model space: {a} {b}"
+            );
+        }
     }
 
     #[test]

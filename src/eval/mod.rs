@@ -92,6 +92,8 @@ struct ClipSource {
     binding: ClipBinding,
     /// Horizontal model-space travel of the root-motion joint over one cycle (metres).
     root_travel: Vec3,
+    /// The clip's Loop Time: off, it holds its last pose after its end.
+    looping: bool,
 }
 
 impl ClipSource {
@@ -110,6 +112,18 @@ impl ClipSource {
             animation,
             binding,
             root_travel,
+            looping: clips[index].looping,
+        }
+    }
+
+    /// The clip's time `elapsed` seconds after its start: wrapped into its cycle when it loops, else held at
+    /// its end.
+    fn time_after(&self, elapsed: f64) -> f64 {
+        let d = f64::from(self.animation.duration());
+        if self.looping {
+            wrap_cycle(elapsed, d)
+        } else {
+            elapsed.clamp(0.0, d.max(0.0))
         }
     }
 
@@ -554,6 +568,20 @@ impl Evaluator {
         }
     }
 
+    /// Whether the source starts over after its end: the transport's loop, unless the clip playing has Loop Time
+    /// off.
+    pub fn loops(&self) -> bool {
+        self.clock.looping && self.source_loops()
+    }
+
+    /// False when the source is a clip with Loop Time off.
+    fn source_loops(&self) -> bool {
+        match &self.source {
+            Source::Clip(c) => c.looping,
+            _ => true,
+        }
+    }
+
     /// Starts playing (from the far end's opposite when a non-looping source sits at its end).
     pub fn play(&mut self) {
         if let (Source::Clip(_), Some([a, b])) = (&self.source, self.play_range()) {
@@ -561,11 +589,11 @@ impl Evaluator {
             // with looping off, it starts over at the in point (the out point when playing backwards).
             let t = self.clock.time as f32;
             let forward = self.clock.speed >= 0.0;
-            let at_stop = !self.clock.looping && if forward { t >= b } else { t <= a };
+            let at_stop = !self.loops() && if forward { t >= b } else { t <= a };
             if t < a || t > b || at_stop {
                 self.seek(if forward { a } else { b });
             }
-        } else if !self.clock.looping {
+        } else if !self.loops() {
             let d = f64::from(self.duration());
             let at_end = match &self.source {
                 Source::Blend { .. } => self.clock.phase >= 1.0,
@@ -662,6 +690,7 @@ impl Evaluator {
     /// Moves the source and layer clocks by `d` seconds of source time, wrapping when `looping` (otherwise it
     /// stops at an end).
     fn advance_by(&mut self, d: f64, looping: bool) {
+        let looping = looping && self.source_loops();
         let duration = f64::from(self.duration());
         self.clock.elapsed = (self.clock.elapsed + d).max(0.0);
         if duration <= 0.0 {
@@ -809,11 +838,10 @@ impl Evaluator {
             if spec.muted || spec.weight <= 0.0 || (solo && !spec.solo) {
                 continue;
             }
-            let d = f64::from(source.animation.duration());
             let t = if spec.synced {
-                phase * d
+                phase * f64::from(source.animation.duration())
             } else {
-                wrap_cycle(elapsed, d)
+                source.time_after(elapsed)
             };
             let (below, pose) = self.clip_layer_poses.split_at_mut(n);
             source.sample(t as f32, pose)?;
@@ -900,8 +928,8 @@ impl Evaluator {
                     let (t, cycles) = match space.sync {
                         TimeSync::Normalized => (self.clock.phase * duration, self.clock.cycles),
                         TimeSync::Independent => {
-                            let t = wrap_cycle(self.clock.elapsed, duration);
-                            let cycles = if duration > 0.0 {
+                            let t = c.time_after(self.clock.elapsed);
+                            let cycles = if duration > 0.0 && c.looping {
                                 ((self.clock.elapsed - t) / duration).round() as i64
                             } else {
                                 0

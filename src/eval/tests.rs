@@ -179,6 +179,32 @@ fn non_looping_stops_at_the_end_and_play_replays_from_the_start() {
 }
 
 #[test]
+fn a_clip_with_loop_time_off_plays_once_and_holds_its_last_pose() {
+    let mut model = mannequin();
+    model.clips[0].looping = false;
+    let mut ev = clip_evaluator(&model);
+    let d = ev.duration();
+    assert!(
+        ev.is_looping() && !ev.loops(),
+        "the transport loops, the clip does not"
+    );
+    ev.play();
+    advance(&mut ev, d + 0.3);
+    assert_eq!(ev.time(), d, "it holds its end");
+    assert!(!ev.is_playing());
+    let end = ev.output().local.local.clone();
+    // A bake's continuous clock holds it as well.
+    let mut stream = clip_evaluator(&model);
+    continue_to(&mut stream, 0.0);
+    assert_eq!(continue_to(&mut stream, d + 0.5), end, "held after the end");
+    // The same clip looping starts over.
+    model.clips[0].looping = true;
+    let mut looping = clip_evaluator(&model);
+    continue_to(&mut looping, 0.0);
+    assert_ne!(continue_to(&mut looping, d + 0.5), end);
+}
+
+#[test]
 fn negative_speed_plays_backwards_and_wraps_or_stops_at_zero() {
     let model = mannequin();
     let mut ev = clip_evaluator(&model);
@@ -535,6 +561,11 @@ fn layered_pose(
     params.clips = layers.to_vec();
     let mut ev = Evaluator::new(&model.character, clips, SourceSpec::Clip(source), params);
     ev.seek(0.0);
+    continue_to(&mut ev, t)
+}
+
+/// The local pose a continuous clock (a bake's) reaches at `t`.
+fn continue_to(ev: &mut Evaluator, t: f32) -> Vec<Transform> {
     ev.evaluate(&EvalInput {
         clock: ClockStep::Continue(t),
         ..EvalInput::default()

@@ -8,6 +8,7 @@ pub mod frames;
 pub mod gltf;
 pub mod measure;
 pub mod mirror;
+pub mod request;
 pub mod stream;
 
 use serde::{Deserialize, Serialize};
@@ -15,6 +16,7 @@ use serde::{Deserialize, Serialize};
 pub use compact::ClipMeta;
 pub use frames::Frames;
 pub use measure::{max_vertex_error, measure};
+pub use request::{BakeOutcome, BakeRequest, BakeSource, apply_clip_settings};
 pub use stream::{PathPoint, StreamSource, StreamSpec, bake_stream};
 
 use crate::clipfile::unity::UnityAxes;
@@ -351,18 +353,28 @@ pub fn encode(
     }
 }
 
-/// Bakes one clip of a character at the settings' grid into `format`: frames, then [`encode`].
+/// Bakes one clip of a character, as loaded, at the settings' grid into `format`: a [`BakeRequest`] of the clip
+/// with no settings or layers.
 pub fn bake_clip(
     character: &Character,
     clip: &Clip,
     format: ExportFormat,
     settings: &BakeSettings,
 ) -> Encoded {
-    let (frames, meta) = frames::prepare(
-        &character.skeleton,
-        Some(&character.humanoid),
-        clip,
-        settings,
-    );
-    encode(character, &frames, &meta, format, false, settings)
+    let request = BakeRequest {
+        character,
+        clips: std::slice::from_ref(clip),
+        clip_settings: &std::collections::BTreeMap::new(),
+        blend: None,
+        layers: &crate::layers::LayerParams::off(),
+        source: BakeSource::Clip(0),
+        name: clip.name.clone(),
+        format,
+        animation_only: false,
+        settings: settings.clone(),
+    };
+    match request.run(&mut |_, _| true) {
+        Ok(outcome) => outcome.encoded,
+        Err(e) => unreachable!("a clip bake without settings cannot fail: {e}"),
+    }
 }

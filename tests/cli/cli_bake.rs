@@ -325,14 +325,11 @@ fn a_stream_bake_carries_a_masked_clip_layer_into_the_glb() {
     // Idle with WalkForward on the left arm (procedural layers off), baked to glTF: the file replays what `pose`
     // evaluates with the same preset, within 0.01 cm at the joints.
     let dir = temp_dir("cli-bake-clip-layer");
-    let preset = dir.join("layered.json");
-    std::fs::write(
-        &preset,
-        r#"{"format":"animtune-preset","version":3,"layers":{"breath":{"enabled":false},
-        "look_at":{"enabled":false},"twist":{"enabled":false},
-        "clips":[{"clip":"WalkForward","parts":["left_arm","left_hand"]}]}}"#,
-    )
-    .unwrap();
+    let preset = preset_without_procedural_layers(
+        &dir.join("layered.json"),
+        r#","clips":[{"clip":"WalkForward","parts":["left_arm","left_hand"]}]"#,
+        "",
+    );
     let glb = dir.join("layered.glb");
     common::assert_success(&animtune(&[
         "bake",
@@ -536,14 +533,11 @@ fn a_mirrored_bake_is_the_clip_reflected_left_for_right() {
         assert!(d < 2e-4, "{a} is {:.4} cm from {b} reflected", d * 100.0);
     }
     // The same from a preset's clip settings, which `pose` applies.
-    let preset = dir.join("mirror.json");
-    std::fs::write(
-        &preset,
-        r#"{"format":"animtune-preset","version":3,"layers":{"breath":{"enabled":false},
-        "look_at":{"enabled":false},"twist":{"enabled":false}},
-        "clip_settings":{"WalkForwardLeft":{"mirror":true}}}"#,
-    )
-    .unwrap();
+    let preset = preset_without_procedural_layers(
+        &dir.join("mirror.json"),
+        "",
+        r#","clip_settings":{"WalkForwardLeft":{"mirror":true}}"#,
+    );
     let with_preset = [
         "--clip",
         "WalkForwardLeft",
@@ -555,4 +549,81 @@ fn a_mirrored_bake_is_the_clip_reflected_left_for_right() {
     let d = ((m[0] + o[0]).powi(2) + (m[1] - o[1]).powi(2) + (m[2] - o[2]).powi(2)).sqrt();
     assert!(d < 2e-4, "the preset's mirror: {:.4} cm off", d * 100.0);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_preset_renames_a_clip_holds_it_without_loop_time_and_offsets_its_root_in_every_bake() {
+    let dir = temp_dir("cli-bake-name-loop-offset");
+    let preset = preset_without_procedural_layers(
+        &dir.join("stride.json"),
+        "",
+        r#","clip_settings":{"WalkForward":{"name":"Stride","loop_time":false,"root_y_offset":0.1}}"#,
+    );
+    let out = dir.join("stride.animclip");
+    common::assert_success(&animtune(&[
+        "bake",
+        "mannequin",
+        "--preset",
+        preset.to_str().unwrap(),
+        "--clip",
+        "Stride",
+        "--duration",
+        "2",
+        "-o",
+        out.to_str().unwrap(),
+    ]));
+    let hips = |args: &[&str], time: &str| -> [f64; 3] {
+        let mut all = vec!["pose", "mannequin", "--time", time, "--json"];
+        all.extend_from_slice(args);
+        let j = json_of(&animtune(&all));
+        let t = j["joints"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["name"] == "Hips")
+            .unwrap()["model"]["translation"]
+            .clone();
+        [0, 1, 2].map(|c| t[c].as_f64().unwrap())
+    };
+    let baked = ["--baked", out.to_str().unwrap()];
+    let source = ["--clip", "WalkForward"];
+    // Raised 0.1 m, in the bake and in `pose` with the preset.
+    let (b, s) = (hips(&baked, "0.5"), hips(&source, "0.5"));
+    assert!((b[1] - s[1] - 0.1).abs() < 2e-4, "{b:?} vs {s:?}");
+    let named = ["--preset", preset.to_str().unwrap(), "--clip", "Stride"];
+    let p = hips(&named, "0.5");
+    assert!((p[1] - s[1] - 0.1).abs() < 1e-5, "{p:?} vs {s:?}");
+    // The 1.1 s walk does not loop: after its end the 2 s bake holds its last pose.
+    let (late, later) = (hips(&baked, "1.4"), hips(&baked, "1.9"));
+    assert!(
+        (0..3).all(|c| (late[c] - later[c]).abs() < 1e-5),
+        "{late:?} vs {later:?}"
+    );
+    // The old name is gone once renamed.
+    let old = animtune(&[
+        "bake",
+        "mannequin",
+        "--preset",
+        preset.to_str().unwrap(),
+        "--clip",
+        "WalkForward",
+        "-o",
+        dir.join("old.animclip").to_str().unwrap(),
+    ]);
+    assert_clean_failure(&old, &["no clip named 'WalkForward'", "Stride"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Writes a preset at `path` with breath, look-at and twist off, `layers` added inside its layers and `rest` after
+/// them (each starting with a comma, or empty); returns the path.
+fn preset_without_procedural_layers(
+    path: &std::path::Path,
+    layers: &str,
+    rest: &str,
+) -> std::path::PathBuf {
+    let off = r#""breath":{"enabled":false},"look_at":{"enabled":false},"twist":{"enabled":false}"#;
+    let json =
+        format!(r#"{{"format":"animtune-preset","version":4,"layers":{{{off}{layers}}}{rest}}}"#);
+    std::fs::write(path, json).unwrap();
+    path.to_path_buf()
 }

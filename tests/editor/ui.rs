@@ -7,7 +7,7 @@ use animtune::app::command::{Command, Transport};
 use animtune::layers::LayerParams;
 use egui::accesskit::Role;
 use egui_kittest::Harness;
-use egui_kittest::kittest::Queryable;
+use egui_kittest::kittest::{NodeT, Queryable};
 
 fn harness() -> Harness<'static, AnimtuneApp> {
     Harness::builder()
@@ -1360,4 +1360,84 @@ fn clip_settings_crop_and_close_the_loop_of_the_playing_clip_from_the_clip_tab()
     h.run_steps(2);
     assert!(h.state().editor().tuning().clip_settings.is_empty());
     assert!((h.state().editor().eval().duration() - 1.1).abs() < 1e-4);
+}
+
+#[test]
+fn a_clip_renamed_in_the_clip_tab_keeps_its_blend_nodes_and_loop_time_off_holds_its_end() {
+    let mut h = harness();
+    h.run_steps(2);
+    let walk = clip_index(&h, "WalkForward");
+    let nodes_on = |h: &Harness<'static, AnimtuneApp>, name: &str| {
+        let blend = &h.state().editor().tuning().blend;
+        blend.nodes.iter().filter(|n| n.clip == name).count()
+    };
+    let nodes = nodes_on(&h, "WalkForward");
+    assert!(nodes > 0, "the mannequin's blend space walks forward");
+    h.state_mut().send(Command::PlayClip(Some(walk)));
+    h.run_steps(2);
+    h.get_by_label("Clip").click();
+    h.run_steps(2);
+    let name_field = |h: &Harness<'static, AnimtuneApp>, value: &str| {
+        h.get_all_by_role(Role::TextInput)
+            .any(|n| n.accesskit_node().value().as_deref() == Some(value))
+    };
+    assert!(
+        name_field(&h, "WalkForward"),
+        "the Name field shows the clip's name"
+    );
+    h.get_all_by_role(Role::TextInput)
+        .find(|n| n.accesskit_node().value().as_deref() == Some("WalkForward"))
+        .unwrap()
+        .focus();
+    h.run_steps(1);
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    h.run_steps(1);
+    h.get_all_by_role(Role::TextInput)
+        .find(|n| n.accesskit_node().value().as_deref() == Some("WalkForward"))
+        .unwrap()
+        .type_text("Walk_Fwd");
+    h.run_steps(1);
+    h.key_press(egui::Key::Enter);
+    h.run_steps(3);
+    let e = h.state().editor();
+    assert_eq!(e.doc().clips[walk].name, "Walk_Fwd", "{}", e.status().text);
+    assert_eq!(e.doc().source_clips[walk].name, "WalkForward");
+    assert_eq!(
+        nodes_on(&h, "Walk_Fwd"),
+        nodes,
+        "the nodes follow the rename"
+    );
+    assert_eq!(nodes_on(&h, "WalkForward"), 0);
+    assert!(name_field(&h, "Walk_Fwd"));
+    // Loop time off: the clip plays once and holds its end.
+    assert!(h.state().editor().eval().loops());
+    h.get_by_label("Loop time").click();
+    h.run_steps(3);
+    assert!(
+        !h.state().editor().eval().loops(),
+        "the clip no longer loops"
+    );
+    assert!(!h.state().editor().tuning().clip_settings["WalkForward"].loop_time);
+    // Renaming onto another clip's name is refused and said.
+    let mut taken = h.state().editor().tuning().clip_settings["WalkForward"].clone();
+    taken.name = Some("Idle".into());
+    h.state_mut().send(Command::SetClipSettings {
+        clip: "WalkForward".into(),
+        settings: taken,
+    });
+    h.run_steps(2);
+    assert_eq!(h.state().editor().doc().clips[walk].name, "Walk_Fwd");
+    assert!(
+        h.state().editor().status().text.contains("another clip"),
+        "{}",
+        h.state().editor().status().text
+    );
+    // Two undos: the clip's own name, looping, and the nodes on it again.
+    for _ in 0..2 {
+        h.state_mut().send(Command::Undo);
+        h.run_steps(2);
+    }
+    assert_eq!(h.state().editor().doc().clips[walk].name, "WalkForward");
+    assert_eq!(nodes_on(&h, "WalkForward"), nodes);
+    assert!(h.state().editor().tuning().clip_settings.is_empty());
 }

@@ -127,7 +127,7 @@ impl EditorState {
         }
         let first = self.doc.clips.len();
         self.doc.clips.extend(
-            super::with_settings(
+            crate::offline::apply_clip_settings(
                 &self.doc.model.character,
                 &usable,
                 &self.doc.tuning.clip_settings,

@@ -546,7 +546,7 @@ impl EditorState {
             }
         }
         self.doc.source_clips = self.doc.model.clips.clone();
-        self.doc.clips = with_settings(
+        self.doc.clips = crate::offline::apply_clip_settings(
             &self.doc.model.character,
             &self.doc.source_clips,
             &self.doc.tuning.clip_settings,
@@ -609,7 +609,7 @@ impl EditorState {
     /// the evaluator is rebuilt on them, keeping the time and the transport. A setting that cannot apply (a crop
     /// outside its clip) is reported and its clip plays as loaded.
     fn apply_clip_settings(&mut self) {
-        let (clips, problems) = with_settings(
+        let (clips, problems) = crate::offline::apply_clip_settings(
             &self.doc.model.character,
             &self.doc.source_clips,
             &self.doc.tuning.clip_settings,
@@ -704,7 +704,28 @@ impl EditorState {
         if current == settings {
             return;
         }
+        let (old_name, new_name) = (
+            current.name_of(&clip).to_string(),
+            settings.name_of(&clip).to_string(),
+        );
+        if old_name != new_name {
+            if new_name.trim().is_empty() {
+                self.session
+                    .report(format!("{old_name}: a clip name cannot be empty"), true);
+                return;
+            }
+            if self.doc.clips.iter().any(|c| c.name == new_name) {
+                self.session.report(
+                    format!("{old_name}: cannot be renamed {new_name}: another clip has that name"),
+                    true,
+                );
+                return;
+            }
+        }
         self.history.before_edit(&self.doc.tuning);
+        if old_name != new_name {
+            rename_clip_references(&mut self.doc.tuning, &old_name, &new_name);
+        }
         if settings.is_identity() {
             self.doc.tuning.clip_settings.remove(&clip);
         } else {
@@ -935,35 +956,18 @@ fn character_height(c: &crate::core::Character) -> Option<f32> {
 #[cfg(test)]
 mod tests;
 
-/// `clips` with `settings` applied by clip name, and what could not apply (that clip is left as it was) or mirrored
-/// without a partner.
-fn with_settings(
-    character: &crate::core::Character,
-    clips: &[crate::core::Clip],
-    settings: &std::collections::BTreeMap<String, crate::core::ClipSettings>,
-) -> (Vec<crate::core::Clip>, Vec<String>) {
-    let mut problems = Vec::new();
-    let clips = clips
-        .iter()
-        .map(|c| match settings.get(&c.name) {
-            Some(s) => match crate::offline::mirror::apply_settings(character, c, s) {
-                Ok((clip, unpaired)) => {
-                    if !unpaired.is_empty() {
-                        problems.push(format!(
-                            "{}: mirrored, but these joints have no partner and mirror their own motion: {}",
-                            c.name,
-                            unpaired.join(", ")
-                        ));
-                    }
-                    clip
-                }
-                Err(e) => {
-                    problems.push(format!("{}: {e}", c.name));
-                    c.clone()
-                }
-            },
-            None => c.clone(),
-        })
-        .collect();
-    (clips, problems)
+/// Makes the blend nodes and clip layers that play clip `old` (or take their reference pose from it) play `new`:
+/// a renamed clip keeps its place everywhere.
+fn rename_clip_references(tuning: &mut crate::app::state::document::Tuning, old: &str, new: &str) {
+    for node in tuning.blend.nodes.iter_mut().filter(|n| n.clip == old) {
+        node.clip = new.to_string();
+    }
+    for layer in &mut tuning.layers.clips {
+        if layer.clip == old {
+            layer.clip = new.to_string();
+        }
+        if layer.reference_clip.as_deref() == Some(old) {
+            layer.reference_clip = Some(new.to_string());
+        }
+    }
 }

@@ -13,6 +13,8 @@ use crate::core::ClipSettings;
 #[derive(Default)]
 pub struct ClipPanel {
     loop_match: Option<((u64, u64, usize), f32)>,
+    /// The name being typed, for the clip at that index: it applies on Enter or when the field loses focus.
+    name_edit: Option<(usize, String)>,
 }
 
 /// Tracks without a joint listed at most.
@@ -69,7 +71,59 @@ pub fn ui(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands, panel: &mut Cl
     ));
 }
 
-/// The clip's settings: crop, cycle offset and loop pose, each change one undo step, and the loop-match light.
+/// The root transform's rows, as Unity's: rotation, Y and XZ, each baked into the pose or not, with an offset.
+fn root_transform(ui: &mut egui::Ui, s: &mut ClipSettings) {
+    ui.label("Root transform (the hips)").on_hover_text(
+        "Bake into pose takes the hips' drift out of the clip, evenly over it; the offset turns or moves the \
+         whole clip (Unity's Root Transform Rotation / Position (Y) / Position (XZ))",
+    );
+    egui::Grid::new("root_transform")
+        .num_columns(3)
+        .show(ui, |ui| {
+            let bake = "Bake into pose";
+            ui.label("Rotation");
+            ui.checkbox(&mut s.bake_root_rotation, bake)
+                .on_hover_text("The clip ends facing as it starts");
+            ui.add(
+                egui::DragValue::new(&mut s.root_rotation_offset)
+                    .speed(0.5)
+                    .range(-180.0..=180.0)
+                    .suffix("°"),
+            )
+            .on_hover_text(
+                "Offset: turns the clip about the vertical, counter-clockwise seen from above",
+            );
+            ui.end_row();
+            ui.label("Position Y");
+            ui.checkbox(&mut s.bake_root_y, bake)
+                .on_hover_text("The clip ends at the height it starts");
+            ui.add(
+                egui::DragValue::new(&mut s.root_y_offset)
+                    .speed(0.005)
+                    .suffix(" m"),
+            )
+            .on_hover_text("Offset: raises (or lowers) the hips");
+            ui.end_row();
+            ui.label("Position XZ");
+            ui.checkbox(&mut s.bake_root_xz, bake)
+                .on_hover_text("The hips do not travel: the clip plays in place");
+            ui.horizontal(|ui| {
+                for (v, axis) in s.root_xz_offset.iter_mut().zip(["x ", "z "]) {
+                    ui.add(
+                        egui::DragValue::new(v)
+                            .speed(0.005)
+                            .prefix(axis)
+                            .suffix(" m"),
+                    )
+                    .on_hover_text("Offset: moves the hips along the ground");
+                }
+            });
+            ui.end_row();
+        });
+}
+
+/// The clip's settings: name, crop, loop time, cycle offset, loop pose, mirror and the root transform, each change
+/// one undo step, and the loop-match light.
 fn settings(
     ui: &mut egui::Ui,
     e: &EditorState,
@@ -93,6 +147,28 @@ fn settings(
         .on_hover_text(
             "As Unity's Animation clip inspector: they make the clip that plays, bakes and exports",
         );
+    ui.horizontal(|ui| {
+        ui.label("Name");
+        let current = s.name_of(&name).to_string();
+        let text = match &mut panel.name_edit {
+            Some((at, text)) if *at == i => text,
+            slot => &mut slot.insert((i, current.clone())).1,
+        };
+        let field = ui
+            .add(egui::TextEdit::singleline(text).desired_width(160.0))
+            .on_hover_text(
+                "The clip's name: what the clip list, blend nodes, layers and bakes use (Unity's clip name);                  applies on Enter",
+            );
+        if field.lost_focus() {
+            let typed = text.trim().to_string();
+            panel.name_edit = None;
+            if !typed.is_empty() && typed != current {
+                s.name = (typed != name).then_some(typed);
+            }
+        } else if !field.has_focus() && *text != current {
+            *text = current;
+        }
+    });
     ui.horizontal(|ui| {
         let mut start = s.start.unwrap_or(0.0);
         let mut end = s.end.unwrap_or(d);
@@ -121,20 +197,15 @@ fn settings(
         s.start = (start > 0.0).then_some(start);
         s.end = (end < d).then_some(end);
     });
-    ui.horizontal(|ui| {
-        ui.label("Bake into pose:")
-            .on_hover_text("Take the hips' drift out of the clip, evenly over it (Unity's Root Transform … Bake Into Pose)");
-        ui.checkbox(&mut s.bake_root_rotation, "rotation")
-            .on_hover_text("The clip ends facing as it starts");
-        ui.checkbox(&mut s.bake_root_y, "Y").on_hover_text("The clip ends at the height it starts");
-        ui.checkbox(&mut s.bake_root_xz, "XZ")
-            .on_hover_text("The hips do not travel: the clip plays in place");
-    });
+    root_transform(ui, &mut s);
     ui.checkbox(&mut s.mirror, "Mirror").on_hover_text(
         "Left and right swapped, the motion reflected across the character's middle (Unity's Mirror; humanoid \
          bones pair by side, other joints by .L/.R, Left/Right, _l/_r names)",
     );
-    ui.horizontal(|ui| {
+    ui.horizontal_wrapped(|ui| {
+        ui.checkbox(&mut s.loop_time, "Loop time").on_hover_text(
+            "The clip starts over after its end (Unity's Loop Time); off, it plays once and holds its last pose",
+        );
         ui.add(egui::Slider::new(&mut s.cycle_offset, 0.0..=0.99).text("cycle offset"))
             .on_hover_text("Start the loop this fraction of the way in (Unity's Cycle Offset)");
     });

@@ -1,0 +1,173 @@
+//! One bake request, the entry point of every bake and export: the clips as loaded and their settings, the
+//! layers, what to bake (a clip on its own keys or the stream the editor plays), the format and the tolerance.
+//! The CLI and the editor's export only build a request and show its report, so every clip setting and layer
+//! reaches every bake by construction.
+
+use std::collections::BTreeMap;
+
+use super::stream::{StreamSpec, bake_stream};
+use super::{BakeSettings, ClipMeta, Encoded, ExportError, ExportFormat, encode, frames};
+use crate::blend::BlendSpace;
+use crate::core::{Character, Clip, ClipSettings};
+use crate::layers::LayerParams;
+
+/// What a bake is of.
+#[derive(Clone, Debug, PartialEq)]
+pub enum BakeSource {
+    /// One clip (an index into the request's clips), on the settings' grid with its own keys, no layers: the
+    /// clip as its settings make it.
+    Clip(usize),
+    /// What the editor plays over a duration (a clip with the layers, or the blend space), sampled at a rate.
+    Stream(StreamSpec),
+}
+
+/// Everything one bake needs.
+#[derive(Clone, Debug)]
+pub struct BakeRequest<'a> {
+    /// The character.
+    pub character: &'a Character,
+    /// Its clips as loaded, before their settings.
+    pub clips: &'a [Clip],
+    /// Clip settings by the loaded clip's name.
+    pub clip_settings: &'a BTreeMap<String, ClipSettings>,
+    /// The blend space, for blend sources.
+    pub blend: Option<&'a BlendSpace>,
+    /// Clip layers and procedural layers (a stream bake; a clip bake has none).
+    pub layers: &'a LayerParams,
+    /// What to bake.
+    pub source: BakeSource,
+    /// The name written into the file for a stream (a clip bake takes the clip's name).
+    pub name: String,
+    /// Output layout.
+    pub format: ExportFormat,
+    /// glTF: skeleton nodes and animation only, no meshes.
+    pub animation_only: bool,
+    /// Grid, tolerance and layout options.
+    pub settings: BakeSettings,
+}
+
+/// What a bake produced: the file's bytes and report, and what the clip settings noted.
+#[derive(Debug)]
+pub struct BakeOutcome {
+    /// The encoded file, its report (the error measured against the source, sizes) and the layout's notes.
+    pub encoded: Encoded,
+    /// For a clip bake with settings: how far its end pose is from its start (metres at 3 cm points, root travel
+    /// aside), the loop-match figure.
+    pub loop_match: Option<f32>,
+}
+
+/// `clips` with `settings` applied by clip name (each clip's name, Loop Time, crop, cycle offset, loop pose,
+/// root settings and mirror), and what could not apply (that clip is left as it was) or mirrored without a
+/// partner. The editor, the CLI and every bake make their clips with this.
+pub fn apply_clip_settings(
+    character: &Character,
+    clips: &[Clip],
+    settings: &BTreeMap<String, ClipSettings>,
+) -> (Vec<Clip>, Vec<String>) {
+    let mut notes = Vec::new();
+    let clips = clips
+        .iter()
+        .map(|c| match apply_one(character, c, settings) {
+            Ok((set, note)) => {
+                notes.extend(note);
+                set
+            }
+            Err(e) => {
+                notes.push(e);
+                c.clone()
+            }
+        })
+        .collect();
+    (clips, notes)
+}
+
+/// One clip with its settings (see [`apply_clip_settings`]), with a note naming the joints the mirror found no
+/// partner for; the error names the clip and the setting that cannot apply.
+pub fn apply_one(
+    character: &Character,
+    clip: &Clip,
+    settings: &BTreeMap<String, ClipSettings>,
+) -> Result<(Clip, Option<String>), String> {
+    let Some(s) = settings.get(&clip.name) else {
+        return Ok((clip.clone(), None));
+    };
+    let (set, unpaired) = super::mirror::apply_settings(character, clip, s)
+        .map_err(|e| format!("clip '{}': {e}", clip.name))?;
+    let note = (!unpaired.is_empty()).then(|| {
+        format!(
+            "{}: mirrored, but these joints have no partner and mirror their own motion: {}",
+            clip.name,
+            unpaired.join(", ")
+        )
+    });
+    Ok((set, note))
+}
+
+impl BakeRequest<'_> {
+    /// Bakes: the clips made by their settings, then frames (a clip on its grid, or the stream with the layers),
+    /// then the one error search and encoding of [`encode`]. `progress` gets (frames done, frames) of a stream
+    /// and stops it by returning false. A setting that cannot apply is an error (a bake is what was asked for
+    /// or nothing); the joints a mirror found no partner for are notes of the report.
+    pub fn run(
+        &self,
+        progress: &mut dyn FnMut(usize, usize) -> bool,
+    ) -> Result<BakeOutcome, ExportError> {
+        let character = self.character;
+        let mut notes = Vec::new();
+        let (frames, meta, settings, loop_match) = match &self.source {
+            BakeSource::Clip(index) => {
+                let source = self.clips.get(*index).ok_or_else(|| {
+                    ExportError::Invalid(format!(
+                        "clip {index}: there are {} clips",
+                        self.clips.len()
+                    ))
+                })?;
+                let (clip, note) = apply_one(character, source, self.clip_settings)
+                    .map_err(ExportError::Invalid)?;
+                notes.extend(note);
+                let (frames, meta) = frames::prepare(
+                    &character.skeleton,
+                    Some(&character.humanoid),
+                    &clip,
+                    &self.settings,
+                );
+                let loop_match = self
+                    .clip_settings
+                    .contains_key(&source.name)
+                    .then(|| super::measure::loop_match(character, &clip));
+                (frames, meta, self.settings.clone(), loop_match)
+            }
+            BakeSource::Stream(spec) => {
+                let mut clips = Vec::with_capacity(self.clips.len());
+                for c in self.clips {
+                    let (clip, note) = apply_one(character, c, self.clip_settings)
+                        .map_err(ExportError::Invalid)?;
+                    notes.extend(note);
+                    clips.push(clip);
+                }
+                let frames =
+                    bake_stream(character, &clips, self.blend, self.layers, spec, progress)?;
+                let meta = ClipMeta::uniform(self.settings.id, &self.name, &frames, spec.fps);
+                let settings = BakeSettings {
+                    fps: spec.fps,
+                    grid: super::Grid::Uniform,
+                    ..self.settings.clone()
+                };
+                (frames, meta, settings, None)
+            }
+        };
+        let mut encoded = encode(
+            character,
+            &frames,
+            &meta,
+            self.format,
+            self.animation_only,
+            &settings,
+        );
+        encoded.notes.extend(notes);
+        Ok(BakeOutcome {
+            encoded,
+            loop_match,
+        })
+    }
+}
