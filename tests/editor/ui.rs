@@ -1441,3 +1441,69 @@ fn a_clip_renamed_in_the_clip_tab_keeps_its_blend_nodes_and_loop_time_off_holds_
     assert_eq!(nodes_on(&h, "WalkForward"), nodes);
     assert!(h.state().editor().tuning().clip_settings.is_empty());
 }
+
+#[test]
+fn clip_layers_reorder_by_dragging_their_handle_and_take_joint_weights() {
+    let mut h = harness();
+    h.run_steps(2);
+    h.get_by_label("Layers").click();
+    h.run_steps(2);
+    for _ in 0..3 {
+        h.get_by_label("Add clip layer").click();
+        h.run_steps(2);
+    }
+    // Tell the layers apart by weight: 0.1, 0.2, 0.3.
+    edit_layers(&mut h, |l| {
+        for (k, layer) in l.clips.iter_mut().enumerate() {
+            layer.weight = 0.1 * (k + 1) as f32;
+        }
+    });
+    h.run_steps(2);
+    let weights = |h: &Harness<'static, AnimtuneApp>| -> Vec<f32> {
+        let clips = &h.state().editor().tuning().layers.clips;
+        clips
+            .iter()
+            .map(|c| (c.weight * 10.0).round() / 10.0)
+            .collect()
+    };
+    assert_eq!(weights(&h), [0.1, 0.2, 0.3]);
+    let handles: Vec<egui::Rect> = h.get_all_by_label("☰").map(|n| n.rect()).collect();
+    assert_eq!(handles.len(), 3, "one drag handle per layer");
+    // The third layer's handle, dropped just below the first layer's top edge: it goes first.
+    let from = handles[2].center();
+    let to = egui::pos2(handles[0].center().x + 40.0, handles[0].top() + 2.0);
+    h.hover_at(from);
+    h.run_steps(1);
+    h.drag_at(from);
+    h.run_steps(1);
+    for k in 1..=6 {
+        h.hover_at(from + (to - from) * (k as f32 / 6.0));
+        h.run_steps(1);
+    }
+    h.drop_at(to);
+    h.run_steps(3);
+    assert_eq!(weights(&h), [0.3, 0.1, 0.2], "dragged to the top");
+    h.state_mut().send(Command::Undo);
+    h.run_steps(2);
+    assert_eq!(weights(&h), [0.1, 0.2, 0.3], "one undo puts it back");
+    // A joint weight from the first layer's picker.
+    h.get_all_by_label("Joint weights (0)")
+        .next()
+        .unwrap()
+        .click();
+    h.run_steps(2);
+    h.run_steps(4);
+    h.get_all_by_role(Role::ComboBox)
+        .find(|n| n.accesskit_node().value().as_deref() == Some("Add a joint…"))
+        .expect("the joint picker")
+        .click();
+    h.run_steps(2);
+    // (The body part checkbox "Head" is there too.)
+    h.get_all_by_label("Head")
+        .find(|n| n.accesskit_node().role() != Role::CheckBox)
+        .expect("Head in the joint picker")
+        .click();
+    h.run_steps(2);
+    let first = h.state().editor().tuning().layers.clips[0].clone();
+    assert_eq!(first.joint_weights.get("Head"), Some(&0.0), "{first:?}");
+}

@@ -91,6 +91,70 @@ fn mask_figure(ui: &mut egui::Ui, id: usize, parts: &mut Vec<BodyPart>) -> bool 
     }
 }
 
+/// What a layer's drag handle carries: the layer's index.
+struct LayerDrag(usize);
+
+/// Marks the layer block `block` (index `i`) while another layer is dragged over it, with a line where the
+/// dragged layer would go (above or below, by the pointer's side of the block's middle); returns Some((from,
+/// insertion index)) when it is dropped there, Some(None) when that moves nothing (onto its own place).
+fn drop_target(ui: &egui::Ui, block: &egui::Response, i: usize) -> Option<Option<(usize, usize)>> {
+    block.dnd_hover_payload::<LayerDrag>()?;
+    let pointer = ui.ctx().pointer_interact_pos()?;
+    let below = pointer.y > block.rect.center().y;
+    let y = if below {
+        block.rect.bottom()
+    } else {
+        block.rect.top()
+    };
+    let stroke = egui::Stroke::new(2.0, ui.visuals().selection.stroke.color);
+    ui.painter().hline(block.rect.x_range(), y, stroke);
+    let to = i + usize::from(below);
+    let from = block.dnd_release_payload::<LayerDrag>()?.0;
+    Some((from != to && from + 1 != to).then_some((from, to)))
+}
+
+/// The per-joint weights over the body parts (Unity's transform mask): each named joint with its weight, and a
+/// joint picker to add one.
+fn joint_weights(
+    ui: &mut egui::Ui,
+    joints: &[&str],
+    weights: &mut std::collections::BTreeMap<String, f32>,
+) {
+    egui::CollapsingHeader::new(format!("Joint weights ({})", weights.len()))
+        .id_salt("joint weights")
+        .show(ui, |ui| {
+            let mut drop = None;
+            for (name, w) in weights.iter_mut() {
+                ui.horizontal(|ui| {
+                    ui.add(egui::Slider::new(w, 0.0..=1.0).text(name.as_str()))
+                        .on_hover_text("This joint's weight, over what its body part gives");
+                    if ui.small_button("x").on_hover_text("Remove").clicked() {
+                        drop = Some(name.clone());
+                    }
+                });
+            }
+            if let Some(name) = drop {
+                weights.remove(&name);
+            }
+            let mut add = None;
+            egui::ComboBox::from_id_salt("add joint weight")
+                .width(160.0)
+                .selected_text("Add a joint…")
+                .show_ui(ui, |ui| {
+                    for name in joints.iter().filter(|n| !weights.contains_key(**n)) {
+                        if ui.selectable_label(false, *name).clicked() {
+                            add = Some(name.to_string());
+                        }
+                    }
+                })
+                .response
+                .on_hover_text("Weigh one joint on its own (weight 0 leaves it to the pose below)");
+            if let Some(name) = add {
+                weights.insert(name, 0.0);
+            }
+        });
+}
+
 /// Draws the section on `p`'s clip layers.
 pub fn ui(ui: &mut egui::Ui, e: &EditorState, p: &mut LayerParams) {
     let clips: Vec<&str> = e.doc().clips.iter().map(|c| c.name.as_str()).collect();
@@ -98,12 +162,27 @@ pub fn ui(ui: &mut egui::Ui, e: &EditorState, p: &mut LayerParams) {
     if clips.is_empty() {
         ui.label("The character has no clips to layer.");
     }
+    let joints: Vec<&str> = e
+        .doc()
+        .model
+        .character
+        .skeleton
+        .names()
+        .iter()
+        .map(String::as_str)
+        .collect();
     let mut remove = None;
     let mut swap = None;
+    let mut moved = None;
     let count = p.clips.len();
     for (i, layer) in p.clips.iter_mut().enumerate() {
-        ui.push_id(("clip layer", i), |ui| {
+        let block = ui.push_id(("clip layer", i), |ui| {
             ui.horizontal(|ui| {
+                ui.dnd_drag_source(ui.scope_id().with("drag"), LayerDrag(i), |ui| {
+                    ui.label("☰");
+                })
+                .response
+                .on_hover_text("Drag onto another layer to move it there");
                 ui.checkbox(&mut layer.muted, "mute")
                     .on_hover_text("Leave the layer out without removing it");
                 ui.checkbox(&mut layer.solo, "solo")
@@ -216,13 +295,12 @@ pub fn ui(ui: &mut egui::Ui, e: &EditorState, p: &mut LayerParams) {
                     }
                 });
             });
-            if !layer.joint_weights.is_empty() {
-                ui.label(format!(
-                    "{} joint weights set by name (in the preset)",
-                    layer.joint_weights.len()
-                ));
-            }
-        });
+            joint_weights(ui, &joints, &mut layer.joint_weights);
+        })
+        .response;
+        if let Some(to) = drop_target(ui, &block, i) {
+            moved = to;
+        }
         ui.separator();
     }
     if let Some(i) = remove {
@@ -230,6 +308,10 @@ pub fn ui(ui: &mut egui::Ui, e: &EditorState, p: &mut LayerParams) {
     }
     if let Some((a, b)) = swap {
         p.clips.swap(a, b);
+    }
+    if let Some((from, to)) = moved {
+        let layer = p.clips.remove(from);
+        p.clips.insert(if to > from { to - 1 } else { to }, layer);
     }
     if ui
         .add_enabled(!clips.is_empty(), egui::Button::new("Add clip layer"))
