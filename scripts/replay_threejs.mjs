@@ -6,18 +6,7 @@
 // The error of a joint is measured as at the clip checks: position difference plus the rotation difference seen at
 // a virtual vertex 3 cm from the joint. Exit 1 when any joint is off by more than 0.01 cm.
 import { readFile } from 'node:fs/promises';
-import path from 'node:path';
-import { createRequire } from 'node:module';
-import { pathToFileURL } from 'node:url';
-
-// three is installed in the working directory (as gltf-validator is), not beside this script; its ES module build
-// is the one GLTFLoader itself imports.
-const require = createRequire(path.join(process.cwd(), 'noop.js'));
-const threeDir = path.dirname(path.dirname(require.resolve('three')));
-const THREE = await import(pathToFileURL(path.join(threeDir, 'build/three.module.js')).href);
-const { GLTFLoader } = await import(
-  pathToFileURL(path.join(threeDir, 'examples/jsm/loaders/GLTFLoader.js')).href
-);
+import { THREE, loadAnimatedGlb } from './three_glb.mjs';
 
 const TOLERANCE_M = 0.0001;
 const VIRTUAL_VERTEX_M = 0.03;
@@ -28,23 +17,7 @@ if (!file || poseFiles.length === 0) {
   process.exit(2);
 }
 
-const bytes = await readFile(file);
-const gltf = await new GLTFLoader().parseAsync(
-  bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength),
-  '',
-);
-if (gltf.animations.length === 0) {
-  console.error(`${file}: three.js found no animation`);
-  process.exit(1);
-}
-
-// three.js renames nodes (sanitised, made unique); the parser's associations give back the glTF node index.
-const nodeNames = gltf.parser.json.nodes.map((n) => n.name);
-const objectsByName = new Map();
-gltf.scene.traverse((object) => {
-  const index = gltf.parser.associations.get(object)?.nodes;
-  if (index !== undefined) objectsByName.set(nodeNames[index], object);
-});
+const { gltf, objectsByName } = await loadAnimatedGlb(file);
 
 const mixer = new THREE.AnimationMixer(gltf.scene);
 mixer.clipAction(gltf.animations[0]).play();

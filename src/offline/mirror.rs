@@ -4,10 +4,15 @@
 //! The clip is evaluated on the character at each of its key times. Each joint then takes its partner's motion
 //! (left and right humanoid bones swap; other joints pair by name, `.L`/`.R`, `Left`/`Right`, `_l`/`_r`, `l_`/`r_`;
 //! a joint with no partner mirrors its own), as a model-space turn away from the partner's rest, reflected
-//! (`M·Δ·M`), applied to the joint's own rest; translations reflect likewise. The result is a clip on the
+//! (`M·Δ·M`), applied to the joint's own rest; the translations the clip moves (the hips', wherever they are in
+//! the tree) reflect likewise, and the others keep their rest offsets. The result is a clip on the
 //! character's own skeleton, bound by path. It assumes a symmetric rest pose, as Unity's does.
 
-use glam::{Quat, Vec3};
+use glam::{Mat4, Quat, Vec3};
+
+/// How far from its rest offset a joint's translation must go for the mirror to reflect it (metres, in its
+/// parent's units).
+const MOVED_M: f32 = 1e-6;
 
 use crate::core::binding::track_targets;
 use crate::core::{Character, Clip, HumanBone, Interpolation, Keys, Pose, Track};
@@ -118,6 +123,18 @@ pub fn mirror_clip(character: &Character, clip: &Clip) -> Mirrored {
     let rest_model = rest.model_matrices(skeleton);
     let mut rotations: Vec<Vec<Quat>> = vec![Vec::with_capacity(times.len()); n];
     let mut translations: Vec<Vec<Vec3>> = vec![Vec::with_capacity(times.len()); n];
+    // The joints the clip moves away from their rest offsets (the hips, wherever they are in the tree).
+    let mut moves = vec![false; n];
+    for &t in &times {
+        let out = ev.evaluate(&EvalInput {
+            clock: ClockStep::Seek(t),
+            ..EvalInput::default()
+        });
+        for (j, (posed, at_rest)) in out.local.local.iter().zip(skeleton.rest()).enumerate() {
+            moves[j] |= (posed.translation - at_rest.translation).length() > MOVED_M;
+        }
+    }
+    let mut mirrored_model = vec![Mat4::IDENTITY; n];
     for &t in &times {
         let out = ev.evaluate(&EvalInput {
             clock: ClockStep::Seek(t),
@@ -134,22 +151,30 @@ pub fn mirror_clip(character: &Character, clip: &Clip) -> Mirrored {
             })
             .collect();
         for j in 0..n {
-            let parent_world = skeleton
-                .parent(j)
-                .map_or(skeleton.root_rotation(), |p| mirrored_world[p]);
-            rotations[j].push((parent_world.inverse() * mirrored_world[j]).normalize());
-            // Translations: a root joint (the hips' travel) takes its partner's (its own) model-space offset from
-            // rest, reflected; joints below keep their rest offsets (clips rarely move them).
-            let local = match skeleton.parent(j) {
-                Some(_) => Vec3::from(skeleton.rest()[j].translation),
-                None => {
-                    let p = partner[j];
-                    let moved = model[p].w_axis.truncate() - rest_model[p].w_axis.truncate();
-                    let target = rest_model[j].w_axis.truncate() + reflect_vector(moved);
-                    skeleton.root_transform().inverse().transform_point3(target)
-                }
+            let (parent_world, parent_model) = match skeleton.parent(j) {
+                Some(p) => (mirrored_world[p], mirrored_model[p]),
+                None => (skeleton.root_rotation(), skeleton.root_transform()),
             };
-            translations[j].push(local);
+            let rotation = (parent_world.inverse() * mirrored_world[j]).normalize();
+            // Translations: a joint whose partner the clip moves (the hips' travel) takes the partner's
+            // model-space offset from rest, reflected; the others keep their rest offsets.
+            let p = partner[j];
+            let rest_local = &skeleton.rest()[j];
+            let translation = if moves[p] {
+                let moved = model[p].w_axis.truncate() - rest_model[p].w_axis.truncate();
+                let target = rest_model[j].w_axis.truncate() + reflect_vector(moved);
+                parent_model.inverse().transform_point3(target)
+            } else {
+                Vec3::from(rest_local.translation)
+            };
+            mirrored_model[j] = parent_model
+                * Mat4::from_scale_rotation_translation(
+                    rest_local.scale.into(),
+                    rotation,
+                    translation,
+                );
+            rotations[j].push(rotation);
+            translations[j].push(translation);
         }
     }
     let targets = track_targets(skeleton, Some(&character.humanoid));
@@ -237,6 +262,28 @@ mod tests {
             Some("mixamorig:LeftHand")
         );
         assert_eq!(partner_name("Spine"), None);
+    }
+
+    #[test]
+    fn hips_below_a_root_joint_keep_their_travel_reflected() {
+        // Quaternius's hips hang under a `root` joint turned -90° about X: their keyed position must be
+        // reflected, not dropped for the rest offset.
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/assets/quaternius_ual/AnimationLibrary_Godot_Standard.gltf"
+        );
+        let model = crate::import::load_file(std::path::Path::new(path)).unwrap();
+        let c = &model.character;
+        let walk = model.clips.iter().find(|k| k.name == "Walk_Loop").unwrap();
+        let mirrored = mirror_clip(c, walk);
+        let hips = c.humanoid.joint(HumanBone::Hips).unwrap();
+        assert!(c.skeleton.parent(hips).is_some(), "the hips have a parent");
+        let mut worst = 0.0f32;
+        for t in [0.0, 0.2, 0.45, 0.7] {
+            let (a, m) = (positions(c, walk, t), positions(c, &mirrored.clip, t));
+            worst = worst.max(m[hips].distance(reflect_vector(a[hips])));
+        }
+        assert!(worst < 1e-5, "the hips are {:.4} cm off", worst * 100.0);
     }
 
     #[test]
