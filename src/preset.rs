@@ -317,6 +317,31 @@ mod tests {
     }
 
     #[test]
+    fn clip_settings_round_trip_and_version_3_ones_keep_their_name_and_loop() {
+        use crate::core::ClipSettings;
+        let mut preset = Preset::default();
+        let set = ClipSettings {
+            name: Some("Stride".into()),
+            loop_time: false,
+            root_rotation_offset: 90.0,
+            root_xz_offset: [0.1, -0.2],
+            mirror: true,
+            ..Default::default()
+        };
+        preset.clip_settings.insert("Walk".into(), set);
+        assert_eq!(Preset::parse(&preset.to_json(), p()).unwrap(), preset);
+        let v3 = Preset::parse(
+            r#"{"format":"animtune-preset","version":3,"clip_settings":{"Walk":{"start":0.2}}}"#,
+            p(),
+        )
+        .unwrap();
+        let walk = &v3.clip_settings["Walk"];
+        assert_eq!(walk.start, Some(0.2));
+        assert!(walk.loop_time && walk.name.is_none() && walk.root_y_offset == 0.0);
+        assert_eq!(v3.version, VERSION, "migrated");
+    }
+
+    #[test]
     fn clip_layers_round_trip_and_older_presets_have_none() {
         use crate::layers::{BodyPart, ClipLayer, LayerMode};
         let mut preset = Preset::default();
