@@ -1409,6 +1409,16 @@ fn a_clip_renamed_in_the_clip_tab_keeps_its_blend_nodes_and_loop_time_off_holds_
     );
     assert_eq!(nodes_on(&h, "WalkForward"), 0);
     assert!(name_field(&h, "Walk_Fwd"));
+    // The settings fit the inspector at the default width: the last offset field ends inside the window.
+    let image = h.render().expect("the wgpu test renderer");
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("ui-snapshots");
+    std::fs::create_dir_all(&dir).unwrap();
+    image.save(dir.join("clip-settings.png")).unwrap();
+    let z_offset = h
+        .get_all_by_role(Role::SpinButton)
+        .map(|n| n.rect())
+        .fold(0.0f32, |right, r| right.max(r.right()));
+    assert!(z_offset <= 1280.0, "an offset field ends at x = {z_offset}");
     // Loop time off: the clip plays once and holds its end.
     assert!(h.state().editor().eval().loops());
     h.get_by_label("Loop time").click();
