@@ -1,6 +1,6 @@
 //! A clip compiled for one skeleton: what the sampling job streams through.
 //!
-//! Channels that never change are folded into a base pose (with the rest pose for joints no track drives), so a
+//! Channels that never change (within [`HELD_EPSILON`]) are folded into a base pose (with the rest pose for joints no track drives), so a
 //! sample starts from one copy. The other channels are grouped by their key times (a glTF exporter usually keys
 //! every channel at the same times) and interpolation, four joints to a block, in structure-of-arrays form. A
 //! linear group stores each key once, key-major (a sample reads the blocks of key k and of key k + 1, which lie
@@ -60,6 +60,13 @@ pub(crate) struct Group<S> {
     pub segments: Vec<S>,
 }
 
+/// How far (per component: a rotation's quaternion components, or a vector's units) every key of
+/// a channel may be from its first for the channel to be held at its first key, folded into the base pose. It
+/// strips the float noise exporters leave in channels that do not move (Blender writes channels whose two keys
+/// differ by 1e-7): a rotation held so turns its joint by at most 4e-6 rad (0.0004 cm at a point 1 m away), a
+/// translation moves by at most 1e-6 units.
+pub const HELD_EPSILON: f32 = 1e-6;
+
 /// Which property a channel animates.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Property {
@@ -105,15 +112,25 @@ impl ChannelKeys {
         }
     }
 
-    /// True when every sample of the channel equals its first key.
-    fn is_constant(&self) -> bool {
+    /// True when every sample of the channel is its first key within [`HELD_EPSILON`] per component
+    /// (rotations either sign): the channel is held at its first key.
+    fn is_held(&self) -> bool {
         let first = self.key_value(0);
+        let near = |v: Vec4| {
+            let d = (v - first).abs().max_element();
+            let flipped = if self.property == Property::Rotation {
+                (v + first).abs().max_element()
+            } else {
+                f32::INFINITY
+            };
+            d.min(flipped) <= HELD_EPSILON
+        };
         match self.interpolation {
             Interpolation::CubicSpline => self
                 .values
                 .chunks(3)
-                .all(|c| c[1] == first && c[0] == Vec4::ZERO && c[2] == Vec4::ZERO),
-            _ => self.values.iter().all(|v| *v == first),
+                .all(|c| near(c[1]) && c[0] == Vec4::ZERO && c[2] == Vec4::ZERO),
+            _ => self.values.iter().all(|v| near(*v)),
         }
     }
 }
@@ -370,7 +387,7 @@ impl Animation {
             if last.get(&(c.joint, c.property)) != Some(&i) {
                 continue;
             }
-            if c.is_constant() {
+            if c.is_held() {
                 let v = c.key_value(0);
                 let t = &mut base[c.joint];
                 match c.property {

@@ -500,6 +500,57 @@ mod tests {
     }
 
     #[test]
+    fn channels_that_move_by_float_noise_only_are_held_and_the_others_animate() {
+        let (skel, mut clip) = mixed();
+        let (before, _) = Animation::bind(&clip, &skel, None);
+        // Joint 5's rotation moves by 1e-7 per component (an exporter's noise), joint 3's by 1e-4 (motion).
+        let noisy = |d: f32| {
+            let q = Quat::from_rotation_z(0.3);
+            let r = Quat::from_xyzw(q.x + d, q.y - d, q.z, q.w);
+            Some(Keys::new(vec![0.0, 2.0], vec![q, r], Interpolation::Linear).unwrap())
+        };
+        clip.tracks.push(Track {
+            target: target("j5"),
+            translation: None,
+            rotation: noisy(1e-7),
+            scale: None,
+        });
+        clip.tracks.push(Track {
+            target: target("j3"),
+            translation: None,
+            rotation: noisy(1e-4),
+            scale: None,
+        });
+        let (after, binding) = Animation::bind(&clip, &skel, None);
+        assert_eq!(
+            after.animated_channels(),
+            before.animated_channels() + 1,
+            "only the moving one animates"
+        );
+        let mut ctx = SamplingContext::for_animation(&after);
+        let mut out = vec![Transform::IDENTITY; skel.len()];
+        for t in [0.0, 1.0, 2.0] {
+            SamplingJob {
+                animation: &after,
+                context: &mut ctx,
+                time: t,
+                output: &mut out,
+            }
+            .run()
+            .unwrap();
+            let mut want = Pose::rest(&skel);
+            clip.sample_into(&binding, t, Wrap::Clamp, &mut want);
+            for j in [3, 5] {
+                let err = crate::layers::twist::rotation_distance(
+                    out[j].rotation,
+                    want.local[j].rotation,
+                );
+                assert!(err < 4e-6, "t {t} joint {j}: {err} rad");
+            }
+        }
+    }
+
+    #[test]
     fn validate_refuses_mismatched_buffers() {
         let (skel, clip) = mixed();
         let (anim, _) = Animation::bind(&clip, &skel, None);
