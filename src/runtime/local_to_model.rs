@@ -2,7 +2,7 @@
 //! skeleton or only the subtree below one joint (`from`) up to a last joint (`to`), as ozz's LocalToModelJob.
 //! A layer that turned one joint refreshes just what hangs below it.
 
-use glam::Mat4;
+use glam::{Mat4, Vec4};
 
 use super::{JobError, check_len};
 use crate::core::transform::compose;
@@ -61,16 +61,25 @@ impl<'a> LocalToModelJob<'a> {
         match self.from {
             None => {
                 let input = &self.input[..n];
+                let end = (last + 1).min(n);
+                // The local matrices' rotation-and-scale entries do not depend on the parents: they are computed
+                // four joints at a time (SoA) just before the four are composed, so that work overlaps the latency
+                // of the chain of parent products (computing sixteen or all of them ahead measured 30 % slower).
                 // The previous joint's matrix stays in registers: down a chain (spine, limbs, fingers) the
                 // parent is the joint just computed, and reloading it from memory would add to the latency.
                 let mut previous = root;
-                for j in 0..(last + 1).min(n) {
+                let mut entries = [Vec4::ZERO; 9];
+                for j in 0..end {
+                    if j % 4 == 0 {
+                        let at = |l: usize| &input[(j + l).min(end - 1)];
+                        entries = local_entries([at(0), at(1), at(2), at(3)]);
+                    }
                     let parent = match parents[j] {
                         Some(p) if j > 0 && usize::from(p) == j - 1 => previous,
                         Some(p) => out[usize::from(p)],
                         None => root,
                     };
-                    previous = compose(&parent, &input[j]);
+                    previous = compose_entries(&parent, &entries, j % 4, &input[j]);
                     out[j] = previous;
                 }
             }
@@ -89,6 +98,46 @@ impl<'a> LocalToModelJob<'a> {
         }
         Ok(())
     }
+}
+
+/// The rotation-and-scale entries of four joints' local matrices, SoA: column-major `[c0.x, c0.y, c0.z, c1.x, …]`,
+/// lane `l` for `locals[l]` (the same arithmetic as [`compose`], so the results are the same to the bit).
+#[inline(always)]
+fn local_entries(locals: [&Transform; 4]) -> [Vec4; 9] {
+    let q = Mat4::from_cols_array_2d(&locals.map(|t| t.rotation.to_array())).transpose();
+    let (x, y, z, w) = (q.x_axis, q.y_axis, q.z_axis, q.w_axis);
+    let s = Mat4::from_cols_array_2d(&locals.map(|t| t.scale.extend(0.0).to_array())).transpose();
+    let (sx, sy, sz) = (s.x_axis, s.y_axis, s.z_axis);
+    let (x2, y2, z2) = (x + x, y + y, z + z);
+    let (xx, xy, xz) = (x * x2, x * y2, x * z2);
+    let (yy, yz, zz) = (y * y2, y * z2, z * z2);
+    let (wx, wy, wz) = (w * x2, w * y2, w * z2);
+    let one = Vec4::ONE;
+    [
+        (one - (yy + zz)) * sx,
+        (xy + wz) * sx,
+        (xz - wy) * sx,
+        (xy - wz) * sy,
+        (one - (xx + zz)) * sy,
+        (yz + wx) * sy,
+        (xz + wy) * sz,
+        (yz - wx) * sz,
+        (one - (xx + yy)) * sz,
+    ]
+}
+
+/// `parent × local` from lane `l` of the local entries and the local translation (as [`compose`]).
+#[inline(always)]
+fn compose_entries(parent: &Mat4, e: &[Vec4; 9], l: usize, local: &Transform) -> Mat4 {
+    let t = local.translation;
+    let (px, py, pz, pw) = (parent.x_axis, parent.y_axis, parent.z_axis, parent.w_axis);
+    let col = |a: f32, b: f32, c: f32| px * a + py * b + pz * c;
+    Mat4::from_cols(
+        col(e[0][l], e[1][l], e[2][l]),
+        col(e[3][l], e[4][l], e[5][l]),
+        col(e[6][l], e[7][l], e[8][l]),
+        (px * t.x + py * t.y) + (pz * t.z + pw),
+    )
 }
 
 #[cfg(test)]
@@ -115,6 +164,35 @@ mod tests {
             })
             .collect();
         Skeleton::new(joints, Mat4::from_scale(Vec3::splat(0.01))).unwrap()
+    }
+
+    #[test]
+    fn the_batched_entries_give_the_same_matrices_as_composing_each_joint() {
+        // 37 joints (nine groups of four and one alone), branching every fifth joint, with turned, scaled locals.
+        let joints: Vec<JointDef> = (0..37usize)
+            .map(|i| JointDef {
+                name: format!("j{i}"),
+                parent: i.checked_sub(if i % 5 == 0 { 3 } else { 1 }),
+                rest: Transform {
+                    translation: Vec3::new(0.1, 0.02 * i as f32, -0.03).into(),
+                    rotation: Quat::from_euler(glam::EulerRot::XYZ, 0.1 * i as f32, -0.3, 0.7),
+                    scale: Vec3::new(1.0 + 0.01 * i as f32, 0.9, 1.1).into(),
+                },
+                deforms: true,
+            })
+            .collect();
+        let s = Skeleton::new(joints, Mat4::from_rotation_y(0.4)).unwrap();
+        let pose = Pose::rest(&s);
+        let mut out = vec![Mat4::IDENTITY; s.len()];
+        LocalToModelJob::all(&s, &pose.local, &mut out)
+            .run()
+            .unwrap();
+        let mut want = vec![Mat4::IDENTITY; s.len()];
+        for j in 0..s.len() {
+            let parent = s.parent(j).map_or(s.root_transform(), |p| want[p]);
+            want[j] = compose(&parent, &pose.local[j]);
+        }
+        assert_eq!(out, want, "bit for bit");
     }
 
     #[test]
