@@ -99,7 +99,11 @@ fn transport_row(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands, curves_
     let mut looping = eval.is_looping();
     let loop_box = ui
         .checkbox(&mut looping, "Loop")
-        .on_hover_text("Start over at the end (off: stop at the end)");
+        .on_hover_text(if looping && !eval.loops() {
+            "Start over at the end (off: stop at the end). This clip's Loop time is off (Clip tab): it plays once"
+        } else {
+            "Start over at the end (off: stop at the end)"
+        });
     let mut speed = eval.speed();
     let speed_box = ui
         .add(
