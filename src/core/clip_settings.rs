@@ -18,6 +18,9 @@ use super::{Clip, Track};
 /// before the seam runs that much faster.
 pub const SEAM_GAP: f32 = 1e-4;
 
+/// The largest root position offset (metres): beyond it a clip is somewhere no view or bake follows it to.
+pub const MAX_ROOT_OFFSET_M: f32 = 10_000.0;
+
 /// One clip's settings.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -99,8 +102,8 @@ pub enum ClipSettingsError {
     /// The cycle offset is not in [0, 1).
     #[error("cycle offset {0} is not within [0, 1)")]
     CycleOffset(f32),
-    /// A root offset is not a finite number.
-    #[error("root offsets must be finite numbers")]
+    /// A root offset is not a finite number, or moves the root further than [`MAX_ROOT_OFFSET_M`].
+    #[error("root offsets must be finite, and the position offsets within ±{MAX_ROOT_OFFSET_M} m")]
     Offset,
     /// The name is empty or only blanks.
     #[error("a clip name cannot be empty")]
@@ -152,7 +155,9 @@ impl ClipSettings {
             self.root_xz_offset[0],
             self.root_xz_offset[1],
         ];
-        if !offsets.iter().all(|v| v.is_finite()) {
+        if !offsets.iter().all(|v| v.is_finite())
+            || offsets[1..].iter().any(|v| v.abs() > MAX_ROOT_OFFSET_M)
+        {
             return Err(ClipSettingsError::Offset);
         }
         if self.name.as_ref().is_some_and(|n| n.trim().is_empty()) {
@@ -500,11 +505,13 @@ mod tests {
             let q = if q.dot(a.1) < 0.0 { -q } else { q };
             assert!(a.1.abs_diff_eq(q, 1e-5), "{t}: {} {q}", a.1);
         }
-        let bad = ClipSettings {
-            root_y_offset: f32::NAN,
-            ..Default::default()
-        };
-        assert_eq!(bad.apply(&source), Err(ClipSettingsError::Offset));
+        for bad in [f32::NAN, 1e38] {
+            let bad = ClipSettings {
+                root_y_offset: bad,
+                ..Default::default()
+            };
+            assert_eq!(bad.apply(&source), Err(ClipSettingsError::Offset));
+        }
     }
 
     #[test]

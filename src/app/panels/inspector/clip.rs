@@ -7,6 +7,7 @@ use egui::Color32;
 use crate::app::command::{Command, Commands};
 use crate::app::editor::EditorState;
 use crate::core::ClipSettings;
+use crate::core::clip_settings::MAX_ROOT_OFFSET_M;
 
 /// The Clip tab's state: the loop-match figure of the clip shown, with what it was computed for (document
 /// generation and revision, clip).
@@ -100,6 +101,7 @@ fn root_transform(ui: &mut egui::Ui, s: &mut ClipSettings) {
             ui.add(
                 egui::DragValue::new(&mut s.root_y_offset)
                     .speed(0.005)
+                    .range(-MAX_ROOT_OFFSET_M..=MAX_ROOT_OFFSET_M)
                     .suffix(" m"),
             )
             .on_hover_text("Offset: raises (or lowers) the hips");
@@ -112,6 +114,7 @@ fn root_transform(ui: &mut egui::Ui, s: &mut ClipSettings) {
                     ui.add(
                         egui::DragValue::new(v)
                             .speed(0.005)
+                            .range(-MAX_ROOT_OFFSET_M..=MAX_ROOT_OFFSET_M)
                             .prefix(axis)
                             .suffix(" m"),
                     )
