@@ -1,6 +1,6 @@
 // An outside check of Mirror: three.js plays a clip's export and its mirrored export (GLTFLoader +
 // AnimationMixer), and at each time every joint of the mirrored file must stand where its partner (Left/Right
-// swapped in the name, or .L/.R; a joint on the middle line is its own partner) stands in the original, reflected across
+// swapped in the name, or .L/.R and the like; a joint on the middle line is its own partner) stands in the original, reflected across
 // the character's sagittal plane (x -> -x). Neither pose comes from animtune's evaluator, only the files do.
 // Joint positions carry every parent's rotation; a joint's own turn shows in its children.
 // Usage: node scripts/mirror_threejs.mjs ORIGINAL.glb MIRRORED.glb TOLERANCE_CM
@@ -14,12 +14,13 @@ if (!originalFile || !mirroredFile || !(toleranceM > 0)) {
   process.exit(2);
 }
 
-// The other side's name: Left/Right anywhere, or a .L/.R, _L/_R, _l/_r ending.
+// The other side's name: Left/Right anywhere, or a side letter after a '.' or '_' that ends the name or is
+// followed by one ("upperarm.L", "hand_r", VRM 0.x exports' "upper_arm.l_Armature").
 const partner = (name) => {
-  const ending = name.match(/^(.*[._])([LRlr])$/);
-  if (ending) {
-    const other = { L: 'R', R: 'L', l: 'r', r: 'l' }[ending[2]];
-    return ending[1] + other;
+  const side = name.match(/^(.*[._])([LRlr])($|[._].*$)/);
+  if (side) {
+    const other = { L: 'R', R: 'L', l: 'r', r: 'l' }[side[2]];
+    return side[1] + other + side[3];
   }
   if (name.includes('Left')) return name.replace('Left', 'Right');
   if (name.includes('Right')) return name.replace('Right', 'Left');
