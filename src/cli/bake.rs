@@ -431,12 +431,7 @@ pub fn run(args: &BakeArgs) -> Result<()> {
     };
     let names: Vec<String> = model.clips[..candidates]
         .iter()
-        .map(|c| {
-            clip_settings
-                .get(&c.name)
-                .map_or(c.name.as_str(), |s| s.name_of(&c.name))
-                .to_string()
-        })
+        .map(|c| crate::offline::request::settled_name(&c.name, &clip_settings).to_string())
         .collect();
     let names: Vec<&str> = names.iter().map(String::as_str).collect();
     // --crop, --cycle-offset, --loop-pose and --mirror: over the settings of the clips --clip names (all with

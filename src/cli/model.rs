@@ -114,5 +114,22 @@ pub fn open_sources(
             args.model
         ));
     }
+    // A new name must not be another clip's (as the editor refuses it): `--clip` and blend nodes would not know
+    // which one they name.
+    for (i, clip) in model.clips.iter().enumerate() {
+        let Some(new) = settings.get(&clip.name).and_then(|s| s.name.as_ref()) else {
+            continue;
+        };
+        if let Some(other) = model.clips.iter().enumerate().find(|(k, c)| {
+            *k != i && crate::offline::request::settled_name(&c.name, &settings) == new
+        }) {
+            return Err(anyhow!(
+                "{}: clip_settings renames clip '{}' to '{new}', which clip '{}' is already named",
+                settings_file(args),
+                clip.name,
+                other.1.name
+            ));
+        }
+    }
     Ok((model, settings))
 }

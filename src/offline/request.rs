@@ -81,6 +81,11 @@ pub fn apply_clip_settings(
     (clips, notes)
 }
 
+/// The name a clip named `name` as loaded takes under its settings (its own when it has none or no new name).
+pub fn settled_name<'a>(name: &'a str, settings: &'a BTreeMap<String, ClipSettings>) -> &'a str {
+    settings.get(name).map_or(name, |s| s.name_of(name))
+}
+
 /// One clip with its settings (see [`apply_clip_settings`]), with a note naming the joints the mirror found no
 /// partner for; the error names the clip and the setting that cannot apply.
 pub fn apply_one(

@@ -611,6 +611,24 @@ fn a_preset_renames_a_clip_holds_it_without_loop_time_and_offsets_its_root_in_ev
         dir.join("old.animclip").to_str().unwrap(),
     ]);
     assert_clean_failure(&old, &["no clip named 'WalkForward'", "Stride"]);
+    // A new name another clip has is refused, naming both.
+    let taken = preset_without_procedural_layers(
+        &dir.join("taken.json"),
+        "",
+        r#","clip_settings":{"WalkForward":{"name":"Idle"}}"#,
+    );
+    let refused = animtune(&[
+        "pose",
+        "mannequin",
+        "--preset",
+        taken.to_str().unwrap(),
+        "--time",
+        "0.1",
+    ]);
+    assert_clean_failure(
+        &refused,
+        &["renames clip 'WalkForward' to 'Idle'", "already named"],
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
