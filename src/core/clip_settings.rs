@@ -59,8 +59,8 @@ pub struct ClipSettings {
     pub root_rotation_offset: f32,
     /// Metres added to the root's height (Root Transform Position (Y), Offset).
     pub root_y_offset: f32,
-    /// Metres added to the root's horizontal position, x then z (Root Transform Position (XZ); Unity has no
-    /// offset there, Blender's action offset and Godot's root motion offset do).
+    /// Metres added to the root's horizontal position, x then z (Root Transform Position (XZ), which has no
+    /// offset in Unity: ours, for symmetry with Y).
     pub root_xz_offset: [f32; 2],
 }
 

@@ -467,6 +467,30 @@ mod tests {
         (skel, Clip::new("mixed", tracks))
     }
 
+    /// Runs the sampling job on `anim` at `t` into `out`, and returns the reference sampler's pose of `clip` on
+    /// `skel` there.
+    fn sample_both(
+        skel: &Skeleton,
+        anim: &Animation,
+        ctx: &mut SamplingContext,
+        clip: &Clip,
+        binding: &crate::core::ClipBinding,
+        t: f32,
+        out: &mut [Transform],
+    ) -> Pose {
+        SamplingJob {
+            animation: anim,
+            context: ctx,
+            time: t,
+            output: out,
+        }
+        .run()
+        .unwrap();
+        let mut want = Pose::rest(skel);
+        clip.sample_into(binding, t, Wrap::Clamp, &mut want);
+        want
+    }
+
     #[test]
     fn sampling_matches_the_reference_forward_backward_and_past_the_end() {
         let (skel, clip) = mixed();
@@ -477,16 +501,7 @@ mod tests {
         let mut times: Vec<f32> = (0..=130).map(|i| i as f32 * 0.0173 - 0.1).collect();
         times.extend([0.4, 0.5, 1.3, 2.0, 1.0, 0.0, 0.45, 2.5, 0.2, 0.2]);
         for t in times {
-            SamplingJob {
-                animation: &anim,
-                context: &mut ctx,
-                time: t,
-                output: &mut out,
-            }
-            .run()
-            .unwrap();
-            let mut want = Pose::rest(&skel);
-            clip.sample_into(&binding, t, Wrap::Clamp, &mut want);
+            let want = sample_both(&skel, &anim, &mut ctx, &clip, &binding, t, &mut out);
             for (j, (a, b)) in out.iter().zip(&want.local).enumerate() {
                 assert!(
                     a.translation.abs_diff_eq(b.translation, 1e-5),
@@ -530,16 +545,7 @@ mod tests {
         let mut ctx = SamplingContext::for_animation(&after);
         let mut out = vec![Transform::IDENTITY; skel.len()];
         for t in [0.0, 1.0, 2.0] {
-            SamplingJob {
-                animation: &after,
-                context: &mut ctx,
-                time: t,
-                output: &mut out,
-            }
-            .run()
-            .unwrap();
-            let mut want = Pose::rest(&skel);
-            clip.sample_into(&binding, t, Wrap::Clamp, &mut want);
+            let want = sample_both(&skel, &after, &mut ctx, &clip, &binding, t, &mut out);
             for j in [3, 5] {
                 let err = crate::layers::twist::rotation_distance(
                     out[j].rotation,
