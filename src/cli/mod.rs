@@ -475,6 +475,10 @@ pub struct ClipSourceArgs {
     /// The look-at solver (default: the preset's, else shares).
     #[arg(long, value_enum)]
     pub look_solver: Option<LookSolverArg>,
+    /// Compile the clips with every key as the file has it, as bakes do for their reference (by default the
+    /// runtime's compact form plays them, within 0.008 cm of their keys).
+    #[arg(long)]
+    pub exact: bool,
 }
 
 /// Arguments of `mannequin`.

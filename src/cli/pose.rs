@@ -6,7 +6,7 @@ use serde::Serialize;
 use super::{ClipSourceArgs, PoseArgs};
 use crate::core::binding::BindMethod;
 use crate::core::{Clip, Pose, Transform};
-use crate::eval::{ClockStep, EvalInput, Evaluator, SourceSpec};
+use crate::eval::{ClockStep, EvalInput, Evaluator, Precision, SourceSpec};
 use crate::import::ImportedModel;
 use crate::import::load_file;
 use crate::layers::LayerParams;
@@ -200,7 +200,18 @@ pub(super) fn evaluate_stack(
         }
     };
     let is_blend = matches!(chosen.source, SourceSpec::Blend(_));
-    let mut ev = Evaluator::new(&model.character, chosen.clips, chosen.source, layers);
+    let precision = if src.exact {
+        Precision::Exact
+    } else {
+        Precision::Compact
+    };
+    let mut ev = Evaluator::with_precision(
+        &model.character,
+        chosen.clips,
+        chosen.source,
+        layers,
+        precision,
+    );
     if let Some(missing) = ev.missing_layer_clips().first() {
         bail!("{file}: a clip layer plays clip '{missing}', which the model does not have");
     }

@@ -8,6 +8,8 @@
 
 use glam::{Quat, Vec3};
 
+use crate::io::bits::{BitReader, BitWriter};
+
 /// Fewest bits per component tried.
 pub const MIN_BITS: u8 = 4;
 /// Most bits per component.
@@ -94,7 +96,7 @@ fn quantize(xyz: &[Vec3], p: &PackedRotations) -> Vec<u8> {
             } else {
                 0.0
             };
-            out.push((u * top).round().clamp(0.0, top) as u32, p.bits);
+            out.push((u * top).round().clamp(0.0, top) as u32, u32::from(p.bits));
         }
     }
     out.finish()
@@ -124,68 +126,16 @@ pub fn unpack(packed: &PackedRotations, count: usize) -> Result<Vec<Quat>, Strin
         return Err("the packed range ends below where it starts".into());
     }
     let top = ((1u32 << bits) - 1) as f32;
-    let mut read = BitReader {
-        data: &packed.data,
-        at: 0,
-    };
+    let mut read = BitReader::new(&packed.data, 0);
     Ok((0..count)
         .map(|_| {
             let v = Vec3::from_array(std::array::from_fn(|c| {
-                packed.min(c) + read.take(bits) as f32 / top * packed.extent(c)
+                packed.min(c) + read.take(u32::from(bits)) as f32 / top * packed.extent(c)
             }));
             let w = (1.0 - v.length_squared()).max(0.0).sqrt();
             Quat::from_xyzw(v.x, v.y, v.z, w).normalize()
         })
         .collect())
-}
-
-/// Writes values of a few bits each, least significant bit first.
-#[derive(Default)]
-struct BitWriter {
-    bytes: Vec<u8>,
-    acc: u64,
-    filled: u32,
-}
-
-impl BitWriter {
-    fn push(&mut self, value: u32, bits: u8) {
-        self.acc |= u64::from(value) << self.filled;
-        self.filled += u32::from(bits);
-        while self.filled >= 8 {
-            self.bytes.push(self.acc as u8);
-            self.acc >>= 8;
-            self.filled -= 8;
-        }
-    }
-
-    fn finish(mut self) -> Vec<u8> {
-        if self.filled > 0 {
-            self.bytes.push(self.acc as u8);
-        }
-        self.bytes
-    }
-}
-
-/// Reads what [`BitWriter`] wrote (its length checked beforehand).
-struct BitReader<'a> {
-    data: &'a [u8],
-    at: usize,
-}
-
-impl BitReader<'_> {
-    fn take(&mut self, bits: u8) -> u32 {
-        let mut value = 0u32;
-        for i in 0..usize::from(bits) {
-            let bit = self.at + i;
-            let set = self
-                .data
-                .get(bit / 8)
-                .is_some_and(|b| b >> (bit % 8) & 1 == 1);
-            value |= u32::from(set) << i;
-        }
-        self.at += usize::from(bits);
-        value
-    }
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ pub mod gpu_fit;
 pub mod human_bone;
 pub mod humanoid;
 pub mod mesh;
+pub mod metric;
 pub mod naming;
 pub mod pose;
 pub mod skeleton;

@@ -83,6 +83,17 @@ pub struct EvalOutput {
     pub error: Option<JobError>,
 }
 
+/// How an Evaluator compiles its clips.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Precision {
+    /// The runtime's compact form (linear keys packed within [`crate::runtime::COMPACT_TOLERANCE`] of the
+    /// clip's own): what the editor, `pose` and `render` play.
+    #[default]
+    Compact,
+    /// Every key as the clip has it: the reference bakes and exports are measured against.
+    Exact,
+}
+
 /// A clip compiled for the character, with its cursors.
 #[derive(Clone, Debug)]
 struct ClipSource {
@@ -97,8 +108,12 @@ struct ClipSource {
 }
 
 impl ClipSource {
-    fn new(clips: &[Clip], index: usize, character: &Character) -> Self {
-        let (animation, binding) = Animation::bind(
+    fn new(clips: &[Clip], index: usize, character: &Character, precision: Precision) -> Self {
+        let bind = match precision {
+            Precision::Compact => Animation::bind,
+            Precision::Exact => Animation::bind_exact,
+        };
+        let (animation, binding) = bind(
             &clips[index],
             &character.skeleton,
             Some(&character.humanoid),
@@ -157,7 +172,12 @@ struct BoundClipLayer {
 }
 
 impl BoundClipLayer {
-    fn bind(spec: &crate::layers::ClipLayer, character: &Character, clips: &[Clip]) -> Self {
+    fn bind(
+        spec: &crate::layers::ClipLayer,
+        character: &Character,
+        clips: &[Clip],
+        precision: Precision,
+    ) -> Self {
         let mask = spec.joint_mask(character);
         let w = spec.weight.clamp(0.0, 1.0);
         let layer_mask: Vec<f32> = mask.iter().map(|m| m.clamp(0.0, 1.0) * w).collect();
@@ -165,14 +185,14 @@ impl BoundClipLayer {
         let mut source = clips
             .iter()
             .position(|c| c.name == spec.clip)
-            .map(|i| ClipSource::new(clips, i, character));
+            .map(|i| ClipSource::new(clips, i, character, precision));
         let mut reference = character.skeleton.rest().to_vec();
         // The reference pose: the layer's own clip, or the one named, at the reference time. A reference clip the
         // character lacks leaves the layer without a clip (skipped, and named as missing).
         let mut missing = spec.clip.clone();
         let mut reference_source = match &spec.reference_clip {
             Some(name) => match clips.iter().position(|c| c.name == *name) {
-                Some(i) => Some(ClipSource::new(clips, i, character)),
+                Some(i) => Some(ClipSource::new(clips, i, character, precision)),
                 None => {
                     if source.is_some() {
                         missing = name.clone();
@@ -207,6 +227,10 @@ impl BoundClipLayer {
 
 /// The compiled source.
 #[derive(Clone, Debug)]
+#[expect(
+    clippy::large_enum_variant,
+    reason = "an Evaluator holds one; boxing the clip would add an indirection to every sample"
+)]
 enum Source {
     Rest,
     Clip(ClipSource),
@@ -268,6 +292,8 @@ fn shift_root(skeleton: &Skeleton, pose: &mut [Transform], root: usize, offset: 
 /// The one evaluator of poses (see the module documentation).
 #[derive(Clone, Debug)]
 pub struct Evaluator {
+    /// How its clips are compiled.
+    precision: Precision,
     skeleton: Skeleton,
     skins: Vec<Skin>,
     root_motion_joint: Option<usize>,
@@ -302,8 +328,21 @@ impl Evaluator {
         source: SourceSpec,
         layers: LayerParams,
     ) -> Self {
+        Self::with_precision(character, clips, source, layers, Precision::Compact)
+    }
+
+    /// [`Evaluator::new`] with its clips compiled at `precision`: [`Precision::Exact`] for the reference a bake
+    /// or an export is measured against.
+    pub fn with_precision(
+        character: &Character,
+        clips: &[Clip],
+        source: SourceSpec,
+        layers: LayerParams,
+        precision: Precision,
+    ) -> Self {
         let n = character.skeleton.len();
         let mut ev = Evaluator {
+            precision,
             skeleton: character.skeleton.clone(),
             skins: character.skins.clone(),
             root_motion_joint: root_motion_joint(character),
@@ -361,13 +400,25 @@ impl Evaluator {
         )
     }
 
+    /// [`Evaluator::for_clip`] with the clip compiled exact ([`Precision::Exact`]): the reference a bake of it
+    /// is measured against.
+    pub fn for_clip_exact(character: &Character, clip: &Clip) -> Self {
+        Self::with_precision(
+            character,
+            std::slice::from_ref(clip),
+            SourceSpec::Clip(0),
+            LayerParams::off(),
+            Precision::Exact,
+        )
+    }
+
     /// Binds the clip layers of the layer parameters to `clips` (a layer whose clip is missing is skipped).
     fn bind_clip_layers(&mut self, character: &Character, clips: &[Clip]) {
         self.clip_layers = self
             .layers
             .clips
             .iter()
-            .map(|spec| BoundClipLayer::bind(spec, character, clips))
+            .map(|spec| BoundClipLayer::bind(spec, character, clips, self.precision))
             .collect();
     }
 
@@ -385,7 +436,7 @@ impl Evaluator {
         self.source = match source {
             SourceSpec::Rest => Source::Rest,
             SourceSpec::Clip(i) if i < clips.len() => {
-                Source::Clip(ClipSource::new(clips, i, character))
+                Source::Clip(ClipSource::new(clips, i, character, self.precision))
             }
             SourceSpec::Clip(_) => Source::Rest,
             SourceSpec::Blend(space) => {
@@ -393,7 +444,7 @@ impl Evaluator {
                 let nodes = sampler
                     .node_clips()
                     .into_iter()
-                    .map(|c| c.map(|i| ClipSource::new(clips, i, character)))
+                    .map(|c| c.map(|i| ClipSource::new(clips, i, character, self.precision)))
                     .collect();
                 Source::Blend {
                     space,

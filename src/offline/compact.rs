@@ -2,14 +2,14 @@
 //! the local tolerance until the encoded file, decoded again, is within the bound (measured by
 //! [`super::measure`]).
 
-use glam::{Mat4, Quat, Vec3};
+use glam::{Quat, Vec3};
 
 use super::frames::Frames;
-use super::measure::VIRTUAL_VERTEX_DISTANCE;
 use crate::clipfile::{BakedClip, BakedTrack, Channel};
+use crate::core::Skeleton;
 use crate::core::clip::KeyValue;
 use crate::core::humanoid::HumanoidMap;
-use crate::core::{Pose, Skeleton};
+use crate::core::metric::joint_scales;
 
 /// Rotation angle between two unit quaternions, precise for tiny angles (where acos of the dot product is not).
 fn angle(a: Quat, b: Quat) -> f32 {
@@ -79,42 +79,6 @@ fn channel<T: Copy>(
     let frames = keep_frames(times, &values, tol, dist, interp);
     let values = frames.iter().map(|&f| values[f as usize]).collect();
     Channel::Keys { frames, values }
-}
-
-/// Per-joint sizes the tolerances are scaled by.
-struct JointScale {
-    /// Distance from the joint to its farthest descendant plus the virtual vertex distance (model metres).
-    reach: f32,
-    /// Model-space scale of the parent frame (local translations are multiplied by it).
-    parent_scale: f32,
-}
-
-fn joint_scales(skeleton: &Skeleton) -> Vec<JointScale> {
-    let model = Pose::rest(skeleton).model_matrices(skeleton);
-    let pos: Vec<Vec3> = model.iter().map(|m| m.w_axis.truncate()).collect();
-    let scale_of = |m: &Mat4| {
-        m.x_axis
-            .truncate()
-            .length()
-            .max(m.y_axis.truncate().length())
-            .max(m.z_axis.truncate().length())
-    };
-    (0..skeleton.len())
-        .map(|j| JointScale {
-            reach: skeleton
-                .subtree(j)
-                .map(|d| pos[d].distance(pos[j]))
-                .fold(0.0, f32::max)
-                + VIRTUAL_VERTEX_DISTANCE,
-            parent_scale: skeleton
-                .parent(j)
-                .map_or_else(
-                    || scale_of(&skeleton.root_transform()),
-                    |p| scale_of(&model[p]),
-                )
-                .max(1e-9),
-        })
-        .collect()
 }
 
 /// The share of a quantized bake's error budget its key reduction takes; the rotations' packed bits take the

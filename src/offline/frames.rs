@@ -6,8 +6,7 @@ use super::compact::ClipMeta;
 use super::{BakeSettings, Grid};
 use crate::core::humanoid::HumanoidMap;
 use crate::core::{Clip, Interpolation, Keys, Pose, Skeleton};
-use crate::eval::{ClockStep, EvalInput, Evaluator, SourceSpec};
-use crate::layers::LayerParams;
+use crate::eval::{ClockStep, EvalInput, Evaluator};
 
 /// Reference poses on a grid of frame times.
 #[derive(Clone, Debug)]
@@ -101,12 +100,7 @@ pub fn sample_frames(
     times: Vec<f32>,
 ) -> Frames {
     let character = crate::core::Character::skeleton_only(skeleton, humanoid);
-    let mut ev = Evaluator::new(
-        &character,
-        std::slice::from_ref(clip),
-        SourceSpec::Clip(0),
-        LayerParams::off(),
-    );
+    let mut ev = Evaluator::for_clip_exact(&character, clip);
     let poses = times
         .iter()
         .map(|&t| {

@@ -2,30 +2,10 @@
 //! joint (ACL's metric), measured over every reference frame and every check pose between them (the source at
 //! its keys and midway between keys).
 
-use glam::{Mat4, Vec3};
-
 use super::frames::Frames;
 use crate::core::{Clip, Pose, Skeleton, Wrap};
 
-/// Distance of the virtual vertices from their joint, in metres.
-pub const VIRTUAL_VERTEX_DISTANCE: f32 = 0.03;
-
-/// Largest virtual-vertex displacement between two sets of model matrices, in metres.
-pub fn max_vertex_error(a: &[Mat4], b: &[Mat4]) -> f32 {
-    let mut worst = 0.0f32;
-    for (ma, mb) in a.iter().zip(b) {
-        for axis in [Vec3::X, Vec3::Y, Vec3::Z] {
-            // 3 cm in model units whatever the joint's scale.
-            let len = ma.transform_vector3(axis).length().max(1e-12);
-            let local = axis * (VIRTUAL_VERTEX_DISTANCE / len);
-            worst = worst.max(
-                ma.transform_point3(local)
-                    .distance(mb.transform_point3(local)),
-            );
-        }
-    }
-    worst
-}
+pub use crate::core::metric::{VIRTUAL_VERTEX_DISTANCE, max_vertex_error};
 
 /// Largest virtual-vertex error of `clip` (bound by path to `skeleton`) against the reference frames and the
 /// check poses, in metres.
@@ -78,17 +58,7 @@ pub fn loop_match(character: &crate::core::Character, clip: &Clip) -> f32 {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use crate::core::ClipSettings;
-
-    #[test]
-    fn vertex_error_sees_rotation_at_three_centimetres() {
-        let a = [Mat4::IDENTITY];
-        let b = [Mat4::from_rotation_y(0.01)];
-        // A 0.01 rad turn moves a vertex 3 cm away by ≈ 0.3 mm.
-        let e = max_vertex_error(&a, &b);
-        assert!((e - 0.03 * 0.01).abs() < 1e-6, "{e}");
-    }
 
     #[test]
     fn loop_pose_closes_the_loop_that_a_crop_opens() {

@@ -8,7 +8,7 @@ use super::ExportError;
 use super::frames::Frames;
 use crate::blend::{BlendSampler, BlendSpace};
 use crate::core::{Character, Clip};
-use crate::eval::{ClockStep, EvalInput, Evaluator, SourceSpec};
+use crate::eval::{ClockStep, EvalInput, Evaluator, Precision, SourceSpec};
 use crate::layers::LayerParams;
 
 /// Where the animation comes from before the layers.
@@ -214,7 +214,8 @@ pub fn bake_stream(
         }
         (_, None) => unreachable!("validated: blend sources have a blend space"),
     };
-    let mut ev = Evaluator::new(character, clips, source, layers.clone());
+    let mut ev =
+        Evaluator::with_precision(character, clips, source, layers.clone(), Precision::Exact);
     if let Some(missing) = ev.missing_layer_clips().first() {
         return Err(ExportError::Invalid(format!(
             "a clip layer plays clip '{missing}', which the model does not have"

@@ -13,7 +13,13 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use glam::{Quat, Vec3, Vec3A, Vec4};
+use glam::{IVec4, Mat4, Quat, Vec3, Vec3A, Vec4};
+
+use super::packed::{
+    BlockKeys, MAX_GRID, PackedGroup, PackedProperty, clearance, stored_components, to_grid,
+};
+use super::{LocalToModelJob, SamplingContext, SamplingJob};
+use crate::core::metric::{JointScale, joint_scales, max_vertex_error};
 
 use crate::core::binding::BoundTrack;
 use crate::core::clip::{Interpolation, Keys};
@@ -83,16 +89,33 @@ pub struct Animation {
     pub(crate) id: u64,
     duration: f32,
     pub(crate) base: Vec<Transform>,
-    /// Every (joint, property: 0 translation, 1 rotation, 2 scale) no animated channel writes: what a sample
-    /// copies from `base` when that is cheaper than copying all of it.
+    /// Every (joint, property: 0 translation, 1 rotation, 2 scale) no animated channel writes, when copying
+    /// those from `base` is cheaper than copying all of it (fewer than joints); empty otherwise.
     pub(crate) constant_channels: Vec<(u16, u8)>,
     pub(crate) time_sets: Vec<Vec<f32>>,
     pub(crate) rotations: Vec<LinearGroup<6>>,
     pub(crate) rotations_cubic: Vec<Group<CubicSegment<4>>>,
     pub(crate) vectors: [Vec<LinearGroup<3>>; 2],
     pub(crate) vectors_cubic: [Vec<Group<CubicSegment<3>>>; 2],
+    /// The linear groups, packed (then `rotations` and `vectors` are empty).
+    pub(crate) packed: Vec<PackedGroup>,
+    /// Largest virtual-vertex displacement of the packed keys against the exact ones, metres (None: exact).
+    compact_error: Option<f32>,
     animated_channels: usize,
 }
+
+/// How far (metres of virtual-vertex displacement, [`crate::core::metric`]) a compiled clip's packed keys may
+/// move any joint's virtual vertices from where the clip's own keys put them, measured at every key time and at
+/// the quarters between keys when it is compiled: 0.008 cm, under the 0.01 cm every bake keeps (between the
+/// measured times the error can be a little larger; the spec test bounds it at 0.01 cm on every test asset).
+pub const COMPACT_TOLERANCE: f32 = 8e-5;
+
+/// The grid steps tried, as fractions of the per-joint budget ([`COMPACT_TOLERANCE`] over the joint's reach or
+/// parent scale), coarsest first; the first whose measured error is within the tolerance is kept.
+const STEP_FACTORS: [f32; 6] = [1.0, 0.5, 0.25, 0.125, 0.0625, 0.03125];
+
+/// Most check times a compilation measures (longer clips are measured at evenly spread key times).
+const MAX_CHECK_TIMES: usize = 20_000;
 
 /// One channel's keys, mapped onto the target joint.
 struct ChannelKeys {
@@ -362,9 +385,19 @@ fn cubic_segment<const N: usize>(block: &[&ChannelKeys], k: usize) -> CubicSegme
 }
 
 impl Animation {
-    /// Compiles `clip`, bound to `skeleton` by `binding`. Joints no track drives keep the skeleton's rest pose;
-    /// when several tracks drive one property of a joint, the last one wins (as sampling them in order would).
+    /// Compiles `clip`, bound to `skeleton` by `binding`, in the compact form: linear and stepped keys packed
+    /// ([`super::packed`]) on grids whose measured error stays within [`COMPACT_TOLERANCE`] of the clip's own
+    /// keys (cubic splines stay exact). A clip whose keys cannot be packed so (not finite, or too fine even at
+    /// the finest grid tried) stays exact: [`Animation::compact_error`] says which.
     pub fn build(clip: &Clip, binding: &ClipBinding, skeleton: &Skeleton) -> Self {
+        let exact = Self::build_exact(clip, binding, skeleton);
+        exact.compacted(skeleton).unwrap_or(exact)
+    }
+
+    /// Compiles `clip` keeping every key as the clip has it (f32): what bakes and exports sample their
+    /// reference from. Joints no track drives keep the skeleton's rest pose; when several tracks drive one
+    /// property of a joint, the last one wins (as sampling them in order would).
+    pub fn build_exact(clip: &Clip, binding: &ClipBinding, skeleton: &Skeleton) -> Self {
         let mut base = skeleton.rest().to_vec();
         let mut channels = Vec::new();
         for (track, bound) in clip.tracks.iter().zip(&binding.tracks) {
@@ -407,13 +440,18 @@ impl Animation {
             let cubic = c.interpolation == Interpolation::CubicSpline;
             grouped.entry((c.property, cubic, set)).or_default().push(c);
         }
-        let constant_channels = (0..base.len())
+        let constant_channels: Vec<(u16, u8)> = (0..base.len())
             .flat_map(|j| {
                 [Property::Translation, Property::Rotation, Property::Scale].map(|p| (j, p))
             })
             .filter(|c| !animated.contains(c))
             .map(|(j, p)| (j as u16, p as u8))
             .collect();
+        let constant_channels = if constant_channels.len() < base.len() {
+            constant_channels
+        } else {
+            Vec::new()
+        };
         let mut keys: Vec<_> = grouped.into_iter().collect();
         keys.sort_by_key(|((p, cubic, set), _)| (*set, *p as u8, *cubic));
         let mut anim = Animation {
@@ -426,6 +464,8 @@ impl Animation {
             rotations_cubic: Vec::new(),
             vectors: [Vec::new(), Vec::new()],
             vectors_cubic: [Vec::new(), Vec::new()],
+            packed: Vec::new(),
+            compact_error: None,
             animated_channels,
         };
         for ((property, cubic, set), mut chans) in keys {
@@ -447,7 +487,7 @@ impl Animation {
     }
 
     /// Binds `clip` to `skeleton` (path, name, then humanoid bone; the motion of humanoid bones the target lacks
-    /// folded into their parent bone's) and compiles it.
+    /// folded into their parent bone's) and compiles it in the compact form ([`Animation::build`]).
     pub fn bind(
         clip: &Clip,
         skeleton: &Skeleton,
@@ -455,6 +495,111 @@ impl Animation {
     ) -> (Self, ClipBinding) {
         let (clip, binding) = crate::core::fold::bind_folding(clip, skeleton, humanoid);
         (Self::build(&clip, &binding, skeleton), binding)
+    }
+
+    /// Binds as [`Animation::bind`] does and compiles with every key exact ([`Animation::build_exact`]).
+    pub fn bind_exact(
+        clip: &Clip,
+        skeleton: &Skeleton,
+        humanoid: Option<&crate::core::HumanoidMap>,
+    ) -> (Self, ClipBinding) {
+        let (clip, binding) = crate::core::fold::bind_folding(clip, skeleton, humanoid);
+        (Self::build_exact(&clip, &binding, skeleton), binding)
+    }
+
+    /// The largest virtual-vertex displacement (metres) its packed keys cause against the clip's own keys, as
+    /// measured when it was compiled; None when every key is exact.
+    pub fn compact_error(&self) -> Option<f32> {
+        self.compact_error
+    }
+
+    /// The same clip with its linear groups packed on grids `factor` × each joint's budget, or None when a key
+    /// is not finite.
+    fn packed(&self, scales: &[JointScale], factor: f32) -> Option<Self> {
+        let budget = |joint: u16, property: usize| {
+            let s = &scales[usize::from(joint)];
+            match property {
+                // A quaternion moved by e (4 components, each off by at most half a step) turns by about 2e.
+                0 => factor * COMPACT_TOLERANCE / (2.0 * s.reach),
+                1 => factor * COMPACT_TOLERANCE / s.parent_scale,
+                _ => factor * COMPACT_TOLERANCE / s.reach,
+            }
+        };
+        let mut out = self.clone();
+        out.packed = self
+            .rotations
+            .iter()
+            .map(|g| pack_linear(g, PackedProperty::Rotation, |j| budget(j, 0)))
+            .chain(
+                self.vectors
+                    .iter()
+                    .zip([PackedProperty::Translation, PackedProperty::Scale])
+                    .flat_map(|(groups, property)| {
+                        groups.iter().map(move |g| {
+                            let p = usize::from(property == PackedProperty::Scale);
+                            pack_linear(g, property, |j| budget(j, 1 + p))
+                        })
+                    }),
+            )
+            .collect::<Option<_>>()?;
+        out.rotations = Vec::new();
+        out.vectors = [Vec::new(), Vec::new()];
+        Some(out)
+    }
+
+    /// The packed form whose error, measured against this exact one, is within [`COMPACT_TOLERANCE`]; None
+    /// when there is nothing to pack or no grid tried is fine enough.
+    fn compacted(&self, skeleton: &Skeleton) -> Option<Self> {
+        if self.rotations.is_empty() && self.vectors.iter().all(Vec::is_empty) {
+            return None;
+        }
+        if skeleton.len() != self.base.len() {
+            return None;
+        }
+        let scales = joint_scales(skeleton);
+        let times = check_times(&self.time_sets);
+        STEP_FACTORS.iter().find_map(|&factor| {
+            let mut candidate = self.packed(&scales, factor)?;
+            let error = self.max_error_against(&candidate, skeleton, &times)?;
+            (error <= COMPACT_TOLERANCE).then(|| {
+                candidate.id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
+                candidate.compact_error = Some(error);
+                candidate
+            })
+        })
+    }
+
+    /// The largest virtual-vertex displacement between this animation and `other` at `times`.
+    fn max_error_against(&self, other: &Self, skeleton: &Skeleton, times: &[f32]) -> Option<f32> {
+        let n = skeleton.len();
+        let mut sides = [self, other].map(|a| {
+            (
+                a,
+                SamplingContext::for_animation(a),
+                vec![Transform::IDENTITY; n],
+                vec![Mat4::IDENTITY; n],
+            )
+        });
+        let mut worst = 0.0f32;
+        for &time in times {
+            for (animation, context, local, model) in sides.iter_mut() {
+                SamplingJob {
+                    animation,
+                    context,
+                    time,
+                    output: local,
+                }
+                .run()
+                .ok()?;
+                LocalToModelJob::all(skeleton, local, model).run().ok()?;
+            }
+            let error = max_vertex_error(&sides[0].3, &sides[1].3);
+            if !error.is_finite() {
+                return None;
+            }
+            worst = worst.max(error);
+        }
+        Some(worst)
     }
 
     /// Length in seconds (the clip's last key time).
@@ -470,6 +615,15 @@ impl Animation {
     /// Distinct sets of key times (one cursor each in a [`super::SamplingContext`]).
     pub fn time_set_count(&self) -> usize {
         self.time_sets.len()
+    }
+
+    /// The room a sampling context needs for it.
+    pub(crate) fn context_size(&self) -> super::sample::ContextSize {
+        super::sample::ContextSize {
+            time_sets: self.time_sets.len(),
+            packed_groups: self.packed.len(),
+            packed_blocks: self.packed.iter().map(PackedGroup::blocks).sum(),
+        }
     }
 
     /// Channels that change over time (the others are folded into the base pose).
@@ -496,6 +650,12 @@ impl Animation {
                     .sum::<usize>()
         }
         std::mem::size_of::<Self>()
+            + buffer(&self.packed)
+            + self
+                .packed
+                .iter()
+                .map(|g| g.memory_bytes() - std::mem::size_of::<PackedGroup>())
+                .sum::<usize>()
             + buffer(&self.base)
             + buffer(&self.constant_channels)
             + buffer(&self.time_sets)
@@ -505,4 +665,141 @@ impl Animation {
             + self.vectors.iter().map(linear).sum::<usize>()
             + self.vectors_cubic.iter().map(groups).sum::<usize>()
     }
+}
+
+/// Every key time of every time set and the quarters between consecutive keys, sorted (at most
+/// [`MAX_CHECK_TIMES`], spread evenly over the sorted list).
+fn check_times(time_sets: &[Vec<f32>]) -> Vec<f32> {
+    let mut times: Vec<f32> = time_sets
+        .iter()
+        .flat_map(|t| {
+            t.iter().copied().chain(
+                t.windows(2)
+                    .flat_map(|w| [0.25, 0.5, 0.75].map(|f| w[0] + f * (w[1] - w[0]))),
+            )
+        })
+        .collect();
+    times.sort_by(f32::total_cmp);
+    times.dedup();
+    if times.len() > MAX_CHECK_TIMES {
+        let stride = times.len().div_ceil(MAX_CHECK_TIMES);
+        times = times.into_iter().step_by(stride).collect();
+    }
+    times
+}
+
+/// Packs an exact linear group (`N` = 6 for rotations, whose first 4 components are the quaternion; 3 for
+/// vectors). Each lane's grid step is the budget of its joint (widened to hold the lane's largest value on the
+/// grid). Rotation channels are sorted into blocks by the component they drop (the one farthest from zero over
+/// the clip), each sequence negated where needed so that component is positive. None when a key is not finite
+/// or a rotation channel has no component that keeps one sign.
+fn pack_linear<const N: usize>(
+    g: &LinearGroup<N>,
+    property: PackedProperty,
+    budget: impl Fn(u16) -> f32,
+) -> Option<PackedGroup> {
+    let blocks = g.blocks;
+    let keys = g.keys.len() / blocks.max(1);
+    let rotations = property == PackedProperty::Rotation;
+    // Each real lane as a channel: joint, hold, and its keys (the exact group's padding lanes repeat lane 0's
+    // joint; a group has one channel per joint).
+    struct Lane {
+        joint: u16,
+        hold: f32,
+        dropped: usize,
+        keys: Vec<[f32; 4]>,
+    }
+    let mut lanes = Vec::new();
+    for b in 0..blocks {
+        let j = g.joints[b];
+        let used = (1..4).find(|&l| j[l] == j[0]).unwrap_or(4);
+        for (l, &joint) in j.iter().enumerate().take(used) {
+            let mut values: Vec<[f32; 4]> = (0..keys)
+                .map(|k| {
+                    let v = &g.keys[k * blocks + b];
+                    std::array::from_fn(|c| {
+                        if c < N.min(4) {
+                            v[c].to_array()[l]
+                        } else {
+                            0.0
+                        }
+                    })
+                })
+                .collect();
+            if values.iter().flatten().any(|v| !v.is_finite()) {
+                return None;
+            }
+            let mut dropped = 3;
+            if rotations {
+                let clear = clearance(&values);
+                dropped = (0..4)
+                    .max_by(|&a, &b| clear[a].total_cmp(&clear[b]))
+                    .unwrap_or(3);
+                if clear[dropped] <= 0.0 {
+                    return None;
+                }
+                if values[0][dropped] < 0.0 {
+                    values.iter_mut().for_each(|q| *q = q.map(|c| -c));
+                }
+            }
+            lanes.push(Lane {
+                joint,
+                hold: g.holds[b].to_array()[l],
+                dropped,
+                keys: values,
+            });
+        }
+    }
+    lanes.sort_by_key(|l| (l.dropped, l.joint));
+    let mut packed_blocks = Vec::new();
+    for same in lanes.chunk_by(|a, b| a.dropped == b.dropped) {
+        for chunk in same.chunks(4) {
+            let lane = |l: usize| &chunk[l.min(chunk.len() - 1)];
+            let steps: [f32; 4] = std::array::from_fn(|l| {
+                let largest = lane(l)
+                    .keys
+                    .iter()
+                    .flatten()
+                    .fold(0.0f32, |m, v| m.max(v.abs()));
+                budget(lane(l).joint)
+                    .max(largest / MAX_GRID)
+                    .max(f32::MIN_POSITIVE)
+            });
+            let dropped = chunk[0].dropped;
+            packed_blocks.push(BlockKeys {
+                joints: std::array::from_fn(|l| lane(l).joint),
+                hold: Vec4::from_array(std::array::from_fn(|l| lane(l).hold)),
+                step: Vec4::from_array(steps),
+                dropped: dropped as u8,
+                lanes: chunk.len() as u8,
+                grid: (0..keys)
+                    .map(|k| {
+                        let comps: [[f32; 3]; 4] = std::array::from_fn(|l| {
+                            let q = lane(l).keys[k];
+                            if rotations {
+                                stored_components(q, dropped)
+                            } else {
+                                [q[0], q[1], q[2]]
+                            }
+                        });
+                        std::array::from_fn(|c| {
+                            IVec4::from_array(std::array::from_fn(|l| {
+                                if l < chunk.len() {
+                                    to_grid(comps[l][c], steps[l])
+                                } else {
+                                    0
+                                }
+                            }))
+                        })
+                    })
+                    .collect(),
+            });
+        }
+    }
+    Some(PackedGroup::pack(
+        property,
+        g.time_set,
+        keys,
+        &packed_blocks,
+    ))
 }

@@ -295,7 +295,7 @@ fn transpose_rotations(joints: &[Transform]) -> [Vec4; 4] {
 /// the SIMD unit has one; a square root and a division elsewhere. The estimate's latency is a fraction of theirs,
 /// and it is on every blended joint's path.
 #[inline(always)]
-fn inverse_sqrt(x: Vec4) -> Vec4 {
+pub(crate) fn inverse_sqrt(x: Vec4) -> Vec4 {
     #[cfg(all(target_arch = "x86_64", target_feature = "sse"))]
     {
         // SAFETY: the intrinsic needs SSE, which this build enables (the cfg above).

@@ -2,6 +2,7 @@
 //! that checks them and a `run()` that allocates nothing and keeps no hidden state.
 //!
 //! - [`animation`]: a clip compiled for one skeleton (keys laid out for forward streaming, four joints a block).
+//! - [`packed`]: the packed key streams a compiled clip keeps its linear keys in.
 //! - [`sample`]: the sampling job and its per-clip cursor context.
 //! - [`blend`]: weighted blending of sampled poses with hemisphere alignment and a rest-pose threshold.
 //! - [`local_to_model`]: local transforms to model-space matrices, for the whole skeleton or one subtree.
@@ -10,13 +11,14 @@
 pub mod animation;
 pub mod blend;
 pub mod local_to_model;
+pub mod packed;
 pub mod sample;
 pub mod skin;
 
-pub use animation::Animation;
+pub use animation::{Animation, COMPACT_TOLERANCE};
 pub use blend::{AdditiveLayer, BlendingJob, additive_delta};
 pub use local_to_model::LocalToModelJob;
-pub use sample::{SamplingContext, SamplingJob, fast_slerp};
+pub use sample::{SamplingContext, SamplingJob, fast_slerp, polynomial_slerp};
 pub use skin::SkinningJob;
 
 /// Why a job refused to run: its inputs do not fit together.

@@ -11,47 +11,81 @@
 use glam::{Mat4, Quat, Vec3A, Vec4};
 
 use super::animation::{Animation, CubicSegment, Group, LinearGroup};
+use super::packed::{BlockCache, GroupCursor, PackedProperty};
 use super::{JobError, check_len};
 use crate::core::Transform;
 
-/// Per-clip playback cursors: for each set of key times, the key interval of the last sample.
+/// Per-clip playback state: for each set of key times, the key interval of the last sample; for each packed
+/// group, the keys decoded around it ([`super::packed`]).
 #[derive(Clone, Debug, Default)]
 pub struct SamplingContext {
     animation: u64,
     cursors: Vec<u32>,
     located: Vec<(u32, f32)>,
+    packed_cursors: Vec<GroupCursor>,
+    packed_caches: Vec<BlockCache>,
+}
+
+/// How much room a sampling context needs for one animation.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct ContextSize {
+    pub time_sets: usize,
+    pub packed_groups: usize,
+    pub packed_blocks: usize,
 }
 
 impl SamplingContext {
-    /// A context for clips with up to `time_sets` distinct sets of key times.
+    /// A context for exact clips with up to `time_sets` distinct sets of key times (no room for packed keys:
+    /// [`SamplingContext::for_animation`] sizes one for any clip).
     pub fn new(time_sets: usize) -> Self {
         let mut c = SamplingContext::default();
-        c.resize(time_sets);
+        c.resize_to(ContextSize {
+            time_sets,
+            ..ContextSize::default()
+        });
         c
     }
 
     /// A context sized for one animation.
     pub fn for_animation(animation: &Animation) -> Self {
-        Self::new(animation.time_set_count())
+        let mut c = SamplingContext::default();
+        c.resize_for(animation);
+        c
     }
 
-    /// Makes room for `time_sets` cursors and forgets the positions (allocates when it grows).
-    pub fn resize(&mut self, time_sets: usize) {
+    /// Makes room for `animation` and forgets the positions (allocates when it grows).
+    pub fn resize_for(&mut self, animation: &Animation) {
+        self.resize_to(animation.context_size());
+    }
+
+    fn resize_to(&mut self, size: ContextSize) {
         self.animation = 0;
         self.cursors.clear();
-        self.cursors.resize(time_sets, 0);
+        self.cursors.resize(size.time_sets, 0);
         self.located.clear();
-        self.located.resize(time_sets, (0, 0.0));
+        self.located.resize(size.time_sets, (0, 0.0));
+        self.packed_cursors.clear();
+        self.packed_cursors
+            .resize(size.packed_groups, GroupCursor::default());
+        self.packed_caches.clear();
+        self.packed_caches
+            .resize(size.packed_blocks, BlockCache::default());
     }
 
-    /// Forgets the cursor positions (the next sample searches).
+    /// Forgets the cursor positions (the next sample searches and decodes again).
     pub fn invalidate(&mut self) {
         self.animation = 0;
     }
 
-    /// Cursors it has room for.
+    /// Key-time cursors it has room for.
     pub fn capacity(&self) -> usize {
         self.cursors.len()
+    }
+
+    fn fits(&self, size: ContextSize) -> bool {
+        self.cursors.len() >= size.time_sets
+            && self.packed_cursors.len() >= size.packed_groups
+            && self.packed_caches.len() >= size.packed_blocks
     }
 }
 
@@ -71,7 +105,7 @@ impl SamplingJob<'_> {
     /// Checks the inputs.
     pub fn validate(&self) -> Result<(), JobError> {
         check_len("output", self.output.len(), self.animation.joint_count())?;
-        if self.context.capacity() < self.animation.time_set_count() {
+        if !self.context.fits(self.animation.context_size()) {
             return Err(JobError::Length {
                 what: "sampling context",
                 got: self.context.capacity(),
@@ -91,6 +125,9 @@ impl SamplingJob<'_> {
         let ctx = &mut *self.context;
         if ctx.animation != anim.id {
             ctx.cursors.fill(0);
+            ctx.packed_cursors
+                .iter_mut()
+                .for_each(GroupCursor::invalidate);
             ctx.animation = anim.id;
         }
         for ((times, cursor), located) in anim
@@ -102,8 +139,9 @@ impl SamplingJob<'_> {
             *located = locate(times, cursor, self.time);
         }
         let out = &mut *self.output;
-        // Start from the base pose: all of it, or (when most channels move) only what no channel overwrites.
-        if anim.constant_channels.len() < anim.base.len() {
+        // Start from the base pose: all of it, or (when most channels move: the list is kept only then) only
+        // what no channel overwrites.
+        if !anim.constant_channels.is_empty() {
             for &(j, property) in &anim.constant_channels {
                 let (o, b) = (&mut out[usize::from(j)], &anim.base[usize::from(j)]);
                 match property {
@@ -125,6 +163,34 @@ impl SamplingJob<'_> {
             for (((a, b), hold), joints) in a.iter().zip(b).zip(&g.holds).zip(&g.joints) {
                 let q = slerp_block(a, b, lane_fraction(u, *hold));
                 store(joints, q, |t, v| t.rotation = Quat::from_vec4(v), out);
+            }
+        }
+        let mut first_block = 0;
+        for (g, cursor) in anim.packed.iter().zip(ctx.packed_cursors.iter_mut()) {
+            let (k, u) = at(g.time_set);
+            let caches = &mut ctx.packed_caches[first_block..first_block + g.blocks()];
+            first_block += g.blocks();
+            g.seek(k, cursor, caches);
+            let blocks = caches.iter().zip(&g.holds).zip(&g.joints);
+            match g.property {
+                PackedProperty::Rotation => {
+                    for ((cache, hold), joints) in blocks {
+                        let q = slerp_block_unit(&cache.a, &cache.b, lane_fraction(u, *hold));
+                        store(joints, q, |t, v| t.rotation = Quat::from_vec4(v), out);
+                    }
+                }
+                vector => {
+                    let p = usize::from(vector == PackedProperty::Scale);
+                    for ((cache, hold), joints) in blocks {
+                        let (a, b) = (&cache.a, &cache.b);
+                        let v = lerp_block(
+                            &[a[0], a[1], a[2]],
+                            &[b[0], b[1], b[2]],
+                            lane_fraction(u, *hold),
+                        );
+                        store(joints, extend(v), |t, v| set_vector(t, p, v), out);
+                    }
+                }
             }
         }
         for g in &anim.rotations_cubic {
@@ -274,6 +340,102 @@ fn slerp_block(a: &[Vec4; 6], b: &[Vec4; 6], u4: Vec4) -> [Vec4; 4] {
     std::array::from_fn(|c| a[c] * w0 + b[c] * w1)
 }
 
+/// Coefficients of Eberly's slerp series ("A Fast and Accurate Algorithm for Computing SLERP", 2011), its first
+/// eight terms: uᵢ = 1 / (i(2i + 1)) and vᵢ = i / (2i + 1).
+const SLERP_U: [f32; 8] = [
+    1.0 / 3.0,
+    1.0 / 10.0,
+    1.0 / 21.0,
+    1.0 / 36.0,
+    1.0 / 55.0,
+    1.0 / 78.0,
+    1.0 / 105.0,
+    1.0 / 136.0,
+];
+const SLERP_V: [f32; 8] = [
+    1.0 / 3.0,
+    2.0 / 5.0,
+    3.0 / 7.0,
+    4.0 / 9.0,
+    5.0 / 11.0,
+    6.0 / 13.0,
+    7.0 / 15.0,
+    8.0 / 17.0,
+];
+
+/// Up to this |cos θ − 1| in every lane of a block (θ under 0.32 rad between the two quaternions, a turn of
+/// 0.63 rad between keys), the series cut after four terms is within 1.3·10⁻⁹ of slerp's weights; up to
+/// [`MEDIUM_SLERP_XM1`] (a turn of 1.85 rad), eight terms are within 6·10⁻⁸ (both checked in f64 over u and
+/// cos θ); beyond it the block takes the angle itself.
+const SHORT_SLERP_XM1: f32 = 0.05;
+const MEDIUM_SLERP_XM1: f32 = 0.4;
+
+/// Shortest-path slerp of four joints' unit rotations from `a` to `b` by `u4` per lane, what packed keys are
+/// sampled with (they carry no stored angle). Keys up to 1.85 rad apart, the usual case, take Eberly's series
+/// in cos θ and u (no trigonometry); a block with a lane whose keys are farther apart computes each lane's
+/// angle and runs the same series as exact keys ([`slerp_block`]). Its error against exact slerp is bounded by a property
+/// test in this module.
+#[inline(always)]
+fn slerp_block_unit(a: &[Vec4; 4], b: &[Vec4; 4], u4: Vec4) -> [Vec4; 4] {
+    let dot = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
+    let sign = Vec4::select(dot.cmplt(Vec4::ZERO), Vec4::splat(-1.0), Vec4::ONE);
+    let xm1 = dot.abs() - Vec4::ONE;
+    let farthest = -xm1.min_element();
+    if farthest > MEDIUM_SLERP_XM1 {
+        return slerp_block_far(a, b, sign, u4);
+    }
+    if farthest > SHORT_SLERP_XM1 {
+        slerp_series::<8>(a, b, sign, xm1, u4)
+    } else {
+        slerp_series::<4>(a, b, sign, xm1, u4)
+    }
+}
+
+/// Eberly's series cut after `TERMS` terms, for [`slerp_block_unit`].
+#[inline(always)]
+fn slerp_series<const TERMS: usize>(
+    a: &[Vec4; 4],
+    b: &[Vec4; 4],
+    sign: Vec4,
+    xm1: Vec4,
+    u4: Vec4,
+) -> [Vec4; 4] {
+    let d = Vec4::ONE - u4;
+    let (t2, d2) = (u4 * u4, d * d);
+    let (mut ct, mut cd) = (Vec4::ONE, Vec4::ONE);
+    for i in (0..TERMS).rev() {
+        let (u, v) = (Vec4::splat(SLERP_U[i]), Vec4::splat(SLERP_V[i]));
+        ct = Vec4::ONE + (u * t2 - v) * xm1 * ct;
+        cd = Vec4::ONE + (u * d2 - v) * xm1 * cd;
+    }
+    let w1 = sign * u4 * ct;
+    let w0 = d * cd;
+    std::array::from_fn(|c| a[c] * w0 + b[c] * w1)
+}
+
+/// [`slerp_block_unit`] for blocks with keys far apart: each lane's angle computed as the compiler does for
+/// exact keys, `b` turned onto `a`'s hemisphere by `sign`.
+#[cold]
+fn slerp_block_far(a: &[Vec4; 4], b: &[Vec4; 4], sign: Vec4, u4: Vec4) -> [Vec4; 4] {
+    let b = b.map(|c| c * sign);
+    let lane = |q: &[Vec4; 4], l: usize| Vec4::from_array(q.map(|c| c.to_array()[l]));
+    let angles: [(f32, f32); 4] =
+        std::array::from_fn(|l| super::animation::slerp_angle(lane(a, l), lane(&b, l)));
+    let theta = Vec4::from_array(angles.map(|x| x.0));
+    let inv_sinc = Vec4::from_array(angles.map(|x| x.1));
+    let a6 = [a[0], a[1], a[2], a[3], theta, inv_sinc];
+    let b6 = [b[0], b[1], b[2], b[3], theta, inv_sinc];
+    slerp_block(&a6, &b6, u4)
+}
+
+/// Slerp as the sampling job runs it on packed keys, for one pair of unit quaternions: exposed so its
+/// error against exact slerp can be tested and measured.
+pub fn polynomial_slerp(a: Quat, b: Quat, u: f32) -> Quat {
+    let split = |q: Quat| q.to_array().map(Vec4::splat);
+    let q = slerp_block_unit(&split(a), &split(b), Vec4::splat(u));
+    Quat::from_xyzw(q[0].x, q[1].x, q[2].x, q[3].x)
+}
+
 #[inline(always)]
 fn lerp_block(a: &[Vec4; 3], b: &[Vec4; 3], u4: Vec4) -> [Vec4; 3] {
     let v4 = Vec4::ONE - u4;
@@ -347,37 +509,60 @@ mod tests {
         (q.length() > 0.1).then(|| q.normalize())
     }
 
+    /// `slerp`'s error against exact slerp from `a` to `b` (or, when `near` < 0.5, to a rotation close to `a`:
+    /// angles down to ~1e-4 rad) at `u`.
+    fn slerp_error(slerp: fn(Quat, Quat, f32) -> Quat, a: Quat, b: Quat, near: f32, u: f32) -> f64 {
+        let b = if near < 0.5 {
+            a.slerp(b, near * 1e-3).normalize()
+        } else {
+            b
+        };
+        angle(slerp(a, b, u), exact_slerp(a, b, f64::from(u)))
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(20_000))]
         #[test]
-        fn fast_slerp_stays_within_1e5_rad_of_exact_slerp(
+        fn both_slerps_stay_within_1e5_rad_of_exact_slerp(
             a in prop::array::uniform4(-1.0f32..1.0),
             b in prop::array::uniform4(-1.0f32..1.0),
             near in 0.0f32..1.0,
             u in 0.0f32..=1.0,
         ) {
             let (Some(a), Some(b)) = (unit(a), unit(b)) else { return Ok(()) };
-            // Half the cases close together (angles down to ~1e-4 rad), half anywhere.
-            let b = if near < 0.5 { a.slerp(b, near * 1e-3).normalize() } else { b };
-            let err = angle(fast_slerp(a, b, u), exact_slerp(a, b, f64::from(u)));
-            prop_assert!(err <= 1e-5, "error {err} rad for {a:?} {b:?} at {u}");
+            for slerp in [fast_slerp as fn(Quat, Quat, f32) -> Quat, polynomial_slerp] {
+                let err = slerp_error(slerp, a, b, near, u);
+                prop_assert!(err <= 1e-5, "error {err} rad for {a:?} {b:?} at {u}");
+            }
         }
     }
 
-    #[test]
-    fn fast_slerp_error_is_near_f32_rounding() {
+    /// The largest error of `slerp` against exact slerp from the identity to turns of 0–360° about y, at u in
+    /// steps of 0.05.
+    fn worst_on_a_sweep(slerp: fn(Quat, Quat, f32) -> Quat) -> f64 {
         let mut worst = 0.0f64;
         for i in 0..=180 {
             let b = Quat::from_rotation_y((i as f32).to_radians() * 2.0);
             for k in 0..=20 {
                 let u = k as f32 / 20.0;
                 worst = worst.max(angle(
-                    fast_slerp(Quat::IDENTITY, b, u),
+                    slerp(Quat::IDENTITY, b, u),
                     exact_slerp(Quat::IDENTITY, b, f64::from(u)),
                 ));
             }
         }
-        assert!(worst < 1e-6, "worst {worst} rad");
+        worst
+    }
+
+    #[test]
+    fn both_slerps_errors_are_near_f32_rounding() {
+        let fast = worst_on_a_sweep(fast_slerp);
+        assert!(fast < 1e-6, "fast_slerp: worst {fast} rad");
+        let polynomial = worst_on_a_sweep(polynomial_slerp);
+        assert!(
+            polynomial < 2e-6,
+            "polynomial_slerp: worst {polynomial} rad"
+        );
     }
 
     fn target(name: &str) -> TrackTarget {
@@ -517,7 +702,7 @@ mod tests {
     #[test]
     fn channels_that_move_by_float_noise_only_are_held_and_the_others_animate() {
         let (skel, mut clip) = mixed();
-        let (before, _) = Animation::bind(&clip, &skel, None);
+        let (before, _) = Animation::bind_exact(&clip, &skel, None);
         // Joint 5's rotation moves by 1e-7 per component (an exporter's noise), joint 3's by 1e-4 (motion).
         let noisy = |d: f32| {
             let q = Quat::from_rotation_z(0.3);
@@ -536,7 +721,7 @@ mod tests {
             rotation: noisy(1e-4),
             scale: None,
         });
-        let (after, binding) = Animation::bind(&clip, &skel, None);
+        let (after, binding) = Animation::bind_exact(&clip, &skel, None);
         assert_eq!(
             after.animated_channels(),
             before.animated_channels() + 1,
@@ -554,6 +739,77 @@ mod tests {
                 assert!(err < 4e-6, "t {t} joint {j}: {err} rad");
             }
         }
+    }
+
+    #[test]
+    fn the_compact_form_stays_within_its_tolerance_of_the_exact_one_playing_and_seeking() {
+        let (skel, clip) = mixed();
+        let (compact, _) = Animation::bind(&clip, &skel, None);
+        let (exact, _) = Animation::bind_exact(&clip, &skel, None);
+        let error = compact.compact_error().expect("the mixed clip packs");
+        assert!(error <= super::super::COMPACT_TOLERANCE, "{error}");
+        assert!(compact.memory_bytes() < exact.memory_bytes());
+        let mut contexts = [&compact, &exact].map(SamplingContext::for_animation);
+        let n = skel.len();
+        let (mut local, mut model) = (
+            [vec![Transform::IDENTITY; n], vec![Transform::IDENTITY; n]],
+            [vec![Mat4::IDENTITY; n], vec![Mat4::IDENTITY; n]],
+        );
+        // Forward play, then jumps back and ahead, past both ends.
+        let mut times: Vec<f32> = (0..=400).map(|i| i as f32 * 0.0057 - 0.1).collect();
+        times.extend([1.9, 0.0, 1.31, 0.41, 0.39, 2.5, -1.0, 1.0]);
+        let mut worst = 0.0f32;
+        for t in times {
+            for (((anim, ctx), local), model) in [&compact, &exact]
+                .into_iter()
+                .zip(&mut contexts)
+                .zip(&mut local)
+                .zip(&mut model)
+            {
+                SamplingJob {
+                    animation: anim,
+                    context: ctx,
+                    time: t,
+                    output: local,
+                }
+                .run()
+                .unwrap();
+                super::super::LocalToModelJob::all(&skel, local, model)
+                    .run()
+                    .unwrap();
+            }
+            worst = worst.max(crate::core::metric::max_vertex_error(&model[0], &model[1]));
+        }
+        assert!(worst <= 1e-4, "{} cm", worst * 100.0);
+    }
+
+    #[test]
+    fn a_rotation_no_component_of_which_keeps_its_sign_stays_exact() {
+        let skel = Skeleton::new(
+            vec![JointDef {
+                name: "j0".into(),
+                parent: None,
+                rest: Transform::IDENTITY,
+                deforms: true,
+            }],
+            Mat4::IDENTITY,
+        )
+        .unwrap();
+        // A turn about x by 0, 2.5 and 5 rad: w goes from 1 through 0 to −0.8, x starts at 0, y and z stay 0.
+        let keys = [0.0, 2.5, 5.0].map(Quat::from_rotation_x).to_vec();
+        let clip = Clip::new(
+            "spin",
+            vec![Track {
+                target: target("j0"),
+                translation: None,
+                rotation: Some(
+                    Keys::new(vec![0.0, 1.0, 2.0], keys, Interpolation::Linear).unwrap(),
+                ),
+                scale: None,
+            }],
+        );
+        let (anim, _) = Animation::bind(&clip, &skel, None);
+        assert_eq!(anim.compact_error(), None);
     }
 
     #[test]

@@ -85,14 +85,11 @@ fn round_trip_every_clip(models: Vec<(String, ImportedModel)>) -> usize {
             let binding = replay.bind(&c.skeleton, None);
             assert!(binding.unbound_tracks.is_empty());
             let bare = animtune::core::Character::skeleton_only(&c.skeleton, None);
-            let replays = [replay];
-            let mut player =
-                Evaluator::new(&bare, &replays, SourceSpec::Clip(0), LayerParams::off());
+            // Both compiled exact: the claim is the file's, not the runtime's compact form's.
+            let mut player = Evaluator::for_clip_exact(&bare, &replay);
             // Against the source itself: at every grid frame, every key time of every channel of the source
             // and the midpoint between consecutive ones.
-            let sources = [clip.clone()];
-            let mut source =
-                Evaluator::new(&bare, &sources, SourceSpec::Clip(0), LayerParams::off());
+            let mut source = Evaluator::for_clip_exact(&bare, clip);
             let mut keys: Vec<f32> = Vec::new();
             for t in &clip.tracks {
                 keys.extend(t.translation.iter().flat_map(|k| k.times().to_vec()));

@@ -74,8 +74,9 @@ fn the_baked_stream_is_what_the_editor_plays() {
         reference.model_matrices_into(s, &mut a);
         e.pose().model_matrices_into(s, &mut b);
         let err = max_vertex_error(&a, &b);
+        // The editor plays the runtime's compact clips; the bake's reference compiles them exact.
         assert!(
-            err < 1e-5,
+            err <= animtune::runtime::COMPACT_TOLERANCE,
             "frame {k}: editor and bake differ by {} cm",
             err * 100.0
         );

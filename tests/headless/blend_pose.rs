@@ -5,7 +5,7 @@ use crate::common;
 use animtune::blend::{BlendSampler, BlendSpace, RootMotion};
 use animtune::core::{HumanBone, Pose, Wrap};
 use animtune::demo::locomotion::default_blend_space;
-use animtune::eval::{ClockStep, EvalInput, Evaluator, SourceSpec};
+use animtune::eval::{ClockStep, EvalInput, Evaluator, Precision, SourceSpec};
 use animtune::import::ImportedModel;
 use glam::{DVec2, Vec3};
 
@@ -23,7 +23,14 @@ fn blend(
     space.set_point(point.to_array());
     let layers = animtune::layers::LayerParams::off();
     let source = SourceSpec::Blend(space);
-    let mut ev = Evaluator::new(&model.character, &model.clips, source, layers);
+    // Exact keys: the blend's arithmetic is compared with the reference sampler's poses.
+    let mut ev = Evaluator::with_precision(
+        &model.character,
+        &model.clips,
+        source,
+        layers,
+        Precision::Exact,
+    );
     let input = EvalInput {
         clock: ClockStep::Seek(phase * cycle),
         ..EvalInput::default()
