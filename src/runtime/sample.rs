@@ -363,10 +363,11 @@ const SLERP_V: [f32; 8] = [
     8.0 / 17.0,
 ];
 
-/// Up to this |cos θ − 1| in every lane of a block (θ under 0.32 rad between the two quaternions, a turn of
-/// 0.63 rad between keys), the series cut after four terms is within 1.3·10⁻⁹ of slerp's weights; up to
-/// [`MEDIUM_SLERP_XM1`] (a turn of 1.85 rad), eight terms are within 6·10⁻⁸ (both checked in f64 over u and
-/// cos θ); beyond it the block takes the angle itself.
+/// How many terms of the series a block takes, by the largest |cos θ − 1| of its lanes (checked in f64 over u and
+/// cos θ): up to [`NEAR_SLERP_XM1`] (a turn of 0.2 rad between keys, most channels keyed at 30 fps), two terms
+/// are within 2.5·10⁻⁹ of slerp's weights; up to [`SHORT_SLERP_XM1`] (0.63 rad), four are within 1.3·10⁻⁹; up
+/// to [`MEDIUM_SLERP_XM1`] (1.85 rad), eight are within 6·10⁻⁸; beyond it the block takes the angle itself.
+const NEAR_SLERP_XM1: f32 = 0.005;
 const SHORT_SLERP_XM1: f32 = 0.05;
 const MEDIUM_SLERP_XM1: f32 = 0.4;
 
@@ -386,8 +387,10 @@ fn slerp_block_unit(a: &[Vec4; 4], b: &[Vec4; 4], u4: Vec4) -> [Vec4; 4] {
     }
     if farthest > SHORT_SLERP_XM1 {
         slerp_series::<8>(a, b, sign, xm1, u4)
-    } else {
+    } else if farthest > NEAR_SLERP_XM1 {
         slerp_series::<4>(a, b, sign, xm1, u4)
+    } else {
+        slerp_series::<2>(a, b, sign, xm1, u4)
     }
 }
 
