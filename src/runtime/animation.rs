@@ -16,7 +16,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use glam::{IVec4, Mat4, Quat, Vec3, Vec3A, Vec4};
 
 use super::packed::{
-    BlockKeys, MAX_GRID, PackedGroup, PackedProperty, clearance, stored_components, to_grid,
+    BlockKeys, KEEP_ALL, MAX_GRID, PackedGroup, PackedProperty, clearance, stored_components,
+    to_grid,
 };
 use super::{LocalToModelJob, SamplingContext, SamplingJob};
 use crate::core::metric::{JointScale, joint_scales, max_vertex_error};
@@ -691,8 +692,8 @@ fn check_times(time_sets: &[Vec<f32>]) -> Vec<f32> {
 /// Packs an exact linear group (`N` = 6 for rotations, whose first 4 components are the quaternion; 3 for
 /// vectors). Each lane's grid step is the budget of its joint (widened to hold the lane's largest value on the
 /// grid). Rotation channels are sorted into blocks by the component they drop (the one farthest from zero over
-/// the clip), each sequence negated where needed so that component is positive. None when a key is not finite
-/// or a rotation channel has no component that keeps one sign.
+/// the clip), each sequence negated where needed so that component is positive; a channel with no component that
+/// keeps one sign keeps all four. None when a key is not finite.
 fn pack_linear<const N: usize>(
     g: &LinearGroup<N>,
     property: PackedProperty,
@@ -732,14 +733,16 @@ fn pack_linear<const N: usize>(
             let mut dropped = 3;
             if rotations {
                 let clear = clearance(&values);
-                dropped = (0..4)
+                let best = (0..4)
                     .max_by(|&a, &b| clear[a].total_cmp(&clear[b]))
                     .unwrap_or(3);
-                if clear[dropped] <= 0.0 {
-                    return None;
-                }
-                if values[0][dropped] < 0.0 {
-                    values.iter_mut().for_each(|q| *q = q.map(|c| -c));
+                if clear[best] <= 0.0 {
+                    dropped = usize::from(KEEP_ALL);
+                } else {
+                    dropped = best;
+                    if values[0][dropped] < 0.0 {
+                        values.iter_mut().for_each(|q| *q = q.map(|c| -c));
+                    }
                 }
             }
             lanes.push(Lane {
@@ -774,12 +777,12 @@ fn pack_linear<const N: usize>(
                 lanes: chunk.len() as u8,
                 grid: (0..keys)
                     .map(|k| {
-                        let comps: [[f32; 3]; 4] = std::array::from_fn(|l| {
+                        let comps: [[f32; 4]; 4] = std::array::from_fn(|l| {
                             let q = lane(l).keys[k];
                             if rotations {
-                                stored_components(q, dropped)
+                                stored_components(q, dropped as u8)
                             } else {
-                                [q[0], q[1], q[2]]
+                                [q[0], q[1], q[2], 0.0]
                             }
                         });
                         std::array::from_fn(|c| {
