@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use super::InspectArgs;
 use crate::core::mesh::MeshPlacement;
+use crate::runtime::Animation;
 
 #[derive(Serialize)]
 struct Report {
@@ -52,6 +53,12 @@ struct ClipInfo {
     name: String,
     duration: f32,
     channels: usize,
+    /// Channels that move (the others are held at one value when compiled).
+    moving_channels: usize,
+    /// Bytes the clip takes compiled for this character (the runtime's compact form).
+    compiled_bytes: usize,
+    /// How far the compact form is from the clip's keys (virtual vertices, cm); None when it stays exact.
+    compact_error_cm: Option<f32>,
 }
 
 #[derive(Serialize)]
@@ -108,11 +115,17 @@ pub fn run(args: &InspectArgs) -> Result<()> {
             .clips
             .iter()
             .enumerate()
-            .map(|(index, clip)| ClipInfo {
-                index,
-                name: clip.name.clone(),
-                duration: clip.duration,
-                channels: clip.channel_count(),
+            .map(|(index, clip)| {
+                let (compiled, _) = Animation::bind(clip, s, Some(&c.humanoid));
+                ClipInfo {
+                    index,
+                    name: clip.name.clone(),
+                    duration: clip.duration,
+                    channels: clip.channel_count(),
+                    moving_channels: compiled.animated_channels(),
+                    compiled_bytes: compiled.memory_bytes(),
+                    compact_error_cm: compiled.compact_error().map(|e| e * 100.0),
+                }
             })
             .collect(),
         meshes: c
@@ -181,12 +194,18 @@ fn print_summary(r: &Report) {
     }
     outln!("  clips: {}", r.clips.len());
     for c in &r.clips {
+        let packed = match c.compact_error_cm {
+            Some(e) => format!("packed, {e:.4} cm from its keys"),
+            None if c.moving_channels == 0 => "nothing moves".to_string(),
+            None => "exact".to_string(),
+        };
         outln!(
-            "    [{}] {:<32} {:>7.3} s {:>4} channels",
+            "    [{}] {:<32} {:>7.3} s {:>4} channels {:>7} bytes compiled ({packed})",
             c.index,
             c.name,
             c.duration,
-            c.channels
+            c.channels,
+            c.compiled_bytes
         );
     }
     for n in &r.notes {

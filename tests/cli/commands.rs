@@ -47,6 +47,29 @@ fn inspect_mannequin_reports_twist_joints_and_clips() {
 }
 
 #[test]
+fn inspect_reports_each_clip_compiled_size_and_its_distance_from_its_keys() {
+    let path = common::quaternius();
+    let j = json_of(&animtune(&["inspect", path.to_str().unwrap(), "--json"]));
+    let clips = j["clips"].as_array().unwrap();
+    assert_eq!(clips.len(), 46);
+    for c in clips {
+        let bytes = c["compiled_bytes"].as_u64().unwrap();
+        assert!(bytes > 2_000, "{c}: the base pose alone is 2.5 KB");
+        match c["compact_error_cm"].as_f64() {
+            // Packed within runtime::COMPACT_TOLERANCE (0.008 cm).
+            Some(e) => assert!(e > 0.0 && e <= 0.008, "{c}"),
+            None => assert_eq!(
+                c["moving_channels"], 0,
+                "{c}: only a still clip stays exact here"
+            ),
+        }
+    }
+    // Issue 29: the walk compiles below ozz's 7,912 bytes.
+    let walk = clips.iter().find(|c| c["name"] == "Walk_Loop").unwrap();
+    assert!(walk["compiled_bytes"].as_u64().unwrap() < 7_912, "{walk}");
+}
+
+#[test]
 fn humanoid_override_from_the_command_line() {
     let path = common::asset("CesiumMan.glb");
     let j = json_of(&animtune(&[
