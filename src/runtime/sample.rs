@@ -81,12 +81,6 @@ impl SamplingContext {
     pub fn capacity(&self) -> usize {
         self.cursors.len()
     }
-
-    fn fits(&self, size: ContextSize) -> bool {
-        self.cursors.len() >= size.time_sets
-            && self.packed_cursors.len() >= size.packed_groups
-            && self.packed_caches.len() >= size.packed_blocks
-    }
 }
 
 /// Samples one animation at one time into a local pose (every joint written: base pose, then animated channels).
@@ -105,12 +99,32 @@ impl SamplingJob<'_> {
     /// Checks the inputs.
     pub fn validate(&self) -> Result<(), JobError> {
         check_len("output", self.output.len(), self.animation.joint_count())?;
-        if !self.context.fits(self.animation.context_size()) {
-            return Err(JobError::Length {
-                what: "sampling context",
-                got: self.context.capacity(),
-                expected: self.animation.time_set_count(),
-            });
+        let need = self.animation.context_size();
+        let ctx = &*self.context;
+        for (what, got, expected) in [
+            (
+                "sampling context (key-time cursors)",
+                ctx.cursors.len(),
+                need.time_sets,
+            ),
+            (
+                "sampling context (packed groups)",
+                ctx.packed_cursors.len(),
+                need.packed_groups,
+            ),
+            (
+                "sampling context (packed blocks)",
+                ctx.packed_caches.len(),
+                need.packed_blocks,
+            ),
+        ] {
+            if got < expected {
+                return Err(JobError::Length {
+                    what,
+                    got,
+                    expected,
+                });
+            }
         }
         if !self.time.is_finite() {
             return Err(JobError::NotFinite("time"));
@@ -841,7 +855,24 @@ mod tests {
         assert!(matches!(
             job.validate(),
             Err(JobError::Length {
-                what: "sampling context",
+                what: "sampling context (key-time cursors)",
+                got: 1,
+                expected: 2,
+            })
+        ));
+        // Room for the cursors but not for the packed keys.
+        let mut ctx = SamplingContext::new(2);
+        let job = SamplingJob {
+            animation: &anim,
+            context: &mut ctx,
+            time: 0.0,
+            output: &mut out,
+        };
+        assert!(matches!(
+            job.validate(),
+            Err(JobError::Length {
+                what: "sampling context (packed groups)",
+                got: 0,
                 ..
             })
         ));
