@@ -844,56 +844,43 @@ mod tests {
     fn validate_refuses_mismatched_buffers() {
         let (skel, clip) = mixed();
         let (anim, _) = Animation::bind(&clip, &skel, None);
-        let mut ctx = SamplingContext::new(1);
-        let mut out = vec![Transform::IDENTITY; skel.len()];
-        let job = SamplingJob {
-            animation: &anim,
-            context: &mut ctx,
-            time: 0.0,
-            output: &mut out,
+        let n = skel.len();
+        let validate = |mut ctx: SamplingContext, joints: usize, time: f32| {
+            let mut output = vec![Transform::IDENTITY; joints];
+            SamplingJob {
+                animation: &anim,
+                context: &mut ctx,
+                time,
+                output: &mut output,
+            }
+            .validate()
         };
-        assert!(matches!(
-            job.validate(),
+        assert_eq!(
+            validate(SamplingContext::new(1), n, 0.0),
             Err(JobError::Length {
                 what: "sampling context (key-time cursors)",
                 got: 1,
                 expected: 2,
             })
-        ));
+        );
         // Room for the cursors but not for the packed keys.
-        let mut ctx = SamplingContext::new(2);
-        let job = SamplingJob {
-            animation: &anim,
-            context: &mut ctx,
-            time: 0.0,
-            output: &mut out,
-        };
         assert!(matches!(
-            job.validate(),
+            validate(SamplingContext::new(2), n, 0.0),
             Err(JobError::Length {
                 what: "sampling context (packed groups)",
                 got: 0,
                 ..
             })
         ));
-        let mut ctx = SamplingContext::for_animation(&anim);
-        let mut short = vec![Transform::IDENTITY; 2];
-        let job = SamplingJob {
-            animation: &anim,
-            context: &mut ctx,
-            time: 0.0,
-            output: &mut short,
-        };
+        let fitting = || SamplingContext::for_animation(&anim);
         assert!(matches!(
-            job.validate(),
+            validate(fitting(), 2, 0.0),
             Err(JobError::Length { what: "output", .. })
         ));
-        let job = SamplingJob {
-            animation: &anim,
-            context: &mut ctx,
-            time: f32::NAN,
-            output: &mut out,
-        };
-        assert_eq!(job.validate(), Err(JobError::NotFinite("time")));
+        assert_eq!(
+            validate(fitting(), n, f32::NAN),
+            Err(JobError::NotFinite("time"))
+        );
+        assert_eq!(validate(fitting(), n, 0.5), Ok(()));
     }
 }
