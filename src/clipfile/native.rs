@@ -15,8 +15,13 @@ pub const TAG: &str = "animtune-clip";
 /// The newest format version this build writes and reads. Version 2 adds the parent's rest origin and scale to the
 /// rest data of tracks with a translation channel (hips placement in retargeting); tracks without them (and
 /// version 1 files) read as 0 and 1. Version 3 adds rotation channels packed in as few bits as their error
-/// budget allows (kind 4, [`super::packed`]).
-pub const VERSION: u32 = 3;
+/// budget allows (kind 4, [`super::packed`]). Version 4 adds the runtime's packed form
+/// ([`crate::runtime::packed`]): the body's `packed` groups hold the keys of channels that share their key
+/// frames, each lane naming its track (whose channel is then nil).
+pub const VERSION: u32 = 4;
+
+/// Most key values (keys × channels) the packed groups of one file may decode to: 16 M (256 MB as f32 x, y, z, w).
+pub const MAX_PACKED_VALUES: u64 = 16 << 20;
 
 /// Quaternions further than this from unit length are refused; closer ones are renormalised.
 const UNIT_TOLERANCE: f32 = 1e-3;
@@ -34,10 +39,34 @@ pub enum Precision<'a> {
     Full,
     /// 16-bit fractions of each channel's range per component.
     Fixed16,
-    /// Rotations in as few bits as keep each track's keys within its angle budget (radians, one per track, in
-    /// track order; see [`super::packed`]); other channels, and rotations the budget cannot pack, as
-    /// [`Precision::Fixed16`].
-    RotationBudgets(&'a [f32]),
+    /// The runtime's packed form (version 4): keyed channels sharing their key frames packed together, each
+    /// lane on a grid of the track's budget (per track: translation units, rotation quaternion units, scale
+    /// units; see [`crate::runtime::packed`]); channels it cannot pack as [`Precision::Fixed16`].
+    Packed(&'a [[f32; 3]]),
+}
+
+/// Version 4: keyed channels of one property sharing their key frames, in the runtime's packed form
+/// ([`crate::runtime::packed`], linear interpolation), four to a block.
+#[derive(Serialize, Deserialize)]
+struct FileGroup {
+    /// 0 translation, 1 rotation, 2 scale.
+    property: u8,
+    /// The key frames, as deltas (the first from frame 0).
+    frames: Vec<u32>,
+    /// Per block, the track of each of its four lanes (padding lanes repeat the last real one).
+    tracks: Vec<u32>,
+    /// Per block, the lanes in use (1–4).
+    #[serde(with = "serde_bytes")]
+    lanes: Vec<u8>,
+    /// Per block of rotations, the component rebuilt from the others (0–3, or 4 for none stored); 3 for vectors.
+    #[serde(with = "serde_bytes")]
+    dropped: Vec<u8>,
+    /// Per block, each lane's grid step (4 f32, little-endian).
+    #[serde(with = "serde_bytes")]
+    steps: Vec<u8>,
+    /// The residual stream.
+    #[serde(with = "serde_bytes")]
+    bits: Vec<u8>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -134,6 +163,9 @@ struct Body {
     frame_rate: f32,
     times: Option<FileTimes>,
     tracks: Vec<FileTrack>,
+    /// Version 4: the packed groups.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    packed: Vec<FileGroup>,
 }
 
 /// True when the bytes start like a native clip (an array whose first element is the tag).
@@ -256,24 +288,6 @@ pub fn encode(clip: &BakedClip, quantize: bool) -> Vec<u8> {
     )
 }
 
-/// A rotation channel packed within `budget` radians, or None when it has no keys or cannot be.
-fn packed_rotation(c: &Channel<Quat>, budget: f32) -> Option<FileChannel> {
-    let Channel::Keys { frames, values } = c else {
-        return None;
-    };
-    let p = super::packed::pack(values, budget)?;
-    let range: Vec<u8> = std::iter::once(p.bits)
-        .chain(p.low.iter().chain(&p.high).flat_map(|v| v.to_le_bytes()))
-        .collect();
-    Some(FileChannel {
-        kind: KIND_ROTATIONS_PACKED,
-        frames: frame_deltas(frames),
-        values: p.data,
-        range,
-        key_bitmap: Vec::new(),
-    })
-}
-
 /// None for a channel at rest (written as nil); else the channel, its key frames written the shorter way for a
 /// clip of `frame_count` frames.
 fn unless_rest(c: FileChannel, frame_count: u64) -> Option<FileChannel> {
@@ -293,16 +307,92 @@ fn frame_deltas(frames: &[u32]) -> Vec<u32> {
         .collect()
 }
 
+/// The keyed channels of `clip` packed as the runtime packs them, grouped by property and key frames; with the
+/// (track, property) pairs they hold. Groups that cannot be packed (a key not finite) are left out.
+fn packed_groups(clip: &BakedClip, budgets: &[[f32; 3]]) -> (Vec<FileGroup>, Vec<(usize, u8)>) {
+    use crate::runtime::packed::{ChannelToPack, PackedProperty, pack_channels};
+    let mut groups: std::collections::BTreeMap<(u8, Vec<u32>), Vec<ChannelToPack>> =
+        std::collections::BTreeMap::new();
+    if clip.tracks.len() > usize::from(u16::MAX) || budgets.len() != clip.tracks.len() {
+        return (Vec::new(), Vec::new());
+    }
+    for (i, t) in clip.tracks.iter().enumerate() {
+        let mut add = |property: u8, frames: &Vec<u32>, keys: Vec<[f32; 4]>| {
+            groups
+                .entry((property, frames.clone()))
+                .or_default()
+                .push(ChannelToPack {
+                    lane: i as u16,
+                    hold: false,
+                    keys,
+                });
+        };
+        let vectors = |values: &[Vec3]| values.iter().map(|v| v.extend(0.0).to_array()).collect();
+        if let Channel::Keys { frames, values } = &t.translation {
+            add(0, frames, vectors(values));
+        }
+        if let Channel::Keys { frames, values } = &t.rotation {
+            // Sign-aligned: each key on the previous one's hemisphere.
+            let mut keys: Vec<[f32; 4]> = Vec::with_capacity(values.len());
+            for q in values {
+                let v = Vec4::from(*q);
+                let v = match keys.last() {
+                    Some(&p) if Vec4::from_array(p).dot(v) < 0.0 => -v,
+                    _ => v,
+                };
+                keys.push(v.to_array());
+            }
+            add(1, frames, keys);
+        }
+        if let Channel::Keys { frames, values } = &t.scale {
+            add(2, frames, vectors(values));
+        }
+    }
+    let mut out = Vec::new();
+    let mut members = Vec::new();
+    for ((property, frames), channels) in groups {
+        let kind = [
+            PackedProperty::Translation,
+            PackedProperty::Rotation,
+            PackedProperty::Scale,
+        ][usize::from(property)];
+        let lanes: Vec<usize> = channels.iter().map(|c| usize::from(c.lane)).collect();
+        let Some(g) = pack_channels(kind, 0, frames.len(), channels, |lane| {
+            budgets[usize::from(lane)][usize::from(property)]
+        }) else {
+            continue;
+        };
+        members.extend(lanes.into_iter().map(|t| (t, property)));
+        let mut bits = g.bits;
+        bits.truncate(bits.len().saturating_sub(8));
+        out.push(FileGroup {
+            property,
+            frames: frame_deltas(&frames),
+            tracks: g.joints.iter().flatten().map(|&t| u32::from(t)).collect(),
+            lanes: g.lanes,
+            dropped: g.dropped,
+            steps: g
+                .steps
+                .iter()
+                .flat_map(|s| f32_bytes(&s.to_array()))
+                .collect(),
+            bits,
+        });
+    }
+    (out, members)
+}
+
 /// Encodes a baked clip as `.animclip` bytes, keyed values stored as `precision` says.
 pub fn encode_with(clip: &BakedClip, precision: Precision) -> Vec<u8> {
     let quantize = !matches!(precision, Precision::Full);
+    let (packed, members) = match precision {
+        Precision::Packed(budgets) => packed_groups(clip, budgets),
+        _ => (Vec::new(), Vec::new()),
+    };
+    let in_group = |track: usize, property: u8| members.contains(&(track, property));
     let frames = clip.frame_count();
     // The previous track's path and rest as a reader will see them (a child derives its parent rotation).
     let mut previous: Option<(String, super::rest::Rest)> = None;
-    let budget_of = |i: usize| match precision {
-        Precision::RotationBudgets(b) => b.get(i).copied(),
-        _ => None,
-    };
     let body = Body {
         id: clip.id,
         name: clip.name.clone(),
@@ -353,17 +443,20 @@ pub fn encode_with(clip: &BakedClip, precision: Precision) -> Vec<u8> {
                         .and_then(|b| HumanBone::ALL.iter().position(|&x| x == b))
                         .map(|i| i as u8),
                     rest,
-                    translation: unless_rest(encode_channel(&t.translation, quantize), frames),
-                    rotation: unless_rest(
-                        budget_of(i)
-                            .and_then(|b| packed_rotation(&t.rotation, b))
-                            .unwrap_or_else(|| encode_channel(&t.rotation, quantize)),
-                        frames,
-                    ),
-                    scale: unless_rest(encode_channel(&t.scale, quantize), frames),
+                    // A channel a packed group holds is nil here.
+                    translation: (!in_group(i, 0))
+                        .then(|| unless_rest(encode_channel(&t.translation, quantize), frames))
+                        .flatten(),
+                    rotation: (!in_group(i, 1))
+                        .then(|| unless_rest(encode_channel(&t.rotation, quantize), frames))
+                        .flatten(),
+                    scale: (!in_group(i, 2))
+                        .then(|| unless_rest(encode_channel(&t.scale, quantize), frames))
+                        .flatten(),
                 })
             })
             .collect(),
+        packed,
     };
     rmp_serde::to_vec(&(TAG, VERSION, body)).expect("clip data always serializes")
 }
@@ -570,6 +663,141 @@ impl Checker<'_> {
         }
     }
 
+    /// Decodes packed group `index` into the keys of the channels it names (which must be nil in their tracks),
+    /// adding its key values to `values` (bounded by [`MAX_PACKED_VALUES`]).
+    fn packed_group(
+        &self,
+        g: &FileGroup,
+        index: usize,
+        frame_count: u64,
+        values: &mut u64,
+        tracks: &mut [BakedTrack],
+    ) -> Result<(), ClipFileError> {
+        use crate::runtime::packed::{PackedGroup, PackedProperty};
+        let what = format!("packed group {index}");
+        let bad = |m: String| self.invalid(format!("{what}: {m}"));
+        let property = match g.property {
+            0 => PackedProperty::Translation,
+            1 => PackedProperty::Rotation,
+            2 => PackedProperty::Scale,
+            p => return Err(bad(format!("unknown property {p}"))),
+        };
+        let frames = self.frames(
+            &FileChannel {
+                kind: KIND_KEYS,
+                frames: g.frames.clone(),
+                values: Vec::new(),
+                range: Vec::new(),
+                key_bitmap: Vec::new(),
+            },
+            frame_count,
+            &what,
+        )?;
+        let blocks = g.lanes.len();
+        if g.tracks.len() != 4 * blocks || g.dropped.len() != blocks || g.steps.len() != 16 * blocks
+        {
+            return Err(bad(format!(
+                "{blocks} blocks with {} lane tracks, {} dropped components and {} step bytes",
+                g.tracks.len(),
+                g.dropped.len(),
+                g.steps.len()
+            )));
+        }
+        let real: u64 = g.lanes.iter().map(|&l| u64::from(l)).sum();
+        *values = values.saturating_add(real.saturating_mul(frames.len() as u64));
+        if *values > MAX_PACKED_VALUES {
+            return Err(bad(format!(
+                "decodes to over {MAX_PACKED_VALUES} key values"
+            )));
+        }
+        let rotations = property == PackedProperty::Rotation;
+        for (b, (&lanes, &dropped)) in g.lanes.iter().zip(&g.dropped).enumerate() {
+            let dropped_ok = if rotations {
+                dropped <= 4
+            } else {
+                dropped == 3
+            };
+            if !(1..=4).contains(&lanes) || !dropped_ok {
+                return Err(bad(format!(
+                    "block {b}: {lanes} lanes, dropped component {dropped}"
+                )));
+            }
+        }
+        let steps = self.floats(&g.steps, &what)?;
+        if steps.iter().any(|&s| s <= 0.0) {
+            return Err(bad("a grid step is not positive".into()));
+        }
+        let mut joints = Vec::with_capacity(blocks);
+        for block in g.tracks.chunks_exact(4) {
+            let mut lanes = [0u16; 4];
+            for (lane, &t) in lanes.iter_mut().zip(block) {
+                *lane = u16::try_from(t)
+                    .ok()
+                    .filter(|&t| usize::from(t) < tracks.len())
+                    .ok_or_else(|| {
+                        bad(format!("names track {t}, past the file's {}", tracks.len()))
+                    })?;
+            }
+            joints.push(lanes);
+        }
+        let mut bits = g.bits.clone();
+        bits.extend_from_slice(&[0; 8]);
+        let group = PackedGroup {
+            property,
+            time_set: 0,
+            keys: frames.len(),
+            joints,
+            holds: vec![Vec4::ZERO; blocks],
+            steps: steps.chunks_exact(4).map(Vec4::from_slice).collect(),
+            dropped: g.dropped.clone(),
+            lanes: g.lanes.clone(),
+            bits,
+        };
+        let (lanes, used_bits) = group.decode_lanes();
+        if used_bits > g.bits.len() * 8 {
+            return Err(bad(format!(
+                "its keys need {used_bits} bits, the stream has {}",
+                g.bits.len() * 8
+            )));
+        }
+        for (track, keys) in lanes {
+            let t = &mut tracks[usize::from(track)];
+            let name = &t.target.path;
+            let taken = || bad(format!("track '{name}' has this channel already"));
+            if keys.iter().flatten().any(|v| !v.is_finite()) {
+                return Err(bad(format!("track '{name}': a key is not finite")));
+            }
+            let frames = frames.clone();
+            match property {
+                PackedProperty::Translation | PackedProperty::Scale => {
+                    let channel = if property == PackedProperty::Scale {
+                        &mut t.scale
+                    } else {
+                        &mut t.translation
+                    };
+                    if !matches!(channel, Channel::Rest) {
+                        return Err(taken());
+                    }
+                    *channel = Channel::Keys {
+                        frames,
+                        values: keys.iter().map(|k| Vec3::from_slice(&k[..3])).collect(),
+                    };
+                }
+                PackedProperty::Rotation => {
+                    if !matches!(t.rotation, Channel::Rest) {
+                        return Err(taken());
+                    }
+                    let keys = Channel::Keys {
+                        frames,
+                        values: keys.iter().map(|k| Quat::from_array(*k)).collect(),
+                    };
+                    t.rotation = self.unit(keys, &what, true)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
     fn unit(
         &self,
         c: Channel<Quat>,
@@ -738,6 +966,13 @@ pub fn decode(bytes: &[u8], path: &Path) -> Result<BakedClip, ClipFileError> {
         });
         prev_path = path;
     }
+    if !body.packed.is_empty() && version < 4 {
+        return Err(ck.invalid(format!("packed groups in a version {version} file")));
+    }
+    let mut values: u64 = 0;
+    for (i, g) in body.packed.iter().enumerate() {
+        ck.packed_group(g, i, frame_count, &mut values, &mut tracks)?;
+    }
     Ok(BakedClip {
         id: body.id,
         name: body.name,
@@ -779,6 +1014,7 @@ mod tests {
                 rotation: Some(rest_channel()),
                 scale: Some(rest_channel()),
             }],
+            packed: Vec::new(),
         }
     }
 
@@ -845,6 +1081,7 @@ mod tests {
             frame_rate: 30.0,
             times: None,
             tracks,
+            packed: Vec::new(),
         };
         let bytes = rmp_serde::to_vec(&(TAG, 2u32, body)).unwrap();
         assert!(bytes.len() < 1 << 20, "{}", bytes.len());

@@ -67,6 +67,7 @@ fn channel<T: Copy>(
     values: Vec<T>,
     rest: T,
     tol: f32,
+    keys: KeyReduction,
     dist: impl Fn(T, T) -> f32 + Copy,
     interp: impl Fn(T, T, f32) -> T,
 ) -> Channel<T> {
@@ -76,25 +77,62 @@ fn channel<T: Copy>(
     if values.iter().all(|&v| dist(v, values[0]) <= tol) {
         return Channel::Constant(values[0]);
     }
+    if keys == KeyReduction::None {
+        return Channel::Keys {
+            frames: (0..values.len() as u32).collect(),
+            values,
+        };
+    }
     let frames = keep_frames(times, &values, tol, dist, interp);
     let values = frames.iter().map(|&f| values[f as usize]).collect();
     Channel::Keys { frames, values }
 }
 
-/// The share of a quantized bake's error budget its key reduction takes; the rotations' packed bits take the
-/// rest ([`rotation_budgets`]).
+/// How [`reduce`] reduces: the tolerance (metres of vertex displacement) × `factor` scaled by each joint's
+/// size, how the player interpolates rotations, and whether channels that move drop keys.
+#[derive(Clone, Copy, Debug)]
+pub struct Reduction {
+    /// Metres of virtual-vertex displacement.
+    pub tolerance: f32,
+    /// The share of it this attempt uses.
+    pub factor: f32,
+    /// How the player interpolates rotations.
+    pub rotation_interp: RotationInterp,
+    /// Whether moving channels drop the keys interpolation can stand in for.
+    pub keys: KeyReduction,
+}
+
+/// Whether a channel that moves keeps only the frames its tolerance needs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyReduction {
+    /// The frames linear interpolation between kept frames cannot stand in for.
+    Tolerance,
+    /// Every frame (the runtime's packed form, whose channels share their key frames).
+    None,
+}
+
+/// The share of a quantized bake's error budget that folding channels into constants takes; the packed grids
+/// take the rest ([`packed_budgets`]).
 pub const KEY_SHARE: f32 = 0.5;
 
-/// Per track of `clip`, the angle (radians) its rotation keys may move by being packed: `tolerance` (metres of
-/// virtual-vertex displacement) over the joint's reach, as the key reduction scales it.
-pub fn rotation_budgets(skeleton: &Skeleton, clip: &BakedClip, tolerance: f32) -> Vec<f32> {
+/// Per track of `clip`, the grid steps of the runtime's packed form ([`crate::runtime::packed`]) whose rounding
+/// moves the virtual vertices by about `tolerance` (metres): translation, rotation (quaternion components) and
+/// scale, as the runtime's compiler scales its own tolerance.
+pub fn packed_budgets(skeleton: &Skeleton, clip: &BakedClip, tolerance: f32) -> Vec<[f32; 3]> {
     let scales = joint_scales(skeleton);
     clip.tracks
         .iter()
         .map(|t| {
             skeleton
                 .find_by_path(&t.target.path)
-                .map_or(0.0, |j| tolerance / scales[j].reach)
+                .map_or([1e-6; 3], |j| {
+                    let s = &scales[j];
+                    [
+                        tolerance / s.parent_scale,
+                        tolerance / (2.0 * s.reach),
+                        tolerance / s.reach,
+                    ]
+                })
         })
         .collect()
 }
@@ -140,14 +178,13 @@ pub fn reduce(
     humanoid: Option<&HumanoidMap>,
     frames: &Frames,
     meta: &ClipMeta,
-    tolerance: f32,
-    factor: f32,
-    rotation_interp: RotationInterp,
+    how: &Reduction,
 ) -> BakedClip {
+    let (rotation_interp, keys) = (how.rotation_interp, how.keys);
     let scales = joint_scales(skeleton);
     let targets = track_targets(skeleton, humanoid);
     let times = &frames.times;
-    let tol = tolerance * factor;
+    let tol = how.tolerance * how.factor;
     let mut tracks = Vec::new();
     for (j, target) in targets.into_iter().enumerate() {
         let s = &scales[j];
@@ -165,28 +202,30 @@ pub fn reduce(
             col(|t| t.translation.into()),
             rest.translation.into(),
             tol / s.parent_scale,
+            keys,
             |a, b| a.distance(b),
             lerp,
         );
         let rotations: Vec<Quat> = frames.poses.iter().map(|p| p.local[j].rotation).collect();
-        let rotation = match rotation_interp {
-            RotationInterp::Slerp => channel(
-                times,
-                rotations,
-                rest.rotation,
-                tol / s.reach,
-                angle,
-                Quat::interpolate,
-            ),
-            RotationInterp::Nlerp => {
-                channel(times, rotations, rest.rotation, tol / s.reach, angle, nlerp)
-            }
+        let interp: fn(Quat, Quat, f32) -> Quat = match rotation_interp {
+            RotationInterp::Slerp => Quat::interpolate,
+            RotationInterp::Nlerp => nlerp,
         };
+        let rotation = channel(
+            times,
+            rotations,
+            rest.rotation,
+            tol / s.reach,
+            keys,
+            angle,
+            interp,
+        );
         let scale = channel(
             times,
             col(|t| t.scale.into()),
             rest.scale.into(),
             tol / s.reach,
+            keys,
             |a, b| (a - b).abs().max_element(),
             lerp,
         );
@@ -255,9 +294,14 @@ pub fn search<T>(
     mut attempt: impl FnMut(f32, bool) -> (T, f32),
 ) -> (T, f32, bool) {
     const FACTORS: [f32; 5] = [1.0, 0.5, 0.25, 0.12, 0.05];
+    // Packed grids round each value by at most half a step, and errors of a chain's joints seldom line up: a
+    // quantized bake first tries coarser grids than the per-joint budget.
+    const QUANTIZED: [f32; 12] = [
+        2.0, 1.6, 1.3, 1.1, 0.9, 0.75, 0.62, 0.5, 0.35, 0.25, 0.12, 0.05,
+    ];
     let mut plan: Vec<(f32, bool)> = Vec::new();
     if quantize {
-        plan.extend(FACTORS.map(|f| (f, true)));
+        plan.extend(QUANTIZED.map(|f| (f, true)));
     }
     plan.extend(FACTORS.map(|f| (f, false)));
     plan.push((0.0, false));

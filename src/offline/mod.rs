@@ -243,19 +243,30 @@ pub fn encode(
             } else {
                 factor
             };
-            let mut clip = compact::reduce(
-                skeleton, humanoid, frames, meta, tolerance, key_factor, interp,
-            );
+            // A quantized native file is the runtime's packed form: every frame of a channel that moves, on grids
+            // sized by the rest of the budget.
+            let keys = if q {
+                compact::KeyReduction::None
+            } else {
+                compact::KeyReduction::Tolerance
+            };
+            let how = compact::Reduction {
+                tolerance,
+                factor: key_factor,
+                rotation_interp: interp,
+                keys,
+            };
+            let mut clip = compact::reduce(skeleton, humanoid, frames, meta, &how);
             if format == ExportFormat::Unity && !settings.sparse {
                 compact::add_rest_tracks(&mut clip, skeleton, humanoid);
             }
-            let budgets = compact::rotation_budgets(
+            let budgets = compact::packed_budgets(
                 skeleton,
                 &clip,
                 tolerance * factor * (1.0 - compact::KEY_SHARE),
             );
             let precision = if q {
-                native::Precision::RotationBudgets(&budgets)
+                native::Precision::Packed(&budgets)
             } else {
                 native::Precision::Full
             };

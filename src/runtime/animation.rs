@@ -13,12 +13,9 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use glam::{IVec4, Mat4, Quat, Vec3, Vec3A, Vec4};
+use glam::{Mat4, Quat, Vec3, Vec3A, Vec4};
 
-use super::packed::{
-    BlockKeys, KEEP_ALL, MAX_GRID, PackedGroup, PackedProperty, clearance, stored_components,
-    to_grid,
-};
+use super::packed::{ChannelToPack, PackedGroup, PackedProperty, pack_channels};
 use super::{LocalToModelJob, SamplingContext, SamplingJob};
 use crate::core::metric::{JointScale, joint_scales, max_vertex_error};
 
@@ -690,10 +687,7 @@ fn check_times(time_sets: &[Vec<f32>]) -> Vec<f32> {
 }
 
 /// Packs an exact linear group (`N` = 6 for rotations, whose first 4 components are the quaternion; 3 for
-/// vectors). Each lane's grid step is the budget of its joint (widened to hold the lane's largest value on the
-/// grid). Rotation channels are sorted into blocks by the component they drop (the one farthest from zero over
-/// the clip), each sequence negated where needed so that component is positive; a channel with no component that
-/// keeps one sign keeps all four. None when a key is not finite.
+/// vectors), each lane's grid step the budget of its joint ([`pack_channels`]). None when a key is not finite.
 fn pack_linear<const N: usize>(
     g: &LinearGroup<N>,
     property: PackedProperty,
@@ -701,108 +695,30 @@ fn pack_linear<const N: usize>(
 ) -> Option<PackedGroup> {
     let blocks = g.blocks;
     let keys = g.keys.len() / blocks.max(1);
-    let rotations = property == PackedProperty::Rotation;
-    // Each real lane as a channel: joint, hold, and its keys (the exact group's padding lanes repeat lane 0's
-    // joint; a group has one channel per joint).
-    struct Lane {
-        joint: u16,
-        hold: f32,
-        dropped: usize,
-        keys: Vec<[f32; 4]>,
-    }
-    let mut lanes = Vec::new();
+    // Each real lane as a channel (the exact group's padding lanes repeat lane 0's joint; a group has one
+    // channel per joint).
+    let mut channels = Vec::new();
     for b in 0..blocks {
         let j = g.joints[b];
         let used = (1..4).find(|&l| j[l] == j[0]).unwrap_or(4);
         for (l, &joint) in j.iter().enumerate().take(used) {
-            let mut values: Vec<[f32; 4]> = (0..keys)
-                .map(|k| {
-                    let v = &g.keys[k * blocks + b];
-                    std::array::from_fn(|c| {
-                        if c < N.min(4) {
-                            v[c].to_array()[l]
-                        } else {
-                            0.0
-                        }
-                    })
-                })
-                .collect();
-            if values.iter().flatten().any(|v| !v.is_finite()) {
-                return None;
-            }
-            let mut dropped = 3;
-            if rotations {
-                let clear = clearance(&values);
-                let best = (0..4)
-                    .max_by(|&a, &b| clear[a].total_cmp(&clear[b]))
-                    .unwrap_or(3);
-                if clear[best] <= 0.0 {
-                    dropped = usize::from(KEEP_ALL);
-                } else {
-                    dropped = best;
-                    if values[0][dropped] < 0.0 {
-                        values.iter_mut().for_each(|q| *q = q.map(|c| -c));
-                    }
-                }
-            }
-            lanes.push(Lane {
-                joint,
-                hold: g.holds[b].to_array()[l],
-                dropped,
-                keys: values,
-            });
-        }
-    }
-    lanes.sort_by_key(|l| (l.dropped, l.joint));
-    let mut packed_blocks = Vec::new();
-    for same in lanes.chunk_by(|a, b| a.dropped == b.dropped) {
-        for chunk in same.chunks(4) {
-            let lane = |l: usize| &chunk[l.min(chunk.len() - 1)];
-            let steps: [f32; 4] = std::array::from_fn(|l| {
-                let largest = lane(l)
-                    .keys
-                    .iter()
-                    .flatten()
-                    .fold(0.0f32, |m, v| m.max(v.abs()));
-                budget(lane(l).joint)
-                    .max(largest / MAX_GRID)
-                    .max(f32::MIN_POSITIVE)
-            });
-            let dropped = chunk[0].dropped;
-            packed_blocks.push(BlockKeys {
-                joints: std::array::from_fn(|l| lane(l).joint),
-                hold: Vec4::from_array(std::array::from_fn(|l| lane(l).hold)),
-                step: Vec4::from_array(steps),
-                dropped: dropped as u8,
-                lanes: chunk.len() as u8,
-                grid: (0..keys)
+            channels.push(ChannelToPack {
+                lane: joint,
+                hold: g.holds[b].to_array()[l] != 0.0,
+                keys: (0..keys)
                     .map(|k| {
-                        let comps: [[f32; 4]; 4] = std::array::from_fn(|l| {
-                            let q = lane(l).keys[k];
-                            if rotations {
-                                stored_components(q, dropped as u8)
-                            } else {
-                                [q[0], q[1], q[2], 0.0]
-                            }
-                        });
+                        let v = &g.keys[k * blocks + b];
                         std::array::from_fn(|c| {
-                            IVec4::from_array(std::array::from_fn(|l| {
-                                if l < chunk.len() {
-                                    to_grid(comps[l][c], steps[l])
-                                } else {
-                                    0
-                                }
-                            }))
+                            if c < N.min(4) {
+                                v[c].to_array()[l]
+                            } else {
+                                0.0
+                            }
                         })
                     })
                     .collect(),
             });
         }
     }
-    Some(PackedGroup::pack(
-        property,
-        g.time_set,
-        keys,
-        &packed_blocks,
-    ))
+    pack_channels(property, g.time_set, keys, channels, budget)
 }

@@ -160,12 +160,14 @@ fn segment_starts(k: usize) -> bool {
     k < 2 || (k - 2).is_multiple_of(SEGMENT_KEYS)
 }
 
+/// The predicted grid integers of key `k` from the two keys before (wrapping: a stream read from a damaged file
+/// gives wrong values, which its reader checks, never an overflow).
 #[inline(always)]
 fn predict(k: usize, prev: IVec4, cur: IVec4) -> IVec4 {
     match k {
         0 => IVec4::ZERO,
         1 => cur,
-        _ => cur * 2 - prev,
+        _ => cur.wrapping_mul(IVec4::splat(2)).wrapping_sub(prev),
     }
 }
 
@@ -308,7 +310,9 @@ impl PackedGroup {
                     let mut lane = |l: usize| reader.take(mask[l].count_ones()) as i32;
                     IVec4::new(lane(0), lane(1), lane(2), lane(3))
                 };
-                let q = predict(k, cache.prev[c], cache.cur[c]) + raw - cache.biases[c];
+                let q = predict(k, cache.prev[c], cache.cur[c])
+                    .wrapping_add(raw)
+                    .wrapping_sub(cache.biases[c]);
                 cache.prev[c] = cache.cur[c];
                 cache.cur[c] = q;
                 *value = q.as_vec4() * step;
@@ -374,6 +378,128 @@ impl PackedGroup {
             cursor.key += 1;
         }
     }
+}
+
+/// A lane's joint (or track) and its keys, decoded.
+pub(crate) type LaneKeys = (u16, Vec<[f32; 4]>);
+
+impl PackedGroup {
+    /// Every key of every real lane, decoded (rotations as x, y, z, w; vectors as x, y, z, 0), with the lane's
+    /// joint (or track); and the bits the stream took, for a reader to check it against the stream's length.
+    pub(crate) fn decode_lanes(&self) -> (Vec<LaneKeys>, usize) {
+        let blocks = self.blocks();
+        let mut caches = vec![BlockCache::default(); blocks];
+        let mut cursor = GroupCursor::default();
+        let mut lanes: Vec<LaneKeys> = (0..blocks)
+            .flat_map(|b| {
+                (0..usize::from(self.lanes[b])).map(move |l| (self.joints[b][l], Vec::new()))
+            })
+            .collect();
+        for k in 0..self.keys {
+            self.seek(k, &mut cursor, &mut caches);
+            let mut i = 0;
+            for (b, cache) in caches.iter().enumerate() {
+                for l in 0..usize::from(self.lanes[b]) {
+                    lanes[i].1.push(cache.a.map(|c| c.to_array()[l]));
+                    i += 1;
+                }
+            }
+        }
+        (lanes, cursor.bit as usize)
+    }
+}
+
+/// One channel to pack: its keys (rotations as x, y, z, w; vectors as x, y, z, 0) and what a lane names it by.
+pub(crate) struct ChannelToPack {
+    /// The joint (or, in a file, the track) the lane drives.
+    pub lane: u16,
+    /// True when it steps (holds each key until the next).
+    pub hold: bool,
+    /// Its keys, one per key time of the group; rotations sign-aligned (each on the previous one's hemisphere).
+    pub keys: Vec<[f32; 4]>,
+}
+
+/// Packs channels of one property sharing `keys` key times: each channel's grid step is `budget` of its lane
+/// (widened to hold its largest value on the grid). Rotation channels are sorted into blocks by the component
+/// they drop (the one farthest from zero over the clip), each sequence negated where needed so that component
+/// is positive; a channel with no component that keeps one sign keeps all four. None when a key is not finite.
+pub(crate) fn pack_channels(
+    property: PackedProperty,
+    time_set: usize,
+    keys: usize,
+    channels: Vec<ChannelToPack>,
+    budget: impl Fn(u16) -> f32,
+) -> Option<PackedGroup> {
+    let rotations = property == PackedProperty::Rotation;
+    let mut lanes = Vec::with_capacity(channels.len());
+    for mut channel in channels {
+        if channel.keys.len() != keys || channel.keys.iter().flatten().any(|v| !v.is_finite()) {
+            return None;
+        }
+        let mut dropped = 3;
+        if rotations {
+            let clear = clearance(&channel.keys);
+            let best = (0..4)
+                .max_by(|&a, &b| clear[a].total_cmp(&clear[b]))
+                .unwrap_or(3);
+            if clear[best] <= 0.0 {
+                dropped = KEEP_ALL;
+            } else {
+                dropped = best as u8;
+                if channel.keys[0][best] < 0.0 {
+                    channel.keys.iter_mut().for_each(|q| *q = q.map(|c| -c));
+                }
+            }
+        }
+        lanes.push((dropped, channel));
+    }
+    lanes.sort_by_key(|(dropped, c)| (*dropped, c.lane));
+    let mut blocks = Vec::new();
+    for same in lanes.chunk_by(|a, b| a.0 == b.0) {
+        for chunk in same.chunks(4) {
+            let dropped = chunk[0].0;
+            let lane = |l: usize| &chunk[l.min(chunk.len() - 1)].1;
+            let steps: [f32; 4] = std::array::from_fn(|l| {
+                let largest = lane(l)
+                    .keys
+                    .iter()
+                    .flatten()
+                    .fold(0.0f32, |m, v| m.max(v.abs()));
+                budget(lane(l).lane)
+                    .max(largest / MAX_GRID)
+                    .max(f32::MIN_POSITIVE)
+            });
+            blocks.push(BlockKeys {
+                joints: std::array::from_fn(|l| lane(l).lane),
+                hold: Vec4::from_array(std::array::from_fn(|l| f32::from(u8::from(lane(l).hold)))),
+                step: Vec4::from_array(steps),
+                dropped,
+                lanes: chunk.len() as u8,
+                grid: (0..keys)
+                    .map(|k| {
+                        let comps: [[f32; 4]; 4] = std::array::from_fn(|l| {
+                            let q = lane(l).keys[k];
+                            if rotations {
+                                stored_components(q, dropped)
+                            } else {
+                                q
+                            }
+                        });
+                        std::array::from_fn(|c| {
+                            IVec4::from_array(std::array::from_fn(|l| {
+                                if l < chunk.len() {
+                                    to_grid(comps[l][c], steps[l])
+                                } else {
+                                    0
+                                }
+                            }))
+                        })
+                    })
+                    .collect(),
+            });
+        }
+    }
+    Some(PackedGroup::pack(property, time_set, keys, &blocks))
 }
 
 /// The grid integer of `v` on a lane of step `step`.

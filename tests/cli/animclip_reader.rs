@@ -1,6 +1,7 @@
-//! An independent reader of `.animclip` version 3, written from README's description of the layout with a plain
-//! MessagePack reader (rmpv), not from `clipfile::native`: it decodes every channel kind and the rest data, and
-//! its poses at every grid frame must match animtune's own decoding of the same bytes.
+//! An independent reader of `.animclip` version 4, written from README's description of the layout with a plain
+//! MessagePack reader (rmpv), not from `clipfile::native` or `runtime::packed`: it decodes every channel kind,
+//! the packed groups (bit by bit, its own residual and prediction rules) and the rest data, and its poses at every
+//! grid frame must match animtune's own decoding of the same bytes.
 
 use crate::common;
 
@@ -57,19 +58,10 @@ fn rest(bytes: &[u8], previous: Option<(Quat, Quat)>) -> (Vec3, Quat, Vec3, Quat
 }
 
 /// One channel: its key frames and values (as 4-vectors: x, y, z and w or 0), or None at rest.
-fn channel(v: &Value, n: usize) -> Option<(Vec<u32>, Vec<[f32; 4]>)> {
+fn channel(v: &Value, n: usize) -> Option<Keyed> {
     let a = v.as_array()?;
     let kind = a[0].as_u64().unwrap();
-    let mut frame = 0u32;
-    let mut frames: Vec<u32> = a[1]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| {
-            frame += d.as_u64().unwrap() as u32;
-            frame
-        })
-        .collect();
+    let mut frames = frames_from_deltas(&a[1]);
     // A fifth element: the key frames as a bitmap, bit f for frame f.
     if let Some(bitmap) = a.get(4).and_then(Value::as_slice) {
         frames = (0..bitmap.len() * 8)
@@ -127,6 +119,135 @@ fn channel(v: &Value, n: usize) -> Option<(Vec<u32>, Vec<[f32; 4]>)> {
     Some((frames, out))
 }
 
+/// Key frames from their deltas (the first from frame 0).
+fn frames_from_deltas(v: &Value) -> Vec<u32> {
+    let mut frame = 0u32;
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            frame += d.as_u64().unwrap() as u32;
+            frame
+        })
+        .collect()
+}
+
+/// A channel's key frames and values (as 4-vectors: x, y, z and w or 0).
+type Keyed = (Vec<u32>, Vec<[f32; 4]>);
+
+/// The bits of a packed stream, least significant bit first.
+struct Bits<'a> {
+    data: &'a [u8],
+    at: usize,
+}
+
+impl Bits<'_> {
+    fn read(&mut self, n: u32) -> i64 {
+        let mut v = 0i64;
+        for b in 0..n as usize {
+            let bit = self.at + b;
+            v |= i64::from((self.data[bit / 8] >> (bit % 8)) & 1) << b;
+        }
+        self.at += n as usize;
+        v
+    }
+}
+
+/// The channels of a packed group (`[property, frame_deltas, tracks, lanes, dropped, steps, bits]`), as
+/// (track, key frames, values): per block, four lanes; per segment (key 0, key 1, then 16 keys at a time) a
+/// 5-bit width per block, stored component and lane; per key, block, component and lane a residual of that width
+/// stored plus 2^(width−1); the value is that residual plus 0, the previous key, or twice the previous key minus
+/// the one before, times the lane's step; rotations rebuild their dropped component as √(1 − the others²), or
+/// store all four (dropped 4) and are normalised.
+fn packed_group(v: &Value) -> (u64, Vec<(usize, Keyed)>) {
+    let a = v.as_array().unwrap();
+    let property = a[0].as_u64().unwrap();
+    let frames = frames_from_deltas(&a[1]);
+    let tracks: Vec<usize> = a[2]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_u64().unwrap() as usize)
+        .collect();
+    let (lanes, dropped) = (a[3].as_slice().unwrap(), a[4].as_slice().unwrap());
+    let steps = floats(a[5].as_slice().unwrap());
+    let mut bits = Bits {
+        data: a[6].as_slice().unwrap(),
+        at: 0,
+    };
+    let blocks = lanes.len();
+    let stored = |b: usize| {
+        if property == 1 && dropped[b] == 4 {
+            4
+        } else {
+            3
+        }
+    };
+    // Per block, component, lane: the integers of the last two keys, and the segment's widths.
+    let mut last = vec![[[[0i64; 2]; 4]; 4]; blocks];
+    let mut widths = vec![[[0u32; 4]; 4]; blocks];
+    let mut out: Vec<Vec<[f32; 4]>> = vec![Vec::new(); blocks * 4];
+    for k in 0..frames.len() {
+        if k < 2 || (k - 2) % 16 == 0 {
+            for (b, block) in widths.iter_mut().enumerate() {
+                for component in block.iter_mut().take(stored(b)) {
+                    for width in component.iter_mut() {
+                        *width = bits.read(5) as u32;
+                    }
+                }
+            }
+        }
+        for b in 0..blocks {
+            let mut comps = [[0.0f32; 4]; 4];
+            for c in 0..stored(b) {
+                for l in 0..4 {
+                    let w = widths[b][c][l];
+                    let bias = if w == 0 { 0 } else { 1i64 << (w - 1) };
+                    let r = bits.read(w) - bias;
+                    let [before, previous] = last[b][c][l];
+                    let predicted = match k {
+                        0 => 0,
+                        1 => previous,
+                        _ => 2 * previous - before,
+                    };
+                    let q = predicted + r;
+                    last[b][c][l] = [previous, q];
+                    comps[l][c] = q as f32 * steps[4 * b + l];
+                }
+            }
+            for l in 0..lanes[b] as usize {
+                let s = comps[l];
+                let value = match (property, dropped[b]) {
+                    (1, 4) => Quat::from_array(s).normalize().to_array(),
+                    (1, d) => {
+                        let rebuilt = (1.0 - s[0] * s[0] - s[1] * s[1] - s[2] * s[2])
+                            .max(0.0)
+                            .sqrt();
+                        let mut q = [0.0; 4];
+                        let mut i = 0;
+                        for (c, slot) in q.iter_mut().enumerate() {
+                            if c == d as usize {
+                                *slot = rebuilt;
+                            } else {
+                                *slot = s[i];
+                                i += 1;
+                            }
+                        }
+                        q
+                    }
+                    _ => [s[0], s[1], s[2], 0.0],
+                };
+                out[4 * b + l].push(value);
+            }
+        }
+    }
+    let channels = (0..blocks)
+        .flat_map(|b| (0..lanes[b] as usize).map(move |l| 4 * b + l))
+        .map(|i| (tracks[i], (frames.clone(), std::mem::take(&mut out[i]))))
+        .collect();
+    (property, channels)
+}
+
 /// The value of a channel at grid frame `f` (its times `time`): linear between the keys around it.
 fn at(
     ch: &(Vec<u32>, Vec<[f32; 4]>),
@@ -171,8 +292,22 @@ fn an_independent_reader_decodes_every_grid_frame_of_a_baked_clip_as_animtune_do
         let top = rmpv::decode::read_value(&mut bytes.as_slice()).unwrap();
         let top = top.as_array().unwrap();
         assert_eq!(top[0].as_str(), Some("animtune-clip"));
-        assert_eq!(top[1].as_u64(), Some(3));
+        assert_eq!(top[1].as_u64(), Some(4));
         let body = top[2].as_array().unwrap();
+        // Packed channels by (track, property: 0 translation, 1 rotation, 2 scale).
+        let mut packed: HashMap<(usize, u64), Keyed> = HashMap::new();
+        let mut rebuilt_components = HashMap::new();
+        for g in body.get(6).and_then(Value::as_array).into_iter().flatten() {
+            let (property, channels) = packed_group(g);
+            if property == 1 {
+                for d in g.as_array().unwrap()[4].as_slice().unwrap() {
+                    *rebuilt_components.entry(*d).or_insert(0) += 1;
+                }
+            }
+            for (track, keyed) in channels {
+                packed.insert((track, property), keyed);
+            }
+        }
         let (duration, rate) = (
             body[2].as_f64().unwrap() as f32,
             body[3].as_f64().unwrap() as f32,
@@ -222,12 +357,15 @@ fn an_independent_reader_decodes_every_grid_frame_of_a_baked_clip_as_animtune_do
                 "{path}"
             );
             assert_eq!(Vec3::from(target.rest.scale), rest_s, "{path}");
-            let channels = [channel(&t[5], 3), channel(&t[6], 4), channel(&t[7], 3)];
-            for (c, v) in channels.iter().zip([&t[5], &t[6], &t[7]]) {
-                if c.is_some() {
-                    *kinds
-                        .entry(v.as_array().unwrap()[0].as_u64().unwrap())
-                        .or_insert(0) += 1;
+            let own = [channel(&t[5], 3), channel(&t[6], 4), channel(&t[7], 3)];
+            let channels: Vec<_> = own
+                .into_iter()
+                .enumerate()
+                .map(|(p, c)| c.or_else(|| packed.remove(&(i, p as u64))))
+                .collect();
+            for v in [&t[5], &t[6], &t[7]] {
+                if let Some(kind) = v.as_array().map(|a| a[0].as_u64().unwrap()) {
+                    *kinds.entry(kind).or_insert(0) += 1;
                 }
             }
             let track = &ours.tracks[i];
@@ -250,9 +388,16 @@ fn an_independent_reader_decodes_every_grid_frame_of_a_baked_clip_as_animtune_do
             }
         }
         assert!(compared > 100, "{clip}: {compared} values compared");
+        assert!(packed.is_empty(), "{clip}: packed channels of no track");
         assert!(
-            kinds.contains_key(&4),
+            !rebuilt_components.is_empty(),
             "{clip}: packed rotations were exercised: {kinds:?}"
         );
+        if clip == "Roll_RM" {
+            assert!(
+                rebuilt_components.contains_key(&4),
+                "the roll spins its hips through a whole turn: one block keeps all four components"
+            );
+        }
     }
 }

@@ -100,7 +100,8 @@ fn round_trip_every_clip(models: Vec<(String, ImportedModel)>) -> usize {
             keys.sort_by(f32::total_cmp);
             keys.dedup();
             let mids: Vec<f32> = keys.windows(2).map(|w| 0.5 * (w[0] + w[1])).collect();
-            let mut worst = 0.0f32;
+            let (mut worst, mut rounding) = (0.0f32, 0.0f32);
+            let mut reference = animtune::core::Pose::rest(&c.skeleton);
             for &t in frames.times.iter().chain(&keys).chain(&mids) {
                 let at = |ev: &mut Evaluator| {
                     ev.evaluate(&EvalInput {
@@ -110,8 +111,18 @@ fn round_trip_every_clip(models: Vec<(String, ImportedModel)>) -> usize {
                     .local
                     .model_matrices(&c.skeleton)
                 };
-                let e = animtune::offline::max_vertex_error(&at(&mut source), &at(&mut player));
+                let played = at(&mut player);
+                let e = animtune::offline::max_vertex_error(&at(&mut source), &played);
                 worst = worst.max(e);
+                // The report measures the file with the reference sampler: how far its f32 rounding is from the
+                // runtime's on this rig.
+                reference.reset_to_rest(&c.skeleton);
+                replay.sample_into(&binding, t, animtune::core::Wrap::Clamp, &mut reference);
+                let r = animtune::offline::max_vertex_error(
+                    &reference.model_matrices(&c.skeleton),
+                    &played,
+                );
+                rounding = rounding.max(r);
             }
             assert!(
                 worst <= TOLERANCE_M,
@@ -119,10 +130,12 @@ fn round_trip_every_clip(models: Vec<(String, ImportedModel)>) -> usize {
                 clip.name,
                 worst * 100.0
             );
-            // The report is measured at the source's merged key times and their midpoints; these times are the
-            // channels' own, so they may differ by float noise: the two agree within 5 %.
+            // The report is measured at the source's merged key times and their midpoints with the reference
+            // sampler; these times are the channels' own, so they may differ by float noise, and the two samplers
+            // round differently (up to 0.0004 cm on Fox.glb, a rig some 100 units long): the two agree within 5 % and
+            // that rounding.
             assert!(
-                worst * 100.0 <= baked.report.max_error_cm * 1.05 + 1e-5,
+                worst * 100.0 <= baked.report.max_error_cm * 1.05 + rounding * 100.0 + 1e-5,
                 "{name} '{}': the report says {} cm, the source is {} cm away",
                 clip.name,
                 baked.report.max_error_cm,
