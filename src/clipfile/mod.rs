@@ -88,6 +88,9 @@ pub struct BakedTrack {
     pub rotation: Channel<Quat>,
     /// Local scale.
     pub scale: Channel<Vec3>,
+    /// Per channel (translation, rotation, scale), the step of the grid its keys lie on when they were read from
+    /// a packed `.animclip` ([`crate::core::Keys::with_grid_step`]).
+    pub grid_steps: [Option<f32>; 3],
 }
 
 /// A clip sampled on a grid of frames and compacted.
@@ -147,9 +150,15 @@ impl BakedClip {
             .iter()
             .map(|t| Track {
                 target: t.target.clone(),
-                translation: self.keys_of(&t.translation),
-                rotation: self.keys_of(&t.rotation),
-                scale: self.keys_of(&t.scale),
+                translation: self
+                    .keys_of(&t.translation)
+                    .map(|k| k.with_grid_step(t.grid_steps[0])),
+                rotation: self
+                    .keys_of(&t.rotation)
+                    .map(|k| k.with_grid_step(t.grid_steps[1])),
+                scale: self
+                    .keys_of(&t.scale)
+                    .map(|k| k.with_grid_step(t.grid_steps[2])),
             })
             .collect();
         let mut clip = Clip::new(self.name.clone(), tracks);

@@ -754,14 +754,21 @@ impl Checker<'_> {
             bits,
         };
         let (lanes, used_bits) = group.decode_lanes();
+        let lane_steps: Vec<f32> = group
+            .steps
+            .iter()
+            .zip(&group.lanes)
+            .flat_map(|(s, &n)| s.to_array().into_iter().take(usize::from(n)))
+            .collect();
         if used_bits > g.bits.len() * 8 {
             return Err(bad(format!(
                 "its keys need {used_bits} bits, the stream has {}",
                 g.bits.len() * 8
             )));
         }
-        for (track, keys) in lanes {
+        for ((track, keys), step) in lanes.into_iter().zip(lane_steps) {
             let t = &mut tracks[usize::from(track)];
+            t.grid_steps[usize::from(g.property)] = Some(step);
             let name = &t.target.path;
             let taken = || bad(format!("track '{name}' has this channel already"));
             if keys.iter().flatten().any(|v| !v.is_finite()) {
@@ -963,6 +970,7 @@ pub fn decode(bytes: &[u8], path: &Path) -> Result<BakedClip, ClipFileError> {
             translation: ck.channel(translation, frame_count, &what("translation"))?,
             rotation: ck.unit(rotation, &what("rotation"), quantized_rotation)?,
             scale: ck.channel(scale, frame_count, &what("scale"))?,
+            grid_steps: [None; 3],
         });
         prev_path = path;
     }

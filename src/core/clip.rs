@@ -138,6 +138,9 @@ pub struct Keys<T> {
     /// One value per key, or (in-tangent, value, out-tangent) per key for cubic splines.
     values: Vec<T>,
     interpolation: Interpolation,
+    /// The step of the grid the values lie on, when they were read from a packed `.animclip`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    grid_step: Option<f32>,
 }
 
 impl<T: KeyValue> Keys<T> {
@@ -177,7 +180,21 @@ impl<T: KeyValue> Keys<T> {
             times,
             values,
             interpolation,
+            grid_step: None,
         })
+    }
+
+    /// The same keys noting the step of the grid their values lie on (a packed `.animclip`'s): the runtime's
+    /// compiler tries that grid first, so the clip plays as stored.
+    /// The compiler measures the result as always: a wrong step costs nothing but a second try.
+    pub fn with_grid_step(mut self, step: Option<f32>) -> Self {
+        self.grid_step = step.filter(|s| s.is_finite() && *s > 0.0);
+        self
+    }
+
+    /// The step of the grid the values lie on, if known ([`Keys::with_grid_step`]).
+    pub fn grid_step(&self) -> Option<f32> {
+        self.grid_step
     }
 
     /// One key at time 0 holding `value`.
@@ -186,6 +203,7 @@ impl<T: KeyValue> Keys<T> {
             times: vec![0.0],
             values: vec![value],
             interpolation: Interpolation::Linear,
+            grid_step: None,
         }
     }
 

@@ -240,6 +240,7 @@ pub fn reduce(
             translation,
             rotation,
             scale,
+            grid_steps: [None; 3],
         });
     }
     BakedClip {
@@ -278,6 +279,7 @@ pub fn add_rest_tracks(clip: &mut BakedClip, skeleton: &Skeleton, humanoid: Opti
                 translation: Channel::Rest,
                 rotation: Channel::Rest,
                 scale: Channel::Rest,
+                grid_steps: [None; 3],
             }),
             None => {}
         }

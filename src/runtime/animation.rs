@@ -123,7 +123,13 @@ struct ChannelKeys {
     interpolation: Interpolation,
     /// One value per key, or (in-tangent, value, out-tangent) per key for cubic splines; rotations as (x, y, z, w).
     values: Vec<Vec4>,
+    /// The step of the grid the values lie on ([`crate::core::Keys::grid_step`]), when not retargeted.
+    grid_step: Option<f32>,
 }
+
+/// Grid steps the clip's keys already lie on, by (joint, property code as [`Animation::packed`]'s budget: 0
+/// rotation, 1 translation, 2 scale).
+type GridSteps = HashMap<(u16, usize), f32>;
 
 impl ChannelKeys {
     fn key_value(&self, k: usize) -> Vec4 {
@@ -186,13 +192,14 @@ fn quat_keys(keys: &Keys<Quat>, pre: Quat, post: Quat) -> Vec<Vec4> {
 /// The channels of one bound track, with retargeting folded into the key values.
 fn track_channels(track: &crate::core::Track, bound: &BoundTrack, out: &mut Vec<ChannelKeys>) {
     let joint = bound.joint;
-    let mut push = |property, times: &[f32], interpolation, values| {
+    let mut push = |property, times: &[f32], interpolation, values, grid_step| {
         out.push(ChannelKeys {
             joint,
             property,
             times: times.to_vec(),
             interpolation,
             values,
+            grid_step,
         })
     };
     match &bound.retarget {
@@ -203,6 +210,7 @@ fn track_channels(track: &crate::core::Track, bound: &BoundTrack, out: &mut Vec<
                     k.times(),
                     k.interpolation(),
                     vec_keys(k, |v| v, |v| v),
+                    k.grid_step(),
                 );
             }
             if let Some(k) = &track.rotation {
@@ -211,6 +219,7 @@ fn track_channels(track: &crate::core::Track, bound: &BoundTrack, out: &mut Vec<
                     k.times(),
                     k.interpolation(),
                     quat_keys(k, Quat::IDENTITY, Quat::IDENTITY),
+                    k.grid_step(),
                 );
             }
             if let Some(k) = &track.scale {
@@ -219,6 +228,7 @@ fn track_channels(track: &crate::core::Track, bound: &BoundTrack, out: &mut Vec<
                     k.times(),
                     k.interpolation(),
                     vec_keys(k, |v| v, |v| v),
+                    k.grid_step(),
                 );
             }
         }
@@ -229,6 +239,7 @@ fn track_channels(track: &crate::core::Track, bound: &BoundTrack, out: &mut Vec<
                     k.times(),
                     k.interpolation(),
                     quat_keys(k, r.pre, r.post),
+                    None,
                 );
             }
             if let (Some(k), Some(scale)) = (&track.translation, r.translation_scale) {
@@ -239,6 +250,7 @@ fn track_channels(track: &crate::core::Track, bound: &BoundTrack, out: &mut Vec<
                     k.times(),
                     k.interpolation(),
                     vec_keys(k, map, tangent),
+                    None,
                 );
             }
         }
@@ -388,14 +400,20 @@ impl Animation {
     /// keys (cubic splines stay exact). A clip whose keys cannot be packed so (not finite, or too fine even at
     /// the finest grid tried) stays exact: [`Animation::compact_error`] says which.
     pub fn build(clip: &Clip, binding: &ClipBinding, skeleton: &Skeleton) -> Self {
-        let exact = Self::build_exact(clip, binding, skeleton);
-        exact.compacted(skeleton).unwrap_or(exact)
+        let (exact, grid_steps) = Self::compile_exact(clip, binding, skeleton);
+        exact.compacted(skeleton, &grid_steps).unwrap_or(exact)
     }
 
     /// Compiles `clip` keeping every key as the clip has it (f32): what bakes and exports sample their
     /// reference from. Joints no track drives keep the skeleton's rest pose; when several tracks drive one
     /// property of a joint, the last one wins (as sampling them in order would).
     pub fn build_exact(clip: &Clip, binding: &ClipBinding, skeleton: &Skeleton) -> Self {
+        Self::compile_exact(clip, binding, skeleton).0
+    }
+
+    /// [`Animation::build_exact`], with the grid steps the animated channels' keys lie on.
+    fn compile_exact(clip: &Clip, binding: &ClipBinding, skeleton: &Skeleton) -> (Self, GridSteps) {
+        let mut grid_steps = GridSteps::new();
         let mut base = skeleton.rest().to_vec();
         let mut channels = Vec::new();
         for (track, bound) in clip.tracks.iter().zip(&binding.tracks) {
@@ -430,6 +448,14 @@ impl Animation {
             }
             animated_channels += 1;
             animated.insert((c.joint, c.property));
+            if let Some(step) = c.grid_step {
+                let code = match c.property {
+                    Property::Rotation => 0,
+                    Property::Translation => 1,
+                    Property::Scale => 2,
+                };
+                grid_steps.insert((c.joint as u16, code), step);
+            }
             let key: Vec<u32> = c.times.iter().map(|t| t.to_bits()).collect();
             let set = *time_set_of.entry(key).or_insert_with(|| {
                 time_sets.push(c.times.clone());
@@ -481,7 +507,7 @@ impl Animation {
                 }
             }
         }
-        anim
+        (anim, grid_steps)
     }
 
     /// Binds `clip` to `skeleton` (path, name, then humanoid bone; the motion of humanoid bones the target lacks
@@ -511,10 +537,13 @@ impl Animation {
         self.compact_error
     }
 
-    /// The same clip with its linear groups packed on grids `factor` × each joint's budget, or None when a key
-    /// is not finite.
-    fn packed(&self, scales: &[JointScale], factor: f32) -> Option<Self> {
+    /// The same clip with its linear groups packed on grids `factor` × each joint's budget (or, for the
+    /// channels `grid_steps` names, those steps), or None when a key is not finite.
+    fn packed(&self, scales: &[JointScale], factor: f32, grid_steps: &GridSteps) -> Option<Self> {
         let budget = |joint: u16, property: usize| {
+            if let Some(&step) = grid_steps.get(&(joint, property)) {
+                return step;
+            }
             let s = &scales[usize::from(joint)];
             match property {
                 // A quaternion moved by e (4 components, each off by at most half a step) turns by about 2e.
@@ -546,8 +575,9 @@ impl Animation {
     }
 
     /// The packed form whose error, measured against this exact one, is within [`COMPACT_TOLERANCE`]; None
-    /// when there is nothing to pack or no grid tried is fine enough.
-    fn compacted(&self, skeleton: &Skeleton) -> Option<Self> {
+    /// when there is nothing to pack or no grid tried is fine enough. Channels whose keys lie on a known grid
+    /// (`grid_steps`, from a packed file) are tried on it first: there they pack as the file stores them.
+    fn compacted(&self, skeleton: &Skeleton, grid_steps: &GridSteps) -> Option<Self> {
         if self.rotations.is_empty() && self.vectors.iter().all(Vec::is_empty) {
             return None;
         }
@@ -556,8 +586,13 @@ impl Animation {
         }
         let scales = joint_scales(skeleton);
         let times = check_times(&self.time_sets);
-        STEP_FACTORS.iter().find_map(|&factor| {
-            let mut candidate = self.packed(&scales, factor)?;
+        let none = GridSteps::new();
+        let attempts = (!grid_steps.is_empty())
+            .then_some((1.0, grid_steps))
+            .into_iter()
+            .chain(STEP_FACTORS.iter().map(|&f| (f, &none)));
+        attempts.into_iter().find_map(|(factor, steps)| {
+            let mut candidate = self.packed(&scales, factor, steps)?;
             let error = self.max_error_against(&candidate, skeleton, &times)?;
             (error <= COMPACT_TOLERANCE).then(|| {
                 candidate.id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
