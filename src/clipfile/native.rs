@@ -1056,6 +1056,123 @@ mod tests {
         assert!(err.contains("wrong number of values"), "{err}");
     }
 
+    /// A one-track clip (Hips, turning about y over 31 frames), its keyed rotation as `rotation`.
+    fn turning_clip() -> BakedClip {
+        let values: Vec<Quat> = (0..31)
+            .map(|i| Quat::from_rotation_y(0.05 * i as f32))
+            .collect();
+        BakedClip {
+            id: 1,
+            name: "turn".into(),
+            duration: 1.0,
+            frame_rate: 30.0,
+            times: None,
+            tracks: vec![BakedTrack {
+                target: TrackTarget::at_identity("Hips"),
+                translation: Channel::Rest,
+                rotation: Channel::Keys {
+                    frames: (0..31).collect(),
+                    values,
+                },
+                scale: Channel::Rest,
+                grid_steps: [None; 3],
+            }],
+        }
+    }
+
+    fn body_of(bytes: &[u8]) -> Body {
+        let (_, _, body): (String, u32, Body) = rmp_serde::from_slice(bytes).unwrap();
+        body
+    }
+
+    #[test]
+    fn version_3_packed_rotations_still_read() {
+        let clip = turning_clip();
+        let Channel::Keys { values, .. } = &clip.tracks[0].rotation else {
+            unreachable!()
+        };
+        // A version 3 writer's kind 4 channel: x, y, z in b bits of their range, w rebuilt.
+        let p = super::super::packed::pack(values, 1e-4).unwrap();
+        let mut body = body_of(&encode_with(&clip, Precision::Fixed16));
+        let channel = body.tracks[0].rotation.as_mut().unwrap();
+        channel.kind = KIND_ROTATIONS_PACKED;
+        channel.values = p.data.clone();
+        channel.range = std::iter::once(p.bits)
+            .chain(p.low.iter().chain(&p.high).flat_map(|v| v.to_le_bytes()))
+            .collect();
+        let bytes = rmp_serde::to_vec(&(TAG, 3u32, body)).unwrap();
+        let back = decode(&bytes, Path::new("v3.animclip")).unwrap();
+        let Channel::Keys { values: read, .. } = &back.tracks[0].rotation else {
+            panic!("{:?}", back.tracks[0].rotation)
+        };
+        for (a, b) in values.iter().zip(read) {
+            assert!(super::super::packed::rotation_angle(*a, *b) <= 1e-4);
+        }
+    }
+
+    #[test]
+    fn packed_groups_are_checked() {
+        let clip = turning_clip();
+        let budgets = [[1e-4; 3]];
+        let bytes = encode_with(&clip, Precision::Packed(&budgets));
+        let good = body_of(&bytes);
+        assert_eq!(good.packed.len(), 1);
+        assert!(
+            good.tracks[0].rotation.is_none(),
+            "a packed channel is nil in its track"
+        );
+        let back = decode(&bytes, Path::new("v4.animclip")).unwrap();
+        assert_eq!(back.tracks[0].grid_steps[1], Some(1e-4));
+        let Channel::Keys { values, .. } = &back.tracks[0].rotation else {
+            panic!()
+        };
+        let Channel::Keys { values: want, .. } = &clip.tracks[0].rotation else {
+            panic!()
+        };
+        for (a, b) in want.iter().zip(values) {
+            assert!(super::super::packed::rotation_angle(*a, *b) < 3e-4);
+        }
+        let refused = |edit: &dyn Fn(&mut Body), version: u32, needle: &str| {
+            let mut body = body_of(&bytes);
+            edit(&mut body);
+            let bytes = rmp_serde::to_vec(&(TAG, version, body)).unwrap();
+            let err = decode(&bytes, Path::new("bad.animclip"))
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.contains("bad.animclip") && err.contains(needle),
+                "{err}"
+            );
+        };
+        refused(&|_| {}, 3, "packed groups in a version 3 file");
+        refused(&|b| b.packed[0].tracks[0] = 7, 4, "names track 7");
+        refused(&|b| b.packed[0].bits.truncate(2), 4, "the stream has 16");
+        refused(&|b| b.packed[0].property = 9, 4, "unknown property 9");
+        refused(&|b| b.packed[0].lanes[0] = 5, 4, "5 lanes");
+        refused(
+            &|b| b.packed[0].steps[..4].copy_from_slice(&0f32.to_le_bytes()),
+            4,
+            "not positive",
+        );
+        refused(
+            &|b| b.packed[0].frames.push(100),
+            4,
+            "past the clip's 31 frames",
+        );
+        refused(
+            &|b| {
+                b.tracks[0].rotation = Some(
+                    body_of(&encode_with(&turning_clip(), Precision::Full)).tracks[0]
+                        .rotation
+                        .take()
+                        .unwrap(),
+                )
+            },
+            4,
+            "has this channel already",
+        );
+    }
+
     #[test]
     fn paths_growing_through_shared_prefixes_are_bounded() {
         let rest: Vec<u8> = [0.0f32, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0]
