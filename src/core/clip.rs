@@ -69,6 +69,9 @@ pub trait KeyValue: Copy {
     fn hermite(v0: Self, out0: Self, v1: Self, in1: Self, td: f32, t: f32) -> Self;
     /// True when every component is finite.
     fn finite(&self) -> bool;
+    /// The largest difference between the components of `a` and `b` (for rotations, of `b` or `-b`, whichever
+    /// is nearer: the same rotation).
+    fn max_difference(a: Self, b: Self) -> f32;
 }
 
 fn hermite_basis(t: f32) -> [f32; 4] {
@@ -90,6 +93,10 @@ impl KeyValue for Vec3 {
         let [h00, h10, h01, h11] = hermite_basis(t);
         v0 * h00 + out0 * (td * h10) + v1 * h01 + in1 * (td * h11)
     }
+    fn max_difference(a: Self, b: Self) -> f32 {
+        (a - b).abs().max_element()
+    }
+
     fn finite(&self) -> bool {
         self.is_finite()
     }
@@ -107,6 +114,11 @@ impl KeyValue for Quat {
             + glam::Vec4::from(in1) * (td * h11);
         Quat::from_vec4(v).normalize()
     }
+    fn max_difference(a: Self, b: Self) -> f32 {
+        let (a, b) = (glam::Vec4::from(a), glam::Vec4::from(b));
+        (a - b).abs().max_element().min((a + b).abs().max_element())
+    }
+
     fn finite(&self) -> bool {
         self.is_finite()
     }

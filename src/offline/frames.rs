@@ -63,26 +63,34 @@ pub fn source_key_times(clip: &Clip) -> Vec<f32> {
     t
 }
 
-/// True when `keys` run straight between their keys: linear, or holding one value (a constant exported as steps).
-fn straight<T: crate::core::clip::KeyValue + PartialEq>(keys: &Keys<T>) -> bool {
+/// True when `keys` run straight between their keys: linear, or holding one value (a constant exported as steps,
+/// its keys equal up to the float noise the runtime folds away, `runtime::HELD_EPSILON`).
+fn straight<T: crate::core::clip::KeyValue>(keys: &Keys<T>) -> bool {
     match keys.interpolation() {
         Interpolation::Linear => true,
-        Interpolation::Step => keys.values().iter().all(|v| *v == keys.values()[0]),
+        Interpolation::Step => keys.values().iter().all(|&v| {
+            T::max_difference(v, keys.values()[0]) <= crate::runtime::animation::HELD_EPSILON
+        }),
         Interpolation::CubicSpline => false,
     }
+}
+
+/// True when every channel of `clip` runs straight between its keys (linear, or constant): its key times hold
+/// it exactly.
+pub fn runs_straight(clip: &Clip) -> bool {
+    clip.tracks.iter().all(|t| {
+        t.translation.as_ref().is_none_or(straight)
+            && t.rotation.as_ref().is_none_or(straight)
+            && t.scale.as_ref().is_none_or(straight)
+    })
 }
 
 /// The rate of a clip whose keys all lie on one uniform grid from 0 to its end (each within 1e-6 s), running
 /// straight between them (linear, or constant) and at a rate a bake may have: a grid at that rate holds the
 /// source exactly, since the source is a straight line (a slerp) between its keys. None otherwise.
 pub fn source_rate(clip: &Clip) -> Option<f32> {
-    let linear = clip.tracks.iter().all(|t| {
-        t.translation.as_ref().is_none_or(straight)
-            && t.rotation.as_ref().is_none_or(straight)
-            && t.scale.as_ref().is_none_or(straight)
-    });
     let keys = source_key_times(clip);
-    if !linear || keys.len() < 2 || clip.duration <= 0.0 {
+    if !runs_straight(clip) || keys.len() < 2 || clip.duration <= 0.0 {
         return None;
     }
     let rate = (keys.len() - 1) as f32 / clip.duration;

@@ -130,17 +130,30 @@ impl BakeRequest<'_> {
                 let (clip, note) = apply_one(character, source, self.clip_settings)
                     .map_err(ExportError::Invalid)?;
                 notes.extend(note);
+                // A packed `.animclip` of a clip that runs straight between its keys is baked on those keys by
+                // default: they hold it exactly, and the packed form's prediction wants evenly spread keys more
+                // than the uniform frames the default grid would add between them (21 % smaller on the
+                // Quaternius clips).
+                let mut settings = self.settings.clone();
+                if self.format == ExportFormat::Native
+                    && settings.quantize
+                    && settings.grid == super::Grid::UniformWithSourceKeys
+                    && frames::source_rate(&clip).is_none()
+                    && frames::runs_straight(&clip)
+                {
+                    settings.grid = super::Grid::SourceKeys;
+                }
                 let (frames, meta) = frames::prepare(
                     &character.skeleton,
                     Some(&character.humanoid),
                     &clip,
-                    &self.settings,
+                    &settings,
                 );
                 let loop_match = self
                     .clip_settings
                     .contains_key(&source.name)
                     .then(|| super::measure::loop_match(character, &clip));
-                (frames, meta, self.settings.clone(), loop_match)
+                (frames, meta, settings, loop_match)
             }
             BakeSource::Stream(spec) => {
                 let mut clips = Vec::with_capacity(self.clips.len());
