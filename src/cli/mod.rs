@@ -289,7 +289,9 @@ pub struct BakeArgs {
     #[arg(long, value_name = "FILE")]
     pub clip_file: Option<PathBuf>,
     /// A uniform grid at exactly this rate (the error against the source between its keys is then printed as
-    /// measured). Default: 30 fps plus every source key time off that grid, so a bake follows its source.
+    /// measured). Default: the source's own keys when they lie on one uniform grid, or (for a quantized .animclip)
+    /// when the clip runs straight between them; else 30 fps plus every source key time off that grid, so a bake
+    /// follows its source.
     #[arg(long, conflicts_with = "keep_source_keys")]
     pub fps: Option<f32>,
     /// Use the source's own key times as the grid.
