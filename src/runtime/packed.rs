@@ -167,7 +167,7 @@ fn predict(k: usize, prev: IVec4, cur: IVec4) -> IVec4 {
     match k {
         0 => IVec4::ZERO,
         1 => cur,
-        _ => cur.wrapping_mul(IVec4::splat(2)).wrapping_sub(prev),
+        _ => cur.wrapping_add(cur).wrapping_sub(prev),
     }
 }
 
