@@ -519,7 +519,7 @@ impl Checker<'_> {
         })
     }
 
-    /// The key frames of a keyed channel, from their deltas: at least one, increasing, inside the clip.
+    /// The key frames of a keyed channel, from its bitmap or its deltas.
     fn frames(
         &self,
         c: &FileChannel,
@@ -529,12 +529,22 @@ impl Checker<'_> {
         if !c.key_bitmap.is_empty() {
             return self.bitmap_frames(c, frame_count, what);
         }
-        if c.frames.is_empty() {
+        self.delta_frames(&c.frames, frame_count, what)
+    }
+
+    /// Key frames from their deltas (the first from frame 0): at least one, increasing, inside the clip.
+    fn delta_frames(
+        &self,
+        deltas: &[u32],
+        frame_count: u64,
+        what: &str,
+    ) -> Result<Vec<u32>, ClipFileError> {
+        if deltas.is_empty() {
             return Err(self.invalid(format!("{what}: keyed channel with no keys")));
         }
-        let mut frames = Vec::with_capacity(c.frames.len());
+        let mut frames = Vec::with_capacity(deltas.len());
         let mut f: u64 = 0;
-        for (i, &d) in c.frames.iter().enumerate() {
+        for (i, &d) in deltas.iter().enumerate() {
             if i > 0 && d == 0 {
                 return Err(self.invalid(format!(
                     "{what}: key {i} does not come after the previous one"
@@ -682,17 +692,7 @@ impl Checker<'_> {
             2 => PackedProperty::Scale,
             p => return Err(bad(format!("unknown property {p}"))),
         };
-        let frames = self.frames(
-            &FileChannel {
-                kind: KIND_KEYS,
-                frames: g.frames.clone(),
-                values: Vec::new(),
-                range: Vec::new(),
-                key_bitmap: Vec::new(),
-            },
-            frame_count,
-            &what,
-        )?;
+        let frames = self.delta_frames(&g.frames, frame_count, &what)?;
         let blocks = g.lanes.len();
         if g.tracks.len() != 4 * blocks || g.dropped.len() != blocks || g.steps.len() != 16 * blocks
         {

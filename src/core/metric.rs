@@ -34,6 +34,19 @@ pub struct JointScale {
     pub parent_scale: f32,
 }
 
+impl JointScale {
+    /// The grid steps (translation units, quaternion components, scale units) whose rounding moves this joint's
+    /// virtual vertices by about `tolerance` metres: what the runtime's packed form stores each channel on. A
+    /// quaternion whose four components are each off by at most half a step turns by about twice the step.
+    pub fn grid_steps(&self, tolerance: f32) -> [f32; 3] {
+        [
+            tolerance / self.parent_scale,
+            tolerance / (2.0 * self.reach),
+            tolerance / self.reach,
+        ]
+    }
+}
+
 /// The sizes of every joint of `skeleton`, at its rest pose.
 pub fn joint_scales(skeleton: &Skeleton) -> Vec<JointScale> {
     let model = Pose::rest(skeleton).model_matrices(skeleton);

@@ -125,14 +125,7 @@ pub fn packed_budgets(skeleton: &Skeleton, clip: &BakedClip, tolerance: f32) -> 
         .map(|t| {
             skeleton
                 .find_by_path(&t.target.path)
-                .map_or([1e-6; 3], |j| {
-                    let s = &scales[j];
-                    [
-                        tolerance / s.parent_scale,
-                        tolerance / (2.0 * s.reach),
-                        tolerance / s.reach,
-                    ]
-                })
+                .map_or([1e-6; 3], |j| scales[j].grid_steps(tolerance))
         })
         .collect()
 }

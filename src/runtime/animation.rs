@@ -127,9 +127,8 @@ struct ChannelKeys {
     grid_step: Option<f32>,
 }
 
-/// Grid steps the clip's keys already lie on, by (joint, property code as [`Animation::packed`]'s budget: 0
-/// rotation, 1 translation, 2 scale).
-type GridSteps = HashMap<(u16, usize), f32>;
+/// Grid steps the clip's keys already lie on, by joint and property.
+type GridSteps = HashMap<(u16, Property), f32>;
 
 impl ChannelKeys {
     fn key_value(&self, k: usize) -> Vec4 {
@@ -449,12 +448,7 @@ impl Animation {
             animated_channels += 1;
             animated.insert((c.joint, c.property));
             if let Some(step) = c.grid_step {
-                let code = match c.property {
-                    Property::Rotation => 0,
-                    Property::Translation => 1,
-                    Property::Scale => 2,
-                };
-                grid_steps.insert((c.joint as u16, code), step);
+                grid_steps.insert((c.joint as u16, c.property), step);
             }
             let key: Vec<u32> = c.times.iter().map(|t| t.to_bits()).collect();
             let set = *time_set_of.entry(key).or_insert_with(|| {
@@ -540,32 +534,36 @@ impl Animation {
     /// The same clip with its linear groups packed on grids `factor` × each joint's budget (or, for the
     /// channels `grid_steps` names, those steps), or None when a key is not finite.
     fn packed(&self, scales: &[JointScale], factor: f32, grid_steps: &GridSteps) -> Option<Self> {
-        let budget = |joint: u16, property: usize| {
-            if let Some(&step) = grid_steps.get(&(joint, property)) {
-                return step;
-            }
-            let s = &scales[usize::from(joint)];
-            match property {
-                // A quaternion moved by e (4 components, each off by at most half a step) turns by about 2e.
-                0 => factor * COMPACT_TOLERANCE / (2.0 * s.reach),
-                1 => factor * COMPACT_TOLERANCE / s.parent_scale,
-                _ => factor * COMPACT_TOLERANCE / s.reach,
-            }
+        // Property's order (translation, rotation, scale) is the order of `JointScale::grid_steps`.
+        let budget = |joint: u16, property: Property| {
+            grid_steps
+                .get(&(joint, property))
+                .copied()
+                .unwrap_or_else(|| {
+                    scales[usize::from(joint)].grid_steps(factor * COMPACT_TOLERANCE)
+                        [property as usize]
+                })
         };
         let mut out = self.clone();
         out.packed = self
             .rotations
             .iter()
-            .map(|g| pack_linear(g, PackedProperty::Rotation, |j| budget(j, 0)))
+            .map(|g| {
+                pack_linear(g, PackedProperty::Rotation, |j| {
+                    budget(j, Property::Rotation)
+                })
+            })
             .chain(
                 self.vectors
                     .iter()
-                    .zip([PackedProperty::Translation, PackedProperty::Scale])
-                    .flat_map(|(groups, property)| {
-                        groups.iter().map(move |g| {
-                            let p = usize::from(property == PackedProperty::Scale);
-                            pack_linear(g, property, |j| budget(j, 1 + p))
-                        })
+                    .zip([
+                        (PackedProperty::Translation, Property::Translation),
+                        (PackedProperty::Scale, Property::Scale),
+                    ])
+                    .flat_map(|(groups, (packed, property))| {
+                        groups
+                            .iter()
+                            .map(move |g| pack_linear(g, packed, |j| budget(j, property)))
                     }),
             )
             .collect::<Option<_>>()?;
@@ -687,7 +685,7 @@ impl Animation {
             + self
                 .packed
                 .iter()
-                .map(|g| g.memory_bytes() - std::mem::size_of::<PackedGroup>())
+                .map(PackedGroup::heap_bytes)
                 .sum::<usize>()
             + buffer(&self.base)
             + buffer(&self.constant_channels)

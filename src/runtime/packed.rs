@@ -260,10 +260,9 @@ impl PackedGroup {
         self.joints.len()
     }
 
-    /// Bytes it holds in memory, buffers at their capacities.
-    pub fn memory_bytes(&self) -> usize {
-        std::mem::size_of::<Self>()
-            + self.joints.capacity() * std::mem::size_of::<[u16; 4]>()
+    /// Bytes its buffers hold, at their capacities (the struct itself not counted).
+    pub fn heap_bytes(&self) -> usize {
+        self.joints.capacity() * std::mem::size_of::<[u16; 4]>()
             + self.holds.capacity() * std::mem::size_of::<Vec4>()
             + self.steps.capacity() * std::mem::size_of::<Vec4>()
             + self.dropped.capacity()
