@@ -507,13 +507,7 @@ fn a_mirrored_bake_is_the_clip_reflected_left_for_right() {
         let mut all = vec!["pose", "mannequin", "--time", "0.4", "--json"];
         all.extend_from_slice(args);
         let j = json_of(&animtune(&all));
-        let t = j["joints"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|x| x["name"] == joint)
-            .unwrap()["model"]["translation"]
-            .clone();
+        let t = common::pose_joint(&j, "name", joint)["model"]["translation"].clone();
         [0, 1, 2].map(|c| t[c].as_f64().unwrap())
     };
     let baked = ["--baked", out.to_str().unwrap()];
@@ -576,13 +570,7 @@ fn a_preset_renames_a_clip_holds_it_without_loop_time_and_offsets_its_root_in_ev
         let mut all = vec!["pose", "mannequin", "--time", time, "--json"];
         all.extend_from_slice(args);
         let j = json_of(&animtune(&all));
-        let t = j["joints"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|x| x["name"] == "Hips")
-            .unwrap()["model"]["translation"]
-            .clone();
+        let t = common::pose_joint(&j, "name", "Hips")["model"]["translation"].clone();
         [0, 1, 2].map(|c| t[c].as_f64().unwrap())
     };
     let baked = ["--baked", out.to_str().unwrap()];

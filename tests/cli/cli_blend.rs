@@ -1,6 +1,8 @@
 //! `animtune weights | heatmap | preset` from the outside: JSON contracts, pixels, and clean failures.
 
-use crate::common::{animtune, assert_clean_failure, assert_success, json_of, temp_dir};
+use crate::common::{
+    animtune, assert_clean_failure, assert_success, json_of, pose_joint, temp_dir,
+};
 use glam::DVec2;
 
 fn default_preset(dir: &std::path::Path) -> std::path::PathBuf {
@@ -208,15 +210,7 @@ fn pose_with_a_preset_and_look_at_evaluates_the_whole_stack() {
     assert_eq!(look.len(), 4);
     assert_eq!(look[0]["bone"], "Head");
     // The head joint turned toward +X (the character's left): its model-space forward gained +X.
-    let head = |j: &serde_json::Value| {
-        j["joints"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|x| x["name"] == "Head")
-            .unwrap()["model"]["rotation"]
-            .clone()
-    };
+    let head = |j: &serde_json::Value| pose_joint(j, "name", "Head")["model"]["rotation"].clone();
     let q = |v: serde_json::Value| {
         let a: Vec<f32> = v
             .as_array()

@@ -143,12 +143,7 @@ fn pose_binds_a_vrma_to_a_humanoid_and_refuses_a_non_humanoid() {
         "--json",
     ]);
     let j = json_of(&ok);
-    let arm = j["joints"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|x| x["name"] == "RightUpperArm")
-        .unwrap();
+    let arm = common::pose_joint(&j, "name", "RightUpperArm");
     assert_ne!(arm["local"]["rotation"][3], 1.0);
     let fox = common::asset("Fox.glb");
     let out = animtune(&[
@@ -177,13 +172,7 @@ fn hips_placement_comes_from_the_flag_or_the_preset() {
         ];
         args.extend_from_slice(extra);
         let j = json_of(&animtune(&args));
-        let hips = j["joints"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|x| x["human_bone"] == "Hips")
-            .unwrap()["model"]["translation"]
-            .clone();
+        let hips = common::pose_joint(&j, "human_bone", "Hips")["model"]["translation"].clone();
         serde_json::from_value::<[f32; 3]>(hips).unwrap()
     };
     let default = hips_at(&[]);

@@ -31,6 +31,20 @@ pub fn json_of(out: &Output) -> serde_json::Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
+/// The joint of a `pose --json` output whose `field` ("name" or "human_bone") is `value`.
+pub fn pose_joint<'a>(
+    pose: &'a serde_json::Value,
+    field: &str,
+    value: &str,
+) -> &'a serde_json::Value {
+    pose["joints"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|j| j[field] == value)
+        .unwrap_or_else(|| panic!("no joint whose {field} is {value}"))
+}
+
 /// Bad input: exit code 1, one line on stderr containing every needle (the file and the problem), never a panic.
 pub fn assert_clean_failure(out: &Output, needles: &[&str]) {
     let err = String::from_utf8_lossy(&out.stderr);
