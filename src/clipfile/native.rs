@@ -332,17 +332,7 @@ fn packed_groups(clip: &BakedClip, budgets: &[[f32; 3]]) -> (Vec<FileGroup>, Vec
             add(0, frames, vectors(values));
         }
         if let Channel::Keys { frames, values } = &t.rotation {
-            // Sign-aligned: each key on the previous one's hemisphere.
-            let mut keys: Vec<[f32; 4]> = Vec::with_capacity(values.len());
-            for q in values {
-                let v = Vec4::from(*q);
-                let v = match keys.last() {
-                    Some(&p) if Vec4::from_array(p).dot(v) < 0.0 => -v,
-                    _ => v,
-                };
-                keys.push(v.to_array());
-            }
-            add(1, frames, keys);
+            add(1, frames, values.iter().map(|q| q.to_array()).collect());
         }
         if let Channel::Keys { frames, values } = &t.scale {
             add(2, frames, vectors(values));
@@ -351,11 +341,9 @@ fn packed_groups(clip: &BakedClip, budgets: &[[f32; 3]]) -> (Vec<FileGroup>, Vec
     let mut out = Vec::new();
     let mut members = Vec::new();
     for ((property, frames), channels) in groups {
-        let kind = [
-            PackedProperty::Translation,
-            PackedProperty::Rotation,
-            PackedProperty::Scale,
-        ][usize::from(property)];
+        let Some(kind) = PackedProperty::from_code(property) else {
+            continue;
+        };
         let lanes: Vec<usize> = channels.iter().map(|c| usize::from(c.lane)).collect();
         let Some(g) = pack_channels(kind, 0, frames.len(), channels, |lane| {
             budgets[usize::from(lane)][usize::from(property)]
@@ -686,12 +674,8 @@ impl Checker<'_> {
         use crate::runtime::packed::{PackedGroup, PackedProperty};
         let what = format!("packed group {index}");
         let bad = |m: String| self.invalid(format!("{what}: {m}"));
-        let property = match g.property {
-            0 => PackedProperty::Translation,
-            1 => PackedProperty::Rotation,
-            2 => PackedProperty::Scale,
-            p => return Err(bad(format!("unknown property {p}"))),
-        };
+        let property = PackedProperty::from_code(g.property)
+            .ok_or_else(|| bad(format!("unknown property {}", g.property)))?;
         let frames = self.delta_frames(&g.frames, frame_count, &what)?;
         let blocks = g.lanes.len();
         if g.tracks.len() != 4 * blocks || g.dropped.len() != blocks || g.steps.len() != 16 * blocks

@@ -57,6 +57,15 @@ pub(crate) enum PackedProperty {
     Scale,
 }
 
+impl PackedProperty {
+    /// The property of a file's code (0 translation, 1 rotation, 2 scale).
+    pub fn from_code(code: u8) -> Option<Self> {
+        [Self::Translation, Self::Rotation, Self::Scale]
+            .get(usize::from(code))
+            .copied()
+    }
+}
+
 /// Linear (or stepped) channels of one property sharing one set of key times, four to a block, packed as the
 /// module describes.
 #[derive(Clone, Debug)]
@@ -414,12 +423,13 @@ pub(crate) struct ChannelToPack {
     pub lane: u16,
     /// True when it steps (holds each key until the next).
     pub hold: bool,
-    /// Its keys, one per key time of the group; rotations sign-aligned (each on the previous one's hemisphere).
+    /// Its keys, one per key time of the group.
     pub keys: Vec<[f32; 4]>,
 }
 
 /// Packs channels of one property sharing `keys` key times: each channel's grid step is `budget` of its lane
-/// (widened to hold its largest value on the grid). Rotation channels are sorted into blocks by the component
+/// (widened to hold its largest value on the grid). Rotation channels are sign-aligned (each key on the previous
+/// one's hemisphere) and sorted into blocks by the component
 /// they drop (the one farthest from zero over the clip), each sequence negated where needed so that component
 /// is positive; a channel with no component that keeps one sign keeps all four. None when a key is not finite.
 pub(crate) fn pack_channels(
@@ -437,6 +447,13 @@ pub(crate) fn pack_channels(
         }
         let mut dropped = 3;
         if rotations {
+            // Sign-aligned: each key on the previous one's hemisphere.
+            for k in 1..channel.keys.len() {
+                let (a, b) = (Vec4::from(channel.keys[k - 1]), Vec4::from(channel.keys[k]));
+                if a.dot(b) < 0.0 {
+                    channel.keys[k] = (-b).to_array();
+                }
+            }
             let clear = clearance(&channel.keys);
             let best = (0..4)
                 .max_by(|&a, &b| clear[a].total_cmp(&clear[b]))
