@@ -7,26 +7,17 @@ cd "$(dirname "$0")/.."
 # A step's title, with the minutes and seconds since the script started.
 say() { printf '== [%dm%02ds] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"; }
 
-# System packages: node/npm for the glTF validator; Vulkan (lavapipe), Xvfb and the X libraries winit loads, for the
-# renderer and window tests; GNU time for the peak memory of hostile-input runs (tests/editor/malformed.rs).
-packages=(time libvulkan1 mesa-vulkan-drivers xvfb xauth xdotool libxkbcommon-x11-0 libxcursor1 libxi6 libxrandr2 libx11-xcb1)
-missing=()
-for p in "${packages[@]}"; do
-  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
-done
+# System packages: node/npm for the glTF validator; the window's (scripts/system-packages.sh: Vulkan with lavapipe,
+# Mesa's OpenGL, the X libraries winit loads) plus Xvfb and xdotool for the renderer and window tests; GNU time for
+# the peak memory of hostile-input runs (tests/editor/malformed.rs).
+. scripts/system-packages.sh
+packages=(time xvfb xauth xdotool "${WINDOW_PACKAGES[@]}")
 # Node may come from elsewhere than Debian (its own package bundles npm): check the commands, not the packages.
-command -v node >/dev/null 2>&1 || missing+=(nodejs)
-command -v npm >/dev/null 2>&1 || missing+=(npm)
-if [ ${#missing[@]} -gt 0 ]; then
-  if [ "$(id -u)" = 0 ]; then
-    say "installing: ${missing[*]}"
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-  else
-    echo "Missing system packages. Run:"
-    echo "  sudo apt-get install -y ${missing[*]}"
-    if ! command -v node >/dev/null; then exit 1; fi
-  fi
+command -v node >/dev/null 2>&1 || packages+=(nodejs)
+command -v npm >/dev/null 2>&1 || packages+=(npm)
+say "system packages"
+if ! ensure_packages "${packages[@]}" && ! command -v node >/dev/null; then
+  exit 1
 fi
 
 # Extended fixtures: files the repository may not redistribute (assets/README.md), in the folder named by

@@ -1,4 +1,5 @@
-// Coloured lines: the ground grid and the skeleton overlay.
+// Coloured lines: the ground grid and the skeleton overlay. `fn to_target` is prepended by the renderer
+// (output_srgb_target.wgsl or output_unorm_target.wgsl).
 
 struct Camera {
     view_proj: mat4x4<f32>,
@@ -23,5 +24,5 @@ fn vs_main(@location(0) position: vec3<f32>, @location(1) color: vec4<f32>) -> V
 
 @fragment
 fn fs_main(in: VertexOut) -> @location(0) vec4<f32> {
-    return in.color;
+    return to_target(in.color);
 }

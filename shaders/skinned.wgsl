@@ -1,5 +1,7 @@
-// Linear-blend skinned meshes: four influences, joint matrices in a storage buffer, a key light plus
-// hemisphere ambient, base colour factor × texture.
+// Linear-blend skinned meshes: four influences, a key light plus hemisphere ambient, base colour factor × texture.
+// The joint palette (group 1, binding 0, and `fn joint_matrix`) is prepended by the renderer: a storage buffer
+// (palette_storage.wgsl) or, where the adapter has no vertex storage buffers (GL, WebGL2), a texture
+// (palette_texture.wgsl). So is `fn to_target`, the colour as the target stores it (output_*_target.wgsl).
 
 struct Camera {
     view_proj: mat4x4<f32>,
@@ -14,7 +16,6 @@ struct Material {
 };
 
 @group(0) @binding(0) var<uniform> camera: Camera;
-@group(1) @binding(0) var<storage, read> joints: array<mat4x4<f32>>;
 @group(2) @binding(0) var<uniform> material: Material;
 @group(2) @binding(1) var base_texture: texture_2d<f32>;
 @group(2) @binding(2) var base_sampler: sampler;
@@ -35,10 +36,10 @@ struct VertexOut {
 
 @vertex
 fn vs_main(v: VertexIn) -> VertexOut {
-    let skin = joints[v.joint_index.x] * v.weight.x
-        + joints[v.joint_index.y] * v.weight.y
-        + joints[v.joint_index.z] * v.weight.z
-        + joints[v.joint_index.w] * v.weight.w;
+    let skin = joint_matrix(v.joint_index.x) * v.weight.x
+        + joint_matrix(v.joint_index.y) * v.weight.y
+        + joint_matrix(v.joint_index.z) * v.weight.z
+        + joint_matrix(v.joint_index.w) * v.weight.w;
     let world = skin * vec4<f32>(v.position, 1.0);
     var out: VertexOut;
     out.clip = camera.view_proj * world;
@@ -59,5 +60,5 @@ fn fs_main(in: VertexOut, @builtin(front_facing) front: bool) -> @location(0) ve
     }
     let key = max(dot(n, -camera.light_dir.xyz), 0.0) * 0.75;
     let sky = mix(vec3<f32>(0.18, 0.16, 0.14), vec3<f32>(0.42, 0.45, 0.5), n.y * 0.5 + 0.5);
-    return vec4<f32>(albedo.rgb * (sky + vec3<f32>(key)), albedo.a);
+    return to_target(vec4<f32>(albedo.rgb * (sky + vec3<f32>(key)), albedo.a));
 }

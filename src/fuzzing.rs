@@ -147,7 +147,7 @@ pub fn run(target: Target, bytes: &[u8]) -> String {
             let limits = GpuLimits {
                 max_texture_side: 16,
                 max_buffer_bytes: 64 << 10,
-                max_storage_binding_bytes: 4 << 10,
+                max_palette_bytes: 4 << 10,
             };
             fit_character(c, &limits).map_err(|e| e.to_string())?;
             let model = crate::core::Pose::rest(&c.skeleton).model_matrices(&c.skeleton);

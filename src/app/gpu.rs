@@ -1,6 +1,7 @@
 //! The 3D viewport: the shared renderer draws into a texture each frame, which egui shows as an image.
 
 use crate::render::offscreen::{COLOR_FORMAT, RenderTarget, SAMPLES};
+use crate::render::renderer::PaletteKind;
 use crate::render::{FrameInput, GpuCharacter, Renderer};
 
 use super::command::{Command, Commands};
@@ -13,6 +14,9 @@ pub struct ViewportGpu {
     /// MSAA samples of the viewport: [`SAMPLES`] on a GPU, 1 in software rendering, where 4× cost a third of
     /// each frame (BENCHMARKS.md, "Editor frame times").
     samples: u32,
+    /// Colour format of the viewport's target: sRGB where the device can view it as plain unorm for egui, plain
+    /// unorm elsewhere.
+    format: wgpu::TextureFormat,
     target: Option<RenderTarget>,
     texture: Option<egui::TextureId>,
     /// The uploaded character with the document generation it came from, or why it could not be uploaded.
@@ -30,11 +34,35 @@ pub fn viewport_samples(adapter: &wgpu::AdapterInfo) -> u32 {
 }
 
 impl ViewportGpu {
-    /// Builds the pipelines on eframe's device.
+    /// Builds the pipelines on eframe's device, and says on stderr which adapter draws and how.
     pub fn new(state: &egui_wgpu::RenderState) -> Self {
-        let samples = viewport_samples(&state.adapter.get_info());
+        let info = state.adapter.get_info();
+        let samples = viewport_samples(&info);
+        // egui shows a native texture's bytes as sRGB-encoded: an sRGB target is viewed as plain unorm where the
+        // device can view a texture in another format; elsewhere (GL) the target is plain unorm and the shaders
+        // encode.
+        let view_formats = state
+            .adapter
+            .get_downlevel_capabilities()
+            .flags
+            .contains(wgpu::DownlevelFlags::VIEW_FORMATS);
+        let format = if view_formats {
+            COLOR_FORMAT
+        } else {
+            wgpu::TextureFormat::Rgba8Unorm
+        };
+        let renderer = Renderer::new(&state.device, &state.queue, format, samples);
+        let palette = match renderer.palette_kind() {
+            PaletteKind::StorageBuffer => "a storage buffer",
+            PaletteKind::Texture => "a texture",
+        };
+        eprintln!(
+            "animtune: drawing with {} ({:?}), joint palette in {palette}",
+            info.name, info.backend
+        );
         ViewportGpu {
-            renderer: Renderer::new(&state.device, &state.queue, COLOR_FORMAT, samples),
+            renderer,
+            format,
             samples,
             state: state.clone(),
             target: None,
@@ -59,15 +87,18 @@ impl ViewportGpu {
             .as_ref()
             .is_none_or(|t| t.size.width != width || t.size.height != height);
         if resized {
+            let unorm = wgpu::TextureFormat::Rgba8Unorm;
+            let srgb = self.format.is_srgb();
             let target = RenderTarget::new(
                 device,
                 width,
                 height,
                 self.samples,
-                Some(wgpu::TextureFormat::Rgba8Unorm),
+                self.format,
+                srgb.then_some(unorm),
             );
             // egui samples native textures as Rgba8Unorm holding sRGB-encoded bytes, which is what we wrote.
-            let view = target.view_as(wgpu::TextureFormat::Rgba8Unorm);
+            let view = target.view_as(unorm);
             let mut egui_renderer = self.state.renderer.write();
             match self.texture {
                 Some(id) => egui_renderer.update_egui_texture_from_wgpu_texture(

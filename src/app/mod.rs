@@ -17,14 +17,31 @@ use std::path::PathBuf;
 
 pub use window::{AnimtuneApp, ScreenshotPlan};
 
-/// Native window options: the wgpu renderer and a size that fits the panels.
+/// The longest window side, in pixels, eframe asks every graphics device for (its 2D texture limit): a surface
+/// any larger fails to configure.
+pub const MAX_SURFACE_SIDE: u32 = 8192;
+
+/// Native window options: the wgpu renderer and a size that fits the panels, never larger than a surface may be.
 pub fn native_options() -> eframe::NativeOptions {
+    let side = MAX_SURFACE_SIDE as f32;
     eframe::NativeOptions {
         viewport: egui::ViewportBuilder::default()
             .with_title("animtune")
             .with_inner_size([1280.0, 800.0])
+            .with_max_inner_size([side, side])
             .with_drag_and_drop(true),
         ..Default::default()
+    }
+}
+
+/// The one line printed when no graphics adapter opens a window: which drivers wgpu tried and what to install.
+pub const NO_ADAPTER_HINT: &str = "no graphics driver could open the window (tried Vulkan, then OpenGL): install one, e.g. `sudo apt-get install mesa-vulkan-drivers` (software Vulkan) or `sudo apt-get install libegl-mesa0 libgl1-mesa-dri` (OpenGL), or run scripts/run.sh, which installs them";
+
+/// The message for a window that could not open: [`NO_ADAPTER_HINT`] when wgpu found no adapter or device.
+fn window_error(error: eframe::Error) -> anyhow::Error {
+    match error {
+        eframe::Error::Wgpu(e) => anyhow::anyhow!("{NO_ADAPTER_HINT} ({e})"),
+        e => anyhow::anyhow!("cannot open the editor window: {e}"),
     }
 }
 
@@ -89,5 +106,5 @@ pub fn run(
             Ok(Box::new(app))
         }),
     )
-    .map_err(|e| anyhow::anyhow!("cannot open the editor window: {e}"))
+    .map_err(window_error)
 }

@@ -55,6 +55,8 @@ pub struct AnimtuneApp {
     /// A window size (points) asked for on the command line, applied on the first frame (eframe would otherwise
     /// restore the saved one).
     window_size: Option<[f32; 2]>,
+    /// The longest side, in physical pixels, the graphics device can draw a window at (its 2D texture limit).
+    max_surface_side: u32,
     /// Where the clip list was last drawn: files dropped there add clips instead of opening a model.
     clip_list: Option<egui::Rect>,
     layout: Layout,
@@ -108,6 +110,12 @@ impl AnimtuneApp {
             soak: None,
             frame_times: None,
             window_size: None,
+            max_surface_side: cc
+                .wgpu_render_state
+                .as_ref()
+                .map_or(super::MAX_SURFACE_SIDE, |s| {
+                    s.device.limits().max_texture_dimension_2d
+                }),
             clip_list: None,
             files: FileDialogs::default(),
             layout,
@@ -125,6 +133,27 @@ impl AnimtuneApp {
     pub fn with_window_size(mut self, size: [f32; 2]) -> Self {
         self.window_size = Some(size);
         self
+    }
+
+    /// `size` (points) clamped so that the window's surface stays within the device's texture limit, and the
+    /// window's largest size set to that limit; a status-bar note says when it had to shrink.
+    fn fit_window_size(&mut self, ctx: &egui::Context, size: [f32; 2]) -> [f32; 2] {
+        let points_per_pixel = 1.0 / ctx.pixels_per_point().max(f32::MIN_POSITIVE);
+        let max_points = (self.max_surface_side as f32 * points_per_pixel).floor();
+        ctx.send_viewport_cmd(egui::ViewportCommand::MaxInnerSize(egui::vec2(
+            max_points, max_points,
+        )));
+        let fitted = size.map(|side| side.min(max_points));
+        if fitted != size {
+            self.queue.push(Command::Report {
+                text: format!(
+                    "window size {}x{} is over the graphics device's limit of {} pixels a side: {}x{} instead",
+                    size[0], size[1], self.max_surface_side, fitted[0], fitted[1]
+                ),
+                is_error: false,
+            });
+        }
+        fitted
     }
 
     /// Plays and measures frame times for `seconds` in this window, then closes it (see [`super::frame_times`]).
@@ -407,7 +436,8 @@ impl eframe::App for AnimtuneApp {
         }));
         self.shortcuts(&ctx);
         if let Some(size) = self.window_size.take() {
-            ctx.send_viewport_cmd(egui::ViewportCommand::InnerSize(size.into()));
+            let fitted = self.fit_window_size(&ctx, size);
+            ctx.send_viewport_cmd(egui::ViewportCommand::InnerSize(fitted.into()));
         }
         if let Some(soak) = &mut self.soak {
             if soak.frame(&self.editor, &mut self.queue) {

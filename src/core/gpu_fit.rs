@@ -20,8 +20,9 @@ pub struct GpuLimits {
     pub max_texture_side: u32,
     /// Largest buffer, bytes.
     pub max_buffer_bytes: u64,
-    /// Largest storage buffer binding (a skin's joint palette), bytes.
-    pub max_storage_binding_bytes: u64,
+    /// Largest joint palette of one skin, bytes: the storage binding limit, or the texture rows × 64 bytes where
+    /// the palette is a texture.
+    pub max_palette_bytes: u64,
 }
 
 impl GpuLimits {
@@ -30,7 +31,7 @@ impl GpuLimits {
     pub const WEBGPU_DEFAULTS: GpuLimits = GpuLimits {
         max_texture_side: 8192,
         max_buffer_bytes: 256 << 20,
-        max_storage_binding_bytes: 128 << 20,
+        max_palette_bytes: 128 << 20,
     };
 }
 
@@ -53,9 +54,9 @@ pub enum GpuLimitError {
         /// The device's limit.
         limit: u64,
     },
-    /// A skin's joint palette is larger than a storage binding may be.
+    /// A skin's joint palette is larger than the device allows.
     #[error(
-        "skin '{skin}': {joints} joints need a {bytes}-byte palette, over the graphics device's storage binding limit of {limit} bytes"
+        "skin '{skin}': {joints} joints need a {bytes}-byte palette, over the graphics device's joint palette limit of {limit} bytes"
     )]
     Palette {
         /// Skin name.
@@ -102,16 +103,12 @@ pub fn fit_character(character: &Character, limits: &GpuLimits) -> Result<GpuFit
     }
     for skin in &character.skins {
         let bytes = skin.joints.len() as u64 * GPU_JOINT_BYTES;
-        if bytes
-            > limits
-                .max_storage_binding_bytes
-                .min(limits.max_buffer_bytes)
-        {
+        if bytes > limits.max_palette_bytes.min(limits.max_buffer_bytes) {
             return Err(GpuLimitError::Palette {
                 skin: skin.name.clone(),
                 joints: skin.joints.len(),
                 bytes,
-                limit: limits.max_storage_binding_bytes,
+                limit: limits.max_palette_bytes,
             });
         }
     }
@@ -226,7 +223,7 @@ mod tests {
             inverse_bind: vec![glam::Mat4::IDENTITY; 100],
         }];
         let limits = GpuLimits {
-            max_storage_binding_bytes: 99 * GPU_JOINT_BYTES,
+            max_palette_bytes: 99 * GPU_JOINT_BYTES,
             ..GpuLimits::WEBGPU_DEFAULTS
         };
         let err = fit_character(&c, &limits).unwrap_err();

@@ -37,6 +37,21 @@ pub const BACKGROUND: wgpu::Color = wgpu::Color {
     a: 1.0,
 };
 
+/// [`BACKGROUND`] as a target of `format` stores it: linear for an sRGB target (encoded on write), the sRGB
+/// encoding (56, 58, 64) for a plain unorm one.
+pub fn background_for(format: wgpu::TextureFormat) -> wgpu::Color {
+    if format.is_srgb() {
+        BACKGROUND
+    } else {
+        wgpu::Color {
+            r: 56.0 / 255.0,
+            g: 58.0 / 255.0,
+            b: 64.0 / 255.0,
+            a: 1.0,
+        }
+    }
+}
+
 /// MSAA samples of offscreen renders, and of the editor's viewport on a hardware GPU.
 pub const SAMPLES: u32 = 4;
 /// Colour format of every target.
@@ -48,20 +63,22 @@ pub struct RenderTarget {
     msaa_view: Option<wgpu::TextureView>,
     depth_view: wgpu::TextureView,
     resolved_view: wgpu::TextureView,
-    /// The resolved colour texture (sRGB RGBA8).
+    /// The resolved colour texture (RGBA8 holding sRGB-encoded colour).
     pub resolved: wgpu::Texture,
     /// Its size.
     pub size: wgpu::Extent3d,
 }
 
 impl RenderTarget {
-    /// Creates textures of the given size with `samples` samples a pixel (1, or what the pipelines were built
-    /// for); `extra_view` lets the resolved texture be viewed in another format too.
+    /// Creates textures of the given size and colour `format` with `samples` samples a pixel (1, or what the
+    /// pipelines were built for); `extra_view` lets the resolved texture be viewed in another format too (on
+    /// devices with [`wgpu::DownlevelFlags::VIEW_FORMATS`]).
     pub fn new(
         device: &wgpu::Device,
         width: u32,
         height: u32,
         samples: u32,
+        format: wgpu::TextureFormat,
         extra_view: Option<wgpu::TextureFormat>,
     ) -> Self {
         let size = wgpu::Extent3d {
@@ -85,7 +102,7 @@ impl RenderTarget {
         let msaa = (samples > 1).then(|| {
             texture(
                 "msaa colour",
-                COLOR_FORMAT,
+                format,
                 samples,
                 wgpu::TextureUsages::RENDER_ATTACHMENT,
                 &[],
@@ -93,7 +110,7 @@ impl RenderTarget {
         });
         let resolved = texture(
             "colour",
-            COLOR_FORMAT,
+            format,
             1,
             wgpu::TextureUsages::RENDER_ATTACHMENT
                 | wgpu::TextureUsages::COPY_SRC
@@ -140,7 +157,7 @@ impl RenderTarget {
                 depth_slice: None,
                 resolve_target: self.msaa_view.as_ref().map(|_| &self.resolved_view),
                 ops: wgpu::Operations {
-                    load: wgpu::LoadOp::Clear(BACKGROUND),
+                    load: wgpu::LoadOp::Clear(background_for(self.resolved.format())),
                     store: if self.msaa_view.is_some() {
                         wgpu::StoreOp::Discard
                     } else {
@@ -181,6 +198,16 @@ pub struct OffscreenRenderer {
     pub adapter_info: String,
 }
 
+/// Which limits an offscreen device asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DeviceLimits {
+    /// WebGPU's downlevel defaults at the adapter's resolution: the `render` command's device.
+    Adapter,
+    /// WebGL2's: no storage buffers, 2048-pixel textures, as eframe asks of a GL adapter. The renderer then
+    /// keeps joint palettes in textures.
+    WebGl2,
+}
+
 /// The longest side an offscreen image may have (the adapter's texture limit may be lower).
 pub const MAX_SIDE: u32 = 8192;
 /// The most pixels an offscreen image may have: 16.8 M (4096 x 4096), about 270 MB of multisampled targets.
@@ -189,6 +216,11 @@ pub const MAX_PIXELS: u64 = 4096 * 4096;
 impl OffscreenRenderer {
     /// Opens the first adapter the platform offers (lavapipe on a machine without a GPU).
     pub fn new() -> Result<Self, RenderError> {
+        Self::with_limits(DeviceLimits::Adapter)
+    }
+
+    /// Opens the first adapter with a device of `limits`.
+    pub fn with_limits(limits: DeviceLimits) -> Result<Self, RenderError> {
         let instance =
             wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
         let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
@@ -202,7 +234,12 @@ impl OffscreenRenderer {
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("animtune offscreen"),
             required_features: wgpu::Features::empty(),
-            required_limits: wgpu::Limits::downlevel_defaults().using_resolution(adapter.limits()),
+            required_limits: match limits {
+                DeviceLimits::Adapter => {
+                    wgpu::Limits::downlevel_defaults().using_resolution(adapter.limits())
+                }
+                DeviceLimits::WebGl2 => wgpu::Limits::downlevel_webgl2_defaults(),
+            },
             ..Default::default()
         }))
         .map_err(|e| RenderError::Device(e.to_string()))?;
@@ -213,6 +250,11 @@ impl OffscreenRenderer {
             renderer,
             adapter_info: format!("{} ({:?})", info.name, info.backend),
         })
+    }
+
+    /// The renderer's joint palette form on this device.
+    pub fn palette_kind(&self) -> super::renderer::PaletteKind {
+        self.renderer.palette_kind()
     }
 
     /// The device and queue (for callers that render into their own targets).
@@ -238,7 +280,7 @@ impl OffscreenRenderer {
             return Err(RenderError::Size(width, height));
         }
         let device = &self.device;
-        let target = RenderTarget::new(device, width, height, SAMPLES, None);
+        let target = RenderTarget::new(device, width, height, SAMPLES, COLOR_FORMAT, None);
         let (mut gpu, notes) = self
             .renderer
             .upload(device, &self.queue, character)

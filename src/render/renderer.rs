@@ -81,9 +81,72 @@ struct DrawItem {
     material: usize,
 }
 
+/// Where a mesh's joint palette lives on the GPU.
+enum PaletteMemory {
+    /// A storage buffer of matrices.
+    Buffer(wgpu::Buffer),
+    /// An RGBA32 float texture, 4 texels (one a column) by one row a joint.
+    Texture(wgpu::Texture),
+}
+
 struct MeshSlot {
-    palette: wgpu::Buffer,
+    palette: PaletteMemory,
     bind_group: wgpu::BindGroup,
+}
+
+impl MeshSlot {
+    /// Writes `matrices` into the palette.
+    fn write(&self, queue: &wgpu::Queue, matrices: &[Mat4]) {
+        match &self.palette {
+            PaletteMemory::Buffer(buffer) => {
+                queue.write_buffer(buffer, 0, bytemuck::cast_slice(matrices))
+            }
+            PaletteMemory::Texture(texture) => {
+                let rows = (matrices.len() as u32).min(texture.height());
+                if rows == 0 {
+                    return;
+                }
+                queue.write_texture(
+                    texture.as_image_copy(),
+                    bytemuck::cast_slice(&matrices[..rows as usize]),
+                    wgpu::TexelCopyBufferLayout {
+                        offset: 0,
+                        bytes_per_row: Some(PALETTE_ROW_BYTES),
+                        rows_per_image: Some(rows),
+                    },
+                    wgpu::Extent3d {
+                        width: 4,
+                        height: rows,
+                        depth_or_array_layers: 1,
+                    },
+                );
+            }
+        }
+    }
+}
+
+/// How the skinning shader reads joint matrices on a device.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PaletteKind {
+    /// A storage buffer read in the vertex stage (Vulkan, Metal, DX12, desktop GL 4.3+ when requested).
+    StorageBuffer,
+    /// A float texture read with `textureLoad`, where the device allows no storage buffer in the vertex stage
+    /// (WebGL2-level GL devices, as eframe requests on GL).
+    Texture,
+}
+
+/// Bytes of one palette row in the texture form: four RGBA32 float texels.
+const PALETTE_ROW_BYTES: u32 = 64;
+
+impl PaletteKind {
+    /// The form `device` supports: the storage buffer when its vertex stage may bind one, else the texture.
+    pub fn for_device(device: &wgpu::Device) -> Self {
+        if device.limits().max_storage_buffers_per_shader_stage > 0 {
+            PaletteKind::StorageBuffer
+        } else {
+            PaletteKind::Texture
+        }
+    }
 }
 
 /// A character's buffers on the GPU.
@@ -106,6 +169,7 @@ pub struct GpuCharacter {
 
 /// Pipelines shared by every character drawn into targets of one colour format and sample count.
 pub struct Renderer {
+    palette_kind: PaletteKind,
     camera_buffer: wgpu::Buffer,
     camera_bind_group: wgpu::BindGroup,
     joints_layout: wgpu::BindGroupLayout,
@@ -118,13 +182,20 @@ pub struct Renderer {
     sampler: wgpu::Sampler,
 }
 
-/// The limits of `device` that decide whether a character fits it.
+/// The limits of `device` that decide whether a character fits it. With the texture palette a skin may have
+/// as many joints as a texture has rows.
 pub fn gpu_limits(device: &wgpu::Device) -> GpuLimits {
     let l = device.limits();
+    let max_palette_bytes = match PaletteKind::for_device(device) {
+        PaletteKind::StorageBuffer => l.max_storage_buffer_binding_size,
+        PaletteKind::Texture => {
+            u64::from(l.max_texture_dimension_2d) * u64::from(PALETTE_ROW_BYTES)
+        }
+    };
     GpuLimits {
         max_texture_side: l.max_texture_dimension_2d,
         max_buffer_bytes: l.max_buffer_size,
-        max_storage_binding_bytes: l.max_storage_buffer_binding_size,
+        max_palette_bytes,
     }
 }
 
@@ -176,7 +247,9 @@ fn texture_view(
 }
 
 impl Renderer {
-    /// Builds the pipelines for targets of `format` with `samples` MSAA samples and a [`DEPTH_FORMAT`] depth buffer.
+    /// Builds the pipelines for targets of `format` with `samples` MSAA samples and a [`DEPTH_FORMAT`] depth buffer;
+    /// the joint palette takes the form the device supports ([`PaletteKind::for_device`]). Into a target that is
+    /// not sRGB the shaders write sRGB-encoded colour themselves, so both kinds of target hold the same bytes.
     pub fn new(
         device: &wgpu::Device,
         queue: &wgpu::Queue,
@@ -197,15 +270,23 @@ impl Renderer {
             label: Some("camera"),
             entries: &[uniform_entry(0, wgpu::ShaderStages::VERTEX_FRAGMENT)],
         });
+        let palette_kind = PaletteKind::for_device(device);
         let joints_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("joints"),
             entries: &[wgpu::BindGroupLayoutEntry {
                 binding: 0,
                 visibility: wgpu::ShaderStages::VERTEX,
-                ty: wgpu::BindingType::Buffer {
-                    ty: wgpu::BufferBindingType::Storage { read_only: true },
-                    has_dynamic_offset: false,
-                    min_binding_size: None,
+                ty: match palette_kind {
+                    PaletteKind::StorageBuffer => wgpu::BindingType::Buffer {
+                        ty: wgpu::BufferBindingType::Storage { read_only: true },
+                        has_dynamic_offset: false,
+                        min_binding_size: None,
+                    },
+                    PaletteKind::Texture => wgpu::BindingType::Texture {
+                        sample_type: wgpu::TextureSampleType::Float { filterable: false },
+                        view_dimension: wgpu::TextureViewDimension::D2,
+                        multisampled: false,
+                    },
                 },
                 count: None,
             }],
@@ -267,10 +348,22 @@ impl Renderer {
             write_mask: wgpu::ColorWrites::ALL,
         })];
 
+        let palette_source = match palette_kind {
+            PaletteKind::StorageBuffer => include_str!("../../shaders/palette_storage.wgsl"),
+            PaletteKind::Texture => include_str!("../../shaders/palette_texture.wgsl"),
+        };
+        let output_source = if format.is_srgb() {
+            include_str!("../../shaders/output_srgb_target.wgsl")
+        } else {
+            include_str!("../../shaders/output_unorm_target.wgsl")
+        };
         let mesh_shader = shader(
             device,
             "skinned",
-            include_str!("../../shaders/skinned.wgsl"),
+            &format!(
+                "{palette_source}\n{output_source}\n{}",
+                include_str!("../../shaders/skinned.wgsl")
+            ),
         );
         let mesh_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("skinned"),
@@ -316,7 +409,14 @@ impl Renderer {
         let ghost_pipeline =
             mesh_pipeline_with("ghosts", depth(false, wgpu::CompareFunction::Less));
 
-        let line_shader = shader(device, "lines", include_str!("../../shaders/lines.wgsl"));
+        let line_shader = shader(
+            device,
+            "lines",
+            &format!(
+                "{output_source}\n{}",
+                include_str!("../../shaders/lines.wgsl")
+            ),
+        );
         let line_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("lines"),
             bind_group_layouts: &[Some(&camera_layout)],
@@ -365,6 +465,7 @@ impl Renderer {
             ..Default::default()
         });
         Renderer {
+            palette_kind,
             camera_buffer,
             camera_bind_group,
             joints_layout,
@@ -420,24 +521,7 @@ impl Renderer {
                         }
                         _ => 1,
                     };
-                    let palette = device.create_buffer(&wgpu::BufferDescriptor {
-                        label: Some("joint palette"),
-                        size: (palette_len * 64) as u64,
-                        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
-                        mapped_at_creation: false,
-                    });
-                    let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-                        label: Some("joint palette"),
-                        layout: &self.joints_layout,
-                        entries: &[wgpu::BindGroupEntry {
-                            binding: 0,
-                            resource: palette.as_entire_binding(),
-                        }],
-                    });
-                    MeshSlot {
-                        palette,
-                        bind_group,
-                    }
+                    self.palette_slot(device, palette_len)
                 })
                 .collect()
         };
@@ -530,6 +614,62 @@ impl Renderer {
         Ok((gpu, fit.notes))
     }
 
+    /// A palette of `joints` matrices in the device's form, with its bind group.
+    fn palette_slot(&self, device: &wgpu::Device, joints: usize) -> MeshSlot {
+        let (palette, resource_view);
+        match self.palette_kind {
+            PaletteKind::StorageBuffer => {
+                palette = PaletteMemory::Buffer(device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("joint palette"),
+                    size: (joints * 64) as u64,
+                    usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+                    mapped_at_creation: false,
+                }));
+                resource_view = None;
+            }
+            PaletteKind::Texture => {
+                let texture = device.create_texture(&wgpu::TextureDescriptor {
+                    label: Some("joint palette"),
+                    size: wgpu::Extent3d {
+                        width: 4,
+                        height: joints as u32,
+                        depth_or_array_layers: 1,
+                    },
+                    mip_level_count: 1,
+                    sample_count: 1,
+                    dimension: wgpu::TextureDimension::D2,
+                    format: wgpu::TextureFormat::Rgba32Float,
+                    usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+                    view_formats: &[],
+                });
+                resource_view = Some(texture.create_view(&wgpu::TextureViewDescriptor::default()));
+                palette = PaletteMemory::Texture(texture);
+            }
+        }
+        let resource = match (&palette, &resource_view) {
+            (PaletteMemory::Buffer(buffer), _) => buffer.as_entire_binding(),
+            (PaletteMemory::Texture(_), Some(view)) => wgpu::BindingResource::TextureView(view),
+            (PaletteMemory::Texture(_), None) => unreachable!("a texture palette has its view"),
+        };
+        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("joint palette"),
+            layout: &self.joints_layout,
+            entries: &[wgpu::BindGroupEntry {
+                binding: 0,
+                resource,
+            }],
+        });
+        MeshSlot {
+            palette,
+            bind_group,
+        }
+    }
+
+    /// The form of the joint palette on this renderer's device.
+    pub fn palette_kind(&self) -> PaletteKind {
+        self.palette_kind
+    }
+
     fn material_bind_group(
         &self,
         device: &wgpu::Device,
@@ -582,16 +722,14 @@ impl Renderer {
         };
         queue.write_buffer(&self.camera_buffer, 0, bytemuck::bytes_of(&uniform));
         for (mesh, slot) in character.meshes.iter().zip(&gpu.meshes) {
-            let palette = character.mesh_palette(mesh, frame.model);
-            queue.write_buffer(&slot.palette, 0, bytemuck::cast_slice(&palette));
+            slot.write(queue, &character.mesh_palette(mesh, frame.model));
         }
         gpu.ghost_count = frame.ghosts.len().min(gpu.ghosts.len());
         gpu.ghost_after.clear();
         for ((after, model), slots) in frame.ghosts.iter().zip(&gpu.ghosts) {
             gpu.ghost_after.push(*after);
             for (mesh, slot) in character.meshes.iter().zip(slots) {
-                let palette = character.mesh_palette(mesh, model);
-                queue.write_buffer(&slot.palette, 0, bytemuck::cast_slice(&palette));
+                slot.write(queue, &character.mesh_palette(mesh, model));
             }
         }
         let mut lines = if frame.show_skeleton {

@@ -155,6 +155,33 @@ fn pose_binds_a_vrma_to_a_humanoid_and_refuses_a_non_humanoid() {
     assert_clean_failure(&out, &["Fox.glb", "not a humanoid"]);
 }
 
+/// A VRMA whose hips rest 1e38 m up is refused with its name and the joint, not played with the hips scaled to
+/// nothing (they stood at y ≈ 7e-39 before).
+#[test]
+fn a_vrma_resting_its_hips_absurdly_far_away_is_refused() {
+    let dir = common::temp_dir("far-vrma");
+    let bad = dir.join("far_hips.vrma");
+    common::edit_glb(&common::asset("three-vrm_test.vrma"), &bad, |json| {
+        let hips =
+            json["extensions"]["VRMC_vrm_animation"]["humanoid"]["humanBones"]["hips"]["node"]
+                .as_u64()
+                .unwrap() as usize;
+        json["nodes"][hips]["translation"] = serde_json::json!([0.0, 1e38, 0.0]);
+    });
+    let out = animtune(&[
+        "pose",
+        "mannequin",
+        "--clip-file",
+        bad.to_str().unwrap(),
+        "--time",
+        "0.4",
+    ]);
+    assert_clean_failure(
+        &out,
+        &["far_hips.vrma", "'hips' rests 1.0e38 m from the origin"],
+    );
+}
+
 #[test]
 fn hips_placement_comes_from_the_flag_or_the_preset() {
     let clip = common::quaternius();

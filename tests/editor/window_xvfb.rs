@@ -14,13 +14,17 @@ fn one_xvfb() -> std::sync::MutexGuard<'static, ()> {
     XVFB.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Runs the editor with `args` under Xvfb (1280×800 screen) with its runtime folder in `dir`; asserts it exited 0
-/// and returns what it printed.
-fn editor_in_xvfb(dir: &std::path::Path, args: &[&std::ffi::OsStr]) -> String {
+/// Runs the editor with `args` and the environment `envs` under Xvfb (1280×800 screen) with its runtime folder in
+/// `dir`; returns its output.
+fn run_in_xvfb(
+    dir: &std::path::Path,
+    args: &[&std::ffi::OsStr],
+    envs: &[(&str, &str)],
+) -> std::process::Output {
     let xdg = dir.join("xdg");
     std::fs::create_dir_all(&xdg).unwrap();
     let _xvfb = one_xvfb();
-    let out = Command::new("xvfb-run")
+    Command::new("xvfb-run")
         .args([
             "-a",
             "-s",
@@ -30,19 +34,40 @@ fn editor_in_xvfb(dir: &std::path::Path, args: &[&std::ffi::OsStr]) -> String {
         .args(args)
         .env("XDG_RUNTIME_DIR", &xdg)
         .env_remove("WAYLAND_DISPLAY")
+        .envs(envs.iter().copied())
         .output()
-        .expect("xvfb-run (apt-get install xvfb xauth)");
+        .expect("xvfb-run (apt-get install xvfb xauth)")
+}
+
+/// Runs the editor with `args` under Xvfb with its runtime folder in `dir`; asserts it exited 0 and returns what it
+/// printed.
+fn editor_in_xvfb(dir: &std::path::Path, args: &[&std::ffi::OsStr]) -> String {
+    editor_in_xvfb_with(dir, args, &[]).0
+}
+
+/// As [`editor_in_xvfb`], with environment variables; returns stdout and stderr.
+fn editor_in_xvfb_with(
+    dir: &std::path::Path,
+    args: &[&std::ffi::OsStr],
+    envs: &[(&str, &str)],
+) -> (String, String) {
+    let out = run_in_xvfb(dir, args, envs);
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(
         out.status.success(),
-        "exit {:?}: {stdout}{}",
+        "exit {:?}: {stdout}{stderr}",
         out.status.code(),
-        String::from_utf8_lossy(&out.stderr)
     );
-    stdout
+    (stdout, stderr)
 }
 
 fn screenshot(args: &[&str], name: &str) -> image::RgbaImage {
+    screenshot_with(args, &[], name).0
+}
+
+/// The editor's screenshot after 8 frames with `args` and the environment `envs`, and what it wrote on stderr.
+fn screenshot_with(args: &[&str], envs: &[(&str, &str)], name: &str) -> (image::RgbaImage, String) {
     let dir = std::env::temp_dir().join(format!("animtune-xvfb-{}", std::process::id()));
     let out = dir.join(name);
     let mut all: Vec<&std::ffi::OsStr> = args.iter().map(std::ffi::OsStr::new).collect();
@@ -52,8 +77,21 @@ fn screenshot(args: &[&str], name: &str) -> image::RgbaImage {
         "--frames".as_ref(),
         "8".as_ref(),
     ]);
-    editor_in_xvfb(&dir, &all);
-    image::open(&out).unwrap().to_rgba8()
+    let (_, stderr) = editor_in_xvfb_with(&dir, &all, envs);
+    (image::open(&out).unwrap().to_rgba8(), stderr)
+}
+
+/// The Vulkan loader pointed at a driver list that does not exist: a machine with no Vulkan driver.
+const NO_VULKAN_DRIVER: [(&str, &str); 2] = [
+    ("VK_ICD_FILENAMES", "/nonexistent/no-driver.json"),
+    ("VK_DRIVER_FILES", "/nonexistent/no-driver.json"),
+];
+
+/// Mannequin-coloured pixels (a warm light tone) in the middle of a screenshot.
+fn mannequin_pixels(img: &image::RgbaImage) -> usize {
+    count(img, |p| {
+        p[0] > 150 && i32::from(p[0]) > i32::from(p[2]) + 20
+    })
 }
 
 fn count(img: &image::RgbaImage, pred: impl Fn(&image::Rgba<u8>) -> bool) -> usize {
@@ -72,14 +110,63 @@ fn the_editor_window_shows_the_mannequin() {
         "{:?}",
         img.dimensions()
     );
-    let skin = count(&img, |p| {
-        p[0] > 150 && i32::from(p[0]) > i32::from(p[2]) + 20
-    });
+    let skin = mannequin_pixels(&img);
     let background = count(&img, |p| {
         (p[0] as i32 - 56).abs() < 6 && (p[2] as i32 - 64).abs() < 6
     });
     assert!(skin > 5000, "{skin} mannequin pixels");
     assert!(background > 5000, "{background} viewport background pixels");
+}
+
+/// Without a Vulkan driver the window opens on OpenGL (the joint palette in a texture, as WebGL2-level devices
+/// have no vertex storage buffers) and shows the character; before, `Renderer::new` panicked there.
+#[test]
+fn without_a_vulkan_driver_the_window_opens_on_gl_and_shows_the_mannequin() {
+    let (img, stderr) = screenshot_with(&[], &NO_VULKAN_DRIVER, "gl-mannequin.png");
+    assert!(
+        stderr.contains("(Gl)") && stderr.contains("joint palette in a texture"),
+        "the adapter line should name GL and the texture palette: {stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    let skin = mannequin_pixels(&img);
+    assert!(skin > 5000, "{skin} mannequin pixels on GL");
+    // The viewport's background is the colour the Vulkan path shows (the GL target is plain unorm, encoded by hand).
+    let background = count(&img, |p| {
+        (p[0] as i32 - 56).abs() < 6 && (p[2] as i32 - 64).abs() < 6
+    });
+    assert!(
+        background > 5000,
+        "{background} viewport background pixels on GL"
+    );
+}
+
+/// With no driver at all (Vulkan pointed at none, GL not allowed) the window cannot open: one line names the
+/// drivers tried and the packages to install, exit 1, no panic.
+#[test]
+fn with_no_graphics_driver_the_window_says_what_to_install() {
+    let dir = std::env::temp_dir().join(format!("animtune-xvfb-nodrv-{}", std::process::id()));
+    let mut envs = NO_VULKAN_DRIVER.to_vec();
+    envs.push(("WGPU_BACKEND", "vulkan"));
+    let out = run_in_xvfb(&dir, &[], &envs);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(
+        stderr.contains("mesa-vulkan-drivers") && stderr.contains("libegl-mesa0"),
+        "{stderr}"
+    );
+}
+
+/// A window asked for wider than a surface may be (8192 pixels) is clamped to it instead of panicking in wgpu's
+/// `Surface::configure`.
+#[test]
+fn a_window_size_over_the_surface_limit_is_clamped() {
+    let (img, _) = screenshot_with(&["--window-size", "8193x600"], &[], "wide.png");
+    assert!(
+        img.width() <= 8192 && img.width() > 1280,
+        "{:?}",
+        img.dimensions()
+    );
 }
 
 #[test]

@@ -76,6 +76,7 @@ pub fn load_bytes_with(
         skeleton,
         node_to_joint,
     } = nodes::skeleton(&document, &nodes, &vrm_nodes, facing_fix).map_err(data_err)?;
+    validate::check_rest_extent(&skeleton).map_err(data_err)?;
     let humanoid = vrm::humanoid(&vrm, &node_to_joint, &skeleton, &mut notes);
     let skins = skins::read_skins(&document, &buffers, &node_to_joint).map_err(data_err)?;
     let mut warnings = Vec::new();

@@ -579,3 +579,26 @@ pub(super) fn check_accessor_types(document: &gl::Document) -> Result<(), String
     }
     Ok(())
 }
+
+/// Farthest a rest joint of a glTF/VRM/VRMA file may stand from the scene origin: 10 km, the bound the clip
+/// settings' root offsets have. A humanoid resting farther away is a corrupt translation: its hips height would
+/// scale retargeted motion to nothing (a VRMA hips at 1e38 m put a character's hips at y ≈ 7e-39).
+pub(super) const MAX_REST_DISTANCE_M: f32 = 1.0e4;
+
+/// Refuses a skeleton whose rest pose puts a joint farther than [`MAX_REST_DISTANCE_M`] from the origin, naming it.
+pub(super) fn check_rest_extent(skeleton: &crate::core::Skeleton) -> Result<(), String> {
+    let model = crate::core::Pose::rest(skeleton).model_matrices(skeleton);
+    let far = model
+        .iter()
+        .enumerate()
+        .map(|(j, m)| (j, m.w_axis.truncate().as_dvec3().length()))
+        .find(|&(_, d)| d.is_nan() || d > f64::from(MAX_REST_DISTANCE_M));
+    match far {
+        Some((j, d)) => Err(format!(
+            "joint '{}' rests {d:.1e} m from the origin, farther than the {MAX_REST_DISTANCE_M:e} m a character may \
+             (a corrupt rest translation?)",
+            skeleton.name(j)
+        )),
+        None => Ok(()),
+    }
+}
