@@ -737,6 +737,13 @@ impl Checker<'_> {
             lanes: g.lanes.clone(),
             bits,
         };
+        let least_bits = group.least_stream_bits();
+        if least_bits > g.bits.len() as u64 * 8 {
+            return Err(bad(format!(
+                "its residual widths alone need {least_bits} bits, the stream has {}",
+                g.bits.len() * 8
+            )));
+        }
         let (lanes, used_bits) = group.decode_lanes();
         let lane_steps: Vec<f32> = group
             .steps
@@ -961,6 +968,15 @@ pub fn decode(bytes: &[u8], path: &Path) -> Result<BakedClip, ClipFileError> {
     if !body.packed.is_empty() && version < 4 {
         return Err(ck.invalid(format!("packed groups in a version {version} file")));
     }
+    // Every block drives at least one channel and no channel is given twice, so a file has at most three blocks
+    // a track: checked on the declared counts, before any group is decoded.
+    let blocks: u64 = body.packed.iter().map(|g| g.lanes.len() as u64).sum();
+    if blocks > 3 * tracks.len() as u64 {
+        return Err(ck.invalid(format!(
+            "{blocks} packed blocks, more than the 3 channels of each of its {} tracks",
+            tracks.len()
+        )));
+    }
     let mut values: u64 = 0;
     for (i, g) in body.packed.iter().enumerate() {
         ck.packed_group(g, i, frame_count, &mut values, &mut tracks)?;
@@ -1132,6 +1148,27 @@ mod tests {
         refused(&|b| b.packed[0].tracks[0] = 7, 4, "names track 7");
         refused(&|b| b.packed[0].bits.truncate(2), 4, "the stream has 16");
         refused(&|b| b.packed[0].property = 9, 4, "unknown property 9");
+        // A million blocks (a 32 MB file) once decoded to 970 MB before the stream was found short.
+        refused(
+            &|b| {
+                let g = &mut b.packed[0];
+                g.tracks = g.tracks.repeat(1_000_000);
+                g.lanes = g.lanes.repeat(1_000_000);
+                g.dropped = g.dropped.repeat(1_000_000);
+                g.steps = g.steps.repeat(1_000_000);
+            },
+            4,
+            "1000000 packed blocks, more than the 3 channels of each of its 1 tracks",
+        );
+        refused(
+            &|b| {
+                let g = &mut b.packed[0];
+                g.frames = vec![1; 30];
+                g.bits.truncate(20);
+            },
+            4,
+            "its residual widths alone need",
+        );
         refused(&|b| b.packed[0].lanes[0] = 5, 4, "5 lanes");
         refused(
             &|b| b.packed[0].steps[..4].copy_from_slice(&0f32.to_le_bytes()),

@@ -264,6 +264,19 @@ impl PackedGroup {
         }
     }
 
+    /// The fewest bits a stream of this group's keys and blocks can hold: the residual widths at every segment's
+    /// start, even when every residual is 0 bits wide. A reader compares it with a file's stream before decoding.
+    pub fn least_stream_bits(&self) -> u64 {
+        let rotations = self.property == PackedProperty::Rotation;
+        let segments = (0..self.keys).filter(|&k| segment_starts(k)).count() as u64;
+        let widths_per_segment: u64 = self
+            .dropped
+            .iter()
+            .map(|&d| 4 * stored_count(rotations, d) as u64)
+            .sum();
+        segments * widths_per_segment * u64::from(WIDTH_BITS)
+    }
+
     /// Blocks per key.
     pub fn blocks(&self) -> usize {
         self.joints.len()
