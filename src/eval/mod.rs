@@ -17,6 +17,8 @@
 
 pub mod curves;
 
+use std::sync::Arc;
+
 use glam::{Mat3A, Mat4, Vec3, Vec3A};
 
 use crate::blend::sampler::{parent_model, root_motion_joint, root_travel};
@@ -94,13 +96,14 @@ pub enum Precision {
     Exact,
 }
 
-/// A clip compiled for the character, with its cursors.
+/// A clip compiled for the character, with its cursors. The compiled clip and its binding are shared by every
+/// source playing the same clip (clip layers, copies of the evaluator); each keeps its own cursors.
 #[derive(Clone, Debug)]
 struct ClipSource {
     index: usize,
-    animation: Animation,
+    animation: Arc<Animation>,
     context: SamplingContext,
-    binding: ClipBinding,
+    binding: Arc<ClipBinding>,
     /// Horizontal model-space travel of the root-motion joint over one cycle (metres).
     root_travel: Vec3,
     /// The clip's Loop Time: off, it holds its last pose after its end.
@@ -124,8 +127,8 @@ impl ClipSource {
         ClipSource {
             index,
             context: SamplingContext::for_animation(&animation),
-            animation,
-            binding,
+            animation: Arc::new(animation),
+            binding: Arc::new(binding),
             root_travel,
             looping: clips[index].looping,
         }
@@ -172,11 +175,12 @@ struct BoundClipLayer {
 }
 
 impl BoundClipLayer {
+    /// Binds `spec`; `compiled(i)` gives clip `i` compiled for the character (shared between layers).
     fn bind(
         spec: &crate::layers::ClipLayer,
         character: &Character,
         clips: &[Clip],
-        precision: Precision,
+        compiled: &mut impl FnMut(usize) -> ClipSource,
     ) -> Self {
         let mask = spec.joint_mask(character);
         let w = spec.weight.clamp(0.0, 1.0);
@@ -185,14 +189,14 @@ impl BoundClipLayer {
         let mut source = clips
             .iter()
             .position(|c| c.name == spec.clip)
-            .map(|i| ClipSource::new(clips, i, character, precision));
+            .map(&mut *compiled);
         let mut reference = character.skeleton.rest().to_vec();
         // The reference pose: the layer's own clip, or the one named, at the reference time. A reference clip the
         // character lacks leaves the layer without a clip (skipped, and named as missing).
         let mut missing = spec.clip.clone();
         let mut reference_source = match &spec.reference_clip {
             Some(name) => match clips.iter().position(|c| c.name == *name) {
-                Some(i) => Some(ClipSource::new(clips, i, character, precision)),
+                Some(i) => Some(compiled(i)),
                 None => {
                     if source.is_some() {
                         missing = name.clone();
@@ -412,13 +416,42 @@ impl Evaluator {
         )
     }
 
-    /// Binds the clip layers of the layer parameters to `clips` (a layer whose clip is missing is skipped).
-    fn bind_clip_layers(&mut self, character: &Character, clips: &[Clip]) {
+    /// Binds the clip layers of the layer parameters to `clips` (a layer whose clip is missing is skipped). Each
+    /// clip is compiled once however many layers play it; with `keep`, a layer whose settings did not change
+    /// keeps its binding and cursors, and the clips already compiled are reused.
+    fn bind_clip_layers(&mut self, character: &Character, clips: &[Clip], keep: bool) {
+        let old = std::mem::take(&mut self.clip_layers);
+        let mut compiled: std::collections::HashMap<usize, ClipSource> =
+            std::collections::HashMap::new();
+        let mut old_by_position: Vec<Option<BoundClipLayer>> = Vec::new();
+        if keep {
+            for layer in &old {
+                if let Some(source) = &layer.source {
+                    compiled
+                        .entry(source.index)
+                        .or_insert_with(|| source.clone());
+                }
+            }
+            old_by_position = old.into_iter().map(Some).collect();
+        }
+        let precision = self.precision;
+        let mut compile = |i: usize| {
+            compiled
+                .entry(i)
+                .or_insert_with(|| ClipSource::new(clips, i, character, precision))
+                .clone()
+        };
         self.clip_layers = self
             .layers
             .clips
             .iter()
-            .map(|spec| BoundClipLayer::bind(spec, character, clips, self.precision))
+            .enumerate()
+            .map(
+                |(i, spec)| match old_by_position.get_mut(i).and_then(Option::take) {
+                    Some(layer) if layer.spec == *spec => layer,
+                    _ => BoundClipLayer::bind(spec, character, clips, &mut compile),
+                },
+            )
             .collect();
     }
 
@@ -453,7 +486,7 @@ impl Evaluator {
                 }
             }
         };
-        self.bind_clip_layers(character, clips);
+        self.bind_clip_layers(character, clips, false);
         self.weights_point = None;
         self.seek(0.0);
     }
@@ -484,7 +517,7 @@ impl Evaluator {
             let rebind = layers.clips != self.layers.clips;
             self.layers = layers.clone();
             if rebind {
-                self.bind_clip_layers(character, clips);
+                self.bind_clip_layers(character, clips, true);
             }
         }
     }
