@@ -231,10 +231,6 @@ impl BoundClipLayer {
 
 /// The compiled source.
 #[derive(Clone, Debug)]
-#[expect(
-    clippy::large_enum_variant,
-    reason = "an Evaluator holds one; boxing the clip would add an indirection to every sample"
-)]
 enum Source {
     Rest,
     Clip(ClipSource),
