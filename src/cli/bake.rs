@@ -152,7 +152,7 @@ fn bake_one(
             bar.set_position(done as u64);
             true
         })
-        .map_err(|e| anyhow::anyhow!("{}: {e}", args.model.model))?
+        .map_err(|e| bake_error(args, e))?
         .encoded;
     bar.finish_and_clear();
     within_tolerance(&encoded, out, args)?;
@@ -164,6 +164,18 @@ fn bake_one(
         fps: spec.fps,
         encoded,
     })
+}
+
+/// The message of a failed bake naming the file at fault: the preset (or, without one, the clip-settings flags)
+/// when a setting of the tuning cannot apply, else the model.
+fn bake_error(args: &BakeArgs, error: crate::offline::ExportError) -> anyhow::Error {
+    match error {
+        crate::offline::ExportError::Tuning(message) => match &args.model.preset {
+            Some(preset) => anyhow::anyhow!("{}: {message}", preset.display()),
+            None => anyhow::anyhow!("--crop/--cycle-offset/--loop-pose/--mirror: {message}"),
+        },
+        e => anyhow::anyhow!("{}: {e}", args.model.model),
+    }
 }
 
 /// `bake` with a preset or a blend source: the whole stream, then the layers.
@@ -528,7 +540,7 @@ pub fn run(args: &BakeArgs) -> Result<()> {
         };
         let outcome = request
             .run(&mut |_, _| true)
-            .map_err(|e| anyhow::anyhow!("{file}: {e}"))?;
+            .map_err(|e| bake_error(args, e))?;
         if let (Some(gap), false) = (outcome.loop_match, args.json) {
             outln!(
                 "loop match: {}: the end is {:.4} cm from the start (root travel aside)",

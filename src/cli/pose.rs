@@ -153,6 +153,10 @@ pub(super) fn evaluate_stack(
     }
     let preset = super::model::preset(args)?;
     let file = args.model.as_str();
+    let preset_file = args
+        .preset
+        .as_ref()
+        .map_or_else(|| "the preset".into(), |p| p.display().to_string());
     let target = src.look_at.as_deref().map(parse_point3).transpose()?;
     let layers_on = preset.is_some() || target.is_some();
     let mut layers = match (&preset, layers_on) {
@@ -173,7 +177,7 @@ pub(super) fn evaluate_stack(
             let sampler = crate::blend::BlendSampler::bind(space, &model.clips, &model.character);
             if let Some((i, clip)) = sampler.missing().first() {
                 bail!(
-                    "{file}: the preset's blend node {i} plays clip '{clip}', which the model does not have"
+                    "{preset_file}: blend node {i} plays clip '{clip}', which the model does not have"
                 );
             }
             Chosen {
@@ -212,8 +216,11 @@ pub(super) fn evaluate_stack(
         layers,
         precision,
     );
-    if let Some(missing) = ev.missing_layer_clips().first() {
-        bail!("{file}: a clip layer plays clip '{missing}', which the model does not have");
+    let settings = preset.map(|p| p.clip_settings).unwrap_or_default();
+    if let Some(missing) =
+        crate::offline::request::missing_layer_clip(ev.layers(), chosen.clips, &settings)
+    {
+        bail!("{preset_file}: {missing}");
     }
     // Looping (always for a blend space): as if played from 0 for `time` seconds, so the layers' clock (breath)
     // reads `time` as in the editor and in bakes, and the source wraps into its cycle. Otherwise a seek, which

@@ -110,6 +110,10 @@ pub enum ExportError {
     /// A parameter cannot be used.
     #[error("{0}")]
     Invalid(String),
+    /// A setting of the tuning (a preset's clip settings, blend space or clip layers) cannot apply to the model;
+    /// callers name the preset file, not the model.
+    #[error("{0}")]
+    Tuning(String),
 }
 
 /// The frame rates a bake's grid may have, frames per second: from one a second (below that a grid cannot

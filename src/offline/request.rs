@@ -81,6 +81,34 @@ pub fn apply_clip_settings(
     (clips, notes)
 }
 
+/// The first clip layer of `layers` whose clip (or additive reference clip) is not among `clips` (the clips as
+/// their settings made them), as a message naming the layer and, when the settings renamed that clip, its new
+/// name.
+pub fn missing_layer_clip(
+    layers: &crate::layers::LayerParams,
+    clips: &[Clip],
+    settings: &BTreeMap<String, ClipSettings>,
+) -> Option<String> {
+    let has = |name: &str| clips.iter().any(|c| c.name == name);
+    layers.clips.iter().enumerate().find_map(|(i, layer)| {
+        let missing = std::iter::once(&layer.clip)
+            .chain(&layer.reference_clip)
+            .find(|name| !has(name))?;
+        let renamed = settings
+            .get(missing.as_str())
+            .map(|s| s.name_of(missing))
+            .filter(|new| new != missing)
+            .map(|new| {
+                format!(" (the clip settings rename clip '{missing}' to '{new}': use the new name)")
+            })
+            .unwrap_or_default();
+        Some(format!(
+            "clip layer {} plays clip '{missing}', which the model does not have{renamed}",
+            i + 1
+        ))
+    })
+}
+
 /// The name a clip named `name` as loaded takes under its settings (its own when it has none or no new name).
 pub fn settled_name<'a>(name: &'a str, settings: &'a BTreeMap<String, ClipSettings>) -> &'a str {
     settings.get(name).map_or(name, |s| s.name_of(name))
@@ -128,7 +156,7 @@ impl BakeRequest<'_> {
                     ))
                 })?;
                 let (clip, note) = apply_one(character, source, self.clip_settings)
-                    .map_err(ExportError::Invalid)?;
+                    .map_err(ExportError::Tuning)?;
                 notes.extend(note);
                 // A packed `.animclip` of a clip that runs straight between its keys is baked on those keys by
                 // default: they hold it exactly, and the packed form's prediction wants evenly spread keys more
@@ -158,10 +186,13 @@ impl BakeRequest<'_> {
             BakeSource::Stream(spec) => {
                 let mut clips = Vec::with_capacity(self.clips.len());
                 for c in self.clips {
-                    let (clip, note) = apply_one(character, c, self.clip_settings)
-                        .map_err(ExportError::Invalid)?;
+                    let (clip, note) =
+                        apply_one(character, c, self.clip_settings).map_err(ExportError::Tuning)?;
                     notes.extend(note);
                     clips.push(clip);
+                }
+                if let Some(missing) = missing_layer_clip(self.layers, &clips, self.clip_settings) {
+                    return Err(ExportError::Tuning(missing));
                 }
                 let frames =
                     bake_stream(character, &clips, self.blend, self.layers, spec, progress)?;

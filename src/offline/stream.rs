@@ -206,7 +206,7 @@ pub fn bake_stream(
         (_, Some(space)) => {
             let sampler = BlendSampler::bind(space, clips, character);
             if let Some((i, clip)) = sampler.missing().first() {
-                return Err(ExportError::Invalid(format!(
+                return Err(ExportError::Tuning(format!(
                     "blend node {i} plays clip '{clip}', which the model does not have"
                 )));
             }
@@ -217,7 +217,7 @@ pub fn bake_stream(
     let mut ev =
         Evaluator::with_precision(character, clips, source, layers.clone(), Precision::Exact);
     if let Some(missing) = ev.missing_layer_clips().first() {
-        return Err(ExportError::Invalid(format!(
+        return Err(ExportError::Tuning(format!(
             "a clip layer plays clip '{missing}', which the model does not have"
         )));
     }

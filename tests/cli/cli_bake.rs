@@ -633,3 +633,64 @@ fn preset_without_procedural_layers(
     std::fs::write(path, json).unwrap();
     path.to_path_buf()
 }
+
+/// A setting of the preset that cannot apply is blamed on the preset, by `bake` as by `pose` (bake named the
+/// model: "mannequin: clip 'Idle': crop 0.8..0.2 s"); a clip layer on a clip the preset renamed says so.
+#[test]
+fn errors_in_a_presets_settings_name_the_preset() {
+    let dir = temp_dir("preset-blame");
+    let crop = preset_without_procedural_layers(
+        &dir.join("bad_crop.json"),
+        "",
+        r#","clip_settings":{"Idle":{"start":0.8,"end":0.2}}"#,
+    );
+    let out = dir.join("idle.animclip");
+    for args in [
+        vec![
+            "bake",
+            "mannequin",
+            "--clip",
+            "Idle",
+            "-o",
+            out.to_str().unwrap(),
+        ],
+        vec!["pose", "mannequin", "--clip", "Idle", "--time", "0.1"],
+    ] {
+        let mut args = args;
+        args.extend(["--preset", crop.to_str().unwrap()]);
+        let failed = animtune(&args);
+        assert_clean_failure(&failed, &["bad_crop.json", "Idle", "0.8"]);
+        let err = String::from_utf8_lossy(&failed.stderr);
+        assert!(!err.starts_with("error: mannequin"), "{err}");
+    }
+    let renamed = preset_without_procedural_layers(
+        &dir.join("renamed.json"),
+        r#","clips":[{"clip":"WalkForward","weight":0.5}]"#,
+        r#","clip_settings":{"WalkForward":{"name":"Stride"}}"#,
+    );
+    for args in [
+        vec![
+            "bake",
+            "mannequin",
+            "--clip",
+            "Idle",
+            "--duration",
+            "1",
+            "-o",
+            out.to_str().unwrap(),
+        ],
+        vec!["pose", "mannequin", "--clip", "Idle", "--time", "0.1"],
+    ] {
+        let mut args = args;
+        args.extend(["--preset", renamed.to_str().unwrap()]);
+        assert_clean_failure(
+            &animtune(&args),
+            &[
+                "renamed.json",
+                "clip layer 1 plays clip 'WalkForward'",
+                "rename clip 'WalkForward' to 'Stride'",
+            ],
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
