@@ -625,3 +625,84 @@ fn unity_original_smooths_a_jog_as_the_articles_code_does() {
         );
     }
 }
+
+/// The same through the Evaluator, the path the editor, `pose` and bakes share: a seek to 0 and then frame after
+/// frame. Its first evaluation has no time step; the article's first `Update` has a frame's `Time.deltaTime`,
+/// its zero `lastRotation` makes that frame take an increment, and the second frame runs at two. Before, ours
+/// counted from the second frame and trailed the article by up to 3° over frames 1–11.
+#[test]
+fn unity_original_smoothing_through_the_evaluator_starts_as_the_article_does() {
+    use animtune::eval::{ClockStep, EvalInput, Evaluator, Precision, SourceSpec};
+    use animtune::layers::LayerParams;
+    let m = animtune::import::load_file(&common::quaternius()).unwrap();
+    let s = &m.character.skeleton;
+    let index = m
+        .clips
+        .iter()
+        .position(|c| c.name == "Jog_Fwd_Loop")
+        .unwrap();
+    let clip = &m.clips[index];
+    let binding = clip.bind(s, Some(&m.character.humanoid));
+    let head_joint = m
+        .character
+        .humanoid
+        .joint(animtune::core::HumanBone::Head)
+        .unwrap();
+    for rotate_speed in [1.0, 0.05] {
+        for (setting, mut params) in settings() {
+            params.rotate_speed = rotate_speed;
+            for (bone, speed) in params.chain.iter_mut().zip([120.0, 60.0, 45.0, 30.0]) {
+                bone.unity.angular_speed = speed;
+            }
+            let rig = LookAtRig::bind(&params, &m.character);
+            let bones = port_bones(&rig, &params);
+            let port = Port {
+                bones: &bones,
+                rotate_speed: params.rotate_speed,
+            };
+            let mut layers = LayerParams::off();
+            layers.look_at = params.clone();
+            let mut ev = Evaluator::with_precision(
+                &m.character,
+                &m.clips,
+                SourceSpec::Clip(index),
+                layers,
+                Precision::Exact,
+            );
+            let mut memory = vec![FRESH; bones.len()];
+            let dt = 1.0 / 30.0;
+            let mut worst = (0.0f32, String::new());
+            for frame in 0..12 {
+                let time = frame as f32 * dt;
+                let mut animated = Pose::rest(s);
+                clip.sample_into(&binding, time, Wrap::Loop, &mut animated);
+                let head = animated.model_matrices(s)[head_joint].w_axis.truncate();
+                let target = around_head(head, 40.0 + 25.0 * frame as f32, 10.0);
+                let clock = if frame == 0 {
+                    ClockStep::Seek(0.0)
+                } else {
+                    ClockStep::Continue(time)
+                };
+                let out = ev.evaluate(&EvalInput {
+                    clock,
+                    blend_point: None,
+                    look_target: Some(target),
+                });
+                let pose = out.local.clone();
+                let mut h = Hierarchy::new(s, &animated);
+                let reached = port.solve(&mut h, mirror_vector(target));
+                port.smooth(&mut h, reached, &mut memory, dt);
+                let (d, bone) = worst_difference_deg(&rig, s, &pose, &h);
+                if d > worst.0 {
+                    worst = (d, format!("{bone} at frame {frame}"));
+                }
+            }
+            assert!(
+                worst.0 <= 0.5,
+                "{setting}, rotateSpeed {rotate_speed}: {}° off the article's code ({})",
+                worst.0,
+                worst.1
+            );
+        }
+    }
+}

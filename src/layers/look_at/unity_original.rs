@@ -96,6 +96,10 @@ pub struct UnitySmoothing {
     pub last_rotation: Quat,
     /// The accumulated lerp weight.
     pub smooth_weight: f32,
+    /// The first frame came with no time step (a seek, then the first evaluation): its increment is added with
+    /// the next frame's, so the weight reaches two increments on the second frame as in the original, whose first
+    /// `Update` has a frame's `Time.deltaTime`.
+    pub first_increment_pending: bool,
 }
 
 /// Unity's `Vector3.Angle`, degrees.
@@ -259,20 +263,25 @@ pub fn smooth(
     let increment = rotate_speed.min(angular_speed * dt / 90.0);
     let Some(m) = memory else {
         // The original's first frame: a zero `lastRotation` is 180° away, so the weight gains its increment and
-        // the lerp from zero lands on the solved rotation.
+        // the lerp from zero lands on the solved rotation. With no time step (the frame after a seek) that
+        // increment is unknown: it is taken on the next frame, as that frame's.
         *memory = Some(UnitySmoothing {
             last_rotation: solved,
             smooth_weight: increment,
+            first_increment_pending: dt <= 0.0,
         });
         return solved;
     };
     let mut result = solved;
     // `(int)Quaternion.Angle(…)`: under one whole degree counts as arrived.
     if quat_angle_deg(result, m.last_rotation).trunc() > 0.0 {
-        m.smooth_weight += increment;
+        let increments = if m.first_increment_pending { 2.0 } else { 1.0 };
+        m.smooth_weight += increments * increment;
+        m.first_increment_pending &= increment <= 0.0;
         result = quat_lerp(m.last_rotation, result, m.smooth_weight);
     } else {
         m.smooth_weight = 0.0;
+        m.first_increment_pending = false;
     }
     m.last_rotation = result;
     result
