@@ -177,7 +177,7 @@ pub(super) fn evaluate_stack(
             let sampler = crate::blend::BlendSampler::bind(space, &model.clips, &model.character);
             if let Some((i, clip)) = sampler.missing().first() {
                 bail!(
-                    "{preset_file}: blend node {i} plays clip '{clip}', which the model does not have"
+                    "{preset_file}: blend node {i} plays clip '{clip}', which the model ({file}) does not have"
                 );
             }
             Chosen {

@@ -281,5 +281,5 @@ fn bad_presets_and_look_at_points_fail_cleanly() {
         "-o",
         dir.join("x.png").to_str().unwrap(),
     ]);
-    assert_clean_failure(&out, &["mannequin", "Nope"]);
+    assert_clean_failure(&out, &["clips.json", "mannequin", "Nope"]);
 }
