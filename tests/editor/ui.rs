@@ -1517,3 +1517,43 @@ fn clip_layers_reorder_by_dragging_their_handle_and_take_joint_weights() {
     let first = h.state().editor().tuning().layers.clips[0].clone();
     assert_eq!(first.joint_weights.get("Head"), Some(&0.0), "{first:?}");
 }
+
+/// With Quaternius's 46 clips the scene panel's clip list scrolls in its own area: the skeleton header and its
+/// first joints stay in the window (C3: everything after Punch_Enter and the whole tree were out of reach).
+#[test]
+fn the_scene_panel_keeps_the_skeleton_in_reach_with_many_clips() {
+    let mut h = harness();
+    h.run_steps(2);
+    h.state_mut().send(Command::Open(common::quaternius()));
+    h.run_steps(4);
+    assert!(h.state().editor().doc().clips.len() >= 46);
+    let skeleton = h.get_by_label("Skeleton").rect();
+    assert!(
+        skeleton.bottom() < 760.0,
+        "the skeleton header is at y = {}",
+        skeleton.bottom()
+    );
+    let root = h
+        .state()
+        .editor()
+        .doc()
+        .model
+        .character
+        .skeleton
+        .name(0)
+        .to_string();
+    let first_joint = h
+        .get_all_by_role(Role::Button)
+        .find(|n| {
+            n.accesskit_node()
+                .label()
+                .is_some_and(|l| l.trim_start().starts_with(&root))
+        })
+        .expect("the first joint's button")
+        .rect();
+    assert!(first_joint.bottom() < 790.0, "{first_joint:?}");
+    // The clip list scrolls: its last clip is laid out below the list's visible part, and scrolling reaches it.
+    let last = h.state().editor().doc().clips.last().unwrap().name.clone();
+    let last_clip = h.get_by_label_contains(&last).rect();
+    assert!(last_clip.top() > skeleton.top(), "{last_clip:?}");
+}
