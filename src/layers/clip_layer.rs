@@ -115,6 +115,10 @@ fn all_parts() -> Vec<BodyPart> {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ClipLayer {
+    /// The layer's name, as Unity's Animator names its layers (empty in presets written before names: the list
+    /// shows "Layer N").
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub name: String,
     /// The clip, by name (as blend nodes name theirs).
     pub clip: String,
     /// Weight in [0, 1].
@@ -143,6 +147,7 @@ pub struct ClipLayer {
 impl Default for ClipLayer {
     fn default() -> Self {
         ClipLayer {
+            name: String::new(),
             clip: String::new(),
             weight: default_weight(),
             mode: LayerMode::Override,
@@ -153,6 +158,28 @@ impl Default for ClipLayer {
             synced: false,
             muted: false,
             solo: false,
+        }
+    }
+}
+
+impl ClipLayer {
+    /// The name the editor shows: the layer's own, or "Layer N" for the layer at `index` when it has none.
+    pub fn display_name(&self, index: usize) -> String {
+        if self.name.trim().is_empty() {
+            format!("Layer {}", index + 1)
+        } else {
+            self.name.clone()
+        }
+    }
+
+    /// A layer as the editor adds one, like Unity's new Animator layer: weight 0 (nothing changes until it is
+    /// raised), override, every body part, on `clip`, named `name`.
+    pub fn new_in_editor(name: String, clip: String) -> Self {
+        ClipLayer {
+            name,
+            clip,
+            weight: 0.0,
+            ..ClipLayer::default()
         }
     }
 }

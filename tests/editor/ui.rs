@@ -1236,6 +1236,9 @@ fn a_clip_layer_is_added_masked_on_the_figure_and_undone_from_the_layers_tab() {
     h.run_steps(2);
     h.get_by_label("Layers").click();
     h.run_steps(2);
+    h.get_by_label("Pause").click();
+    h.run_steps(2);
+    let before = h.state().editor().matrices().to_vec();
     h.get_by_label("Add clip layer").click();
     h.run_steps(2);
     let layers = || h.state().editor().tuning().layers.clips.clone();
@@ -1243,6 +1246,19 @@ fn a_clip_layer_is_added_masked_on_the_figure_and_undone_from_the_layers_tab() {
     assert_eq!(added.len(), 1);
     assert_eq!(added[0].clip, h.state().editor().doc().clips[0].name);
     assert_eq!(added[0].parts.len(), 8, "every body part at first");
+    // C6: like Unity's new layer it starts at weight 0, so the character does not snap into the layer's clip;
+    // it has a name.
+    assert_eq!(added[0].weight, 0.0);
+    assert_eq!(added[0].name, "Layer 1");
+    assert_eq!(
+        h.state().editor().matrices(),
+        &before[..],
+        "a new layer changes nothing"
+    );
+    let mut weighted = h.state().editor().tuning().layers.clone();
+    weighted.clips[0].weight = 1.0;
+    h.state_mut().send(Command::SetLayers(Box::new(weighted)));
+    h.run_steps(2);
     // A click on the figure's head turns the head off; the Left Leg box turns that part off too.
     let figure = h.get_by_label("mask figure 0").rect();
     let head = figure.min + egui::vec2(30.0, 6.0) * 1.2;
@@ -1265,6 +1281,8 @@ fn a_clip_layer_is_added_masked_on_the_figure_and_undone_from_the_layers_tab() {
     assert!(!edited.parts.contains(&BodyPart::LeftLeg));
     assert_eq!(edited.mode, LayerMode::Additive);
     // The pose changes with the layer (an additive of the blend's first clip over the blend).
+    h.state_mut().send(Command::Undo);
+    h.run_steps(2);
     h.state_mut().send(Command::Undo);
     h.run_steps(2);
     h.state_mut().send(Command::Undo);
@@ -1515,7 +1533,8 @@ fn clip_layers_reorder_by_dragging_their_handle_and_take_joint_weights() {
         .click();
     h.run_steps(2);
     let first = h.state().editor().tuning().layers.clips[0].clone();
-    assert_eq!(first.joint_weights.get("Head"), Some(&0.0), "{first:?}");
+    // C6: a joint added to the mask plays fully until lowered (it started at 0, which removed the joint).
+    assert_eq!(first.joint_weights.get("Head"), Some(&1.0), "{first:?}");
 }
 
 /// With Quaternius's 46 clips the scene panel's clip list scrolls in its own area: the skeleton header and its

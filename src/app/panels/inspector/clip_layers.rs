@@ -148,9 +148,12 @@ fn joint_weights(
                     }
                 })
                 .response
-                .on_hover_text("Weigh one joint on its own (weight 0 leaves it to the pose below)");
+                .on_hover_text(
+                    "Weigh one joint on its own: added at 1 (the layer's full weight); 0 leaves it to the pose below",
+                );
             if let Some(name) = add {
-                weights.insert(name, 0.0);
+                // As Unity's transform mask adds a joint ticked: the joint plays fully until lowered.
+                weights.insert(name, 1.0);
             }
         });
 }
@@ -183,6 +186,13 @@ pub fn ui(ui: &mut egui::Ui, e: &EditorState, p: &mut LayerParams) {
                 })
                 .response
                 .on_hover_text("Drag onto another layer to move it there");
+                let shown = layer.display_name(i);
+                ui.add(
+                    egui::TextEdit::singleline(&mut layer.name)
+                        .hint_text(shown)
+                        .desired_width(90.0),
+                )
+                .on_hover_text("The layer's name (Unity's layer name); saved in presets");
                 ui.checkbox(&mut layer.muted, "mute")
                     .on_hover_text("Leave the layer out without removing it");
                 ui.checkbox(&mut layer.solo, "solo")
@@ -316,13 +326,18 @@ pub fn ui(ui: &mut egui::Ui, e: &EditorState, p: &mut LayerParams) {
     if ui
         .add_enabled(!clips.is_empty(), egui::Button::new("Add clip layer"))
         .on_hover_text(
-            "Layer one of the character's clips over the source (all body parts, weight 1)",
+            "Layer the playing clip (or the first) over the source: all body parts, weight 0 as in Unity, so \
+             nothing changes until you raise it",
         )
         .clicked()
     {
-        p.clips.push(ClipLayer {
-            clip: clips.first().map(|c| c.to_string()).unwrap_or_default(),
-            ..ClipLayer::default()
-        });
+        let clip = e
+            .clip()
+            .and_then(|i| clips.get(i))
+            .or(clips.first())
+            .map(|c| c.to_string())
+            .unwrap_or_default();
+        let name = format!("Layer {}", p.clips.len() + 1);
+        p.clips.push(ClipLayer::new_in_editor(name, clip));
     }
 }
