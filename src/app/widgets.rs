@@ -20,6 +20,7 @@ pub fn slider<N: egui::emath::Numeric>(
         let number = ui
             .add(
                 egui::DragValue::new(value)
+                    .update_while_editing(false)
                     .range(range)
                     .speed(span / 300.0)
                     .max_decimals(3),

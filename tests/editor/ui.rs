@@ -1576,3 +1576,57 @@ fn the_scene_panel_keeps_the_skeleton_in_reach_with_many_clips() {
     let last_clip = h.get_by_label_contains(&last).rect();
     assert!(last_clip.top() > skeleton.top(), "{last_clip:?}");
 }
+
+/// C5: typing 90 into a number field (the clip's root rotation offset) applies once, on Enter: nothing turns while
+/// the digits are typed (it turned the character to 9° after the first), and one undo takes it back.
+#[test]
+fn a_number_typed_into_a_field_applies_on_enter_as_one_undo_step() {
+    let mut h = harness();
+    h.run_steps(2);
+    let walk = clip_index(&h, "WalkForward");
+    h.state_mut().send(Command::PlayClip(Some(walk)));
+    h.run_steps(2);
+    h.get_by_label("Clip").click();
+    h.run_steps(2);
+    let offset = |h: &Harness<'static, AnimtuneApp>| {
+        h.state()
+            .editor()
+            .tuning()
+            .clip_settings
+            .get("WalkForward")
+            .map_or(0.0, |s| s.root_rotation_offset)
+    };
+    let field = |h: &Harness<'static, AnimtuneApp>| {
+        h.get_all_by_role(Role::SpinButton)
+            .find(|n| n.accesskit_node().value().as_deref() == Some("0.0°"))
+            .unwrap_or_else(|| {
+                panic!(
+                    "the rotation offset field among {:?}",
+                    h.get_all_by_role(Role::SpinButton)
+                        .map(|n| (n.accesskit_node().value(), n.accesskit_node().numeric_value()))
+                        .collect::<Vec<_>>()
+                )
+            })
+            .rect()
+    };
+    let at = field(&h).center();
+    h.hover_at(at);
+    h.run_steps(1);
+    h.drag_at(at);
+    h.run_steps(1);
+    h.drop_at(at);
+    h.run_steps(2);
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    h.run_steps(1);
+    for digit in ["9", "0"] {
+        h.event(egui::Event::Text(digit.into()));
+        h.run_steps(1);
+        assert_eq!(offset(&h), 0.0, "nothing applies while typing");
+    }
+    h.key_press(egui::Key::Enter);
+    h.run_steps(2);
+    assert_eq!(offset(&h), 90.0);
+    h.state_mut().send(Command::Undo);
+    h.run_steps(2);
+    assert_eq!(offset(&h), 0.0, "one undo step");
+}

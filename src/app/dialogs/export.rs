@@ -355,6 +355,7 @@ impl ExportDialog {
         ui.add_enabled(
             !self.per_node,
             egui::DragValue::new(&mut self.duration)
+                .update_while_editing(false)
                 .range(0.1..=longest)
                 .speed(0.05)
                 .prefix("duration ")

@@ -239,16 +239,16 @@ pub fn ui(
                 .changed();
             ui.horizontal(|ui| {
                 changed |= ui
-                    .add(egui::DragValue::new(&mut onion.before).range(0..=8).prefix("before "))
+                    .add(egui::DragValue::new(&mut onion.before).update_while_editing(false).range(0..=8).prefix("before "))
                     .on_hover_text("Ghosts before the current time")
                     .changed();
                 changed |= ui
-                    .add(egui::DragValue::new(&mut onion.after).range(0..=8).prefix("after "))
+                    .add(egui::DragValue::new(&mut onion.after).update_while_editing(false).range(0..=8).prefix("after "))
                     .on_hover_text("Ghosts after the current time")
                     .changed();
                 changed |= ui
                     .add(
-                        egui::DragValue::new(&mut onion.step_frames)
+                        egui::DragValue::new(&mut onion.step_frames).update_while_editing(false)
                             .range(1..=60)
                             .prefix("every ")
                             .suffix(" frames"),

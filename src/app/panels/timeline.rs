@@ -108,6 +108,7 @@ fn transport_row(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands, curves_
     let speed_box = ui
         .add(
             egui::DragValue::new(&mut speed)
+                .update_while_editing(false)
                 .speed(0.05)
                 .range(-4.0..=4.0)
                 .prefix("speed "),

@@ -365,6 +365,7 @@ impl BlendPanel {
                 let min = ui
                     .add(
                         egui::DragValue::new(&mut axis.min)
+                            .update_while_editing(false)
                             .speed(0.05)
                             .prefix("min "),
                     )
@@ -372,6 +373,7 @@ impl BlendPanel {
                 let max = ui
                     .add(
                         egui::DragValue::new(&mut axis.max)
+                            .update_while_editing(false)
                             .speed(0.05)
                             .prefix("max "),
                     )
@@ -402,6 +404,7 @@ impl BlendPanel {
             ui.add_enabled(
                 self.snap,
                 egui::DragValue::new(&mut self.snap_step)
+                    .update_while_editing(false)
                     .speed(0.01)
                     .range(0.01..=10.0),
             )
@@ -703,13 +706,19 @@ impl BlendPanel {
             let x = ui
                 .add(
                     egui::DragValue::new(&mut p[0])
+                        .update_while_editing(false)
                         .speed(0.01)
                         .prefix("point x "),
                 )
                 .on_hover_text("The sample point's x: where the space is sampled");
             let y = if blend.mode.is_2d() {
-                ui.add(egui::DragValue::new(&mut p[1]).speed(0.01).prefix("y "))
-                    .on_hover_text("The sample point's y")
+                ui.add(
+                    egui::DragValue::new(&mut p[1])
+                        .update_while_editing(false)
+                        .speed(0.01)
+                        .prefix("y "),
+                )
+                .on_hover_text("The sample point's y")
             } else {
                 x.clone()
             };
@@ -773,12 +782,20 @@ impl BlendPanel {
                     .on_hover_text(format!("The clip this node plays: {clip}"));
                 let mut pos = node.position;
                 let x = ui
-                    .add(egui::DragValue::new(&mut pos[0]).speed(0.01))
+                    .add(
+                        egui::DragValue::new(&mut pos[0])
+                            .update_while_editing(false)
+                            .speed(0.01),
+                    )
                     .on_hover_text("The node's x in the space");
                 let y = if two_d {
                     Some(
-                        ui.add(egui::DragValue::new(&mut pos[1]).speed(0.01))
-                            .on_hover_text("The node's y in the space"),
+                        ui.add(
+                            egui::DragValue::new(&mut pos[1])
+                                .update_while_editing(false)
+                                .speed(0.01),
+                        )
+                        .on_hover_text("The node's y in the space"),
                     )
                 } else {
                     None

@@ -87,6 +87,7 @@ fn root_transform(ui: &mut egui::Ui, s: &mut ClipSettings) {
                 .on_hover_text("The clip ends facing as it starts");
             ui.add(
                 egui::DragValue::new(&mut s.root_rotation_offset)
+                    .update_while_editing(false)
                     .speed(0.5)
                     .range(-180.0..=180.0)
                     .suffix("°"),
@@ -100,6 +101,7 @@ fn root_transform(ui: &mut egui::Ui, s: &mut ClipSettings) {
                 .on_hover_text("The clip ends at the height it starts");
             ui.add(
                 egui::DragValue::new(&mut s.root_y_offset)
+                    .update_while_editing(false)
                     .speed(0.005)
                     .range(-MAX_ROOT_OFFSET_M..=MAX_ROOT_OFFSET_M)
                     .suffix(" m"),
@@ -113,6 +115,7 @@ fn root_transform(ui: &mut egui::Ui, s: &mut ClipSettings) {
                 for (v, axis) in s.root_xz_offset.iter_mut().zip(["x ", "z "]) {
                     ui.add(
                         egui::DragValue::new(v)
+                            .update_while_editing(false)
                             .speed(0.005)
                             .range(-MAX_ROOT_OFFSET_M..=MAX_ROOT_OFFSET_M)
                             .prefix(axis)
@@ -179,6 +182,7 @@ fn settings(
             ui.label(label);
             ui.add(
                 egui::DragValue::new(value)
+                    .update_while_editing(false)
                     .speed(0.01)
                     .range(0.0..=d)
                     .suffix(" s"),
@@ -209,7 +213,7 @@ fn settings(
         ui.checkbox(&mut s.loop_time, "Loop time").on_hover_text(
             "The clip starts over after its end (Unity's Loop Time); off, it plays once and holds its last pose",
         );
-        ui.add(egui::Slider::new(&mut s.cycle_offset, 0.0..=0.99).text("cycle offset"))
+        ui.add(egui::Slider::new(&mut s.cycle_offset, 0.0..=0.99).update_while_editing(false).text("cycle offset"))
             .on_hover_text("Start the loop this fraction of the way in (Unity's Cycle Offset)");
     });
     let key = (e.doc().generation, e.doc().revision, i);

@@ -55,8 +55,13 @@ fn easing_combo(ui: &mut egui::Ui, id: &str, value: &mut Easing, tip: &str) {
 /// Three drag values for x, y and z, each with `tip` naming what they are.
 fn vec3_edit(ui: &mut egui::Ui, v: &mut [f32; 3], tip: &str) {
     for (c, axis) in v.iter_mut().zip(["x", "y", "z"]) {
-        ui.add(egui::DragValue::new(c).speed(0.01).max_decimals(3))
-            .on_hover_text(format!("{tip}: {axis}"));
+        ui.add(
+            egui::DragValue::new(c)
+                .update_while_editing(false)
+                .speed(0.01)
+                .max_decimals(3),
+        )
+        .on_hover_text(format!("{tip}: {axis}"));
     }
 }
 
@@ -260,6 +265,7 @@ impl LayersPanel {
                 ui.label(&bone.bone);
                 ui.add(
                     egui::DragValue::new(&mut bone.inhale_deg)
+                        .update_while_editing(false)
                         .speed(0.05)
                         .range(-90.0..=90.0)
                         .prefix("in ")
@@ -268,6 +274,7 @@ impl LayersPanel {
                 .on_hover_text("Degrees this bone turns at the top of the breath in");
                 ui.add(
                     egui::DragValue::new(&mut bone.exhale_deg)
+                        .update_while_editing(false)
                         .speed(0.05)
                         .range(-90.0..=90.0)
                         .prefix("out ")
@@ -413,6 +420,7 @@ fn look_at(ui: &mut egui::Ui, e: &EditorState, p: &mut LayerParams) {
         ui.label("eye limits");
         ui.add(
             egui::DragValue::new(&mut l.eye_horizontal_deg)
+                .update_while_editing(false)
                 .range(0.0..=90.0)
                 .prefix("h ")
                 .suffix("°"),
@@ -420,6 +428,7 @@ fn look_at(ui: &mut egui::Ui, e: &EditorState, p: &mut LayerParams) {
         .on_hover_text("Largest sideways eye turn");
         ui.add(
             egui::DragValue::new(&mut l.eye_vertical_deg)
+                .update_while_editing(false)
                 .range(0.0..=90.0)
                 .prefix("v ")
                 .suffix("°"),
@@ -485,6 +494,7 @@ fn chain_bone(
         if solver == LookSolver::Shares {
             ui.add(
                 egui::DragValue::new(&mut bone.weight)
+                    .update_while_editing(false)
                     .speed(0.01)
                     .range(0.0..=1.0)
                     .prefix("share "),
@@ -553,6 +563,7 @@ fn unity_limits(ui: &mut egui::Ui, i: usize, u: &mut UnityLookBone) {
         let drag = |ui: &mut egui::Ui, v: &mut f32, range, name: &str, tip: &str| {
             ui.add(
                 egui::DragValue::new(v)
+                    .update_while_editing(false)
                     .speed(0.1)
                     .range(range)
                     .prefix(format!("{name} ")),
@@ -652,6 +663,7 @@ fn shares_limit(ui: &mut egui::Ui, i: usize, bone: &mut LookBone) {
             } => {
                 ui.add(
                     egui::DragValue::new(horizontal_deg)
+                        .update_while_editing(false)
                         .range(0.0..=90.0)
                         .prefix("h ")
                         .suffix("°"),
@@ -659,6 +671,7 @@ fn shares_limit(ui: &mut egui::Ui, i: usize, bone: &mut LookBone) {
                 .on_hover_text("Largest sideways turn (90: free)");
                 ui.add(
                     egui::DragValue::new(vertical_deg)
+                        .update_while_editing(false)
                         .range(0.0..=90.0)
                         .prefix("v ")
                         .suffix("°"),
@@ -666,6 +679,7 @@ fn shares_limit(ui: &mut egui::Ui, i: usize, bone: &mut LookBone) {
                 .on_hover_text("Largest up/down turn (90: free)");
                 ui.add(
                     egui::DragValue::new(roll)
+                        .update_while_editing(false)
                         .speed(0.01)
                         .range(-1.0..=1.0)
                         .prefix("roll "),
@@ -678,6 +692,7 @@ fn shares_limit(ui: &mut egui::Ui, i: usize, bone: &mut LookBone) {
             } => {
                 ui.add(
                     egui::DragValue::new(angle_deg)
+                        .update_while_editing(false)
                         .range(0.0..=180.0)
                         .prefix("angle ")
                         .suffix("°"),
@@ -685,6 +700,7 @@ fn shares_limit(ui: &mut egui::Ui, i: usize, bone: &mut LookBone) {
                 .on_hover_text("Largest turn, in any direction");
                 ui.add(
                     egui::DragValue::new(limit_weight)
+                        .update_while_editing(false)
                         .speed(0.01)
                         .range(0.0..=1.0)
                         .prefix("to up "),
@@ -738,8 +754,13 @@ fn twist(ui: &mut egui::Ui, e: &EditorState, p: &mut LayerParams) {
                         pair.intensity = own.then_some(0.5);
                     }
                     if let Some(v) = &mut pair.intensity {
-                        ui.add(egui::DragValue::new(v).speed(0.01).range(0.0..=1.0))
-                            .on_hover_text("This pair's intensity");
+                        ui.add(
+                            egui::DragValue::new(v)
+                                .update_while_editing(false)
+                                .speed(0.01)
+                                .range(0.0..=1.0),
+                        )
+                        .on_hover_text("This pair's intensity");
                     }
                     ui.label(format!("{} joint(s)", joints.len()));
                 }
