@@ -1603,7 +1603,10 @@ fn a_number_typed_into_a_field_applies_on_enter_as_one_undo_step() {
                 panic!(
                     "the rotation offset field among {:?}",
                     h.get_all_by_role(Role::SpinButton)
-                        .map(|n| (n.accesskit_node().value(), n.accesskit_node().numeric_value()))
+                        .map(|n| (
+                            n.accesskit_node().value(),
+                            n.accesskit_node().numeric_value()
+                        ))
                         .collect::<Vec<_>>()
                 )
             })
@@ -1629,4 +1632,35 @@ fn a_number_typed_into_a_field_applies_on_enter_as_one_undo_step() {
     h.state_mut().send(Command::Undo);
     h.run_steps(2);
     assert_eq!(offset(&h), 0.0, "one undo step");
+}
+
+/// C14: End on a looping clip lands on its last frame, not on its end (which is frame 0's pose again); with
+/// looping off it lands on the end.
+#[test]
+fn end_on_a_looping_clip_lands_on_its_last_frame() {
+    let mut h = harness();
+    h.run_steps(2);
+    let walk = clip_index(&h, "WalkForward");
+    h.state_mut().send(Command::PlayClip(Some(walk)));
+    h.run_steps(2);
+    let duration = h.state().editor().doc().clips[walk].duration;
+    h.state_mut()
+        .send(Command::Transport(Transport::ScrubToEnd));
+    h.run_steps(2);
+    let e = h.state().editor();
+    let rate = e.session().frame_rate;
+    let last = ((duration * rate).ceil() - 1.0) / rate;
+    assert!(e.eval().loops());
+    assert!(
+        (e.eval().time() - last).abs() < 1e-4,
+        "{} for {last}",
+        e.eval().time()
+    );
+    assert!(e.eval().time() < duration);
+    h.state_mut()
+        .send(Command::Transport(Transport::SetLooping(false)));
+    h.state_mut()
+        .send(Command::Transport(Transport::ScrubToEnd));
+    h.run_steps(2);
+    assert_eq!(h.state().editor().eval().time(), duration);
 }

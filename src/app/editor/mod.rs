@@ -525,7 +525,15 @@ impl EditorState {
             }
             Transport::ScrubToEnd => {
                 eval.pause();
-                eval.seek(eval.duration());
+                let end = eval.play_range().map_or(eval.duration(), |[_, b]| b);
+                // A looping clip's end is its first frame again: End shows the last frame before it, as
+                // Blender's and Unity's End do.
+                let t = if eval.loops() {
+                    last_frame_before(end, self.session.frame_rate)
+                } else {
+                    end
+                };
+                self.session.eval.seek(t);
             }
             Transport::StepFrames(frames) => {
                 eval.pause();
@@ -955,6 +963,16 @@ fn character_height(c: &crate::core::Character) -> Option<f32> {
 
 #[cfg(test)]
 mod tests;
+
+/// The time of the last frame at `rate` frames a second strictly before `end` (0 when there is none): where End
+/// lands on a loop.
+pub fn last_frame_before(end: f32, rate: f32) -> f32 {
+    if !(rate > 0.0 && end > 0.0) {
+        return 0.0;
+    }
+    let frames = (f64::from(end) * f64::from(rate) - 1e-4).ceil() - 1.0;
+    (frames.max(0.0) / f64::from(rate)) as f32
+}
 
 /// Makes the blend nodes and clip layers that play clip `old` (or take their reference pose from it) play `new`:
 /// a renamed clip keeps its place everywhere.
