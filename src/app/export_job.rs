@@ -75,11 +75,20 @@ impl ExportJob {
 
     /// Runs the export; `progress` gets the fraction done, `cancel` stops it. Returns the status line.
     pub fn run(&self, progress: &AtomicU32, cancel: &AtomicBool) -> Result<String, String> {
-        let name = self
-            .path
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "Baked".into());
+        // A clip keeps its name (as its settings make it), as Unity and Blender name an exported action; a blend
+        // space's stream takes the file's.
+        let clip_name = match &self.source {
+            Some(StreamSource::Clip(i)) => self.clips.get(*i).map(|c| {
+                crate::offline::request::settled_name(&c.name, &self.clip_settings).to_string()
+            }),
+            _ => None,
+        };
+        let name = clip_name.unwrap_or_else(|| {
+            self.path
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "Baked".into())
+        });
         let settings = BakeSettings {
             fps: self.fps,
             unity_axes: self.unity_axes,

@@ -443,3 +443,45 @@ fn a_clip_bakes_from_its_in_point_and_loops_within_its_range() {
         }
     }
 }
+
+/// C9: a clip exported from the editor is named after the clip (as its settings rename it), not after the file
+/// it is written to.
+#[test]
+fn an_exported_clip_is_named_after_the_clip() {
+    let dir = temp_dir("export-clip-name");
+    let model = animtune::demo::mannequin::load();
+    let walk = model
+        .clips
+        .iter()
+        .position(|c| c.name == "WalkForward")
+        .unwrap();
+    let mut e = EditorState::new();
+    e.apply(Command::PlayClip(Some(walk)));
+    for (settings, want) in [
+        (std::collections::BTreeMap::new(), "WalkForward"),
+        (
+            [(
+                "WalkForward".to_string(),
+                animtune::core::ClipSettings {
+                    name: Some("Stride".into()),
+                    ..Default::default()
+                },
+            )]
+            .into(),
+            "Stride",
+        ),
+    ] {
+        let path = dir.join(format!("mannequin_file_name_{want}.glb"));
+        let mut job = animtune::app::export_job::ExportJob::for_editor(
+            &e,
+            Some(StreamSource::Clip(walk)),
+            path.clone(),
+        );
+        job.clip_settings = settings;
+        job.duration = 0.5;
+        job.run(&Default::default(), &Default::default()).unwrap();
+        let back = animtune::import::load_file(&path).unwrap();
+        assert_eq!(back.clips[0].name, want);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
