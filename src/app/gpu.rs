@@ -157,6 +157,10 @@ impl ViewportGpu {
             aspect: width as f32 / height.max(1) as f32,
             show_skeleton: editor.session().show_skeleton,
             show_grid: editor.session().show_grid,
+            grid_follows: crate::render::camera::grid_anchor(
+                &editor.doc().model.character,
+                editor.matrices(),
+            ),
             selected: editor.session().selected,
             hovered,
             trail: &editor.session().root_trail,

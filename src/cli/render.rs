@@ -73,6 +73,7 @@ pub fn run(args: &RenderArgs) -> Result<()> {
         aspect,
         show_skeleton: args.skeleton,
         show_grid: !args.no_grid,
+        grid_follows: crate::render::camera::grid_anchor(c, &matrices),
         selected: None,
         hovered: None,
         trail: &[],

@@ -21,32 +21,58 @@ pub const MAX_GRID_LINES: f32 = 200.0;
 /// Ground grid on the XZ plane: `half` metres each way, a line every `step` (at most [`MAX_GRID_LINES`] each way;
 /// none when either is not a positive finite number); X axis red, Z axis blue.
 pub fn grid(half: f32, step: f32) -> Vec<LineVertex> {
+    grid_around([0.0, 0.0], half, step)
+}
+
+/// Where a grid of `step` follows a point at `at` (x, z): the nearest multiple of the step, so its lines stay on
+/// the world's grid as it moves (the origin when `at` is not finite).
+pub fn grid_center(at: [f32; 2], step: f32) -> [f32; 2] {
+    at.map(|v| {
+        let c = (v / step).round() * step;
+        if c.is_finite() { c } else { 0.0 }
+    })
+}
+
+/// The grid of [`grid`] centred on `center` (x, z, on the world's lines: see [`grid_center`]): the same number of
+/// lines wherever it is, the world's X and Z axes red and blue where they fall inside it.
+pub fn grid_around(center: [f32; 2], half: f32, step: f32) -> Vec<LineVertex> {
     let mut out = Vec::new();
     if !(half.is_finite() && step.is_finite() && half > 0.0 && step > 0.0) {
         return out;
     }
     let n = (half / step).round().min(MAX_GRID_LINES) as i32;
+    let [cx0, cz0] = center;
+    let plain = [0.36, 0.37, 0.4, 1.0];
+    let on_axis = |v: f32| v.abs() < step * 0.5;
     for i in -n..=n {
-        let v = i as f32 * step;
-        let (cx, cz) = if i == 0 {
-            ([0.75, 0.2, 0.2, 1.0], [0.2, 0.35, 0.8, 1.0])
+        let offset = i as f32 * step;
+        // A line of constant z (along x), then one of constant x (along z).
+        let z = cz0 + offset;
+        let x = cx0 + offset;
+        let cx = if on_axis(z) {
+            [0.75, 0.2, 0.2, 1.0]
         } else {
-            ([0.36, 0.37, 0.4, 1.0], [0.36, 0.37, 0.4, 1.0])
+            plain
+        };
+        let cz = if on_axis(x) {
+            [0.2, 0.35, 0.8, 1.0]
+        } else {
+            plain
         };
         out.push(LineVertex {
-            position: [-half, 0.0, v],
+            position: [cx0 - half, 0.0, z],
             color: cx,
         });
         out.push(LineVertex {
-            position: [half, 0.0, v],
+            position: [cx0 + half, 0.0, z],
             color: cx,
         });
         out.push(LineVertex {
-            position: [v, 0.0, -half],
+            position: [x, 0.0, cz0 - half],
             color: cz,
         });
         out.push(LineVertex {
-            position: [v, 0.0, half],
+            position: [x, 0.0, cz0 + half],
             color: cz,
         });
     }

@@ -60,6 +60,9 @@ pub struct FrameInput<'a> {
     pub show_skeleton: bool,
     /// Draw the ground grid.
     pub show_grid: bool,
+    /// The point (model space) the ground grid follows, snapped to its lines: the character's root, so a clip
+    /// that travels (root motion Keep) stays on the grid.
+    pub grid_follows: Vec3,
     /// Joint to highlight.
     pub selected: Option<usize>,
     /// Joint under the pointer (a lighter highlight).
@@ -162,6 +165,10 @@ pub struct GpuCharacter {
     materials: Vec<wgpu::BindGroup>,
     grid: wgpu::Buffer,
     grid_count: u32,
+    /// The grid's half size and line step, and the centre (x, z) its buffer holds.
+    grid_half: f32,
+    grid_step: f32,
+    grid_center: [f32; 2],
     bones: wgpu::Buffer,
     bone_count: u32,
     human: Vec<bool>,
@@ -575,7 +582,7 @@ impl Renderer {
         let grid = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("grid"),
             contents: bytemuck::cast_slice(&grid_lines),
-            usage: wgpu::BufferUsages::VERTEX,
+            usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
         });
         let bones = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("bones"),
@@ -607,6 +614,9 @@ impl Renderer {
             materials,
             grid,
             grid_count: grid_lines.len() as u32,
+            grid_half: half,
+            grid_step: step,
+            grid_center: [0.0, 0.0],
             bones,
             bone_count: 0,
             human,
@@ -721,6 +731,15 @@ impl Renderer {
             light_dir: [light.x, light.y, light.z, 0.0],
         };
         queue.write_buffer(&self.camera_buffer, 0, bytemuck::bytes_of(&uniform));
+        let center =
+            overlay::grid_center([frame.grid_follows.x, frame.grid_follows.z], gpu.grid_step);
+        if center != gpu.grid_center && gpu.grid_count > 0 {
+            let lines = overlay::grid_around(center, gpu.grid_half, gpu.grid_step);
+            if lines.len() as u32 == gpu.grid_count {
+                queue.write_buffer(&gpu.grid, 0, bytemuck::cast_slice(&lines));
+                gpu.grid_center = center;
+            }
+        }
         for (mesh, slot) in character.meshes.iter().zip(&gpu.meshes) {
             slot.write(queue, &character.mesh_palette(mesh, frame.model));
         }

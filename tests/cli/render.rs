@@ -42,12 +42,23 @@ fn framed(m: &ImportedModel, model: &[Mat4], yaw: f32) -> OrbitCamera {
 }
 
 fn draw(r: &OffscreenRenderer, m: &ImportedModel, model: &[Mat4], cam: &OrbitCamera) -> RgbaImage {
+    draw_with_grid(r, m, model, cam, false)
+}
+
+fn draw_with_grid(
+    r: &OffscreenRenderer,
+    m: &ImportedModel,
+    model: &[Mat4],
+    cam: &OrbitCamera,
+    show_grid: bool,
+) -> RgbaImage {
     let frame = FrameInput {
         model,
         camera: cam,
         aspect: W as f32 / H as f32,
         show_skeleton: false,
-        show_grid: false,
+        show_grid,
+        grid_follows: animtune::render::camera::grid_anchor(&m.character, model),
         selected: None,
         hovered: None,
         trail: &[],
@@ -254,5 +265,30 @@ fn a_model_scaled_near_the_float_limit_is_refused_without_exhausting_memory() {
         started.elapsed().as_secs_f32() < 10.0,
         "took {:?}",
         started.elapsed()
+    );
+}
+
+/// C8: a character that has travelled 30 m (root motion Keep) still stands on the grid: the grid follows its root
+/// in whole cells (it stayed at the origin, 5 m across, and the character walked off it).
+#[test]
+fn the_ground_grid_follows_a_character_that_travels() {
+    let r = renderer();
+    let m = animtune::demo::mannequin::load();
+    let travelled: Vec<Mat4> = pose_at(&m, None, 0.0)
+        .into_iter()
+        .map(|j| Mat4::from_translation(glam::Vec3::new(30.0, 0.0, 12.0)) * j)
+        .collect();
+    let mut cam = framed(&m, &travelled, 0.3);
+    cam.pitch = 0.4;
+    let bare = draw_with_grid(&r, &m, &travelled, &cam, false);
+    let grid = draw_with_grid(&r, &m, &travelled, &cam, true);
+    let lines = bare
+        .pixels()
+        .zip(grid.pixels())
+        .filter(|(a, b)| a != b)
+        .count();
+    assert!(
+        lines > 500,
+        "{lines} grid pixels around the travelled character"
     );
 }
