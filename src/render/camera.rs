@@ -205,6 +205,16 @@ pub fn posed_bounds(character: &crate::core::Character, model: &[Mat4]) -> (Vec3
     bounds
 }
 
+/// Where the ground grid follows the character posed by `model`: its root-motion joint (the hips, else the first
+/// root) on the ground, or the origin when it has none.
+pub fn grid_anchor(character: &crate::core::Character, model: &[Mat4]) -> Vec3 {
+    crate::blend::sampler::root_motion_joint(character)
+        .and_then(|j| model.get(j))
+        .map_or(Vec3::ZERO, |m| {
+            m.w_axis.truncate() * Vec3::new(1.0, 0.0, 1.0)
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -284,14 +294,4 @@ mod tests {
         assert_eq!(OrbitCamera::parse_view("sideways"), None);
         assert_eq!(OrbitCamera::parse_view("NaN,0"), None);
     }
-}
-
-/// Where the ground grid follows the character posed by `model`: its root-motion joint (the hips, else the first
-/// root) on the ground, or the origin when it has none.
-pub fn grid_anchor(character: &crate::core::Character, model: &[Mat4]) -> Vec3 {
-    crate::blend::sampler::root_motion_joint(character)
-        .and_then(|j| model.get(j))
-        .map_or(Vec3::ZERO, |m| {
-            m.w_axis.truncate() * Vec3::new(1.0, 0.0, 1.0)
-        })
 }
