@@ -16,6 +16,10 @@ struct Report {
     humanoid: Humanoid,
     twist_joints: Vec<Twist>,
     clips: Vec<ClipInfo>,
+    /// Bytes of the skeleton's rest pose, which the compiled clips share (counted once, not in theirs).
+    shared_rest_bytes: usize,
+    /// Every clip's compiled bytes plus the shared rest pose once: what the clips take in memory together.
+    compiled_total_bytes: usize,
     meshes: Vec<MeshInfo>,
     notes: Vec<String>,
 }
@@ -55,7 +59,7 @@ struct ClipInfo {
     channels: usize,
     /// Channels that move (the others are held at one value when compiled).
     moving_channels: usize,
-    /// Bytes the clip takes compiled for this character (the runtime's compact form).
+    /// Bytes the clip takes compiled for this character (the runtime's compact form), the shared rest pose aside.
     compiled_bytes: usize,
     /// How far the compact form is from the clip's keys (virtual vertices, cm); None when it stays exact.
     compact_error_cm: Option<f32>,
@@ -73,7 +77,7 @@ pub fn run(args: &InspectArgs) -> Result<()> {
     let c = &model.character;
     let s = &c.skeleton;
     let bones = c.humanoid.bone_per_joint(s.len());
-    let report = Report {
+    let mut report = Report {
         file: args.model.model.clone(),
         joints: (0..s.len())
             .map(|j| Joint {
@@ -111,6 +115,8 @@ pub fn run(args: &InspectArgs) -> Result<()> {
                 joints: t.joints.iter().map(|&j| s.name(j).to_string()).collect(),
             })
             .collect(),
+        shared_rest_bytes: std::mem::size_of_val(s.rest()),
+        compiled_total_bytes: 0,
         clips: model
             .clips
             .iter()
@@ -139,6 +145,8 @@ pub fn run(args: &InspectArgs) -> Result<()> {
             .collect(),
         notes: c.notes.clone(),
     };
+    report.compiled_total_bytes =
+        report.shared_rest_bytes + report.clips.iter().map(|c| c.compiled_bytes).sum::<usize>();
     if args.json {
         outln!("{}", serde_json::to_string_pretty(&report)?);
     } else {
@@ -206,6 +214,13 @@ fn print_summary(r: &Report) {
             c.duration,
             c.channels,
             c.compiled_bytes
+        );
+    }
+    if !r.clips.is_empty() {
+        outln!(
+            "  compiled clips together: {} bytes ({} shared rest pose bytes counted once)",
+            r.compiled_total_bytes,
+            r.shared_rest_bytes
         );
     }
     for n in &r.notes {

@@ -61,7 +61,8 @@ pub struct Skeleton {
     names: Vec<String>,
     parents: Vec<Option<u16>>,
     paths: Vec<String>,
-    rest: Vec<Transform>,
+    /// Shared with the clips compiled for the skeleton (the runtime starts each sample from it).
+    rest: std::sync::Arc<[Transform]>,
     deforms: Vec<bool>,
     root_transform: Mat4,
     root_rotation: glam::Quat,
@@ -147,7 +148,7 @@ impl Skeleton {
             names,
             parents,
             paths,
-            rest,
+            rest: rest.into(),
             deforms,
             root_transform,
             root_rotation: Some(root_transform.to_scale_rotation_translation().1.normalize())
@@ -228,6 +229,12 @@ impl Skeleton {
     /// Local rest transforms, by joint index.
     pub fn rest(&self) -> &[Transform] {
         &self.rest
+    }
+
+    /// The rest transforms as a shared buffer: every clip compiled for this skeleton (and its clones) holds this
+    /// one allocation instead of a copy.
+    pub fn rest_shared(&self) -> std::sync::Arc<[Transform]> {
+        std::sync::Arc::clone(&self.rest)
     }
 
     /// Whether a skin deforms vertices with this joint.

@@ -11,6 +11,7 @@
 //! with the constant rotations and affine maps it applies, so the result equals retargeting after sampling.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use glam::{Mat4, Quat, Vec3, Vec3A, Vec4};
@@ -81,14 +82,75 @@ enum Property {
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
+/// One channel of a clip's base pose that differs from the skeleton's rest pose.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct BaseOverride {
+    /// The joint.
+    pub joint: u16,
+    /// 0 translation, 1 rotation, 2 scale.
+    pub property: u8,
+    /// The value (x, y, z, w; w unused for vectors).
+    pub value: [f32; 4],
+}
+
+impl BaseOverride {
+    /// Writes the value into `t`.
+    #[inline]
+    pub fn apply(&self, t: &mut Transform) {
+        let v = Vec4::from_array(self.value);
+        match self.property {
+            0 => t.translation = Vec3A::from_vec4(v),
+            1 => t.rotation = Quat::from_vec4(v),
+            _ => t.scale = Vec3A::from_vec4(v),
+        }
+    }
+}
+
+/// The channels of `base` farther than `epsilon` (per component; rotations either sign) from `rest`.
+fn base_overrides(base: &[Transform], rest: &[Transform], epsilon: f32) -> Vec<BaseOverride> {
+    let mut out = Vec::new();
+    for (j, (b, r)) in base.iter().zip(rest).enumerate() {
+        let channels = [
+            (
+                Vec4::from((Vec3::from(b.translation), 0.0)),
+                Vec4::from((Vec3::from(r.translation), 0.0)),
+            ),
+            (Vec4::from(b.rotation), Vec4::from(r.rotation)),
+            (
+                Vec4::from((Vec3::from(b.scale), 0.0)),
+                Vec4::from((Vec3::from(r.scale), 0.0)),
+            ),
+        ];
+        for (property, (v, rv)) in channels.into_iter().enumerate() {
+            let mut d = (v - rv).abs().max_element();
+            if property == 1 {
+                d = d.min((v + rv).abs().max_element());
+            }
+            if d > epsilon {
+                out.push(BaseOverride {
+                    joint: j as u16,
+                    property: property as u8,
+                    value: v.to_array(),
+                });
+            }
+        }
+    }
+    out.shrink_to_fit();
+    out
+}
+
 /// A clip bound to and compiled for one skeleton.
 #[derive(Clone, Debug)]
 pub struct Animation {
     pub(crate) id: u64,
     duration: f32,
-    pub(crate) base: Vec<Transform>,
+    /// The skeleton's rest pose, one allocation shared by every clip compiled for the skeleton.
+    pub(crate) rest: Arc<[Transform]>,
+    /// The channels no key animates whose value is not the rest pose's (held channels): with `rest`, the base
+    /// pose sampling starts from.
+    pub(crate) base_overrides: Vec<BaseOverride>,
     /// Every (joint, property: 0 translation, 1 rotation, 2 scale) no animated channel writes, when copying
-    /// those from `base` is cheaper than copying all of it (fewer than joints); empty otherwise.
+    /// those from the base pose is cheaper than copying all of it (fewer than joints); empty otherwise.
     pub(crate) constant_channels: Vec<(u16, u8)>,
     pub(crate) time_sets: Vec<Vec<f32>>,
     pub(crate) rotations: Vec<LinearGroup<6>>,
@@ -400,7 +462,17 @@ impl Animation {
     /// the finest grid tried) stays exact: [`Animation::compact_error`] says which.
     pub fn build(clip: &Clip, binding: &ClipBinding, skeleton: &Skeleton) -> Self {
         let (exact, grid_steps) = Self::compile_exact(clip, binding, skeleton);
-        exact.compacted(skeleton, &grid_steps).unwrap_or(exact)
+        if let Some(compact) = exact.compacted(skeleton, &grid_steps) {
+            return compact;
+        }
+        // Nothing to pack: the base pose alone is snapped to the rest pose, kept when that is within the
+        // tolerance at the clip's start (nothing moves, so one time measures it).
+        let mut snapped = exact.clone();
+        snapped.base_overrides = exact.snapped_base_overrides();
+        match exact.max_error_against(&snapped, skeleton, &[0.0]) {
+            Some(e) if e <= COMPACT_TOLERANCE => snapped,
+            _ => exact,
+        }
     }
 
     /// Compiles `clip` keeping every key as the clip has it (f32): what bakes and exports sample their
@@ -413,7 +485,8 @@ impl Animation {
     /// [`Animation::build_exact`], with the grid steps the animated channels' keys lie on.
     fn compile_exact(clip: &Clip, binding: &ClipBinding, skeleton: &Skeleton) -> (Self, GridSteps) {
         let mut grid_steps = GridSteps::new();
-        let mut base = skeleton.rest().to_vec();
+        let rest = skeleton.rest_shared();
+        let mut base = rest.to_vec();
         let mut channels = Vec::new();
         for (track, bound) in clip.tracks.iter().zip(&binding.tracks) {
             if let Some(b) = bound.as_ref().filter(|b| b.joint < base.len()) {
@@ -472,10 +545,12 @@ impl Animation {
         };
         let mut keys: Vec<_> = grouped.into_iter().collect();
         keys.sort_by_key(|((p, cubic, set), _)| (*set, *p as u8, *cubic));
+        let base_overrides = base_overrides(&base, &rest, 0.0);
         let mut anim = Animation {
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             duration: clip.duration,
-            base,
+            rest,
+            base_overrides,
             constant_channels,
             time_sets,
             rotations: Vec::new(),
@@ -569,6 +644,7 @@ impl Animation {
             .collect::<Option<_>>()?;
         out.rotations = Vec::new();
         out.vectors = [Vec::new(), Vec::new()];
+        out.base_overrides = self.snapped_base_overrides();
         Some(out)
     }
 
@@ -579,7 +655,7 @@ impl Animation {
         if self.rotations.is_empty() && self.vectors.iter().all(Vec::is_empty) {
             return None;
         }
-        if skeleton.len() != self.base.len() {
+        if skeleton.len() != self.rest.len() {
             return None;
         }
         let scales = joint_scales(skeleton);
@@ -640,7 +716,31 @@ impl Animation {
 
     /// Joints of the skeleton it was compiled for.
     pub fn joint_count(&self) -> usize {
-        self.base.len()
+        self.rest.len()
+    }
+
+    /// The base channels farther than [`HELD_EPSILON`] from the rest pose: the others are the rest pose
+    /// (exporters write 0.9999999 for 1), so most clips keep a handful. The packed form takes these, and the
+    /// compiler measures it against the exact form, snapping included.
+    fn snapped_base_overrides(&self) -> Vec<BaseOverride> {
+        base_overrides(&self.base_pose(), &self.rest, HELD_EPSILON)
+    }
+
+    /// The pose sampling starts from: the rest pose with the held channels' values.
+    pub fn base_pose(&self) -> Vec<Transform> {
+        let mut base = self.rest.to_vec();
+        for o in &self.base_overrides {
+            if let Some(t) = base.get_mut(usize::from(o.joint)) {
+                o.apply(t);
+            }
+        }
+        base
+    }
+
+    /// Bytes of the skeleton's rest pose, which every clip compiled for it shares (one allocation, not counted in
+    /// [`Animation::memory_bytes`]): a set of clips of one skeleton takes the sum of theirs plus this once.
+    pub fn shared_rest_bytes(&self) -> usize {
+        std::mem::size_of_val(&*self.rest)
     }
 
     /// Distinct sets of key times (one cursor each in a [`super::SamplingContext`]).
@@ -663,7 +763,8 @@ impl Animation {
     }
 
     /// Bytes the compiled clip holds in memory: the struct and every buffer it owns, at their capacities (what
-    /// ozz's `Animation::size()` counts for its own).
+    /// ozz's `Animation::size()` counts for its own). The skeleton's rest pose it shares with the other clips of
+    /// the skeleton is counted by [`Animation::shared_rest_bytes`].
     pub fn memory_bytes(&self) -> usize {
         fn buffer<T>(v: &Vec<T>) -> usize {
             v.capacity() * std::mem::size_of::<T>()
@@ -687,7 +788,7 @@ impl Animation {
                 .iter()
                 .map(PackedGroup::heap_bytes)
                 .sum::<usize>()
-            + buffer(&self.base)
+            + buffer(&self.base_overrides)
             + buffer(&self.constant_channels)
             + buffer(&self.time_sets)
             + self.time_sets.iter().map(buffer).sum::<usize>()

@@ -157,7 +157,7 @@ impl SamplingJob<'_> {
         // what no channel overwrites.
         if !anim.constant_channels.is_empty() {
             for &(j, property) in &anim.constant_channels {
-                let (o, b) = (&mut out[usize::from(j)], &anim.base[usize::from(j)]);
+                let (o, b) = (&mut out[usize::from(j)], &anim.rest[usize::from(j)]);
                 match property {
                     0 => o.translation = b.translation,
                     1 => o.rotation = b.rotation,
@@ -165,7 +165,10 @@ impl SamplingJob<'_> {
                 }
             }
         } else {
-            out.copy_from_slice(&anim.base);
+            out.copy_from_slice(&anim.rest);
+        }
+        for o in &anim.base_overrides {
+            o.apply(&mut out[usize::from(o.joint)]);
         }
         let at = |time_set: usize| {
             let (k, u) = ctx.located[time_set];

@@ -210,6 +210,33 @@ fn a_baked_clip_plays_on_another_humanoid_by_human_bone() {
     assert!(swing > 20.0, "thigh swings {swing}°");
 }
 
+/// The 46 Quaternius clips compiled for playback take no more memory than ACL 2.1's compressed clips at its
+/// defaults (261,696 bytes, BENCHMARKS.md): each clip keeps only the base channels that are not the rest pose,
+/// and the rest pose is one allocation the clips of the skeleton share. (How close the compact form plays to
+/// the keys is the spec test's: tests/cli/gltf_spec_eval.rs, 0.01 cm on every clip.)
+#[test]
+fn the_46_quaternius_clips_compiled_take_no_more_memory_than_acl() {
+    const ACL_BYTES: usize = 261_696;
+    let m = load_file(&common::quaternius()).unwrap();
+    let s = &m.character.skeleton;
+    assert_eq!(m.clips.len(), 46);
+    let compiled: Vec<_> = m
+        .clips
+        .iter()
+        .map(|c| animtune::runtime::Animation::bind(c, s, Some(&m.character.humanoid)).0)
+        .collect();
+    let shared = compiled[0].shared_rest_bytes();
+    assert_eq!(
+        shared,
+        s.len() * std::mem::size_of::<animtune::core::Transform>()
+    );
+    let total = shared + compiled.iter().map(|a| a.memory_bytes()).sum::<usize>();
+    assert!(total <= ACL_BYTES, "{total} bytes");
+    for a in &compiled {
+        assert!(a.compact_error().unwrap_or(0.0) <= animtune::runtime::COMPACT_TOLERANCE);
+    }
+}
+
 #[test]
 fn a_packed_file_plays_on_its_own_grids_as_stored() {
     let (m, baked) = quaternius_walk();
