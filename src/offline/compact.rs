@@ -25,20 +25,36 @@ pub enum RotationInterp {
     Slerp,
     /// Per-component lerp with continuous signs, then normalise (Unity curves with linear tangents).
     Nlerp,
+    /// Both readings at once: keys close enough that a slerp reader (glTF's own, three.js) and an nlerp reader
+    /// (Blender's glTF importer, Unity, ozz, ACL) play the same within the tolerance.
+    Both,
 }
 
-fn nlerp(a: Quat, b: Quat, u: f32) -> Quat {
+impl RotationInterp {
+    /// The interpolations a reduction must satisfy.
+    fn readings(self) -> &'static [fn(Quat, Quat, f32) -> Quat] {
+        match self {
+            RotationInterp::Slerp => &[Quat::interpolate],
+            RotationInterp::Nlerp => &[nlerp],
+            RotationInterp::Both => &[Quat::interpolate, nlerp],
+        }
+    }
+}
+
+/// Unity's and Blender's reading of two rotation keys: per-component lerp on the shorter side, normalised.
+pub fn nlerp(a: Quat, b: Quat, u: f32) -> Quat {
     let b = if a.dot(b) < 0.0 { -b } else { b };
     Quat::from_vec4(glam::Vec4::from(a).lerp(glam::Vec4::from(b), u)).normalize()
 }
 
-/// Frames to keep so that interpolation between kept frames stays within `tol` of every sample.
+/// Frames to keep so that interpolation between kept frames, by every one of `interps`, stays within `tol` of
+/// every sample.
 fn keep_frames<T: Copy>(
     times: &[f32],
     values: &[T],
     tol: f32,
     dist: impl Fn(T, T) -> f32,
-    interp: impl Fn(T, T, f32) -> T,
+    interps: &[fn(T, T, f32) -> T],
 ) -> Vec<u32> {
     let n = values.len();
     let mut kept = vec![0u32];
@@ -49,7 +65,9 @@ fn keep_frames<T: Copy>(
             let cand = b + 1;
             let ok = (a + 1..cand).all(|i| {
                 let u = (times[i] - times[a]) / (times[cand] - times[a]);
-                dist(interp(values[a], values[cand], u), values[i]) <= tol
+                interps
+                    .iter()
+                    .all(|interp| dist(interp(values[a], values[cand], u), values[i]) <= tol)
             });
             if !ok {
                 break;
@@ -69,7 +87,7 @@ fn channel<T: Copy>(
     tol: f32,
     keys: KeyReduction,
     dist: impl Fn(T, T) -> f32 + Copy,
-    interp: impl Fn(T, T, f32) -> T,
+    interps: &[fn(T, T, f32) -> T],
 ) -> Channel<T> {
     if values.iter().all(|&v| dist(v, rest) <= tol) {
         return Channel::Rest;
@@ -83,7 +101,7 @@ fn channel<T: Copy>(
             values,
         };
     }
-    let frames = keep_frames(times, &values, tol, dist, interp);
+    let frames = keep_frames(times, &values, tol, dist, interps);
     let values = frames.iter().map(|&f| values[f as usize]).collect();
     Channel::Keys { frames, values }
 }
@@ -189,7 +207,7 @@ pub fn reduce(
                 .map(|p| f(&p.local[j]))
                 .collect::<Vec<_>>()
         };
-        let lerp = |a: Vec3, b: Vec3, u: f32| a.lerp(b, u);
+        let lerp: &[fn(Vec3, Vec3, f32) -> Vec3] = &[Vec3::lerp];
         let translation = channel(
             times,
             col(|t| t.translation.into()),
@@ -200,10 +218,6 @@ pub fn reduce(
             lerp,
         );
         let rotations: Vec<Quat> = frames.poses.iter().map(|p| p.local[j].rotation).collect();
-        let interp: fn(Quat, Quat, f32) -> Quat = match rotation_interp {
-            RotationInterp::Slerp => Quat::interpolate,
-            RotationInterp::Nlerp => nlerp,
-        };
         let rotation = channel(
             times,
             rotations,
@@ -211,7 +225,7 @@ pub fn reduce(
             tol / s.reach,
             keys,
             angle,
-            interp,
+            rotation_interp.readings(),
         );
         let scale = channel(
             times,
@@ -322,7 +336,7 @@ mod tests {
             .map(|&t| Vec3::new(t * 2.0, 1.0, 0.0))
             .collect();
         assert_eq!(
-            keep_frames(&times, &values, 1e-5, |a, b| a.distance(b), Vec3::lerp),
+            keep_frames(&times, &values, 1e-5, |a, b| a.distance(b), &[Vec3::lerp]),
             vec![0, 9]
         );
     }
@@ -333,7 +347,7 @@ mod tests {
         let v = |x: f32| Vec3::new(x, 0.0, 0.0);
         let values = vec![v(0.0), v(1.0), v(2.0), v(1.0), v(0.0)];
         assert_eq!(
-            keep_frames(&times, &values, 1e-5, |a, b| a.distance(b), Vec3::lerp),
+            keep_frames(&times, &values, 1e-5, |a, b| a.distance(b), &[Vec3::lerp]),
             vec![0, 2, 4]
         );
     }
@@ -346,7 +360,7 @@ mod tests {
             .map(|&t| Vec3::new((t * 3.0).sin(), (t * 7.0).cos() * 0.2, t))
             .collect();
         let tol = 1e-2;
-        let kept = keep_frames(&times, &values, tol, |a, b| a.distance(b), Vec3::lerp);
+        let kept = keep_frames(&times, &values, tol, |a, b| a.distance(b), &[Vec3::lerp]);
         assert!(kept.len() < values.len());
         for i in 0..values.len() {
             let k = kept.partition_point(|&f| f as usize <= i) - 1;

@@ -2,14 +2,32 @@
 //! joint (ACL's metric), measured over every reference frame and every check pose between them (the source at
 //! its keys and midway between keys).
 
+use super::compact::{RotationInterp, nlerp};
 use super::frames::Frames;
-use crate::core::{Clip, Pose, Skeleton, Wrap};
+use crate::core::clip::Interpolation;
+use crate::core::{Clip, ClipBinding, Pose, Skeleton, Wrap};
 
 pub use crate::core::metric::{VIRTUAL_VERTEX_DISTANCE, max_vertex_error};
 
 /// Largest virtual-vertex error of `clip` (bound by path to `skeleton`) against the reference frames and the
 /// check poses, in metres.
 pub fn measure(skeleton: &Skeleton, frames: &Frames, clip: &Clip) -> f32 {
+    measure_reading(skeleton, frames, clip, RotationInterp::Slerp)
+}
+
+/// [`measure`] with the rotation keys read by `reading`: slerp (glTF's definition, three.js, animtune's exact
+/// sampling), nlerp (Blender's glTF importer, Unity, ozz, ACL), or the worse of the two.
+pub fn measure_reading(
+    skeleton: &Skeleton,
+    frames: &Frames,
+    clip: &Clip,
+    reading: RotationInterp,
+) -> f32 {
+    if reading == RotationInterp::Both {
+        return measure_reading(skeleton, frames, clip, RotationInterp::Slerp).max(
+            measure_reading(skeleton, frames, clip, RotationInterp::Nlerp),
+        );
+    }
     let binding = clip.bind(skeleton, None);
     let mut pose = Pose::rest(skeleton);
     let (mut ma, mut mb) = (Vec::new(), Vec::new());
@@ -19,6 +37,61 @@ pub fn measure(skeleton: &Skeleton, frames: &Frames, clip: &Clip) -> f32 {
     for (t, reference) in grid.chain(checks) {
         pose.reset_to_rest(skeleton);
         clip.sample_into(&binding, *t, Wrap::Clamp, &mut pose);
+        if reading == RotationInterp::Nlerp {
+            read_rotations_by_nlerp(clip, &binding, clip.wrap_time(*t, Wrap::Clamp), &mut pose);
+        }
+        reference.model_matrices_into(skeleton, &mut ma);
+        pose.model_matrices_into(skeleton, &mut mb);
+        worst = worst.max(max_vertex_error(&ma, &mb));
+    }
+    worst
+}
+
+/// Replaces the rotations of `pose` that linear rotation keys of `clip` drive directly (no retargeting) by the
+/// nlerp of the two keys around `t`.
+fn read_rotations_by_nlerp(clip: &Clip, binding: &ClipBinding, t: f32, pose: &mut Pose) {
+    for (track, bound) in clip.tracks.iter().zip(&binding.tracks) {
+        let (Some(b), Some(keys)) = (bound, &track.rotation) else {
+            continue;
+        };
+        if b.retarget.is_some() || keys.interpolation() != Interpolation::Linear || keys.len() < 2 {
+            continue;
+        }
+        let times = keys.times();
+        let k = times.partition_point(|&x| x <= t);
+        if k == 0 || k >= times.len() {
+            continue;
+        }
+        let (t0, t1) = (times[k - 1], times[k]);
+        let u = if t1 > t0 { (t - t0) / (t1 - t0) } else { 0.0 };
+        let values = keys.values();
+        pose.local[b.joint].rotation = nlerp(values[k - 1], values[k], u);
+    }
+}
+
+/// The error of `clip` as the player plays it: compiled for `skeleton` by the runtime, as the editor, `pose` and
+/// `render` compile what they open, and sampled at the reference frames and check poses.
+pub fn measure_player(skeleton: &Skeleton, frames: &Frames, clip: &Clip) -> f32 {
+    use crate::runtime::{Animation, SamplingContext, SamplingJob};
+    let (animation, _) = Animation::bind(clip, skeleton, None);
+    let mut context = SamplingContext::for_animation(&animation);
+    let mut local = vec![crate::core::Transform::IDENTITY; skeleton.len()];
+    let (mut ma, mut mb) = (Vec::new(), Vec::new());
+    let mut pose = Pose::rest(skeleton);
+    let mut worst = 0.0f32;
+    let grid = frames.times.iter().zip(&frames.poses);
+    let checks = frames.checks.iter().map(|(t, p)| (t, p));
+    for (t, reference) in grid.chain(checks) {
+        let mut job = SamplingJob {
+            animation: &animation,
+            context: &mut context,
+            time: clip.wrap_time(*t, Wrap::Clamp),
+            output: &mut local,
+        };
+        if job.run().is_err() {
+            return f32::INFINITY;
+        }
+        pose.local.copy_from_slice(&local);
         reference.model_matrices_into(skeleton, &mut ma);
         pose.model_matrices_into(skeleton, &mut mb);
         worst = worst.max(max_vertex_error(&ma, &mb));
