@@ -45,7 +45,7 @@ fn a_model_opens_on_its_own_space_never_on_the_mannequins() {
     assert!(!e.blending(), "nothing to blend: its clip plays");
     // The unnamed clip is "clip 0" everywhere: the clip list, the timeline, the clip tab.
     assert_eq!(e.doc().clips[0].name, "clip 0");
-    assert!(h.query_by_label_contains("clip 0").is_some());
+    assert!(h.query_all_by_label_contains("clip 0").next().is_some());
     assert!(h.query_by_label_contains("no clip named").is_none());
     // The mannequin comes back with its own space.
     h.state_mut().send(Command::LoadMannequin);
@@ -782,4 +782,31 @@ fn a_settings_choice_is_never_left_alone_on_a_line() {
         (in_place.center().y - keep.center().y).abs() < 1.0,
         "in place {in_place:?}, keep {keep:?}"
     );
+}
+
+/// C7: In, Out, Clear range and Curves stay where they are while the time readout's digits change and whatever
+/// clip plays (a long name pushed them 150 px).
+#[test]
+fn the_transport_buttons_stay_put_as_the_time_and_the_clip_change() {
+    let mut h = harness_sized(1280.0, 800.0);
+    h.run_steps(2);
+    open(&mut h, common::quaternius());
+    let clips = h.state().editor().doc().clips.clone();
+    let short = clips.iter().position(|c| c.name.len() <= 8).unwrap();
+    let long = (0..clips.len())
+        .max_by_key(|&i| clips[i].name.len())
+        .unwrap();
+    let place = |h: &mut Harness<'static, AnimtuneApp>, clip: usize, time: f32| {
+        h.state_mut().send(Command::PlayClip(Some(clip)));
+        h.run_steps(2);
+        h.state_mut()
+            .send(Command::Transport(Transport::Scrub(time)));
+        h.run_steps(2);
+        ["In", "Out", "Curves"].map(|label| h.get_by_label(label).rect().left())
+    };
+    let first = place(&mut h, short, 0.0);
+    let later = place(&mut h, short, clips[short].duration * 0.77);
+    let other = place(&mut h, long, clips[long].duration * 0.51);
+    assert_eq!(first, later, "the time's digits moved the buttons");
+    assert_eq!(first, other, "'{}' moved the buttons", clips[long].name);
 }

@@ -120,10 +120,33 @@ fn transport_row(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands, curves_
     if speed_box.changed() {
         out.push(Command::Transport(Transport::SetSpeed(speed)));
     }
-    ui.label(format!("{:.3} s  frame {}", eval.time(), e.frame()));
+    time_readout(ui, eval.time(), e.frame());
     range_buttons(ui, e, out);
     ui.toggle_value(curves_open, "Curves").on_hover_text(
         "Show the selected joint's curves: its local channels over the clip, the source and the final pose",
+    );
+}
+
+/// Width of the box that chooses what plays, points.
+const SOURCE_BOX_WIDTH: f32 = 150.0;
+
+/// The playhead's time and frame in digits of one width, in a box as wide as the longest readout a clip can have
+/// (an hour, 5-digit frames), so the buttons after it never move as the digits change (C7).
+fn time_readout(ui: &mut egui::Ui, time: f32, frame: u32) {
+    let text = |t: &str| egui::RichText::new(t).monospace();
+    let widest = egui::WidgetText::from(text("3600.000 s  frame 99999")).into_galley(
+        ui,
+        Some(egui::TextWrapMode::Extend),
+        f32::INFINITY,
+        egui::TextStyle::Monospace,
+    );
+    let size = Vec2::new(widest.size().x, ui.spacing().interact_size.y);
+    ui.add_sized(
+        size,
+        egui::Label::new(text(&format!("{time:.3} s  frame {frame}"))).truncate(),
+    )
+    .on_hover_text(
+        "The playhead: seconds from the clip's start, and the frame at the timeline's rate",
     );
 }
 
@@ -293,18 +316,26 @@ fn source_choice(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) {
     // None: the blend space; Some(None): the rest pose; Some(Some(i)): clip i.
     let before = if e.blending() { None } else { Some(e.clip()) };
     let mut chosen = before;
-    egui::ComboBox::from_id_salt("clip")
-        .width(150.0)
-        .truncate()
-        .selected_text(current)
-        .show_ui(ui, |ui| {
-            ui.selectable_value(&mut chosen, None, "Blend space");
-            for (i, clip) in clips.iter().enumerate() {
-                ui.selectable_value(&mut chosen, Some(Some(i)), clip.name.as_str());
-            }
-        })
-        .response
-        .on_hover_text("What plays: the blend space or one clip");
+    // A box of one width whatever the name (a long one is truncated, in full in the tooltip), so the buttons
+    // after it stay put (C7).
+    let width = SOURCE_BOX_WIDTH;
+    ui.allocate_ui(Vec2::new(width, ui.spacing().interact_size.y), |ui| {
+        ui.set_max_width(width);
+        egui::ComboBox::from_id_salt("clip")
+            .width(width)
+            .truncate()
+            .selected_text(current.as_str())
+            .show_ui(ui, |ui| {
+                ui.selectable_value(&mut chosen, None, "Blend space");
+                for (i, clip) in clips.iter().enumerate() {
+                    ui.selectable_value(&mut chosen, Some(Some(i)), clip.name.as_str());
+                }
+            })
+            .response
+            .on_hover_text(format!(
+                "What plays: the blend space or one clip (now: {current})"
+            ));
+    });
     if chosen != before {
         out.push(match chosen {
             None => Command::PlayBlend,
