@@ -129,6 +129,54 @@ impl ClipSettings {
         Ok((a, b.min(duration)))
     }
 
+    /// What the settings change, in words (empty when nothing): "renamed Stride, cropped 0.500–2.500 s, Loop Time
+    /// off, mirrored…", for the export window and reports.
+    pub fn summary(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if let Some(name) = &self.name {
+            out.push(format!("renamed {name}"));
+        }
+        if self.start.is_some() || self.end.is_some() {
+            let end = self
+                .end
+                .map_or("its end".to_string(), |e| format!("{e:.3} s"));
+            out.push(format!(
+                "cropped {:.3} s to {end}",
+                self.start.unwrap_or(0.0)
+            ));
+        }
+        if !self.loop_time {
+            out.push("Loop Time off (plays once, holds its end)".into());
+        }
+        if self.cycle_offset != 0.0 {
+            out.push(format!("cycle offset {:.2}", self.cycle_offset));
+        }
+        if self.loop_pose {
+            out.push("Loop Pose".into());
+        }
+        if self.mirror {
+            out.push("mirrored".into());
+        }
+        let baked: Vec<&str> = [
+            (self.bake_root_rotation, "rotation"),
+            (self.bake_root_y, "Y"),
+            (self.bake_root_xz, "XZ"),
+        ]
+        .into_iter()
+        .filter_map(|(on, what)| on.then_some(what))
+        .collect();
+        if !baked.is_empty() {
+            out.push(format!("root {} baked into pose", baked.join(", ")));
+        }
+        if self.root_rotation_offset != 0.0
+            || self.root_y_offset != 0.0
+            || self.root_xz_offset != [0.0, 0.0]
+        {
+            out.push("root offsets".into());
+        }
+        out
+    }
+
     /// The name the clip takes under these settings.
     pub fn name_of<'a>(&'a self, source: &'a str) -> &'a str {
         self.name.as_deref().unwrap_or(source)

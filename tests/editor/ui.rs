@@ -1665,3 +1665,59 @@ fn end_on_a_looping_clip_lands_on_its_last_frame() {
     h.run_steps(2);
     assert_eq!(h.state().editor().eval().time(), duration);
 }
+
+/// C12: ticking "one clip per node + preset" (a longer line) does not move Export. C11: the window names the clip
+/// settings it bakes, and warns when a layer on its own clock will leave a seam in the loop.
+#[test]
+fn the_export_window_names_clip_settings_and_warns_of_a_seam_without_moving_export() {
+    use animtune::layers::ClipLayer;
+    let mut h = harness();
+    h.run_steps(2);
+    let walk = clip_index(&h, "WalkForward");
+    let mut mirrored = animtune::core::ClipSettings::default();
+    mirrored.mirror = true;
+    mirrored.start = Some(0.1);
+    h.state_mut().send(Command::SetClipSettings {
+        clip: "WalkForward".into(),
+        settings: mirrored,
+    });
+    h.run_steps(2);
+    h.state_mut().send(Command::PlayClip(Some(walk)));
+    h.run_steps(2);
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::E);
+    h.run_steps(3);
+    let shown: Vec<String> = h
+        .query_all_by_label_contains("Clip settings:")
+        .map(|n| format!("{:?}", n.accesskit_node()))
+        .collect();
+    assert!(
+        h.query_by_label_contains("Clip settings: cropped 0.100 s to its end, mirrored")
+            .is_some(),
+        "{shown:?}"
+    );
+    assert!(h.query_by_label_contains("own clock").is_none());
+    let export = h.get_by_role_and_label(Role::Button, "Export").rect();
+    // A clip layer playing on its own clock: the window says the loop will have a seam.
+    edit_layers(&mut h, |l| {
+        l.clips.push(ClipLayer {
+            name: "Arms".into(),
+            clip: "Idle".into(),
+            weight: 0.5,
+            ..Default::default()
+        })
+    });
+    h.run_steps(3);
+    assert!(h.query_by_label_contains("Arms on its own clock").is_some());
+    assert_eq!(
+        h.get_by_role_and_label(Role::Button, "Export").rect(),
+        export
+    );
+    h.get_by_label("Blend space: one clip per node + preset")
+        .click();
+    h.run_steps(3);
+    assert_eq!(
+        h.get_by_role_and_label(Role::Button, "Export").rect(),
+        export,
+        "ticking one clip per node moved Export"
+    );
+}

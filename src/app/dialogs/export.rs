@@ -270,7 +270,58 @@ impl ExportDialog {
                 format!("clip {}{range}", e.doc().clips[i].name)
             })
         };
-        ui.label(format!("Bakes {what}, then the layers."));
+        // One line each, whatever their length (the full text in the tooltip): a line that wraps moves every
+        // control below it (C12).
+        let line = |ui: &mut egui::Ui, text: String| {
+            ui.add(egui::Label::new(text.as_str()).truncate())
+                .on_hover_text(text);
+        };
+        line(ui, format!("Bakes {what}, then the layers."));
+        // C11: what the bake applies besides the layers, and a loop that will not close.
+        let settings = match (self.per_node, e.blending(), e.clip()) {
+            (false, false, Some(i)) => e
+                .doc()
+                .source_clips
+                .get(i)
+                .and_then(|c| e.tuning().clip_settings.get(&c.name))
+                .map(|s| s.summary())
+                .unwrap_or_default(),
+            _ => Vec::new(),
+        };
+        line(
+            ui,
+            if settings.is_empty() {
+                "Clip settings: none".to_string()
+            } else {
+                format!("Clip settings: {}", settings.join(", "))
+            },
+        );
+        let own_clock: Vec<String> = e
+            .tuning()
+            .layers
+            .clips
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| !l.synced && !l.muted && l.weight > 0.0)
+            .map(|(i, l)| l.display_name(i))
+            .collect();
+        let warning = (!own_clock.is_empty()).then(|| {
+            format!(
+                "⚠ {} on {} own clock: the baked loop has a seam where {} cycle does not end with the source's \
+                 (tick Synced, or bake a duration that is a whole number of both cycles)",
+                own_clock.join(", "),
+                if own_clock.len() == 1 { "its" } else { "their" },
+                if own_clock.len() == 1 { "its" } else { "their" },
+            )
+        });
+        // Drawn or not, the line takes its place, so the controls below do not move when it appears.
+        let text = warning
+            .clone()
+            .unwrap_or_else(|| "no layer on its own clock".into());
+        let label =
+            egui::Label::new(egui::RichText::new(text.as_str()).color(ui.visuals().warn_fg_color))
+                .truncate();
+        ui.add_visible(warning.is_some(), label).on_hover_text(text);
         ui.horizontal(|ui| {
             ui.label("Format");
             for f in [
