@@ -1674,9 +1674,11 @@ fn the_export_window_names_clip_settings_and_warns_of_a_seam_without_moving_expo
     let mut h = harness();
     h.run_steps(2);
     let walk = clip_index(&h, "WalkForward");
-    let mut mirrored = animtune::core::ClipSettings::default();
-    mirrored.mirror = true;
-    mirrored.start = Some(0.1);
+    let mirrored = animtune::core::ClipSettings {
+        mirror: true,
+        start: Some(0.1),
+        ..Default::default()
+    };
     h.state_mut().send(Command::SetClipSettings {
         clip: "WalkForward".into(),
         settings: mirrored,
