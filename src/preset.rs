@@ -50,6 +50,10 @@ pub struct Preset {
     /// Clip settings (crop, cycle offset, loop pose) by clip name, as Unity's clip inspector sets them.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub clip_settings: BTreeMap<String, crate::core::ClipSettings>,
+    /// The clip that played when the preset was saved (its name as its settings make it), which the editor plays
+    /// again on opening it; None: the blend space played.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub plays: Option<String>,
 }
 
 impl Default for Preset {
@@ -63,6 +67,7 @@ impl Default for Preset {
             hips_placement: HipsPlacement::default(),
             clip_files: Vec::new(),
             clip_settings: BTreeMap::new(),
+            plays: None,
         }
     }
 }

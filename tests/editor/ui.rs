@@ -1723,3 +1723,50 @@ fn the_export_window_names_clip_settings_and_warns_of_a_seam_without_moving_expo
         "ticking one clip per node moved Export"
     );
 }
+
+/// C10: a preset saved while a clip plays (a model without a blend space, with a layer) remembers the clip and
+/// plays it again when reopened: before, it opened on an empty blend space with the transport off while its
+/// layer animated the rest pose.
+#[test]
+fn a_preset_saved_on_a_clip_plays_that_clip_again() {
+    use animtune::layers::ClipLayer;
+    let dir = common::temp_dir("preset-plays");
+    let mut h = harness();
+    h.run_steps(2);
+    h.state_mut().send(Command::Open(common::quaternius()));
+    h.run_steps(3);
+    let walk = clip_index(&h, "Walk_Loop");
+    h.state_mut().send(Command::PlayClip(Some(walk)));
+    h.run_steps(2);
+    edit_layers(&mut h, |l| {
+        l.clips.push(ClipLayer {
+            clip: "Idle_Loop".into(),
+            weight: 0.5,
+            ..Default::default()
+        })
+    });
+    h.run_steps(2);
+    let saved = dir.join("walk.json");
+    h.state_mut().send(Command::SavePreset {
+        path: saved.clone(),
+        overwrite: true,
+    });
+    h.run_steps(2);
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&saved).unwrap()).unwrap();
+    assert_eq!(json["plays"], "Walk_Loop");
+    // Another clip plays, then the preset opens again.
+    h.state_mut().send(Command::PlayClip(Some(0)));
+    h.run_steps(2);
+    h.state_mut().send(Command::Open(saved));
+    h.run_steps(3);
+    let e = h.state().editor();
+    assert_eq!(e.clip(), Some(walk), "{}", e.status().text);
+    assert!(!e.blending());
+    assert!(e.eval().is_playing());
+    assert!(
+        !h.get_by_label("Pause").accesskit_node().is_disabled(),
+        "the transport is on"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

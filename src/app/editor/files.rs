@@ -197,6 +197,7 @@ impl EditorState {
                     })?;
                 }
             }
+            let plays = preset.plays.clone();
             let has_blend = preset.blend.is_some();
             let clip_files = preset.clip_files.len();
             let clip_settings = preset.clip_settings.len();
@@ -212,7 +213,12 @@ impl EditorState {
             self.history.record(&self.doc.tuning, &after);
             self.doc.tuning = after;
             self.tuning_replaced();
-            if has_blend {
+            // What played when it was saved plays again: its clip, else its blend space (when it has nodes).
+            let clip = plays.and_then(|name| self.doc.clips.iter().position(|c| c.name == name));
+            if let Some(i) = clip {
+                self.select_clip(Some(i));
+                self.session.eval.play();
+            } else if has_blend && !self.doc.tuning.blend.nodes.is_empty() {
                 self.play_blend();
                 self.session.eval.play();
             }
@@ -308,6 +314,11 @@ impl EditorState {
                 .collect(),
             hips_placement: self.doc.tuning.hips_placement,
             clip_settings: self.doc.tuning.clip_settings.clone(),
+            plays: self
+                .clip()
+                .filter(|_| !self.blending())
+                .and_then(|i| self.doc.clips.get(i))
+                .map(|c| c.name.clone()),
             ..crate::preset::Preset::default()
         };
         let sources: Vec<std::path::PathBuf> = self
