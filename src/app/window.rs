@@ -505,10 +505,13 @@ impl eframe::App for AnimtuneApp {
             .resizable(false)
             .show(ui, |ui| {
                 timeline::ui(ui, e, out, &mut self.layout.curves_open);
-                if self.layout.curves_open {
+                let aligned = if self.layout.curves_open {
                     self.curves.ui(ui, e, out);
-                }
-                timeline::ruler(ui, e, out);
+                    self.curves.time_mapping
+                } else {
+                    None
+                };
+                timeline::ruler(ui, e, out, aligned);
             });
         // Side panels never take more than their share of the window, and never grow with their contents
         // (which scroll instead): the viewport keeps its size while tabs change.

@@ -1193,10 +1193,10 @@ fn the_curves_view_shows_what_look_at_adds_to_the_head_and_not_to_its_source() {
         .map(|(a, b)| a.rotation.angle_between(b.rotation).to_degrees())
         .fold(0.0f32, f32::max);
     assert!(moved > 5.0, "the head's final curve turns: {moved}°");
-    // The plot is there, with the final and source lines in its legend.
+    // The plot is there, with the final and source lines in its key (above the plot).
     h.get_by_label("Frame all");
-    h.query_by_label_contains("x final")
-        .expect("the legend names the final curve");
+    h.get_by_label("final");
+    h.get_by_label("source");
 }
 
 #[test]
@@ -1769,4 +1769,79 @@ fn a_preset_saved_on_a_clip_plays_that_clip_again() {
         "the transport is on"
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// C4: with the curves open the ruler's seconds sit under the plot's (a click on the ruler where the plot shows
+/// 0.47 s scrubs to 0.47 s; it landed at x = 453 against the plot's 500), the wheel zooms the time about the
+/// pointer without losing the curves, the key to the curves sits above the plot, and the viewport keeps most of
+/// its height.
+#[test]
+fn the_curves_view_lines_up_with_the_ruler_and_zooms_its_time_with_the_wheel() {
+    let mut h = harness();
+    h.run_steps(2);
+    let walk = clip_index(&h, "WalkForward");
+    h.state_mut().send(Command::PlayClip(Some(walk)));
+    h.state_mut()
+        .send(Command::Transport(Transport::TogglePlay));
+    let shoulder = {
+        let c = &h.state().editor().doc().model.character;
+        c.humanoid
+            .joint(animtune::core::HumanBone::LeftUpperArm)
+            .unwrap()
+    };
+    h.state_mut().send(Command::SelectJoint(Some(shoulder)));
+    h.run_steps(2);
+    let closed = viewport_rect(&h).height();
+    h.get_by_label("Curves").click();
+    h.run_steps(3);
+    assert!(
+        viewport_rect(&h).height() >= 0.8 * closed,
+        "the viewport went from {closed} to {} points high",
+        viewport_rect(&h).height()
+    );
+    let mapping = h
+        .state()
+        .curves_panel()
+        .time_mapping
+        .expect("the plot's times");
+    let x_at = |m: animtune::app::panels::timeline::TimeMapping, t: f32| {
+        m.left + (t - m.start) / (m.end - m.start) * (m.right - m.left)
+    };
+    let ruler = h.get_by_role_and_label(Role::Slider, "Time").rect();
+    let at = egui::pos2(x_at(mapping, 0.47), ruler.center().y);
+    h.hover_at(at);
+    h.run_steps(1);
+    h.drag_at(at);
+    h.run_steps(1);
+    h.drop_at(at);
+    h.run_steps(2);
+    let t = h.state().editor().eval().time();
+    assert!(
+        (t - 0.47).abs() < 0.01,
+        "the ruler scrubbed to {t} s where the plot shows 0.47 s"
+    );
+    // The key sits in the options row, above the plot.
+    // (The plot, at least 80 points high, is between it and the ruler.)
+    let key = h.get_by_label("final").rect();
+    assert!(key.bottom() <= ruler.top() - 80.0, "{key:?} {ruler:?}");
+    // The wheel over the plot zooms the time about the pointer; the values stay fitted.
+    let span = mapping.end - mapping.start;
+    let over = egui::pos2(x_at(mapping, 0.5), ruler.top() - 40.0);
+    h.hover_at(over);
+    h.run_steps(1);
+    h.event(egui::Event::MouseWheel {
+        unit: egui::MouseWheelUnit::Point,
+        delta: egui::vec2(0.0, 120.0),
+        modifiers: egui::Modifiers::NONE,
+        phase: egui::TouchPhase::Move,
+        source: egui::MouseWheelSource::Wheel,
+    });
+    h.run_steps(4);
+    let zoomed = h.state().curves_panel().time_mapping.unwrap();
+    assert!(
+        zoomed.end - zoomed.start < 0.9 * span,
+        "the time span went from {span} to {}",
+        zoomed.end - zoomed.start
+    );
+    assert!(zoomed.start <= 0.5 && zoomed.end >= 0.5);
 }

@@ -7,18 +7,20 @@
 //! the tuning, what plays, the joint, the look-at target, root motion), not every frame.
 
 use egui::Color32;
-use egui_plot::{Legend, Line, LineStyle, MarkerShape, Plot, PlotPoints, Points, VLine};
+use egui_plot::{Line, LineStyle, MarkerShape, Plot, PlotPoints, Points, VLine};
 
 use crate::app::command::{Command, Commands, Transport};
 use crate::app::editor::EditorState;
+use crate::app::panels::timeline::TimeMapping;
 use crate::app::state::document::Tuning;
 use crate::blend::RootMotion;
 use crate::eval::curves::{Channel, JointCurves, Stage, channel_values, curve_times, joint_curves};
 
-/// Tallest the plot gets; it takes 28 % of the window's height, at least 80 points.
-const PLOT_HEIGHT: f32 = 200.0;
-/// The plot shows its legend from this height (points).
-const LEGEND_MIN_HEIGHT: f32 = 150.0;
+/// Tallest the plot gets; it takes 12 % of the window's height (the viewport keeps more than four fifths of its
+/// own: the view took a third of it), at least 80 points.
+const PLOT_HEIGHT: f32 = 160.0;
+/// Share of the window's height the plot takes, up to [`PLOT_HEIGHT`].
+const PLOT_SHARE: f32 = 0.12;
 /// Most key markers drawn per component.
 const MAX_KEY_MARKERS: usize = 2000;
 
@@ -46,6 +48,8 @@ pub struct CurvesPanel {
     /// Times the curves were computed (for tests: they must not be recomputed every frame).
     pub computations: u64,
     frame_all: bool,
+    /// Where the plot last put its times on screen: the ruler below draws its seconds there, so the two line up.
+    pub time_mapping: Option<TimeMapping>,
 }
 
 /// Colour of component `c` (x red, y green, z blue, w grey), dimmer for the source.
@@ -105,6 +109,7 @@ impl CurvesPanel {
     /// Draws the view: the channel and stage choices, then the plot.
     pub fn ui(&mut self, ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) {
         self.update(e);
+        self.time_mapping = None;
         // One row (it scrolls sideways in a narrow window), so that the timeline keeps its height.
         egui::ScrollArea::horizontal().id_salt("curve_options").show(ui, |ui| ui.horizontal(|ui| {
             for channel in Channel::ALL {
@@ -123,6 +128,8 @@ impl CurvesPanel {
             {
                 self.frame_all = true;
             }
+            ui.separator();
+            legend(ui, self.channel);
         }));
         let Some((_, curves)) = &self.cache else {
             ui.label(
@@ -134,7 +141,7 @@ impl CurvesPanel {
         if curves.stages.is_empty() {
             return;
         }
-        let height = (ui.ctx().content_rect().height() * 0.28).clamp(80.0, PLOT_HEIGHT);
+        let height = (ui.ctx().content_rect().height() * PLOT_SHARE).clamp(80.0, PLOT_HEIGHT);
         let channel = self.channel;
         let last = curves.stages.len() - 1;
         let shown: Vec<usize> = (0..curves.stages.len())
@@ -144,17 +151,27 @@ impl CurvesPanel {
         let names = channel.components();
         let time = f64::from(e.eval().time());
         let frame_all = std::mem::take(&mut self.frame_all);
-        let mut plot = Plot::new("curves").height(height);
-        // The legend (which also hides and shows curves) where there is room for it.
-        if height >= LEGEND_MIN_HEIGHT {
-            plot = plot.legend(Legend::default());
-        }
-        let response = plot
+        let duration = f64::from(e.eval().duration().max(1e-3));
+        // The wheel zooms the time axis about the pointer; the values always fit what is in view, so zooming
+        // never loses the curves (a wheel that zoomed the values alone lost them). Dragging pans the time.
+        let response = Plot::new("curves")
+            .height(height)
+            .allow_scroll(false)
+            .allow_zoom(egui::Vec2b::new(true, false))
+            .allow_drag(egui::Vec2b::new(true, false))
+            .auto_bounds(egui::Vec2b::new(false, true))
+            .set_margin_fraction(egui::Vec2::new(0.0, 0.1))
+            .default_x_bounds(0.0, duration)
             .x_axis_label("time (s)")
             .y_axis_label(channel.name())
+            .y_axis_min_width(48.0)
             .show(ui, |plot| {
                 if frame_all {
-                    plot.set_auto_bounds(true);
+                    plot.set_plot_bounds_x(0.0..=duration);
+                }
+                let wheel = plot.ctx().input(|i| i.smooth_scroll_delta.y);
+                if wheel != 0.0 && plot.response().hovered() {
+                    plot.zoom_bounds_around_hovered(egui::Vec2::new((wheel * 0.004).exp(), 1.0));
                 }
                 for &s in &shown {
                     let stage = &curves.stages[s];
@@ -200,8 +217,16 @@ impl CurvesPanel {
                 plot.vline(VLine::new("playhead", time).color(Color32::from_rgb(240, 80, 70)));
             });
         let transform = response.transform;
+        let (frame, bounds) = (transform.frame(), transform.bounds());
+        self.time_mapping = Some(TimeMapping {
+            left: frame.left(),
+            right: frame.right(),
+            start: bounds.min()[0] as f32,
+            end: bounds.max()[0] as f32,
+        });
         let response = response.response.on_hover_text(
-            "Drag to pan, wheel to zoom (Ctrl+wheel: one axis), double-click to frame all, click to scrub",
+            "Wheel: zoom the time about the pointer; drag: pan the time; the values fit what is in view. \
+             Double-click or Frame all: the whole clip. Click: scrub",
         );
         if response.clicked()
             && let Some(pos) = response.interact_pointer_pos()
@@ -212,6 +237,35 @@ impl CurvesPanel {
             )));
         }
     }
+}
+
+/// The key to the curves, in the options row (a legend inside the plot covered the curves' ends): each
+/// component's colour, and the line styles of the source and the final pose.
+fn legend(ui: &mut egui::Ui, channel: Channel) {
+    // A short line sample, solid or dashed, before each label.
+    let sample = |ui: &mut egui::Ui, color: Color32, dashed: bool| {
+        let (rect, _) = ui.allocate_exact_size(egui::vec2(18.0, 10.0), egui::Sense::hover());
+        let y = rect.center().y;
+        let stroke = egui::Stroke::new(2.0, color);
+        let points = [egui::pos2(rect.left(), y), egui::pos2(rect.right(), y)];
+        if dashed {
+            ui.painter()
+                .extend(egui::Shape::dashed_line(&points, stroke, 3.0, 2.0));
+        } else {
+            ui.painter().line_segment(points, stroke);
+        }
+    };
+    for (c, name) in channel.components().iter().enumerate() {
+        sample(ui, component_color(c, false), false);
+        ui.colored_label(component_color(c, false), *name);
+    }
+    let gray = Color32::from_gray(190);
+    sample(ui, gray, true);
+    ui.label("source")
+        .on_hover_text("Dashed: the clip or blend space before the layers");
+    sample(ui, gray, false);
+    ui.label("final")
+        .on_hover_text("Solid: the pose after every layer");
 }
 
 /// `values` (one per time of `times`, ascending) linearly interpolated at `t`.

@@ -190,8 +190,23 @@ fn tick_step(px_per_second: f32, min_px: f32) -> f32 {
         .unwrap_or(600.0)
 }
 
-/// The ruler: ticks, key markers, the in/out range and the playhead; a click or drag scrubs.
-pub fn ruler(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) {
+/// Where a view above the ruler (the curves) draws its times: seconds `start` at x `left`, `end` at `right`
+/// (screen points). The ruler then draws its seconds at the same places.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TimeMapping {
+    /// Screen x of `start`.
+    pub left: f32,
+    /// Screen x of `end`.
+    pub right: f32,
+    /// Seconds at `left`.
+    pub start: f32,
+    /// Seconds at `right`.
+    pub end: f32,
+}
+
+/// The ruler: ticks, key markers, the in/out range and the playhead; a click or drag scrubs. With `aligned`, its
+/// seconds sit where the view above draws them (the curves' time axis), zoomed and panned with it.
+pub fn ruler(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands, aligned: Option<TimeMapping>) {
     let eval = e.eval();
     let duration = eval.duration();
     let width = ui.available_width().max(50.0);
@@ -215,8 +230,16 @@ pub fn ruler(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) {
         );
         return;
     }
-    let x_of = |t: f32| inner.left() + t / duration * inner.width();
-    let t_of = |x: f32| ((x - inner.left()) / inner.width() * duration).clamp(0.0, duration);
+    let (left, right, start, end) = match aligned {
+        Some(m)
+            if m.right > m.left && m.end > m.start && m.start.is_finite() && m.end.is_finite() =>
+        {
+            (m.left, m.right, m.start, m.end)
+        }
+        _ => (inner.left(), inner.right(), 0.0, duration),
+    };
+    let x_of = |t: f32| left + (t - start) / (end - start) * (right - left);
+    let t_of = |x: f32| (start + (x - left) / (right - left) * (end - start)).clamp(0.0, duration);
     // The in/out range, shaded.
     if let Some([a, b]) = eval.play_range() {
         painter.rect_filled(
@@ -232,7 +255,7 @@ pub fn ruler(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) {
         }
     }
     // Frame ticks where they are far enough apart, second ticks with labels.
-    let px_per_second = inner.width() / duration;
+    let px_per_second = (right - left) / (end - start);
     let rate = e.session().frame_rate.max(1.0);
     if px_per_second / rate >= 4.0 {
         let frames = (duration * rate).floor() as u32;
