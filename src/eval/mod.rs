@@ -437,17 +437,20 @@ impl Evaluator {
                 .or_insert_with(|| ClipSource::new(clips, i, character, precision))
                 .clone()
         };
+        let masks = &self.layers.masks;
         self.clip_layers = self
             .layers
             .clips
             .iter()
             .enumerate()
-            .map(
-                |(i, spec)| match old_by_position.get_mut(i).and_then(Option::take) {
-                    Some(layer) if layer.spec == *spec => layer,
-                    _ => BoundClipLayer::bind(spec, character, clips, &mut compile),
-                },
-            )
+            .map(|(i, spec)| {
+                // A layer on a named mask takes the mask's parts and weights (a mask edit rebinds its layers).
+                let spec = spec.with_mask(masks);
+                match old_by_position.get_mut(i).and_then(Option::take) {
+                    Some(layer) if layer.spec == spec => layer,
+                    _ => BoundClipLayer::bind(&spec, character, clips, &mut compile),
+                }
+            })
             .collect();
     }
 
@@ -510,7 +513,7 @@ impl Evaluator {
     pub fn set_layers(&mut self, character: &Character, clips: &[Clip], layers: &LayerParams) {
         if *layers != self.layers {
             self.rig = LayerRig::bind(layers, character);
-            let rebind = layers.clips != self.layers.clips;
+            let rebind = layers.clips != self.layers.clips || layers.masks != self.layers.masks;
             self.layers = layers.clone();
             if rebind {
                 self.bind_clip_layers(character, clips, true);

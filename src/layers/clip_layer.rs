@@ -142,6 +142,33 @@ pub struct ClipLayer {
     pub muted: bool,
     /// Soloed: while any layer is soloed, only soloed layers (not muted) play.
     pub solo: bool,
+    /// A named avatar mask of the layer parameters ([`AvatarMask`]) used instead of the layer's own parts and
+    /// joint weights, as Unity layers share one mask asset (None: the layer's own).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mask: Option<String>,
+}
+
+/// A named avatar mask that several clip layers share (Unity's AvatarMask asset): body parts, and per-joint
+/// weights over them.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct AvatarMask {
+    /// The mask's name, which layers name it by.
+    pub name: String,
+    /// The body parts it lets through.
+    pub parts: Vec<BodyPart>,
+    /// Per-joint weights in [0, 1] by joint name, over what the parts give.
+    pub joint_weights: std::collections::BTreeMap<String, f32>,
+}
+
+impl Default for AvatarMask {
+    fn default() -> Self {
+        AvatarMask {
+            name: String::new(),
+            parts: all_parts(),
+            joint_weights: Default::default(),
+        }
+    }
 }
 
 impl Default for ClipLayer {
@@ -158,11 +185,27 @@ impl Default for ClipLayer {
             synced: false,
             muted: false,
             solo: false,
+            mask: None,
         }
     }
 }
 
 impl ClipLayer {
+    /// The layer with the named mask it uses (from `masks`) in place of its own parts and joint weights; itself
+    /// when it uses none or names a mask that is not there.
+    pub fn with_mask(&self, masks: &[AvatarMask]) -> ClipLayer {
+        let mut out = self.clone();
+        if let Some(m) = self
+            .mask
+            .as_ref()
+            .and_then(|name| masks.iter().find(|m| m.name == *name))
+        {
+            out.parts = m.parts.clone();
+            out.joint_weights = m.joint_weights.clone();
+        }
+        out
+    }
+
     /// The name the editor shows: the layer's own, or "Layer N" for the layer at `index` when it has none.
     pub fn display_name(&self, index: usize) -> String {
         if self.name.trim().is_empty() {

@@ -9,7 +9,7 @@ pub mod stack;
 pub mod twist;
 
 pub use breath::{BreathParams, BreathRig};
-pub use clip_layer::{BodyPart, ClipLayer, LayerMode};
+pub use clip_layer::{AvatarMask, BodyPart, ClipLayer, LayerMode};
 pub use easing::Easing;
 pub use look_at::{LookAtParams, LookAtRig, LookAtState, LookLimit};
 pub use stack::{LayerParams, LayerRig, LayerScratch};

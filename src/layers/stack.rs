@@ -23,6 +23,9 @@ pub struct LayerParams {
     pub twist: TwistParams,
     /// Clip layers over the source, in order, below breath (see [`super::clip_layer`]).
     pub clips: Vec<super::ClipLayer>,
+    /// Named avatar masks the clip layers may share (a layer's `mask` names one).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub masks: Vec<super::clip_layer::AvatarMask>,
 }
 
 impl LayerParams {
@@ -45,6 +48,37 @@ impl LayerParams {
             layer
                 .validate()
                 .map_err(|e| e.under(&format!("clips[{i}]")))?;
+            if let Some(name) = &layer.mask
+                && !self.masks.iter().any(|m| m.name == *name)
+            {
+                return Err(ParamError::new(
+                    format!("clips[{i}].mask"),
+                    format!("names mask '{name}', which is not among the masks"),
+                ));
+            }
+        }
+        for (i, mask) in self.masks.iter().enumerate() {
+            let field = format!("masks[{i}]");
+            if mask.name.trim().is_empty() {
+                return Err(ParamError::new(
+                    format!("{field}.name"),
+                    "a mask needs a name",
+                ));
+            }
+            if self.masks[..i].iter().any(|m| m.name == mask.name) {
+                return Err(ParamError::new(
+                    format!("{field}.name"),
+                    format!("'{}' names two masks", mask.name),
+                ));
+            }
+            for (joint, w) in &mask.joint_weights {
+                if !(w.is_finite() && (0.0..=1.0).contains(w)) {
+                    return Err(ParamError::new(
+                        format!("{field}.joint_weights.{joint}"),
+                        "must be within [0, 1]",
+                    ));
+                }
+            }
         }
         Ok(())
     }

@@ -885,3 +885,54 @@ fn a_gltf_export_plays_the_source_when_read_by_nlerp() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Named avatar masks (Unity's AvatarMask assets) that several clip layers share, saved in the preset: layers on a
+/// shared mask pose exactly as layers carrying the same parts themselves; a layer naming a mask the preset lacks
+/// is refused with the field.
+#[test]
+fn clip_layers_share_a_named_avatar_mask_from_the_preset() {
+    let dir = temp_dir("avatar-masks");
+    let layer = |extra: &str| {
+        format!(
+            r#"{{"clip":"WalkForward","weight":0.7{extra}}},{{"clip":"RunForward","weight":0.4,"mode":"additive"{extra}}}"#
+        )
+    };
+    let own = preset_without_procedural_layers(
+        &dir.join("own.json"),
+        &format!(r#","clips":[{}]"#, layer(r#","parts":["left_arm","head"]"#)),
+        "",
+    );
+    let shared = preset_without_procedural_layers(
+        &dir.join("shared.json"),
+        &format!(
+            r#","clips":[{}],"masks":[{{"name":"Arm and head","parts":["left_arm","head"]}}]"#,
+            layer(r#","parts":["right_leg"],"mask":"Arm and head""#)
+        ),
+        "",
+    );
+    let pose = |preset: &std::path::Path| {
+        json_of(&animtune(&[
+            "pose",
+            "mannequin",
+            "--preset",
+            preset.to_str().unwrap(),
+            "--clip",
+            "Idle",
+            "--time",
+            "0.4",
+            "--json",
+        ]))["joints"]
+            .clone()
+    };
+    assert_eq!(pose(&own), pose(&shared));
+    let missing = preset_without_procedural_layers(
+        &dir.join("missing.json"),
+        r#","clips":[{"clip":"WalkForward","mask":"Nope"}]"#,
+        "",
+    );
+    assert_clean_failure(
+        &animtune(&["pose", "mannequin", "--preset", missing.to_str().unwrap()]),
+        &["missing.json", "layers.clips[0].mask", "'Nope'"],
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1845,3 +1845,55 @@ fn the_curves_view_lines_up_with_the_ruler_and_zooms_its_time_with_the_wheel() {
     );
     assert!(zoomed.start <= 0.5 && zoomed.end >= 0.5);
 }
+
+/// Named avatar masks: "Save as mask" turns a layer's mask into a named one, another layer picks it, and a body
+/// part turned off on one layer's figure is off for both (Unity layers share an AvatarMask asset).
+#[test]
+fn clip_layers_share_a_named_mask_made_from_the_layers_tab() {
+    use animtune::layers::{BodyPart, ClipLayer};
+    let mut h = harness();
+    h.run_steps(2);
+    h.get_by_label("Layers").click();
+    h.run_steps(2);
+    edit_layers(&mut h, |l| {
+        for clip in ["WalkForward", "RunForward"] {
+            l.clips.push(ClipLayer {
+                clip: clip.into(),
+                weight: 0.5,
+                ..Default::default()
+            });
+        }
+    });
+    h.run_steps(2);
+    h.get_all_by_label("Save as mask").next().unwrap().click();
+    h.run_steps(2);
+    let layers = h.state().editor().tuning().layers.clone();
+    assert_eq!(layers.masks.len(), 1);
+    assert_eq!(layers.clips[0].mask.as_deref(), Some("Mask 1"));
+    // The second layer picks the mask from its box.
+    h.get_all_by_role(Role::ComboBox)
+        .filter(|n| n.accesskit_node().value().as_deref() == Some("(its own)"))
+        .last()
+        .expect("the second layer's mask box")
+        .click();
+    h.run_steps(2);
+    h.get_all_by_label("Mask 1").last().unwrap().click();
+    h.run_steps(2);
+    assert_eq!(
+        h.state().editor().tuning().layers.clips[1].mask.as_deref(),
+        Some("Mask 1")
+    );
+    // Left Leg off on the first layer's boxes: the shared mask, so the second layer loses it too.
+    h.get_all_by_label("Left Leg").next().unwrap().click();
+    h.run_steps(2);
+    let layers = h.state().editor().tuning().layers.clone();
+    assert!(!layers.masks[0].parts.contains(&BodyPart::LeftLeg));
+    for l in &layers.clips {
+        assert!(
+            !l.with_mask(&layers.masks)
+                .parts
+                .contains(&BodyPart::LeftLeg)
+        );
+    }
+    assert!(h.query_by_label_contains("2 layer(s)").is_some());
+}

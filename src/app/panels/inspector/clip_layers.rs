@@ -6,7 +6,7 @@ use egui::{Color32, Rect, Sense, Stroke, Vec2};
 
 use crate::app::editor::EditorState;
 use crate::app::widgets::slider;
-use crate::layers::{BodyPart, ClipLayer, LayerMode, LayerParams};
+use crate::layers::{AvatarMask, BodyPart, ClipLayer, LayerMode, LayerParams};
 
 /// The figure's parts: each part's rectangles in a 60 × 100 box (head at the top, the figure facing the viewer,
 /// so its left is on the right as Unity draws it).
@@ -158,6 +158,100 @@ fn joint_weights(
         });
 }
 
+/// The layer's mask: its own, or one of the named masks layers share (Unity's AvatarMask assets); "Save as
+/// mask" makes the layer's own mask a named one.
+fn mask_choice(ui: &mut egui::Ui, layer: &mut ClipLayer, masks: &mut Vec<AvatarMask>) {
+    ui.horizontal(|ui| {
+        ui.label("mask");
+        egui::ComboBox::from_id_salt("mask")
+            .width(120.0)
+            .truncate()
+            .selected_text(layer.mask.as_deref().unwrap_or("(its own)"))
+            .show_ui(ui, |ui| {
+                ui.selectable_value(&mut layer.mask, None, "(its own)");
+                for m in masks.iter() {
+                    ui.selectable_value(&mut layer.mask, Some(m.name.clone()), m.name.as_str());
+                }
+            })
+            .response
+            .on_hover_text(
+                "Which avatar mask the layer uses: its own, or a named mask several layers share (edits to a \
+                 named mask change every layer on it)",
+            );
+        if layer.mask.is_none()
+            && ui
+                .button("Save as mask")
+                .on_hover_text("Make this layer's mask a named one that other layers can use")
+                .clicked()
+        {
+            let name = (1..)
+                .map(|k| format!("Mask {k}"))
+                .find(|n| !masks.iter().any(|m| m.name == *n))
+                .unwrap_or_default();
+            masks.push(AvatarMask {
+                name: name.clone(),
+                parts: layer.parts.clone(),
+                joint_weights: layer.joint_weights.clone(),
+            });
+            layer.mask = Some(name);
+        }
+    });
+}
+
+/// The named masks: each with its name (renaming follows into the layers on it), how many layers use it, and
+/// Delete (those layers keep its parts and weights as their own).
+fn masks_section(ui: &mut egui::Ui, p: &mut LayerParams) {
+    if p.masks.is_empty() {
+        return;
+    }
+    ui.label(egui::RichText::new("Avatar masks").strong());
+    let mut delete = None;
+    let mut rename = None;
+    for (k, mask) in p.masks.iter_mut().enumerate() {
+        let users = p
+            .clips
+            .iter()
+            .filter(|l| l.mask.as_deref() == Some(mask.name.as_str()))
+            .count();
+        ui.push_id(("avatar mask", k), |ui| {
+            ui.horizontal(|ui| {
+                let before = mask.name.clone();
+                let edit = ui
+                    .add(egui::TextEdit::singleline(&mut mask.name).desired_width(110.0))
+                    .on_hover_text("The mask's name (the layers on it follow a rename)");
+                if edit.changed() && !mask.name.trim().is_empty() {
+                    rename = Some((before, mask.name.clone()));
+                }
+                ui.label(format!("{users} layer(s)"));
+                if ui
+                    .button("Delete")
+                    .on_hover_text("Remove the mask; the layers on it keep its parts and weights")
+                    .clicked()
+                {
+                    delete = Some(k);
+                }
+            });
+        });
+    }
+    if let Some((old, new)) = rename {
+        for layer in &mut p.clips {
+            if layer.mask.as_deref() == Some(old.as_str()) {
+                layer.mask = Some(new.clone());
+            }
+        }
+    }
+    if let Some(k) = delete {
+        let mask = p.masks.remove(k);
+        for layer in &mut p.clips {
+            if layer.mask.as_deref() == Some(mask.name.as_str()) {
+                layer.mask = None;
+                layer.parts = mask.parts.clone();
+                layer.joint_weights = mask.joint_weights.clone();
+            }
+        }
+    }
+}
+
 /// Draws the section on `p`'s clip layers.
 pub fn ui(ui: &mut egui::Ui, e: &EditorState, p: &mut LayerParams) {
     let clips: Vec<&str> = e.doc().clips.iter().map(|c| c.name.as_str()).collect();
@@ -178,7 +272,12 @@ pub fn ui(ui: &mut egui::Ui, e: &EditorState, p: &mut LayerParams) {
     let mut swap = None;
     let mut moved = None;
     let count = p.clips.len();
-    for (i, layer) in p.clips.iter_mut().enumerate() {
+    let LayerParams {
+        clips: layers,
+        masks,
+        ..
+    } = p;
+    for (i, layer) in layers.iter_mut().enumerate() {
         let block = ui.push_id(("clip layer", i), |ui| {
             ui.horizontal(|ui| {
                 ui.dnd_drag_source(ui.scope_id().with("drag"), LayerDrag(i), |ui| {
@@ -290,22 +389,35 @@ pub fn ui(ui: &mut egui::Ui, e: &EditorState, p: &mut LayerParams) {
                     "The time of the clip whose pose the motion is relative to (0: its first frame)",
                 );
             }
+            mask_choice(ui, layer, masks);
+            // A layer on a named mask edits that mask (every layer sharing it follows), else its own.
+            let shared = layer
+                .mask
+                .as_ref()
+                .and_then(|name| masks.iter().position(|m| m.name == *name));
+            let (parts, weights) = match shared {
+                Some(m) => {
+                    let mask = &mut masks[m];
+                    (&mut mask.parts, &mut mask.joint_weights)
+                }
+                None => (&mut layer.parts, &mut layer.joint_weights),
+            };
             ui.horizontal(|ui| {
-                mask_figure(ui, i, &mut layer.parts);
+                mask_figure(ui, i, parts);
                 ui.vertical(|ui| {
                     for part in BodyPart::ALL {
-                        let mut on = layer.parts.contains(&part);
+                        let mut on = parts.contains(&part);
                         if ui.checkbox(&mut on, part.name()).changed() {
                             if on {
-                                layer.parts.push(part);
+                                parts.push(part);
                             } else {
-                                layer.parts.retain(|p| *p != part);
+                                parts.retain(|p| *p != part);
                             }
                         }
                     }
                 });
             });
-            joint_weights(ui, &joints, &mut layer.joint_weights);
+            joint_weights(ui, &joints, weights);
         })
         .response;
         if let Some(to) = drop_target(ui, &block, i) {
@@ -313,6 +425,7 @@ pub fn ui(ui: &mut egui::Ui, e: &EditorState, p: &mut LayerParams) {
         }
         ui.separator();
     }
+    masks_section(ui, p);
     if let Some(i) = remove {
         p.clips.remove(i);
     }
