@@ -1873,11 +1873,11 @@ fn clip_layers_share_a_named_mask_made_from_the_layers_tab() {
     // The second layer picks the mask from its box.
     h.get_all_by_role(Role::ComboBox)
         .filter(|n| n.accesskit_node().value().as_deref() == Some("(its own)"))
-        .last()
+        .next_back()
         .expect("the second layer's mask box")
         .click();
     h.run_steps(2);
-    h.get_all_by_label("Mask 1").last().unwrap().click();
+    h.get_all_by_label("Mask 1").next_back().unwrap().click();
     h.run_steps(2);
     assert_eq!(
         h.state().editor().tuning().layers.clips[1].mask.as_deref(),
