@@ -1872,8 +1872,7 @@ fn clip_layers_share_a_named_mask_made_from_the_layers_tab() {
     assert_eq!(layers.clips[0].mask.as_deref(), Some("Mask 1"));
     // The second layer picks the mask from its box.
     h.get_all_by_role(Role::ComboBox)
-        .filter(|n| n.accesskit_node().value().as_deref() == Some("(its own)"))
-        .next_back()
+        .rfind(|n| n.accesskit_node().value().as_deref() == Some("(its own)"))
         .expect("the second layer's mask box")
         .click();
     h.run_steps(2);
