@@ -31,3 +31,27 @@ pub fn slider<N: egui::emath::Numeric>(
     })
     .inner
 }
+
+/// `response` with its tooltip, except after it was dragged: from a drag until the pointer leaves the widget the
+/// tooltip stays hidden, so it does not cover what was just dragged (a canvas, a ruler, a handle).
+pub fn tooltip_unless_dragged(response: egui::Response, text: &str) -> egui::Response {
+    let id = response.id.with("dragged since hovered");
+    let ctx = response.ctx.clone();
+    let dragged = response.dragged() || response.drag_stopped();
+    let mut was = ctx.data(|d| d.get_temp::<bool>(id).unwrap_or(false));
+    if dragged {
+        was = true;
+    } else if ctx
+        .input(|i| i.pointer.latest_pos())
+        .is_some_and(|p| !response.rect.contains(p))
+    {
+        // The pointer left (a pointer that is gone, as after a release on some platforms, has not).
+        was = false;
+    }
+    ctx.data_mut(|d| d.insert_temp(id, was));
+    if was {
+        response
+    } else {
+        response.on_hover_text(text)
+    }
+}

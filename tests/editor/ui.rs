@@ -1896,3 +1896,43 @@ fn clip_layers_share_a_named_mask_made_from_the_layers_tab() {
     }
     assert!(h.query_by_label_contains("2 layer(s)").is_some());
 }
+
+/// C14: after a drag on the blend canvas its tooltip stays hidden while the pointer rests there (it covered what
+/// was just dragged); once the pointer has left and come back, it shows again.
+#[test]
+fn a_tooltip_does_not_cover_what_was_just_dragged() {
+    let mut h = harness();
+    h.run_steps(3);
+    let canvas = h
+        .get_by_label(animtune::app::panels::inspector::blend::CANVAS_LABEL)
+        .rect();
+    let tip = "Drag the cross (the sample point)";
+    let (from, to) = (
+        canvas.center() + egui::vec2(-30.0, 40.0),
+        canvas.center() + egui::vec2(25.0, 55.0),
+    );
+    h.hover_at(from);
+    h.run_steps(1);
+    h.drag_at(from);
+    h.run_steps(1);
+    h.hover_at(to);
+    h.run_steps(1);
+    h.drop_at(to);
+    h.run_steps(2);
+    // The pointer rests near where the drag ended, as a hand does.
+    h.hover_at(to + egui::vec2(3.0, 2.0));
+    h.run_steps(60);
+    assert!(
+        h.query_by_label_contains(tip).is_none(),
+        "the tooltip covers the canvas after the drag"
+    );
+    // Away and back: the tooltip comes back when the pointer rests.
+    h.hover_at(egui::pos2(5.0, 400.0));
+    h.run_steps(3);
+    h.hover_at(to);
+    h.run_steps(60);
+    assert!(
+        h.query_by_label_contains(tip).is_some(),
+        "the tooltip is back"
+    );
+}

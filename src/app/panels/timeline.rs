@@ -213,7 +213,8 @@ pub fn ruler(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands, aligned: Op
     let (rect, response) =
         ui.allocate_exact_size(Vec2::new(width, RULER_HEIGHT), Sense::click_and_drag());
     response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Slider, true, "Time"));
-    let response = response.on_hover_text(
+    let response = crate::app::widgets::tooltip_unless_dragged(
+        response,
         "Click or drag to scrub. Ticks: seconds (with frame numbers) and frames; diamonds: keys of the selected \
          joint (or of every joint); the shaded band: the in/out range",
     );

@@ -477,7 +477,8 @@ impl BlendPanel {
         let response = ui.interact(rect, id, Sense::click_and_drag());
         let painter = ui.painter_at(rect);
         response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Canvas, true, CANVAS_LABEL));
-        let response = response.on_hover_text(
+        let response = crate::app::widgets::tooltip_unless_dragged(
+            response,
             "Drag the cross (the sample point) or click to move it; drag a node to place it; click a node to \
              select it. Arrow keys move the point (Shift: farther).",
         );
