@@ -1477,12 +1477,15 @@ fn clip_layers_reorder_by_dragging_their_handle_and_take_joint_weights() {
     h.run_steps(2);
     h.get_by_label("Layers").click();
     h.run_steps(2);
-    for _ in 0..3 {
-        h.get_by_label("Add clip layer").click();
-        h.run_steps(2);
-    }
-    // Tell the layers apart by weight: 0.1, 0.2, 0.3.
+    h.get_by_label("Add clip layer").click();
+    h.run_steps(2);
+    // Two more like it (the button is below the fold by now), told apart by weight: 0.1, 0.2, 0.3.
     edit_layers(&mut h, |l| {
+        for k in 2..=3 {
+            let mut layer = l.clips[0].clone();
+            layer.name = format!("Layer {k}");
+            l.clips.push(layer);
+        }
         for (k, layer) in l.clips.iter_mut().enumerate() {
             layer.weight = 0.1 * (k + 1) as f32;
         }
@@ -1498,8 +1501,9 @@ fn clip_layers_reorder_by_dragging_their_handle_and_take_joint_weights() {
     assert_eq!(weights(&h), [0.1, 0.2, 0.3]);
     let handles: Vec<egui::Rect> = h.get_all_by_label("☰").map(|n| n.rect()).collect();
     assert_eq!(handles.len(), 3, "one drag handle per layer");
-    // The third layer's handle, dropped just below the first layer's top edge: it goes first.
-    let from = handles[2].center();
+    // The second layer's handle (the third is below the fold), dropped just below the first layer's top edge:
+    // it goes first.
+    let from = handles[1].center();
     let to = egui::pos2(handles[0].center().x + 40.0, handles[0].top() + 2.0);
     h.hover_at(from);
     h.run_steps(1);
@@ -1509,9 +1513,15 @@ fn clip_layers_reorder_by_dragging_their_handle_and_take_joint_weights() {
         h.hover_at(from + (to - from) * (k as f32 / 6.0));
         h.run_steps(1);
     }
+    // C14: the dragged handle carries the layer's name and clip (egui paints it at the pointer; only a bare ☰
+    // followed it before).
+    assert!(
+        h.query_by_label_contains("☰ Layer 2 · ").is_some(),
+        "the dragged handle names its layer"
+    );
     h.drop_at(to);
     h.run_steps(3);
-    assert_eq!(weights(&h), [0.3, 0.1, 0.2], "dragged to the top");
+    assert_eq!(weights(&h), [0.2, 0.1, 0.3], "dragged to the top");
     h.state_mut().send(Command::Undo);
     h.run_steps(2);
     assert_eq!(weights(&h), [0.1, 0.2, 0.3], "one undo puts it back");

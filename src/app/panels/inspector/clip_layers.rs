@@ -280,12 +280,19 @@ pub fn ui(ui: &mut egui::Ui, e: &EditorState, p: &mut LayerParams) {
     for (i, layer) in layers.iter_mut().enumerate() {
         let block = ui.push_id(("clip layer", i), |ui| {
             ui.horizontal(|ui| {
-                ui.dnd_drag_source(ui.scope_id().with("drag"), LayerDrag(i), |ui| {
-                    ui.label("☰");
+                let drag_id = ui.scope_id().with("drag");
+                let shown = layer.display_name(i);
+                // While dragged, the handle carries the layer's name and clip under the pointer.
+                let carried = if ui.ctx().is_being_dragged(drag_id) {
+                    format!("☰ {shown} · {}", layer.clip)
+                } else {
+                    "☰".to_string()
+                };
+                ui.dnd_drag_source(drag_id, LayerDrag(i), |ui| {
+                    ui.label(carried);
                 })
                 .response
                 .on_hover_text("Drag onto another layer to move it there");
-                let shown = layer.display_name(i);
                 ui.add(
                     egui::TextEdit::singleline(&mut layer.name)
                         .hint_text(shown)
