@@ -1946,3 +1946,52 @@ fn a_tooltip_does_not_cover_what_was_just_dragged() {
         "the tooltip is back"
     );
 }
+
+/// C13: the Clip tab shows the whole take with the crop between start and end handles, as Unity's clip inspector
+/// does; dragging the end handle crops the clip, and the take stays whole on the bar.
+#[test]
+fn the_clip_tab_shows_the_whole_take_and_its_handles_crop_it() {
+    let mut h = harness();
+    h.run_steps(2);
+    let walk = clip_index(&h, "WalkForward");
+    h.state_mut().send(Command::PlayClip(Some(walk)));
+    h.run_steps(2);
+    h.get_by_label("Clip").click();
+    h.run_steps(2);
+    let take = h
+        .get_by_label(animtune::app::panels::inspector::clip::TAKE_BAR_LABEL)
+        .rect();
+    let end = h.get_by_label("Take end handle").rect();
+    let start = h.get_by_label("Take start handle").rect();
+    assert!(
+        (end.center().x - take.right()).abs() < 10.0,
+        "{end:?} {take:?}"
+    );
+    let duration = h.state().editor().doc().source_clips[walk].duration;
+    // Drag the end to 60 % of the take.
+    let to = egui::pos2(
+        start.center().x + 0.6 * (end.center().x - start.center().x),
+        end.center().y,
+    );
+    h.hover_at(end.center());
+    h.run_steps(1);
+    h.drag_at(end.center());
+    h.run_steps(1);
+    for k in 1..=4 {
+        h.hover_at(end.center() + (to - end.center()) * (k as f32 / 4.0));
+        h.run_steps(1);
+    }
+    h.drop_at(to);
+    h.run_steps(3);
+    let s = h.state().editor().tuning().clip_settings["WalkForward"].clone();
+    let cropped = s.end.expect("an end");
+    assert!(
+        (cropped - 0.6 * duration).abs() < 0.03 * duration,
+        "end {cropped} of {duration}"
+    );
+    let clip = &h.state().editor().doc().clips[walk];
+    assert!((clip.duration - cropped).abs() < 1e-3);
+    // The bar still shows the whole take: the start handle has not moved, the end sits inside it.
+    assert_eq!(h.get_by_label("Take start handle").rect(), start);
+    assert!(h.get_by_label("Take end handle").rect().center().x < take.right() - 40.0);
+}

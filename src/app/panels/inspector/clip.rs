@@ -72,6 +72,82 @@ pub fn ui(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands, panel: &mut Cl
     ));
 }
 
+/// Label of the take bar (for tests and screen readers).
+pub const TAKE_BAR_LABEL: &str = "Take";
+
+/// The whole take (the source clip as loaded, `duration` seconds) with the crop shaded between its start and end
+/// handles, as Unity's clip inspector shows it: drag a handle to move that end; the playhead shows where the
+/// clip is in the take.
+fn take_bar(ui: &mut egui::Ui, e: &EditorState, duration: f32, s: &mut ClipSettings) {
+    use egui::{Pos2, Rect, Sense, Stroke, Vec2};
+    if duration <= 0.0 {
+        return;
+    }
+    let width = ui.available_width().clamp(120.0, 420.0);
+    let (rect, _) = ui.allocate_exact_size(Vec2::new(width, 26.0), Sense::hover());
+    let bar = rect.shrink2(Vec2::new(7.0, 6.0));
+    let x_of = |t: f32| bar.left() + t / duration * bar.width();
+    let t_of = |x: f32| ((x - bar.left()) / bar.width() * duration).clamp(0.0, duration);
+    let (start, end) = (s.start.unwrap_or(0.0), s.end.unwrap_or(duration));
+    let painter = ui.painter_at(rect);
+    painter.rect_filled(bar, 2.0, Color32::from_gray(45));
+    let crop = Rect::from_x_y_ranges(x_of(start)..=x_of(end), bar.y_range());
+    painter.rect_filled(crop, 2.0, Color32::from_rgb(60, 95, 150));
+    // The playhead, in the take's time.
+    let at = (start + e.eval().time()).min(duration);
+    painter.line_segment(
+        [
+            Pos2::new(x_of(at), bar.top()),
+            Pos2::new(x_of(at), bar.bottom()),
+        ],
+        Stroke::new(2.0, Color32::from_rgb(240, 80, 70)),
+    );
+    let info = ui.interact(rect, ui.scope_id().with("take bar"), Sense::hover());
+    info.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Canvas, true, TAKE_BAR_LABEL));
+    info.on_hover_text(format!(
+        "The whole take ({duration:.3} s): the clip is the shaded part, {start:.3}–{end:.3} s. Drag a handle to \
+         move the clip's start or end (Unity's clip inspector)"
+    ));
+    for (k, value) in [start, end].into_iter().enumerate() {
+        let handle = Rect::from_center_size(
+            Pos2::new(x_of(value), rect.center().y),
+            Vec2::new(8.0, 22.0),
+        );
+        let id = ui.scope_id().with(("take handle", k));
+        let response = ui.interact(handle, id, Sense::drag());
+        let label = if k == 0 {
+            "Take start handle"
+        } else {
+            "Take end handle"
+        };
+        response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Slider, true, label));
+        let hot = response.hovered() || response.dragged();
+        painter.rect_filled(
+            handle,
+            2.0,
+            if hot {
+                Color32::WHITE
+            } else {
+                Color32::from_gray(200)
+            },
+        );
+        if response.dragged()
+            && let Some(pos) = response.interact_pointer_pos()
+        {
+            let t = (t_of(pos.x) * 1000.0).round() / 1000.0;
+            // Each end stays a frame's worth (1/120 s) from the other.
+            let gap = 1.0 / 120.0;
+            if k == 0 {
+                let t = t.min(end - gap).max(0.0);
+                s.start = (t > 0.0).then_some(t);
+            } else {
+                let t = t.max(start + gap).min(duration);
+                s.end = (t < duration).then_some(t);
+            }
+        }
+    }
+}
+
 /// The root transform's rows, as Unity's: rotation, Y and XZ, each baked into the pose or not, with an offset.
 fn root_transform(ui: &mut egui::Ui, s: &mut ClipSettings) {
     ui.label("Root transform (the hips)").on_hover_text(
@@ -204,6 +280,7 @@ fn settings(
         s.start = (start > 0.0).then_some(start);
         s.end = (end < d).then_some(end);
     });
+    take_bar(ui, e, d, &mut s);
     root_transform(ui, &mut s);
     ui.checkbox(&mut s.mirror, "Mirror").on_hover_text(
         "Left and right swapped, the motion reflected across the character's middle (Unity's Mirror; humanoid \
