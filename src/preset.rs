@@ -50,6 +50,10 @@ pub struct Preset {
     /// Clip settings (crop, cycle offset, loop pose) by clip name, as Unity's clip inspector sets them.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub clip_settings: BTreeMap<String, crate::core::ClipSettings>,
+    /// Clips made from takes (several clips from one take, as Unity's clip list): each a copy of a loaded clip
+    /// under a new name, whose settings are in `clip_settings` under that name.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub clip_splits: Vec<crate::core::ClipSplit>,
     /// The clip that played when the preset was saved (its name as its settings make it), which the editor plays
     /// again on opening it; None: the blend space played.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -67,6 +71,7 @@ impl Default for Preset {
             hips_placement: HipsPlacement::default(),
             clip_files: Vec::new(),
             clip_settings: BTreeMap::new(),
+            clip_splits: Vec::new(),
             plays: None,
         }
     }

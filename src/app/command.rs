@@ -79,6 +79,10 @@ pub enum Command {
     SetHumanBone(crate::core::HumanBone, Option<usize>),
     /// Where clips retargeted onto the character put its hips: an undoable setting that presets save.
     SetHipsPlacement(crate::core::HipsPlacement),
+    /// Make another clip from the take of clip `index` (cropped to the in/out range when one is set).
+    SplitTake(usize),
+    /// Remove a clip made from a take, by its loaded name.
+    RemoveSplit(String),
     /// One clip's settings (crop, cycle offset, loop pose), by clip name: undoable, saved in presets.
     SetClipSettings {
         /// The clip's name.

@@ -103,6 +103,11 @@ pub fn open_sources(
             args.model
         ));
     }
+    // Clips the preset makes from takes, before their settings apply.
+    if let Some(p) = &preset {
+        model.clips = crate::offline::request::with_splits(&model.clips, &p.clip_splits)
+            .map_err(|e| anyhow!("{}: clip_splits: {e}", settings_file(args)))?;
+    }
     let settings = preset.map(|p| p.clip_settings).unwrap_or_default();
     if let Some(name) = settings
         .keys()

@@ -655,3 +655,14 @@ mod tests {
         assert_eq!(ClipSettings::default().apply(&source).unwrap(), source);
     }
 }
+
+/// Another clip made from a take (Unity's clip list: several clips from one take, each with its own settings): a
+/// copy of the loaded clip `take`, named `name` as if loaded so, whose crop and other settings are the clip
+/// settings under `name`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClipSplit {
+    /// The take: a loaded clip's name.
+    pub take: String,
+    /// The new clip's name.
+    pub name: String,
+}

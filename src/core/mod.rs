@@ -19,7 +19,7 @@ pub mod unity_axes;
 pub use binding::{ClipBinding, HipsPlacement};
 pub use character::Character;
 pub use clip::{Clip, Interpolation, Keys, Track, TrackTarget, Wrap};
-pub use clip_settings::ClipSettings;
+pub use clip_settings::{ClipSettings, ClipSplit};
 pub use human_bone::HumanBone;
 pub use humanoid::{HumanoidMap, MappingSource, TwistChain};
 pub use pose::Pose;

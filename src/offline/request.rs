@@ -81,6 +81,36 @@ pub fn apply_clip_settings(
     (clips, notes)
 }
 
+/// `clips` followed by the clips `splits` make from their takes (copies named as the split says), or why one
+/// cannot be made: its take is not among the clips, or its name is taken.
+pub fn with_splits(clips: &[Clip], splits: &[crate::core::ClipSplit]) -> Result<Vec<Clip>, String> {
+    let mut out = clips.to_vec();
+    for split in splits {
+        if split.name.trim().is_empty() {
+            return Err(format!(
+                "a clip made from take '{}' needs a name",
+                split.take
+            ));
+        }
+        if out.iter().any(|c| c.name == split.name) {
+            return Err(format!(
+                "clip '{}' (made from take '{}'): another clip has that name",
+                split.name, split.take
+            ));
+        }
+        let take = clips.iter().find(|c| c.name == split.take).ok_or_else(|| {
+            format!(
+                "clip '{}' is made from take '{}', which the model does not have",
+                split.name, split.take
+            )
+        })?;
+        let mut copy = take.clone();
+        copy.name = split.name.clone();
+        out.push(copy);
+    }
+    Ok(out)
+}
+
 /// The first clip layer of `layers` whose clip (or additive reference clip) is not among `clips` (the clips as
 /// their settings made them), as a message naming the layer and, when the settings renamed that clip, its new
 /// name.

@@ -936,3 +936,89 @@ fn clip_layers_share_a_named_avatar_mask_from_the_preset() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Clips made from a take in a preset (`clip_splits`, each with its own settings) are clips like the others for
+/// `pose` and `bake`; a split whose take the model lacks is refused, naming the preset.
+#[test]
+fn a_presets_clips_from_one_take_pose_and_bake() {
+    let dir = temp_dir("preset-splits");
+    let preset = preset_without_procedural_layers(
+        &dir.join("splits.json"),
+        "",
+        r#","clip_splits":[{"take":"WalkForward","name":"Step"}],"clip_settings":{"Step":{"start":0.2,"end":0.6}}"#,
+    );
+    let p = preset.to_str().unwrap();
+    let step = json_of(&animtune(&[
+        "pose",
+        "mannequin",
+        "--preset",
+        p,
+        "--clip",
+        "Step",
+        "--time",
+        "0.1",
+        "--exact",
+        "--json",
+    ]));
+    let walk = json_of(&animtune(&[
+        "pose",
+        "mannequin",
+        "--clip",
+        "WalkForward",
+        "--time",
+        "0.3",
+        "--exact",
+        "--json",
+    ]));
+    // Step at 0.1 s is the take at 0.3 s: every joint's local rotation (the hips' travel starts over).
+    let rotations = |pose: &serde_json::Value| -> Vec<Vec<f64>> {
+        pose["joints"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|j| {
+                j["local"]["rotation"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|v| v.as_f64().unwrap())
+                    .collect()
+            })
+            .collect()
+    };
+    for (a, b) in rotations(&step).iter().zip(rotations(&walk)) {
+        let dot: f64 = a.iter().zip(&b).map(|(x, y)| x * y).sum();
+        assert!(dot.abs() > 1.0 - 1e-6, "{a:?} against {b:?}");
+    }
+    let out = dir.join("step.animclip");
+    common::assert_success(&animtune(&[
+        "bake",
+        "mannequin",
+        "--preset",
+        p,
+        "--clip",
+        "Step",
+        "-o",
+        out.to_str().unwrap(),
+    ]));
+    let info = json_of(&animtune(&[
+        "clip",
+        "info",
+        out.to_str().unwrap(),
+        "--json",
+    ]));
+    assert!(
+        (info["duration"].as_f64().unwrap() - 0.4).abs() < 1e-3,
+        "{info}"
+    );
+    let bad = preset_without_procedural_layers(
+        &dir.join("bad_split.json"),
+        "",
+        r#","clip_splits":[{"take":"Nope","name":"Step"}]"#,
+    );
+    assert_clean_failure(
+        &animtune(&["pose", "mannequin", "--preset", bad.to_str().unwrap()]),
+        &["bad_split.json", "clip_splits", "take 'Nope'"],
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1995,3 +1995,67 @@ fn the_clip_tab_shows_the_whole_take_and_its_handles_crop_it() {
     assert_eq!(h.get_by_label("Take start handle").rect(), start);
     assert!(h.get_by_label("Take end handle").rect().center().x < take.right() - 40.0);
 }
+
+/// C13: several clips from one take. "New clip from this take" makes a copy of the take cropped to the in/out
+/// range, which plays; the take stays whole; undo takes the new clip away; a saved preset makes it again.
+#[test]
+fn a_take_makes_several_clips_each_with_its_own_crop() {
+    let dir = common::temp_dir("take-splits");
+    let mut h = harness();
+    h.run_steps(2);
+    let walk = clip_index(&h, "WalkForward");
+    let whole = h.state().editor().doc().clips[walk].duration;
+    h.state_mut().send(Command::PlayClip(Some(walk)));
+    h.state_mut().send(Command::SetPlayRange(Some([0.2, 0.7])));
+    h.run_steps(2);
+    h.get_by_label("Clip").click();
+    h.run_steps(2);
+    h.get_by_label("New clip from this take").click();
+    h.run_steps(3);
+    let e = h.state().editor();
+    let split = e
+        .doc()
+        .clips
+        .iter()
+        .position(|c| c.name == "WalkForward 2")
+        .unwrap_or_else(|| panic!("no new clip: {}", e.status().text));
+    assert!((e.doc().clips[split].duration - 0.5).abs() < 1e-3);
+    assert_eq!(e.clip(), Some(split), "the new clip plays");
+    assert!(
+        (e.doc().clips[walk].duration - whole).abs() < 1e-6,
+        "the take stays whole"
+    );
+    assert!(
+        h.query_by_label_contains("made from take WalkForward")
+            .is_some()
+    );
+    // Saved and opened again after undo took it away.
+    let saved = dir.join("splits.json");
+    h.state_mut().send(Command::SavePreset {
+        path: saved.clone(),
+        overwrite: true,
+    });
+    h.run_steps(2);
+    h.state_mut().send(Command::Undo);
+    h.run_steps(2);
+    assert!(
+        !h.state()
+            .editor()
+            .doc()
+            .clips
+            .iter()
+            .any(|c| c.name == "WalkForward 2"),
+        "undo removes the new clip"
+    );
+    h.state_mut().send(Command::Open(saved));
+    h.run_steps(3);
+    let e = h.state().editor();
+    let back = e
+        .doc()
+        .clips
+        .iter()
+        .find(|c| c.name == "WalkForward 2")
+        .unwrap_or_else(|| panic!("the preset did not make it: {}", e.status().text));
+    assert!((back.duration - 0.5).abs() < 1e-3);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -202,6 +202,7 @@ impl EditorState {
             let clip_files = preset.clip_files.len();
             let clip_settings = preset.clip_settings.len();
             let after = Tuning {
+                clip_splits: preset.clip_splits,
                 blend: preset
                     .blend
                     .unwrap_or_else(|| self.doc.tuning.blend.clone()),
@@ -314,6 +315,7 @@ impl EditorState {
                 .collect(),
             hips_placement: self.doc.tuning.hips_placement,
             clip_settings: self.doc.tuning.clip_settings.clone(),
+            clip_splits: self.doc.tuning.clip_splits.clone(),
             plays: self
                 .clip()
                 .filter(|_| !self.blending())

@@ -233,6 +233,8 @@ impl EditorState {
                 | Command::LoadMannequin
                 | Command::PlayClip(_)
                 | Command::PlayBlend
+                | Command::SplitTake(_)
+                | Command::RemoveSplit(_)
                 | Command::Transport(
                     Transport::Stop
                         | Transport::Scrub(_)
@@ -346,6 +348,8 @@ impl EditorState {
             Command::SetHumanBone(bone, joint) => self.set_human_bone(bone, joint),
             Command::SetHipsPlacement(p) => self.set_hips_placement(p),
             Command::SetClipSettings { clip, settings } => self.set_clip_settings(clip, settings),
+            Command::SplitTake(index) => self.split_take(index),
+            Command::RemoveSplit(name) => self.remove_split(&name),
             Command::ChooseFile(_) => {}
             Command::SetClipRootMotion(mode) => {
                 self.session.eval.set_clip_root_motion(mode);
@@ -554,6 +558,9 @@ impl EditorState {
             }
         }
         self.doc.source_clips = self.doc.model.clips.clone();
+        // Clips made from takes belong to the model whose takes they copy.
+        self.doc.tuning.clip_splits.clear();
+        self.doc.applied_splits.clear();
         self.doc.clips = crate::offline::apply_clip_settings(
             &self.doc.model.character,
             &self.doc.source_clips,
@@ -607,10 +614,145 @@ impl EditorState {
 
     /// After undo, redo, a preset or a restored session replaced the whole tuning.
     fn tuning_replaced(&mut self) {
+        let playing = self.sync_splits();
         self.apply_humanoid();
         self.apply_clip_settings();
+        if let Some(name) = playing {
+            self.play_loaded_clip(&name);
+        }
         self.rebind_blend();
         self.layers_changed();
+    }
+
+    /// Makes the loaded clips hold one copy of its take per clip split of the tuning (removing the copies of
+    /// splits it no longer has); returns the loaded name of the clip that was playing when they changed, so that
+    /// it plays on at its new place. A split that cannot be made (its take missing, its name taken) is reported.
+    fn sync_splits(&mut self) -> Option<String> {
+        let wanted = self.doc.tuning.clip_splits.clone();
+        if wanted == self.doc.applied_splits {
+            return None;
+        }
+        let playing = self
+            .clip()
+            .filter(|_| !self.blending())
+            .and_then(|i| self.doc.source_clips.get(i))
+            .map(|c| c.name.clone());
+        let applied = std::mem::take(&mut self.doc.applied_splits);
+        let gone: Vec<&str> = applied
+            .iter()
+            .filter(|s| !wanted.contains(s))
+            .map(|s| s.name.as_str())
+            .collect();
+        self.doc
+            .source_clips
+            .retain(|c| !gone.contains(&c.name.as_str()));
+        let kept: Vec<crate::core::ClipSplit> = applied
+            .iter()
+            .filter(|s| wanted.contains(s))
+            .cloned()
+            .collect();
+        let new: Vec<crate::core::ClipSplit> = wanted
+            .iter()
+            .filter(|s| !kept.contains(s))
+            .cloned()
+            .collect();
+        match crate::offline::request::with_splits(&self.doc.source_clips, &new) {
+            Ok(all) => {
+                self.doc.source_clips = all;
+                self.doc.applied_splits = wanted;
+            }
+            Err(e) => {
+                self.session.report(format!("{}: {e}", self.doc.name), true);
+                self.doc.applied_splits = kept;
+            }
+        }
+        playing
+    }
+
+    /// Plays the loaded clip named `name` (from its start) if it is not the one playing, or the first clip when
+    /// it is gone.
+    fn play_loaded_clip(&mut self, name: &str) {
+        let at = self.doc.source_clips.iter().position(|c| c.name == name);
+        if at.is_some() && at == self.clip() {
+            return;
+        }
+        let fallback = (!self.doc.clips.is_empty()).then_some(0);
+        self.select_clip(at.or(fallback));
+        self.session.eval.play();
+    }
+
+    /// Makes another clip from the take the clip at `index` plays (Unity's clip list: several clips from one
+    /// take): a copy named "<clip> 2" (or the next free number) cropped to the in/out range when one is set, else
+    /// as the clip is, in one undo step; it then plays.
+    fn split_take(&mut self, index: usize) {
+        let Some(source) = self.doc.source_clips.get(index) else {
+            return;
+        };
+        // A clip made from a take splits that take again.
+        let take = self
+            .doc
+            .tuning
+            .clip_splits
+            .iter()
+            .find(|s| s.name == source.name)
+            .map_or_else(|| source.name.clone(), |s| s.take.clone());
+        let shown = self.doc.clips[index].name.clone();
+        let taken = |n: &str| {
+            self.doc.clips.iter().any(|c| c.name == n)
+                || self.doc.source_clips.iter().any(|c| c.name == n)
+        };
+        let Some(name) = (2..10_000)
+            .map(|k| format!("{shown} {k}"))
+            .find(|n| !taken(n))
+        else {
+            return;
+        };
+        let mut settings = self
+            .doc
+            .tuning
+            .clip_settings
+            .get(&source.name)
+            .cloned()
+            .unwrap_or_default();
+        settings.name = None;
+        if let Some([a, b]) = self.session.eval.play_range() {
+            let offset = settings.start.unwrap_or(0.0);
+            settings.start = Some(offset + a).filter(|&t| t > 0.0);
+            settings.end = Some(offset + b);
+        }
+        self.history.before_edit(&self.doc.tuning);
+        self.doc.tuning.clip_splits.push(crate::core::ClipSplit {
+            take,
+            name: name.clone(),
+        });
+        if !settings.is_identity() {
+            self.doc.tuning.clip_settings.insert(name.clone(), settings);
+        }
+        self.doc.revision += 1;
+        self.tuning_replaced();
+        self.history.close(&self.doc.tuning);
+        self.set_play_range_none();
+        self.play_loaded_clip(&name);
+        self.session
+            .report(format!("Made clip {name} from take {shown}"), false);
+    }
+
+    /// Clears the in/out range (a new clip plays whole).
+    fn set_play_range_none(&mut self) {
+        self.session.eval.set_play_range(None);
+    }
+
+    /// Removes a clip made from a take (its settings go with it), in one undo step.
+    fn remove_split(&mut self, name: &str) {
+        if !self.doc.tuning.clip_splits.iter().any(|s| s.name == name) {
+            return;
+        }
+        self.history.before_edit(&self.doc.tuning);
+        self.doc.tuning.clip_splits.retain(|s| s.name != name);
+        self.doc.tuning.clip_settings.remove(name);
+        self.doc.revision += 1;
+        self.tuning_replaced();
+        self.history.close(&self.doc.tuning);
     }
 
     /// Makes the clips that play from the loaded ones and the tuning's clip settings; when that changes them,

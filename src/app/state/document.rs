@@ -35,6 +35,8 @@ pub struct Tuning {
     /// Clip settings (crop, cycle offset, loop pose) by clip name: they make the clips that play from the ones
     /// loaded.
     pub clip_settings: BTreeMap<String, crate::core::ClipSettings>,
+    /// Clips made from takes: copies of loaded clips under new names (their settings are in `clip_settings`).
+    pub clip_splits: Vec<crate::core::ClipSplit>,
 }
 
 impl Tuning {
@@ -45,6 +47,7 @@ impl Tuning {
             || self.humanoid != other.humanoid
             || self.hips_placement != other.hips_placement
             || self.clip_settings != other.clip_settings
+            || self.clip_splits != other.clip_splits
             || a.mode != b.mode
             || a.axes != b.axes
             || a.nodes != b.nodes
@@ -94,9 +97,11 @@ pub struct Document {
     pub generation: u64,
     /// Increases whenever the tuning changes (so panels holding a draft of it refresh the draft).
     pub revision: u64,
-    /// The clips as loaded (the model's, then those added from other files): `clips` are these with the
-    /// tuning's clip settings applied.
+    /// The clips as loaded (the model's, then those added from other files), then the copies the tuning's clip
+    /// splits made of their takes: `clips` are these with the tuning's clip settings applied.
     pub source_clips: Vec<Clip>,
+    /// The splits whose copies `source_clips` holds now (the tuning's after each change).
+    pub applied_splits: Vec<crate::core::ClipSplit>,
 }
 
 impl Document {
@@ -117,7 +122,9 @@ impl Document {
                 humanoid: BTreeMap::new(),
                 hips_placement: Default::default(),
                 clip_settings: BTreeMap::new(),
+                clip_splits: Vec::new(),
             },
+            applied_splits: Vec::new(),
             generation: 0,
             revision: 0,
         }

@@ -96,6 +96,7 @@ mod tests {
         let mut layers = LayerParams::default();
         layers.breath.effect_rate = rate;
         Tuning {
+            clip_splits: Vec::new(),
             blend: crate::demo::locomotion::default_blend_space(),
             layers,
             humanoid: Default::default(),

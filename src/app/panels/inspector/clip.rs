@@ -58,6 +58,7 @@ pub fn ui(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands, panel: &mut Cl
         clip.tracks.len()
     ));
     settings(ui, e, i, out, panel);
+    takes(ui, e, i, out);
     ui.separator();
     ui.label(format!(
         "Tracks without a joint: {}",
@@ -70,6 +71,41 @@ pub fn ui(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands, panel: &mut Cl
         "Joints without a track: {}",
         b.joints_without_track.len()
     ));
+}
+
+/// Clips from one take, as Unity's clip list makes them: a new clip from this clip's take (cropped to the in/out
+/// range when one is set), and, for a clip made so, its take and a way to remove it.
+fn takes(ui: &mut egui::Ui, e: &EditorState, i: usize, out: &mut Commands) {
+    let Some(source) = e.doc().source_clips.get(i) else {
+        return;
+    };
+    let split = e
+        .tuning()
+        .clip_splits
+        .iter()
+        .find(|s| s.name == source.name);
+    ui.horizontal(|ui| {
+        if ui
+            .button("New clip from this take")
+            .on_hover_text(
+                "Another clip from the same take, with its own crop and settings (Unity's clip list); it takes \
+                 the in/out range when one is set. Saved in presets",
+            )
+            .clicked()
+        {
+            out.push(Command::SplitTake(i));
+        }
+        if let Some(split) = split {
+            ui.label(format!("made from take {}", split.take));
+            if ui
+                .button("Remove clip")
+                .on_hover_text("Remove this clip made from a take (its take stays)")
+                .clicked()
+            {
+                out.push(Command::RemoveSplit(split.name.clone()));
+            }
+        }
+    });
 }
 
 /// Label of the take bar (for tests and screen readers).
