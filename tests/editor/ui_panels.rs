@@ -810,3 +810,52 @@ fn the_transport_buttons_stay_put_as_the_time_and_the_clip_change() {
     assert_eq!(first, later, "the time's digits moved the buttons");
     assert_eq!(first, other, "'{}' moved the buttons", clips[long].name);
 }
+
+/// B11: at the default width every row of the Layers tab (breath, look-at, twist and a clip layer with its name,
+/// mask and weight rows) ends inside the window.
+#[test]
+fn the_layers_tab_rows_end_inside_the_window_at_the_default_width() {
+    let mut h = harness_sized(1280.0, 800.0);
+    h.run_steps(2);
+    h.get_by_label("Layers").click();
+    h.run_steps(2);
+    let mut layers = h.state().editor().tuning().layers.clone();
+    layers.clips.push(animtune::layers::ClipLayer {
+        name: "A layer with a long name".into(),
+        clip: "WalkForwardLeft".into(),
+        weight: 0.5,
+        ..Default::default()
+    });
+    h.state_mut().send(Command::SetLayers(Box::new(layers)));
+    h.run_steps(3);
+    let inspector_left = h.get_by_label("Layers").rect().left();
+    let worst = h
+        .get_all_by_role(Role::Button)
+        .chain(h.get_all_by_role(Role::CheckBox))
+        .chain(h.get_all_by_role(Role::Slider))
+        .chain(h.get_all_by_role(Role::SpinButton))
+        .chain(h.get_all_by_role(Role::ComboBox))
+        .map(|n| n.rect())
+        .filter(|r| r.left() >= inspector_left - 1.0 && r.top() < 790.0)
+        .fold(0.0f32, |m, r| m.max(r.right()));
+    let past: Vec<String> = h
+        .get_all_by_role(Role::Button)
+        .chain(h.get_all_by_role(Role::CheckBox))
+        .chain(h.get_all_by_role(Role::Slider))
+        .chain(h.get_all_by_role(Role::SpinButton))
+        .chain(h.get_all_by_role(Role::ComboBox))
+        .filter(|n| n.rect().right() > 1280.0 && n.rect().top() < 790.0)
+        .map(|n| {
+            format!(
+                "{:?}/{:?} {:?}",
+                n.accesskit_node().label(),
+                n.accesskit_node().value(),
+                n.rect()
+            )
+        })
+        .collect();
+    assert!(
+        worst <= 1280.0,
+        "a control of the Layers tab ends at x = {worst}: {past:?}"
+    );
+}

@@ -303,8 +303,19 @@ pub fn ui(ui: &mut egui::Ui, e: &EditorState, p: &mut LayerParams) {
                     .on_hover_text("Leave the layer out without removing it");
                 ui.checkbox(&mut layer.solo, "solo")
                     .on_hover_text("Play only the soloed layers while any is soloed");
+                if ui
+                    .button("Remove")
+                    .on_hover_text("Remove the layer")
+                    .clicked()
+                {
+                    remove = Some(i);
+                }
+            });
+            // The clip on a row of its own: with the name, the header row no longer fit the default width.
+            ui.horizontal(|ui| {
+                ui.label("clip");
                 egui::ComboBox::from_id_salt("clip")
-                    .width(120.0)
+                    .width(160.0)
                     .truncate()
                     .selected_text(layer.clip.as_str())
                     .show_ui(ui, |ui| {
@@ -314,13 +325,6 @@ pub fn ui(ui: &mut egui::Ui, e: &EditorState, p: &mut LayerParams) {
                     })
                     .response
                     .on_hover_text("The layer's clip (any clip of the character)");
-                if ui
-                    .button("Remove")
-                    .on_hover_text("Remove the layer")
-                    .clicked()
-                {
-                    remove = Some(i);
-                }
             });
             if missing.contains(&layer.clip.as_str()) {
                 ui.colored_label(
