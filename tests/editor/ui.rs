@@ -2059,3 +2059,58 @@ fn a_take_makes_several_clips_each_with_its_own_crop() {
     assert!((back.duration - 0.5).abs() < 1e-3);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// C2: with the clip's Loop Time off and the transport's Loop on, the clip plays once and holds its end frame
+/// after frame (not only `loops()` reading false).
+#[test]
+fn loop_time_off_holds_the_end_while_the_transport_loops() {
+    let mut h = harness();
+    h.run_steps(2);
+    let walk = clip_index(&h, "WalkForward");
+    h.state_mut().send(Command::PlayClip(Some(walk)));
+    h.state_mut()
+        .send(Command::Transport(Transport::SetLooping(true)));
+    h.run_steps(2);
+    h.get_by_label("Clip").click();
+    h.run_steps(2);
+    h.get_by_label("Loop time").click();
+    h.run_steps(2);
+    h.state_mut()
+        .send(Command::Transport(Transport::Scrub(0.0)));
+    h.state_mut().send(Command::Transport(Transport::Play));
+    let duration = h.state().editor().doc().clips[walk].duration;
+    let mut last = 0.0f32;
+    for _ in 0..60 {
+        h.step();
+        let t = h.state().editor().eval().time();
+        assert!(t >= last, "the clip started over: {last} then {t}");
+        last = t;
+    }
+    assert_eq!(last, duration, "it holds its end");
+    assert!(!h.state().editor().eval().is_playing());
+}
+
+/// B6: with Loop off, Play at the out point starts over at the in point (and at the end of the clip, from 0).
+#[test]
+fn play_at_the_out_point_with_loop_off_starts_over() {
+    let mut h = harness();
+    h.run_steps(2);
+    let walk = clip_index(&h, "WalkForward");
+    h.state_mut().send(Command::PlayClip(Some(walk)));
+    h.state_mut()
+        .send(Command::Transport(Transport::SetLooping(false)));
+    h.state_mut().send(Command::SetPlayRange(Some([0.2, 0.7])));
+    h.run_steps(2);
+    h.state_mut()
+        .send(Command::Transport(Transport::ScrubToEnd));
+    h.run_steps(2);
+    assert_eq!(h.state().editor().eval().time(), 0.7);
+    h.get_by_label("Play").click();
+    h.run_steps(2);
+    let e = h.state().editor();
+    assert!(
+        e.eval().is_playing() || e.eval().time() < 0.7,
+        "Play did nothing"
+    );
+    assert!(e.eval().time() >= 0.2);
+}
