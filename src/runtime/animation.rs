@@ -82,61 +82,65 @@ enum Property {
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
-/// One channel of a clip's base pose that differs from the skeleton's rest pose.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct BaseOverride {
-    /// The joint.
-    pub joint: u16,
-    /// 0 translation, 1 rotation, 2 scale.
-    pub property: u8,
-    /// The value (x, y, z, w; w unused for vectors).
-    pub value: [f32; 4],
+/// The channels of a clip's base pose that differ from the skeleton's rest pose, by property (a list each, so
+/// that writing them over the rest pose is a tight loop per property, with no branch per channel).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct BaseOverrides {
+    /// Joint and translation.
+    pub translations: Vec<(u16, [f32; 3])>,
+    /// Joint and rotation (x, y, z, w).
+    pub rotations: Vec<(u16, [f32; 4])>,
+    /// Joint and scale.
+    pub scales: Vec<(u16, [f32; 3])>,
 }
 
-impl BaseOverride {
-    /// Writes the value into `t`.
+impl BaseOverrides {
+    /// The channels of `base` farther than `epsilon` (per component; rotations either sign) from `rest`.
+    fn between(base: &[Transform], rest: &[Transform], epsilon: f32) -> Self {
+        let mut out = BaseOverrides::default();
+        let far = |d: Vec4| d.abs().max_element() > epsilon;
+        for (j, (b, r)) in base.iter().zip(rest).enumerate() {
+            let j = j as u16;
+            let (bt, rt) = (Vec3::from(b.translation), Vec3::from(r.translation));
+            if far((bt - rt).extend(0.0)) {
+                out.translations.push((j, bt.to_array()));
+            }
+            let (bq, rq) = (Vec4::from(b.rotation), Vec4::from(r.rotation));
+            if far(bq - rq) && far(bq + rq) {
+                out.rotations.push((j, bq.to_array()));
+            }
+            let (bs, rs) = (Vec3::from(b.scale), Vec3::from(r.scale));
+            if far((bs - rs).extend(0.0)) {
+                out.scales.push((j, bs.to_array()));
+            }
+        }
+        out.translations.shrink_to_fit();
+        out.rotations.shrink_to_fit();
+        out.scales.shrink_to_fit();
+        out
+    }
+
+    /// Writes every channel into `pose` (one transform per joint of the skeleton).
     #[inline]
-    pub fn apply(&self, t: &mut Transform) {
-        let v = Vec4::from_array(self.value);
-        match self.property {
-            0 => t.translation = Vec3A::from_vec4(v),
-            1 => t.rotation = Quat::from_vec4(v),
-            _ => t.scale = Vec3A::from_vec4(v),
+    pub fn apply(&self, pose: &mut [Transform]) {
+        for &(j, v) in &self.translations {
+            pose[usize::from(j)].translation = Vec3A::from_array(v);
+        }
+        for &(j, v) in &self.rotations {
+            pose[usize::from(j)].rotation = Quat::from_array(v);
+        }
+        for &(j, v) in &self.scales {
+            pose[usize::from(j)].scale = Vec3A::from_array(v);
         }
     }
-}
 
-/// The channels of `base` farther than `epsilon` (per component; rotations either sign) from `rest`.
-fn base_overrides(base: &[Transform], rest: &[Transform], epsilon: f32) -> Vec<BaseOverride> {
-    let mut out = Vec::new();
-    for (j, (b, r)) in base.iter().zip(rest).enumerate() {
-        let channels = [
-            (
-                Vec4::from((Vec3::from(b.translation), 0.0)),
-                Vec4::from((Vec3::from(r.translation), 0.0)),
-            ),
-            (Vec4::from(b.rotation), Vec4::from(r.rotation)),
-            (
-                Vec4::from((Vec3::from(b.scale), 0.0)),
-                Vec4::from((Vec3::from(r.scale), 0.0)),
-            ),
-        ];
-        for (property, (v, rv)) in channels.into_iter().enumerate() {
-            let mut d = (v - rv).abs().max_element();
-            if property == 1 {
-                d = d.min((v + rv).abs().max_element());
-            }
-            if d > epsilon {
-                out.push(BaseOverride {
-                    joint: j as u16,
-                    property: property as u8,
-                    value: v.to_array(),
-                });
-            }
+    /// Bytes its lists hold, at their capacities.
+    fn heap_bytes(&self) -> usize {
+        fn buffer<T>(v: &Vec<T>) -> usize {
+            v.capacity() * std::mem::size_of::<T>()
         }
+        buffer(&self.translations) + buffer(&self.rotations) + buffer(&self.scales)
     }
-    out.shrink_to_fit();
-    out
 }
 
 /// A clip bound to and compiled for one skeleton.
@@ -148,7 +152,7 @@ pub struct Animation {
     pub(crate) rest: Arc<[Transform]>,
     /// The channels no key animates whose value is not the rest pose's (held channels): with `rest`, the base
     /// pose sampling starts from.
-    pub(crate) base_overrides: Vec<BaseOverride>,
+    pub(crate) base_overrides: BaseOverrides,
     /// Every (joint, property: 0 translation, 1 rotation, 2 scale) no animated channel writes, when copying
     /// those from the base pose is cheaper than copying all of it (fewer than joints); empty otherwise.
     pub(crate) constant_channels: Vec<(u16, u8)>,
@@ -545,7 +549,7 @@ impl Animation {
         };
         let mut keys: Vec<_> = grouped.into_iter().collect();
         keys.sort_by_key(|((p, cubic, set), _)| (*set, *p as u8, *cubic));
-        let base_overrides = base_overrides(&base, &rest, 0.0);
+        let base_overrides = BaseOverrides::between(&base, &rest, 0.0);
         let mut anim = Animation {
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             duration: clip.duration,
@@ -722,18 +726,14 @@ impl Animation {
     /// The base channels farther than [`HELD_EPSILON`] from the rest pose: the others are the rest pose
     /// (exporters write 0.9999999 for 1), so most clips keep a handful. The packed form takes these, and the
     /// compiler measures it against the exact form, snapping included.
-    fn snapped_base_overrides(&self) -> Vec<BaseOverride> {
-        base_overrides(&self.base_pose(), &self.rest, HELD_EPSILON)
+    fn snapped_base_overrides(&self) -> BaseOverrides {
+        BaseOverrides::between(&self.base_pose(), &self.rest, HELD_EPSILON)
     }
 
     /// The pose sampling starts from: the rest pose with the held channels' values.
     pub fn base_pose(&self) -> Vec<Transform> {
         let mut base = self.rest.to_vec();
-        for o in &self.base_overrides {
-            if let Some(t) = base.get_mut(usize::from(o.joint)) {
-                o.apply(t);
-            }
-        }
+        self.base_overrides.apply(&mut base);
         base
     }
 
@@ -788,7 +788,7 @@ impl Animation {
                 .iter()
                 .map(PackedGroup::heap_bytes)
                 .sum::<usize>()
-            + buffer(&self.base_overrides)
+            + self.base_overrides.heap_bytes()
             + buffer(&self.constant_channels)
             + buffer(&self.time_sets)
             + self.time_sets.iter().map(buffer).sum::<usize>()

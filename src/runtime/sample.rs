@@ -20,6 +20,10 @@ use crate::core::Transform;
 #[derive(Clone, Debug, Default)]
 pub struct SamplingContext {
     animation: u64,
+    /// The base pose of the animation it last served (the skeleton's rest pose with the clip's held channels),
+    /// built when it changes animation: each sample then starts from one copy of it, as when every clip kept its
+    /// own base pose, while the clips share the rest pose.
+    base: Vec<Transform>,
     cursors: Vec<u32>,
     located: Vec<(u32, f32)>,
     packed_cursors: Vec<GroupCursor>,
@@ -138,6 +142,10 @@ impl SamplingJob<'_> {
         let anim = self.animation;
         let ctx = &mut *self.context;
         if ctx.animation != anim.id {
+            // Sized once per joint count (a new skeleton), so sampling one animation again allocates nothing.
+            ctx.base.clear();
+            ctx.base.extend_from_slice(&anim.rest);
+            anim.base_overrides.apply(&mut ctx.base);
             ctx.cursors.fill(0);
             ctx.packed_cursors
                 .iter_mut()
@@ -157,7 +165,7 @@ impl SamplingJob<'_> {
         // what no channel overwrites.
         if !anim.constant_channels.is_empty() {
             for &(j, property) in &anim.constant_channels {
-                let (o, b) = (&mut out[usize::from(j)], &anim.rest[usize::from(j)]);
+                let (o, b) = (&mut out[usize::from(j)], &ctx.base[usize::from(j)]);
                 match property {
                     0 => o.translation = b.translation,
                     1 => o.rotation = b.rotation,
@@ -165,10 +173,7 @@ impl SamplingJob<'_> {
                 }
             }
         } else {
-            out.copy_from_slice(&anim.rest);
-        }
-        for o in &anim.base_overrides {
-            o.apply(&mut out[usize::from(o.joint)]);
+            out.copy_from_slice(&ctx.base);
         }
         let at = |time_set: usize| {
             let (k, u) = ctx.located[time_set];
