@@ -17,7 +17,8 @@ use crate::blend::RootMotion;
 use crate::eval::curves::{Channel, JointCurves, Stage, channel_values, curve_times, joint_curves};
 
 /// Tallest the plot gets; it takes 12 % of the window's height (the viewport keeps more than four fifths of its
-/// own: the view took a third of it), at least 80 points.
+/// own: the view took a third of it), at least 48 points (a 900×600 window at UI scale 2 is 300 points high, and
+/// 80 left the viewport 140 pixels).
 const PLOT_HEIGHT: f32 = 160.0;
 /// Share of the window's height the plot takes, up to [`PLOT_HEIGHT`].
 const PLOT_SHARE: f32 = 0.12;
@@ -141,7 +142,7 @@ impl CurvesPanel {
         if curves.stages.is_empty() {
             return;
         }
-        let height = (ui.ctx().content_rect().height() * PLOT_SHARE).clamp(80.0, PLOT_HEIGHT);
+        let height = (ui.ctx().content_rect().height() * PLOT_SHARE).clamp(48.0, PLOT_HEIGHT);
         let channel = self.channel;
         let last = curves.stages.len() - 1;
         let shown: Vec<usize> = (0..curves.stages.len())
