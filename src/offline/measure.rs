@@ -29,16 +29,31 @@ pub fn measure_reading(
         );
     }
     let binding = clip.bind(skeleton, None);
+    worst_over_frames(skeleton, frames, |t, pose| {
+        pose.reset_to_rest(skeleton);
+        clip.sample_into(&binding, t, Wrap::Clamp, pose);
+        if reading == RotationInterp::Nlerp {
+            read_rotations_by_nlerp(clip, &binding, clip.wrap_time(t, Wrap::Clamp), pose);
+        }
+        true
+    })
+}
+
+/// The largest virtual-vertex error, over the reference frames and the check poses, of the poses `pose_at(t,
+/// pose)` writes for their times; infinite when it returns false (it could not pose that time).
+fn worst_over_frames(
+    skeleton: &Skeleton,
+    frames: &Frames,
+    mut pose_at: impl FnMut(f32, &mut Pose) -> bool,
+) -> f32 {
     let mut pose = Pose::rest(skeleton);
     let (mut ma, mut mb) = (Vec::new(), Vec::new());
     let mut worst = 0.0f32;
     let grid = frames.times.iter().zip(&frames.poses);
     let checks = frames.checks.iter().map(|(t, p)| (t, p));
     for (t, reference) in grid.chain(checks) {
-        pose.reset_to_rest(skeleton);
-        clip.sample_into(&binding, *t, Wrap::Clamp, &mut pose);
-        if reading == RotationInterp::Nlerp {
-            read_rotations_by_nlerp(clip, &binding, clip.wrap_time(*t, Wrap::Clamp), &mut pose);
+        if !pose_at(*t, &mut pose) {
+            return f32::INFINITY;
         }
         reference.model_matrices_into(skeleton, &mut ma);
         pose.model_matrices_into(skeleton, &mut mb);
@@ -75,28 +90,16 @@ pub fn measure_player(skeleton: &Skeleton, frames: &Frames, clip: &Clip) -> f32 
     use crate::runtime::{Animation, SamplingContext, SamplingJob};
     let (animation, _) = Animation::bind(clip, skeleton, None);
     let mut context = SamplingContext::for_animation(&animation);
-    let mut local = vec![crate::core::Transform::IDENTITY; skeleton.len()];
-    let (mut ma, mut mb) = (Vec::new(), Vec::new());
-    let mut pose = Pose::rest(skeleton);
-    let mut worst = 0.0f32;
-    let grid = frames.times.iter().zip(&frames.poses);
-    let checks = frames.checks.iter().map(|(t, p)| (t, p));
-    for (t, reference) in grid.chain(checks) {
-        let mut job = SamplingJob {
+    worst_over_frames(skeleton, frames, |t, pose| {
+        SamplingJob {
             animation: &animation,
             context: &mut context,
-            time: clip.wrap_time(*t, Wrap::Clamp),
-            output: &mut local,
-        };
-        if job.run().is_err() {
-            return f32::INFINITY;
+            time: clip.wrap_time(t, Wrap::Clamp),
+            output: &mut pose.local,
         }
-        pose.local.copy_from_slice(&local);
-        reference.model_matrices_into(skeleton, &mut ma);
-        pose.model_matrices_into(skeleton, &mut mb);
-        worst = worst.max(max_vertex_error(&ma, &mb));
-    }
-    worst
+        .run()
+        .is_ok()
+    })
 }
 
 /// How far a clip's end is from its start on `character`, in metres at the virtual vertices: what Unity's loop

@@ -731,15 +731,11 @@ impl EditorState {
         self.doc.revision += 1;
         self.tuning_replaced();
         self.history.close(&self.doc.tuning);
-        self.set_play_range_none();
+        // The new clip plays whole: the range was the take's.
+        self.session.eval.set_play_range(None);
         self.play_loaded_clip(&name);
         self.session
             .report(format!("Made clip {name} from take {shown}"), false);
-    }
-
-    /// Clears the in/out range (a new clip plays whole).
-    fn set_play_range_none(&mut self) {
-        self.session.eval.set_play_range(None);
     }
 
     /// Removes a clip made from a take (its settings go with it), in one undo step.
