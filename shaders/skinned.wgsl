@@ -2,6 +2,10 @@
 // The joint palette (group 1, binding 0, and `fn joint_matrix`) is prepended by the renderer: a storage buffer
 // (palette_storage.wgsl) or, where the adapter has no vertex storage buffers (GL, WebGL2), a texture
 // (palette_texture.wgsl). So is `fn to_target`, the colour as the target stores it (output_*_target.wgsl).
+// Morph targets come first (glTF: base + Σ weight × displacement, before skinning): the displacements of a
+// primitive are texels of an RGBA32 float texture, (target × vertices + vertex) × 2 for the position and + 1 for
+// the normal, read with textureLoad (so GL devices take the same path); a uniform lists the targets whose weight
+// is not zero, two (target, weight) pairs per vec4.
 
 struct Camera {
     view_proj: mat4x4<f32>,
@@ -20,6 +24,20 @@ struct Material {
 @group(2) @binding(1) var base_texture: texture_2d<f32>;
 @group(2) @binding(2) var base_sampler: sampler;
 
+struct Morph {
+    // x: targets listed in `entries`; y: texture width in texels; z: the primitive's vertex count.
+    info: vec4<u32>,
+    entries: array<vec4<f32>, 64>,
+};
+
+@group(3) @binding(0) var morph_displacements: texture_2d<f32>;
+@group(3) @binding(1) var<uniform> morph: Morph;
+
+fn morph_texel(i: u32) -> vec4<f32> {
+    let width = morph.info.y;
+    return textureLoad(morph_displacements, vec2<i32>(i32(i % width), i32(i / width)), 0);
+}
+
 struct VertexIn {
     @location(0) position: vec3<f32>,
     @location(1) normal: vec3<f32>,
@@ -35,15 +53,24 @@ struct VertexOut {
 };
 
 @vertex
-fn vs_main(v: VertexIn) -> VertexOut {
+fn vs_main(v: VertexIn, @builtin(vertex_index) vertex: u32) -> VertexOut {
+    var position = v.position;
+    var normal = v.normal;
+    for (var k = 0u; k < morph.info.x; k = k + 1u) {
+        let e = morph.entries[k / 2u];
+        let pair = select(e.xy, e.zw, (k & 1u) == 1u);
+        let base = (u32(pair.x) * morph.info.z + vertex) * 2u;
+        position = position + morph_texel(base).xyz * pair.y;
+        normal = normal + morph_texel(base + 1u).xyz * pair.y;
+    }
     let skin = joint_matrix(v.joint_index.x) * v.weight.x
         + joint_matrix(v.joint_index.y) * v.weight.y
         + joint_matrix(v.joint_index.z) * v.weight.z
         + joint_matrix(v.joint_index.w) * v.weight.w;
-    let world = skin * vec4<f32>(v.position, 1.0);
+    let world = skin * vec4<f32>(position, 1.0);
     var out: VertexOut;
     out.clip = camera.view_proj * world;
-    out.normal = (skin * vec4<f32>(v.normal, 0.0)).xyz;
+    out.normal = (skin * vec4<f32>(normal, 0.0)).xyz;
     out.uv = v.uv;
     return out;
 }

@@ -171,6 +171,7 @@ impl ViewportGpu {
                 .look_at
                 .enabled
                 .then(|| editor.look_target()),
+            morph_weights: &editor.eval().output().morph_weights,
         };
         self.renderer
             .prepare(queue, gpu, &editor.doc().model.character, &frame);

@@ -20,6 +20,16 @@ struct PoseReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     layers: Option<LayersReport>,
     joints: Vec<JointPose>,
+    /// Every mesh with morph targets, in the character's mesh order.
+    morph_weights: Vec<MorphWeights>,
+}
+
+/// The morph weights of one morphed mesh.
+#[derive(Serialize)]
+struct MorphWeights {
+    node: String,
+    mesh: String,
+    weights: Vec<f32>,
 }
 
 /// What the procedural layers did.
@@ -119,6 +129,8 @@ pub(super) struct Evaluated {
     pub binding: Option<BindingReport>,
     /// What the layers did, when a preset or `--look-at` applied them.
     pub layers: Option<LayersReport>,
+    /// Morph-target weights, one list per mesh of the character (empty for a mesh without targets).
+    pub morph_weights: Vec<Vec<f32>>,
 }
 
 pub(super) fn parse_point3(text: &str) -> Result<glam::Vec3> {
@@ -240,6 +252,7 @@ pub(super) fn evaluate_stack(
         bail!("{file}: cannot evaluate the pose: {e}");
     }
     let (pose, model_m, look) = (out.local.clone(), out.model.clone(), out.look.clone());
+    let morph_weights = out.morph_weights.clone();
     let report = layers_on.then(|| {
         let (params, rig) = (ev.layers(), ev.layer_rig());
         LayersReport {
@@ -269,6 +282,7 @@ pub(super) fn evaluate_stack(
         clip: chosen.clip,
         binding: chosen.binding,
         layers: report,
+        morph_weights,
     })
 }
 
@@ -361,6 +375,7 @@ pub fn run(args: &PoseArgs) -> Result<()> {
         clip,
         binding,
         layers,
+        morph_weights,
     } = evaluate_stack(&model, &args.model, &args.source)?;
     let bones = c.humanoid.bone_per_joint(s.len());
     let report = PoseReport {
@@ -374,6 +389,18 @@ pub fn run(args: &PoseArgs) -> Result<()> {
                 human_bone: bones[j].map(|b| b.name()),
                 local: pose.local[j].into(),
                 model: Transform::from_mat4(&model_m[j]).into(),
+            })
+            .collect(),
+        morph_weights: c
+            .meshes
+            .iter()
+            .zip(morph_weights)
+            .filter_map(|(mesh, weights)| {
+                mesh.morph.as_ref().map(|m| MorphWeights {
+                    node: m.node.clone(),
+                    mesh: m.mesh.clone(),
+                    weights,
+                })
             })
             .collect(),
     };
@@ -403,6 +430,9 @@ pub fn run(args: &PoseArgs) -> Result<()> {
                 r[2],
                 r[3]
             );
+        }
+        for m in &report.morph_weights {
+            outln!("morph {:<26} {:?}", m.node, m.weights);
         }
     }
     Ok(())

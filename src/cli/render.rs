@@ -79,6 +79,7 @@ pub fn run(args: &RenderArgs) -> Result<()> {
         trail: &[],
         ghosts: &[],
         look_target: None,
+        morph_weights: &evaluated.morph_weights,
     };
     let rendered = renderer
         .render(c, &frame, width, height)

@@ -1,5 +1,6 @@
 //! A loaded character: skeleton, humanoid map, meshes, and what import noticed.
 
+use super::expression::Expression;
 use super::humanoid::{HumanoidMap, TwistChain};
 use glam::Mat4;
 
@@ -23,6 +24,8 @@ pub struct Character {
     pub materials: Vec<Material>,
     /// Decoded textures the materials use.
     pub textures: Vec<Texture>,
+    /// Named expressions over the morph targets (VRM's, else one per morph-target name).
+    pub expressions: Vec<Expression>,
     /// True when import turned the character around to face +Z (VRM 0.x faces −Z).
     pub facing_corrected: bool,
     /// Things import skipped or noticed (morph channels, unsupported primitives…).
@@ -43,6 +46,7 @@ impl Character {
             meshes: Vec::new(),
             materials: Vec::new(),
             textures: Vec::new(),
+            expressions: Vec::new(),
             facing_corrected: false,
             notes: Vec::new(),
             warnings: Vec::new(),

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use super::humanoid::HumanBone;
+use super::morph::MorphTrack;
 use super::transform::Transform;
 
 /// How values between two keys are found (glTF `sampler.interpolation`).
@@ -162,29 +163,7 @@ impl<T: KeyValue> Keys<T> {
         values: Vec<T>,
         interpolation: Interpolation,
     ) -> Result<Self, ClipError> {
-        if times.is_empty() {
-            return Err(ClipError::Empty);
-        }
-        let expected = match interpolation {
-            Interpolation::CubicSpline => times.len() * 3,
-            _ => times.len(),
-        };
-        if values.len() != expected {
-            return Err(ClipError::CountMismatch {
-                times: times.len(),
-                values: values.len(),
-                expected,
-            });
-        }
-        for (index, &time) in times.iter().enumerate() {
-            let after_previous = index == 0 || time > times[index - 1];
-            if !time.is_finite() || time < 0.0 || !after_previous {
-                return Err(ClipError::BadTime { index, time });
-            }
-            if time > MAX_KEY_TIME {
-                return Err(ClipError::TooLate { index, time });
-            }
-        }
+        check_keys(&times, values.len(), 1, interpolation)?;
         if let Some(index) = values.iter().position(|v| !v.finite()) {
             return Err(ClipError::NonFiniteValue { index });
         }
@@ -284,6 +263,40 @@ impl<T: KeyValue> Keys<T> {
             ),
         }
     }
+}
+
+/// Checks key times (present, finite, increasing, within [`MAX_KEY_TIME`]) and that `values` values fill them:
+/// `per_key` per key, three times that for cubic splines.
+pub(crate) fn check_keys(
+    times: &[f32],
+    values: usize,
+    per_key: usize,
+    interpolation: Interpolation,
+) -> Result<(), ClipError> {
+    if times.is_empty() || per_key == 0 {
+        return Err(ClipError::Empty);
+    }
+    let expected = match interpolation {
+        Interpolation::CubicSpline => times.len().saturating_mul(3 * per_key),
+        _ => times.len().saturating_mul(per_key),
+    };
+    if values != expected {
+        return Err(ClipError::CountMismatch {
+            times: times.len(),
+            values,
+            expected,
+        });
+    }
+    for (index, &time) in times.iter().enumerate() {
+        let after_previous = index == 0 || time > times[index - 1];
+        if !time.is_finite() || time < 0.0 || !after_previous {
+            return Err(ClipError::BadTime { index, time });
+        }
+        if time > MAX_KEY_TIME {
+            return Err(ClipError::TooLate { index, time });
+        }
+    }
+    Ok(())
 }
 
 fn unit_scale() -> f32 {
@@ -392,6 +405,9 @@ pub struct Clip {
     /// end instead of starting over.
     #[serde(default = "loops_by_default")]
     pub looping: bool,
+    /// Morph-weight tracks (glTF `weights` channels), by the node they animate.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub morph_tracks: Vec<MorphTrack>,
 }
 
 fn loops_by_default() -> bool {
@@ -408,7 +424,16 @@ impl Clip {
             tracks,
             facing_yaw: None,
             looping: true,
+            morph_tracks: Vec::new(),
         }
+    }
+
+    /// The clip with `tracks` animating morph weights; its duration grows to their last key.
+    pub fn with_morph_tracks(mut self, tracks: Vec<MorphTrack>) -> Self {
+        let end = tracks.iter().map(MorphTrack::end_time).fold(0.0, f32::max);
+        self.duration = self.duration.max(end);
+        self.morph_tracks = tracks;
+        self
     }
 
     /// Number of animated properties over all tracks (glTF channels).

@@ -12,6 +12,7 @@ use glam::{Quat, Vec3};
 use serde::{Deserialize, Serialize};
 
 use super::clip::{Interpolation, KeyValue, Keys};
+use super::morph::MorphTrack;
 use super::{Clip, Track};
 
 /// Time between the two keys at a cycle offset's seam (the source's end, then its start): the last SEAM_GAP
@@ -239,7 +240,12 @@ impl ClipSettings {
                     .map(|k| self.channel(k, a, d, shift, loop_vec)),
             })
             .collect();
-        let mut out = Clip::new(self.name_of(&clip.name), tracks);
+        let morph_tracks = clip
+            .morph_tracks
+            .iter()
+            .map(|t| self.morph_channel(t, a, d, shift))
+            .collect();
+        let mut out = Clip::new(self.name_of(&clip.name), tracks).with_morph_tracks(morph_tracks);
         out.duration = d;
         out.facing_yaw = clip.facing_yaw;
         out.looping = self.loop_time;
@@ -342,25 +348,7 @@ impl ClipSettings {
         shift: f32,
         fix: fn(T, T, T, f32) -> T,
     ) -> Keys<T> {
-        // (output time in [0, d], the source time it reads): the source's keys inside the crop, turned by the
-        // offset; both ends; and with an offset the seam, where the source's start follows its end SEAM_GAP later
-        // (key times are strictly increasing).
-        let mut points: Vec<(f32, f32)> = keys
-            .times()
-            .iter()
-            .filter(|&&k| k > a && k < a + d)
-            .map(|&k| {
-                let u = k - a - shift;
-                (if u < 0.0 { u + d } else { u }, k)
-            })
-            .collect();
-        let end_source = if shift > 0.0 { a + shift } else { a + d };
-        points.extend([(0.0, a + shift), (d, end_source)]);
-        if shift > 0.0 {
-            points.extend([(d - shift - SEAM_GAP, a + d), (d - shift, a)]);
-        }
-        points.sort_by(|x, y| x.0.total_cmp(&y.0));
-        points.dedup_by(|x, y| x.0 - y.0 < SEAM_GAP * 0.5);
+        let points = Self::crop_points(keys.times(), a, d, shift);
         let first = keys.sample(points[0].1);
         let last = keys.sample(points[points.len() - 1].1);
         let times: Vec<f32> = points.iter().map(|p| p.0).collect();
@@ -380,6 +368,44 @@ impl ClipSettings {
             _ => Interpolation::Linear,
         };
         Keys::new(times, values, interpolation).unwrap_or_else(|_| keys.clone())
+    }
+
+    /// A morph-weight track cropped, offset and looped as [`ClipSettings::channel`] does a joint's.
+    fn morph_channel(&self, track: &MorphTrack, a: f32, d: f32, shift: f32) -> MorphTrack {
+        let points = Self::crop_points(track.times(), a, d, shift);
+        let mut first = vec![0.0; track.width()];
+        let mut last = vec![0.0; track.width()];
+        track.sample_into(points[0].1, &mut first);
+        track.sample_into(points[points.len() - 1].1, &mut last);
+        track.resampled(&points, |t, v| {
+            if self.loop_pose && d > 0.0 {
+                for (i, x) in v.iter_mut().enumerate() {
+                    *x += (first[i] - last[i]) * (t / d);
+                }
+            }
+        })
+    }
+
+    /// (output time in [0, d], the source time it reads): the source's keys inside the crop, turned by the
+    /// offset; both ends; and with an offset the seam, where the source's start follows its end SEAM_GAP later
+    /// (key times are strictly increasing).
+    fn crop_points(key_times: &[f32], a: f32, d: f32, shift: f32) -> Vec<(f32, f32)> {
+        let mut points: Vec<(f32, f32)> = key_times
+            .iter()
+            .filter(|&&k| k > a && k < a + d)
+            .map(|&k| {
+                let u = k - a - shift;
+                (if u < 0.0 { u + d } else { u }, k)
+            })
+            .collect();
+        let end_source = if shift > 0.0 { a + shift } else { a + d };
+        points.extend([(0.0, a + shift), (d, end_source)]);
+        if shift > 0.0 {
+            points.extend([(d - shift - SEAM_GAP, a + d), (d - shift, a)]);
+        }
+        points.sort_by(|x, y| x.0.total_cmp(&y.0));
+        points.dedup_by(|x, y| x.0 - y.0 < SEAM_GAP * 0.5);
+        points
     }
 }
 

@@ -166,7 +166,9 @@ mod tests {
                 weights: None,
                 indices: vec![0; 3],
                 material: None,
+                targets: Vec::new(),
             }],
+            morph: None,
         }];
         c
     }

@@ -19,6 +19,34 @@ pub struct Primitive {
     pub indices: Vec<u32>,
     /// Material index, if any.
     pub material: Option<usize>,
+    /// Morph targets: per target, a displacement of every vertex (empty when the primitive has none). Every
+    /// primitive of a mesh has the same number of targets (glTF requires it), weighted by the mesh's
+    /// [`MorphSet`].
+    pub targets: Vec<MorphTarget>,
+}
+
+/// One morph target of a primitive: displacements added to the vertices, scaled by the target's weight (glTF
+/// `primitive.targets`; sparse accessors are expanded at import).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MorphTarget {
+    /// Position displacement per vertex.
+    pub positions: Vec<[f32; 3]>,
+    /// Normal displacement per vertex, when the target has one.
+    pub normals: Option<Vec<[f32; 3]>>,
+}
+
+/// The morph targets of a mesh as one set: their names and default weights, and the node whose glTF `weights`
+/// channels drive them.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MorphSet {
+    /// Name of the node that instances the mesh (what a clip's `weights` channel targets).
+    pub node: String,
+    /// Name of the mesh.
+    pub mesh: String,
+    /// A name per target (`mesh.extras.targetNames`, else "target N").
+    pub target_names: Vec<String>,
+    /// Weights when no clip animates them (the node's `weights`, else the mesh's, else zeros).
+    pub default_weights: Vec<f32>,
 }
 
 impl Primitive {
@@ -26,7 +54,14 @@ impl Primitive {
     /// when the primitive has joints and weights and the palette more than one matrix, else the palette's one
     /// matrix.
     pub fn posed_position(&self, v: usize, palette: &[Mat4]) -> Vec3 {
-        let pos = Vec3::from(self.positions[v]);
+        self.posed_morphed_position(v, palette, &[])
+    }
+
+    /// Vertex `v` displaced by its morph targets at `weights` (glTF: the base position plus the sum of each
+    /// target's displacement times its weight; missing weights count as 0), then posed as
+    /// [`Primitive::posed_position`] poses it.
+    pub fn posed_morphed_position(&self, v: usize, palette: &[Mat4], weights: &[f32]) -> Vec3 {
+        let pos = self.morphed_position(v, weights);
         match (&self.joints, &self.weights, palette.len() > 1) {
             (Some(j), Some(w), true) => (0..4)
                 .map(|k| {
@@ -37,6 +72,16 @@ impl Primitive {
                 .sum(),
             _ => palette.first().map_or(pos, |m| m.transform_point3(pos)),
         }
+    }
+
+    /// Vertex `v` in bind space with its morph targets applied at `weights`.
+    pub fn morphed_position(&self, v: usize, weights: &[f32]) -> Vec3 {
+        let base = Vec3::from(self.positions[v]);
+        self.targets
+            .iter()
+            .zip(weights)
+            .filter(|(_, w)| **w != 0.0)
+            .fold(base, |p, (t, &w)| p + Vec3::from(t.positions[v]) * w)
     }
 }
 
@@ -71,6 +116,8 @@ pub struct Mesh {
     pub placement: MeshPlacement,
     /// Its triangle lists.
     pub primitives: Vec<Primitive>,
+    /// Its morph targets' names and default weights, when its primitives have targets.
+    pub morph: Option<MorphSet>,
 }
 
 impl Mesh {

@@ -24,6 +24,7 @@ use glam::{Mat3A, Mat4, Vec3, Vec3A};
 use crate::blend::sampler::{parent_model, root_motion_joint, root_travel};
 use crate::blend::{BlendSampler, BlendSpace, RootMotion, TimeSync};
 use crate::core::mesh::Skin;
+use crate::core::morph::{MorphBinding, MorphTrack};
 use crate::core::{Character, Clip, ClipBinding, Pose, Skeleton, Transform};
 use crate::layers::look_at::LookBoneReport;
 use crate::layers::{LayerParams, LayerRig, LayerScratch, LookAtState};
@@ -80,6 +81,9 @@ pub struct EvalOutput {
     pub look: Vec<LookBoneReport>,
     /// Blend weight of every node of the space at the sample point (empty for a clip).
     pub weights: Vec<f64>,
+    /// Morph-target weights, one list per mesh of the character (empty for a mesh without morph targets): the
+    /// meshes' defaults where no clip animates them.
+    pub morph_weights: Vec<Vec<f32>>,
     /// The first job that refused its buffers in this evaluation (a skin naming a joint outside the skeleton;
     /// the Evaluator sizes everything else itself). Its output is left as it was.
     pub error: Option<JobError>,
@@ -108,6 +112,30 @@ struct ClipSource {
     root_travel: Vec3,
     /// The clip's Loop Time: off, it holds its last pose after its end.
     looping: bool,
+    /// Its morph-weight tracks and the meshes they drive (shared like the compiled clip).
+    morph: Arc<ClipMorph>,
+}
+
+/// A clip's morph-weight tracks bound to the character's meshes.
+#[derive(Clone, Debug, Default)]
+struct ClipMorph {
+    tracks: Vec<MorphTrack>,
+    binding: MorphBinding,
+}
+
+impl ClipMorph {
+    fn is_empty(&self) -> bool {
+        self.binding.pairs.is_empty()
+    }
+
+    /// Writes the weights at `time` into the meshes the tracks drive (the others keep what `out` holds).
+    fn sample(&self, time: f32, out: &mut [Vec<f32>]) {
+        for &(t, m) in &self.binding.pairs {
+            if let Some(w) = out.get_mut(m) {
+                self.tracks[t].sample_into(time, w);
+            }
+        }
+    }
 }
 
 impl ClipSource {
@@ -124,8 +152,14 @@ impl ClipSource {
         let root_travel = root_motion_joint(character).map_or(Vec3::ZERO, |r| {
             root_travel(&character.skeleton, &clips[index], &binding, r)
         });
+        let clip = &clips[index];
+        let morph = ClipMorph {
+            binding: MorphBinding::bind(&clip.morph_tracks, character),
+            tracks: clip.morph_tracks.clone(),
+        };
         ClipSource {
             index,
+            morph: Arc::new(morph),
             context: SamplingContext::for_animation(&animation),
             animation: Arc::new(animation),
             binding: Arc::new(binding),
@@ -170,6 +204,8 @@ struct BoundClipLayer {
     layer_mask: Vec<f32>,
     /// Additive layers: the clip's pose at the reference time.
     reference: Vec<Transform>,
+    /// Additive layers: the clip's morph weights at the reference time (the meshes' defaults elsewhere).
+    reference_morph: Vec<Vec<f32>>,
     /// The clip name the character lacks when `source` is None (the layer's clip or its reference clip).
     missing: String,
 }
@@ -207,12 +243,14 @@ impl BoundClipLayer {
             },
             None => source.clone(),
         };
+        let mut reference_morph = crate::core::morph::default_weights(character);
         if let Some(c) = reference_source.as_mut() {
             let t = spec
                 .reference_time
                 .clamp(0.0, c.animation.duration().max(0.0));
             // A failed sample leaves the rest pose as the reference.
             let _ = c.sample(t, &mut reference);
+            c.morph.sample(t, &mut reference_morph);
         }
         if source.is_some() {
             missing.clear();
@@ -225,6 +263,7 @@ impl BoundClipLayer {
             below_mask,
             layer_mask,
             reference,
+            reference_morph,
         }
     }
 }
@@ -315,6 +354,12 @@ pub struct Evaluator {
     /// Scratch for the clip layers: the pose below and the layer's pose back to back, then a delta pose.
     clip_layer_poses: Vec<Transform>,
     clip_layer_delta: Vec<Transform>,
+    /// The meshes' default morph weights, and scratch of the same shape for blends and clip layers.
+    morph_defaults: Vec<Vec<f32>>,
+    /// The character's expressions, which the layer parameters' expression weights drive.
+    expressions: Vec<crate::core::expression::Expression>,
+    morph_scratch: Vec<Vec<f32>>,
+    morph_sum: Vec<Vec<f32>>,
     output: EvalOutput,
     evaluations: u64,
 }
@@ -341,6 +386,7 @@ impl Evaluator {
         precision: Precision,
     ) -> Self {
         let n = character.skeleton.len();
+        let morph_defaults = crate::core::morph::default_weights(character);
         let mut ev = Evaluator {
             precision,
             skeleton: character.skeleton.clone(),
@@ -371,7 +417,10 @@ impl Evaluator {
             clip_layers: Vec::new(),
             clip_layer_poses: vec![Transform::IDENTITY; 2 * n],
             clip_layer_delta: vec![Transform::IDENTITY; n],
+            morph_scratch: morph_defaults.clone(),
+            morph_sum: morph_defaults.clone(),
             output: EvalOutput {
+                morph_weights: morph_defaults.clone(),
                 local: Pose::rest(&character.skeleton),
                 model: vec![Mat4::IDENTITY; n],
                 skins: character
@@ -383,6 +432,8 @@ impl Evaluator {
                 weights: Vec::new(),
                 error: None,
             },
+            morph_defaults,
+            expressions: character.expressions.clone(),
             evaluations: 0,
         };
         ev.set_source(character, clips, source);
@@ -825,6 +876,11 @@ impl Evaluator {
             .sample_source()
             .and_then(|()| self.apply_clip_layers())
             .err();
+        crate::core::expression::apply(
+            &self.expressions,
+            &self.layers.expressions,
+            &mut self.output.morph_weights,
+        );
         let dt = std::mem::take(&mut self.clock.look_dt);
         self.rig.apply(
             &self.layers,
@@ -908,7 +964,6 @@ impl Evaluator {
         let n = self.skeleton.len();
         let phase = self.source_phase();
         let elapsed = self.clock.elapsed;
-        let out = &mut self.output.local.local;
         let solo = self
             .clip_layers
             .iter()
@@ -928,8 +983,31 @@ impl Evaluator {
             };
             let (below, pose) = self.clip_layer_poses.split_at_mut(n);
             source.sample(t as f32, pose)?;
+            if !source.morph.is_empty() {
+                let layered = &mut self.morph_scratch;
+                for (l, o) in layered.iter_mut().zip(&self.output.morph_weights) {
+                    l.copy_from_slice(o);
+                }
+                source.morph.sample(t as f32, layered);
+                let w = spec.weight.clamp(0.0, 1.0);
+                for ((o, l), r) in self
+                    .output
+                    .morph_weights
+                    .iter_mut()
+                    .zip(&*layered)
+                    .zip(&layer.reference_morph)
+                {
+                    for ((o, l), r) in o.iter_mut().zip(l).zip(r) {
+                        *o = match spec.mode {
+                            crate::layers::LayerMode::Override => *o + (l - *o) * w,
+                            crate::layers::LayerMode::Additive => *o + (l - r) * spec.weight,
+                        };
+                    }
+                }
+            }
             match spec.mode {
                 crate::layers::LayerMode::Override => {
+                    let out = &mut self.output.local.local;
                     below.copy_from_slice(out);
                     let root = self.root_motion_joint.map(|r| (r, out[r].translation));
                     BlendingJob {
@@ -961,7 +1039,7 @@ impl Evaluator {
                         weight: spec.weight,
                         mask: Some(&layer.mask),
                     }
-                    .apply(out)?;
+                    .apply(&mut self.output.local.local)?;
                 }
             }
         }
@@ -972,6 +1050,10 @@ impl Evaluator {
     fn sample_source(&mut self) -> Result<(), JobError> {
         let n = self.skeleton.len();
         let out = &mut self.output.local.local;
+        let morph = &mut self.output.morph_weights;
+        for (m, d) in morph.iter_mut().zip(&self.morph_defaults) {
+            m.copy_from_slice(d);
+        }
         match &mut self.source {
             Source::Rest => {
                 out.copy_from_slice(self.skeleton.rest());
@@ -979,6 +1061,7 @@ impl Evaluator {
             }
             Source::Clip(c) => {
                 let result = c.sample(self.clock.time as f32, out);
+                c.morph.sample(self.clock.time as f32, morph);
                 let duration = f64::from(c.animation.duration());
                 let offset = match self.clip_root_motion {
                     RootMotion::InPlace if duration > 0.0 => {
@@ -1001,6 +1084,17 @@ impl Evaluator {
             } => {
                 let k = self.contributions.len();
                 let mut result = Ok(());
+                let morphed = self.contributions.iter().any(|&(node, _)| {
+                    nodes
+                        .get(node)
+                        .and_then(|c| c.as_ref())
+                        .is_some_and(|c| !c.morph.is_empty())
+                });
+                if morphed {
+                    for s in &mut self.morph_sum {
+                        s.fill(0.0);
+                    }
+                }
                 self.blend_poses.resize(k * n, Transform::IDENTITY);
                 self.blend_weights.clear();
                 for &(node, w) in &self.contributions {
@@ -1023,6 +1117,18 @@ impl Evaluator {
                     let slot = self.blend_weights.len();
                     let pose = &mut self.blend_poses[slot * n..(slot + 1) * n];
                     result = result.and(c.sample(t as f32, pose));
+                    if morphed {
+                        // The weights blend as the poses do: a weighted mean over the nodes that play.
+                        for (s, d) in self.morph_scratch.iter_mut().zip(&self.morph_defaults) {
+                            s.copy_from_slice(d);
+                        }
+                        c.morph.sample(t as f32, &mut self.morph_scratch);
+                        for (sum, s) in self.morph_sum.iter_mut().zip(&self.morph_scratch) {
+                            for (a, b) in sum.iter_mut().zip(s) {
+                                *a += w * b;
+                            }
+                        }
+                    }
                     if let (Some(r), Some(v)) =
                         (self.root_motion_joint, sampler.root_velocity(node))
                     {
@@ -1036,6 +1142,14 @@ impl Evaluator {
                         shift_root(&self.skeleton, pose, r, offset);
                     }
                     self.blend_weights.push(w);
+                }
+                let total: f32 = self.blend_weights.iter().sum();
+                if morphed && total > 0.0 {
+                    for (m, s) in morph.iter_mut().zip(&self.morph_sum) {
+                        for (a, b) in m.iter_mut().zip(s) {
+                            *a = b / total;
+                        }
+                    }
                 }
                 result.and(
                     BlendingJob {

@@ -217,6 +217,7 @@ pub fn load_bytes_with(
         meshes,
         materials,
         textures,
+        expressions: Vec::new(),
         facing_corrected: false,
         notes,
         warnings: Vec::new(),
@@ -521,6 +522,7 @@ fn read_meshes(
             name,
             placement,
             primitives,
+            morph: None,
         });
     }
     Ok((skins, meshes))

@@ -26,6 +26,10 @@ pub struct LayerParams {
     /// Named avatar masks the clip layers may share (a layer's `mask` names one).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub masks: Vec<super::clip_layer::AvatarMask>,
+    /// Expression weights by expression name (see [`crate::core::expression`]), added over the clip's morph
+    /// weights.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub expressions: std::collections::BTreeMap<String, f32>,
 }
 
 impl LayerParams {
@@ -56,6 +60,9 @@ impl LayerParams {
                     format!("names mask '{name}', which is not among the masks"),
                 ));
             }
+        }
+        for (name, w) in &self.expressions {
+            super::check(&format!("expressions.{name}"), *w, 0.0, 1.0)?;
         }
         for (i, mask) in self.masks.iter().enumerate() {
             let field = format!("masks[{i}]");

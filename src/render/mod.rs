@@ -5,6 +5,8 @@
 
 pub mod camera;
 #[cfg(feature = "render")]
+pub mod morph;
+#[cfg(feature = "render")]
 pub mod offscreen;
 #[cfg(feature = "render")]
 pub mod overlay;

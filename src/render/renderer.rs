@@ -5,6 +5,7 @@ use glam::{Mat4, Vec3};
 use wgpu::util::DeviceExt;
 
 use super::camera::OrbitCamera;
+use super::morph::{self, GpuMorph};
 use super::overlay::{self, LineVertex};
 use crate::core::Character;
 use crate::core::gpu_fit::{GPU_VERTEX_BYTES, GpuLimitError, GpuLimits, fit_character};
@@ -74,6 +75,8 @@ pub struct FrameInput<'a> {
     pub ghosts: &'a [(bool, Vec<Mat4>)],
     /// Where to draw the look-at target marker (model space), when look-at is on.
     pub look_target: Option<glam::Vec3>,
+    /// Morph-target weights per mesh of the character (`EvalOutput::morph_weights`; empty for none).
+    pub morph_weights: &'a [Vec<f32>],
 }
 
 struct DrawItem {
@@ -82,6 +85,8 @@ struct DrawItem {
     count: u32,
     mesh: usize,
     material: usize,
+    /// Its morph targets, when it has some.
+    morph: Option<GpuMorph>,
 }
 
 /// Where a mesh's joint palette lives on the GPU.
@@ -172,6 +177,15 @@ pub struct GpuCharacter {
     bones: wgpu::Buffer,
     bone_count: u32,
     human: Vec<bool>,
+    /// What primitives without morph targets bind as group 3.
+    no_morph: GpuMorph,
+}
+
+impl GpuCharacter {
+    /// The morph bind group `item` draws with.
+    fn morph_group<'a>(&'a self, item: &'a DrawItem) -> &'a wgpu::BindGroup {
+        &item.morph.as_ref().unwrap_or(&self.no_morph).bind_group
+    }
 }
 
 /// Pipelines shared by every character drawn into targets of one colour format and sample count.
@@ -181,6 +195,7 @@ pub struct Renderer {
     camera_bind_group: wgpu::BindGroup,
     joints_layout: wgpu::BindGroupLayout,
     material_layout: wgpu::BindGroupLayout,
+    morph_layout: wgpu::BindGroupLayout,
     mesh_pipeline: wgpu::RenderPipeline,
     ghost_pipeline: wgpu::RenderPipeline,
     grid_pipeline: wgpu::RenderPipeline,
@@ -203,6 +218,42 @@ pub fn gpu_limits(device: &wgpu::Device) -> GpuLimits {
         max_texture_side: l.max_texture_dimension_2d,
         max_buffer_bytes: l.max_buffer_size,
         max_palette_bytes,
+    }
+}
+
+/// An RGBA32 float texture of `width` × `height` texels that shaders read with `textureLoad`.
+pub(super) fn float_texture(label: &str, width: u32, height: u32) -> wgpu::TextureDescriptor<'_> {
+    wgpu::TextureDescriptor {
+        label: Some(label),
+        size: wgpu::Extent3d {
+            width,
+            height,
+            depth_or_array_layers: 1,
+        },
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format: wgpu::TextureFormat::Rgba32Float,
+        usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+        view_formats: &[],
+    }
+}
+
+/// A bind group layout entry for a 2D float texture.
+pub(super) fn texture_entry(
+    binding: u32,
+    visibility: wgpu::ShaderStages,
+    filterable: bool,
+) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility,
+        ty: wgpu::BindingType::Texture {
+            sample_type: wgpu::TextureSampleType::Float { filterable },
+            view_dimension: wgpu::TextureViewDimension::D2,
+            multisampled: false,
+        },
+        count: None,
     }
 }
 
@@ -302,16 +353,7 @@ impl Renderer {
             label: Some("material"),
             entries: &[
                 uniform_entry(0, wgpu::ShaderStages::FRAGMENT),
-                wgpu::BindGroupLayoutEntry {
-                    binding: 1,
-                    visibility: wgpu::ShaderStages::FRAGMENT,
-                    ty: wgpu::BindingType::Texture {
-                        sample_type: wgpu::TextureSampleType::Float { filterable: true },
-                        view_dimension: wgpu::TextureViewDimension::D2,
-                        multisampled: false,
-                    },
-                    count: None,
-                },
+                texture_entry(1, wgpu::ShaderStages::FRAGMENT, true),
                 wgpu::BindGroupLayoutEntry {
                     binding: 2,
                     visibility: wgpu::ShaderStages::FRAGMENT,
@@ -320,6 +362,7 @@ impl Renderer {
                 },
             ],
         });
+        let morph_layout = morph::layout(device);
         let camera_buffer = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("camera"),
             size: std::mem::size_of::<CameraUniform>() as u64,
@@ -378,6 +421,7 @@ impl Renderer {
                 Some(&camera_layout),
                 Some(&joints_layout),
                 Some(&material_layout),
+                Some(&morph_layout),
             ],
             immediate_size: 0,
         });
@@ -477,6 +521,7 @@ impl Renderer {
             camera_bind_group,
             joints_layout,
             material_layout,
+            morph_layout,
             mesh_pipeline,
             ghost_pipeline,
             grid_pipeline,
@@ -516,6 +561,8 @@ impl Renderer {
         materials.push(self.material_bind_group(device, [0.8, 0.8, 0.8, 1.0], None));
 
         let mut items = Vec::new();
+        let mut notes = fit.notes;
+        let max_rows = device.limits().max_texture_dimension_2d;
         let mut meshes = Vec::new();
         let slots = || -> Vec<MeshSlot> {
             character
@@ -555,7 +602,22 @@ impl Renderer {
                         },
                     })
                     .collect();
+                let morph = match morph::texture_rows(p) {
+                    Some(rows) if rows <= max_rows => {
+                        Some(morph::upload(device, queue, &self.morph_layout, Some(p)))
+                    }
+                    Some(rows) => {
+                        notes.push(format!(
+                            "mesh '{}': its morph targets need {rows} texture rows, over the device's \
+                             {max_rows}; drawn without them",
+                            mesh.name
+                        ));
+                        None
+                    }
+                    None => None,
+                };
                 items.push(DrawItem {
+                    morph,
                     vertices: device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
                         label: Some("vertices"),
                         contents: bytemuck::cast_slice(&vertices),
@@ -620,8 +682,9 @@ impl Renderer {
             bones,
             bone_count: 0,
             human,
+            no_morph: morph::upload(device, queue, &self.morph_layout, None),
         };
-        Ok((gpu, fit.notes))
+        Ok((gpu, notes))
     }
 
     /// A palette of `joints` matrices in the device's form, with its bind group.
@@ -638,20 +701,8 @@ impl Renderer {
                 resource_view = None;
             }
             PaletteKind::Texture => {
-                let texture = device.create_texture(&wgpu::TextureDescriptor {
-                    label: Some("joint palette"),
-                    size: wgpu::Extent3d {
-                        width: 4,
-                        height: joints as u32,
-                        depth_or_array_layers: 1,
-                    },
-                    mip_level_count: 1,
-                    sample_count: 1,
-                    dimension: wgpu::TextureDimension::D2,
-                    format: wgpu::TextureFormat::Rgba32Float,
-                    usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
-                    view_formats: &[],
-                });
+                let texture =
+                    device.create_texture(&float_texture("joint palette", 4, joints as u32));
                 resource_view = Some(texture.create_view(&wgpu::TextureViewDescriptor::default()));
                 palette = PaletteMemory::Texture(texture);
             }
@@ -743,6 +794,11 @@ impl Renderer {
         for (mesh, slot) in character.meshes.iter().zip(&gpu.meshes) {
             slot.write(queue, &character.mesh_palette(mesh, frame.model));
         }
+        for item in &gpu.items {
+            if let Some(m) = &item.morph {
+                m.write(queue, frame.morph_weights.get(item.mesh).map_or(&[], |w| w));
+            }
+        }
         gpu.ghost_count = frame.ghosts.len().min(gpu.ghosts.len());
         gpu.ghost_after.clear();
         for ((after, model), slots) in frame.ghosts.iter().zip(&gpu.ghosts) {
@@ -787,6 +843,7 @@ impl Renderer {
         }
         pass.set_pipeline(&self.mesh_pipeline);
         for item in &gpu.items {
+            pass.set_bind_group(3, gpu.morph_group(item), &[]);
             pass.set_bind_group(1, &gpu.meshes[item.mesh].bind_group, &[]);
             pass.set_bind_group(2, &gpu.materials[item.material], &[]);
             pass.set_vertex_buffer(0, item.vertices.slice(..));
@@ -798,6 +855,7 @@ impl Renderer {
             for (slots, &after) in gpu.ghosts[..gpu.ghost_count].iter().zip(&gpu.ghost_after) {
                 pass.set_bind_group(2, &gpu.ghost_materials[after as usize], &[]);
                 for item in &gpu.items {
+                    pass.set_bind_group(3, gpu.morph_group(item), &[]);
                     pass.set_bind_group(1, &slots[item.mesh].bind_group, &[]);
                     pass.set_vertex_buffer(0, item.vertices.slice(..));
                     pass.set_index_buffer(item.indices.slice(..), wgpu::IndexFormat::Uint32);

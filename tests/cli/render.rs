@@ -64,6 +64,7 @@ fn draw_with_grid(
         trail: &[],
         ghosts: &[],
         look_target: None,
+        morph_weights: &[],
     };
     r.render(&m.character, &frame, W, H).unwrap().image
 }

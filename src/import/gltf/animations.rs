@@ -1,5 +1,6 @@
 //! Animations: one clip per glTF animation, one track per animated joint (STEP, LINEAR and CUBICSPLINE kept
-//! as they are); channels on nodes outside the skeleton and morph weights are noted and skipped.
+//! as they are), and one morph-weight track per `weights` channel; channels on nodes outside the skeleton are
+//! noted and skipped.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -8,6 +9,7 @@ use glam::{Quat, Vec3};
 
 use crate::core::clip::{ClipError, Interpolation, Keys, Track};
 use crate::core::humanoid::HumanoidMap;
+use crate::core::morph::MorphTrack;
 use crate::core::{Clip, Skeleton};
 
 /// Every animation of the document as a clip on `skeleton`; `node_names` names skipped nodes in notes.
@@ -27,7 +29,8 @@ pub(super) fn read_clips(
     for anim in document.animations() {
         let anim_name = anim.name().unwrap_or_default().to_string();
         let mut tracks: BTreeMap<usize, Track> = BTreeMap::new();
-        let mut morph_channels = 0;
+        let mut morph_tracks = Vec::new();
+        let mut skipped_morph_channels = 0;
         for channel in anim.channels() {
             let what = format!(
                 "animation {} ('{anim_name}') channel {}",
@@ -36,7 +39,10 @@ pub(super) fn read_clips(
             );
             let node = channel.target().node().index();
             if channel.target().property() == gl::animation::Property::MorphTargetWeights {
-                morph_channels += 1;
+                match read_morph_track(&channel, get).map_err(|m| format!("{what}: {m}"))? {
+                    Some(t) => morph_tracks.push(t),
+                    None => skipped_morph_channels += 1,
+                }
                 continue;
             }
             let Some(&joint) = node_to_joint.get(&node) else {
@@ -46,11 +52,7 @@ pub(super) fn read_clips(
                 ));
                 continue;
             };
-            let interpolation = match channel.sampler().interpolation() {
-                gl::animation::Interpolation::Step => Interpolation::Step,
-                gl::animation::Interpolation::Linear => Interpolation::Linear,
-                gl::animation::Interpolation::CubicSpline => Interpolation::CubicSpline,
-            };
+            let interpolation = interpolation_of(channel.sampler());
             let reader = channel.reader(get);
             let times: Vec<f32> = reader
                 .read_inputs()
@@ -95,13 +97,63 @@ pub(super) fn read_clips(
                 _ => return Err(format!("{what}: sampler output cannot be read")),
             }
         }
-        if morph_channels > 0 {
+        if skipped_morph_channels > 0 {
             notes.push(format!(
-                "animation {} ('{anim_name}'): {morph_channels} morph-weight channel(s) skipped",
+                "animation {} ('{anim_name}'): {skipped_morph_channels} morph-weight channel(s) on nodes without \
+                 morph targets skipped",
                 anim.index()
             ));
         }
-        clips.push(Clip::new(anim_name, tracks.into_values().collect()));
+        clips.push(
+            Clip::new(anim_name, tracks.into_values().collect()).with_morph_tracks(morph_tracks),
+        );
     }
     Ok(clips)
+}
+
+/// Our interpolation for a glTF sampler's.
+fn interpolation_of(sampler: gl::animation::Sampler) -> Interpolation {
+    match sampler.interpolation() {
+        gl::animation::Interpolation::Step => Interpolation::Step,
+        gl::animation::Interpolation::Linear => Interpolation::Linear,
+        gl::animation::Interpolation::CubicSpline => Interpolation::CubicSpline,
+    }
+}
+
+/// A `weights` channel as a morph track on its node (named as the mesh import names it), or None when the node
+/// has no mesh with morph targets.
+fn read_morph_track<'a, 's, F>(
+    channel: &gl::animation::Channel<'a>,
+    get: F,
+) -> Result<Option<MorphTrack>, String>
+where
+    F: Clone + Fn(gl::Buffer<'a>) -> Option<&'s [u8]>,
+{
+    let node = channel.target().node();
+    let Some(mesh) = node.mesh() else {
+        return Ok(None);
+    };
+    let width = mesh
+        .primitives()
+        .map(|p| p.morph_targets().len())
+        .max()
+        .unwrap_or(0);
+    if width == 0 {
+        return Ok(None);
+    }
+    let interpolation = interpolation_of(channel.sampler());
+    let reader = channel.reader(get);
+    let times: Vec<f32> = reader
+        .read_inputs()
+        .ok_or("sampler input cannot be read")?
+        .collect();
+    use gl::animation::util::ReadOutputs;
+    let Some(ReadOutputs::MorphTargetWeights(weights)) = reader.read_outputs() else {
+        return Err("sampler output cannot be read".into());
+    };
+    let values: Vec<f32> = weights.into_f32().collect();
+    let name = node.name().or(mesh.name()).unwrap_or_default();
+    MorphTrack::new(name, width, times, values, interpolation)
+        .map(Some)
+        .map_err(|e| e.to_string())
 }

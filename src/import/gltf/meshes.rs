@@ -7,7 +7,7 @@ use ::gltf as gl;
 use glam::{Mat4, Vec3};
 
 use super::nodes::NodeGraph;
-use crate::core::mesh::{Mesh, MeshPlacement, Primitive};
+use crate::core::mesh::{Mesh, MeshPlacement, MorphSet, MorphTarget, Primitive};
 
 /// Every mesh of the scene's nodes; `facing_fix` turns meshes fixed in the model like the skeleton.
 pub(super) fn read_meshes(
@@ -52,13 +52,108 @@ pub(super) fn read_meshes(
                 None => notes.push(format!("{what}: no POSITION attribute, skipped")),
             }
         }
+        let morph = morph_set(node, &mesh, &primitives)?;
         meshes.push(Mesh {
             name: mesh.name().or(node.name()).unwrap_or_default().to_string(),
             placement,
             primitives,
+            morph,
         });
     }
     Ok(meshes)
+}
+
+/// The mesh's morph targets as a set: glTF requires every primitive to have the same number of targets, and
+/// the node's `weights` (else the mesh's) to have one per target.
+fn morph_set(
+    node: &gl::Node,
+    mesh: &gl::Mesh,
+    primitives: &[Primitive],
+) -> Result<Option<MorphSet>, String> {
+    let what = format!("mesh '{}'", mesh.name().unwrap_or_default());
+    let Some(count) = primitives.iter().map(|p| p.targets.len()).max() else {
+        return Ok(None);
+    };
+    if count == 0 {
+        return Ok(None);
+    }
+    if let Some(p) = primitives.iter().position(|p| p.targets.len() != count) {
+        return Err(format!(
+            "{what}: primitive {p} has {} morph targets where another has {count} (glTF requires the same number)",
+            primitives[p].targets.len()
+        ));
+    }
+    let default_weights = match node.weights().or(mesh.weights()) {
+        Some(w) if w.len() == count => w
+            .iter()
+            .map(|&x| if x.is_finite() { x } else { 0.0 })
+            .collect(),
+        Some(w) => {
+            return Err(format!(
+                "{what}: {} default weights for {count} morph targets",
+                w.len()
+            ));
+        }
+        None => vec![0.0; count],
+    };
+    let mut target_names: Vec<String> = mesh
+        .extras()
+        .as_ref()
+        .and_then(|raw| serde_json::from_str::<serde_json::Value>(raw.get()).ok())
+        .and_then(|v| {
+            v.get("targetNames")?.as_array().map(|names| {
+                names
+                    .iter()
+                    .map(|n| n.as_str().unwrap_or_default().to_string())
+                    .collect()
+            })
+        })
+        .unwrap_or_default();
+    target_names.resize(count, String::new());
+    for (i, name) in target_names.iter_mut().enumerate() {
+        if name.is_empty() {
+            *name = format!("target {i}");
+        }
+    }
+    Ok(Some(MorphSet {
+        node: node.name().or(mesh.name()).unwrap_or_default().to_string(),
+        mesh: mesh.name().unwrap_or_default().to_string(),
+        target_names,
+        default_weights,
+    }))
+}
+
+/// The primitive's morph targets: POSITION displacements (zeros where a target has none) and NORMAL ones.
+fn read_targets<'a, 's, F>(
+    reader: &gl::mesh::Reader<'a, 's, F>,
+    n: usize,
+) -> Result<Vec<MorphTarget>, String>
+where
+    F: Clone + Fn(gl::Buffer<'a>) -> Option<&'s [u8]>,
+{
+    let mut targets = Vec::new();
+    for (t, (positions, normals, _tangents)) in reader.read_morph_targets().enumerate() {
+        let read = |it: Option<gl::accessor::Iter<'s, [f32; 3]>>, what: &str| {
+            let Some(it) = it else {
+                return Ok(None);
+            };
+            let v: Vec<[f32; 3]> = it.collect();
+            if v.len() != n {
+                return Err(format!(
+                    "morph target {t} {what} has {} entries for {n} vertices",
+                    v.len()
+                ));
+            }
+            if v.iter().flatten().any(|x| !x.is_finite()) {
+                return Err(format!("morph target {t} {what} holds NaN or infinity"));
+            }
+            Ok(Some(v))
+        };
+        let positions = read(positions, "POSITION")?.unwrap_or_else(|| vec![[0.0; 3]; n]);
+        let normals = read(normals, "NORMAL")?;
+        targets.push(MorphTarget { positions, normals });
+    }
+    Ok(targets)
 }
 
 fn read_primitive<'a, 's, F>(
@@ -135,7 +230,9 @@ where
             ));
         }
     }
+    let targets = read_targets(&reader, n)?;
     Ok(Some(Primitive {
+        targets,
         positions,
         normals,
         uvs,

@@ -112,7 +112,7 @@ pub fn load_bytes_with(
     if vrm0 {
         notes.push("VRM 0.x model faces −Z: turned 180° about +Y to face +Z".to_string());
     }
-    let character = Character {
+    let mut character = Character {
         name: name.to_string(),
         skeleton,
         humanoid,
@@ -120,9 +120,11 @@ pub fn load_bytes_with(
         meshes,
         materials,
         textures,
+        expressions: Vec::new(),
         facing_corrected: vrm0,
         notes,
         warnings,
     };
+    character.expressions = crate::core::expression::from_target_names(&character);
     Ok(ImportedModel { character, clips })
 }

@@ -314,6 +314,21 @@ pub(super) fn check_limits(
             limits.max_vertices
         )));
     }
+    let displacements: usize = document
+        .meshes()
+        .flat_map(|m| m.primitives())
+        .filter_map(|p| {
+            let n = p.get(&gl::Semantic::Positions)?.count();
+            Some(n.saturating_mul(p.morph_targets().len()))
+        })
+        .fold(0usize, usize::saturating_add);
+    if displacements > limits.max_vertices {
+        return Err(over(format!(
+            "{displacements} morph-target vertex displacements, over the limit of {} (set ANIMTUNE_MAX_VERTICES or \
+             --max-vertices to allow more)",
+            limits.max_vertices
+        )));
+    }
     let joints: usize = document.skins().map(|s| s.joints().count()).sum();
     if joints > limits.max_joints {
         return Err(over(format!(
@@ -534,6 +549,23 @@ pub(super) fn check_accessor_types(document: &gl::Document) -> Result<(), String
                         want(&a, &[Dm::Vec4], &[D::F32, D::U8, D::U16], &what)?
                     }
                     _ => {}
+                }
+            }
+            for (t, target) in prim.morph_targets().enumerate() {
+                let displacements = [
+                    ("POSITION", target.positions()),
+                    ("NORMAL", target.normals()),
+                    ("TANGENT", target.tangents()),
+                ];
+                for (name, a) in displacements {
+                    if let Some(a) = a {
+                        want(
+                            &a,
+                            &[Dm::Vec3],
+                            &[D::F32],
+                            &format!("{what} morph target {t} {name}"),
+                        )?;
+                    }
                 }
             }
             if let Some(a) = prim.indices() {

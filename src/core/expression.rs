@@ -1,0 +1,235 @@
+//! Expressions: named faces made of morph-target weights. A character's expressions come from its file (VRM);
+//! a model without them gets one expression per morph-target name (what Blender lists as shape keys and
+//! Unity as blend shapes), driving every target of that name at weight 1.
+//!
+//! Weights resolve to morph weights as three-vrm's `VRMExpressionManager` does: binary expressions snap at 0.5;
+//! an expression that overrides blink, look-at or mouth blocks those expressions (any weight > 0) or scales
+//! them by 1 − its weight (blend); each expression then adds `weight × bind weight` to its targets.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::character::Character;
+
+/// One morph target an expression drives.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MorphBind {
+    /// Index of the mesh in the character.
+    pub mesh: usize,
+    /// Index of the target in the mesh's morph set.
+    pub target: usize,
+    /// The target's weight at expression weight 1.
+    pub weight: f32,
+}
+
+/// How an expression treats the blink, look-at or mouth expressions while it shows (VRM 1.0
+/// `overrideBlink` / `overrideLookAt` / `overrideMouth`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExpressionOverride {
+    /// Leaves them alone.
+    #[default]
+    None,
+    /// Turns them off while its weight is above 0.
+    Block,
+    /// Scales them by 1 − its weight.
+    Blend,
+}
+
+/// Which group of presets an expression belongs to, for the overrides.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExpressionGroup {
+    /// blink, blinkLeft, blinkRight.
+    Blink,
+    /// lookUp, lookDown, lookLeft, lookRight.
+    LookAt,
+    /// aa, ih, ou, ee, oh.
+    Mouth,
+    /// Every other expression.
+    Other,
+}
+
+impl ExpressionGroup {
+    /// The group of a VRM 1.0 preset name.
+    pub fn of(name: &str) -> Self {
+        match name {
+            "blink" | "blinkLeft" | "blinkRight" => ExpressionGroup::Blink,
+            "lookUp" | "lookDown" | "lookLeft" | "lookRight" => ExpressionGroup::LookAt,
+            "aa" | "ih" | "ou" | "ee" | "oh" => ExpressionGroup::Mouth,
+            _ => ExpressionGroup::Other,
+        }
+    }
+}
+
+/// A named expression.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Expression {
+    /// Its name: a VRM preset name (`happy`, `blink`, `aa`…) or a custom one.
+    pub name: String,
+    /// The group its name puts it in.
+    pub group: ExpressionGroup,
+    /// The targets it drives.
+    pub binds: Vec<MorphBind>,
+    /// Snaps to 0 or 1 at 0.5.
+    pub is_binary: bool,
+    /// What it does to the blink expressions.
+    pub override_blink: ExpressionOverride,
+    /// What it does to the look-at expressions.
+    pub override_look_at: ExpressionOverride,
+    /// What it does to the mouth expressions.
+    pub override_mouth: ExpressionOverride,
+}
+
+impl Expression {
+    /// An expression with no overrides, not binary.
+    pub fn new(name: impl Into<String>, binds: Vec<MorphBind>) -> Self {
+        let name = name.into();
+        Expression {
+            group: ExpressionGroup::of(&name),
+            name,
+            binds,
+            is_binary: false,
+            override_blink: ExpressionOverride::None,
+            override_look_at: ExpressionOverride::None,
+            override_mouth: ExpressionOverride::None,
+        }
+    }
+
+    /// The weight it shows at `weight`: snapped when binary.
+    fn shown(&self, weight: f32) -> f32 {
+        if self.is_binary {
+            if weight > 0.5 { 1.0 } else { 0.0 }
+        } else {
+            weight
+        }
+    }
+
+    /// What it does to expressions of `group`.
+    fn override_of(&self, group: ExpressionGroup) -> ExpressionOverride {
+        match group {
+            ExpressionGroup::Blink => self.override_blink,
+            ExpressionGroup::LookAt => self.override_look_at,
+            ExpressionGroup::Mouth => self.override_mouth,
+            ExpressionGroup::Other => ExpressionOverride::None,
+        }
+    }
+}
+
+/// One expression per distinct morph-target name of `character`, each driving every target of that name at
+/// weight 1, in the order the names first appear.
+pub fn from_target_names(character: &Character) -> Vec<Expression> {
+    let mut out: Vec<Expression> = Vec::new();
+    for (mesh, m) in character.meshes.iter().enumerate() {
+        let Some(set) = &m.morph else { continue };
+        for (target, name) in set.target_names.iter().enumerate() {
+            let bind = MorphBind {
+                mesh,
+                target,
+                weight: 1.0,
+            };
+            match out.iter_mut().find(|e| e.name == *name) {
+                Some(e) => e.binds.push(bind),
+                None => out.push(Expression::new(name.clone(), vec![bind])),
+            }
+        }
+    }
+    out
+}
+
+/// Adds `weights` (expression name → weight; unknown names are ignored) to the morph weights, one list per
+/// mesh, as the module documentation describes.
+pub fn apply(expressions: &[Expression], weights: &BTreeMap<String, f32>, morph: &mut [Vec<f32>]) {
+    if weights.is_empty() {
+        return;
+    }
+    let shown = |e: &Expression| {
+        weights
+            .get(&e.name)
+            .map_or(0.0, |&w| e.shown(if w.is_finite() { w } else { 0.0 }))
+    };
+    // three-vrm: each group's multiplier is the product, over the expressions that override it, of 0 (block,
+    // weight > 0) or 1 − weight (blend).
+    let multiplier = |group: ExpressionGroup| {
+        expressions
+            .iter()
+            .map(|e| {
+                let w = shown(e);
+                match e.override_of(group) {
+                    ExpressionOverride::Block if w > 0.0 => 0.0,
+                    ExpressionOverride::Blend => 1.0 - w,
+                    _ => 1.0,
+                }
+            })
+            .product::<f32>()
+    };
+    let groups = [
+        ExpressionGroup::Blink,
+        ExpressionGroup::LookAt,
+        ExpressionGroup::Mouth,
+    ]
+    .map(|g| (g, multiplier(g)));
+    for e in expressions {
+        let w = shown(e)
+            * groups
+                .iter()
+                .find(|(g, _)| *g == e.group)
+                .map_or(1.0, |(_, m)| *m);
+        if w == 0.0 {
+            continue;
+        }
+        for b in &e.binds {
+            if let Some(t) = morph.get_mut(b.mesh).and_then(|m| m.get_mut(b.target)) {
+                *t += w * b.weight;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bind(target: usize) -> Vec<MorphBind> {
+        vec![MorphBind {
+            mesh: 0,
+            target,
+            weight: 1.0,
+        }]
+    }
+
+    fn run(expressions: &[Expression], weights: &[(&str, f32)]) -> Vec<f32> {
+        let mut morph = vec![vec![0.0; 3]];
+        let w = weights.iter().map(|(n, w)| (n.to_string(), *w)).collect();
+        apply(expressions, &w, &mut morph);
+        morph.remove(0)
+    }
+
+    #[test]
+    fn a_binary_expression_snaps_at_one_half() {
+        let mut e = Expression::new("happy", bind(0));
+        e.is_binary = true;
+        assert_eq!(run(&[e.clone()], &[("happy", 0.5)])[0], 0.0);
+        assert_eq!(run(&[e], &[("happy", 0.51)])[0], 1.0);
+    }
+
+    /// VRM 1.0 (expressions.md, "Override"): block turns the overridden expressions off while the overriding one
+    /// is above 0; blend scales them by 1 − its weight.
+    #[test]
+    fn overrides_block_or_blend_blink_look_at_and_mouth() {
+        let mut happy = Expression::new("happy", bind(0));
+        happy.override_blink = ExpressionOverride::Block;
+        happy.override_mouth = ExpressionOverride::Blend;
+        let blink = Expression::new("blink", bind(1));
+        let aa = Expression::new("aa", bind(2));
+        let all = [happy, blink, aa];
+        assert_eq!(
+            run(&all, &[("happy", 0.25), ("blink", 1.0), ("aa", 0.8)]),
+            [0.25, 0.0, 0.6]
+        );
+        assert_eq!(
+            run(&all, &[("happy", 0.0), ("blink", 1.0), ("aa", 0.8)]),
+            [0.0, 1.0, 0.8]
+        );
+    }
+}
