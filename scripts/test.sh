@@ -134,6 +134,21 @@ done
   node ../../scripts/replay_threejs.mjs ../export-run-skeleton.glb ../replay-run-*.json &&
   node ../../scripts/replay_threejs.mjs ../export-layered.glb ../replay-layered-*.json)
 
+say "three.js plays morph weights (LINEAR, STEP, CUBICSPLINE; sparse targets; defaults): against animtune's pose"
+# assets/morph_sampler.glb is made by scripts/make_morph_glb.mjs; RobotExpressive's clips key its three faces.
+mkdir -p target/morph
+rm -f target/morph/*.json
+for clip in Linear Step Cubic; do
+  for t in 0 0.1 0.3 0.5 0.9 1.25 1.7 1.99; do
+    "$animtune" pose assets/morph_sampler.glb --clip "$clip" --time "$t" --json > "target/morph/sampler-$clip-$t.json"
+  done
+done
+for clip in Wave Dance Death; do
+  "$animtune" pose assets/RobotExpressive.glb --clip "$clip" --time 0.7 --json > "target/morph/robot-$clip.json"
+done
+(cd "$tools" && node ../../scripts/morph_threejs.mjs ../../assets/morph_sampler.glb ../morph/sampler-*.json &&
+  node ../../scripts/morph_threejs.mjs ../../assets/RobotExpressive.glb ../morph/robot-*.json)
+
 say "Mirror, checked in three.js: each joint of a mirrored export stands where its partner stands in the clip's export, reflected"
 # (mirror-CLIP-a.glb is the clip, mirror-CLIP-b.glb the same clip mirrored; both baked within 0.01 cm of their source.)
 mirror_pair() {
