@@ -22,6 +22,8 @@ struct PoseReport {
     joints: Vec<JointPose>,
     /// Every mesh with morph targets, in the character's mesh order.
     morph_weights: Vec<MorphWeights>,
+    /// Every expression of the character with the weight it was given (0 unless a preset sets it).
+    expressions: std::collections::BTreeMap<String, f32>,
 }
 
 /// The morph weights of one morphed mesh.
@@ -131,6 +133,8 @@ pub(super) struct Evaluated {
     pub layers: Option<LayersReport>,
     /// Morph-target weights, one list per mesh of the character (empty for a mesh without targets).
     pub morph_weights: Vec<Vec<f32>>,
+    /// Every expression of the character with its weight.
+    pub expressions: std::collections::BTreeMap<String, f32>,
 }
 
 pub(super) fn parse_point3(text: &str) -> Result<glam::Vec3> {
@@ -253,6 +257,15 @@ pub(super) fn evaluate_stack(
     }
     let (pose, model_m, look) = (out.local.clone(), out.model.clone(), out.look.clone());
     let morph_weights = out.morph_weights.clone();
+    let expressions = model
+        .character
+        .expressions
+        .iter()
+        .map(|e| {
+            let w = ev.layers().expressions.get(&e.name).copied();
+            (e.name.clone(), w.unwrap_or(0.0))
+        })
+        .collect();
     let report = layers_on.then(|| {
         let (params, rig) = (ev.layers(), ev.layer_rig());
         LayersReport {
@@ -283,6 +296,7 @@ pub(super) fn evaluate_stack(
         binding: chosen.binding,
         layers: report,
         morph_weights,
+        expressions,
     })
 }
 
@@ -376,6 +390,7 @@ pub fn run(args: &PoseArgs) -> Result<()> {
         binding,
         layers,
         morph_weights,
+        expressions,
     } = evaluate_stack(&model, &args.model, &args.source)?;
     let bones = c.humanoid.bone_per_joint(s.len());
     let report = PoseReport {
@@ -403,6 +418,7 @@ pub fn run(args: &PoseArgs) -> Result<()> {
                 })
             })
             .collect(),
+        expressions,
     };
     if args.json {
         outln!(

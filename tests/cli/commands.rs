@@ -642,3 +642,47 @@ fn pose_applies_a_presets_masked_clip_layer_and_refuses_a_missing_clip() {
     assert_clean_failure(&out, &["NoSuchClip", "clip layer"]);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A preset's expression weights reach the morph weights `pose --json` lists per morphed node, and `expressions`
+/// lists every expression of the character; a weight outside [0, 1] is refused naming the field.
+#[test]
+fn pose_lists_morph_weights_and_the_expressions_a_preset_sets() {
+    let dir = common::temp_dir("pose-expressions");
+    let preset = dir.join("face.json");
+    std::fs::write(
+        &preset,
+        r#"{"format": "animtune-preset", "version": 4, "layers": {"breath": {"enabled": false},
+            "look_at": {"enabled": false}, "twist": {"enabled": false}, "expressions": {"Surprised": 0.5}}}"#,
+    )
+    .unwrap();
+    let model = common::asset("RobotExpressive.glb");
+    let model = model.to_str().unwrap();
+    let out = animtune(&[
+        "pose",
+        model,
+        "--clip",
+        "Idle",
+        "--preset",
+        preset.to_str().unwrap(),
+        "--json",
+    ]);
+    let v = json_of(&out);
+    let morph = v["morph_weights"].as_array().unwrap();
+    let nodes: Vec<&str> = morph.iter().map(|m| m["node"].as_str().unwrap()).collect();
+    assert_eq!(nodes, ["Head_2", "Head_3", "Head_4"]);
+    for m in morph {
+        assert_eq!(m["weights"], serde_json::json!([0.0, 0.5, 0.0]), "{m}");
+    }
+    assert_eq!(
+        v["expressions"],
+        serde_json::json!({"Angry": 0.0, "Surprised": 0.5, "Sad": 0.0})
+    );
+    std::fs::write(
+        &preset,
+        r#"{"format": "animtune-preset", "version": 4, "layers": {"expressions": {"Sad": 1.5}}}"#,
+    )
+    .unwrap();
+    let out = animtune(&["pose", model, "--preset", preset.to_str().unwrap()]);
+    assert_clean_failure(&out, &["face.json", "expressions.Sad"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}

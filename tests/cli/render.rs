@@ -293,3 +293,101 @@ fn the_ground_grid_follows_a_character_that_travels() {
         "{lines} grid pixels around the travelled character"
     );
 }
+
+/// The top of the drawn character, in pixel rows, where the CPU puts it: every vertex morphed by glTF's rule
+/// (base + Σ weight × displacement) and skinned, then projected by the camera.
+fn projected_top(
+    m: &ImportedModel,
+    model: &[Mat4],
+    weights: &[Vec<f32>],
+    cam: &OrbitCamera,
+) -> f32 {
+    let view_proj = cam.view_proj(W as f32 / H as f32);
+    let c = &m.character;
+    let mut top = f32::INFINITY;
+    for (mesh, w) in c.meshes.iter().zip(weights) {
+        let palette = c.mesh_palette(mesh, model);
+        for p in &mesh.primitives {
+            for v in 0..p.positions.len() {
+                let ndc = view_proj.project_point3(p.posed_morphed_position(v, &palette, w));
+                top = top.min((1.0 - ndc.y) * 0.5 * H as f32);
+            }
+        }
+    }
+    top
+}
+
+/// RobotExpressive's "Surprised" target raises its brows: the GPU draws the morphed head where the CPU projects
+/// it, with either joint palette form (Vulkan's storage buffer and GL's texture).
+#[test]
+fn morph_targets_deform_the_face_where_the_cpu_puts_it() {
+    let m = load_file(&common::asset("RobotExpressive.glb")).unwrap();
+    let c = &m.character;
+    let surprised: Vec<Vec<f32>> = c
+        .meshes
+        .iter()
+        .map(|mesh| {
+            mesh.morph.as_ref().map_or_else(Vec::new, |s| {
+                s.target_names
+                    .iter()
+                    .map(|n| f32::from(u8::from(n == "Surprised")))
+                    .collect()
+            })
+        })
+        .collect();
+    assert_eq!(surprised.iter().filter(|w| w.contains(&1.0)).count(), 3);
+    let none: Vec<Vec<f32>> = surprised.iter().map(|w| vec![0.0; w.len()]).collect();
+    let model = pose_at(&m, None, 0.0);
+    // Framed on the face, morphed: the meshes with targets.
+    let (mut min, mut max) = (glam::Vec3::INFINITY, glam::Vec3::NEG_INFINITY);
+    for (mesh, w) in c.meshes.iter().zip(&surprised) {
+        if mesh.morph.is_none() {
+            continue;
+        }
+        let palette = c.mesh_palette(mesh, &model);
+        for p in &mesh.primitives {
+            for v in 0..p.positions.len() {
+                let at = p.posed_morphed_position(v, &palette, w);
+                min = min.min(at);
+                max = max.max(at);
+            }
+        }
+    }
+    let mut cam = OrbitCamera::default();
+    cam.frame(min, max, W as f32 / H as f32);
+    for r in [
+        renderer(),
+        OffscreenRenderer::with_limits(DeviceLimits::WebGl2).unwrap(),
+    ] {
+        let draw_with = |weights: &[Vec<f32>]| {
+            let frame = FrameInput {
+                model: &model,
+                camera: &cam,
+                aspect: W as f32 / H as f32,
+                show_skeleton: false,
+                show_grid: false,
+                grid_follows: glam::Vec3::ZERO,
+                selected: None,
+                hovered: None,
+                trail: &[],
+                ghosts: &[],
+                look_target: None,
+                morph_weights: weights,
+            };
+            r.render(c, &frame, W, H).unwrap().image
+        };
+        for weights in [&none, &surprised] {
+            let expected = projected_top(&m, &model, weights, &cam).max(0.0);
+            let (_, drawn, _, _, n) = silhouette(&draw_with(weights));
+            assert!(n > 1000, "{:?}: only {n} pixels", r.palette_kind());
+            assert!(
+                (drawn as f32 - expected).abs() <= 2.0,
+                "{:?}: the top is drawn at row {drawn}, the CPU puts it at {expected:.1}",
+                r.palette_kind()
+            );
+        }
+        let rise =
+            projected_top(&m, &model, &none, &cam) - projected_top(&m, &model, &surprised, &cam);
+        assert!(rise > 10.0, "the brows rise only {rise:.1} px");
+    }
+}

@@ -127,3 +127,64 @@ fn joint_index_past_the_skin_is_an_error() {
         .to_string();
     assert!(err.contains("quad.glb") && err.contains("joint 9"), "{err}");
 }
+
+/// `assets/morph_sampler.glb` (scripts/make_morph_glb.mjs): dense and sparse targets expand as glTF 2.0 §3.6.2.3
+/// defines (an accessor without a buffer view is zeros; sparse values replace the base at their indices), the
+/// mesh's default weights and `targetNames` are kept, and a vertex moves by base + Σ weight × displacement.
+#[test]
+fn morph_targets_import_dense_and_sparse_with_names_and_default_weights() {
+    let m = animtune::import::load_file(&crate::common::asset("morph_sampler.glb")).unwrap();
+    let mesh = &m.character.meshes[0];
+    let set = mesh.morph.as_ref().expect("a morph set");
+    assert_eq!(set.node, "Quad");
+    assert_eq!(set.target_names, ["Raise", "SparseZeros", "SparseOnBase"]);
+    assert_eq!(set.default_weights, [0.25, 0.0, 0.0]);
+    let p = &mesh.primitives[0];
+    assert_eq!(p.targets.len(), 3);
+    assert_eq!(
+        p.targets[0].positions,
+        [[0.0; 3], [0.0; 3], [0.0, 0.5, 0.0], [0.0, 0.5, 0.0]]
+    );
+    assert!(p.targets[0].normals.is_some());
+    assert_eq!(
+        p.targets[1].positions,
+        [[0.0; 3], [0.2, 0.0, 0.1], [0.0; 3], [-0.3, 0.0, 0.2]]
+    );
+    assert_eq!(
+        p.targets[2].positions,
+        [
+            [0.0, 0.0, 0.05],
+            [0.0, 0.0, 0.05],
+            [0.4, 0.4, 0.0],
+            [0.0, 0.0, 0.05]
+        ]
+    );
+    // Vertex 3 is (0, 1, 0): + 0.5 × (0, 0.5, 0) + 1 × (−0.3, 0, 0.2) + 2 × (0, 0, 0.05).
+    let moved = p.morphed_position(3, &[0.5, 1.0, 2.0]);
+    assert!(
+        (moved - glam::Vec3::new(-0.3, 1.25, 0.3)).length() < 1e-6,
+        "{moved}"
+    );
+    assert_eq!(m.clips.len(), 3);
+    assert!(m.clips.iter().all(|c| c.morph_tracks.len() == 1));
+}
+
+/// Morph targets whose displacements would exceed the vertex limit are refused before they are decoded.
+#[test]
+fn morph_targets_over_the_vertex_limit_are_refused() {
+    let bytes = std::fs::read(crate::common::asset("morph_sampler.glb")).unwrap();
+    let limits = animtune::io::limits::Limits {
+        max_vertices: 8,
+        ..Default::default()
+    };
+    let Err(err) =
+        animtune::import::gltf::load_bytes_with(&bytes, "m", None, Path::new("m.glb"), &limits)
+    else {
+        panic!("morph displacements over the limit were accepted");
+    };
+    assert!(
+        err.to_string()
+            .contains("morph-target vertex displacements"),
+        "{err}"
+    );
+}
