@@ -63,6 +63,8 @@ struct ClipInfo {
     compiled_bytes: usize,
     /// How far the compact form is from the clip's keys (virtual vertices, cm); None when it stays exact.
     compact_error_cm: Option<f32>,
+    /// Morph-weight channels (glTF `weights`), besides the joint channels.
+    morph_channels: usize,
 }
 
 #[derive(Serialize)]
@@ -131,6 +133,7 @@ pub fn run(args: &InspectArgs) -> Result<()> {
                     moving_channels: compiled.animated_channels(),
                     compiled_bytes: compiled.memory_bytes(),
                     compact_error_cm: compiled.compact_error().map(|e| e * 100.0),
+                    morph_channels: clip.morph_tracks.len(),
                 }
             })
             .collect(),
@@ -204,11 +207,18 @@ fn print_summary(r: &Report) {
     for c in &r.clips {
         let packed = match c.compact_error_cm {
             Some(e) => format!("packed, {e:.4} cm from its keys"),
-            None if c.moving_channels == 0 => "nothing moves".to_string(),
+            None if c.moving_channels == 0 && c.morph_channels == 0 => "nothing moves".to_string(),
             None => "exact".to_string(),
         };
+        let morph = match c.morph_channels {
+            0 => String::new(),
+            n => format!(
+                ", {n} morph-weight channel{}",
+                if n == 1 { "" } else { "s" }
+            ),
+        };
         outln!(
-            "    [{}] {:<32} {:>7.3} s {:>4} channels {:>7} bytes compiled ({packed})",
+            "    [{}] {:<32} {:>7.3} s {:>4} channels {:>7} bytes compiled ({packed}{morph})",
             c.index,
             c.name,
             c.duration,

@@ -859,3 +859,48 @@ fn the_layers_tab_rows_end_inside_the_window_at_the_default_width() {
         "a control of the Layers tab ends at x = {worst}: {past:?}"
     );
 }
+
+/// The Face tab has a slider per expression of RobotExpressive (one per morph-target name): dragging Surprised
+/// sets its weight on every head mesh, in one undo step.
+#[test]
+fn the_face_tab_drags_an_expression_onto_every_mesh_in_one_undo_step() {
+    let mut h = harness_sized(1280.0, 800.0);
+    open(&mut h, common::asset("RobotExpressive.glb"));
+    h.get_by_label("Face").click();
+    h.run_steps(2);
+    let slider = h.get_by_role_and_label(Role::Slider, "Surprised").rect();
+    let y = slider.center().y;
+    h.drag_at(egui::pos2(slider.left() + 2.0, y));
+    h.run_steps(1);
+    for f in [0.4, 0.7, 1.0] {
+        h.hover_at(egui::pos2(slider.left() + slider.width() * f + 4.0, y));
+        h.run_steps(1);
+    }
+    h.drop_at(egui::pos2(slider.right() + 4.0, y));
+    h.run_steps(2);
+    let e = h.state().editor();
+    assert_eq!(e.tuning().layers.expressions.get("Surprised"), Some(&1.0));
+    let morphed: Vec<&Vec<f32>> = e
+        .eval()
+        .output()
+        .morph_weights
+        .iter()
+        .filter(|w| !w.is_empty())
+        .collect();
+    assert_eq!(morphed.len(), 3);
+    assert!(
+        morphed.iter().all(|w| **w == [0.0, 1.0, 0.0]),
+        "{morphed:?}"
+    );
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
+    h.run_steps(2);
+    let e = h.state().editor();
+    assert!(e.tuning().layers.expressions.is_empty());
+    assert!(
+        e.eval()
+            .output()
+            .morph_weights
+            .iter()
+            .all(|w| w.iter().all(|x| *x == 0.0))
+    );
+}

@@ -93,11 +93,14 @@ fn robot_expressive_maps_by_name_with_shared_joints_and_sparse_clips() {
     // The four skins share one joint set.
     assert!(c.skins.windows(2).all(|w| w[0].joints == w[1].joints));
     assert_eq!(m.clips.len(), 14);
-    // Morph-weight channels are skipped with a note, not an error.
+    // Each clip keys the three heads' morph weights (Angry, Surprised, Sad).
+    assert!(m.clips.iter().all(|clip| clip.morph_tracks.len() == 3));
+    let heads: Vec<_> = c.meshes.iter().filter_map(|m| m.morph.as_ref()).collect();
+    assert_eq!(heads.len(), 3);
     assert!(
-        c.notes.iter().any(|n| n.contains("morph-weight")),
-        "{:?}",
-        c.notes
+        heads
+            .iter()
+            .all(|h| h.target_names == ["Angry", "Surprised", "Sad"])
     );
     // Sparse clips: fewer tracks than joints, and the others keep their rest value.
     let idle = m.clips.iter().position(|c| c.name == "Idle").unwrap();

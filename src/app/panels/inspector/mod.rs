@@ -3,6 +3,7 @@
 pub mod blend;
 pub mod clip;
 pub mod clip_layers;
+pub mod expressions;
 pub mod humanoid;
 pub mod joint;
 pub mod layers;
@@ -26,16 +27,19 @@ pub enum InspectorTab {
     Humanoid,
     /// The procedural layers.
     Layers,
+    /// Expression weights.
+    Expressions,
 }
 
 impl InspectorTab {
     /// Every tab, in display order.
-    pub const ALL: [InspectorTab; 5] = [
+    pub const ALL: [InspectorTab; 6] = [
         InspectorTab::Blend,
         InspectorTab::Clip,
         InspectorTab::Joint,
         InspectorTab::Humanoid,
         InspectorTab::Layers,
+        InspectorTab::Expressions,
     ];
 
     /// What the tab shows, for its tooltip.
@@ -54,6 +58,9 @@ impl InspectorTab {
                 "Which joint plays each human bone; fix or change the mapping here"
             }
             InspectorTab::Layers => "Procedural layers: breath, twist correction, look-at",
+            InspectorTab::Expressions => {
+                "Expressions: a slider per face (or morph target) of the character"
+            }
         }
     }
 
@@ -65,6 +72,7 @@ impl InspectorTab {
             InspectorTab::Joint => "Joint",
             InspectorTab::Humanoid => "Humanoid",
             InspectorTab::Layers => "Layers",
+            InspectorTab::Expressions => "Face",
         }
     }
 }
@@ -121,6 +129,7 @@ impl Inspector {
                 InspectorTab::Joint => joint::ui(ui, e),
                 InspectorTab::Humanoid => humanoid::ui(ui, e, out),
                 InspectorTab::Layers => self.layers.ui(ui, e, out),
+                InspectorTab::Expressions => expressions::ui(ui, e, out),
             });
     }
 }
