@@ -12,21 +12,18 @@
 // Chest (three-vrm drops it). Where the character has no UpperChest, the oracle composes the two before playing.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 
-import { readGlb, writeGlb } from './glb.mjs';
-
-// The packages are installed in the working directory (as for the other node checks), not beside this script.
-const moduleUrl = (name, file) => pathToFileURL(path.join(process.cwd(), 'node_modules', name, file)).href;
-const THREE = await import(moduleUrl('three', 'build/three.module.js'));
-const { GLTFLoader } = await import(moduleUrl('three', 'examples/jsm/loaders/GLTFLoader.js'));
-const { FBXLoader } = await import(moduleUrl('three', 'examples/jsm/loaders/FBXLoader.js'));
-const { VRMLoaderPlugin, VRMUtils } = await import(
-  moduleUrl('@pixiv/three-vrm', 'lib/three-vrm.module.js')
-);
-const { VRMAnimationLoaderPlugin, createVRMAnimationClip } = await import(
-  moduleUrl('@pixiv/three-vrm-animation', 'lib/three-vrm-animation.module.js')
-);
+import {
+  FBXLoader,
+  THREE,
+  arrayBuffer,
+  loadVrm,
+  loadVrmAnimation,
+  objectsByNodeName,
+  composeTracks,
+  quiet,
+  vrmAnimationClip,
+} from './three_vrm.mjs';
 
 const DIRECTION_TOLERANCE_DEG = 1;
 const HIPS_TOLERANCE_M = 0.005;
@@ -37,87 +34,16 @@ if (!clipFile || poseFiles.length === 0) {
   process.exit(2);
 }
 
-// Textures are not needed (and node has no image decoder): they are dropped before the loaders see them.
-const quiet = (fn) => async (...args) => {
-  const warn = console.warn;
-  console.warn = () => {};
-  try {
-    return await fn(...args);
-  } finally {
-    console.warn = warn;
-  }
-};
-const arrayBuffer = (bytes) => bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
-
-// A GLB with its JSON rewritten by `edit`.
-const rewriteGlb = (bytes, edit) => {
-  const { json, bin } = readGlb(bytes);
-  edit(json);
-  return writeGlb(json, bin);
-};
-// Every texture reference (glTF's `*Texture` objects, MToon's, VRM 0.x's `textureProperties`) and the images.
-const dropTextures = (json) => {
-  const walk = (value) => {
-    if (Array.isArray(value)) value.forEach(walk);
-    else if (value && typeof value === 'object') {
-      for (const key of Object.keys(value)) {
-        if (/Texture$|^textureProperties$/.test(key)) delete value[key];
-        else walk(value[key]);
-      }
-    }
-  };
-  for (const key of ['images', 'textures', 'samplers']) delete json[key];
-  walk(json.materials);
-  walk(json.extensions);
-};
-
-const loadGltf = quiet(async (file, plugin) => {
-  const loader = new GLTFLoader();
-  loader.register(plugin);
-  return loader.parseAsync(arrayBuffer(rewriteGlb(await readFile(file), dropTextures)), '');
-});
-
-const gltf = await loadGltf(characterFile, (parser) => new VRMLoaderPlugin(parser));
-const vrm = gltf.userData.vrm;
-if (!vrm) {
-  console.error(`${characterFile}: three-vrm found no VRM`);
-  process.exit(1);
-}
+const { gltf, vrm } = await loadVrm(characterFile);
 const vrm0 = vrm.meta?.metaVersion === '0';
-VRMUtils.rotateVRM0(vrm);
 const hasUpperChest = vrm.humanoid.getNormalizedBoneNode('upperChest') != null;
-
-// A rotation track whose values are `parent(t) * child(t)` at the union of both tracks' key times.
-const composeTracks = (parent, child) => {
-  const times = [...new Set([...parent.times, ...child.times])].sort((a, b) => a - b);
-  const p = parent.createInterpolant();
-  const c = child.createInterpolant();
-  const values = [];
-  for (const t of times) {
-    const q = new THREE.Quaternion().fromArray(p.evaluate(t));
-    q.multiply(new THREE.Quaternion().fromArray(c.evaluate(t)));
-    values.push(...q.toArray());
-  }
-  return new THREE.QuaternionKeyframeTrack(parent.name, times, values);
-};
 
 let clip;
 if (clipFile.toLowerCase().endsWith('.fbx')) {
   const asset = await quiet(async () => new FBXLoader().parse(arrayBuffer(await readFile(clipFile)), ''))();
   clip = loadMixamoAnimation(asset, vrm);
 } else {
-  const animGltf = await loadGltf(clipFile, (parser) => new VRMAnimationLoaderPlugin(parser));
-  const vrmAnimation = animGltf.userData.vrmAnimations?.[0];
-  if (!vrmAnimation) {
-    console.error(`${clipFile}: three-vrm-animation found no VRM animation`);
-    process.exit(1);
-  }
-  const rotation = vrmAnimation.humanoidTracks.rotation;
-  if (!hasUpperChest && rotation.has('upperChest') && rotation.has('chest')) {
-    rotation.set('chest', composeTracks(rotation.get('chest'), rotation.get('upperChest')));
-    rotation.delete('upperChest');
-  }
-  clip = await quiet(async () => createVRMAnimationClip(vrmAnimation, vrm))();
+  clip = await vrmAnimationClip(await loadVrmAnimation(clipFile), vrm);
 }
 
 // three-vrm's examples/humanoidAnimation/loadMixamoAnimation.js (MIT), with its rig map: Mixamo's rest rotations
@@ -191,11 +117,7 @@ function loadMixamoAnimation(asset, vrm) {
 
 // The raw bones three-vrm poses, by the glTF node name animtune prints.
 const nodeNames = gltf.parser.json.nodes.map((n) => n.name);
-const objectsByName = new Map();
-gltf.scene.traverse((object) => {
-  const index = gltf.parser.associations.get(object)?.nodes;
-  if (index !== undefined) objectsByName.set(nodeNames[index], object);
-});
+const objectsByName = objectsByNodeName(gltf);
 
 const mixer = new THREE.AnimationMixer(vrm.scene);
 mixer.clipAction(clip).play();

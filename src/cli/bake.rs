@@ -58,6 +58,9 @@ struct StreamWritten {
     source: String,
     duration: f32,
     fps: f32,
+    /// With --springs: how far (cm) the springs' tails at the last frame are from the first, about their joints.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    spring_seam_cm: Option<f32>,
     #[serde(flatten)]
     encoded: Encoded,
 }
@@ -76,7 +79,8 @@ fn parse_point2(text: &str) -> Result<[f64; 2]> {
 }
 
 fn stream_mode(args: &BakeArgs) -> bool {
-    args.model.preset.is_some()
+    args.springs
+        || args.model.preset.is_some()
         || args.look_at.is_some()
         || args.blend_point.is_some()
         || args.blend_path.is_some()
@@ -147,13 +151,13 @@ fn bake_one(
         animation_only: args.animation_only,
         settings: settings_of(args, id),
     };
-    let encoded = request
+    let outcome = request
         .run(&mut |done, _| {
             bar.set_position(done as u64);
             true
         })
-        .map_err(|e| bake_error(args, e))?
-        .encoded;
+        .map_err(|e| bake_error(args, e))?;
+    let encoded = outcome.encoded;
     bar.finish_and_clear();
     within_tolerance(&encoded, out, args)?;
     write_atomic(out, &encoded.bytes, args.force)?;
@@ -162,6 +166,7 @@ fn bake_one(
         source: label,
         duration: spec.duration,
         fps: spec.fps,
+        spring_seam_cm: outcome.spring_seam.map(|m| m * 100.0),
         encoded,
     })
 }
@@ -191,6 +196,22 @@ fn run_stream(args: &BakeArgs, model: &ImportedModel, clip_settings: &SettingsMa
     });
     if let Some(solver) = args.look_solver {
         preset.layers.look_at.solver = solver.solver();
+    }
+    // Springs only when asked for: a bake is the clip and the layers, the springs' motion on top by --springs.
+    preset.layers.springs.enabled = args.springs;
+    if let Some(p) = args.preroll {
+        if !(p.is_finite() && (0.0..=600.0).contains(&p)) {
+            bail!("--preroll {p}: expected 0 to 600 seconds");
+        }
+        preset.layers.springs.preroll_s = p;
+    }
+    if args.springs
+        && crate::layers::SpringRig::bind(&preset.layers.springs, &model.character).is_empty()
+    {
+        bail!(
+            "{file}: --springs: the model has no spring bones (VRM springBone or secondaryAnimation) and the \
+             preset adds no chain it can bind"
+        );
     }
     if let Some(text) = &args.look_at {
         preset.layers.look_at.enabled = true;
@@ -353,6 +374,13 @@ fn run_stream(args: &BakeArgs, model: &ImportedModel, clip_settings: &SettingsMa
                 w.encoded.report.bytes,
                 w.encoded.report.max_error_cm
             );
+            if let Some(seam) = w.spring_seam_cm {
+                outln!(
+                    "springs: stepped at {} fps; where the bake loops, their tails are up to {seam:.3} cm from \
+                     where they start (--preroll settles them first)",
+                    w.fps
+                );
+            }
             for n in &w.encoded.notes {
                 eprintln!("note: {n}");
             }

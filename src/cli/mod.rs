@@ -336,6 +336,13 @@ pub struct BakeArgs {
     /// glTF: write only the skeleton nodes and the animation, no meshes.
     #[arg(long)]
     pub animation_only: bool,
+    /// Bake the spring bones' motion (the model's VRM springs and the preset's chains), stepped at --fps: frame k
+    /// is the springs after k + 1 updates of 1/fps from their reset at the first pose, the clip at k/fps.
+    #[arg(long)]
+    pub springs: bool,
+    /// Seconds of spring updates with the first pose held before frame 0, to settle the springs.
+    #[arg(long, value_name = "SECONDS", requires = "springs")]
+    pub preroll: Option<f32>,
     /// With a blend space: bake one clip per node (its point, with the layers) into the OUT folder, plus the preset.
     #[arg(long, conflicts_with_all = ["blend_point", "blend_path", "all", "clip"])]
     pub per_node: bool,
@@ -418,6 +425,36 @@ pub struct PoseArgs {
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
+    /// Spring bones.
+    #[command(flatten)]
+    pub springs: SpringArgs,
+}
+
+/// Spring-bone options of `pose`.
+#[derive(Debug, Args, Default, Clone)]
+pub struct SpringArgs {
+    /// Simulate the spring bones from the clip's start to --time: update k steps them by 1/FPS with the clip at
+    /// k/FPS (three-vrm's order: mixer, then `vrm.update`), so the pose at --time is after round(time × FPS) + 1
+    /// updates.
+    #[arg(long)]
+    pub springs: bool,
+    /// Spring update rate (frames per second).
+    #[arg(long, default_value_t = 60.0, requires = "springs")]
+    pub fps: f32,
+    /// Seconds of updates with the first pose held, before the clip starts, to settle the springs.
+    #[arg(long, default_value_t = 0.0, requires = "springs")]
+    pub preroll: f32,
+    /// Move the character about while it plays: its root is offset by (X,Y,Z) × sin(2π × HZ × t) metres.
+    #[arg(
+        long,
+        value_name = "X,Y,Z,HZ",
+        allow_hyphen_values = true,
+        requires = "springs"
+    )]
+    pub sway: Option<String>,
+    /// With --json, add every update's spring tails in world space ("springs.trace").
+    #[arg(long, requires = "springs")]
+    pub trace: bool,
 }
 
 /// Arguments of `render`.

@@ -77,7 +77,7 @@ fn assert_paths_agree(model: &str, preset: Preset) {
         panic!("parsed a pose command");
     };
     let opened = super::model::open(&pose_args.model).expect("pose opens the model");
-    let from_pose = super::pose::evaluate_stack(&opened, &pose_args.model, &pose_args.source)
+    let from_pose = super::pose::evaluate_stack(&opened, &pose_args.model, &pose_args.source, None)
         .expect("pose evaluates")
         .model;
 

@@ -3,7 +3,7 @@
 use anyhow::{Context, Result, bail};
 use serde::Serialize;
 
-use super::{ClipSourceArgs, PoseArgs};
+use super::{ClipSourceArgs, PoseArgs, SpringArgs};
 use crate::core::binding::BindMethod;
 use crate::core::{Clip, Pose, Transform};
 use crate::eval::{ClockStep, EvalInput, Evaluator, Precision, SourceSpec};
@@ -24,6 +24,9 @@ struct PoseReport {
     morph_weights: Vec<MorphWeights>,
     /// Every expression of the character with the weight it was given (0 unless a preset sets it).
     expressions: std::collections::BTreeMap<String, f32>,
+    /// With --springs: how they were stepped and where their tails ended.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    springs: Option<SpringReport>,
 }
 
 /// The morph weights of one morphed mesh.
@@ -135,6 +138,166 @@ pub(super) struct Evaluated {
     pub morph_weights: Vec<Vec<f32>>,
     /// Every expression of the character with its weight.
     pub expressions: std::collections::BTreeMap<String, f32>,
+    /// What `--springs` simulated.
+    pub springs: Option<SpringReport>,
+}
+
+/// `--springs`: how the spring bones were stepped, and where their tails ended.
+#[derive(Serialize)]
+pub(super) struct SpringReport {
+    fps: f32,
+    preroll_s: f32,
+    /// --sway's X, Y, Z, HZ.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    sway: Option<[f32; 4]>,
+    /// Updates run, the preroll's included.
+    updates: usize,
+    /// Every spring joint, in the order they run.
+    joints: Vec<SpringJointReport>,
+    /// With --trace: per update after the preroll, every joint's tail in world space.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    trace: Vec<Vec<[f32; 3]>>,
+}
+
+#[derive(Serialize)]
+struct SpringJointReport {
+    joint: String,
+    spring: String,
+    /// The tail joint (null: a virtual tail).
+    tail: Option<String>,
+    /// The joint's position in world space.
+    world: [f32; 3],
+    /// Its tail's position in world space.
+    tail_world: [f32; 3],
+}
+
+/// `--springs` parsed.
+struct SpringRun {
+    fps: f32,
+    preroll: f32,
+    sway: Option<(glam::Vec3, f32)>,
+    trace: bool,
+}
+
+impl SpringRun {
+    fn parse(args: &SpringArgs) -> Result<Self> {
+        if !(args.fps.is_finite() && (1.0..=1000.0).contains(&args.fps)) {
+            bail!("--fps {}: expected a rate from 1 to 1000", args.fps);
+        }
+        if !(args.preroll.is_finite() && (0.0..=600.0).contains(&args.preroll)) {
+            bail!("--preroll {}: expected 0 to 600 seconds", args.preroll);
+        }
+        let sway = match &args.sway {
+            None => None,
+            Some(text) => {
+                let v: Vec<f32> = text
+                    .split(',')
+                    .map(|p| p.trim().parse::<f32>())
+                    .collect::<Result<_, _>>()
+                    .with_context(|| format!("--sway '{text}': expected X,Y,Z,HZ"))?;
+                match v.as_slice() {
+                    [x, y, z, hz] if v.iter().all(|c| c.is_finite()) => {
+                        Some((glam::Vec3::new(*x, *y, *z), *hz))
+                    }
+                    _ => bail!("--sway '{text}': expected four finite numbers X,Y,Z,HZ"),
+                }
+            }
+        };
+        Ok(SpringRun {
+            fps: args.fps,
+            preroll: args.preroll,
+            sway,
+            trace: args.trace,
+        })
+    }
+
+    fn placement(&self, t: f32) -> glam::Mat4 {
+        self.sway.map_or(glam::Mat4::IDENTITY, |(offset, hz)| {
+            glam::Mat4::from_translation(offset * (std::f32::consts::TAU * hz * t).sin())
+        })
+    }
+
+    /// Plays the stack from 0 to `time` with the springs updated once per frame of the rate.
+    fn play<'e>(
+        &self,
+        ev: &'e mut Evaluator,
+        time: f32,
+        target: Option<glam::Vec3>,
+        file: &str,
+    ) -> Result<(SpringReport, &'e crate::eval::EvalOutput)> {
+        if time < 0.0 {
+            bail!("--time {time}: --springs simulates from 0, so the time cannot be negative");
+        }
+        let dt = 1.0 / self.fps;
+        let frames = (f64::from(time) * f64::from(self.fps)).round() as usize;
+        let prerolls = (f64::from(self.preroll) * f64::from(self.fps)).round() as usize;
+        if frames + prerolls > 10_000_000 {
+            bail!("--springs: {} updates are too many", frames + prerolls);
+        }
+        let input = |clock, k: usize| EvalInput {
+            clock,
+            blend_point: None,
+            look_target: target,
+            placement: Some(self.placement(k as f32 * dt)),
+            spring_dt: Some(dt),
+        };
+        // The reset: the tails where the first pose puts them.
+        ev.evaluate(&input(ClockStep::Seek(0.0), 0));
+        for _ in 0..prerolls {
+            ev.evaluate(&input(ClockStep::Hold, 0));
+        }
+        let mut trace = Vec::new();
+        for k in 0..=frames {
+            if let Some(e) = &ev
+                .evaluate(&input(ClockStep::Continue(k as f32 * dt), k))
+                .error
+            {
+                bail!("{file}: cannot evaluate the pose: {e}");
+            }
+            let out = ev.output();
+            if self.trace {
+                let place = self.placement(k as f32 * dt);
+                trace.push(
+                    ev.layer_rig()
+                        .springs
+                        .tails(&out.model)
+                        .iter()
+                        .map(|(_, p, _)| place.transform_point3(*p).to_array())
+                        .collect(),
+                );
+            }
+        }
+        let place = self.placement(frames as f32 * dt);
+        let out = ev.output();
+        let rig = &ev.layer_rig().springs;
+        let infos = rig.joint_infos();
+        let tails = rig.tails(&out.model);
+        let skeleton_names = ev.skeleton_names();
+        let joints = infos
+            .iter()
+            .zip(&tails)
+            .map(|(info, (_, tail, _))| SpringJointReport {
+                joint: skeleton_names[info.joint].clone(),
+                spring: info.spring.clone(),
+                tail: info.tail.map(|t| skeleton_names[t].clone()),
+                world: place
+                    .transform_point3(out.model[info.joint].w_axis.truncate())
+                    .to_array(),
+                tail_world: place.transform_point3(*tail).to_array(),
+            })
+            .collect();
+        Ok((
+            SpringReport {
+                fps: self.fps,
+                preroll_s: self.preroll,
+                sway: self.sway.map(|(o, hz)| [o.x, o.y, o.z, hz]),
+                updates: prerolls + frames + 1,
+                joints,
+                trace,
+            },
+            ev.output(),
+        ))
+    }
 }
 
 pub(super) fn parse_point3(text: &str) -> Result<glam::Vec3> {
@@ -163,6 +326,7 @@ pub(super) fn evaluate_stack(
     model: &ImportedModel,
     args: &super::ModelArgs,
     src: &ClipSourceArgs,
+    springs: Option<&SpringArgs>,
 ) -> Result<Evaluated> {
     if !src.time.is_finite() {
         bail!("--time must be a finite number of seconds");
@@ -186,6 +350,11 @@ pub(super) fn evaluate_stack(
     if let Some(solver) = src.look_solver {
         layers.look_at.solver = solver.solver();
     }
+    let spring_run = springs
+        .filter(|s| s.springs)
+        .map(SpringRun::parse)
+        .transpose()?;
+    layers.springs.enabled = spring_run.is_some();
     let no_clip_option = src.clip.is_none() && src.clip_file.is_none() && src.baked.is_none();
     let external: Vec<Clip>;
     let chosen = match preset.as_ref().and_then(|p| p.blend.as_ref()) {
@@ -246,12 +415,35 @@ pub(super) fn evaluate_stack(
     } else {
         ClockStep::Seek(src.time)
     };
-    let input = EvalInput {
-        clock,
-        blend_point: None,
-        look_target: target,
+    if spring_run.is_some() && ev.layer_rig().springs.is_empty() {
+        let problems = &ev.layer_rig().springs.problems;
+        bail!(
+            "{file}: --springs: the model has no spring bones (VRM springBone or secondaryAnimation) and the \
+             preset adds no chain it can bind{}",
+            if problems.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", problems.join("; "))
+            }
+        );
+    }
+    let mut spring_report = None;
+    let out = match &spring_run {
+        None => {
+            let input = EvalInput {
+                clock,
+                blend_point: None,
+                look_target: target,
+                ..Default::default()
+            };
+            ev.evaluate(&input)
+        }
+        Some(run) => {
+            let (report, out) = run.play(&mut ev, src.time, target, file)?;
+            spring_report = Some(report);
+            out
+        }
     };
-    let out = ev.evaluate(&input);
     if let Some(e) = &out.error {
         bail!("{file}: cannot evaluate the pose: {e}");
     }
@@ -297,6 +489,7 @@ pub(super) fn evaluate_stack(
         layers: report,
         morph_weights,
         expressions,
+        springs: spring_report,
     })
 }
 
@@ -391,7 +584,8 @@ pub fn run(args: &PoseArgs) -> Result<()> {
         layers,
         morph_weights,
         expressions,
-    } = evaluate_stack(&model, &args.model, &args.source)?;
+        springs,
+    } = evaluate_stack(&model, &args.model, &args.source, Some(&args.springs))?;
     let bones = c.humanoid.bone_per_joint(s.len());
     let report = PoseReport {
         clip,
@@ -419,6 +613,7 @@ pub fn run(args: &PoseArgs) -> Result<()> {
             })
             .collect(),
         expressions,
+        springs,
     };
     if args.json {
         outln!(

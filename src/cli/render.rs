@@ -37,7 +37,7 @@ fn parse_size(text: &str) -> Result<(u32, u32)> {
 /// Opens the model and evaluates the pose `render` draws.
 pub(super) fn posed(args: &RenderArgs) -> Result<(ImportedModel, Evaluated)> {
     let model = super::model::open(&args.model)?;
-    let evaluated = super::pose::evaluate_stack(&model, &args.model, &args.source)?;
+    let evaluated = super::pose::evaluate_stack(&model, &args.model, &args.source, None)?;
     Ok((model, evaluated))
 }
 

@@ -26,6 +26,8 @@ pub struct Character {
     pub textures: Vec<Texture>,
     /// Named expressions over the morph targets (VRM's, else one per morph-target name).
     pub expressions: Vec<Expression>,
+    /// Spring-bone chains and colliders (VRM's; empty otherwise).
+    pub springs: super::spring::SpringSetup,
     /// True when import turned the character around to face +Z (VRM 0.x faces −Z).
     pub facing_corrected: bool,
     /// Things import skipped or noticed (morph channels, unsupported primitives…).
@@ -47,6 +49,7 @@ impl Character {
             materials: Vec::new(),
             textures: Vec::new(),
             expressions: Vec::new(),
+            springs: Default::default(),
             facing_corrected: false,
             notes: Vec::new(),
             warnings: Vec::new(),

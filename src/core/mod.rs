@@ -15,6 +15,7 @@ pub mod morph;
 pub mod naming;
 pub mod pose;
 pub mod skeleton;
+pub mod spring;
 pub mod transform;
 pub mod unity_axes;
 

@@ -151,6 +151,7 @@ pub fn joint_curves(
                         clock,
                         blend_point: None,
                         look_target,
+                        ..Default::default()
                     });
                     out.local.local[joint]
                 })

@@ -27,7 +27,7 @@ use crate::core::mesh::Skin;
 use crate::core::morph::{MorphBinding, MorphTrack};
 use crate::core::{Character, Clip, ClipBinding, Pose, Skeleton, Transform};
 use crate::layers::look_at::LookBoneReport;
-use crate::layers::{LayerParams, LayerRig, LayerScratch, LookAtState};
+use crate::layers::{LayerParams, LayerRig, LayerScratch, LookAtState, SpringState};
 use crate::runtime::{
     Animation, BlendingJob, JobError, LocalToModelJob, SamplingContext, SamplingJob, SkinningJob,
 };
@@ -66,6 +66,10 @@ pub struct EvalInput {
     pub blend_point: Option<[f64; 2]>,
     /// Replaces the look-at target of the parameters (the camera, a command line point), model space.
     pub look_target: Option<Vec3>,
+    /// Where the character stands in the world (the springs move in world space): None for the origin.
+    pub placement: Option<Mat4>,
+    /// Steps the springs by this instead of the clock's step (a bake steps them on its grid).
+    pub spring_dt: Option<f32>,
 }
 
 /// The result of an evaluation, kept by the Evaluator between frames.
@@ -343,6 +347,7 @@ pub struct Evaluator {
     layers: LayerParams,
     rig: LayerRig,
     look: LookAtState,
+    springs: SpringState,
     clock: Clock,
     weights_point: Option<[f64; 2]>,
     contributions: Vec<(usize, f32)>,
@@ -399,6 +404,7 @@ impl Evaluator {
             rig: LayerRig::bind(&layers, character),
             layers,
             look: LookAtState::default(),
+            springs: SpringState::default(),
             clock: Clock {
                 time: 0.0,
                 phase: 0.0,
@@ -772,6 +778,7 @@ impl Evaluator {
         self.clock.cycles = 0;
         self.clock.look_dt = 0.0;
         self.look.reset();
+        self.springs.reset();
     }
 
     /// Moves the blend space's sample point (clamped to its axes); the phase is kept.
@@ -893,6 +900,14 @@ impl Evaluator {
             &mut self.layer_scratch,
             &mut self.output.look,
         );
+        self.rig.springs.apply(
+            &self.layers.springs,
+            &self.skeleton,
+            input.placement.unwrap_or(Mat4::IDENTITY),
+            Some(input.spring_dt.unwrap_or(dt)),
+            &mut self.springs,
+            &mut self.output.local.local,
+        );
         let mut result = LocalToModelJob::all(
             &self.skeleton,
             &self.output.local.local,
@@ -914,6 +929,21 @@ impl Evaluator {
             self.output.error = result.err();
         }
         &self.output
+    }
+
+    /// Joint names of the skeleton it evaluates.
+    pub fn skeleton_names(&self) -> &[String] {
+        self.skeleton.names()
+    }
+
+    /// Updates the springs took in the last evaluation.
+    pub fn spring_steps(&self) -> u32 {
+        self.springs.steps()
+    }
+
+    /// Forgets the springs' motion: the next evaluation puts their tails where its pose puts them.
+    pub fn reset_springs(&mut self) {
+        self.springs.reset();
     }
 
     /// How many times [`Evaluator::evaluate`] ran (the editor evaluates once per frame).

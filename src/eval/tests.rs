@@ -260,6 +260,7 @@ fn stop_resets_the_breath_clock_and_the_look_at_filter() {
             clock: ClockStep::Advance(1.0 / 30.0),
             blend_point: None,
             look_target: None,
+            ..Default::default()
         });
     }
     // The target jumps to the other side: the filter turns toward it at 90°/s, so it lags behind.
@@ -267,6 +268,7 @@ fn stop_resets_the_breath_clock_and_the_look_at_filter() {
         clock: ClockStep::Advance(1.0 / 30.0),
         blend_point: None,
         look_target: Some(far),
+        ..Default::default()
     });
     assert!(
         ev.look.direction().is_some(),
@@ -285,6 +287,7 @@ fn stop_resets_the_breath_clock_and_the_look_at_filter() {
             clock: ClockStep::Hold,
             blend_point: None,
             look_target: Some(far),
+            ..Default::default()
         })
         .model
         .clone();
@@ -295,6 +298,7 @@ fn stop_resets_the_breath_clock_and_the_look_at_filter() {
             clock: ClockStep::Seek(0.0),
             blend_point: None,
             look_target: Some(far),
+            ..Default::default()
         })
         .model
         .clone();
@@ -347,6 +351,7 @@ fn allocations_per_run(ev: &mut Evaluator, blend_point: Option<[f64; 2]>, frames
             clock: steps(k),
             blend_point,
             look_target: target,
+            ..Default::default()
         });
     }
     allocations_during(|| {
@@ -355,6 +360,7 @@ fn allocations_per_run(ev: &mut Evaluator, blend_point: Option<[f64; 2]>, frames
                 clock: steps(k),
                 blend_point,
                 look_target: target,
+                ..Default::default()
             });
         }
     })

@@ -5,6 +5,7 @@ pub mod breath;
 pub mod clip_layer;
 pub mod easing;
 pub mod look_at;
+pub mod springs;
 pub mod stack;
 pub mod twist;
 
@@ -12,6 +13,7 @@ pub use breath::{BreathParams, BreathRig};
 pub use clip_layer::{AvatarMask, BodyPart, ClipLayer, LayerMode};
 pub use easing::Easing;
 pub use look_at::{LookAtParams, LookAtRig, LookAtState, LookLimit};
+pub use springs::{SpringParams, SpringRig, SpringState, SpringStep};
 pub use stack::{LayerParams, LayerRig, LayerScratch};
 pub use twist::{TwistParams, TwistRig};
 

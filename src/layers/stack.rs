@@ -26,6 +26,8 @@ pub struct LayerParams {
     /// Named avatar masks the clip layers may share (a layer's `mask` names one).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub masks: Vec<super::clip_layer::AvatarMask>,
+    /// Spring bones (see [`super::springs`]).
+    pub springs: super::SpringParams,
     /// Expression weights by expression name (see [`crate::core::expression`]), added over the clip's morph
     /// weights.
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
@@ -39,6 +41,7 @@ impl LayerParams {
         p.breath.enabled = false;
         p.look_at.enabled = false;
         p.twist.enabled = false;
+        p.springs.enabled = false;
         p.clips.clear();
         p
     }
@@ -48,6 +51,7 @@ impl LayerParams {
         self.breath.validate().map_err(|e| e.under("breath"))?;
         self.look_at.validate().map_err(|e| e.under("look_at"))?;
         self.twist.validate().map_err(|e| e.under("twist"))?;
+        self.springs.validate().map_err(|e| e.under("springs"))?;
         for (i, layer) in self.clips.iter().enumerate() {
             layer
                 .validate()
@@ -100,6 +104,8 @@ pub struct LayerRig {
     pub look_at: LookAtRig,
     /// Twist pairs, valid or not.
     pub twist: TwistRig,
+    /// Spring chains in the order they run.
+    pub springs: super::SpringRig,
 }
 
 impl LayerRig {
@@ -109,6 +115,7 @@ impl LayerRig {
             breath: BreathRig::bind(&params.breath, character),
             look_at: LookAtRig::bind(&params.look_at, character),
             twist: TwistRig::bind(&params.twist, character),
+            springs: super::SpringRig::bind(&params.springs, character),
         }
     }
 

@@ -102,6 +102,36 @@ pub fn measure_player(skeleton: &Skeleton, frames: &Frames, clip: &Clip) -> f32 
     })
 }
 
+/// The seam a spring bake leaves where it loops: over the spring joints, the largest distance (metres) between
+/// a tail's offset from its joint in the last frame and in the first, in model space. None when the layers
+/// simulate no springs or there are fewer than two frames.
+pub fn spring_seam(
+    character: &crate::core::Character,
+    layers: &crate::layers::LayerParams,
+    frames: &super::Frames,
+) -> Option<f32> {
+    let (first, last) = (frames.poses.first()?, frames.poses.last()?);
+    if !layers.springs.enabled || frames.poses.len() < 2 {
+        return None;
+    }
+    let rig = crate::layers::SpringRig::bind(&layers.springs, character);
+    if rig.is_empty() {
+        return None;
+    }
+    let offsets = |pose: &crate::core::Pose| {
+        let model = pose.model_matrices(&character.skeleton);
+        rig.tails(&model)
+            .into_iter()
+            .map(|(j, tail, _)| tail - model[j].w_axis.truncate())
+            .collect::<Vec<_>>()
+    };
+    offsets(first)
+        .iter()
+        .zip(offsets(last))
+        .map(|(a, b)| a.distance(b))
+        .reduce(f32::max)
+}
+
 /// How far a clip's end is from its start on `character`, in metres at the virtual vertices: what Unity's loop
 /// match lights show (green when the end meets the start). The root's horizontal travel does not count (a walk
 /// ends where it moved to); its height and every rotation do.

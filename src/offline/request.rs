@@ -54,6 +54,9 @@ pub struct BakeOutcome {
     /// For a clip bake with settings: how far its end pose is from its start (metres at 3 cm points, root travel
     /// aside), the loop-match figure.
     pub loop_match: Option<f32>,
+    /// A stream bake with springs: the seam they leave where it loops (metres; see
+    /// [`super::measure::spring_seam`]).
+    pub spring_seam: Option<f32>,
 }
 
 /// `clips` with `settings` applied by clip name (each clip's name, Loop Time, crop, cycle offset, loop pose,
@@ -177,6 +180,7 @@ impl BakeRequest<'_> {
     ) -> Result<BakeOutcome, ExportError> {
         let character = self.character;
         let mut notes = Vec::new();
+        let mut spring_seam = None;
         let (frames, meta, settings, loop_match) = match &self.source {
             BakeSource::Clip(index) => {
                 let source = self.clips.get(*index).ok_or_else(|| {
@@ -226,6 +230,7 @@ impl BakeRequest<'_> {
                 }
                 let frames =
                     bake_stream(character, &clips, self.blend, self.layers, spec, progress)?;
+                spring_seam = super::measure::spring_seam(character, self.layers, &frames);
                 let meta = ClipMeta::uniform(self.settings.id, &self.name, &frames, spec.fps);
                 let settings = BakeSettings {
                     fps: spec.fps,
@@ -247,6 +252,7 @@ impl BakeRequest<'_> {
         Ok(BakeOutcome {
             encoded,
             loop_match,
+            spring_seam,
         })
     }
 }

@@ -22,6 +22,17 @@ pub enum StreamSource {
     BlendPath(Vec<PathPoint>),
 }
 
+impl StreamSource {
+    /// The blend point at `t` seconds from the start (None for a clip).
+    pub fn point_at(&self, t: f32) -> Option<[f64; 2]> {
+        match self {
+            StreamSource::BlendPath(path) => Some(path_point(path, t)),
+            StreamSource::BlendPoint(p) => Some(*p),
+            StreamSource::Clip(_) => None,
+        }
+    }
+}
+
 /// A point of a blend path: where the sample point is at a time; linear in between, held at the ends.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PathPoint {
@@ -229,20 +240,37 @@ pub fn bake_stream(
         }
         _ => 0.0,
     };
+    // Springs are stepped on the grid: frame k is the state after k + 1 updates of 1 / fps from the reset at the
+    // first pose (and the preroll's updates with that pose held).
+    let springs = layers.springs.enabled && !ev.layer_rig().springs.is_empty();
+    let spring_dt = springs.then(|| 1.0 / spec.fps);
+    if springs {
+        let first = spec.source.point_at(0.0);
+        ev.evaluate(&EvalInput {
+            clock: ClockStep::Seek(start),
+            blend_point: first,
+            ..Default::default()
+        });
+        let prerolls = (f64::from(layers.springs.preroll_s) * f64::from(spec.fps)).round() as usize;
+        for _ in 0..prerolls {
+            ev.evaluate(&EvalInput {
+                blend_point: first,
+                spring_dt,
+                ..Default::default()
+            });
+        }
+    }
     let mut poses = Vec::with_capacity(times.len());
     for (k, &t) in times.iter().enumerate() {
         if !progress(k, times.len()) {
             return Err(ExportError::Cancelled);
         }
-        let blend_point = match &spec.source {
-            StreamSource::BlendPath(path) => Some(path_point(path, t)),
-            StreamSource::BlendPoint(p) => Some(*p),
-            StreamSource::Clip(_) => None,
-        };
         let input = EvalInput {
             clock: ClockStep::Continue(start + t),
-            blend_point,
+            blend_point: spec.source.point_at(t),
             look_target: None,
+            spring_dt,
+            ..Default::default()
         };
         let out = ev.evaluate(&input);
         if let Some(e) = &out.error {

@@ -430,6 +430,7 @@ fn the_stop_button_restarts_the_breath_clock_and_the_look_at_smoothing() {
             clock: ClockStep::Seek(0.0),
             blend_point: None,
             look_target: Some(e.look_target()),
+            ..Default::default()
         })
         .model
         .clone();

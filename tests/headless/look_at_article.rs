@@ -687,6 +687,7 @@ fn unity_original_smoothing_through_the_evaluator_starts_as_the_article_does() {
                     clock,
                     blend_point: None,
                     look_target: Some(target),
+                    ..Default::default()
                 });
                 let pose = out.local.clone();
                 let mut h = Hierarchy::new(s, &animated);

@@ -394,6 +394,7 @@ impl EditorState {
             clock,
             blend_point: None,
             look_target: Some(self.look_target()),
+            ..Default::default()
         };
         if let Some(e) = &self.session.eval.evaluate(&input).error {
             let text = format!("{}: cannot evaluate the pose: {e}", self.doc.name);

@@ -6,6 +6,7 @@ mod materials;
 mod meshes;
 mod nodes;
 mod skins;
+mod springs;
 mod validate;
 mod vrm;
 
@@ -72,12 +73,21 @@ pub fn load_bytes_with(
         Mat4::IDENTITY
     };
     let vrm_nodes: Vec<usize> = vrm.bones.iter().map(|(_, n)| *n).collect();
+    let spring_nodes = springs::SpringNodes::read(&document, &nodes);
+    // A node with a mesh is never made a joint for a spring (three-vrm would swing the mesh itself).
+    let has_mesh: Vec<bool> = document.nodes().map(|n| n.mesh().is_some()).collect();
+    let required: Vec<usize> = spring_nodes
+        .nodes()
+        .into_iter()
+        .filter(|&n| !has_mesh[n])
+        .collect();
     let nodes::SkeletonNodes {
         skeleton,
         node_to_joint,
-    } = nodes::skeleton(&document, &nodes, &vrm_nodes, facing_fix).map_err(data_err)?;
+    } = nodes::skeleton(&document, &nodes, &vrm_nodes, &required, facing_fix).map_err(data_err)?;
     validate::check_rest_extent(&skeleton).map_err(data_err)?;
     let humanoid = vrm::humanoid(&vrm, &node_to_joint, &skeleton, &mut notes);
+    let springs = spring_nodes.into_joints(&node_to_joint, &nodes.names, &mut notes);
     let skins = skins::read_skins(&document, &buffers, &node_to_joint).map_err(data_err)?;
     let mut warnings = Vec::new();
     let (textures, image_of_texture) =
@@ -121,6 +131,7 @@ pub fn load_bytes_with(
         materials,
         textures,
         expressions: Vec::new(),
+        springs,
         facing_corrected: vrm0,
         notes,
         warnings,

@@ -19,11 +19,12 @@ pub(super) struct SkeletonNodes {
 
 /// Builds the skeleton: skin joints, else `extra` nodes (a VRM table's) and animated nodes with every other
 /// mesh-less node of the trees they are in (a character of rigid parts keeps its whole rig, not only what one clip
-/// moves), else every node without a mesh.
+/// moves), else every node without a mesh. `required` nodes (the springs') are joints in every case.
 pub(super) fn skeleton(
     document: &gl::Document,
     nodes: &NodeGraph,
     extra: &[usize],
+    required: &[usize],
     facing_fix: Mat4,
 ) -> Result<SkeletonNodes, String> {
     let mut wanted: Vec<usize> = document
@@ -81,6 +82,7 @@ pub(super) fn skeleton(
             );
         }
     }
+    wanted.extend_from_slice(required);
     wanted.sort_unstable();
     wanted.dedup();
     let (order, above) = nodes.skeleton_nodes(&wanted);

@@ -36,7 +36,13 @@ pub(super) fn check_glb_header(bytes: &[u8]) -> Result<(), String> {
 }
 
 /// Extensions a file may require that animtune reads itself (the gltf crate does not know them).
-const READ_HERE: &[&str] = &["VRM", "VRMC_vrm", "VRMC_vrm_animation"];
+const READ_HERE: &[&str] = &[
+    "VRM",
+    "VRMC_vrm",
+    "VRMC_vrm_animation",
+    "VRMC_springBone",
+    "VRMC_springBone_extended_collider",
+];
 
 /// Extensions a file may require that animtune can show the model without: accepted, with a note.
 const SHOWN_WITHOUT: &[(&str, &str)] = &[
@@ -44,7 +50,6 @@ const SHOWN_WITHOUT: &[(&str, &str)] = &[
         "VRMC_materials_mtoon",
         "MToon materials are drawn with their base colour and texture",
     ),
-    ("VRMC_springBone", "spring bones are not simulated"),
     ("VRMC_node_constraint", "node constraints are not applied"),
 ];
 

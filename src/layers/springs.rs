@@ -1,0 +1,732 @@
+//! Spring bones: the last layer of the stack. Each joint's tail is integrated with Verlet steps and the joint is
+//! turned toward it, exactly as three-vrm 3.5.5's `VRMSpringBoneJoint.update` (the VRM spec's reference
+//! algorithm) does it:
+//! - inertia `(current − previous) × (1 − drag)` in the spring's center space, then in world space a pull along
+//!   the joint's initial axis (`stiffness × dt`) and gravity (`gravity_dir × gravity_power × dt`);
+//! - the tail is put back at the bone's length, the length three-vrm re-measures at every update from the
+//!   tail's world position as it was left by the previous update (at the first update, where the reset put it);
+//! - colliders (sphere, capsule, plane; `inside` from the extended colliders) push it out, each followed by the
+//!   length constraint again;
+//! - the joint's rotation is rebuilt from its initial local rotation (its animated rotation is dropped).
+//!
+//! Joints run in three-vrm's order: a joint after every spring joint above its parent and above its colliders'
+//! joints; after each joint, the joints below it that are not spring joints are moved with it.
+//!
+//! Timing (the Evaluator's clock rules): the state resets on a seek (tails where the current pose puts them,
+//! three-vrm's `reset()`), is stepped by the frame's `dt` while playing or paused, and on the bake grid when
+//! baking. [`SpringStep::Fixed`] replaces three-vrm's one step per frame by fixed steps at a chosen rate, so the
+//! motion does not depend on the frame rate.
+
+use std::collections::BTreeMap;
+
+use glam::{Mat3, Mat4, Quat, Vec3};
+use serde::{Deserialize, Serialize};
+
+use super::ParamError;
+use crate::core::spring::{ColliderShape, SpringSettings};
+use crate::core::{Character, Skeleton, Transform};
+use crate::runtime::LocalToModelJob;
+
+/// How the springs are stepped.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SpringStep {
+    /// One step per frame with the frame's `dt`, as three-vrm (the motion depends on the frame rate).
+    #[default]
+    PerFrame,
+    /// Steps of `1 / rate_hz` seconds, as many as the frames' time covers (at most [`MAX_SUBSTEPS`] a frame).
+    Fixed,
+}
+
+/// Most fixed steps one frame takes; a longer frame drops the rest of its time.
+pub const MAX_SUBSTEPS: u32 = 16;
+
+/// A spring chain a preset adds on any rig, by joint name.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SpringChain {
+    /// Its name.
+    pub name: String,
+    /// Joint names, root first. Each joint swings toward the next; the last toward its first child joint, or a
+    /// virtual tail 7 cm along its rest offset when it has none.
+    pub joints: Vec<String>,
+    /// Settings of every joint of the chain.
+    pub settings: SpringSettings,
+    /// Names of the character's collider groups it collides with.
+    pub collider_groups: Vec<String>,
+    /// A joint whose space the tails move in (None: world space).
+    pub center: Option<String>,
+}
+
+/// The springs' parameters, as presets store them.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SpringParams {
+    /// Simulate at all.
+    pub enabled: bool,
+    /// One step per frame or fixed steps.
+    pub step: SpringStep,
+    /// Rate of the fixed steps (Hz).
+    pub rate_hz: f32,
+    /// Seconds of updates with the first pose held before a bake's first frame, to settle the springs.
+    pub preroll_s: f32,
+    /// Chains added by joint name.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub chains: Vec<SpringChain>,
+    /// Settings replacing a joint's own, by joint name.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub joints: BTreeMap<String, SpringSettings>,
+    /// Names of springs (the file's or the chains') that do not move.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub disabled: Vec<String>,
+}
+
+impl Default for SpringParams {
+    fn default() -> Self {
+        SpringParams {
+            enabled: true,
+            step: SpringStep::PerFrame,
+            rate_hz: 60.0,
+            preroll_s: 0.0,
+            chains: Vec::new(),
+            joints: BTreeMap::new(),
+            disabled: Vec::new(),
+        }
+    }
+}
+
+fn check_settings(s: &SpringSettings) -> Result<(), ParamError> {
+    super::check("hit_radius", s.hit_radius, 0.0, 10.0)?;
+    super::check("stiffness", s.stiffness, 0.0, 1000.0)?;
+    super::check("gravity_power", s.gravity_power, 0.0, 1000.0)?;
+    super::check("drag_force", s.drag_force, 0.0, 1.0)?;
+    for (i, c) in s.gravity_dir.iter().enumerate() {
+        super::check(&format!("gravity_dir[{i}]"), *c, -1000.0, 1000.0)?;
+    }
+    Ok(())
+}
+
+impl SpringParams {
+    /// Checks every value; the error names the field.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        super::check("rate_hz", self.rate_hz, 1.0, 2000.0)?;
+        super::check("preroll_s", self.preroll_s, 0.0, 600.0)?;
+        for (i, c) in self.chains.iter().enumerate() {
+            let field = format!("chains[{i}]");
+            if c.joints.is_empty() {
+                return Err(ParamError::new(
+                    format!("{field}.joints"),
+                    "a chain needs at least one joint",
+                ));
+            }
+            check_settings(&c.settings).map_err(|e| e.under(&format!("{field}.settings")))?;
+        }
+        for (name, s) in &self.joints {
+            check_settings(s).map_err(|e| e.under(&format!("joints.{name}")))?;
+        }
+        Ok(())
+    }
+}
+
+/// One joint of the bound rig.
+#[derive(Clone, Debug, PartialEq)]
+struct RigJoint {
+    joint: usize,
+    tail: Option<usize>,
+    settings: SpringSettings,
+    /// The initial direction to the tail, in the joint's own space (unit).
+    bone_axis: Vec3,
+    initial_local: Mat4,
+    initial_rotation: Quat,
+    /// The tail in the joint's own space at rest.
+    initial_tail: Vec3,
+    center: Option<usize>,
+    /// Colliders, flattened over the spring's groups in order (indices into `colliders`).
+    colliders: Vec<usize>,
+    /// Joints below it that move with it (not below another spring joint), parents first.
+    followers: Vec<usize>,
+    /// Index of the spring it belongs to.
+    spring: usize,
+}
+
+/// A collider of the bound rig.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct RigCollider {
+    joint: usize,
+    shape: ColliderShape,
+}
+
+/// The springs bound to one character: the file's and the preset's chains, in the order they run.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SpringRig {
+    joints: Vec<RigJoint>,
+    colliders: Vec<RigCollider>,
+    /// Spring names, by spring index.
+    springs: Vec<String>,
+    /// Chains of the preset that name joints the character lacks.
+    pub problems: Vec<String>,
+}
+
+/// A spring joint as the editor lists it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SpringJointInfo {
+    /// The joint.
+    pub joint: usize,
+    /// Its tail joint (None: a virtual tail).
+    pub tail: Option<usize>,
+    /// The spring it belongs to.
+    pub spring: String,
+    /// The settings in use.
+    pub settings: SpringSettings,
+}
+
+impl SpringRig {
+    /// Binds the character's springs and the parameters' chains; a joint listed in `params.joints` takes those
+    /// settings.
+    pub fn bind(params: &SpringParams, character: &Character) -> Self {
+        let skeleton = &character.skeleton;
+        let setup = &character.springs;
+        let mut rig = SpringRig {
+            colliders: setup
+                .colliders
+                .iter()
+                .map(|c| RigCollider {
+                    joint: c.joint,
+                    shape: c.shape,
+                })
+                .collect(),
+            ..SpringRig::default()
+        };
+        let mut entries: Vec<Entry> = Vec::new();
+        let colliders_of = |groups: &[usize]| -> Vec<usize> {
+            groups
+                .iter()
+                .filter_map(|&g| setup.collider_groups.get(g))
+                .flat_map(|g| g.colliders.iter().copied())
+                .filter(|&c| c < setup.colliders.len())
+                .collect()
+        };
+        for spring in &setup.springs {
+            let s = rig.springs.len();
+            rig.springs.push(spring.name.clone());
+            let colliders = colliders_of(&spring.collider_groups);
+            for j in &spring.joints {
+                entries.push(Entry {
+                    joint: j.joint,
+                    tail: j.tail,
+                    settings: j.settings,
+                    spring: s,
+                    center: spring.center,
+                    colliders: colliders.clone(),
+                });
+            }
+        }
+        for chain in &params.chains {
+            let s = rig.springs.len();
+            rig.springs.push(chain.name.clone());
+            let found: Vec<Option<usize>> = chain
+                .joints
+                .iter()
+                .map(|n| super::resolve_joint(character, n))
+                .collect();
+            if let Some(missing) = chain.joints.iter().zip(&found).find(|(_, j)| j.is_none()) {
+                rig.problems.push(format!(
+                    "spring chain '{}' names joint '{}', which the character lacks",
+                    chain.name, missing.0
+                ));
+                continue;
+            }
+            let joints: Vec<usize> = found.into_iter().flatten().collect();
+            let groups: Vec<usize> = chain
+                .collider_groups
+                .iter()
+                .filter_map(|name| setup.collider_groups.iter().position(|g| g.name == *name))
+                .collect();
+            let center = chain
+                .center
+                .as_deref()
+                .and_then(|c| super::resolve_joint(character, c));
+            let colliders = colliders_of(&groups);
+            for (i, &j) in joints.iter().enumerate() {
+                let tail = joints
+                    .get(i + 1)
+                    .copied()
+                    .or_else(|| skeleton.children(j).next());
+                entries.push(Entry {
+                    joint: j,
+                    tail,
+                    settings: chain.settings,
+                    spring: s,
+                    center,
+                    colliders: colliders.clone(),
+                });
+            }
+        }
+        let is_spring = {
+            let mut v = vec![false; skeleton.len()];
+            for e in &entries {
+                if e.joint < v.len() {
+                    v[e.joint] = true;
+                }
+            }
+            v
+        };
+        for Entry {
+            joint,
+            tail,
+            settings,
+            spring,
+            center,
+            colliders,
+        } in sort(skeleton, entries, &rig.colliders)
+        {
+            let rest = skeleton.rest()[joint];
+            let initial_tail = match tail {
+                Some(t) => Vec3::from(skeleton.rest()[t].translation),
+                None => {
+                    let p = Vec3::from(rest.translation);
+                    three_normalize(p) * 0.07
+                }
+            };
+            let settings = params
+                .joints
+                .get(skeleton.name(joint))
+                .copied()
+                .unwrap_or(settings);
+            let followers = skeleton
+                .subtree(joint)
+                .skip(1)
+                .filter(|&d| {
+                    let mut k = d;
+                    while k != joint {
+                        if is_spring[k] {
+                            return false;
+                        }
+                        match skeleton.parent(k) {
+                            Some(p) => k = p,
+                            None => return false,
+                        }
+                    }
+                    true
+                })
+                .collect();
+            rig.joints.push(RigJoint {
+                joint,
+                tail,
+                settings,
+                bone_axis: three_normalize(initial_tail),
+                initial_local: rest.to_mat4(),
+                initial_rotation: rest.rotation,
+                initial_tail,
+                center,
+                colliders,
+                followers,
+                spring,
+            });
+        }
+        rig
+    }
+
+    /// True when there is nothing to simulate.
+    pub fn is_empty(&self) -> bool {
+        self.joints.is_empty()
+    }
+
+    /// The joints in the order they run.
+    pub fn joint_infos(&self) -> Vec<SpringJointInfo> {
+        self.joints
+            .iter()
+            .map(|j| SpringJointInfo {
+                joint: j.joint,
+                tail: j.tail,
+                spring: self.springs[j.spring].clone(),
+                settings: j.settings,
+            })
+            .collect()
+    }
+
+    /// Spring names, in order.
+    pub fn spring_names(&self) -> &[String] {
+        &self.springs
+    }
+
+    /// Each joint's tail point in model space for a pose's model matrices (the tail joint, or the virtual
+    /// tail), with the joint and its hit radius: what the viewport draws.
+    pub fn tails(&self, model: &[Mat4]) -> Vec<(usize, Vec3, f32)> {
+        self.joints
+            .iter()
+            .filter(|j| j.joint < model.len())
+            .map(|j| {
+                let p = match j.tail.filter(|&t| t < model.len()) {
+                    Some(t) => model[t].w_axis.truncate(),
+                    None => model[j.joint].transform_point3(j.initial_tail),
+                };
+                (j.joint, p, j.settings.hit_radius)
+            })
+            .collect()
+    }
+
+    /// Number of colliders bound.
+    pub fn collider_count(&self) -> usize {
+        self.colliders.len()
+    }
+
+    /// Steps the springs and writes their joints' rotations into `local` (see the module documentation).
+    /// `placement` puts the character in the world; `dt` None resets the state from this pose.
+    pub fn apply(
+        &self,
+        params: &SpringParams,
+        skeleton: &Skeleton,
+        placement: Mat4,
+        dt: Option<f32>,
+        state: &mut SpringState,
+        local: &mut [Transform],
+    ) {
+        if !params.enabled || self.joints.is_empty() || local.len() != skeleton.len() {
+            state.fresh = false;
+            state.steps = 0;
+            return;
+        }
+        let n = skeleton.len();
+        state.world.resize(n, Mat4::IDENTITY);
+        if LocalToModelJob::all(skeleton, local, &mut state.world)
+            .run()
+            .is_err()
+        {
+            return;
+        }
+        for m in &mut state.world {
+            *m = placement * *m;
+        }
+        let root = placement * skeleton.root_transform();
+        let sized = state.current.len() == self.joints.len();
+        if !sized || !state.fresh || dt.is_none() {
+            self.reset(skeleton, root, state, local);
+            state.fresh = true;
+            state.steps = 0;
+            return;
+        }
+        let dt = dt.unwrap_or(0.0);
+        let (steps, h) = match params.step {
+            SpringStep::PerFrame => (u32::from(dt > 0.0), dt),
+            SpringStep::Fixed => {
+                let h = 1.0 / params.rate_hz.clamp(1.0, 2000.0);
+                state.accumulator += dt.max(0.0);
+                let mut steps = (state.accumulator / h).floor();
+                if steps > MAX_SUBSTEPS as f32 {
+                    steps = MAX_SUBSTEPS as f32;
+                    state.accumulator = 0.0;
+                } else {
+                    state.accumulator -= steps * h;
+                }
+                (steps as u32, h)
+            }
+        };
+        state.steps = steps;
+        for _ in 0..steps {
+            self.update(params, skeleton, root, h, state, local);
+        }
+        for (i, j) in self.joints.iter().enumerate() {
+            local[j.joint].rotation = state.rotation[i];
+        }
+    }
+
+    fn parent_world(skeleton: &Skeleton, world: &[Mat4], root: Mat4, joint: usize) -> Mat4 {
+        skeleton.parent(joint).map_or(root, |p| world[p])
+    }
+
+    /// Moves a joint's world matrix to its local transform, and the joints that follow it.
+    fn place(
+        &self,
+        skeleton: &Skeleton,
+        root: Mat4,
+        j: &RigJoint,
+        world: &mut [Mat4],
+        local: &[Transform],
+    ) {
+        world[j.joint] =
+            Self::parent_world(skeleton, world, root, j.joint) * local[j.joint].to_mat4();
+        for &f in &j.followers {
+            world[f] = Self::parent_world(skeleton, world, root, f) * local[f].to_mat4();
+        }
+    }
+
+    fn to_center(world: &[Mat4], center: Option<usize>) -> Mat4 {
+        center.map_or(Mat4::IDENTITY, |c| world[c].inverse())
+    }
+
+    /// three-vrm's `reset()`: every joint at its initial rotation, its tail where that puts it.
+    fn reset(
+        &self,
+        skeleton: &Skeleton,
+        root: Mat4,
+        state: &mut SpringState,
+        local: &mut [Transform],
+    ) {
+        let k = self.joints.len();
+        state.current.resize(k, Vec3::ZERO);
+        state.prev.resize(k, Vec3::ZERO);
+        state.child_left.resize(k, Vec3::ZERO);
+        state.rotation.resize(k, Quat::IDENTITY);
+        state.accumulator = 0.0;
+        for (i, j) in self.joints.iter().enumerate() {
+            local[j.joint].rotation = j.initial_rotation;
+            state.rotation[i] = j.initial_rotation;
+            self.place(skeleton, root, j, &mut state.world, local);
+            let tail = state.world[j.joint].transform_point3(j.initial_tail);
+            let c = Self::to_center(&state.world, j.center).transform_point3(tail);
+            state.current[i] = c;
+            state.prev[i] = c;
+        }
+        self.remember_tails(state);
+    }
+
+    /// Where each tail joint stands now: the next update measures bone lengths from there.
+    fn remember_tails(&self, state: &mut SpringState) {
+        for (i, j) in self.joints.iter().enumerate() {
+            if let Some(t) = j.tail {
+                state.child_left[i] = state.world[t].w_axis.truncate();
+            }
+        }
+    }
+
+    /// One update of every joint by `dt` (three-vrm's `VRMSpringBoneManager.update`).
+    fn update(
+        &self,
+        _params: &SpringParams,
+        skeleton: &Skeleton,
+        root: Mat4,
+        dt: f32,
+        state: &mut SpringState,
+        local: &mut [Transform],
+    ) {
+        for (i, j) in self.joints.iter().enumerate() {
+            self.place(skeleton, root, j, &mut state.world, local);
+            let world = &state.world;
+            let bone = world[j.joint];
+            let position = bone.w_axis.truncate();
+            let child = match j.tail {
+                Some(_) => state.child_left[i],
+                None => bone.transform_point3(j.initial_tail),
+            };
+            let length = (position - child).length();
+            let parent = Self::parent_world(skeleton, world, root, j.joint);
+            let axis =
+                transform_direction(parent, transform_direction(j.initial_local, j.bone_axis));
+            let s = &j.settings;
+            let center_to_world = j.center.map_or(Mat4::IDENTITY, |c| world[c]);
+            let inertia = (state.current[i] - state.prev[i]) * (1.0 - s.drag_force);
+            let mut next = center_to_world.transform_point3(state.current[i] + inertia)
+                + axis * (s.stiffness * dt)
+                + Vec3::from_array(s.gravity_dir) * (s.gravity_power * dt);
+            next = three_normalize(next - position) * length + position;
+            for &c in &j.colliders {
+                let collider = self.colliders[c];
+                let matrix = collider_matrix(world[collider.joint], collider.shape.offset());
+                if let Some(push) = collide(&collider.shape, &matrix, next, s.hit_radius) {
+                    next += push;
+                    let d = next - position;
+                    next = d * (length / d.length()) + position;
+                }
+            }
+            state.prev[i] = state.current[i];
+            state.current[i] = Self::to_center(world, j.center).transform_point3(next);
+            let to_initial = (parent * j.initial_local).inverse();
+            let direction = three_normalize(to_initial.transform_point3(next));
+            let rotation = j.initial_rotation * from_unit_vectors(j.bone_axis, direction);
+            state.rotation[i] = rotation;
+            local[j.joint].rotation = rotation;
+            self.place(skeleton, root, j, &mut state.world, local);
+        }
+        self.remember_tails(state);
+    }
+}
+
+/// The runs of the springs that persist between frames.
+#[derive(Clone, Debug, Default)]
+pub struct SpringState {
+    current: Vec<Vec3>,
+    prev: Vec<Vec3>,
+    child_left: Vec<Vec3>,
+    rotation: Vec<Quat>,
+    world: Vec<Mat4>,
+    accumulator: f32,
+    /// False until a reset placed the tails (a seek clears it).
+    fresh: bool,
+    /// Updates the last frame took.
+    steps: u32,
+}
+
+impl SpringState {
+    /// Forgets the tails: the next evaluation puts them where its pose puts them.
+    pub fn reset(&mut self) {
+        self.fresh = false;
+    }
+
+    /// Updates the last evaluation took (0 after a reset, or a fixed-step frame shorter than a step).
+    pub fn steps(&self) -> u32 {
+        self.steps
+    }
+
+    /// The tails in their spring's center space (world space without a center), in the rig's joint order.
+    pub fn tails(&self) -> &[Vec3] {
+        &self.current
+    }
+}
+
+/// three.js's `Vector3.normalize`: divides by the length, or by 1 when it is 0.
+fn three_normalize(v: Vec3) -> Vec3 {
+    let l = v.length();
+    if l == 0.0 { v } else { v / l }
+}
+
+/// three.js's `Vector3.transformDirection`: the 3×3 part, then normalised.
+fn transform_direction(m: Mat4, v: Vec3) -> Vec3 {
+    three_normalize(Mat3::from_mat4(m) * v)
+}
+
+/// three.js's `Quaternion.setFromUnitVectors` (r187), including its choice of axis for opposite vectors.
+pub fn from_unit_vectors(from: Vec3, to: Vec3) -> Quat {
+    let r = from.dot(to) + 1.0;
+    let q = if r < 1e-8 {
+        if from.x.abs() > from.z.abs() {
+            Quat::from_xyzw(-from.y, from.x, 0.0, 0.0)
+        } else {
+            Quat::from_xyzw(0.0, -from.z, from.y, 0.0)
+        }
+    } else {
+        let c = from.cross(to);
+        Quat::from_xyzw(c.x, c.y, c.z, r)
+    };
+    q.normalize()
+}
+
+/// The collider's matrix: the joint's world matrix moved to the shape's offset (three-vrm's
+/// `updateColliderMatrix`).
+fn collider_matrix(world: Mat4, offset: Vec3) -> Mat4 {
+    let mut m = world;
+    m.w_axis = world.transform_point3(offset).extend(1.0);
+    m
+}
+
+/// A sphere of radius `r` (the shape's, about its nearest point) against the tail sphere `d` away: the signed gap
+/// and the unit direction to push along (three-vrm's sphere and capsule `calculateCollision`).
+fn round_contact(d: Vec3, r: f32, radius: f32, inside: bool) -> (f32, Vec3) {
+    let length = d.length();
+    if inside {
+        (r - radius - length, -d / length)
+    } else {
+        (length - radius - r, d / length)
+    }
+}
+
+/// How far a tail sphere at `tail` must move to leave (or stay inside) the shape; None when it does not touch.
+fn collide(shape: &ColliderShape, matrix: &Mat4, tail: Vec3, radius: f32) -> Option<Vec3> {
+    let origin = matrix.w_axis.truncate();
+    let (distance, direction) = match *shape {
+        ColliderShape::Sphere {
+            radius: r, inside, ..
+        } => round_contact(tail - origin, r, radius, inside),
+        ColliderShape::Capsule {
+            offset,
+            tail: end,
+            radius: r,
+            inside,
+        } => {
+            let axis = matrix.transform_point3(end - offset) - origin;
+            let length_sq = axis.length_squared();
+            let mut d = tail - origin;
+            let dot = axis.dot(d);
+            if dot > 0.0 {
+                d -= if length_sq <= dot {
+                    axis
+                } else {
+                    axis * (dot / length_sq)
+                };
+            }
+            round_contact(d, r, radius, inside)
+        }
+        ColliderShape::Plane { normal, .. } => {
+            let normal_matrix = Mat3::from_mat4(*matrix).inverse().transpose();
+            let n = three_normalize(normal_matrix * normal);
+            ((tail - origin).dot(n) - radius, n)
+        }
+    };
+    (distance < 0.0).then(|| direction * -distance)
+}
+
+/// A spring joint before sorting.
+struct Entry {
+    joint: usize,
+    tail: Option<usize>,
+    settings: SpringSettings,
+    spring: usize,
+    center: Option<usize>,
+    colliders: Vec<usize>,
+}
+
+/// The entries sorted as three-vrm's `_sortJoints`: depth first in insertion order, each entry after the
+/// entries on joints above its parent and above its colliders' joints (those from the root down).
+fn sort(skeleton: &Skeleton, entries: Vec<Entry>, colliders: &[RigCollider]) -> Vec<Entry> {
+    struct Sorter<'a> {
+        skeleton: &'a Skeleton,
+        entries: &'a [Entry],
+        colliders: &'a [RigCollider],
+        on_joint: Vec<Vec<usize>>,
+        tried: Vec<bool>,
+        order: Vec<usize>,
+    }
+    impl Sorter<'_> {
+        fn insert(&mut self, i: usize) {
+            if self.tried[i] {
+                return;
+            }
+            self.tried[i] = true;
+            let e = &self.entries[i];
+            let deps: Vec<usize> = self
+                .skeleton
+                .parent(e.joint)
+                .into_iter()
+                .chain(
+                    e.colliders
+                        .iter()
+                        .filter_map(|&c| self.colliders.get(c).map(|c| c.joint)),
+                )
+                .collect();
+            for dep in deps {
+                let mut chain = vec![dep];
+                let mut k = dep;
+                while let Some(p) = self.skeleton.parent(k) {
+                    chain.push(p);
+                    k = p;
+                }
+                for &a in chain.iter().rev() {
+                    for other in self.on_joint[a].clone() {
+                        self.insert(other);
+                    }
+                }
+            }
+            self.order.push(i);
+        }
+    }
+    let n = skeleton.len();
+    let entries: Vec<Entry> = entries.into_iter().filter(|e| e.joint < n).collect();
+    let mut on_joint: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (i, e) in entries.iter().enumerate() {
+        on_joint[e.joint].push(i);
+    }
+    let mut sorter = Sorter {
+        skeleton,
+        entries: &entries,
+        colliders,
+        on_joint,
+        tried: vec![false; entries.len()],
+        order: Vec::with_capacity(entries.len()),
+    };
+    for i in 0..entries.len() {
+        sorter.insert(i);
+    }
+    let order = sorter.order;
+    let mut slots: Vec<Option<Entry>> = entries.into_iter().map(Some).collect();
+    order.into_iter().filter_map(|i| slots[i].take()).collect()
+}
