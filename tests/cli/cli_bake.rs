@@ -1022,3 +1022,112 @@ fn a_presets_clips_from_one_take_pose_and_bake() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The springs' timing contract: frame k of a `bake --springs` at F fps is the pose `pose --springs --fps F`
+/// gives at k/F (both step the springs k + 1 times by 1/F from their reset at the first pose), and the report
+/// gives the loop seam the springs leave.
+#[test]
+fn a_spring_bake_frame_is_the_pose_springs_give_at_its_time() {
+    let dir = temp_dir("bake-springs");
+    let out = dir.join("godette.animclip");
+    let model = common::asset("Godette_vrm_v4.vrm");
+    let clip = common::asset("three-vrm_test.vrma");
+    let (model, clip) = (model.to_str().unwrap(), clip.to_str().unwrap());
+    let report = json_of(&animtune(&[
+        "bake",
+        model,
+        "--clip-file",
+        clip,
+        "--clip",
+        "0",
+        "--springs",
+        "--fps",
+        "30",
+        "--no-quantize",
+        "-o",
+        out.to_str().unwrap(),
+        "--json",
+    ]));
+    let seam = report[0]["spring_seam_cm"].as_f64().unwrap();
+    assert!(
+        seam > 0.01,
+        "the springs leave a seam without a preroll: {seam} cm"
+    );
+    let tails = |args: &[&str]| -> Vec<(String, [f64; 3])> {
+        let pose = json_of(&animtune(args));
+        pose["joints"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|j| j["name"].as_str().unwrap().contains("Hair"))
+            .map(|j| {
+                let t = &j["model"]["translation"];
+                (
+                    j["name"].as_str().unwrap().to_string(),
+                    [0, 1, 2].map(|i| t[i].as_f64().unwrap()),
+                )
+            })
+            .collect()
+    };
+    let baked = tails(&[
+        "pose",
+        model,
+        "--baked",
+        out.to_str().unwrap(),
+        "--time",
+        "1",
+        "--json",
+    ]);
+    let simulated = tails(&[
+        "pose",
+        model,
+        "--clip-file",
+        clip,
+        "--springs",
+        "--fps",
+        "30",
+        "--time",
+        "1",
+        "--json",
+    ]);
+    let still = tails(&["pose", model, "--clip-file", clip, "--time", "1", "--json"]);
+    assert_eq!(baked.len(), 14);
+    let far = |a: &[(String, [f64; 3])], b: &[(String, [f64; 3])]| {
+        a.iter()
+            .zip(b)
+            .map(|((_, p), (_, q))| (0..3).map(|i| (p[i] - q[i]).powi(2)).sum::<f64>().sqrt())
+            .fold(0.0, f64::max)
+    };
+    assert!(far(&baked, &simulated) < 1e-4, "{baked:?}\n{simulated:?}");
+    assert!(far(&baked, &still) > 1e-3, "the springs moved the hair");
+}
+
+/// `--springs` on a model without spring bones, and bad spring flags, fail naming the model or the flag.
+#[test]
+fn springs_without_spring_bones_or_with_bad_flags_fail_cleanly() {
+    let cesium = common::asset("CesiumMan.glb");
+    let cesium = cesium.to_str().unwrap();
+    assert_clean_failure(
+        &animtune(&["pose", cesium, "--springs", "--time", "1"]),
+        &["CesiumMan.glb", "no spring bones"],
+    );
+    let out = temp_dir("bake-springs-none").join("x.animclip");
+    assert_clean_failure(
+        &animtune(&["bake", cesium, "--springs", "-o", out.to_str().unwrap()]),
+        &["CesiumMan.glb", "no spring bones"],
+    );
+    let godette = common::asset("Godette_vrm_v4.vrm");
+    let godette = godette.to_str().unwrap();
+    assert_clean_failure(
+        &animtune(&["pose", godette, "--springs", "--sway", "1,2", "--time", "1"]),
+        &["--sway", "X,Y,Z,HZ"],
+    );
+    assert_clean_failure(
+        &animtune(&["pose", godette, "--springs", "--fps", "0", "--time", "1"]),
+        &["--fps"],
+    );
+    assert_clean_failure(
+        &animtune(&["pose", godette, "--springs", "--time", "-1"]),
+        &["--time", "cannot be negative"],
+    );
+}

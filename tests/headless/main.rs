@@ -14,6 +14,7 @@ mod layers;
 mod look_at_article;
 mod properties;
 mod retarget_rules;
+mod springs;
 mod structure;
 mod unity_layout;
 mod vrma_binding;

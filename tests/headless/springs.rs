@@ -1,0 +1,128 @@
+//! Spring bones read from VRM files, converted as three-vrm 3.5.5's loader converts them (its
+//! `VRMSpringBoneLoaderPlugin`), and stepped through the Evaluator's clock rules. The motion itself is checked
+//! against three-vrm in node (`scripts/springs_threevrm.mjs`, run by `scripts/test.sh`).
+
+use animtune::core::spring::{ColliderShape, SpringSource};
+use animtune::eval::{ClockStep, EvalInput, Evaluator, SourceSpec};
+use animtune::import::load_file;
+use animtune::layers::LayerParams;
+use glam::Vec3;
+
+use crate::common::asset;
+
+/// Godette's `secondaryAnimation`: three bone groups whose bones and every node below them are joints (a leaf
+/// gets a virtual tail), two collider groups of spheres with z negated, `stiffiness` read as stiffness.
+#[test]
+fn godette_vrm0_bone_groups_become_joints_down_to_their_leaves() {
+    let model = load_file(&asset("Godette_vrm_v4.vrm")).unwrap();
+    let c = &model.character;
+    let s = &c.springs;
+    assert_eq!(s.source, SpringSource::Vrm0);
+    let joints: Vec<usize> = s.springs.iter().map(|g| g.joints.len()).collect();
+    assert_eq!(joints, [8, 2, 6]);
+    let ribbon = &s.springs[1].joints;
+    assert_eq!(c.skeleton.name(ribbon[0].joint), "Ribbon");
+    assert_eq!(
+        ribbon[0].tail.map(|t| c.skeleton.name(t)),
+        Some("Ribbon_end")
+    );
+    assert_eq!(ribbon[1].tail, None, "a leaf has a virtual tail");
+    assert_eq!(ribbon[0].settings.stiffness, 2.0);
+    assert_eq!(s.springs[2].joints[0].settings.drag_force, 0.1);
+    assert_eq!(s.colliders.len(), 4);
+    // The file's first collider: offset (0, 0.06, -0.04) on chest_Armature, radius 0.1.
+    let first = s.colliders[0];
+    assert_eq!(c.skeleton.name(first.joint), "chest_Armature");
+    let ColliderShape::Sphere { offset, radius, .. } = first.shape else {
+        panic!("VRM 0.x colliders are spheres");
+    };
+    assert!(
+        offset.distance(Vec3::new(0.0, 0.06, 0.04)) < 1e-6,
+        "{offset}"
+    );
+    assert!((radius - 0.1).abs() < 1e-6);
+    assert_eq!(s.springs[0].collider_groups, [1]);
+}
+
+/// springs_test.vrm's `VRMC_springBone`: each joint but a spring's last is a spring joint toward the next; the
+/// center node, capsules and a joint that leaves its properties out (three-vrm's defaults) are read.
+#[test]
+fn vrm1_springs_read_joints_centers_capsules_and_defaults() {
+    let model = load_file(&asset("vrm/springs_test.vrm")).unwrap();
+    let c = &model.character;
+    let s = &c.springs;
+    assert_eq!(s.source, SpringSource::Vrm1);
+    let names: Vec<Vec<(&str, Option<&str>)>> = s
+        .springs
+        .iter()
+        .map(|g| {
+            g.joints
+                .iter()
+                .map(|j| (c.skeleton.name(j.joint), j.tail.map(|t| c.skeleton.name(t))))
+                .collect()
+        })
+        .collect();
+    assert_eq!(
+        names[0],
+        [
+            ("hair_1", Some("hair_2")),
+            ("hair_2", Some("hair_3")),
+            ("hair_3", Some("hair_end"))
+        ]
+    );
+    assert_eq!(names[1].len(), 3);
+    assert_eq!(
+        s.springs[1].center.map(|j| c.skeleton.name(j)),
+        Some("hips")
+    );
+    let defaults = s.springs[0].joints[2].settings;
+    assert_eq!((defaults.stiffness, defaults.drag_force), (1.0, 0.4));
+    assert_eq!(s.springs[0].joints[0].settings.gravity_power, 0.6);
+    let capsules = s
+        .colliders
+        .iter()
+        .filter(|c| matches!(c.shape, ColliderShape::Capsule { .. }))
+        .count();
+    assert_eq!((s.colliders.len(), capsules), (6, 4));
+    assert!(
+        !c.notes.iter().any(|n| n.contains("spring")),
+        "{:?}",
+        c.notes
+    );
+}
+
+/// The Evaluator's clock rules: playing steps the springs (the hair swings away from where the clip puts it), a
+/// seek resets them (the next pose has the spring joints where the clip and rest put them), and Hold steps
+/// nothing.
+#[test]
+fn the_evaluator_steps_springs_while_playing_and_resets_them_on_a_seek() {
+    let model = load_file(&asset("vrm/springs_test.vrm")).unwrap();
+    let clips = animtune::import::load_clips(&asset("three-vrm_test.vrma")).unwrap();
+    let c = &model.character;
+    let mut ev = Evaluator::new(c, &clips, SourceSpec::Clip(0), LayerParams::off());
+    let mut layers = LayerParams::off();
+    layers.springs.enabled = true;
+    ev.set_layers(c, &clips, &layers);
+    let hair = c.skeleton.find_by_name("hair_1").unwrap();
+    let at = |ev: &mut Evaluator, clock| {
+        ev.evaluate(&EvalInput {
+            clock,
+            ..Default::default()
+        })
+        .local
+        .local[hair]
+            .rotation
+    };
+    let rest = c.skeleton.rest()[hair].rotation;
+    assert_eq!(at(&mut ev, ClockStep::Seek(0.5)), rest);
+    ev.play();
+    let mut swung = 0.0f32;
+    for _ in 0..30 {
+        swung = swung.max(at(&mut ev, ClockStep::Advance(1.0 / 30.0)).angle_between(rest));
+    }
+    assert!(swung > 0.05, "the hair swung {swung} rad");
+    let held = at(&mut ev, ClockStep::Hold);
+    assert_eq!(ev.spring_steps(), 0);
+    assert_eq!(at(&mut ev, ClockStep::Hold), held);
+    assert_eq!(at(&mut ev, ClockStep::Seek(0.5)), rest);
+}
