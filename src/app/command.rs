@@ -65,6 +65,16 @@ pub enum Command {
     ShowSkeleton(bool),
     /// Shows or hides the ground grid.
     ShowGrid(bool),
+    /// Shows or hides the spring joints and colliders in the viewport.
+    ShowSprings(bool),
+    /// Moves the character about in the world by this much (the springs feel it; not an undo step).
+    MoveCharacter(Vec3),
+    /// Puts the character back at the origin.
+    CenterCharacter,
+    /// Sways the character from side to side, so springs move while the clip stands still.
+    Shake(bool),
+    /// Forgets the springs' motion: their tails go where the pose puts them.
+    ResetSprings,
     /// How a single clip's root travel shows (in place, or kept with the camera following).
     SetClipRootMotion(RootMotion),
     /// The camera follows the root while motion is kept.

@@ -42,6 +42,9 @@ pub struct ScreenshotPlan {
 pub struct AnimtuneApp {
     editor: EditorState,
     queue: Commands,
+    /// The pointer was down or a field had focus in the last frame: the commands its panels pushed (the last
+    /// value of a drag, sent in the frame its button was released) still belong to that interaction.
+    busy_before: bool,
     screenshot: Option<ScreenshotPlan>,
     shots: Option<mpsc::Receiver<std::sync::Arc<egui::ColorImage>>>,
     frames: u32,
@@ -99,6 +102,7 @@ impl AnimtuneApp {
         AnimtuneApp {
             editor,
             queue,
+            busy_before: false,
             screenshot,
             shots: None,
             frames: 0,
@@ -271,7 +275,11 @@ impl AnimtuneApp {
                 command => self.editor.apply(command),
             }
         }
-        let busy = ctx.input(|i| i.pointer.any_down()) || typing(ctx);
+        // Panels push commands after this runs, so the release frame's last edit arrives in the next frame: the
+        // undo step closes one frame after the interaction ends, with that edit in it.
+        let busy_now = ctx.input(|i| i.pointer.any_down()) || typing(ctx);
+        let busy_before = std::mem::replace(&mut self.busy_before, busy_now);
+        let busy = busy_now || busy_before;
         let dt = ctx.input(|i| i.stable_dt).min(MAX_FRAME_STEP_S);
         self.editor.update(dt, busy);
         self.eval_micros = start.elapsed().as_secs_f32() * 1e6;

@@ -209,6 +209,9 @@ impl SpringRig {
         for spring in &setup.springs {
             let s = rig.springs.len();
             rig.springs.push(spring.name.clone());
+            if params.disabled.contains(&spring.name) {
+                continue;
+            }
             let colliders = colliders_of(&spring.collider_groups);
             for j in &spring.joints {
                 entries.push(Entry {
@@ -224,6 +227,9 @@ impl SpringRig {
         for chain in &params.chains {
             let s = rig.springs.len();
             rig.springs.push(chain.name.clone());
+            if params.disabled.contains(&chain.name) {
+                continue;
+            }
             let found: Vec<Option<usize>> = chain
                 .joints
                 .iter()
@@ -369,6 +375,48 @@ impl SpringRig {
     /// Number of colliders bound.
     pub fn collider_count(&self) -> usize {
         self.colliders.len()
+    }
+
+    /// Every collider of the character placed by a pose's model matrices: (joint, shape in model space), a sphere's
+    /// and capsule's radius scaled as the joint's matrix scales.
+    pub fn placed_colliders(character: &Character, model: &[Mat4]) -> Vec<(usize, ColliderShape)> {
+        character
+            .springs
+            .colliders
+            .iter()
+            .filter(|c| c.joint < model.len())
+            .map(|c| {
+                let m = model[c.joint];
+                let scale = m.x_axis.truncate().length();
+                let shape = match c.shape {
+                    ColliderShape::Sphere {
+                        offset,
+                        radius,
+                        inside,
+                    } => ColliderShape::Sphere {
+                        offset: m.transform_point3(offset),
+                        radius: radius * scale,
+                        inside,
+                    },
+                    ColliderShape::Capsule {
+                        offset,
+                        tail,
+                        radius,
+                        inside,
+                    } => ColliderShape::Capsule {
+                        offset: m.transform_point3(offset),
+                        tail: m.transform_point3(tail),
+                        radius: radius * scale,
+                        inside,
+                    },
+                    ColliderShape::Plane { offset, normal } => ColliderShape::Plane {
+                        offset: m.transform_point3(offset),
+                        normal: three_normalize(Mat3::from_mat4(m).inverse().transpose() * normal),
+                    },
+                };
+                (c.joint, shape)
+            })
+            .collect()
     }
 
     /// Steps the springs and writes their joints' rotations into `local` (see the module documentation).

@@ -904,3 +904,58 @@ fn the_face_tab_drags_an_expression_onto_every_mesh_in_one_undo_step() {
             .all(|w| w.iter().all(|x| *x == 0.0))
     );
 }
+
+/// The Springs tab on Godette: every inspector tab's title shows whole at 1280×800 (the hide button no longer
+/// covers the last); a chain's Stiffness slider sets every joint of the chain in one undo step; Sway swings the
+/// hair while the clip stands still.
+#[test]
+fn the_springs_tab_tunes_a_whole_chain_in_one_undo_step_and_sway_swings_the_hair() {
+    let mut h = harness_sized(1280.0, 800.0);
+    open(&mut h, common::asset("Godette_vrm_v4.vrm"));
+    h.get_by_label("Springs").click();
+    h.run_steps(2);
+    for tab in ["Face", "Springs"] {
+        let r = h.get_by_label(tab).rect();
+        assert!(r.right() <= 1280.0 && r.width() > 20.0, "{tab}: {r:?}");
+    }
+    h.get_by_label("group 0").click();
+    h.run_steps(2);
+    let slider = h
+        .get_by_role_and_label(Role::Slider, "Stiffness (group 0)")
+        .rect();
+    let y = slider.center().y;
+    h.drag_at(egui::pos2(slider.left() + 2.0, y));
+    h.run_steps(1);
+    for f in [0.3, 0.6, 0.9] {
+        h.hover_at(egui::pos2(slider.left() + slider.width() * f, y));
+        h.run_steps(1);
+    }
+    h.drop_at(egui::pos2(slider.right() + 4.0, y));
+    h.run_steps(2);
+    let e = h.state().editor();
+    let overrides = &e.tuning().layers.springs.joints;
+    assert_eq!(overrides.len(), 8, "{overrides:?}");
+    assert!(
+        overrides.values().all(|s| s.stiffness == 4.0),
+        "{overrides:?}"
+    );
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
+    h.run_steps(2);
+    let left = &h.state().editor().tuning().layers.springs.joints;
+    assert!(left.is_empty(), "{left:?}");
+
+    let hair = {
+        let c = &h.state().editor().doc().model.character;
+        c.skeleton.find_by_name("HairBall_Center").unwrap()
+    };
+    let rest = h.state().editor().doc().model.character.skeleton.rest()[hair].rotation;
+    h.get_by_label("Sway").click();
+    let mut swung = 0.0f32;
+    for _ in 0..30 {
+        h.run_steps(1);
+        let r = h.state().editor().pose().local[hair].rotation;
+        swung = swung.max(r.angle_between(rest));
+    }
+    assert!(h.state().editor().session().shake);
+    assert!(swung > 0.02, "the hair swung {swung} rad");
+}

@@ -37,6 +37,8 @@ pub struct EditorState {
     clock_jumped: bool,
     /// Onion-skin ghost poses of the last update: (after the current time, model-space joint matrices).
     ghosts: Vec<(bool, Vec<Mat4>)>,
+    /// The pose's matrices moved to where the character stands (empty while it stands at the origin).
+    placed: Vec<Mat4>,
     /// The camera is as the last framing left it (no orbit, pan or zoom since): a new viewport shape reframes.
     camera_framed: bool,
 }
@@ -64,6 +66,7 @@ impl EditorState {
             frame_pending: false,
             clock_jumped: false,
             ghosts: Vec::new(),
+            placed: Vec::new(),
             camera_framed: false,
             doc,
         };
@@ -111,9 +114,14 @@ impl EditorState {
         &self.session.eval.output().local
     }
 
-    /// Model-space joint matrices of the current pose.
+    /// Joint matrices of the current pose where the character stands: model space, moved by the user's drag
+    /// and the sway ([`crate::app::state::Session::placement`]).
     pub fn matrices(&self) -> &[Mat4] {
-        &self.session.eval.output().model
+        if self.placed.is_empty() {
+            &self.session.eval.output().model
+        } else {
+            &self.placed
+        }
     }
 
     /// Weight of every blend node at the sample point, as last evaluated (empty when a clip plays).
@@ -374,6 +382,21 @@ impl EditorState {
             }
             Command::ShowSkeleton(on) => self.session.show_skeleton = on,
             Command::ShowGrid(on) => self.session.show_grid = on,
+            Command::ShowSprings(on) => self.session.show_springs = on,
+            Command::MoveCharacter(by) => {
+                if by.is_finite() {
+                    self.session.character_offset += by;
+                }
+            }
+            Command::CenterCharacter => {
+                self.session.character_offset = Vec3::ZERO;
+                self.session.shake = false;
+            }
+            Command::Shake(on) => {
+                self.session.shake = on;
+                self.session.shake_time = 0.0;
+            }
+            Command::ResetSprings => self.session.eval.reset_springs(),
             Command::Report { text, is_error } => self.session.report(text, is_error),
         }
     }
@@ -390,10 +413,15 @@ impl EditorState {
         } else {
             ClockStep::Advance(dt)
         };
+        if self.session.shake {
+            self.session.shake_time += dt.max(0.0);
+        }
+        let placement = self.session.placement();
         let input = EvalInput {
             clock,
             blend_point: None,
             look_target: Some(self.look_target()),
+            placement: Some(placement),
             ..Default::default()
         };
         if let Some(e) = &self.session.eval.evaluate(&input).error {
@@ -401,6 +429,11 @@ impl EditorState {
             if self.session.status.text != text {
                 self.session.report(text, true);
             }
+        }
+        self.placed.clear();
+        if placement != Mat4::IDENTITY {
+            let model = &self.session.eval.output().model;
+            self.placed.extend(model.iter().map(|m| placement * *m));
         }
         self.follow_root();
         self.pose_ghosts();
@@ -472,7 +505,8 @@ impl EditorState {
         let Some(root) = self.session.eval.root_joint() else {
             return;
         };
-        let Some(m) = self.matrices().get(root) else {
+        // The clip's own travel (the user's drag and the sway are not followed: the character is seen moving).
+        let Some(m) = self.session.eval.output().model.get(root) else {
             return;
         };
         let p = m.w_axis.truncate();

@@ -174,6 +174,16 @@ pub fn ui(
             {
                 out.push(Command::ShowGrid(grid));
             }
+            let mut springs = session.show_springs;
+            if ui
+                .checkbox(&mut springs, "Springs and colliders")
+                .on_hover_text(
+                    "Draw the spring joints (yellow, to their tails) and the colliders they bounce off (magenta)",
+                )
+                .changed()
+            {
+                out.push(Command::ShowSprings(springs));
+            }
             if item(ui, "Frame model  F", "Fit the character in the viewport") {
                 out.push(Command::Camera(CameraMove::Frame));
             }

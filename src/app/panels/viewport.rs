@@ -14,7 +14,8 @@ use crate::render::pick;
 pub const VIEWPORT_LABEL: &str = "Viewport";
 /// What the viewport does with the pointer (its accessible description).
 pub const VIEWPORT_HELP: &str = "Drag to orbit, right or middle drag to pan, wheel to zoom; click a joint or the \
-     surface to select; drag the green cross to move the look-at target (Shift: in depth, Alt+click: place it)";
+     surface to select; drag the green cross to move the look-at target (Shift: in depth, Alt+click: place it); \
+     Ctrl+drag moves the character about (its springs follow)";
 /// How near (points) the pointer must be to a joint or the look-at target to pick it.
 const PICK_RADIUS: f32 = 14.0;
 /// Largest render target side, in pixels.
@@ -132,6 +133,23 @@ impl ViewportPanel {
                 self.dragging_target = None;
             }
         } else if response.dragged_by(egui::PointerButton::Primary)
+            && ui.input(|i| i.modifiers.command)
+        {
+            // Ctrl+drag: the character slides on the ground under the pointer (the springs feel the motion).
+            let ground = |cursor: Pos2| -> Option<Vec3> {
+                let ray = pick::ray_through(view_proj, local(cursor), size)?;
+                (ray.dir.y.abs() > 1e-4).then(|| ray.origin + ray.dir * (-ray.origin.y / ray.dir.y))
+            };
+            if let Some(pos) = response.interact_pointer_pos()
+                && let (Some(now), Some(before)) =
+                    (ground(pos), ground(pos - response.drag_delta()))
+            {
+                let by = Vec3::new(now.x - before.x, 0.0, now.z - before.z);
+                if by.is_finite() && by.length() < 10.0 {
+                    out.push(Command::MoveCharacter(by));
+                }
+            }
+        } else if response.dragged_by(egui::PointerButton::Primary)
             && !ui.input(|i| i.pointer.press_origin()).is_some_and(in_gizmo)
         {
             let d = response.drag_delta();
@@ -159,6 +177,9 @@ impl ViewportPanel {
         };
         let hovered = self.hovered.and_then(|(_, j)| j);
         self.paint(ui, rect, e, hovered, out);
+        if e.session().show_springs {
+            Self::springs_overlay(ui, rect, view_proj, e);
+        }
         let gizmo_pick = self.gizmo(ui, gizmo_center, radius, view_proj);
         if response.clicked()
             && let Some(pos) = response.interact_pointer_pos()
@@ -181,6 +202,70 @@ impl ViewportPanel {
             Self::offscreen_arrow(ui, rect, view_proj, target);
         }
         self.hud(ui, rect, e, hovered, eval_micros);
+    }
+
+    /// The spring joints (a line to each tail, the tail's hit sphere) in yellow and the colliders (spheres and
+    /// capsules as outlines, planes as a cross) in magenta, as three-vrm's helpers draw them.
+    fn springs_overlay(ui: &egui::Ui, rect: Rect, view_proj: glam::Mat4, e: &EditorState) {
+        let rig = &e.layer_rig().springs;
+        let character = &e.doc().model.character;
+        let model = e.matrices();
+        let eye = e.session().camera.eye();
+        let painter = ui.painter_at(rect);
+        // A world-space radius at `c` in screen points: the projected offset along the view's horizontal.
+        let screen_radius = |c: Vec3, r: f32| -> Option<(Pos2, f32)> {
+            let side = (c - eye).cross(Vec3::Y).normalize_or(Vec3::X);
+            let p = to_screen(view_proj, rect, c)?;
+            let q = to_screen(view_proj, rect, c + side * r)?;
+            Some((p, p.distance(q)))
+        };
+        let magenta = egui::Stroke::new(1.2, Color32::from_rgb(255, 0, 255));
+        for (_, shape) in crate::layers::SpringRig::placed_colliders(character, model) {
+            match shape {
+                crate::core::spring::ColliderShape::Sphere { offset, radius, .. } => {
+                    if let Some((p, r)) = screen_radius(offset, radius) {
+                        painter.circle_stroke(p, r, magenta);
+                    }
+                }
+                crate::core::spring::ColliderShape::Capsule {
+                    offset,
+                    tail,
+                    radius,
+                    ..
+                } => {
+                    if let (Some((a, ra)), Some((b, rb))) =
+                        (screen_radius(offset, radius), screen_radius(tail, radius))
+                    {
+                        painter.circle_stroke(a, ra, magenta);
+                        painter.circle_stroke(b, rb, magenta);
+                        let n = (b - a).normalized().rot90();
+                        painter.line_segment([a + n * ra, b + n * rb], magenta);
+                        painter.line_segment([a - n * ra, b - n * rb], magenta);
+                    }
+                }
+                crate::core::spring::ColliderShape::Plane { offset, normal } => {
+                    if let (Some(p), Some(q)) = (
+                        to_screen(view_proj, rect, offset),
+                        to_screen(view_proj, rect, offset + normal * 0.1),
+                    ) {
+                        painter.line_segment([p, q], magenta);
+                        painter.circle_stroke(p, 4.0, magenta);
+                    }
+                }
+            }
+        }
+        let yellow = egui::Stroke::new(1.5, Color32::from_rgb(255, 230, 0));
+        for (joint, tail, hit) in rig.tails(model) {
+            let Some(from) = model.get(joint).map(|m| m.w_axis.truncate()) else {
+                continue;
+            };
+            if let (Some(a), Some((b, r))) =
+                (to_screen(view_proj, rect, from), screen_radius(tail, hit))
+            {
+                painter.line_segment([a, b], yellow);
+                painter.circle_stroke(b, r.max(2.0), yellow);
+            }
+        }
     }
 
     /// The corner text (selection, hover, timings) on a dark plate, so that nothing drawn in 3D hides it.

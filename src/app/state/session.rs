@@ -81,6 +81,14 @@ pub struct Session {
     pub onion: OnionSkin,
     /// The blend space each model was last tuned with, by model key (the open model's is in the document).
     pub spaces: BTreeMap<String, BlendSpace>,
+    /// Draw the spring joints and colliders.
+    pub show_springs: bool,
+    /// Where the user moved the character to (world space; the springs move in the world).
+    pub character_offset: Vec3,
+    /// Sway the character from side to side.
+    pub shake: bool,
+    /// Seconds the sway has run.
+    pub shake_time: f32,
 }
 
 impl Session {
@@ -102,7 +110,21 @@ impl Session {
             root_trail: Vec::new(),
             onion: OnionSkin::default(),
             spaces: BTreeMap::new(),
+            show_springs: true,
+            character_offset: Vec3::ZERO,
+            shake: false,
+            shake_time: 0.0,
         }
+    }
+
+    /// Where the character stands in the world: the user's offset plus the sway (0.15 m side to side at 1.2 Hz).
+    pub fn placement(&self) -> glam::Mat4 {
+        let sway = if self.shake {
+            Vec3::X * 0.15 * (std::f32::consts::TAU * 1.2 * self.shake_time).sin()
+        } else {
+            Vec3::ZERO
+        };
+        glam::Mat4::from_translation(self.character_offset + sway)
     }
 
     /// Current frame number at the session's frame rate.

@@ -7,6 +7,7 @@ pub mod expressions;
 pub mod humanoid;
 pub mod joint;
 pub mod layers;
+pub mod springs;
 
 use crate::app::command::Commands;
 use crate::app::editor::EditorState;
@@ -29,17 +30,20 @@ pub enum InspectorTab {
     Layers,
     /// Expression weights.
     Expressions,
+    /// Spring bones.
+    Springs,
 }
 
 impl InspectorTab {
     /// Every tab, in display order.
-    pub const ALL: [InspectorTab; 6] = [
+    pub const ALL: [InspectorTab; 7] = [
         InspectorTab::Blend,
         InspectorTab::Clip,
         InspectorTab::Joint,
         InspectorTab::Humanoid,
         InspectorTab::Layers,
         InspectorTab::Expressions,
+        InspectorTab::Springs,
     ];
 
     /// What the tab shows, for its tooltip.
@@ -61,6 +65,9 @@ impl InspectorTab {
             InspectorTab::Expressions => {
                 "Expressions: a slider per face (or morph target) of the character"
             }
+            InspectorTab::Springs => {
+                "Spring bones: chains, stiffness, gravity, drag, colliders, and how they are stepped"
+            }
         }
     }
 
@@ -73,6 +80,7 @@ impl InspectorTab {
             InspectorTab::Humanoid => "Humanoid",
             InspectorTab::Layers => "Layers",
             InspectorTab::Expressions => "Face",
+            InspectorTab::Springs => "Springs",
         }
     }
 }
@@ -97,7 +105,18 @@ impl Inspector {
         out: &mut Commands,
         open: &mut Option<bool>,
     ) {
+        // The hide button first, then the tabs wrapping after it: a right-aligned button on the tabs' row covered
+        // the last tab's title when the row was full.
         ui.horizontal_wrapped(|ui| {
+            if ui
+                .small_button("»")
+                .on_hover_text(
+                    "Hide the inspector (the strip at the window's edge, or View, shows it again)",
+                )
+                .clicked()
+            {
+                *open = Some(false);
+            }
             for tab in InspectorTab::ALL {
                 if ui
                     .selectable_label(self.tab == tab, tab.title())
@@ -107,15 +126,6 @@ impl Inspector {
                     self.tab = tab;
                 }
             }
-            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-                if ui
-                    .small_button("»")
-                    .on_hover_text("Hide the inspector (the strip at the window's edge, or View, shows it again)")
-                    .clicked()
-                {
-                    *open = Some(false);
-                }
-            });
         });
         ui.separator();
         // Contents scroll both ways rather than widen the panel: its width is the user's. Each tab keeps its own
@@ -130,6 +140,7 @@ impl Inspector {
                 InspectorTab::Humanoid => humanoid::ui(ui, e, out),
                 InspectorTab::Layers => self.layers.ui(ui, e, out),
                 InspectorTab::Expressions => expressions::ui(ui, e, out),
+                InspectorTab::Springs => springs::ui(ui, e, out),
             });
     }
 }
