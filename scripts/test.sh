@@ -209,10 +209,10 @@ for character in assets/vrm/mtoon_default.vrm assets/Godette_vrm_v4.vrm; do
 done
 
 say "three-vrm steps the spring bones: every tail at every update for 2 s at 60 fps, within 0.5 mm"
-# Godette (VRM 0.x: 3 bone groups, 2 collider groups of spheres) and springs_test.vrm (VRM 1.0, made by
-# scripts/make_spring_vrm.mjs: sphere and capsule colliders, a center node, a joint on three-vrm's defaults), with a
+# Godette (VRM 0.x: 3 bone groups, 2 collider groups of spheres) and secondary_test.vrm (VRM 1.0, made by
+# scripts/make_secondary_vrm.mjs: sphere and capsule colliders, a center node, a joint on three-vrm's defaults), with a
 # clip whose hips travel (Roll_RM) and three-vrm's own test clip, standing still and with the root moved about.
-for character in assets/vrm/springs_test.vrm assets/Godette_vrm_v4.vrm; do
+for character in assets/vrm/secondary_test.vrm assets/Godette_vrm_v4.vrm; do
   for clip in target/roll.vrma assets/three-vrm_test.vrma; do
     for sway in "" "0.3,0.1,0.2,1.5"; do
       springs_pose="target/springs-$(basename "$clip")-$(basename "$character")${sway:+-sway}.json"
@@ -222,6 +222,22 @@ for character in assets/vrm/springs_test.vrm assets/Godette_vrm_v4.vrm; do
         "$root/$springs_pose")
     done
   done
+done
+
+say "three-vrm plays VRM Animation expression tracks: expression and morph weights within 1e-5"
+# Binary snapping, block and blend overrides, a custom expression (secondary_test.vrm, VRM 1.0) and VRM 0.x's
+# blend shape groups mapped to 1.0's presets (Godette), every 0.1 s of the clip.
+node scripts/make_expression_vrma.mjs assets/three-vrm_test.vrma target/expressions.vrma
+for character in assets/vrm/secondary_test.vrm assets/Godette_vrm_v4.vrm; do
+  poses=()
+  for i in $(seq 0 29); do
+    t=$(printf '%d.%d' $((i / 10)) $((i % 10)))
+    pose="target/expressions-$(basename "$character")-$t.json"
+    "$animtune" pose "$character" --clip-file target/expressions.vrma --time "$t" --json > "$pose" 2>/dev/null
+    poses+=("$root/$pose")
+  done
+  (cd "$tools" && node ../../scripts/expressions_threevrm.mjs "$root/$character" "$root/target/expressions.vrma" \
+    "${poses[@]}")
 done
 
 say "Blender itself reads a glTF export (its importer plays rotation keys by nlerp): within 0.01 cm of the source"

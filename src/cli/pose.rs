@@ -453,10 +453,8 @@ pub(super) fn evaluate_stack(
         .character
         .expressions
         .iter()
-        .map(|e| {
-            let w = ev.layers().expressions.get(&e.name).copied();
-            (e.name.clone(), w.unwrap_or(0.0))
-        })
+        .zip(ev.expression_weights())
+        .map(|(e, w)| (e.name.clone(), *w))
         .collect();
     let report = layers_on.then(|| {
         let (params, rig) = (ev.layers(), ev.layer_rig());

@@ -26,6 +26,9 @@ pub struct Character {
     pub textures: Vec<Texture>,
     /// Named expressions over the morph targets (VRM's, else one per morph-target name).
     pub expressions: Vec<Expression>,
+    /// The expressions are the file's (VRM): the targets they bind are cleared before they apply, as three-vrm
+    /// clears them every frame.
+    pub vrm_expressions: bool,
     /// Spring-bone chains and colliders (VRM's; empty otherwise).
     pub springs: super::spring::SpringSetup,
     /// True when import turned the character around to face +Z (VRM 0.x faces −Z).
@@ -49,6 +52,7 @@ impl Character {
             materials: Vec::new(),
             textures: Vec::new(),
             expressions: Vec::new(),
+            vrm_expressions: false,
             springs: Default::default(),
             facing_corrected: false,
             notes: Vec::new(),

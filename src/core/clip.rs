@@ -408,6 +408,10 @@ pub struct Clip {
     /// Morph-weight tracks (glTF `weights` channels), by the node they animate.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub morph_tracks: Vec<MorphTrack>,
+    /// Expression-weight tracks (a VRM Animation's expressions): one weight per key, each track named by the
+    /// expression it drives (in the track's `node`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub expression_tracks: Vec<MorphTrack>,
 }
 
 fn loops_by_default() -> bool {
@@ -425,6 +429,7 @@ impl Clip {
             facing_yaw: None,
             looping: true,
             morph_tracks: Vec::new(),
+            expression_tracks: Vec::new(),
         }
     }
 
@@ -433,6 +438,14 @@ impl Clip {
         let end = tracks.iter().map(MorphTrack::end_time).fold(0.0, f32::max);
         self.duration = self.duration.max(end);
         self.morph_tracks = tracks;
+        self
+    }
+
+    /// The clip with `tracks` animating expression weights; its duration grows to their last key.
+    pub fn with_expression_tracks(mut self, tracks: Vec<MorphTrack>) -> Self {
+        let end = tracks.iter().map(MorphTrack::end_time).fold(0.0, f32::max);
+        self.duration = self.duration.max(end);
+        self.expression_tracks = tracks;
         self
     }
 

@@ -245,7 +245,14 @@ impl ClipSettings {
             .iter()
             .map(|t| self.morph_channel(t, a, d, shift))
             .collect();
-        let mut out = Clip::new(self.name_of(&clip.name), tracks).with_morph_tracks(morph_tracks);
+        let expression_tracks = clip
+            .expression_tracks
+            .iter()
+            .map(|t| self.morph_channel(t, a, d, shift))
+            .collect();
+        let mut out = Clip::new(self.name_of(&clip.name), tracks)
+            .with_morph_tracks(morph_tracks)
+            .with_expression_tracks(expression_tracks);
         out.duration = d;
         out.facing_yaw = clip.facing_yaw;
         out.looping = self.loop_time;

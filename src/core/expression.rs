@@ -2,9 +2,14 @@
 //! a model without them gets one expression per morph-target name (what Blender lists as shape keys and
 //! Unity as blend shapes), driving every target of that name at weight 1.
 //!
-//! Weights resolve to morph weights as three-vrm's `VRMExpressionManager` does: binary expressions snap at 0.5;
-//! an expression that overrides blink, look-at or mouth blocks those expressions (any weight > 0) or scales
-//! them by 1 − its weight (blend); each expression then adds `weight × bind weight` to its targets.
+//! Weights resolve to morph weights as three-vrm 3.5.5's `VRMExpressionManager.update` does:
+//! - a binary expression shows 1 above 0.5, else 0;
+//! - each group (blink, look-at, mouth) gets the multiplier `max(0, 1 − Σ override amounts)`, where an
+//!   expression that blocks the group counts 1 while it shows above 0 and one that blends counts what it shows;
+//! - each expression adds `shown × multiplier × bind weight` to its targets (a binary one adds nothing when that
+//!   product is below 1);
+//! - with a VRM's expressions, every target an expression binds is first set to 0 (three-vrm clears them each
+//!   frame, so a clip's own keys on those targets do not show).
 
 use std::collections::BTreeMap;
 
@@ -137,31 +142,51 @@ pub fn from_target_names(character: &Character) -> Vec<Expression> {
     out
 }
 
-/// Adds `weights` (expression name → weight; unknown names are ignored) to the morph weights, one list per
-/// mesh, as the module documentation describes.
-pub fn apply(expressions: &[Expression], weights: &BTreeMap<String, f32>, morph: &mut [Vec<f32>]) {
-    if weights.is_empty() {
+/// The weight of each of `expressions` that `by_name` gives (0 for the others).
+pub fn weights_of(expressions: &[Expression], by_name: &BTreeMap<String, f32>) -> Vec<f32> {
+    expressions
+        .iter()
+        .map(|e| by_name.get(&e.name).copied().unwrap_or(0.0))
+        .collect()
+}
+
+/// Adds `weights` (one per expression, in order; missing ones are 0) to the morph weights, one list per mesh,
+/// as the module documentation describes; `clear_binds` first sets every bound target to 0 (a VRM's
+/// expressions).
+pub fn apply(
+    expressions: &[Expression],
+    weights: &[f32],
+    morph: &mut [Vec<f32>],
+    clear_binds: bool,
+) {
+    if clear_binds {
+        for b in expressions.iter().flat_map(|e| &e.binds) {
+            if let Some(t) = morph.get_mut(b.mesh).and_then(|m| m.get_mut(b.target)) {
+                *t = 0.0;
+            }
+        }
+    }
+    if weights.iter().all(|&w| w == 0.0) {
         return;
     }
-    let shown = |e: &Expression| {
-        weights
-            .get(&e.name)
-            .map_or(0.0, |&w| e.shown(if w.is_finite() { w } else { 0.0 }))
+    let shown = |i: usize| {
+        let w = weights
+            .get(i)
+            .copied()
+            .filter(|w| w.is_finite())
+            .unwrap_or(0.0);
+        expressions[i].shown(w)
     };
-    // three-vrm: each group's multiplier is the product, over the expressions that override it, of 0 (block,
-    // weight > 0) or 1 − weight (blend).
+    // three-vrm's `_calculateWeightMultipliers`: 1 less every override amount, at least 0.
     let multiplier = |group: ExpressionGroup| {
-        expressions
-            .iter()
-            .map(|e| {
-                let w = shown(e);
-                match e.override_of(group) {
-                    ExpressionOverride::Block if w > 0.0 => 0.0,
-                    ExpressionOverride::Blend => 1.0 - w,
-                    _ => 1.0,
-                }
+        let amount: f32 = (0..expressions.len())
+            .map(|i| match expressions[i].override_of(group) {
+                ExpressionOverride::Block if shown(i) > 0.0 => 1.0,
+                ExpressionOverride::Blend => shown(i),
+                _ => 0.0,
             })
-            .product::<f32>()
+            .sum();
+        (1.0 - amount).max(0.0)
     };
     let groups = [
         ExpressionGroup::Blink,
@@ -169,12 +194,15 @@ pub fn apply(expressions: &[Expression], weights: &BTreeMap<String, f32>, morph:
         ExpressionGroup::Mouth,
     ]
     .map(|g| (g, multiplier(g)));
-    for e in expressions {
-        let w = shown(e)
+    for (i, e) in expressions.iter().enumerate() {
+        let mut w = shown(i)
             * groups
                 .iter()
                 .find(|(g, _)| *g == e.group)
                 .map_or(1.0, |(_, m)| *m);
+        if e.is_binary && w < 1.0 {
+            w = 0.0;
+        }
         if w == 0.0 {
             continue;
         }
@@ -200,8 +228,13 @@ mod tests {
 
     fn run(expressions: &[Expression], weights: &[(&str, f32)]) -> Vec<f32> {
         let mut morph = vec![vec![0.0; 3]];
-        let w = weights.iter().map(|(n, w)| (n.to_string(), *w)).collect();
-        apply(expressions, &w, &mut morph);
+        let by_name = weights.iter().map(|(n, w)| (n.to_string(), *w)).collect();
+        apply(
+            expressions,
+            &weights_of(expressions, &by_name),
+            &mut morph,
+            false,
+        );
         morph.remove(0)
     }
 
@@ -211,6 +244,36 @@ mod tests {
         e.is_binary = true;
         assert_eq!(run(&[e.clone()], &[("happy", 0.5)])[0], 0.0);
         assert_eq!(run(&[e], &[("happy", 0.51)])[0], 1.0);
+    }
+
+    /// Two blends add their amounts (three-vrm: 1 − Σ, clamped at 0), not multiply their complements; a binary
+    /// expression scaled below 1 by an override shows nothing.
+    #[test]
+    fn blend_overrides_add_up_and_scaled_binaries_vanish() {
+        let mut happy = Expression::new("happy", bind(0));
+        happy.override_mouth = ExpressionOverride::Blend;
+        let mut sad = Expression::new("sad", bind(1));
+        sad.override_mouth = ExpressionOverride::Blend;
+        let aa = Expression::new("aa", bind(2));
+        let all = [happy.clone(), sad.clone(), aa];
+        let out = run(&all, &[("happy", 0.5), ("sad", 0.25), ("aa", 1.0)]);
+        assert!((out[2] - 0.25).abs() < 1e-6, "{out:?}");
+        let out = run(&all, &[("happy", 0.75), ("sad", 0.75), ("aa", 1.0)]);
+        assert_eq!(out[2], 0.0);
+        let mut oh = Expression::new("oh", bind(2));
+        oh.is_binary = true;
+        let out = run(&[happy, oh], &[("happy", 0.1), ("oh", 1.0)]);
+        assert_eq!(out[2], 0.0);
+    }
+
+    /// A VRM's expressions clear the targets they bind before adding (three-vrm's `clearAppliedWeight`), so a
+    /// clip's key on a bound target does not show; unbound targets keep theirs.
+    #[test]
+    fn vrm_expressions_clear_their_targets_first() {
+        let blink = Expression::new("blink", bind(0));
+        let mut morph = vec![vec![0.7, 0.7, 0.0]];
+        apply(&[blink], &[], &mut morph, true);
+        assert_eq!(morph[0], [0.0, 0.7, 0.0]);
     }
 
     /// VRM 1.0 (expressions.md, "Override"): block turns the overridden expressions off while the overriding one

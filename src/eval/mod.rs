@@ -120,16 +120,32 @@ struct ClipSource {
     morph: Arc<ClipMorph>,
 }
 
-/// A clip's morph-weight tracks bound to the character's meshes.
+/// A clip's morph-weight tracks bound to the character's meshes, and its expression tracks bound to the
+/// character's expressions.
 #[derive(Clone, Debug, Default)]
 struct ClipMorph {
     tracks: Vec<MorphTrack>,
     binding: MorphBinding,
+    expression_tracks: Vec<MorphTrack>,
+    /// (track, expression index) for each expression track whose expression the character has.
+    expressions: Vec<(usize, usize)>,
 }
 
 impl ClipMorph {
     fn is_empty(&self) -> bool {
         self.binding.pairs.is_empty()
+    }
+
+    /// Adds `weight` × each expression track's value at `time` (clamped to [0, 1], as VRM Animation defines)
+    /// to its expression's entry of `out`.
+    fn add_expressions(&self, time: f32, weight: f32, out: &mut [f32]) {
+        for &(t, e) in &self.expressions {
+            let mut v = [0.0];
+            self.expression_tracks[t].sample_into(time, &mut v);
+            if let Some(o) = out.get_mut(e) {
+                *o += weight * v[0].clamp(0.0, 1.0);
+            }
+        }
     }
 
     /// Writes the weights at `time` into the meshes the tracks drive (the others keep what `out` holds).
@@ -160,6 +176,19 @@ impl ClipSource {
         let morph = ClipMorph {
             binding: MorphBinding::bind(&clip.morph_tracks, character),
             tracks: clip.morph_tracks.clone(),
+            expressions: clip
+                .expression_tracks
+                .iter()
+                .enumerate()
+                .filter_map(|(t, track)| {
+                    let e = character
+                        .expressions
+                        .iter()
+                        .position(|e| e.name == track.node)?;
+                    Some((t, e))
+                })
+                .collect(),
+            expression_tracks: clip.expression_tracks.clone(),
         };
         ClipSource {
             index,
@@ -363,6 +392,13 @@ pub struct Evaluator {
     morph_defaults: Vec<Vec<f32>>,
     /// The character's expressions, which the layer parameters' expression weights drive.
     expressions: Vec<crate::core::expression::Expression>,
+    /// The expressions are a VRM's: they clear the targets they bind first.
+    vrm_expressions: bool,
+    /// Per expression: the layer parameters' weight, the source's (its clips' expression tracks), and the sum the
+    /// last evaluation applied.
+    layer_expression_weights: Vec<f32>,
+    source_expression_weights: Vec<f32>,
+    expression_weights: Vec<f32>,
     morph_scratch: Vec<Vec<f32>>,
     morph_sum: Vec<Vec<f32>>,
     output: EvalOutput,
@@ -392,6 +428,8 @@ impl Evaluator {
     ) -> Self {
         let n = character.skeleton.len();
         let morph_defaults = crate::core::morph::default_weights(character);
+        let layer_expression_weights =
+            crate::core::expression::weights_of(&character.expressions, &layers.expressions);
         let mut ev = Evaluator {
             precision,
             skeleton: character.skeleton.clone(),
@@ -440,6 +478,10 @@ impl Evaluator {
             },
             morph_defaults,
             expressions: character.expressions.clone(),
+            vrm_expressions: character.vrm_expressions,
+            layer_expression_weights,
+            source_expression_weights: vec![0.0; character.expressions.len()],
+            expression_weights: vec![0.0; character.expressions.len()],
             evaluations: 0,
         };
         ev.set_source(character, clips, source);
@@ -570,6 +612,8 @@ impl Evaluator {
     pub fn set_layers(&mut self, character: &Character, clips: &[Clip], layers: &LayerParams) {
         if *layers != self.layers {
             self.rig = LayerRig::bind(layers, character);
+            self.layer_expression_weights =
+                crate::core::expression::weights_of(&character.expressions, &layers.expressions);
             let rebind = layers.clips != self.layers.clips || layers.masks != self.layers.masks;
             self.layers = layers.clone();
             if rebind {
@@ -883,10 +927,19 @@ impl Evaluator {
             .sample_source()
             .and_then(|()| self.apply_clip_layers())
             .err();
+        for ((w, s), l) in self
+            .expression_weights
+            .iter_mut()
+            .zip(&self.source_expression_weights)
+            .zip(&self.layer_expression_weights)
+        {
+            *w = (s + l).min(1.0);
+        }
         crate::core::expression::apply(
             &self.expressions,
-            &self.layers.expressions,
+            &self.expression_weights,
             &mut self.output.morph_weights,
+            self.vrm_expressions,
         );
         let dt = std::mem::take(&mut self.clock.look_dt);
         self.rig.apply(
@@ -929,6 +982,12 @@ impl Evaluator {
             self.output.error = result.err();
         }
         &self.output
+    }
+
+    /// The weight of each of the character's expressions in the last evaluation: its clips' expression tracks
+    /// plus the layer parameters' weight, at most 1.
+    pub fn expression_weights(&self) -> &[f32] {
+        &self.expression_weights
     }
 
     /// Joint names of the skeleton it evaluates.
@@ -1084,6 +1143,8 @@ impl Evaluator {
         for (m, d) in morph.iter_mut().zip(&self.morph_defaults) {
             m.copy_from_slice(d);
         }
+        let expressions = &mut self.source_expression_weights;
+        expressions.fill(0.0);
         match &mut self.source {
             Source::Rest => {
                 out.copy_from_slice(self.skeleton.rest());
@@ -1092,6 +1153,8 @@ impl Evaluator {
             Source::Clip(c) => {
                 let result = c.sample(self.clock.time as f32, out);
                 c.morph.sample(self.clock.time as f32, morph);
+                c.morph
+                    .add_expressions(self.clock.time as f32, 1.0, expressions);
                 let duration = f64::from(c.animation.duration());
                 let offset = match self.clip_root_motion {
                     RootMotion::InPlace if duration > 0.0 => {
@@ -1147,6 +1210,7 @@ impl Evaluator {
                     let slot = self.blend_weights.len();
                     let pose = &mut self.blend_poses[slot * n..(slot + 1) * n];
                     result = result.and(c.sample(t as f32, pose));
+                    c.morph.add_expressions(t as f32, w, expressions);
                     if morphed {
                         // The weights blend as the poses do: a weighted mean over the nodes that play.
                         for (s, d) in self.morph_scratch.iter_mut().zip(&self.morph_defaults) {
@@ -1174,6 +1238,11 @@ impl Evaluator {
                     self.blend_weights.push(w);
                 }
                 let total: f32 = self.blend_weights.iter().sum();
+                if total > 0.0 {
+                    for e in expressions.iter_mut() {
+                        *e /= total;
+                    }
+                }
                 if morphed && total > 0.0 {
                     for (m, s) in morph.iter_mut().zip(&self.morph_sum) {
                         for (a, b) in m.iter_mut().zip(s) {

@@ -218,6 +218,7 @@ pub fn load_bytes_with(
         materials,
         textures,
         expressions: Vec::new(),
+        vrm_expressions: false,
         springs: Default::default(),
         facing_corrected: false,
         notes,

@@ -443,8 +443,10 @@ impl SpringRig {
         {
             return;
         }
-        for m in &mut state.world {
-            *m = placement * *m;
+        if placement != Mat4::IDENTITY {
+            for m in &mut state.world {
+                *m = placement * *m;
+            }
         }
         let root = placement * skeleton.root_transform();
         let sized = state.current.len() == self.joints.len();
@@ -501,7 +503,7 @@ impl SpringRig {
     }
 
     fn to_center(world: &[Mat4], center: Option<usize>) -> Mat4 {
-        center.map_or(Mat4::IDENTITY, |c| world[c].inverse())
+        center.map_or(Mat4::IDENTITY, |c| affine_inverse(world[c]))
     }
 
     /// three-vrm's `reset()`: every joint at its initial rotation, its tail where that puts it.
@@ -580,7 +582,7 @@ impl SpringRig {
             }
             state.prev[i] = state.current[i];
             state.current[i] = Self::to_center(world, j.center).transform_point3(next);
-            let to_initial = (parent * j.initial_local).inverse();
+            let to_initial = affine_inverse(parent * j.initial_local);
             let direction = three_normalize(to_initial.transform_point3(next));
             let rotation = j.initial_rotation * from_unit_vectors(j.bone_axis, direction);
             state.rotation[i] = rotation;
@@ -621,6 +623,11 @@ impl SpringState {
     pub fn tails(&self) -> &[Vec3] {
         &self.current
     }
+}
+
+/// The inverse of an affine matrix (every matrix here is: no projection), cheaper than a general 4×4 inverse.
+fn affine_inverse(m: Mat4) -> Mat4 {
+    Mat4::from(glam::Affine3A::from_mat4(m).inverse())
 }
 
 /// three.js's `Vector3.normalize`: divides by the length, or by 1 when it is 0.

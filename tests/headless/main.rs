@@ -14,7 +14,7 @@ mod layers;
 mod look_at_article;
 mod properties;
 mod retarget_rules;
-mod springs;
 mod structure;
 mod unity_layout;
+mod vrm_secondary;
 mod vrma_binding;

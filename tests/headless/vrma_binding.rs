@@ -34,8 +34,15 @@ fn check_binds(target: &ImportedModel) {
         binding.unbound_tracks
     );
     assert!(bound.iter().all(|b| b.method == BindMethod::HumanBone));
-    // The expression and look-at tracks of a VRMA are not joints of the character: reported, not bound.
-    assert_eq!(binding.unbound_tracks, ["happy", "lookAt"]);
+    // The expression track is read as one (it drives the character's `happy`); the look-at node is not a joint
+    // of the character: reported, not bound.
+    assert_eq!(binding.unbound_tracks, ["lookAt"]);
+    let expressions: Vec<&str> = clip
+        .expression_tracks
+        .iter()
+        .map(|t| t.node.as_str())
+        .collect();
+    assert_eq!(expressions, ["happy"]);
 
     let src_skel = &vrma.character.skeleton;
     let src_binding = clip.bind(src_skel, Some(&vrma.character.humanoid));

@@ -24,6 +24,7 @@ pub(super) fn read_clips(
 ) -> Result<Vec<Clip>, String> {
     let get = |b: gl::Buffer| buffers.get(b.index()).map(|d| d.0.as_slice());
     let targets = crate::core::binding::track_targets(skeleton, Some(humanoid));
+    let expression_nodes = vrma_expression_nodes(document);
     let target_of = |j: usize| targets[j].clone();
     let mut clips = Vec::new();
     for anim in document.animations() {
@@ -31,6 +32,7 @@ pub(super) fn read_clips(
         let mut tracks: BTreeMap<usize, Track> = BTreeMap::new();
         let mut morph_tracks = Vec::new();
         let mut skipped_morph_channels = 0;
+        let mut expression_tracks = Vec::new();
         for channel in anim.channels() {
             let what = format!(
                 "animation {} ('{anim_name}') channel {}",
@@ -38,6 +40,15 @@ pub(super) fn read_clips(
                 channel.index()
             );
             let node = channel.target().node().index();
+            if let Some(name) = expression_nodes.get(&node) {
+                if channel.target().property() == gl::animation::Property::Translation {
+                    expression_tracks.push(
+                        read_expression_track(&channel, get, name)
+                            .map_err(|m| format!("{what}: {m}"))?,
+                    );
+                }
+                continue;
+            }
             if channel.target().property() == gl::animation::Property::MorphTargetWeights {
                 match read_morph_track(&channel, get).map_err(|m| format!("{what}: {m}"))? {
                     Some(t) => morph_tracks.push(t),
@@ -105,10 +116,56 @@ pub(super) fn read_clips(
             ));
         }
         clips.push(
-            Clip::new(anim_name, tracks.into_values().collect()).with_morph_tracks(morph_tracks),
+            Clip::new(anim_name, tracks.into_values().collect())
+                .with_morph_tracks(morph_tracks)
+                .with_expression_tracks(expression_tracks),
         );
     }
     Ok(clips)
+}
+
+/// The nodes a VRM Animation's expressions are keyed on (`VRMC_vrm_animation.expressions`, preset and custom),
+/// with the expression each drives.
+fn vrma_expression_nodes(document: &gl::Document) -> HashMap<usize, String> {
+    let Some(e) = document
+        .extension_value("VRMC_vrm_animation")
+        .and_then(|v| v.get("expressions"))
+    else {
+        return HashMap::new();
+    };
+    ["preset", "custom"]
+        .iter()
+        .filter_map(|kind| e.get(kind).and_then(serde_json::Value::as_object))
+        .flatten()
+        .filter_map(|(name, v)| {
+            let node = v.get("node")?.as_u64()?;
+            Some((node as usize, name.clone()))
+        })
+        .collect()
+}
+
+/// A VRM Animation expression channel: the weight is the node's translation x (three-vrm-animation's reading),
+/// one value per key (three per key for cubic splines, as glTF lays them out).
+fn read_expression_track<'a, 's, F>(
+    channel: &gl::animation::Channel<'a>,
+    get: F,
+    name: &str,
+) -> Result<MorphTrack, String>
+where
+    F: Clone + Fn(gl::Buffer<'a>) -> Option<&'s [u8]>,
+{
+    let reader = channel.reader(get);
+    let times: Vec<f32> = reader
+        .read_inputs()
+        .ok_or("sampler input cannot be read")?
+        .collect();
+    use gl::animation::util::ReadOutputs;
+    let Some(ReadOutputs::Translations(values)) = reader.read_outputs() else {
+        return Err("sampler output cannot be read".into());
+    };
+    let values: Vec<f32> = values.map(|v| v[0]).collect();
+    MorphTrack::new(name, 1, times, values, interpolation_of(channel.sampler()))
+        .map_err(|e| e.to_string())
 }
 
 /// Our interpolation for a glTF sampler's.

@@ -2,6 +2,7 @@
 //! nodes and the skeleton, VRM, skins, materials, meshes, animations.
 
 mod animations;
+mod expressions;
 mod materials;
 mod meshes;
 mod nodes;
@@ -131,11 +132,26 @@ pub fn load_bytes_with(
         materials,
         textures,
         expressions: Vec::new(),
+        vrm_expressions: false,
         springs,
         facing_corrected: vrm0,
         notes,
         warnings,
     };
-    character.expressions = crate::core::expression::from_target_names(&character);
+    match expressions::read(
+        &document,
+        &nodes,
+        &character.meshes,
+        &mut character.notes,
+        &mut character.warnings,
+    ) {
+        Some(file) => {
+            character.expressions = file;
+            character.vrm_expressions = true;
+        }
+        None => {
+            character.expressions = crate::core::expression::from_target_names(&character);
+        }
+    }
     Ok(ImportedModel { character, clips })
 }

@@ -1,18 +1,26 @@
-// Writes assets/vrm/springs_test.vrm: assets/vrm/mtoon_default.vrm (VRM 1.0) with VRMC_springBone added, the
-// VRM 1.0 character the spring-bone checks run on (no redistributable VRM 1.0 with springs was found):
+// Writes assets/vrm/secondary_test.vrm: assets/vrm/mtoon_default.vrm (VRM 1.0) with spring bones, morph targets
+// and expressions added: the VRM 1.0 character the spring-bone and expression checks run on (no redistributable
+// VRM 1.0 with them was found).
+// Springs (VRMC_springBone):
 //   - "ponytail": four joints below the head (three spring joints and an end), gravity, colliding with a sphere
 //     on the head and capsules on the chest and the neck;
 //   - "tail": four joints behind the hips (three spring joints and an end) in the hips' space (`center`),
 //     colliding with a sphere on the hips and capsules on both upper legs;
 //   - one joint that leaves its properties out (three-vrm's defaults apply, drag 0.4).
-// Usage: node scripts/make_spring_vrm.mjs SRC.vrm OUT.vrm
+// Morph targets on the head mesh: four constant displacements (down, up, forward, sideways), named.
+// Expressions (VRMC_vrm.expressions), to exercise what three-vrm's VRMExpressionManager does:
+//   - blink (target 0), aa (target 2 at 0.8), lookUp (target 1 at 0.3);
+//   - happy (target 1) blocks blink and blends mouth; surprised (target 3) is binary and blends mouth and
+//     look-at; angry (target 1 at 0.5) also has a material colour bind (not applied: a warning);
+//   - a custom expression, smirk (targets 2 and 3 at 0.3 and 0.4).
+// Usage: node scripts/make_secondary_vrm.mjs SRC.vrm OUT.vrm
 import { readFile, writeFile } from 'node:fs/promises';
 
 import { readGlb, writeGlb } from './glb.mjs';
 
 const [src, out] = process.argv.slice(2);
 if (!out) {
-  console.error('usage: node make_spring_vrm.mjs SRC.vrm OUT.vrm');
+  console.error('usage: node make_secondary_vrm.mjs SRC.vrm OUT.vrm');
   process.exit(2);
 }
 const { json, bin } = readGlb(await readFile(src));
@@ -88,6 +96,68 @@ json.extensions.VRMC_springBone = {
   ],
 };
 json.extensionsUsed = [...new Set([...(json.extensionsUsed ?? []), 'VRMC_springBone'])];
-json.extensions.VRMC_vrm.meta.name = 'springs_test';
-await writeFile(out, writeGlb(json, bin));
-console.log(`${out}: ${hair.length + tail.length} spring nodes, ${colliders.length} colliders`);
+
+// Morph targets: each a constant displacement of every vertex of the head mesh.
+const headMesh = json.nodes.findIndex((n) => n.mesh !== undefined);
+const mesh = json.meshes[json.nodes[headMesh].mesh];
+const targetNames = ['Down', 'Up', 'Forward', 'Side'];
+const displacements = [
+  [0, -0.02, 0],
+  [0, 0.03, 0],
+  [0, 0, 0.04],
+  [0.03, 0, 0],
+];
+const chunks = [bin];
+let offset = bin.length;
+for (const primitive of mesh.primitives) {
+  const count = json.accessors[primitive.attributes.POSITION].count;
+  primitive.targets = displacements.map((d) => {
+    const data = Buffer.alloc(count * 12);
+    for (let v = 0; v < count; v++) d.forEach((c, i) => data.writeFloatLE(c, v * 12 + i * 4));
+    json.bufferViews.push({ buffer: 0, byteOffset: offset, byteLength: data.length });
+    chunks.push(data);
+    offset += data.length;
+    json.accessors.push({
+      bufferView: json.bufferViews.length - 1,
+      componentType: 5126,
+      count,
+      type: 'VEC3',
+      min: d,
+      max: d,
+    });
+    return { POSITION: json.accessors.length - 1 };
+  });
+}
+mesh.weights = [0, 0, 0, 0];
+mesh.extras = { ...(mesh.extras ?? {}), targetNames };
+const newBin = Buffer.concat(chunks);
+json.buffers[0].byteLength = newBin.length;
+
+const morph = (index, weight = 1) => ({ node: headMesh, index, weight });
+json.extensions.VRMC_vrm.expressions = {
+  preset: {
+    blink: { morphTargetBinds: [morph(0)] },
+    aa: { morphTargetBinds: [morph(2, 0.8)] },
+    lookUp: { morphTargetBinds: [morph(1, 0.3)] },
+    happy: { morphTargetBinds: [morph(1)], overrideBlink: 'block', overrideMouth: 'blend' },
+    surprised: {
+      morphTargetBinds: [morph(3)],
+      isBinary: true,
+      overrideMouth: 'blend',
+      overrideLookAt: 'blend',
+    },
+    angry: {
+      morphTargetBinds: [morph(1, 0.5)],
+      materialColorBinds: [{ material: 0, type: 'color', targetValue: [1, 0, 0, 1] }],
+    },
+  },
+  custom: {
+    smirk: { morphTargetBinds: [morph(2, 0.3), morph(3, 0.4)] },
+  },
+};
+json.extensions.VRMC_vrm.meta.name = 'secondary_test';
+await writeFile(out, writeGlb(json, newBin));
+console.log(
+  `${out}: ${hair.length + tail.length} spring nodes, ${colliders.length} colliders, ` +
+    `${targetNames.length} morph targets, 7 expressions`,
+);

@@ -1,6 +1,7 @@
-//! Spring bones read from VRM files, converted as three-vrm 3.5.5's loader converts them (its
-//! `VRMSpringBoneLoaderPlugin`), and stepped through the Evaluator's clock rules. The motion itself is checked
-//! against three-vrm in node (`scripts/springs_threevrm.mjs`, run by `scripts/test.sh`).
+//! A VRM's secondary motion: spring bones and expressions read from VRM files as three-vrm 3.5.5's loaders read
+//! them (`VRMSpringBoneLoaderPlugin`, `VRMExpressionLoaderPlugin`), and springs stepped through the Evaluator's
+//! clock rules. The motion and the weights themselves are checked against three-vrm in node
+//! (`scripts/springs_threevrm.mjs`, `scripts/expressions_threevrm.mjs`, run by `scripts/test.sh`).
 
 use animtune::core::spring::{ColliderShape, SpringSource};
 use animtune::eval::{ClockStep, EvalInput, Evaluator, SourceSpec};
@@ -44,11 +45,11 @@ fn godette_vrm0_bone_groups_become_joints_down_to_their_leaves() {
     assert_eq!(s.springs[0].collider_groups, [1]);
 }
 
-/// springs_test.vrm's `VRMC_springBone`: each joint but a spring's last is a spring joint toward the next; the
+/// secondary_test.vrm's `VRMC_springBone`: each joint but a spring's last is a spring joint toward the next; the
 /// center node, capsules and a joint that leaves its properties out (three-vrm's defaults) are read.
 #[test]
 fn vrm1_springs_read_joints_centers_capsules_and_defaults() {
-    let model = load_file(&asset("vrm/springs_test.vrm")).unwrap();
+    let model = load_file(&asset("vrm/secondary_test.vrm")).unwrap();
     let c = &model.character;
     let s = &c.springs;
     assert_eq!(s.source, SpringSource::Vrm1);
@@ -96,7 +97,7 @@ fn vrm1_springs_read_joints_centers_capsules_and_defaults() {
 /// nothing.
 #[test]
 fn the_evaluator_steps_springs_while_playing_and_resets_them_on_a_seek() {
-    let model = load_file(&asset("vrm/springs_test.vrm")).unwrap();
+    let model = load_file(&asset("vrm/secondary_test.vrm")).unwrap();
     let clips = animtune::import::load_clips(&asset("three-vrm_test.vrma")).unwrap();
     let c = &model.character;
     let mut ev = Evaluator::new(c, &clips, SourceSpec::Clip(0), LayerParams::off());
@@ -125,4 +126,45 @@ fn the_evaluator_steps_springs_while_playing_and_resets_them_on_a_seek() {
     assert_eq!(ev.spring_steps(), 0);
     assert_eq!(at(&mut ev, ClockStep::Hold), held);
     assert_eq!(at(&mut ev, ClockStep::Seek(0.5)), rest);
+}
+
+/// VRM 0.x blend shape groups become VRM 1.0 presets as three-vrm maps them (`joy` → `happy`, `a` → `aa`…), with
+/// bind weights 0–100 scaled to 0–1.
+#[test]
+fn godette_blend_shape_groups_become_vrm1_presets() {
+    let model = load_file(&asset("Godette_vrm_v4.vrm")).unwrap();
+    let c = &model.character;
+    assert!(c.vrm_expressions);
+    let names: Vec<&str> = c.expressions.iter().map(|e| e.name.as_str()).collect();
+    for preset in [
+        "aa", "ih", "ou", "ee", "oh", "blink", "happy", "angry", "sad", "relaxed", "neutral",
+    ] {
+        assert!(names.contains(&preset), "{preset} missing from {names:?}");
+    }
+    let happy = c.expressions.iter().find(|e| e.name == "happy").unwrap();
+    let binds: Vec<(usize, f32)> = happy.binds.iter().map(|b| (b.target, b.weight)).collect();
+    assert_eq!(binds, [(9, 0.5), (10, 0.25)]);
+}
+
+/// VRM 1.0 expressions: presets and a custom one, binary and override flags, node-based binds; a material colour
+/// bind is named in one warning.
+#[test]
+fn vrm1_expressions_read_binary_overrides_custom_and_warn_about_material_binds() {
+    use animtune::core::expression::ExpressionOverride;
+    let model = load_file(&asset("vrm/secondary_test.vrm")).unwrap();
+    let c = &model.character;
+    let by = |n: &str| c.expressions.iter().find(|e| e.name == n).unwrap();
+    assert_eq!(c.expressions.len(), 7);
+    let surprised = by("surprised");
+    assert!(surprised.is_binary);
+    assert_eq!(surprised.override_mouth, ExpressionOverride::Blend);
+    assert_eq!(by("happy").override_blink, ExpressionOverride::Block);
+    let smirk: Vec<(usize, f32)> = by("smirk")
+        .binds
+        .iter()
+        .map(|b| (b.target, b.weight))
+        .collect();
+    assert_eq!(smirk, [(2, 0.3), (3, 0.4)]);
+    assert_eq!(c.warnings.len(), 1, "{:?}", c.warnings);
+    assert!(c.warnings[0].contains("'angry'"), "{:?}", c.warnings);
 }

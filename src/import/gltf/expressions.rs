@@ -1,0 +1,281 @@
+//! VRM expressions: VRM 1.0's `VRMC_vrm.expressions` (presets and custom) or VRM 0.x's
+//! `blendShapeMaster.blendShapeGroups`, read as three-vrm 3.5.5's `VRMExpressionLoaderPlugin` reads them:
+//! - 1.0: a preset must have a preset name and a custom one must not; a morph-target bind names a node (its
+//!   mesh) and a target index, weight 1 by default; `isBinary` and the three overrides are read;
+//! - 0.x: the preset name maps to 1.0's (`a` → `aa`, `joy` → `happy`, `sorrow` → `sad`, `fun` → `relaxed`…),
+//!   else the group's name; a repeated name is skipped; a bind names a mesh, which binds every node showing it,
+//!   and its weight (0 to 100) is scaled to 0 to 1;
+//! - a bind whose target index is past the mesh's targets is skipped.
+//!
+//! Material colour and texture-transform binds (and 0.x material values) are not applied: one warning names the
+//! expressions that have them.
+
+use std::collections::HashMap;
+
+use ::gltf as gl;
+use serde_json::Value;
+
+use super::nodes::NodeGraph;
+use crate::core::expression::{Expression, ExpressionOverride, MorphBind};
+use crate::core::mesh::Mesh;
+
+/// VRM 1.0's preset names.
+const PRESETS: [&str; 18] = [
+    "aa",
+    "ih",
+    "ou",
+    "ee",
+    "oh",
+    "blink",
+    "happy",
+    "angry",
+    "sad",
+    "relaxed",
+    "lookUp",
+    "surprised",
+    "lookDown",
+    "lookLeft",
+    "lookRight",
+    "blinkLeft",
+    "blinkRight",
+    "neutral",
+];
+
+/// three-vrm's `v0v1PresetNameMap`.
+fn vrm1_preset_of(v0: &str) -> Option<&'static str> {
+    Some(match v0 {
+        "a" => "aa",
+        "e" => "ee",
+        "i" => "ih",
+        "o" => "oh",
+        "u" => "ou",
+        "blink" => "blink",
+        "joy" => "happy",
+        "angry" => "angry",
+        "sorrow" => "sad",
+        "fun" => "relaxed",
+        "lookup" => "lookUp",
+        "lookdown" => "lookDown",
+        "lookleft" => "lookLeft",
+        "lookright" => "lookRight",
+        "blink_l" => "blinkLeft",
+        "blink_r" => "blinkRight",
+        "neutral" => "neutral",
+        _ => return None,
+    })
+}
+
+fn override_of(v: &Value, key: &str) -> ExpressionOverride {
+    match v.get(key).and_then(Value::as_str) {
+        Some("block") => ExpressionOverride::Block,
+        Some("blend") => ExpressionOverride::Blend,
+        _ => ExpressionOverride::None,
+    }
+}
+
+/// The character's mesh index of each scene node with a mesh (meshes are read one per such node, in scene
+/// order).
+fn mesh_of_node(document: &gl::Document, graph: &NodeGraph) -> HashMap<usize, usize> {
+    let has_mesh: Vec<bool> = document.nodes().map(|n| n.mesh().is_some()).collect();
+    graph
+        .in_scene
+        .iter()
+        .filter(|&&n| has_mesh[n])
+        .enumerate()
+        .map(|(mesh, &node)| (node, mesh))
+        .collect()
+}
+
+/// What the reader needs about the character's meshes.
+struct Targets<'a> {
+    mesh_of_node: HashMap<usize, usize>,
+    meshes: &'a [Mesh],
+    /// Expressions with binds left unapplied (material colours, texture transforms).
+    unapplied: Vec<String>,
+    notes: Vec<String>,
+}
+
+impl Targets<'_> {
+    /// A bind of target `index` on the mesh node `node` shows, if the mesh has that target.
+    fn bind(
+        &mut self,
+        expression: &str,
+        node: usize,
+        index: usize,
+        weight: f32,
+    ) -> Option<MorphBind> {
+        let mesh = *self.mesh_of_node.get(&node)?;
+        let targets = self.meshes[mesh]
+            .morph
+            .as_ref()
+            .map_or(0, |m| m.target_names.len());
+        if index >= targets {
+            self.notes.push(format!(
+                "expression '{expression}' binds morph target {index} of mesh '{}', which has {targets}; skipped",
+                self.meshes[mesh].name
+            ));
+            return None;
+        }
+        Some(MorphBind {
+            mesh,
+            target: index,
+            weight: if weight.is_finite() { weight } else { 0.0 },
+        })
+    }
+}
+
+/// The file's expressions, or None when it has none (VRM 1.0 first, as three-vrm reads). Notes and the warning
+/// about binds left unapplied go to `notes` and `warnings`.
+pub(super) fn read(
+    document: &gl::Document,
+    graph: &NodeGraph,
+    meshes: &[Mesh],
+    notes: &mut Vec<String>,
+    warnings: &mut Vec<String>,
+) -> Option<Vec<Expression>> {
+    let mut t = Targets {
+        mesh_of_node: mesh_of_node(document, graph),
+        meshes,
+        unapplied: Vec::new(),
+        notes: Vec::new(),
+    };
+    let out = if let Some(e) = document
+        .extension_value("VRMC_vrm")
+        .and_then(|v| v.get("expressions"))
+    {
+        read_vrm1(e, &mut t)
+    } else {
+        let groups = document
+            .extension_value("VRM")?
+            .pointer("/blendShapeMaster/blendShapeGroups")?
+            .as_array()?;
+        read_vrm0(document, groups, &mut t)
+    };
+    notes.append(&mut t.notes);
+    if !t.unapplied.is_empty() {
+        let (noun, verb) = if t.unapplied.len() == 1 {
+            ("expression", "changes")
+        } else {
+            ("expressions", "change")
+        };
+        let warning = format!(
+            "{noun} {} {verb} material colours or texture offsets, which animtune does not apply (their morph \
+             targets move)",
+            t.unapplied.join(", ")
+        );
+        notes.push(warning.clone());
+        warnings.push(warning);
+    }
+    Some(out)
+}
+
+fn read_vrm1(expressions: &Value, t: &mut Targets) -> Vec<Expression> {
+    let mut out = Vec::new();
+    for (kind, preset) in [("preset", true), ("custom", false)] {
+        let Some(map) = expressions.get(kind).and_then(Value::as_object) else {
+            continue;
+        };
+        for (name, e) in map {
+            if PRESETS.contains(&name.as_str()) != preset {
+                t.notes.push(format!(
+                    "expression '{name}': {} ignored",
+                    if preset {
+                        "not a VRM preset name,"
+                    } else {
+                        "a custom expression cannot take a preset name,"
+                    }
+                ));
+                continue;
+            }
+            let mut x = Expression::new(name.clone(), Vec::new());
+            x.is_binary = e.get("isBinary").and_then(Value::as_bool).unwrap_or(false);
+            x.override_blink = override_of(e, "overrideBlink");
+            x.override_look_at = override_of(e, "overrideLookAt");
+            x.override_mouth = override_of(e, "overrideMouth");
+            for b in e
+                .get("morphTargetBinds")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                let (Some(node), Some(index)) = (
+                    b.get("node").and_then(Value::as_u64),
+                    b.get("index").and_then(Value::as_u64),
+                ) else {
+                    continue;
+                };
+                let weight = b.get("weight").and_then(Value::as_f64).unwrap_or(1.0) as f32;
+                x.binds
+                    .extend(t.bind(name, node as usize, index as usize, weight));
+            }
+            let has = |key: &str| {
+                e.get(key)
+                    .and_then(Value::as_array)
+                    .is_some_and(|a| !a.is_empty())
+            };
+            if has("materialColorBinds") || has("textureTransformBinds") {
+                t.unapplied.push(format!("'{name}'"));
+            }
+            out.push(x);
+        }
+    }
+    out
+}
+
+fn read_vrm0(document: &gl::Document, groups: &[Value], t: &mut Targets) -> Vec<Expression> {
+    let mut out: Vec<Expression> = Vec::new();
+    let nodes_of_mesh = |mesh: usize| -> Vec<usize> {
+        document
+            .nodes()
+            .filter(|n| n.mesh().is_some_and(|m| m.index() == mesh))
+            .map(|n| n.index())
+            .collect()
+    };
+    for g in groups {
+        let preset = g
+            .get("presetName")
+            .and_then(Value::as_str)
+            .and_then(vrm1_preset_of);
+        let Some(name) = preset
+            .map(str::to_string)
+            .or_else(|| g.get("name").and_then(Value::as_str).map(str::to_string))
+        else {
+            t.notes
+                .push("a blend shape group has no name; ignored".to_string());
+            continue;
+        };
+        if out.iter().any(|e| e.name == name) {
+            t.notes.push(format!(
+                "expression '{name}' appears twice; the second is ignored"
+            ));
+            continue;
+        }
+        let mut x = Expression::new(name.clone(), Vec::new());
+        x.is_binary = g.get("isBinary").and_then(Value::as_bool).unwrap_or(false);
+        for b in g
+            .get("binds")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let (Some(mesh), Some(index)) = (
+                b.get("mesh").and_then(Value::as_u64),
+                b.get("index").and_then(Value::as_u64),
+            ) else {
+                continue;
+            };
+            let weight = 0.01 * b.get("weight").and_then(Value::as_f64).unwrap_or(100.0) as f32;
+            for node in nodes_of_mesh(mesh as usize) {
+                x.binds.extend(t.bind(&name, node, index as usize, weight));
+            }
+        }
+        if g.get("materialValues")
+            .and_then(Value::as_array)
+            .is_some_and(|a| !a.is_empty())
+        {
+            t.unapplied.push(format!("'{name}'"));
+        }
+        out.push(x);
+    }
+    out
+}
