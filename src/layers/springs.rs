@@ -145,6 +145,10 @@ struct RigJoint {
     colliders: Vec<usize>,
     /// Joints below it that move with it (not below another spring joint), parents first.
     followers: Vec<usize>,
+    /// Its parent is a spring joint or moves with one: its world matrix changes during an update.
+    parent_moves: bool,
+    /// `bone_axis` through `initial_local`'s 3×3 part, normalised (constant: three-vrm computes it per update).
+    initial_axis: Vec3,
     /// Index of the spring it belongs to.
     spring: usize,
 }
@@ -154,6 +158,9 @@ struct RigJoint {
 struct RigCollider {
     joint: usize,
     shape: ColliderShape,
+    /// Its joint is a spring joint or moves with one: its matrix is taken when a joint uses it, not once per
+    /// update.
+    moves: bool,
 }
 
 /// The springs bound to one character: the file's and the preset's chains, in the order they run.
@@ -163,6 +170,9 @@ pub struct SpringRig {
     colliders: Vec<RigCollider>,
     /// Spring names, by spring index.
     springs: Vec<String>,
+    /// The joints whose world matrices an update reads (the spring joints, their tails, the joints that move
+    /// with them, the colliders' and centers' joints, and every joint above those), parents first.
+    needed: Vec<usize>,
     /// Chains of the preset that name joints the character lacks.
     pub problems: Vec<String>,
 }
@@ -193,6 +203,7 @@ impl SpringRig {
                 .map(|c| RigCollider {
                     joint: c.joint,
                     shape: c.shape,
+                    moves: false,
                 })
                 .collect(),
             ..SpringRig::default()
@@ -277,6 +288,37 @@ impl SpringRig {
             }
             v
         };
+        // A joint moves during an update when it or a joint above it is a spring joint.
+        let mut moved = is_spring.clone();
+        for k in 0..skeleton.len() {
+            if let Some(p) = skeleton.parent(k) {
+                moved[k] |= moved[p];
+            }
+        }
+        for c in &mut rig.colliders {
+            c.moves = moved.get(c.joint).copied().unwrap_or(false);
+        }
+        let mut needed = vec![false; skeleton.len()];
+        let need = |k: usize, needed: &mut Vec<bool>| {
+            let mut j = Some(k);
+            while let Some(x) = j.filter(|&x| x < needed.len() && !needed[x]) {
+                needed[x] = true;
+                j = skeleton.parent(x);
+            }
+        };
+        for e in &entries {
+            need(e.joint, &mut needed);
+            for k in e.tail.into_iter().chain(e.center) {
+                need(k, &mut needed);
+            }
+            for k in skeleton.subtree(e.joint) {
+                need(k, &mut needed);
+            }
+        }
+        for c in &rig.colliders {
+            need(c.joint, &mut needed);
+        }
+        rig.needed = (0..skeleton.len()).filter(|&k| needed[k]).collect();
         for Entry {
             joint,
             tail,
@@ -316,11 +358,14 @@ impl SpringRig {
                     true
                 })
                 .collect();
+            let bone_axis = three_normalize(initial_tail);
             rig.joints.push(RigJoint {
                 joint,
                 tail,
                 settings,
-                bone_axis: three_normalize(initial_tail),
+                bone_axis,
+                parent_moves: skeleton.parent(joint).is_some_and(|p| moved[p]),
+                initial_axis: transform_direction(rest.to_mat4(), bone_axis),
                 initial_local: rest.to_mat4(),
                 initial_rotation: rest.rotation,
                 initial_tail,
@@ -437,18 +482,26 @@ impl SpringRig {
         }
         let n = skeleton.len();
         state.world.resize(n, Mat4::IDENTITY);
-        if LocalToModelJob::all(skeleton, local, &mut state.world)
-            .run()
-            .is_err()
-        {
-            return;
-        }
-        if placement != Mat4::IDENTITY {
-            for m in &mut state.world {
-                *m = placement * *m;
+        let root = placement * skeleton.root_transform();
+        if self.needed.len() * 2 < n {
+            // Only what the springs read (a VRM's hair hangs off a few of its many joints).
+            for &k in &self.needed {
+                state.world[k] =
+                    Self::parent_world(skeleton, &state.world, root, k) * local[k].to_mat4();
+            }
+        } else {
+            if LocalToModelJob::all(skeleton, local, &mut state.world)
+                .run()
+                .is_err()
+            {
+                return;
+            }
+            if placement != Mat4::IDENTITY {
+                for m in &mut state.world {
+                    *m = placement * *m;
+                }
             }
         }
-        let root = placement * skeleton.root_transform();
         let sized = state.current.len() == self.joints.len();
         if !sized || !state.fresh || dt.is_none() {
             self.reset(skeleton, root, state, local);
@@ -551,8 +604,18 @@ impl SpringRig {
         state: &mut SpringState,
         local: &mut [Transform],
     ) {
+        // Colliders on joints no spring moves: their matrices once per update (three-vrm refreshes them with the
+        // ancestors before the joints run).
+        state.colliders.clear();
+        state.colliders.extend(
+            self.colliders
+                .iter()
+                .map(|c| collider_matrix(state.world[c.joint], c.shape.offset())),
+        );
         for (i, j) in self.joints.iter().enumerate() {
-            self.place(skeleton, root, j, &mut state.world, local);
+            if j.parent_moves {
+                self.place(skeleton, root, j, &mut state.world, local);
+            }
             let world = &state.world;
             let bone = world[j.joint];
             let position = bone.w_axis.truncate();
@@ -562,8 +625,7 @@ impl SpringRig {
             };
             let length = (position - child).length();
             let parent = Self::parent_world(skeleton, world, root, j.joint);
-            let axis =
-                transform_direction(parent, transform_direction(j.initial_local, j.bone_axis));
+            let axis = transform_direction(parent, j.initial_axis);
             let s = &j.settings;
             let center_to_world = j.center.map_or(Mat4::IDENTITY, |c| world[c]);
             let inertia = (state.current[i] - state.prev[i]) * (1.0 - s.drag_force);
@@ -573,7 +635,11 @@ impl SpringRig {
             next = three_normalize(next - position) * length + position;
             for &c in &j.colliders {
                 let collider = self.colliders[c];
-                let matrix = collider_matrix(world[collider.joint], collider.shape.offset());
+                let matrix = if collider.moves {
+                    collider_matrix(world[collider.joint], collider.shape.offset())
+                } else {
+                    state.colliders[c]
+                };
                 if let Some(push) = collide(&collider.shape, &matrix, next, s.hit_radius) {
                     next += push;
                     let d = next - position;
@@ -601,6 +667,7 @@ pub struct SpringState {
     child_left: Vec<Vec3>,
     rotation: Vec<Quat>,
     world: Vec<Mat4>,
+    colliders: Vec<Mat4>,
     accumulator: f32,
     /// False until a reset placed the tails (a seek clears it).
     fresh: bool,
