@@ -27,6 +27,7 @@ impl ClipFormat {
             ClipFormat::Native => ExportFormat::Native,
             ClipFormat::Unity => ExportFormat::Unity,
             ClipFormat::Gltf => ExportFormat::Gltf,
+            ClipFormat::Vrma => ExportFormat::Vrma,
         }
     }
 }

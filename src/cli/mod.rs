@@ -206,6 +206,8 @@ pub enum ClipFormat {
     Unity,
     /// A .glb with the model (or only its skeleton, with --animation-only) and the baked animation.
     Gltf,
+    /// A VRM Animation (.vrma): the human bones (on a normalized rig, the spec's axes) and the expressions.
+    Vrma,
 }
 
 /// How many items a one-line note names before it says how many more there are.

@@ -17,6 +17,28 @@ use serde::{Deserialize, Serialize};
 
 use super::character::Character;
 
+/// VRM 1.0's preset names.
+pub const VRM_PRESETS: [&str; 18] = [
+    "aa",
+    "ih",
+    "ou",
+    "ee",
+    "oh",
+    "blink",
+    "happy",
+    "angry",
+    "sad",
+    "relaxed",
+    "lookUp",
+    "surprised",
+    "lookDown",
+    "lookLeft",
+    "lookRight",
+    "blinkLeft",
+    "blinkRight",
+    "neutral",
+];
+
 /// One morph target an expression drives.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MorphBind {

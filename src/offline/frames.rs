@@ -20,6 +20,20 @@ pub struct Frames {
     /// Source poses off the grid (its key times and the midpoints between them) where the error is also
     /// measured; empty for a stream.
     pub checks: Vec<(f32, Pose)>,
+    /// Expression weights by expression name (the clip's expression tracks, or a stream's weights in use); empty
+    /// when nothing drives an expression.
+    pub expressions: Vec<ExpressionKeys>,
+}
+
+/// One expression's weights at its own times (a clip's at its keys and the frames; a stream's at its frames).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExpressionKeys {
+    /// The expression's name.
+    pub name: String,
+    /// Increasing times (seconds).
+    pub times: Vec<f32>,
+    /// The weight at each time, in [0, 1].
+    pub weights: Vec<f32>,
 }
 
 impl Frames {
@@ -40,6 +54,7 @@ impl Frames {
             poses,
             source_joints: self.source_joints,
             checks: Vec::new(),
+            expressions: Vec::new(),
         }
     }
 }
@@ -121,11 +136,47 @@ pub fn sample_frames(
             .clone()
         })
         .collect();
+    // Each expression at the frames and its own keys (a step also just before each key, a cubic spline at
+    // four points per segment), so that a linear reading plays the track.
+    let expressions = clip
+        .expression_tracks
+        .iter()
+        .map(|track| {
+            let keys = track.times();
+            let mut at: Vec<f32> = times.clone();
+            at.extend_from_slice(keys);
+            match track.interpolation() {
+                Interpolation::Step => at.extend(keys.iter().map(|k| k - 1e-4)),
+                Interpolation::CubicSpline => at.extend(
+                    keys.windows(2)
+                        .flat_map(|w| (1..4).map(move |i| w[0] + (w[1] - w[0]) * i as f32 / 4.0)),
+                ),
+                Interpolation::Linear => {}
+            }
+            at.retain(|t| (0.0..=clip.duration).contains(t));
+            at.sort_by(f32::total_cmp);
+            at.dedup_by(|a, b| (*a - *b).abs() < 1e-6);
+            let weights = at
+                .iter()
+                .map(|&t| {
+                    let mut v = [0.0];
+                    track.sample_into(t, &mut v);
+                    v[0].clamp(0.0, 1.0)
+                })
+                .collect();
+            ExpressionKeys {
+                name: track.node.clone(),
+                times: at,
+                weights,
+            }
+        })
+        .collect();
     Frames {
         times,
         poses,
         source_joints: clip.tracks.len(),
         checks: Vec::new(),
+        expressions,
     }
 }
 

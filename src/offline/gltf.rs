@@ -307,6 +307,69 @@ pub fn glb_bytes(character: &Character, clip: &BakedClip, animation_only: bool) 
     glb.finish(document)
 }
 
+/// The `.vrma` of a baked clip on a normalized humanoid rig (see [`super::vrma`]): its skeleton nodes and
+/// animation, the `VRMC_vrm_animation` table of human bones, and for each expression a node whose translation x
+/// is its weight at its times (LINEAR).
+pub fn vrma_bytes(
+    character: &Character,
+    clip: &BakedClip,
+    expressions: &[super::frames::ExpressionKeys],
+) -> Vec<u8> {
+    let skeleton = &character.skeleton;
+    let mut glb = GlbBuilder::new();
+    let mut nodes = skeleton_nodes(skeleton);
+    let mut scene = vec![0];
+    let mut animation = animation_json(&mut glb, skeleton, clip)
+        .unwrap_or_else(|| json!({"name": clip.name, "channels": [], "samplers": []}));
+    let bones: serde_json::Map<String, Value> = character
+        .humanoid
+        .bones()
+        .map(|(bone, j)| (bone.vrm_name(true), json!({"node": joint_node(j)})))
+        .collect();
+    let mut preset = serde_json::Map::new();
+    let mut custom = serde_json::Map::new();
+    for super::frames::ExpressionKeys {
+        name,
+        times,
+        weights,
+    } in expressions
+    {
+        let node = nodes.len();
+        nodes.push(json!({"name": name}));
+        scene.push(node);
+        let input = glb.floats(times, "SCALAR", 1, None, true);
+        let values: Vec<f32> = weights.iter().flat_map(|&w| [w, 0.0, 0.0]).collect();
+        let output = glb.floats(&values, "VEC3", 3, None, false);
+        let samplers = animation["samplers"].as_array_mut().expect("an array");
+        samplers.push(json!({"input": input, "output": output, "interpolation": "LINEAR"}));
+        let sampler = samplers.len() - 1;
+        animation["channels"]
+            .as_array_mut()
+            .expect("an array")
+            .push(json!({"sampler": sampler, "target": {"node": node, "path": "translation"}}));
+        let table = if crate::core::expression::VRM_PRESETS.contains(&name.as_str()) {
+            &mut preset
+        } else {
+            &mut custom
+        };
+        table.insert(name.clone(), json!({"node": node}));
+    }
+    let mut extension = json!({"specVersion": "1.0", "humanoid": {"humanBones": bones}});
+    if !preset.is_empty() || !custom.is_empty() {
+        extension["expressions"] = json!({"preset": preset, "custom": custom});
+    }
+    let document = json!({
+        "asset": {"version": "2.0", "generator": concat!("animtune ", env!("CARGO_PKG_VERSION"))},
+        "scene": 0,
+        "nodes": nodes,
+        "scenes": [{"name": character.name, "nodes": scene}],
+        "animations": [animation],
+        "extensionsUsed": ["VRMC_vrm_animation"],
+        "extensions": {"VRMC_vrm_animation": extension},
+    });
+    glb.finish(document)
+}
+
 /// Decodes the animation of a `.glb` that [`glb_bytes`] wrote, with the `gltf` crate alone: node `j + 1` is
 /// joint `j` of `skeleton`. Nothing but the JSON and the binary chunk is read (no images).
 pub fn decode_animation(bytes: &[u8], skeleton: &Skeleton) -> Result<Clip, String> {

@@ -10,6 +10,7 @@ pub mod measure;
 pub mod mirror;
 pub mod request;
 pub mod stream;
+pub mod vrma;
 
 use serde::{Deserialize, Serialize};
 
@@ -147,6 +148,8 @@ pub enum ExportFormat {
     Unity,
     /// A `.glb` with the model and the animation (or the skeleton only).
     Gltf,
+    /// A VRM Animation (`.vrma`): the human bones on a normalized rig, and the expressions.
+    Vrma,
 }
 
 impl ExportFormat {
@@ -156,6 +159,7 @@ impl ExportFormat {
             ExportFormat::Native => "animclip",
             ExportFormat::Unity => "bytes",
             ExportFormat::Gltf => "glb",
+            ExportFormat::Vrma => "vrma",
         }
     }
 
@@ -165,6 +169,7 @@ impl ExportFormat {
             ExportFormat::Native => "native",
             ExportFormat::Unity => "unity",
             ExportFormat::Gltf => "gltf",
+            ExportFormat::Vrma => "vrma",
         }
     }
 }
@@ -210,7 +215,7 @@ fn encode_and_decode(
             let back = unity::decode(&bytes, path).map(|c| c.to_clip(unity_axes));
             (bytes, back.map_err(|e| e.to_string()))
         }
-        ExportFormat::Gltf => {
+        ExportFormat::Gltf | ExportFormat::Vrma => {
             let bytes = gltf::glb_bytes(character, clip, true);
             let back = gltf::decode_animation(&bytes, &character.skeleton);
             (bytes, back)
@@ -237,7 +242,7 @@ pub fn encode(
     // Unity evaluates rotation curves per component and normalizes: exports keep keys close enough that both
     // readings play within the tolerance. A native file is read by animtune alone (slerp).
     let interp = match format {
-        ExportFormat::Unity | ExportFormat::Gltf => RotationInterp::Both,
+        ExportFormat::Unity | ExportFormat::Gltf | ExportFormat::Vrma => RotationInterp::Both,
         ExportFormat::Native => RotationInterp::Slerp,
     };
     let quantize = format == ExportFormat::Native && settings.quantize;
@@ -368,6 +373,19 @@ pub fn encode(
             bytes
         }
         ExportFormat::Native => bytes,
+        ExportFormat::Vrma => {
+            notes.push(format!(
+                "VRM Animation: {} human bones on a normalized rig (T-pose rest, +Z forward); joints that play no \
+                 human bone are not in it{}",
+                skeleton.len(),
+                if frames.expressions.is_empty() {
+                    String::new()
+                } else {
+                    format!("; {} expression tracks", frames.expressions.len())
+                }
+            ));
+            gltf::vrma_bytes(character, &clip, &frames.expressions)
+        }
     };
     let report = BakeReport {
         name: meta.name.clone(),

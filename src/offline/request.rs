@@ -240,9 +240,20 @@ impl BakeRequest<'_> {
                 (frames, meta, settings, None)
             }
         };
+        // A VRM Animation holds the human bones on a normalized rig: the frames move onto it first, and the
+        // error is measured there.
+        let normalized = if self.format == ExportFormat::Vrma {
+            Some(super::vrma::normalize(character, &frames).map_err(ExportError::Invalid)?)
+        } else {
+            None
+        };
+        let (character, frames) = match &normalized {
+            Some(n) => (&n.character, &n.frames),
+            None => (character, &frames),
+        };
         let mut encoded = encode(
             character,
-            &frames,
+            frames,
             &meta,
             self.format,
             self.animation_only,

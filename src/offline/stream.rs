@@ -261,6 +261,15 @@ pub fn bake_stream(
         }
     }
     let mut poses = Vec::with_capacity(times.len());
+    let mut expressions: Vec<super::frames::ExpressionKeys> = character
+        .expressions
+        .iter()
+        .map(|e| super::frames::ExpressionKeys {
+            name: e.name.clone(),
+            times: times.clone(),
+            weights: Vec::with_capacity(times.len()),
+        })
+        .collect();
     for (k, &t) in times.iter().enumerate() {
         if !progress(k, times.len()) {
             return Err(ExportError::Cancelled);
@@ -279,6 +288,9 @@ pub fn bake_stream(
             )));
         }
         poses.push(out.local.clone());
+        for (keys, &now) in expressions.iter_mut().zip(ev.expression_weights()) {
+            keys.weights.push(now);
+        }
     }
     progress(times.len(), times.len());
     Ok(Frames {
@@ -286,6 +298,10 @@ pub fn bake_stream(
         times,
         poses,
         source_joints: character.skeleton.len(),
+        expressions: expressions
+            .into_iter()
+            .filter(|keys| keys.weights.iter().any(|&x| x != 0.0))
+            .collect(),
     })
 }
 

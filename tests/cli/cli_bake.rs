@@ -1131,3 +1131,65 @@ fn springs_without_spring_bones_or_with_bad_flags_fail_cleanly() {
         &["--time", "cannot be negative"],
     );
 }
+
+/// `bake --format vrma`: a VRM Animation of the human bones on a normalized rig, which animtune reads back as a
+/// VRMA (its humanoid table from `VRMC_vrm_animation`, its expression tracks) and plays on the character as the
+/// source played; a character that is not a humanoid is refused naming it.
+#[test]
+fn a_vrma_export_plays_back_as_its_source_and_needs_a_humanoid() {
+    let dir = temp_dir("bake-vrma");
+    let out = dir.join("walk.vrma");
+    let godette = common::asset("Godette_vrm_v4.vrm");
+    let clip = common::asset("three-vrm_test.vrma");
+    let (godette, clip) = (godette.to_str().unwrap(), clip.to_str().unwrap());
+    let out_s = out.to_str().unwrap();
+    common::assert_success(&animtune(&[
+        "bake",
+        godette,
+        "--clip-file",
+        clip,
+        "--clip",
+        "0",
+        "--format",
+        "vrma",
+        "-o",
+        out_s,
+    ]));
+    let inspect = json_of(&animtune(&["inspect", out_s, "--json"]));
+    assert_eq!(inspect["humanoid"]["source"], "vrm1");
+    assert_eq!(inspect["humanoid"]["bones"].as_object().unwrap().len(), 45);
+    let heads = |clip_file: &str| {
+        let pose = json_of(&animtune(&[
+            "pose",
+            godette,
+            "--clip-file",
+            clip_file,
+            "--time",
+            "1.5",
+            "--json",
+        ]));
+        let head = common::pose_joint(&pose, "human_bone", "Head")["model"]["translation"].clone();
+        (head, pose["expressions"]["happy"].as_f64().unwrap())
+    };
+    let (source_head, source_happy) = heads(clip);
+    let (export_head, export_happy) = heads(out_s);
+    for i in 0..3 {
+        let d = source_head[i].as_f64().unwrap() - export_head[i].as_f64().unwrap();
+        assert!(d.abs() < 1e-4, "{source_head} vs {export_head}");
+    }
+    assert_eq!((source_happy, export_happy), (1.0, 1.0));
+    let fox = common::asset("Fox.glb");
+    assert_clean_failure(
+        &animtune(&[
+            "bake",
+            fox.to_str().unwrap(),
+            "--clip",
+            "Walk",
+            "--format",
+            "vrma",
+            "-o",
+            dir.join("fox.vrma").to_str().unwrap(),
+        ]),
+        &["VRM Animation needs a humanoid"],
+    );
+}

@@ -328,6 +328,7 @@ impl ExportDialog {
                 ExportFormat::Gltf,
                 ExportFormat::Native,
                 ExportFormat::Unity,
+                ExportFormat::Vrma,
             ] {
                 let tip = match f {
                     ExportFormat::Gltf => {
@@ -336,6 +337,9 @@ impl ExportDialog {
                     ExportFormat::Native => "animtune's compact MessagePack clip (.animclip)",
                     ExportFormat::Unity => {
                         "The Unity C# runtime's AnimDataSequence layout (.bytes)"
+                    }
+                    ExportFormat::Vrma => {
+                        "VRM Animation (.vrma): the human bones and expressions, for any VRM (three-vrm, UniVRM)"
                     }
                 };
                 if ui

@@ -16,30 +16,8 @@ use ::gltf as gl;
 use serde_json::Value;
 
 use super::nodes::NodeGraph;
-use crate::core::expression::{Expression, ExpressionOverride, MorphBind};
+use crate::core::expression::{Expression, ExpressionOverride, MorphBind, VRM_PRESETS};
 use crate::core::mesh::Mesh;
-
-/// VRM 1.0's preset names.
-const PRESETS: [&str; 18] = [
-    "aa",
-    "ih",
-    "ou",
-    "ee",
-    "oh",
-    "blink",
-    "happy",
-    "angry",
-    "sad",
-    "relaxed",
-    "lookUp",
-    "surprised",
-    "lookDown",
-    "lookLeft",
-    "lookRight",
-    "blinkLeft",
-    "blinkRight",
-    "neutral",
-];
 
 /// three-vrm's `v0v1PresetNameMap`.
 fn vrm1_preset_of(v0: &str) -> Option<&'static str> {
@@ -176,7 +154,7 @@ fn read_vrm1(expressions: &Value, t: &mut Targets) -> Vec<Expression> {
             continue;
         };
         for (name, e) in map {
-            if PRESETS.contains(&name.as_str()) != preset {
+            if VRM_PRESETS.contains(&name.as_str()) != preset {
                 t.notes.push(format!(
                     "expression '{name}': {} ignored",
                     if preset {
