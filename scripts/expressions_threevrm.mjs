@@ -3,13 +3,16 @@
 // Usage: node scripts/expressions_threevrm.mjs CHARACTER.vrm CLIP.vrma POSE.json...
 //   each POSE.json is `animtune pose CHARACTER.vrm --clip-file CLIP.vrma --time T --json`.
 // The oracle: `mixer.setTime(T)` then `vrm.update(0)` (its VRMExpressionManager clears the bound targets and
-// applies the weights: binary snapping, block and blend overrides). Exit 1 when a weight is more than 1e-5 off.
+// applies the weights: binary snapping, block and blend overrides; its look-at applier turns the eyes or sets the
+// look expressions from the VRMA's look-at track). The eyes' world rotations are compared too. Exit 1 when a
+// weight is more than 1e-5 off or an eye more than 0.01°.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 
 import { THREE, loadVrm, loadVrmAnimation, objectsByNodeName, vrmAnimationClip } from './three_vrm.mjs';
 
 const TOLERANCE = 1e-5;
+const EYE_TOLERANCE_DEG = 0.01;
 const [characterFile, clipFile, ...poseFiles] = process.argv.slice(2);
 if (poseFiles.length === 0) {
   console.error('usage: node expressions_threevrm.mjs CHARACTER.vrm CLIP.vrma POSE.json...');
@@ -28,7 +31,8 @@ const influences = (node) => {
   });
   return found;
 };
-const worst = { expression: { value: 0 }, morph: { value: 0 } };
+const worst = { expression: { value: 0 }, morph: { value: 0 }, eye: { value: 0 } };
+let eyes = 0;
 const note = (kind, value, where) => {
   if (!(value <= worst[kind].value)) worst[kind] = { value, where };
 };
@@ -51,6 +55,13 @@ for (const poseFile of poseFiles) {
       `three-vrm ${manager.expressions.length}`);
     process.exit(1);
   }
+  for (const joint of pose.joints) {
+    if (joint.human_bone !== 'LeftEye' && joint.human_bone !== 'RightEye') continue;
+    const theirs = objects.get(joint.name).getWorldQuaternion(new THREE.Quaternion());
+    const ours = new THREE.Quaternion(...joint.model.rotation).normalize();
+    note('eye', (theirs.angleTo(ours) * 180) / Math.PI, `${joint.human_bone} at ${pose.time} s`);
+    eyes += 1;
+  }
   for (const m of pose.morph_weights) {
     const theirs = influences(m.node);
     if (!theirs || theirs.length !== m.weights.length) {
@@ -67,6 +78,8 @@ const at = (w) => (w.where ? ` (${w.where})` : '');
 console.log(
   `${path.basename(clipFile)} on ${path.basename(characterFile)}: ${poseFiles.length} times, ${shown} non-zero ` +
     `morph weights; max expression difference ${worst.expression.value.toExponential(2)}${at(worst.expression)}, ` +
-    `morph ${worst.morph.value.toExponential(2)}${at(worst.morph)}`,
+    `morph ${worst.morph.value.toExponential(2)}${at(worst.morph)}` +
+    (eyes > 0 ? `, eyes ${worst.eye.value.toFixed(5)}°${at(worst.eye)}` : ''),
 );
-process.exit(worst.expression.value <= TOLERANCE && worst.morph.value <= TOLERANCE && shown > 0 ? 0 : 1);
+const ok = worst.expression.value <= TOLERANCE && worst.morph.value <= TOLERANCE && shown > 0;
+process.exit(ok && worst.eye.value <= EYE_TOLERANCE_DEG ? 0 : 1);

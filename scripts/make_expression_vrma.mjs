@@ -2,9 +2,11 @@
 // surprised (crossing the binary threshold while aa and happy play), lookUp (a steep ramp), angry and a custom
 // expression, smirk; an existing expression keeps its track. All are LINEAR: three-vrm-animation 3.5.5 rebuilds
 // each expression track as a NumberKeyframeTrack without its interpolation, so it plays STEP tracks linearly and
-// reads a CUBICSPLINE track's in-tangents as its values (animtune samples them as glTF defines). The source's
-// look-at node is dropped: three-vrm turns it into lookLeft/lookRight/lookUp/lookDown on a character whose look-at
-// works by expressions, and animtune does not play VRMA look-at yet.
+// reads a CUBICSPLINE track's in-tangents as its values (animtune samples them as glTF defines). The look-at node
+// gets a track that looks about (yaw 35°, −25°, 10°; pitch −15°, 12°, 5°): it turns the eyes of a character whose
+// look-at works by bones and sets lookUp, lookDown, lookLeft and lookRight on one whose look-at works by
+// expressions, over those expressions' own tracks. (three-vrm applies a look only when its rotation changes, so
+// the check samples times where it does.)
 // Usage: node scripts/make_expression_vrma.mjs SRC.vrma OUT.vrma
 import { readFile, writeFile } from 'node:fs/promises';
 
@@ -17,7 +19,6 @@ if (!out) {
 }
 const { json, bin } = readGlb(await readFile(src));
 const ext = json.extensions.VRMC_vrm_animation;
-delete ext.lookAt;
 ext.expressions = ext.expressions ?? {};
 ext.expressions.preset = ext.expressions.preset ?? {};
 const chunks = [bin];
@@ -57,6 +58,30 @@ const track = (name, kind, interpolation, times, weights) => {
   animation.samplers.push({ input, output, interpolation });
   animation.channels.push({ sampler: animation.samplers.length - 1, target: { node, path: 'translation' } });
 };
+// The look-at track: rotations Y then X (three.js's Euler YXZ), from (yaw, pitch) in degrees.
+const look = (yaw, pitch) => {
+  const [y, x] = [(yaw * Math.PI) / 360, (pitch * Math.PI) / 360];
+  // qY * qX
+  return [Math.cos(y) * Math.sin(x), Math.sin(y) * Math.cos(x), -Math.sin(y) * Math.sin(x), Math.cos(y) * Math.cos(x)];
+};
+if (ext.lookAt?.node !== undefined) {
+  const lookTimes = [0, 1, 2, 3];
+  const lookValues = [look(0, 0), look(35, -15), look(-25, 12), look(10, 5)].flat();
+  const input = json.accessors.length;
+  json.accessors.push({
+    bufferView: floats(lookTimes),
+    componentType: 5126,
+    count: lookTimes.length,
+    type: 'SCALAR',
+    min: [0],
+    max: [3],
+  });
+  const output = json.accessors.length;
+  json.accessors.push({ bufferView: floats(lookValues), componentType: 5126, count: lookTimes.length, type: 'VEC4' });
+  animation.samplers.push({ input, output, interpolation: 'LINEAR' });
+  const channel = animation.channels.find((c) => c.target.node === ext.lookAt.node && c.target.path === 'rotation');
+  channel.sampler = animation.samplers.length - 1;
+}
 track('blink', 'preset', 'LINEAR', [0, 0.5, 1, 1.5, 2, 3], [0, 1, 0, 1, 1, 0]);
 track('aa', 'preset', 'LINEAR', [0, 1, 2, 3], [0, 0.8, 0.3, 0]);
 track('surprised', 'preset', 'LINEAR', [0, 1.2, 1.4, 2.6, 3], [0, 0.3, 0.9, 0.6, 0]);

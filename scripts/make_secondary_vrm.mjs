@@ -7,6 +7,7 @@
 //   - "tail": four joints behind the hips (three spring joints and an end) in the hips' space (`center`),
 //     colliding with a sphere on the hips and capsules on both upper legs;
 //   - one joint that leaves its properties out (three-vrm's defaults apply, drag 0.4).
+// Eyes: leftEye and rightEye below the head, in the humanoid table (the file's look-at turns them).
 // Morph targets on the head mesh: four constant displacements (down, up, forward, sideways), named.
 // Expressions (VRMC_vrm.expressions), to exercise what three-vrm's VRMExpressionManager does:
 //   - blink (target 0), aa (target 2 at 0.8), lookUp (target 1 at 0.3);
@@ -61,6 +62,20 @@ const tail = chain(hips, ['tail_1', 'tail_2', 'tail_3', 'tail_end'], [
   [0, -0.05, -0.13],
   [0, -0.04, -0.12],
 ]);
+
+const [leftEye] = chain(head, ['leftEye'], [[0.03, 0.05, 0.09]]);
+const [rightEye] = chain(head, ['rightEye'], [[-0.03, 0.05, 0.09]]);
+json.extensions.VRMC_vrm.humanoid.humanBones.leftEye = { node: leftEye };
+json.extensions.VRMC_vrm.humanoid.humanBones.rightEye = { node: rightEye };
+// Unequal ranges, so that inner and outer, up and down, are told apart.
+json.extensions.VRMC_vrm.lookAt = {
+  ...json.extensions.VRMC_vrm.lookAt,
+  type: 'bone',
+  rangeMapHorizontalInner: { inputMaxValue: 60, outputScale: 6 },
+  rangeMapHorizontalOuter: { inputMaxValue: 90, outputScale: 12 },
+  rangeMapVerticalDown: { inputMaxValue: 45, outputScale: 9 },
+  rangeMapVerticalUp: { inputMaxValue: 70, outputScale: 11 },
+};
 
 const colliders = [
   { node: head, shape: { sphere: { offset: [0, 0.06, 0], radius: 0.1 } } },

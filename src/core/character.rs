@@ -29,6 +29,8 @@ pub struct Character {
     /// The expressions are the file's (VRM): the targets they bind are cleared before they apply, as three-vrm
     /// clears them every frame.
     pub vrm_expressions: bool,
+    /// The VRM's look-at (eye bones or look expressions), which a VRM Animation's look-at track drives.
+    pub vrm_look_at: Option<super::vrm_look_at::VrmLookAt>,
     /// Spring-bone chains and colliders (VRM's; empty otherwise).
     pub springs: super::spring::SpringSetup,
     /// True when import turned the character around to face +Z (VRM 0.x faces −Z).
@@ -53,6 +55,7 @@ impl Character {
             textures: Vec::new(),
             expressions: Vec::new(),
             vrm_expressions: false,
+            vrm_look_at: None,
             springs: Default::default(),
             facing_corrected: false,
             notes: Vec::new(),

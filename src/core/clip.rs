@@ -412,6 +412,9 @@ pub struct Clip {
     /// expression it drives (in the track's `node`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub expression_tracks: Vec<MorphTrack>,
+    /// A VRM Animation's look-at track: the rotation of its look-at node (yaw and pitch read as Euler YXZ).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub look_at: Option<Keys<Quat>>,
 }
 
 fn loops_by_default() -> bool {
@@ -430,6 +433,7 @@ impl Clip {
             looping: true,
             morph_tracks: Vec::new(),
             expression_tracks: Vec::new(),
+            look_at: None,
         }
     }
 

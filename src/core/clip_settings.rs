@@ -255,6 +255,7 @@ impl ClipSettings {
             .with_expression_tracks(expression_tracks);
         out.duration = d;
         out.facing_yaw = clip.facing_yaw;
+        out.look_at = clip.look_at.clone();
         out.looping = self.loop_time;
         self.bake_root(&mut out);
         self.offset_root(&mut out);

@@ -18,6 +18,7 @@ pub mod skeleton;
 pub mod spring;
 pub mod transform;
 pub mod unity_axes;
+pub mod vrm_look_at;
 
 pub use binding::{ClipBinding, HipsPlacement};
 pub use character::Character;

@@ -129,6 +129,8 @@ struct ClipMorph {
     expression_tracks: Vec<MorphTrack>,
     /// (track, expression index) for each expression track whose expression the character has.
     expressions: Vec<(usize, usize)>,
+    /// A VRM Animation's look-at track.
+    look_at: Option<crate::core::Keys<glam::Quat>>,
 }
 
 impl ClipMorph {
@@ -189,6 +191,7 @@ impl ClipSource {
                 })
                 .collect(),
             expression_tracks: clip.expression_tracks.clone(),
+            look_at: clip.look_at.clone(),
         };
         ClipSource {
             index,
@@ -314,6 +317,71 @@ enum Source {
     },
 }
 
+/// A character's VRM look-at bound: its look expressions (lookUp, lookDown, lookLeft, lookRight) and its eyes
+/// (joint, the rest model rotation of its parent, its rest local rotation).
+#[derive(Clone, Debug, Default)]
+struct VrmLook {
+    look: Option<crate::core::vrm_look_at::VrmLookAt>,
+    expressions: [Option<usize>; 4],
+    eyes: [Option<(usize, glam::Quat, glam::Quat)>; 2],
+}
+
+impl VrmLook {
+    fn bind(character: &Character) -> Self {
+        let Some(look) = character.vrm_look_at else {
+            return VrmLook::default();
+        };
+        let expression = |name: &str| character.expressions.iter().position(|e| e.name == name);
+        let rest = Pose::rest(&character.skeleton).model_matrices(&character.skeleton);
+        let s = &character.skeleton;
+        let eye = |bone| {
+            let j = character.humanoid.joint(bone)?;
+            let parent = s.parent(j).map_or(s.root_rotation(), |p| {
+                rest[p].to_scale_rotation_translation().1
+            });
+            Some((j, parent.normalize(), s.rest()[j].rotation))
+        };
+        VrmLook {
+            look: Some(look),
+            expressions: ["lookUp", "lookDown", "lookLeft", "lookRight"].map(expression),
+            eyes: [
+                eye(crate::core::HumanBone::LeftEye),
+                eye(crate::core::HumanBone::RightEye),
+            ],
+        }
+    }
+
+    /// Plays a look-at track's rotation: the look expressions' weights set in `expressions`, or the eyes turned
+    /// in `pose` (three-vrm's appliers).
+    fn apply(&self, rotation: glam::Quat, expressions: &mut [f32], pose: &mut [Transform]) {
+        use crate::core::vrm_look_at::{LookAtKind, yaw_pitch};
+        let Some(look) = &self.look else { return };
+        let (yaw, pitch) = yaw_pitch(rotation);
+        match look.kind {
+            LookAtKind::Expression => {
+                for (slot, (_, w)) in self
+                    .expressions
+                    .iter()
+                    .zip(look.expression_weights(yaw, pitch))
+                {
+                    if let Some(e) = slot.and_then(|e| expressions.get_mut(e)) {
+                        *e = w;
+                    }
+                }
+            }
+            LookAtKind::Bone => {
+                for (eye, turn) in self.eyes.iter().zip(look.eye_turns(yaw, pitch)) {
+                    if let Some((j, parent, rest)) = *eye
+                        && let Some(t) = pose.get_mut(j)
+                    {
+                        t.rotation = (parent.inverse() * turn * parent * rest).normalize();
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// Clock state: the transport and the source and layer clocks (f64, so long sessions do not drift).
 #[derive(Clone, Debug)]
 struct Clock {
@@ -399,6 +467,8 @@ pub struct Evaluator {
     layer_expression_weights: Vec<f32>,
     source_expression_weights: Vec<f32>,
     expression_weights: Vec<f32>,
+    /// The character's VRM look-at, what it drives, for a clip's look-at track.
+    vrm_look: VrmLook,
     morph_scratch: Vec<Vec<f32>>,
     morph_sum: Vec<Vec<f32>>,
     output: EvalOutput,
@@ -482,6 +552,7 @@ impl Evaluator {
             layer_expression_weights,
             source_expression_weights: vec![0.0; character.expressions.len()],
             expression_weights: vec![0.0; character.expressions.len()],
+            vrm_look: VrmLook::bind(character),
             evaluations: 0,
         };
         ev.set_source(character, clips, source);
@@ -1155,6 +1226,10 @@ impl Evaluator {
                 c.morph.sample(self.clock.time as f32, morph);
                 c.morph
                     .add_expressions(self.clock.time as f32, 1.0, expressions);
+                if let Some(track) = &c.morph.look_at {
+                    self.vrm_look
+                        .apply(track.sample(self.clock.time as f32), expressions, out);
+                }
                 let duration = f64::from(c.animation.duration());
                 let offset = match self.clip_root_motion {
                     RootMotion::InPlace if duration > 0.0 => {

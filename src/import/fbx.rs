@@ -219,6 +219,7 @@ pub fn load_bytes_with(
         textures,
         expressions: Vec::new(),
         vrm_expressions: false,
+        vrm_look_at: None,
         springs: Default::default(),
         facing_corrected: false,
         notes,

@@ -23,6 +23,8 @@ pub struct Frames {
     /// Expression weights by expression name (the clip's expression tracks, or a stream's weights in use); empty
     /// when nothing drives an expression.
     pub expressions: Vec<ExpressionKeys>,
+    /// The clip's VRM Animation look-at track, as it is (a stream has none).
+    pub look_at: Option<Keys<glam::Quat>>,
 }
 
 /// One expression's weights at its own times (a clip's at its keys and the frames; a stream's at its frames).
@@ -54,7 +56,8 @@ impl Frames {
             poses,
             source_joints: self.source_joints,
             checks: Vec::new(),
-            expressions: Vec::new(),
+            expressions: self.expressions.clone(),
+            look_at: self.look_at.clone(),
         }
     }
 }
@@ -177,6 +180,7 @@ pub fn sample_frames(
         source_joints: clip.tracks.len(),
         checks: Vec::new(),
         expressions,
+        look_at: clip.look_at.clone(),
     }
 }
 

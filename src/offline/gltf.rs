@@ -309,11 +309,12 @@ pub fn glb_bytes(character: &Character, clip: &BakedClip, animation_only: bool) 
 
 /// The `.vrma` of a baked clip on a normalized humanoid rig (see [`super::vrma`]): its skeleton nodes and
 /// animation, the `VRMC_vrm_animation` table of human bones, and for each expression a node whose translation x
-/// is its weight at its times (LINEAR).
+/// is its weight at its times (LINEAR); with `look_at`, a look-at node whose rotation is those keys.
 pub fn vrma_bytes(
     character: &Character,
     clip: &BakedClip,
     expressions: &[super::frames::ExpressionKeys],
+    look_at: Option<&Keys<Quat>>,
 ) -> Vec<u8> {
     let skeleton = &character.skeleton;
     let mut glb = GlbBuilder::new();
@@ -355,6 +356,29 @@ pub fn vrma_bytes(
         table.insert(name.clone(), json!({"node": node}));
     }
     let mut extension = json!({"specVersion": "1.0", "humanoid": {"humanBones": bones}});
+    if let Some(keys) = look_at {
+        let node = nodes.len();
+        nodes.push(json!({"name": "lookAt"}));
+        scene.push(node);
+        let input = glb.floats(keys.times(), "SCALAR", 1, None, true);
+        let values: Vec<f32> = (0..keys.times().len())
+            .flat_map(|k| keys.key_value(k).normalize().to_array())
+            .collect();
+        let output = glb.floats(&values, "VEC4", 4, None, false);
+        // A cubic spline's keys are written LINEAR (its tangents are not kept).
+        let interpolation = match keys.interpolation() {
+            Interpolation::Step => "STEP",
+            _ => "LINEAR",
+        };
+        let samplers = animation["samplers"].as_array_mut().expect("an array");
+        samplers.push(json!({"input": input, "output": output, "interpolation": interpolation}));
+        let sampler = samplers.len() - 1;
+        animation["channels"]
+            .as_array_mut()
+            .expect("an array")
+            .push(json!({"sampler": sampler, "target": {"node": node, "path": "rotation"}}));
+        extension["lookAt"] = json!({"node": node});
+    }
     if !preset.is_empty() || !custom.is_empty() {
         extension["expressions"] = json!({"preset": preset, "custom": custom});
     }

@@ -384,7 +384,12 @@ pub fn encode(
                     format!("; {} expression tracks", frames.expressions.len())
                 }
             ));
-            gltf::vrma_bytes(character, &clip, &frames.expressions)
+            gltf::vrma_bytes(
+                character,
+                &clip,
+                &frames.expressions,
+                frames.look_at.as_ref(),
+            )
         }
     };
     let report = BakeReport {

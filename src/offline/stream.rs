@@ -298,6 +298,7 @@ pub fn bake_stream(
         times,
         poses,
         source_joints: character.skeleton.len(),
+        look_at: None,
         expressions: expressions
             .into_iter()
             .filter(|keys| keys.weights.iter().any(|&x| x != 0.0))

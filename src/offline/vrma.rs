@@ -8,6 +8,10 @@
 //! reads back (it takes each track relative to the rest world rotations of the file's nodes, here the identity),
 //! and what any joints between two human bones did is carried by them. The hips carry their model-space position.
 //! Joints that play no human bone (hair, twist, props) are not in a VRMA.
+//!
+//! A clip with a look-at track keeps it (the look-at node's rotation): what the character's look-at sets from it
+//! is then the player's to set (three-vrm's look-at appliers), so the eyes (a look-at by bones) or the look
+//! expressions (a look-at by expressions) are left out.
 
 use glam::{Mat4, Quat, Vec3, Vec3A};
 
@@ -48,8 +52,16 @@ pub fn normalize(character: &Character, frames: &Frames) -> Result<Normalized, S
     let mut sources: Vec<usize> = Vec::new();
     let mut bones: Vec<HumanBone> = Vec::new();
     let mut parents: Vec<Option<usize>> = Vec::new();
+    use crate::core::vrm_look_at::LookAtKind;
+    let looks =
+        |kind| frames.look_at.is_some() && character.vrm_look_at.is_some_and(|l| l.kind == kind);
+    let (eyes_looked, expressions_looked) =
+        (looks(LookAtKind::Bone), looks(LookAtKind::Expression));
     for j in 0..skeleton.len() {
         let Some(bone) = map.bone_of(j) else { continue };
+        if eyes_looked && matches!(bone, HumanBone::LeftEye | HumanBone::RightEye) {
+            continue;
+        }
         let mut p = skeleton.parent(j);
         let parent = loop {
             match p {
@@ -113,7 +125,16 @@ pub fn normalize(character: &Character, frames: &Frames) -> Result<Normalized, S
             .iter()
             .map(|(t, pose)| (*t, place(pose)))
             .collect(),
-        expressions: frames.expressions.clone(),
+        expressions: frames
+            .expressions
+            .iter()
+            .filter(|e| {
+                !(expressions_looked
+                    && ["lookUp", "lookDown", "lookLeft", "lookRight"].contains(&e.name.as_str()))
+            })
+            .cloned()
+            .collect(),
+        look_at: frames.look_at.clone(),
     };
     let mut out = Character::skeleton_only(&rig, Some(&humanoid));
     out.name = character.name.clone();

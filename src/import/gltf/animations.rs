@@ -25,6 +25,11 @@ pub(super) fn read_clips(
     let get = |b: gl::Buffer| buffers.get(b.index()).map(|d| d.0.as_slice());
     let targets = crate::core::binding::track_targets(skeleton, Some(humanoid));
     let expression_nodes = vrma_expression_nodes(document);
+    let look_at_node = document
+        .extension_value("VRMC_vrm_animation")
+        .and_then(|v| v.pointer("/lookAt/node"))
+        .and_then(serde_json::Value::as_u64)
+        .map(|n| n as usize);
     let target_of = |j: usize| targets[j].clone();
     let mut clips = Vec::new();
     for anim in document.animations() {
@@ -33,6 +38,7 @@ pub(super) fn read_clips(
         let mut morph_tracks = Vec::new();
         let mut skipped_morph_channels = 0;
         let mut expression_tracks = Vec::new();
+        let mut look_at = None;
         for channel in anim.channels() {
             let what = format!(
                 "animation {} ('{anim_name}') channel {}",
@@ -40,6 +46,13 @@ pub(super) fn read_clips(
                 channel.index()
             );
             let node = channel.target().node().index();
+            if Some(node) == look_at_node {
+                if channel.target().property() == gl::animation::Property::Rotation {
+                    look_at =
+                        Some(read_look_at(&channel, get).map_err(|m| format!("{what}: {m}"))?);
+                }
+                continue;
+            }
             if let Some(name) = expression_nodes.get(&node) {
                 if channel.target().property() == gl::animation::Property::Translation {
                     expression_tracks.push(
@@ -115,11 +128,11 @@ pub(super) fn read_clips(
                 anim.index()
             ));
         }
-        clips.push(
-            Clip::new(anim_name, tracks.into_values().collect())
-                .with_morph_tracks(morph_tracks)
-                .with_expression_tracks(expression_tracks),
-        );
+        let mut clip = Clip::new(anim_name, tracks.into_values().collect())
+            .with_morph_tracks(morph_tracks)
+            .with_expression_tracks(expression_tracks);
+        clip.look_at = look_at;
+        clips.push(clip);
     }
     Ok(clips)
 }
@@ -154,18 +167,48 @@ fn read_expression_track<'a, 's, F>(
 where
     F: Clone + Fn(gl::Buffer<'a>) -> Option<&'s [u8]>,
 {
-    let reader = channel.reader(get);
-    let times: Vec<f32> = reader
-        .read_inputs()
-        .ok_or("sampler input cannot be read")?
-        .collect();
     use gl::animation::util::ReadOutputs;
-    let Some(ReadOutputs::Translations(values)) = reader.read_outputs() else {
+    let (times, ReadOutputs::Translations(values)) = keys_of(channel, get)? else {
         return Err("sampler output cannot be read".into());
     };
     let values: Vec<f32> = values.map(|v| v[0]).collect();
     MorphTrack::new(name, 1, times, values, interpolation_of(channel.sampler()))
         .map_err(|e| e.to_string())
+}
+
+/// A VRM Animation's look-at channel: its node's rotation keys.
+fn read_look_at<'a, 's, F>(
+    channel: &gl::animation::Channel<'a>,
+    get: F,
+) -> Result<Keys<Quat>, String>
+where
+    F: Clone + Fn(gl::Buffer<'a>) -> Option<&'s [u8]>,
+{
+    use gl::animation::util::ReadOutputs;
+    let (times, ReadOutputs::Rotations(values)) = keys_of(channel, get)? else {
+        return Err("sampler output cannot be read".into());
+    };
+    let values: Vec<Quat> = values.into_f32().map(Quat::from_array).collect();
+    Keys::new(times, values, interpolation_of(channel.sampler())).map_err(|e| e.to_string())
+}
+
+/// A channel's key times and outputs.
+fn keys_of<'a, 's, F>(
+    channel: &gl::animation::Channel<'a>,
+    get: F,
+) -> Result<(Vec<f32>, gl::animation::util::ReadOutputs<'s>), String>
+where
+    F: Clone + Fn(gl::Buffer<'a>) -> Option<&'s [u8]>,
+{
+    let reader = channel.reader(get);
+    let times: Vec<f32> = reader
+        .read_inputs()
+        .ok_or("sampler input cannot be read")?
+        .collect();
+    let outputs = reader
+        .read_outputs()
+        .ok_or("sampler output cannot be read")?;
+    Ok((times, outputs))
 }
 
 /// Our interpolation for a glTF sampler's.
@@ -199,13 +242,8 @@ where
         return Ok(None);
     }
     let interpolation = interpolation_of(channel.sampler());
-    let reader = channel.reader(get);
-    let times: Vec<f32> = reader
-        .read_inputs()
-        .ok_or("sampler input cannot be read")?
-        .collect();
     use gl::animation::util::ReadOutputs;
-    let Some(ReadOutputs::MorphTargetWeights(weights)) = reader.read_outputs() else {
+    let (times, ReadOutputs::MorphTargetWeights(weights)) = keys_of(channel, get)? else {
         return Err("sampler output cannot be read".into());
     };
     let values: Vec<f32> = weights.into_f32().collect();

@@ -18,6 +18,7 @@ use serde_json::Value;
 use super::nodes::NodeGraph;
 use crate::core::expression::{Expression, ExpressionOverride, MorphBind, VRM_PRESETS};
 use crate::core::mesh::Mesh;
+use crate::core::vrm_look_at::{LookAtKind, RangeMap, VrmLookAt};
 
 /// three-vrm's `v0v1PresetNameMap`.
 fn vrm1_preset_of(v0: &str) -> Option<&'static str> {
@@ -100,6 +101,70 @@ impl Targets<'_> {
             weight: if weight.is_finite() { weight } else { 0.0 },
         })
     }
+}
+
+/// The VRM's look-at, read as three-vrm's `VRMLookAtLoaderPlugin` reads it: VRM 1.0 `lookAt` (`type`, range
+/// maps with `inputMaxValue` 90 and `outputScale` 10 for bones, 1 for expressions by default) or VRM 0.x
+/// `firstPerson` (`lookAtTypeName`, degree maps' `xRange` and `yRange`; their curves are not read, as three-vrm
+/// does not). An input range below 0.01° is raised to it.
+pub(super) fn look_at(document: &gl::Document) -> Option<VrmLookAt> {
+    let range = |v: Option<&Value>, input: &str, output: &str, default_scale: f32| RangeMap {
+        input_max_deg: v
+            .and_then(|v| v.get(input))
+            .and_then(Value::as_f64)
+            .map_or(90.0, |x| x as f32)
+            .max(0.01),
+        output_scale: v
+            .and_then(|v| v.get(output))
+            .and_then(Value::as_f64)
+            .map_or(default_scale, |x| x as f32),
+    };
+    let (l, kind, keys) = if let Some(l) = document
+        .extension_value("VRMC_vrm")
+        .and_then(|v| v.get("lookAt"))
+    {
+        let kind = if l.get("type").and_then(Value::as_str) == Some("expression") {
+            LookAtKind::Expression
+        } else {
+            LookAtKind::Bone
+        };
+        let keys = [
+            "rangeMapHorizontalInner",
+            "rangeMapHorizontalOuter",
+            "rangeMapVerticalDown",
+            "rangeMapVerticalUp",
+        ];
+        (l, kind, (keys, "inputMaxValue", "outputScale"))
+    } else {
+        let l = document
+            .extension_value("VRM")
+            .and_then(|v| v.get("firstPerson"))?;
+        let kind = if l.get("lookAtTypeName").and_then(Value::as_str) == Some("BlendShape") {
+            LookAtKind::Expression
+        } else {
+            LookAtKind::Bone
+        };
+        let keys = [
+            "lookAtHorizontalInner",
+            "lookAtHorizontalOuter",
+            "lookAtVerticalDown",
+            "lookAtVerticalUp",
+        ];
+        (l, kind, (keys, "xRange", "yRange"))
+    };
+    let scale = match kind {
+        LookAtKind::Bone => 10.0,
+        LookAtKind::Expression => 1.0,
+    };
+    let (names, input, output) = keys;
+    let [hi, ho, vd, vu] = names.map(|n| range(l.get(n), input, output, scale));
+    Some(VrmLookAt {
+        kind,
+        horizontal_inner: hi,
+        horizontal_outer: ho,
+        vertical_down: vd,
+        vertical_up: vu,
+    })
 }
 
 /// The file's expressions, or None when it has none (VRM 1.0 first, as three-vrm reads). Notes and the warning

@@ -133,11 +133,13 @@ pub fn load_bytes_with(
         textures,
         expressions: Vec::new(),
         vrm_expressions: false,
+        vrm_look_at: None,
         springs,
         facing_corrected: vrm0,
         notes,
         warnings,
     };
+    character.vrm_look_at = expressions::look_at(&document);
     match expressions::read(
         &document,
         &nodes,
