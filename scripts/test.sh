@@ -148,6 +148,13 @@ for clip in Wave Dance Death; do
 done
 (cd "$tools" && node ../../scripts/morph_threejs.mjs ../../assets/morph_sampler.glb ../morph/sampler-*.json &&
   node ../../scripts/morph_threejs.mjs ../../assets/RobotExpressive.glb ../morph/robot-*.json)
+# Bakes carry them: each sampler clip baked to glTF, played by three.js against `pose` of the source clip.
+for clip in Linear Step Cubic; do
+  "$animtune" bake assets/morph_sampler.glb --clip "$clip" --format gltf -o "target/morph/export-$clip.glb" --force \
+    >/dev/null
+  (cd "$tools" && node ../../scripts/morph_threejs.mjs "../morph/export-$clip.glb" ../morph/sampler-"$clip"-*.json)
+done
+(cd "$tools" && node ../../scripts/validate_gltf.mjs ../morph/export-*.glb)
 
 say "Mirror, checked in three.js: each joint of a mirrored export stands where its partner stands in the clip's export, reflected"
 # (mirror-CLIP-a.glb is the clip, mirror-CLIP-b.glb the same clip mirrored; both baked within 0.01 cm of their source.)

@@ -108,6 +108,21 @@ pub struct BakedClip {
     pub times: Option<Vec<f32>>,
     /// Tracks of the joints that move.
     pub tracks: Vec<BakedTrack>,
+    /// Morph-weight tracks (`.animclip` version 5, glTF `weights` channels), by the node they animate.
+    pub morph: Vec<BakedMorph>,
+}
+
+/// The morph weights of one node, keyed (read linearly between keys).
+#[derive(Clone, Debug, PartialEq)]
+pub struct BakedMorph {
+    /// The node whose mesh's targets they drive (bound by node name, then mesh name, as glTF clips are).
+    pub node: String,
+    /// Targets per key.
+    pub width: usize,
+    /// Increasing key times (seconds).
+    pub times: Vec<f32>,
+    /// `width` weights per key.
+    pub values: Vec<f32>,
 }
 
 /// Number of frames of a uniform grid over `duration` at `fps` (first at 0, last exactly at the end).
@@ -161,7 +176,21 @@ impl BakedClip {
                     .map(|k| k.with_grid_step(t.grid_steps[2])),
             })
             .collect();
-        let mut clip = Clip::new(self.name.clone(), tracks);
+        let morph = self
+            .morph
+            .iter()
+            .filter_map(|m| {
+                crate::core::morph::MorphTrack::new(
+                    m.node.clone(),
+                    m.width,
+                    m.times.clone(),
+                    m.values.clone(),
+                    crate::core::Interpolation::Linear,
+                )
+                .ok()
+            })
+            .collect();
+        let mut clip = Clip::new(self.name.clone(), tracks).with_morph_tracks(morph);
         clip.duration = self.duration;
         clip
     }

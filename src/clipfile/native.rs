@@ -5,7 +5,7 @@ use std::path::Path;
 use glam::{Quat, Vec3, Vec4};
 use serde::{Deserialize, Serialize};
 
-use super::{BakedClip, BakedTrack, Channel, ClipFileError};
+use super::{BakedClip, BakedMorph, BakedTrack, Channel, ClipFileError};
 use crate::core::clip::{MAX_KEY_TIME, TrackTarget};
 use crate::core::skeleton::MAX_PATH_BYTES;
 use crate::core::{HumanBone, Transform};
@@ -17,8 +17,10 @@ pub const TAG: &str = "animtune-clip";
 /// version 1 files) read as 0 and 1. Version 3 adds rotation channels packed in as few bits as their error
 /// budget allows (kind 4, [`super::packed`]). Version 4 adds the runtime's packed form
 /// ([`crate::runtime::packed`]): the body's `packed` groups hold the keys of channels that share their key
-/// frames, each lane naming its track (whose channel is then nil).
-pub const VERSION: u32 = 4;
+/// frames, each lane naming its track (whose channel is then nil). Version 5 always writes the packed groups
+/// (an empty array when there are none) and adds morph-weight tracks after them: `[node, width, times, values]`,
+/// times and values as f32 little-endian bytes, `width` values per time.
+pub const VERSION: u32 = 5;
 
 /// Most key values (keys × channels) the packed groups of one file may decode to: 16 M (256 MB as f32 x, y, z, w).
 pub const MAX_PACKED_VALUES: u64 = 16 << 20;
@@ -163,9 +165,30 @@ struct Body {
     frame_rate: f32,
     times: Option<FileTimes>,
     tracks: Vec<FileTrack>,
-    /// Version 4: the packed groups.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    /// Version 4: the packed groups (version 5 writes them even when there are none).
+    #[serde(default)]
     packed: Vec<FileGroup>,
+    /// Version 5: morph-weight tracks.
+    #[serde(default)]
+    morph: Vec<FileMorph>,
+}
+
+/// Most morph-weight values (keys × targets) one file may hold: 16 M.
+pub const MAX_MORPH_VALUES: u64 = 16 << 20;
+
+/// A morph-weight track in the file (version 5).
+#[derive(Serialize, Deserialize)]
+struct FileMorph {
+    /// The node it animates.
+    node: String,
+    /// Targets per key.
+    width: u32,
+    /// Key times, f32 little-endian.
+    #[serde(with = "serde_bytes")]
+    times: Vec<u8>,
+    /// `width` weights per key, f32 little-endian.
+    #[serde(with = "serde_bytes")]
+    values: Vec<u8>,
 }
 
 /// True when the bytes start like a native clip (an array whose first element is the tag).
@@ -445,6 +468,16 @@ pub fn encode_with(clip: &BakedClip, precision: Precision) -> Vec<u8> {
             })
             .collect(),
         packed,
+        morph: clip
+            .morph
+            .iter()
+            .map(|m| FileMorph {
+                node: m.node.clone(),
+                width: m.width as u32,
+                times: f32_bytes(&m.times),
+                values: f32_bytes(&m.values),
+            })
+            .collect(),
     };
     rmp_serde::to_vec(&(TAG, VERSION, body)).expect("clip data always serializes")
 }
@@ -981,6 +1014,41 @@ pub fn decode(bytes: &[u8], path: &Path) -> Result<BakedClip, ClipFileError> {
     for (i, g) in body.packed.iter().enumerate() {
         ck.packed_group(g, i, frame_count, &mut values, &mut tracks)?;
     }
+    if !body.morph.is_empty() && version < 5 {
+        return Err(ck.invalid(format!("morph-weight tracks in a version {version} file")));
+    }
+    let declared: u64 = body.morph.iter().map(|m| m.values.len() as u64 / 4).sum();
+    if declared > MAX_MORPH_VALUES {
+        return Err(ck.invalid(format!(
+            "{declared} morph weights, more than the {MAX_MORPH_VALUES} a file may hold"
+        )));
+    }
+    let mut morph = Vec::with_capacity(body.morph.len());
+    for (i, m) in body.morph.iter().enumerate() {
+        let what = format!("morph track {i} ('{}')", m.node);
+        let times = ck.floats(&m.times, &what)?;
+        let values = ck.floats(&m.values, &what)?;
+        let width = m.width as usize;
+        if times.is_empty()
+            || width == 0
+            || values.len() != times.len() * width
+            || times.windows(2).any(|w| w[1] <= w[0])
+            || times[0] < 0.0
+            || times[times.len() - 1] > MAX_KEY_TIME
+        {
+            return Err(ck.invalid(format!(
+                "{what}: {} times, {} values of {width} targets: not increasing keys with a value per target",
+                times.len(),
+                values.len()
+            )));
+        }
+        morph.push(BakedMorph {
+            node: m.node.clone(),
+            width,
+            times,
+            values,
+        });
+    }
     Ok(BakedClip {
         id: body.id,
         name: body.name,
@@ -988,6 +1056,7 @@ pub fn decode(bytes: &[u8], path: &Path) -> Result<BakedClip, ClipFileError> {
         frame_rate: body.frame_rate,
         times,
         tracks,
+        morph,
     })
 }
 
@@ -1023,6 +1092,7 @@ mod tests {
                 scale: Some(rest_channel()),
             }],
             packed: Vec::new(),
+            morph: Vec::new(),
         }
     }
 
@@ -1077,6 +1147,7 @@ mod tests {
                 scale: Channel::Rest,
                 grid_steps: [None; 3],
             }],
+            morph: Vec::new(),
         }
     }
 
@@ -1228,6 +1299,7 @@ mod tests {
             times: None,
             tracks,
             packed: Vec::new(),
+            morph: Vec::new(),
         };
         let bytes = rmp_serde::to_vec(&(TAG, 2u32, body)).unwrap();
         assert!(bytes.len() < 1 << 20, "{}", bytes.len());

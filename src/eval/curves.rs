@@ -1,5 +1,5 @@
 //! Curves of one joint's local channels over a clip or a blend cycle: the source pose, and the pose after each
-//! procedural layer in stack order (breath → look-at → twist), so that what each layer adds can be seen (the
+//! procedural layer in stack order (breath → look-at → twist → springs), so that what each layer adds can be seen (the
 //! editor's curves view, Blender's Graph Editor and Unity's Curves view being the models).
 //!
 //! Each stage is a copy of the caller's [`Evaluator`] (same source, root motion and blend point) with the layers
@@ -28,6 +28,8 @@ pub enum Stage {
     LookAt,
     /// After breath, look-at and twist correction.
     Twist,
+    /// After every layer and the spring bones (stepped from the first time, as a bake steps them).
+    Springs,
 }
 
 impl Stage {
@@ -39,6 +41,7 @@ impl Stage {
             Stage::Breath => "+ breath",
             Stage::LookAt => "+ look-at",
             Stage::Twist => "+ twist",
+            Stage::Springs => "+ springs",
         }
     }
 
@@ -49,8 +52,9 @@ impl Stage {
             l.clips.clear();
         }
         l.breath.enabled &= !matches!(self, Stage::Source | Stage::Clips);
-        l.look_at.enabled &= matches!(self, Stage::LookAt | Stage::Twist);
-        l.twist.enabled &= self == Stage::Twist;
+        l.look_at.enabled &= matches!(self, Stage::LookAt | Stage::Twist | Stage::Springs);
+        l.twist.enabled &= matches!(self, Stage::Twist | Stage::Springs);
+        l.springs.enabled &= self == Stage::Springs;
         l
     }
 }
@@ -125,6 +129,10 @@ pub fn joint_curves(
             (Stage::Breath, layers.breath.enabled),
             (Stage::LookAt, layers.look_at.enabled),
             (Stage::Twist, layers.twist.enabled),
+            (
+                Stage::Springs,
+                layers.springs.enabled && !eval.layer_rig().springs.is_empty(),
+            ),
         ]
         .into_iter()
         .filter_map(|(s, on)| on.then_some(s)),

@@ -257,6 +257,7 @@ pub fn reduce(
         frame_rate: meta.frame_rate,
         times: meta.explicit_times.then(|| frames.times.clone()),
         tracks,
+        morph: frames.morph.clone(),
     }
 }
 

@@ -25,6 +25,8 @@ pub struct Frames {
     pub expressions: Vec<ExpressionKeys>,
     /// The clip's VRM Animation look-at track, as it is (a stream has none).
     pub look_at: Option<Keys<glam::Quat>>,
+    /// Morph weights by node (a clip's morph tracks at its frames and keys, a stream's weights at its frames).
+    pub morph: Vec<crate::clipfile::BakedMorph>,
 }
 
 /// One expression's weights at its own times (a clip's at its keys and the frames; a stream's at its frames).
@@ -58,6 +60,7 @@ impl Frames {
             checks: Vec::new(),
             expressions: self.expressions.clone(),
             look_at: self.look_at.clone(),
+            morph: self.morph.clone(),
         }
     }
 }
@@ -139,26 +142,12 @@ pub fn sample_frames(
             .clone()
         })
         .collect();
-    // Each expression at the frames and its own keys (a step also just before each key, a cubic spline at
-    // four points per segment), so that a linear reading plays the track.
+    // Each expression and morph track at the frames and its own keys, so that a linear reading plays it.
     let expressions = clip
         .expression_tracks
         .iter()
         .map(|track| {
-            let keys = track.times();
-            let mut at: Vec<f32> = times.clone();
-            at.extend_from_slice(keys);
-            match track.interpolation() {
-                Interpolation::Step => at.extend(keys.iter().map(|k| k - 1e-4)),
-                Interpolation::CubicSpline => at.extend(
-                    keys.windows(2)
-                        .flat_map(|w| (1..4).map(move |i| w[0] + (w[1] - w[0]) * i as f32 / 4.0)),
-                ),
-                Interpolation::Linear => {}
-            }
-            at.retain(|t| (0.0..=clip.duration).contains(t));
-            at.sort_by(f32::total_cmp);
-            at.dedup_by(|a, b| (*a - *b).abs() < 1e-6);
+            let at = key_times(track, &times, clip.duration);
             let weights = at
                 .iter()
                 .map(|&t| {
@@ -174,6 +163,24 @@ pub fn sample_frames(
             }
         })
         .collect();
+    let morph = clip
+        .morph_tracks
+        .iter()
+        .map(|track| {
+            let at = key_times(track, &times, clip.duration);
+            let width = track.width();
+            let mut values = vec![0.0; at.len() * width];
+            for (t, v) in at.iter().zip(values.chunks_exact_mut(width)) {
+                track.sample_into(*t, v);
+            }
+            crate::clipfile::BakedMorph {
+                node: track.node.clone(),
+                width,
+                times: at,
+                values,
+            }
+        })
+        .collect();
     Frames {
         times,
         poses,
@@ -181,7 +188,54 @@ pub fn sample_frames(
         checks: Vec::new(),
         expressions,
         look_at: clip.look_at.clone(),
+        morph,
     }
+}
+
+/// Largest distance a linear reading of a written cubic-spline weight track may be from the curve, at the middle
+/// of each written segment.
+const CUBIC_TOLERANCE: f32 = 1e-6;
+
+/// The times a weight track is written at so that a linear reading plays it: the frames and its own keys (a
+/// step also just before each key), within the clip; a cubic spline's segments are halved until a linear reading
+/// is within [`CUBIC_TOLERANCE`] of the curve at their middles (a bake keeps no tangents).
+fn key_times(track: &crate::core::morph::MorphTrack, frames: &[f32], duration: f32) -> Vec<f32> {
+    let keys = track.times();
+    let mut at: Vec<f32> = frames.to_vec();
+    at.extend_from_slice(keys);
+    match track.interpolation() {
+        Interpolation::Step => at.extend(keys.iter().map(|k| k - 1e-4)),
+        Interpolation::CubicSpline => {
+            let width = track.width();
+            let sample = |t: f32| {
+                let mut v = vec![0.0; width];
+                track.sample_into(t, &mut v);
+                v
+            };
+            let mut stack: Vec<(f32, f32, u32)> =
+                keys.windows(2).map(|w| (w[0], w[1], 0)).collect();
+            while let Some((a, b, depth)) = stack.pop() {
+                let m = 0.5 * (a + b);
+                let (va, vb, vm) = (sample(a), sample(b), sample(m));
+                let off = va
+                    .iter()
+                    .zip(&vb)
+                    .zip(&vm)
+                    .map(|((x, y), z)| (0.5 * (x + y) - z).abs())
+                    .fold(0.0, f32::max);
+                if off > CUBIC_TOLERANCE && depth < 16 {
+                    at.push(m);
+                    stack.push((a, m, depth + 1));
+                    stack.push((m, b, depth + 1));
+                }
+            }
+        }
+        Interpolation::Linear => {}
+    }
+    at.retain(|t| (0.0..=duration).contains(t));
+    at.sort_by(f32::total_cmp);
+    at.dedup_by(|a, b| (*a - *b).abs() < 1e-6);
+    at
 }
 
 /// True when `t` is within 1e-6 s of a time of the sorted `times`.

@@ -94,6 +94,22 @@ fn primitive_json(glb: &mut GlbBuilder, p: &Primitive) -> Value {
         attributes["WEIGHTS_0"] = json!(glb.floats(&w, "VEC4", 4, Some(Target::Vertices), false));
     }
     let mut prim = json!({"attributes": attributes, "mode": 4});
+    if !p.targets.is_empty() {
+        let targets: Vec<Value> = p
+            .targets
+            .iter()
+            .map(|t| {
+                let mut target = json!({
+                    "POSITION": glb.floats(&flat3(&t.positions), "VEC3", 3, Some(Target::Vertices), true)
+                });
+                if let Some(n) = t.normals.as_ref().filter(|n| n.len() == t.positions.len()) {
+                    target["NORMAL"] = json!(glb.floats(&flat3(n), "VEC3", 3, Some(Target::Vertices), false));
+                }
+                target
+            })
+            .collect();
+        prim["targets"] = json!(targets);
+    }
     if !p.indices.is_empty() {
         prim["indices"] = json!(glb.uints(
             &p.indices,
@@ -109,14 +125,15 @@ fn primitive_json(glb: &mut GlbBuilder, p: &Primitive) -> Value {
     prim
 }
 
-/// Meshes, materials, textures and skins of the character, appended to `document` and `nodes`.
+/// Meshes, materials, textures and skins of the character, appended to `document` and `nodes`; returns the node
+/// of each mesh.
 fn add_character(
     glb: &mut GlbBuilder,
     character: &Character,
     nodes: &mut Vec<Value>,
     scene: &mut Vec<usize>,
     document: &mut Value,
-) {
+) -> Vec<usize> {
     let mut images = Vec::new();
     for t in &character.textures {
         let mut png = Vec::new();
@@ -165,18 +182,30 @@ fn add_character(
                 .iter()
                 .map(|p| primitive_json(glb, p))
                 .collect();
-            json!({"name": m.name, "primitives": primitives})
+            let mut mesh = json!({"name": m.name, "primitives": primitives});
+            if let Some(set) = &m.morph {
+                mesh["weights"] = json!(set.default_weights);
+                mesh["extras"] = json!({"targetNames": set.target_names});
+            }
+            mesh
         })
         .collect();
+    let mut mesh_nodes = Vec::with_capacity(character.meshes.len());
     for (i, m) in character.meshes.iter().enumerate() {
         let index = nodes.len();
+        mesh_nodes.push(index);
+        // A morphed mesh's node keeps the source node's name: clips' `weights` channels bind to it by that name.
+        let name = m
+            .morph
+            .as_ref()
+            .map_or(m.name.as_str(), |s| s.node.as_str());
         match &m.placement {
             MeshPlacement::Skinned { skin } => {
-                nodes.push(json!({"name": m.name, "mesh": i, "skin": skin}));
+                nodes.push(json!({"name": name, "mesh": i, "skin": skin}));
                 scene.push(index);
             }
             MeshPlacement::Joint { joint, offset } => {
-                nodes.push(json!({"name": m.name, "mesh": i, "matrix": matrix_json(offset)}));
+                nodes.push(json!({"name": name, "mesh": i, "matrix": matrix_json(offset)}));
                 let parent = &mut nodes[joint_node(*joint)];
                 let mut children: Vec<Value> =
                     parent["children"].as_array().cloned().unwrap_or_default();
@@ -184,7 +213,7 @@ fn add_character(
                 parent["children"] = json!(children);
             }
             MeshPlacement::Model { transform } => {
-                nodes.push(json!({"name": m.name, "mesh": i, "matrix": matrix_json(transform)}));
+                nodes.push(json!({"name": name, "mesh": i, "matrix": matrix_json(transform)}));
                 scene.push(index);
             }
         }
@@ -206,6 +235,7 @@ fn add_character(
         document["textures"] = json!(textures);
         document["samplers"] = json!([{"magFilter": 9729, "minFilter": 9987}]);
     }
+    mesh_nodes
 }
 
 fn channel_json<T: Copy>(
@@ -296,10 +326,43 @@ pub fn glb_bytes(character: &Character, clip: &BakedClip, animation_only: bool) 
         "asset": {"version": "2.0", "generator": concat!("animtune ", env!("CARGO_PKG_VERSION"))},
         "scene": 0,
     });
-    if !animation_only {
-        add_character(&mut glb, character, &mut nodes, &mut scene, &mut document);
+    let mesh_nodes = if animation_only {
+        Vec::new()
+    } else {
+        add_character(&mut glb, character, &mut nodes, &mut scene, &mut document)
+    };
+    let mut animation = animation_json(&mut glb, skeleton, clip);
+    // Morph weights drive the mesh nodes whose morph set the track names (by node, then mesh name).
+    for m in &clip.morph {
+        let targets: Vec<usize> = character
+            .meshes
+            .iter()
+            .zip(&mesh_nodes)
+            .filter(|(mesh, _)| {
+                mesh.morph.as_ref().is_some_and(|s| {
+                    s.target_names.len() == m.width && (s.node == m.node || s.mesh == m.node)
+                })
+            })
+            .map(|(_, &n)| n)
+            .collect();
+        if targets.is_empty() {
+            continue;
+        }
+        let a = animation
+            .get_or_insert_with(|| json!({"name": clip.name, "channels": [], "samplers": []}));
+        let input = glb.floats(&m.times, "SCALAR", 1, None, true);
+        let output = glb.floats(&m.values, "SCALAR", 1, None, false);
+        let samplers = a["samplers"].as_array_mut().expect("an array");
+        samplers.push(json!({"input": input, "output": output, "interpolation": "LINEAR"}));
+        let sampler = samplers.len() - 1;
+        for node in targets {
+            a["channels"]
+                .as_array_mut()
+                .expect("an array")
+                .push(json!({"sampler": sampler, "target": {"node": node, "path": "weights"}}));
+        }
     }
-    if let Some(animation) = animation_json(&mut glb, skeleton, clip) {
+    if let Some(animation) = animation {
         document["animations"] = json!([animation]);
     }
     document["nodes"] = Value::Array(nodes);

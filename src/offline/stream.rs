@@ -261,6 +261,7 @@ pub fn bake_stream(
         }
     }
     let mut poses = Vec::with_capacity(times.len());
+    let mut morph: Vec<Vec<f32>> = Vec::with_capacity(times.len());
     let mut expressions: Vec<super::frames::ExpressionKeys> = character
         .expressions
         .iter()
@@ -288,22 +289,57 @@ pub fn bake_stream(
             )));
         }
         poses.push(out.local.clone());
+        morph.push(out.morph_weights.concat());
         for (keys, &now) in expressions.iter_mut().zip(ev.expression_weights()) {
             keys.weights.push(now);
         }
     }
     progress(times.len(), times.len());
+    let morph = morph_frames(character, &times, &morph);
     Ok(Frames {
         checks: Vec::new(),
         times,
         poses,
         source_joints: character.skeleton.len(),
         look_at: None,
+        morph,
         expressions: expressions
             .into_iter()
             .filter(|keys| keys.weights.iter().any(|&x| x != 0.0))
             .collect(),
     })
+}
+
+/// The morph weights of every morphed mesh whose weights leave its defaults at some frame, by its node, from the
+/// frames' weights (each frame: every mesh's list, concatenated).
+fn morph_frames(
+    character: &Character,
+    times: &[f32],
+    frames: &[Vec<f32>],
+) -> Vec<crate::clipfile::BakedMorph> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    for mesh in &character.meshes {
+        let Some(set) = &mesh.morph else { continue };
+        let width = set.target_names.len();
+        let values: Vec<f32> = frames
+            .iter()
+            .flat_map(|f| f.get(at..at + width).unwrap_or(&[]).iter().copied())
+            .collect();
+        at += width;
+        let moves = values
+            .chunks_exact(width.max(1))
+            .any(|v| v != set.default_weights.as_slice());
+        if width > 0 && moves && values.len() == times.len() * width {
+            out.push(crate::clipfile::BakedMorph {
+                node: set.node.clone(),
+                width,
+                times: times.to_vec(),
+                values,
+            });
+        }
+    }
+    out
 }
 
 #[cfg(test)]

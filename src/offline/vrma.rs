@@ -135,6 +135,7 @@ pub fn normalize(character: &Character, frames: &Frames) -> Result<Normalized, S
             .cloned()
             .collect(),
         look_at: frames.look_at.clone(),
+        morph: Vec::new(),
     };
     let mut out = Character::skeleton_only(&rig, Some(&humanoid));
     out.name = character.name.clone();

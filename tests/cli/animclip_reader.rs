@@ -1,7 +1,7 @@
-//! An independent reader of `.animclip` version 4, written from README's description of the layout with a plain
+//! An independent reader of `.animclip` version 5, written from README's description of the layout with a plain
 //! MessagePack reader (rmpv), not from `clipfile::native` or `runtime::packed`: it decodes every channel kind,
-//! the packed groups (bit by bit, its own residual and prediction rules) and the rest data, and its poses at every
-//! grid frame must match animtune's own decoding of the same bytes.
+//! the packed groups (bit by bit, its own residual and prediction rules), the rest data and the morph-weight
+//! tracks, and its poses and weights must match animtune's own decoding of the same bytes.
 
 use crate::common;
 
@@ -292,7 +292,7 @@ fn an_independent_reader_decodes_every_grid_frame_of_a_baked_clip_as_animtune_do
         let top = rmpv::decode::read_value(&mut bytes.as_slice()).unwrap();
         let top = top.as_array().unwrap();
         assert_eq!(top[0].as_str(), Some("animtune-clip"));
-        assert_eq!(top[1].as_u64(), Some(4));
+        assert_eq!(top[1].as_u64(), Some(5));
         let body = top[2].as_array().unwrap();
         // Packed channels by (track, property: 0 translation, 1 rotation, 2 scale).
         let mut packed: HashMap<(usize, u64), Keyed> = HashMap::new();
@@ -398,6 +398,62 @@ fn an_independent_reader_decodes_every_grid_frame_of_a_baked_clip_as_animtune_do
                 rebuilt_components.contains_key(&4),
                 "the roll spins its hips through a whole turn: one block keeps all four components"
             );
+        }
+    }
+}
+
+/// Morph-weight tracks (version 5, after the packed groups): `[node, width, times, values]`, times and `width`
+/// values per time as f32 little-endian bytes, read linearly. The sampler's three animations (LINEAR, STEP,
+/// CUBICSPLINE weights) baked: the file's weights, read here, match animtune's reading at and between their keys.
+#[test]
+fn morph_weight_tracks_read_as_readme_describes() {
+    let dir = common::temp_dir("animclip-reader-morph");
+    let sampler = common::asset("morph_sampler.glb");
+    for clip in ["Linear", "Step", "Cubic"] {
+        let file = dir.join(format!("{clip}.animclip"));
+        let out = common::animtune(&[
+            "bake",
+            sampler.to_str().unwrap(),
+            "--clip",
+            clip,
+            "-o",
+            file.to_str().unwrap(),
+        ]);
+        common::assert_success(&out);
+        let bytes = std::fs::read(&file).unwrap();
+        let top = rmpv::decode::read_value(&mut bytes.as_slice()).unwrap();
+        let body = top.as_array().unwrap()[2].as_array().unwrap();
+        assert!(
+            body[6].as_array().is_some(),
+            "version 5 writes the packed groups"
+        );
+        let morph = body[7].as_array().unwrap();
+        assert_eq!(morph.len(), 1, "{clip}");
+        let m = morph[0].as_array().unwrap();
+        let width = m[1].as_u64().unwrap() as usize;
+        let times = floats(m[2].as_slice().unwrap());
+        let values = floats(m[3].as_slice().unwrap());
+        assert_eq!((width, values.len()), (3, times.len() * 3));
+        let theirs = |t: f32| -> Vec<f32> {
+            let k = times.partition_point(|&x| x <= t).clamp(1, times.len() - 1);
+            let (a, b) = (times[k - 1], times[k]);
+            let f = ((t - a) / (b - a)).clamp(0.0, 1.0);
+            (0..width)
+                .map(|i| values[(k - 1) * width + i] * (1.0 - f) + values[k * width + i] * f)
+                .collect()
+        };
+        let ours = clipfile::decode(&bytes, Path::new("m.animclip"))
+            .unwrap()
+            .to_clip();
+        let track = &ours.morph_tracks[0];
+        assert_eq!(track.node, m[0].as_str().unwrap());
+        for i in 0..=40 {
+            let t = i as f32 * 0.05;
+            let mut w = [0.0; 3];
+            track.sample_into(t, &mut w);
+            for (a, b) in w.iter().zip(theirs(t)) {
+                assert!((a - b).abs() < 1e-6, "{clip} at {t}: {w:?}");
+            }
         }
     }
 }

@@ -488,6 +488,7 @@ fn files_that_claim_four_billion_entries_fail_fast() {
             frames: vec![0, 31],
             values: vec![Quat::IDENTITY; 2],
         })],
+        morph: Vec::new(),
     };
     let err = clipfile::decode(&native::encode(&clip, false), Path::new("k.animclip"))
         .unwrap_err()
@@ -523,6 +524,7 @@ fn one_track_clip(rotation: Channel<Quat>) -> BakedClip {
         frame_rate: 30.0,
         times: None,
         tracks: vec![track(rotation)],
+        morph: Vec::new(),
     }
 }
 

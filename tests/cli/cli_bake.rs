@@ -1193,3 +1193,80 @@ fn a_vrma_export_plays_back_as_its_source_and_needs_a_humanoid() {
         &["VRM Animation needs a humanoid"],
     );
 }
+
+/// Bakes carry morph weights: RobotExpressive's Wave with a preset's expression, baked as a stream to glTF
+/// (`weights` channels on the head meshes' nodes) and to `.animclip` (version 5's morph tracks), plays the same
+/// weights as `pose` of the source.
+#[test]
+fn stream_bakes_carry_morph_weights_to_gltf_and_animclip() {
+    let dir = temp_dir("bake-morph");
+    let preset = dir.join("face.json");
+    std::fs::write(
+        &preset,
+        r#"{"format": "animtune-preset", "version": 4, "layers": {"breath": {"enabled": false},
+            "look_at": {"enabled": false}, "twist": {"enabled": false}, "expressions": {"Surprised": 0.5}}}"#,
+    )
+    .unwrap();
+    let robot = common::asset("RobotExpressive.glb");
+    let (robot, preset) = (robot.to_str().unwrap(), preset.to_str().unwrap());
+    let weights = |pose: &serde_json::Value| -> Vec<(String, Vec<f64>)> {
+        pose["morph_weights"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| {
+                let w = m["weights"].as_array().unwrap();
+                (
+                    m["node"].as_str().unwrap().to_string(),
+                    w.iter().map(|x| x.as_f64().unwrap()).collect(),
+                )
+            })
+            .collect()
+    };
+    let source = weights(&json_of(&animtune(&[
+        "pose", robot, "--preset", preset, "--clip", "Wave", "--time", "0.5", "--json",
+    ])));
+    assert_eq!(source.len(), 3);
+    let glb = dir.join("wave.glb");
+    let animclip = dir.join("wave.animclip");
+    for (out, format) in [(&glb, "gltf"), (&animclip, "native")] {
+        common::assert_success(&animtune(&[
+            "bake",
+            robot,
+            "--preset",
+            preset,
+            "--clip",
+            "Wave",
+            "--format",
+            format,
+            "-o",
+            out.to_str().unwrap(),
+        ]));
+    }
+    let from_glb = weights(&json_of(&animtune(&[
+        "pose",
+        glb.to_str().unwrap(),
+        "--time",
+        "0.5",
+        "--json",
+    ])));
+    let from_animclip = weights(&json_of(&animtune(&[
+        "pose",
+        robot,
+        "--baked",
+        animclip.to_str().unwrap(),
+        "--time",
+        "0.5",
+        "--json",
+    ])));
+    for baked in [&from_glb, &from_animclip] {
+        assert_eq!(baked.len(), source.len(), "{baked:?}");
+        for ((node, a), (other, b)) in source.iter().zip(baked) {
+            assert_eq!(node, other);
+            for (x, y) in a.iter().zip(b) {
+                assert!((x - y).abs() < 1e-5, "{node}: {a:?} vs {b:?}");
+            }
+        }
+    }
+    assert!(source.iter().all(|(_, w)| w[1] == 0.5), "{source:?}");
+}
