@@ -469,6 +469,9 @@ pub struct Evaluator {
     expression_weights: Vec<f32>,
     /// The character's VRM look-at, what it drives, for a clip's look-at track.
     vrm_look: VrmLook,
+    /// The travel an in-place clip took out of the pose (model space): the springs move with it, as the
+    /// character does in the world.
+    treadmill: Vec3,
     morph_scratch: Vec<Vec<f32>>,
     morph_sum: Vec<Vec<f32>>,
     output: EvalOutput,
@@ -553,6 +556,7 @@ impl Evaluator {
             source_expression_weights: vec![0.0; character.expressions.len()],
             expression_weights: vec![0.0; character.expressions.len()],
             vrm_look: VrmLook::bind(character),
+            treadmill: Vec3::ZERO,
             evaluations: 0,
         };
         ev.set_source(character, clips, source);
@@ -1024,10 +1028,13 @@ impl Evaluator {
             &mut self.layer_scratch,
             &mut self.output.look,
         );
+        // An in-place clip still travels in the world: the springs feel that travel (a treadmill under it).
+        let placement =
+            input.placement.unwrap_or(Mat4::IDENTITY) * Mat4::from_translation(self.treadmill);
         self.rig.springs.apply(
             &self.layers.springs,
             &self.skeleton,
-            input.placement.unwrap_or(Mat4::IDENTITY),
+            placement,
             Some(input.spring_dt.unwrap_or(dt)),
             &mut self.springs,
             &mut self.output.local.local,
@@ -1216,6 +1223,7 @@ impl Evaluator {
         }
         let expressions = &mut self.source_expression_weights;
         expressions.fill(0.0);
+        self.treadmill = Vec3::ZERO;
         match &mut self.source {
             Source::Rest => {
                 out.copy_from_slice(self.skeleton.rest());
@@ -1233,6 +1241,8 @@ impl Evaluator {
                 let duration = f64::from(c.animation.duration());
                 let offset = match self.clip_root_motion {
                     RootMotion::InPlace if duration > 0.0 => {
+                        let cycles = self.clock.cycles as f64 + self.clock.time / duration;
+                        self.treadmill = c.root_travel * cycles as f32;
                         -c.root_travel * (self.clock.time / duration) as f32
                     }
                     RootMotion::Keep if self.accumulate_loops => {

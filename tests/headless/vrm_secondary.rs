@@ -239,3 +239,65 @@ fn a_preset_chain_swings_the_fox_tail() {
     // The Fox is in centimetres under a 0.01 scale: its tail tip moves by some centimetres.
     assert!(apart > 0.01, "the tail tip moved {apart} from the clip's");
 }
+
+/// An in-place clip still travels: with its travel taken out of the pose (root motion in place), the springs move
+/// as they do with the travel kept, relative to the body (the world under the character is a treadmill).
+#[test]
+fn springs_feel_the_travel_an_in_place_clip_takes_out() {
+    use animtune::blend::RootMotion;
+    use animtune::layers::springs::SpringChain;
+    let model = load_file(&crate::common::quaternius()).unwrap();
+    let c = &model.character;
+    let roll = model
+        .clips
+        .iter()
+        .position(|c| c.name == "Roll_RM")
+        .unwrap();
+    let mut layers = LayerParams::off();
+    layers.springs.enabled = true;
+    layers.springs.chains.push(SpringChain {
+        name: "arm".into(),
+        joints: ["DEF-upper_arm.L", "DEF-forearm.L"]
+            .map(String::from)
+            .to_vec(),
+        settings: animtune::core::spring::SpringSettings {
+            stiffness: 0.2,
+            drag_force: 0.1,
+            ..Default::default()
+        },
+        ..SpringChain::default()
+    });
+    let hand = c.skeleton.find_by_name("DEF-hand.L").unwrap();
+    let hips = c.skeleton.find_by_name("DEF-hips").unwrap();
+    let offsets = |mode: RootMotion| {
+        let mut ev = Evaluator::new(c, &model.clips, SourceSpec::Clip(roll), layers.clone());
+        ev.set_clip_root_motion(mode);
+        ev.set_looping(false);
+        ev.evaluate(&EvalInput {
+            clock: ClockStep::Seek(0.0),
+            ..Default::default()
+        });
+        ev.play();
+        (0..40)
+            .map(|_| {
+                let m = &ev
+                    .evaluate(&EvalInput {
+                        clock: ClockStep::Advance(1.0 / 30.0),
+                        ..Default::default()
+                    })
+                    .model;
+                (m[hand].w_axis - m[hips].w_axis).truncate()
+            })
+            .collect::<Vec<_>>()
+    };
+    let (kept, in_place) = (offsets(RootMotion::Keep), offsets(RootMotion::InPlace));
+    let worst = kept
+        .iter()
+        .zip(&in_place)
+        .map(|(a, b)| a.distance(*b))
+        .fold(0.0f32, f32::max);
+    assert!(
+        worst < 1e-3,
+        "the hand is {worst} m from where it swings with the travel kept"
+    );
+}
