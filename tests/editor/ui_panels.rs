@@ -233,7 +233,9 @@ fn the_inspector_keeps_its_width_across_tabs() {
             .rect()
     };
     let first = viewport(&h);
-    for tab in ["Clip", "Joint", "Humanoid", "Layers", "Blend"] {
+    for tab in [
+        "Clip", "Joint", "Humanoid", "Layers", "Face", "Springs", "Blend",
+    ] {
         h.get_by_label(tab).click();
         h.run_steps(2);
         assert!(
@@ -958,4 +960,31 @@ fn the_springs_tab_tunes_a_whole_chain_in_one_undo_step_and_sway_swings_the_hair
     }
     assert!(h.state().editor().session().shake);
     assert!(swung > 0.02, "the hair swung {swung} rad");
+}
+
+/// The Springs tab at 900×600 and at UI scale 2: its controls stay inside the window (the tab bar wraps; the
+/// chains' sliders scroll rather than widen the panel).
+#[test]
+fn the_springs_tab_fits_at_900x600_and_at_scale_2() {
+    for (w, h_, zoom) in [(900.0, 600.0, 1.0), (1280.0, 800.0, 2.0)] {
+        let mut h = harness_sized(w, h_);
+        h.ctx.set_zoom_factor(zoom);
+        open(&mut h, common::asset("Godette_vrm_v4.vrm"));
+        h.get_by_label("Springs").click();
+        h.run_steps(2);
+        h.get_by_label("group 0").click();
+        h.run_steps(2);
+        let (width, height) = (w / zoom, h_ / zoom);
+        for label in ["Springs", "Sway", "Reset", "Simulate springs"] {
+            let r = h.get_by_label(label).rect();
+            assert!(
+                r.right() <= width && r.bottom() <= height && r.width() > 10.0,
+                "{label} at {w}x{h_} scale {zoom}: {r:?}"
+            );
+        }
+        let slider = h
+            .get_by_role_and_label(Role::Slider, "Stiffness (group 0)")
+            .rect();
+        assert!(slider.left() < width && slider.width() > 40.0, "{slider:?}");
+    }
 }
