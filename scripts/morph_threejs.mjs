@@ -19,7 +19,10 @@ let worst = { error: 0 };
 let compared = 0;
 for (const poseFile of poseFiles) {
   const pose = JSON.parse(await readFile(poseFile, 'utf8'));
-  const clip = gltf.animations.find((a) => a.name === pose.clip);
+  // An unnamed animation is '' to animtune and 'animation_0' to three.js: a file's only animation is that one.
+  const clip =
+    gltf.animations.find((a) => a.name === pose.clip) ??
+    (gltf.animations.length === 1 ? gltf.animations[0] : undefined);
   if (!clip) {
     console.error(`${poseFile}: three.js has no animation '${pose.clip}' in ${file}`);
     process.exit(1);

@@ -146,6 +146,10 @@ done
 for clip in Wave Dance Death; do
   "$animtune" pose assets/RobotExpressive.glb --clip "$clip" --time 0.7 --json > "target/morph/robot-$clip.json"
 done
+for t in 0 0.5 1.25 2.75 3.5 4; do
+  "$animtune" pose assets/khronos/SimpleMorph.gltf --time "$t" --json > "target/morph/simple-$t.json"
+done
+(cd "$tools" && node ../../scripts/morph_threejs.mjs ../../assets/khronos/SimpleMorph.gltf ../morph/simple-*.json)
 (cd "$tools" && node ../../scripts/morph_threejs.mjs ../../assets/morph_sampler.glb ../morph/sampler-*.json &&
   node ../../scripts/morph_threejs.mjs ../../assets/RobotExpressive.glb ../morph/robot-*.json)
 # Bakes carry them: each sampler clip baked to glTF, played by three.js against `pose` of the source clip.

@@ -6,6 +6,15 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 
+// three's FileLoader reports progress with the DOM's ProgressEvent, which node lacks (a .gltf's data URIs go
+// through it).
+globalThis.ProgressEvent ??= class ProgressEvent extends Event {
+  constructor(type, init = {}) {
+    super(type);
+    Object.assign(this, init);
+  }
+};
+
 // three is installed in the working directory (as gltf-validator is), not beside the scripts.
 const require = createRequire(path.join(process.cwd(), 'noop.js'));
 const threeDir = path.dirname(path.dirname(require.resolve('three')));
@@ -25,7 +34,7 @@ export async function loadAnimatedGlb(file) {
     console.error(`${file}: three.js found no animation`);
     process.exit(1);
   }
-  const nodeNames = gltf.parser.json.nodes.map((n) => n.name);
+  const nodeNames = gltf.parser.json.nodes.map((n) => n.name ?? '');
   const objectsByName = new Map();
   gltf.scene.traverse((object) => {
     const index = gltf.parser.associations.get(object)?.nodes;

@@ -188,3 +188,48 @@ fn morph_targets_over_the_vertex_limit_are_refused() {
         "{err}"
     );
 }
+
+/// Khronos's SimpleMorph (CC0): two targets, default weights (0.5, 0.5), and a LINEAR `weights` channel whose keys
+/// at 0, 1, 2, 3, 4 s are (0, 0), (0, 1), (1, 1), (1, 0), (0, 0) (its second buffer, decoded by hand). glTF
+/// Appendix C: between keys, each weight is the linear mix of the two keys around it.
+#[test]
+fn khronos_simple_morph_plays_as_the_spec_evaluates_it() {
+    use animtune::eval::{ClockStep, EvalInput, Evaluator};
+    let model =
+        animtune::import::load_file(&crate::common::asset("khronos/SimpleMorph.gltf")).unwrap();
+    let c = &model.character;
+    assert_eq!(
+        c.meshes[0].morph.as_ref().unwrap().default_weights,
+        [0.5, 0.5]
+    );
+    let keys = [
+        (0.0, [0.0, 0.0]),
+        (1.0, [0.0, 1.0]),
+        (2.0, [1.0, 1.0]),
+        (3.0, [1.0, 0.0]),
+        (4.0, [0.0, 0.0]),
+    ];
+    let spec = |t: f32| -> [f32; 2] {
+        let k = keys
+            .iter()
+            .rposition(|(kt, _)| *kt <= t)
+            .unwrap()
+            .min(keys.len() - 2);
+        let ((a, va), (b, vb)) = (keys[k], keys[k + 1]);
+        let f = ((t - a) / (b - a)).clamp(0.0, 1.0);
+        [va[0] + (vb[0] - va[0]) * f, va[1] + (vb[1] - va[1]) * f]
+    };
+    let mut ev = Evaluator::for_clip_exact(c, &model.clips[0]);
+    for t in [0.0, 0.3, 1.0, 1.7, 2.5, 3.25, 3.9, 4.0] {
+        let out = ev.evaluate(&EvalInput {
+            clock: ClockStep::Seek(t),
+            ..Default::default()
+        });
+        let w = &out.morph_weights[0];
+        let s = spec(t);
+        assert!(
+            (w[0] - s[0]).abs() < 1e-6 && (w[1] - s[1]).abs() < 1e-6,
+            "at {t}: {w:?} vs {s:?}"
+        );
+    }
+}
