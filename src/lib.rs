@@ -3,6 +3,7 @@
 //! The library is the headless core; the `animtune` binary wraps it in a command line (and an editor).
 #![warn(missing_docs)]
 
+pub mod analysis;
 #[cfg(feature = "editor")]
 pub mod app;
 pub mod blend;

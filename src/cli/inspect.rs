@@ -65,6 +65,8 @@ struct ClipInfo {
     compact_error_cm: Option<f32>,
     /// Morph-weight channels (glTF `weights`), besides the joint channels.
     morph_channels: usize,
+    /// The root's average motion over the clip, as Unity's `Motion.averageSpeed` (see `analysis::root_motion`).
+    root_motion: Option<crate::analysis::RootMotionStats>,
 }
 
 #[derive(Serialize)]
@@ -134,6 +136,7 @@ pub fn run(args: &InspectArgs) -> Result<()> {
                     compiled_bytes: compiled.memory_bytes(),
                     compact_error_cm: compiled.compact_error().map(|e| e * 100.0),
                     morph_channels: clip.morph_tracks.len(),
+                    root_motion: crate::analysis::root_motion(c, clip),
                 }
             })
             .collect(),

@@ -686,3 +686,62 @@ fn pose_lists_morph_weights_and_the_expressions_a_preset_sets() {
     assert_clean_failure(&out, &["face.json", "expressions.Sad"]);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `inspect --json` gives each clip its root motion: on Quaternius's Roll_RM (a root-motion clip) the velocity is
+/// the hips' travel between its first and last pose (`pose --json`) over its length, within 2 %; an idle barely
+/// moves.
+#[test]
+fn inspect_gives_a_clips_root_motion_as_the_hips_travel() {
+    let q = common::quaternius();
+    let q = q.to_str().unwrap();
+    let info = json_of(&animtune(&["inspect", q, "--json"]));
+    let clip = |name: &str| {
+        info["clips"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["name"] == name)
+            .unwrap()
+            .clone()
+    };
+    let roll = clip("Roll_RM");
+    let duration = roll["duration"].as_f64().unwrap();
+    let hips = |t: f64| -> Vec<f64> {
+        let pose = json_of(&animtune(&[
+            "pose",
+            q,
+            "--clip",
+            "Roll_RM",
+            "--time",
+            &t.to_string(),
+            "--exact",
+            "--json",
+        ]));
+        common::pose_joint(&pose, "human_bone", "Hips")["model"]["translation"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_f64().unwrap())
+            .collect()
+    };
+    let (start, end) = (hips(0.0), hips(duration));
+    let travel: Vec<f64> = (0..3).map(|i| (end[i] - start[i]) / duration).collect();
+    let velocity: Vec<f64> = roll["root_motion"]["velocity"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect();
+    let length = travel.iter().map(|x| x * x).sum::<f64>().sqrt();
+    let off = (0..3)
+        .map(|i| (velocity[i] - travel[i]).powi(2))
+        .sum::<f64>()
+        .sqrt();
+    assert!(length > 1.0, "the roll travels: {travel:?}");
+    assert!(off <= 0.02 * length, "{velocity:?} vs {travel:?}");
+    let idle = clip("Idle_Loop");
+    assert!(
+        idle["root_motion"]["speed"].as_f64().unwrap() < 0.01,
+        "{idle}"
+    );
+}
