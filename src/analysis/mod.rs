@@ -1,6 +1,8 @@
-//! Headless measurements over evaluated poses: for now the root motion of a clip (the velocities Unity's Compute
-//! Positions and `Motion.averageSpeed` read).
+//! Headless measurements over evaluated poses: the root motion of a clip (the velocities Unity's Compute
+//! Positions and `Motion.averageSpeed` read), and foot contacts with the skate meter.
 
+pub mod contacts;
 pub mod root_motion;
 
+pub use contacts::{ContactSettings, Ground, SkateReport, clip_skate};
 pub use root_motion::{RootMotionStats, root_motion};

@@ -17,6 +17,7 @@ mod paths_agree;
 mod pose;
 mod preset;
 mod render;
+mod skate;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -118,6 +119,9 @@ pub enum Command {
     /// Inspect clip files.
     #[command(subcommand)]
     Clip(ClipCommand),
+    /// Measure foot contacts and skating: per clip, the feet's contact intervals, how fast planted feet slide
+    /// (cm/s) and the share of contact frames that skate.
+    Skate(SkateArgs),
     /// Print the weight of every node of a blend space at a point.
     Weights(WeightsArgs),
     /// Draw a blend space's influence map (one node, or all nodes in their colours) to a PNG.
@@ -415,6 +419,32 @@ pub struct InspectArgs {
     pub json: bool,
 }
 
+/// Arguments of `skate`.
+#[derive(Debug, Args)]
+pub struct SkateArgs {
+    /// The model.
+    #[command(flatten)]
+    pub model: ModelArgs,
+    /// Clip name or index to measure; repeatable (default: every clip).
+    #[arg(long)]
+    pub clip: Vec<String>,
+    /// Sample rate (frames per second).
+    #[arg(long, default_value_t = 60.0)]
+    pub fps: f32,
+    /// A contact point is low within this height above the ground (centimetres).
+    #[arg(long, default_value_t = 5.0)]
+    pub height_cm: f32,
+    /// A low point slower than this is in contact (cm/s).
+    #[arg(long, default_value_t = 100.0)]
+    pub contact_speed_cm_s: f32,
+    /// A contact frame faster than this skates (cm/s).
+    #[arg(long, default_value_t = 50.0)]
+    pub skate_speed_cm_s: f32,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
 /// Arguments of `pose`.
 #[derive(Debug, Args)]
 pub struct PoseArgs {
@@ -576,6 +606,7 @@ pub fn run(command: Command) -> Result<()> {
         Command::Bake(a) => bake::run(&a),
         Command::Render(a) => render::run(&a),
         Command::Clip(ClipCommand::Info(a)) => clip::run(&a),
+        Command::Skate(a) => skate::run(&a),
         Command::Weights(a) => blend::weights(&a),
         Command::Heatmap(a) => blend::heatmap(&a),
         Command::Preset(PresetCommand::Default) => preset::default(),

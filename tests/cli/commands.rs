@@ -745,3 +745,40 @@ fn inspect_gives_a_clips_root_motion_as_the_hips_travel() {
         "{idle}"
     );
 }
+
+/// `skate --json` prints per clip the skate ratio, the planted speed, the ground and each foot's contacts; a bad
+/// threshold or clip fails naming it.
+#[test]
+fn skate_reports_contacts_and_speeds_and_refuses_bad_flags() {
+    let q = common::quaternius();
+    let q = q.to_str().unwrap();
+    let v = json_of(&animtune(&[
+        "skate",
+        q,
+        "--clip",
+        "Idle_Loop",
+        "--clip",
+        "Roll_RM",
+        "--json",
+    ]));
+    let clips = v["clips"].as_array().unwrap();
+    assert_eq!(clips.len(), 2);
+    let idle = &clips[0];
+    assert_eq!(idle["name"], "Idle_Loop");
+    assert_eq!(idle["skate_ratio"], 0.0);
+    assert!(
+        idle["planted_speed_cm_s"]["mean"].as_f64().unwrap() < 0.5,
+        "{idle}"
+    );
+    let feet = idle["feet"].as_array().unwrap();
+    assert_eq!(feet.len(), 2);
+    assert_eq!(feet[0]["human_bone"], "LeftFoot");
+    assert!(!feet[0]["contacts"].as_array().unwrap().is_empty());
+    assert_eq!(clips[1]["ground"], "root_motion");
+    assert!(idle["ground"]["treadmill"].is_array(), "{idle}");
+    common::assert_clean_failure(
+        &animtune(&["skate", q, "--height-cm", "0"]),
+        &["--height-cm"],
+    );
+    common::assert_clean_failure(&animtune(&["skate", q, "--clip", "Nope"]), &["Nope"]);
+}

@@ -7,6 +7,7 @@ mod common;
 mod blend_pose;
 mod blend_weights;
 mod extended;
+mod feet;
 mod fuzz_corpus;
 mod import_assets;
 mod import_formats;

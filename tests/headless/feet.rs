@@ -1,0 +1,93 @@
+//! Foot contacts and the skate meter (`analysis::contacts`) on committed clips, against figures worked out
+//! independently of animtune's evaluation: an idle whose feet stand still, and the same idle with its hips swayed
+//! sideways, whose feet then slide exactly as the hips move (every leg joint keeps its local pose), so their slide
+//! is the sway's derivative.
+
+use animtune::analysis::contacts::{ContactSettings, Ground, clip_skate};
+use animtune::core::{Clip, Interpolation, Keys};
+use animtune::import::load_file;
+use glam::Vec3;
+
+use crate::common::quaternius;
+
+fn idle() -> (animtune::import::ImportedModel, Clip) {
+    let model = load_file(&quaternius()).unwrap();
+    let clip = model
+        .clips
+        .iter()
+        .find(|c| c.name == "Idle_Loop")
+        .unwrap()
+        .clone();
+    (model, clip)
+}
+
+/// The idle with its hips moved `amplitude` metres along x as sin(2π t / period) on top of their keys.
+fn swayed(clip: &Clip, amplitude: f32, period: f32) -> Clip {
+    let mut out = clip.clone();
+    let hips = out
+        .tracks
+        .iter_mut()
+        .find(|t| t.target.name == "DEF-hips")
+        .expect("the idle keys its hips");
+    let times: Vec<f32> = (0..=480)
+        .map(|k| clip.duration * k as f32 / 480.0)
+        .collect();
+    let base = hips.translation.clone();
+    let rest = Vec3::from(hips.target.rest.translation);
+    let values: Vec<Vec3> = times
+        .iter()
+        .map(|&t| {
+            let at = base.as_ref().map_or(rest, |k| k.sample(t));
+            at + Vec3::X * amplitude * (std::f32::consts::TAU * t / period).sin()
+        })
+        .collect();
+    hips.translation = Some(Keys::new(times, values, Interpolation::Linear).unwrap());
+    out
+}
+
+#[test]
+fn an_idle_whose_feet_stand_still_barely_skates() {
+    let (model, clip) = idle();
+    let r = clip_skate(&model.character, &clip, 60.0, &ContactSettings::default()).unwrap();
+    assert_eq!(r.skate_ratio, 0.0);
+    assert!(r.planted_speed_cm_s.mean < 0.5, "{r:?}");
+    assert!(r.feet.iter().all(|f| !f.contacts.is_empty()), "{r:?}");
+}
+
+/// Swayed by A sin(ωt) over whole cycles, a standing foot slides at A·ω·|cos ωt|: its mean over the clip is
+/// A·ω·2/π, and the share of time above 0.5 m/s is (2/π)·acos(0.5 / (A·ω)). The meter agrees within 10 % and 0.1.
+#[test]
+fn a_swayed_idle_slides_as_the_sway_moves_the_hips() {
+    let (model, clip) = idle();
+    let settings = ContactSettings {
+        speed_m_s: 2.0,
+        ..ContactSettings::default()
+    };
+    for (amplitude, cycles) in [(0.05, 1.0), (0.08, 4.0)] {
+        let period = clip.duration / cycles;
+        let omega = std::f32::consts::TAU / period;
+        let peak = amplitude * omega;
+        let sway = swayed(&clip, amplitude, period);
+        let r = clip_skate(&model.character, &sway, 60.0, &settings).unwrap();
+        let Ground::Treadmill(ground) = r.ground else {
+            panic!("{:?}", r.ground)
+        };
+        assert!(Vec3::from_array(ground).length() < 0.02, "{ground:?}");
+        let mean = 100.0 * peak * 2.0 / std::f32::consts::PI;
+        assert!(
+            (r.planted_speed_cm_s.mean - mean).abs() <= 0.1 * mean,
+            "A {amplitude}: {} cm/s against {mean}",
+            r.planted_speed_cm_s.mean
+        );
+        let ratio = if peak > 0.5 {
+            2.0 / std::f32::consts::PI * (0.5 / peak).acos()
+        } else {
+            0.0
+        };
+        assert!(
+            (r.skate_ratio - ratio).abs() <= 0.1,
+            "A {amplitude}: {} against {ratio}",
+            r.skate_ratio
+        );
+    }
+}
