@@ -988,3 +988,28 @@ fn the_springs_tab_fits_at_900x600_and_at_scale_2() {
         assert!(slider.left() < width && slider.width() > 40.0, "{slider:?}");
     }
 }
+
+/// Blend tab → Compute positions → Velocity XZ places each node at its clip's root velocity (a node moved away
+/// comes back near its walk's speed), in one undo step.
+#[test]
+fn compute_positions_places_the_nodes_by_root_velocity_in_one_undo_step() {
+    let mut h = harness_sized(1280.0, 800.0);
+    h.run_steps(2);
+    let moved = [1.5, -1.5];
+    h.state_mut().send(Command::EditBlend(
+        animtune::app::command::BlendEdit::MoveNode(1, moved),
+    ));
+    h.run_steps(2);
+    let node =
+        |h: &Harness<'static, AnimtuneApp>| h.state().editor().tuning().blend.nodes[1].position;
+    assert_eq!(node(&h), moved);
+    h.get_by_label("Compute positions").click();
+    h.run_steps(2);
+    h.get_by_label("Velocity XZ").click();
+    h.run_steps(3);
+    let placed = node(&h);
+    assert!(placed != moved && placed[1] > 0.3, "{placed:?}");
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
+    h.run_steps(2);
+    assert_eq!(node(&h), moved);
+}

@@ -319,6 +319,48 @@ impl BlendPanel {
                     }),
                 }
             }
+            Self::compute_positions(ui, e, out);
+        });
+    }
+
+    /// Unity's Compute Positions: the nodes placed from their clips' root motion (one undo step), or the reason
+    /// in the status bar.
+    fn compute_positions(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) {
+        use crate::analysis::positions::{ComputePositions, compute_positions};
+        let blend = &e.tuning().blend;
+        ui.menu_button("Compute positions", |ui| {
+            for kind in ComputePositions::ALL {
+                let fits = kind.is_2d() == blend.mode.is_2d() && blend.nodes.len() > 1;
+                let clicked = ui
+                    .add_enabled(fits, egui::Button::new(kind.name()))
+                    .on_hover_text(
+                        "Place every node from its clip's average root motion, as Unity's Compute Positions \
+                         (right and forward in m/s, turn rate in rad/s). Undo puts them back.",
+                    )
+                    .on_disabled_hover_text(if kind.is_2d() {
+                        "Places nodes on a plane: for a 2D space with two nodes or more"
+                    } else {
+                        "Places nodes on a line: for a 1D space with two nodes or more"
+                    })
+                    .clicked();
+                if clicked {
+                    let c = &e.doc().model.character;
+                    match compute_positions(blend, c, &e.doc().clips, kind) {
+                        Ok(space) => {
+                            out.push(Command::EditBlend(BlendEdit::Replace(Box::new(space))));
+                            out.push(Command::Report {
+                                text: format!("Nodes placed by {}", kind.name()),
+                                is_error: false,
+                            });
+                        }
+                        Err(why) => out.push(Command::Report {
+                            text: format!("{}: Compute positions: {why}", e.doc().name),
+                            is_error: true,
+                        }),
+                    }
+                    ui.close();
+                }
+            }
         });
     }
 
