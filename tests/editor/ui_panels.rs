@@ -993,7 +993,8 @@ fn the_springs_tab_fits_at_900x600_and_at_scale_2() {
 /// comes back near its walk's speed), in one undo step.
 #[test]
 fn compute_positions_places_the_nodes_by_root_velocity_in_one_undo_step() {
-    let mut h = harness_sized(1280.0, 800.0);
+    // Tall enough for the settings below the canvas to show without scrolling.
+    let mut h = harness_sized(1280.0, 1200.0);
     h.run_steps(2);
     let moved = [1.5, -1.5];
     h.state_mut().send(Command::EditBlend(

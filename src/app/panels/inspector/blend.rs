@@ -319,16 +319,15 @@ impl BlendPanel {
                     }),
                 }
             }
-            Self::compute_positions(ui, e, out);
         });
     }
 
-    /// Unity's Compute Positions: the nodes placed from their clips' root motion (one undo step), or the reason
-    /// in the status bar.
+    /// Unity's Compute Positions (below the canvas, beside timing and root motion): the nodes placed from their
+    /// clips' root motion (one undo step), or the reason in the status bar.
     fn compute_positions(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) {
         use crate::analysis::positions::{ComputePositions, compute_positions};
         let blend = &e.tuning().blend;
-        ui.menu_button("Compute positions", |ui| {
+        let menu = ui.menu_button("Compute positions", |ui| {
             for kind in ComputePositions::ALL {
                 let fits = kind.is_2d() == blend.mode.is_2d() && blend.nodes.len() > 1;
                 let clicked = ui
@@ -362,6 +361,9 @@ impl BlendPanel {
                 }
             }
         });
+        menu.response.on_hover_text(
+            "Place the nodes from their clips' root motion (Unity's blend tree Compute Positions)",
+        );
     }
 
     /// Timing, root motion, the axes, the map and snapping (below the canvas, so that the canvas stays on
@@ -395,6 +397,7 @@ impl BlendPanel {
             if root != blend.root_motion {
                 out.push(Command::EditBlend(BlendEdit::SetRootMotion(root)));
             }
+            Self::compute_positions(ui, e, out);
         });
         let axes = if blend.mode.is_2d() { 2 } else { 1 };
         for a in 0..axes {
