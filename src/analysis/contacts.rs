@@ -204,14 +204,37 @@ pub fn foot_tracks(
     clip: &crate::core::Clip,
     fps: f32,
 ) -> Result<(Vec<f32>, Vec<FootTrack>), String> {
-    use crate::core::HumanBone;
     use crate::eval::{ClockStep, EvalInput, Evaluator};
+    let feet = feet_of(character, fps)?;
+    let mut ev = Evaluator::for_clip_exact(character, clip);
+    ev.set_looping(false);
+    Ok(track(character, &feet, clip.duration.max(0.0), fps, |t| {
+        ev.evaluate(&EvalInput {
+            clock: ClockStep::Seek(t),
+            ..EvalInput::default()
+        })
+        .model
+        .clone()
+    }))
+}
+
+/// The feet's contact joints (toes, else foot) by human bone; an error names what the character lacks, or a
+/// rate out of range.
+fn feet_of(
+    character: &crate::core::Character,
+    fps: f32,
+) -> Result<Vec<(&'static str, usize)>, String> {
+    use crate::core::HumanBone;
+    if !(fps.is_finite() && (1.0..=1000.0).contains(&fps)) {
+        return Err(format!("a rate of {fps} fps: expected 1 to 1000"));
+    }
     let map = &character.humanoid;
-    let mut feet = Vec::new();
-    for (bone, toes) in [
+    [
         (HumanBone::LeftFoot, HumanBone::LeftToes),
         (HumanBone::RightFoot, HumanBone::RightToes),
-    ] {
+    ]
+    .into_iter()
+    .map(|(bone, toes)| {
         let joint = map.joint(toes).or_else(|| map.joint(bone)).ok_or_else(|| {
             format!(
                 "'{}' has no {} mapped, so its feet cannot be tracked",
@@ -219,18 +242,23 @@ pub fn foot_tracks(
                 bone.name()
             )
         })?;
-        feet.push((bone.name(), joint));
-    }
-    if !(fps.is_finite() && (1.0..=1000.0).contains(&fps)) {
-        return Err(format!("a rate of {fps} fps: expected 1 to 1000"));
-    }
-    let duration = clip.duration.max(0.0);
+        Ok((bone.name(), joint))
+    })
+    .collect()
+}
+
+/// The feet's contact points over `duration` at `fps`, from a pose's model matrices at each time.
+fn track(
+    character: &crate::core::Character,
+    feet: &[(&'static str, usize)],
+    duration: f32,
+    fps: f32,
+    mut model_at: impl FnMut(f32) -> Vec<glam::Mat4>,
+) -> (Vec<f32>, Vec<FootTrack>) {
     let frames = (duration * fps).ceil() as usize;
     let times: Vec<f32> = (0..=frames)
         .map(|k| (k as f32 / fps).min(duration))
         .collect();
-    let mut ev = Evaluator::for_clip_exact(character, clip);
-    ev.set_looping(false);
     let mut tracks: Vec<FootTrack> = feet
         .iter()
         .map(|&(human_bone, j)| FootTrack {
@@ -240,15 +268,78 @@ pub fn foot_tracks(
         })
         .collect();
     for &t in &times {
-        let out = ev.evaluate(&EvalInput {
-            clock: ClockStep::Seek(t),
-            ..EvalInput::default()
-        });
-        for (track, &(_, j)) in tracks.iter_mut().zip(&feet) {
-            track.positions.push(out.model[j].w_axis.truncate());
+        let model = model_at(t);
+        for (track, &(_, j)) in tracks.iter_mut().zip(feet) {
+            track.positions.push(model[j].w_axis.truncate());
         }
     }
-    Ok((times, tracks))
+    (times, tracks)
+}
+
+/// The skate meter of a blend space at `point` over one cycle, its clips played with their root motion kept. The
+/// ground is still when its clips travel on their root motion; else it moves back at the point's velocity when
+/// both axes are velocities (named "Velocity …": x to the right, y forward); else it is a treadmill.
+pub fn blend_skate(
+    character: &crate::core::Character,
+    clips: &[crate::core::Clip],
+    space: &crate::blend::BlendSpace,
+    point: [f64; 2],
+    fps: f32,
+    settings: &ContactSettings,
+) -> Result<SkateReport, String> {
+    use crate::eval::{ClockStep, EvalInput, Evaluator, SourceSpec};
+    let feet = feet_of(character, fps)?;
+    let sampler = crate::blend::BlendSampler::bind(space, clips, character);
+    if let Some((i, clip)) = sampler.missing().first() {
+        return Err(format!(
+            "blend node {i} plays clip '{clip}', which is not loaded"
+        ));
+    }
+    let mut space = space.clone();
+    space.set_point(point);
+    space.root_motion = crate::blend::RootMotion::Keep;
+    let cycle = sampler.cycle_length(&space.weights());
+    let travels = space.nodes.iter().any(|n| {
+        clips
+            .iter()
+            .find(|c| c.name == n.clip)
+            .and_then(|c| super::root_motion(character, c))
+            .is_some_and(|r| r.speed > 0.05)
+    });
+    let velocity_axes = space.mode.is_2d()
+        && space
+            .axes
+            .iter()
+            .all(|a| a.name.to_lowercase().contains("velocity"));
+    let p = space.point;
+    let ground = if travels {
+        Some(Ground::RootMotion)
+    } else if velocity_axes {
+        // x to the right (-X in glTF's axes), y forward (+Z).
+        Some(Ground::Nominal([-(p[0] as f32), 0.0, p[1] as f32]))
+    } else {
+        None
+    };
+    let mut ev = Evaluator::with_precision(
+        character,
+        clips,
+        SourceSpec::Blend(space),
+        crate::layers::LayerParams::off(),
+        crate::eval::Precision::Exact,
+    );
+    ev.evaluate(&EvalInput {
+        clock: ClockStep::Seek(0.0),
+        ..EvalInput::default()
+    });
+    let (times, tracks) = track(character, &feet, cycle, fps, |t| {
+        ev.evaluate(&EvalInput {
+            clock: ClockStep::Continue(t),
+            ..EvalInput::default()
+        })
+        .model
+        .clone()
+    });
+    Ok(measure(&times, &tracks, ground, settings))
 }
 
 /// The skate meter of one clip: its feet sampled at `fps`; the ground still when the clip travels on its root

@@ -66,7 +66,7 @@ struct StreamWritten {
     encoded: Encoded,
 }
 
-fn parse_point2(text: &str) -> Result<[f64; 2]> {
+pub(super) fn parse_point2(text: &str) -> Result<[f64; 2]> {
     let v: Vec<f64> = text
         .split(',')
         .map(|p| p.trim().parse::<f64>())

@@ -426,8 +426,11 @@ pub struct SkateArgs {
     #[command(flatten)]
     pub model: ModelArgs,
     /// Clip name or index to measure; repeatable (default: every clip).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "blend_point")]
     pub clip: Vec<String>,
+    /// Measure the preset's blend space at this point X,Y over one cycle instead of clips.
+    #[arg(long, value_name = "X,Y", allow_hyphen_values = true)]
+    pub blend_point: Option<String>,
     /// Sample rate (frames per second).
     #[arg(long, default_value_t = 60.0)]
     pub fps: f32,

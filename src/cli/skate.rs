@@ -4,7 +4,7 @@ use anyhow::{Result, bail};
 use serde::Serialize;
 
 use super::SkateArgs;
-use crate::analysis::contacts::{ContactSettings, SkateReport, clip_skate};
+use crate::analysis::contacts::{ContactSettings, SkateReport, blend_skate, clip_skate};
 
 #[derive(Serialize)]
 struct ClipSkate {
@@ -38,6 +38,31 @@ pub fn run(args: &SkateArgs) -> Result<()> {
         speed_m_s: args.contact_speed_cm_s / 100.0,
         skate_m_s: args.skate_speed_cm_s / 100.0,
     };
+    if let Some(text) = &args.blend_point {
+        let point = super::bake::parse_point2(text)?;
+        let preset = super::model::preset(&args.model)?;
+        let Some(space) = preset.as_ref().and_then(|p| p.blend.as_ref()) else {
+            bail!("--blend-point needs --preset with a blend space");
+        };
+        let report = blend_skate(
+            &model.character,
+            &model.clips,
+            space,
+            point,
+            args.fps,
+            &settings,
+        )
+        .map_err(|e| anyhow::anyhow!("{file}: {e}"))?;
+        return print(
+            args,
+            Report {
+                clips: vec![ClipSkate {
+                    name: format!("blend at {},{}", point[0], point[1]),
+                    report,
+                }],
+            },
+        );
+    }
     let indices: Vec<usize> = if args.clip.is_empty() {
         (0..model.clips.len()).collect()
     } else {
@@ -62,7 +87,10 @@ pub fn run(args: &SkateArgs) -> Result<()> {
             report,
         });
     }
-    let report = Report { clips };
+    print(args, Report { clips })
+}
+
+fn print(args: &SkateArgs, report: Report) -> Result<()> {
     if args.json {
         outln!("{}", serde_json::to_string_pretty(&report)?);
     } else {

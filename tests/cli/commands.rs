@@ -782,3 +782,29 @@ fn skate_reports_contacts_and_speeds_and_refuses_bad_flags() {
     );
     common::assert_clean_failure(&animtune(&["skate", q, "--clip", "Nope"]), &["Nope"]);
 }
+
+/// `skate --preset P --blend-point X,Y` measures the blend space at a point over one cycle; without a preset it
+/// fails naming the flag.
+#[test]
+fn skate_measures_a_blend_point_of_a_preset() {
+    let q = common::quaternius();
+    let q = q.to_str().unwrap();
+    let preset = common::preset("quaternius_locomotion.json");
+    let v = json_of(&animtune(&[
+        "skate",
+        q,
+        "--preset",
+        preset.to_str().unwrap(),
+        "--blend-point",
+        "1.5,0",
+        "--json",
+    ]));
+    let clip = &v["clips"][0];
+    assert_eq!(clip["name"], "blend at 1.5,0");
+    assert!(clip["ground"]["treadmill"].is_array(), "{clip}");
+    assert!(clip["contact_frames"].as_u64().unwrap() > 10, "{clip}");
+    common::assert_clean_failure(
+        &animtune(&["skate", q, "--blend-point", "1,0"]),
+        &["--blend-point", "--preset"],
+    );
+}
