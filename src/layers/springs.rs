@@ -1088,16 +1088,20 @@ mod tests {
         let rig = SpringRig::bind(&params, &c);
         let mut state = SpringState::default();
         let mut local = c.skeleton.rest().to_vec();
-        for _ in 0..60 {
+        // One frame from the rest pose.
+        let step = |state: &mut SpringState, local: &mut Vec<Transform>| {
             local.copy_from_slice(c.skeleton.rest());
             rig.apply(
                 &params,
                 &c.skeleton,
                 Mat4::IDENTITY,
                 Some(1.0 / 60.0),
-                &mut state,
-                &mut local,
+                state,
+                local,
             );
+        };
+        for _ in 0..60 {
+            step(&mut state, &mut local);
         }
         assert!(
             local[1]
@@ -1106,15 +1110,7 @@ mod tests {
                 > 0.1
         );
         state.reset();
-        local.copy_from_slice(c.skeleton.rest());
-        rig.apply(
-            &params,
-            &c.skeleton,
-            Mat4::IDENTITY,
-            Some(1.0 / 60.0),
-            &mut state,
-            &mut local,
-        );
+        step(&mut state, &mut local);
         assert_eq!(state.steps(), 0);
         assert_eq!(local[1].rotation, c.skeleton.rest()[1].rotation);
     }

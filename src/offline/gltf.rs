@@ -316,6 +316,25 @@ fn animation_json(glb: &mut GlbBuilder, skeleton: &Skeleton, clip: &BakedClip) -
         .then(|| json!({"name": clip.name, "channels": channels, "samplers": samplers}))
 }
 
+/// Appends to an animation's JSON a sampler of the `input` and `output` accessors, and a channel driving `path` of
+/// each of `nodes` with it.
+fn add_sampler(
+    animation: &mut Value,
+    input: usize,
+    output: usize,
+    interpolation: &str,
+    nodes: &[usize],
+    path: &str,
+) {
+    let samplers = animation["samplers"].as_array_mut().expect("an array");
+    samplers.push(json!({"input": input, "output": output, "interpolation": interpolation}));
+    let sampler = samplers.len() - 1;
+    let channels = animation["channels"].as_array_mut().expect("an array");
+    for node in nodes {
+        channels.push(json!({"sampler": sampler, "target": {"node": node, "path": path}}));
+    }
+}
+
 /// The `.glb` of a baked clip on a character (`animation_only`: skeleton nodes and animation, no meshes).
 pub fn glb_bytes(character: &Character, clip: &BakedClip, animation_only: bool) -> Vec<u8> {
     let skeleton = &character.skeleton;
@@ -352,15 +371,7 @@ pub fn glb_bytes(character: &Character, clip: &BakedClip, animation_only: bool) 
             .get_or_insert_with(|| json!({"name": clip.name, "channels": [], "samplers": []}));
         let input = glb.floats(&m.times, "SCALAR", 1, None, true);
         let output = glb.floats(&m.values, "SCALAR", 1, None, false);
-        let samplers = a["samplers"].as_array_mut().expect("an array");
-        samplers.push(json!({"input": input, "output": output, "interpolation": "LINEAR"}));
-        let sampler = samplers.len() - 1;
-        for node in targets {
-            a["channels"]
-                .as_array_mut()
-                .expect("an array")
-                .push(json!({"sampler": sampler, "target": {"node": node, "path": "weights"}}));
-        }
+        add_sampler(a, input, output, "LINEAR", &targets, "weights");
     }
     if let Some(animation) = animation {
         document["animations"] = json!([animation]);
@@ -404,13 +415,14 @@ pub fn vrma_bytes(
         let input = glb.floats(times, "SCALAR", 1, None, true);
         let values: Vec<f32> = weights.iter().flat_map(|&w| [w, 0.0, 0.0]).collect();
         let output = glb.floats(&values, "VEC3", 3, None, false);
-        let samplers = animation["samplers"].as_array_mut().expect("an array");
-        samplers.push(json!({"input": input, "output": output, "interpolation": "LINEAR"}));
-        let sampler = samplers.len() - 1;
-        animation["channels"]
-            .as_array_mut()
-            .expect("an array")
-            .push(json!({"sampler": sampler, "target": {"node": node, "path": "translation"}}));
+        add_sampler(
+            &mut animation,
+            input,
+            output,
+            "LINEAR",
+            &[node],
+            "translation",
+        );
         let table = if crate::core::expression::VRM_PRESETS.contains(&name.as_str()) {
             &mut preset
         } else {
@@ -433,13 +445,14 @@ pub fn vrma_bytes(
             Interpolation::Step => "STEP",
             _ => "LINEAR",
         };
-        let samplers = animation["samplers"].as_array_mut().expect("an array");
-        samplers.push(json!({"input": input, "output": output, "interpolation": interpolation}));
-        let sampler = samplers.len() - 1;
-        animation["channels"]
-            .as_array_mut()
-            .expect("an array")
-            .push(json!({"sampler": sampler, "target": {"node": node, "path": "rotation"}}));
+        add_sampler(
+            &mut animation,
+            input,
+            output,
+            interpolation,
+            &[node],
+            "rotation",
+        );
         extension["lookAt"] = json!({"node": node});
     }
     if !preset.is_empty() || !custom.is_empty() {

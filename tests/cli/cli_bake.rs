@@ -1200,13 +1200,7 @@ fn a_vrma_export_plays_back_as_its_source_and_needs_a_humanoid() {
 #[test]
 fn stream_bakes_carry_morph_weights_to_gltf_and_animclip() {
     let dir = temp_dir("bake-morph");
-    let preset = dir.join("face.json");
-    std::fs::write(
-        &preset,
-        r#"{"format": "animtune-preset", "version": 4, "layers": {"breath": {"enabled": false},
-            "look_at": {"enabled": false}, "twist": {"enabled": false}, "expressions": {"Surprised": 0.5}}}"#,
-    )
-    .unwrap();
+    let preset = common::surprised_preset(&dir);
     let robot = common::asset("RobotExpressive.glb");
     let (robot, preset) = (robot.to_str().unwrap(), preset.to_str().unwrap());
     let weights = |pose: &serde_json::Value| -> Vec<(String, Vec<f64>)> {

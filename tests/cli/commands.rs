@@ -648,13 +648,7 @@ fn pose_applies_a_presets_masked_clip_layer_and_refuses_a_missing_clip() {
 #[test]
 fn pose_lists_morph_weights_and_the_expressions_a_preset_sets() {
     let dir = common::temp_dir("pose-expressions");
-    let preset = dir.join("face.json");
-    std::fs::write(
-        &preset,
-        r#"{"format": "animtune-preset", "version": 4, "layers": {"breath": {"enabled": false},
-            "look_at": {"enabled": false}, "twist": {"enabled": false}, "expressions": {"Surprised": 0.5}}}"#,
-    )
-    .unwrap();
+    let preset = common::surprised_preset(&dir);
     let model = common::asset("RobotExpressive.glb");
     let model = model.to_str().unwrap();
     let out = animtune(&[

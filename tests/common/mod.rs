@@ -117,3 +117,15 @@ pub fn model_with_missing_texture(dir: &std::path::Path) -> std::path::PathBuf {
     std::fs::write(&path, serde_json::to_vec(&doc).unwrap()).unwrap();
     path
 }
+
+/// A preset in `dir` with every procedural layer off and RobotExpressive's Surprised expression at 0.5.
+pub fn surprised_preset(dir: &std::path::Path) -> std::path::PathBuf {
+    let preset = dir.join("face.json");
+    std::fs::write(
+        &preset,
+        r#"{"format": "animtune-preset", "version": 4, "layers": {"breath": {"enabled": false},
+            "look_at": {"enabled": false}, "twist": {"enabled": false}, "expressions": {"Surprised": 0.5}}}"#,
+    )
+    .unwrap();
+    preset
+}
