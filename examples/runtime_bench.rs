@@ -12,9 +12,10 @@ use std::hint::black_box;
 use animtune::core::{Character, Clip, Transform};
 use animtune::eval::{ClockStep, EvalInput, Evaluator, SourceSpec};
 use animtune::runtime::{
-    AdditiveLayer, Animation, BlendingJob, LocalToModelJob, SamplingContext, SamplingJob,
+    AdditiveLayer, Animation, BlendingJob, IkAimJob, IkTwoBoneJob, LocalToModelJob,
+    SamplingContext, SamplingJob,
 };
-use glam::Mat4;
+use glam::{Mat4, Quat, Vec3};
 
 #[path = "support/thread_clock.rs"]
 mod thread_clock;
@@ -290,6 +291,7 @@ fn main() {
             l2m(&blended, &mut models);
         });
     }
+    ik_rows(batches, iters);
     full_stack(
         "Quaternius",
         &model,
@@ -305,4 +307,56 @@ fn main() {
         batches,
         iters,
     );
+}
+
+/// A joint's model matrix from an axis (normalised here), an angle and a position: the IK rows' inputs, built
+/// by the same formula in `benches/ozz/ozz_bench.cc`.
+fn ik_joint(axis: [f32; 3], angle: f32, at: [f32; 3]) -> Mat4 {
+    Mat4::from_rotation_translation(
+        Quat::from_axis_angle(Vec3::from_array(axis).normalize(), angle),
+        Vec3::from_array(at),
+    )
+}
+
+/// "two-bone IK" and "aim IK": one job a call on fixed joints (a leg; a head) and a target that moves with the
+/// call's index k, exactly as ozz_bench.cc's rows.
+fn ik_rows(batches: usize, iters: usize) {
+    let hip = ik_joint([0.2, 1.0, 0.1], 0.4, [0.1, 0.95, 0.02]);
+    let knee = ik_joint([1.0, 0.1, 0.0], 0.5, [0.12, 0.52, 0.08]);
+    let ankle = ik_joint([0.0, 1.0, 0.3], -0.2, [0.11, 0.08, 0.0]);
+    let mut k = 0u32;
+    let (mut start, mut mid, mut reached) = (Quat::IDENTITY, Quat::IDENTITY, false);
+    bench("two-bone IK", batches, iters, || {
+        k = k.wrapping_add(1);
+        let t = k as f32;
+        let mut job = IkTwoBoneJob::new(&hip, &knee, &ankle, &mut start, &mut mid, &mut reached);
+        job.target = Vec3::new(
+            0.1 + 0.2 * (0.013 * t).sin(),
+            0.2 + 0.15 * (0.021 * t).sin(),
+            0.1 + 0.2 * (0.017 * t).cos(),
+        );
+        job.mid_axis = Vec3::X;
+        job.pole_vector = Vec3::Z;
+        job.soften = 0.97;
+        job.run().expect("valid two-bone job");
+        black_box((&start, &mid, &reached));
+    });
+    let head = ik_joint([0.1, 1.0, 0.0], 0.3, [0.0, 1.6, 0.0]);
+    let mut correction = Quat::IDENTITY;
+    bench("aim IK", batches, iters, || {
+        k = k.wrapping_add(1);
+        let t = k as f32;
+        let mut job = IkAimJob::new(&head, &mut correction, &mut reached);
+        job.target = Vec3::new(
+            (0.01 * t).sin(),
+            1.6 + 0.3 * (0.03 * t).sin(),
+            1.0 + 0.5 * (0.01 * t).cos(),
+        );
+        job.forward = Vec3::Z;
+        job.up = Vec3::Y;
+        job.offset = Vec3::new(0.05, 0.07, 0.1);
+        job.pole_vector = Vec3::Y;
+        job.run().expect("valid aim job");
+        black_box((&correction, &reached));
+    });
 }

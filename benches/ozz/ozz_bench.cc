@@ -24,6 +24,8 @@
 
 #include "ozz/animation/runtime/animation.h"
 #include "ozz/animation/runtime/blending_job.h"
+#include "ozz/animation/runtime/ik_aim_job.h"
+#include "ozz/animation/runtime/ik_two_bone_job.h"
 #include "ozz/animation/runtime/local_to_model_job.h"
 #include "ozz/animation/runtime/sampling_job.h"
 #include "ozz/animation/runtime/skeleton.h"
@@ -32,6 +34,7 @@
 #include "ozz/base/io/archive.h"
 #include "ozz/base/io/stream.h"
 #include "ozz/base/maths/simd_math.h"
+#include "ozz/base/maths/simd_quaternion.h"
 #include "ozz/base/maths/soa_transform.h"
 #include "ozz/base/memory/unique_ptr.h"
 
@@ -76,6 +79,60 @@ static void Bench(const char* name, int batches, int iters, F&& f) {
   std::sort(ns.begin(), ns.end());
   std::printf("BENCH %-40s %10.1f %10.1f\n", name, ns[ns.size() / 2], ns[0]);
   std::fflush(stdout);
+}
+
+// A joint's model matrix from an axis (normalised here), an angle and a position: the IK rows' inputs, built by
+// the same formula in examples/runtime_bench.rs.
+static math::Float4x4 IkJoint(float ax, float ay, float az, float angle, float x, float y, float z) {
+  const float len = std::sqrt(ax * ax + ay * ay + az * az);
+  const math::SimdQuaternion q = math::SimdQuaternion::FromAxisAngle(
+      math::simd_float4::Load(ax / len, ay / len, az / len, 0.f), math::simd_float4::Load1(angle));
+  return math::Float4x4::FromAffine(math::simd_float4::Load(x, y, z, 1.f), q.xyzw, math::simd_float4::one());
+}
+
+// "two-bone IK" and "aim IK": one job a call on fixed joints (a leg; a head) and a target that moves with the
+// call's index k.
+static void IkRows(int batches, int iters) {
+  const math::Float4x4 hip = IkJoint(0.2f, 1.f, 0.1f, 0.4f, 0.1f, 0.95f, 0.02f);
+  const math::Float4x4 knee = IkJoint(1.f, 0.1f, 0.f, 0.5f, 0.12f, 0.52f, 0.08f);
+  const math::Float4x4 ankle = IkJoint(0.f, 1.f, 0.3f, -0.2f, 0.11f, 0.08f, 0.f);
+  unsigned k = 0;
+  math::SimdQuaternion start, mid;
+  bool reached = false;
+  Bench("two-bone IK", batches, iters, [&] {
+    const float t = static_cast<float>(++k);
+    animation::IKTwoBoneJob job;
+    job.target = math::simd_float4::Load(0.1f + 0.2f * std::sin(0.013f * t), 0.2f + 0.15f * std::sin(0.021f * t),
+                                         0.1f + 0.2f * std::cos(0.017f * t), 0.f);
+    job.mid_axis = math::simd_float4::x_axis();
+    job.pole_vector = math::simd_float4::z_axis();
+    job.soften = 0.97f;
+    job.start_joint = &hip;
+    job.mid_joint = &knee;
+    job.end_joint = &ankle;
+    job.start_joint_correction = &start;
+    job.mid_joint_correction = &mid;
+    job.reached = &reached;
+    if (!job.Run()) std::abort();
+    g_sink = math::GetX(start.xyzw) + math::GetX(mid.xyzw);
+  });
+  const math::Float4x4 head = IkJoint(0.1f, 1.f, 0.f, 0.3f, 0.f, 1.6f, 0.f);
+  math::SimdQuaternion correction;
+  Bench("aim IK", batches, iters, [&] {
+    const float t = static_cast<float>(++k);
+    animation::IKAimJob job;
+    job.target = math::simd_float4::Load(std::sin(0.01f * t), 1.6f + 0.3f * std::sin(0.03f * t),
+                                         1.f + 0.5f * std::cos(0.01f * t), 0.f);
+    job.forward = math::simd_float4::z_axis();
+    job.up = math::simd_float4::y_axis();
+    job.offset = math::simd_float4::Load(0.05f, 0.07f, 0.1f, 0.f);
+    job.pole_vector = math::simd_float4::y_axis();
+    job.joint = &head;
+    job.joint_correction = &correction;
+    job.reached = &reached;
+    if (!job.Run()) std::abort();
+    g_sink = math::GetX(correction.xyzw);
+  });
 }
 
 struct Layer {
@@ -297,5 +354,6 @@ int main(int argc, char** argv) {
       l2m(make_span(blended));
     });
   }
+  IkRows(batches, iters);
   return 0;
 }

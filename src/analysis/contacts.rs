@@ -198,24 +198,49 @@ pub fn measure(
 }
 
 /// Samples `clip` on `character` at `fps` (its root motion kept) and tracks both feet's contact points; an error
-/// names what the character lacks.
+/// names what the character lacks. With `foot_lock`, the clip plays under that layer (and no other), stepped from
+/// time 0 at the rate as a bake steps it.
 pub fn foot_tracks(
     character: &crate::core::Character,
     clip: &crate::core::Clip,
     fps: f32,
+    foot_lock: Option<&crate::layers::FootLockParams>,
 ) -> Result<(Vec<f32>, Vec<FootTrack>), String> {
-    use crate::eval::{ClockStep, EvalInput, Evaluator};
+    use crate::eval::{ClockStep, EvalInput, Evaluator, Precision, SourceSpec};
     let feet = feet_of(character, fps)?;
-    let mut ev = Evaluator::for_clip_exact(character, clip);
+    let layers = layers_with(foot_lock);
+    let mut ev = Evaluator::with_precision(
+        character,
+        std::slice::from_ref(clip),
+        SourceSpec::Clip(0),
+        layers,
+        Precision::Exact,
+    );
     ev.set_looping(false);
+    let stepped = foot_lock.is_some();
     Ok(track(character, &feet, clip.duration.max(0.0), fps, |t| {
         ev.evaluate(&EvalInput {
-            clock: ClockStep::Seek(t),
+            clock: if stepped {
+                ClockStep::Continue(t)
+            } else {
+                ClockStep::Seek(t)
+            },
+            spring_dt: stepped.then_some(1.0 / fps),
             ..EvalInput::default()
         })
         .model
         .clone()
     }))
+}
+
+/// Every layer off but foot lock, on with `foot_lock`'s settings when given.
+fn layers_with(foot_lock: Option<&crate::layers::FootLockParams>) -> crate::layers::LayerParams {
+    let mut layers = crate::layers::LayerParams::off();
+    if let Some(p) = foot_lock {
+        layers.foot_lock = p.clone();
+        layers.foot_lock.enabled = true;
+    }
+    layers
 }
 
 /// The feet's contact joints (toes, else foot) by human bone; an error names what the character lacks, or a
@@ -278,7 +303,8 @@ fn track(
 
 /// The skate meter of a blend space at `point` over one cycle, its clips played with their root motion kept. The
 /// ground is still when its clips travel on their root motion; else it moves back at the point's velocity when
-/// both axes are velocities (named "Velocity …": x to the right, y forward); else it is a treadmill.
+/// both axes are velocities (named "Velocity …": x to the right, y forward); else it is a treadmill. With
+/// `foot_lock`, the blend plays under that layer.
 pub fn blend_skate(
     character: &crate::core::Character,
     clips: &[crate::core::Clip],
@@ -286,6 +312,7 @@ pub fn blend_skate(
     point: [f64; 2],
     fps: f32,
     settings: &ContactSettings,
+    foot_lock: Option<&crate::layers::FootLockParams>,
 ) -> Result<SkateReport, String> {
     use crate::eval::{ClockStep, EvalInput, Evaluator, SourceSpec};
     let feet = feet_of(character, fps)?;
@@ -324,7 +351,7 @@ pub fn blend_skate(
         character,
         clips,
         SourceSpec::Blend(space),
-        crate::layers::LayerParams::off(),
+        layers_with(foot_lock),
         crate::eval::Precision::Exact,
     );
     ev.evaluate(&EvalInput {
@@ -334,6 +361,7 @@ pub fn blend_skate(
     let (times, tracks) = track(character, &feet, cycle, fps, |t| {
         ev.evaluate(&EvalInput {
             clock: ClockStep::Continue(t),
+            spring_dt: Some(1.0 / fps),
             ..EvalInput::default()
         })
         .model
@@ -343,14 +371,15 @@ pub fn blend_skate(
 }
 
 /// The skate meter of one clip: its feet sampled at `fps`; the ground still when the clip travels on its root
-/// motion (over 5 cm/s on average), else a treadmill.
+/// motion (over 5 cm/s on average), else a treadmill. With `foot_lock`, the clip plays under that layer.
 pub fn clip_skate(
     character: &crate::core::Character,
     clip: &crate::core::Clip,
     fps: f32,
     settings: &ContactSettings,
+    foot_lock: Option<&crate::layers::FootLockParams>,
 ) -> Result<SkateReport, String> {
-    let (times, feet) = foot_tracks(character, clip, fps)?;
+    let (times, feet) = foot_tracks(character, clip, fps, foot_lock)?;
     let travels = super::root_motion(character, clip).is_some_and(|r| r.speed > 0.05);
     Ok(measure(
         &times,

@@ -200,6 +200,12 @@ fn run_stream(args: &BakeArgs, model: &ImportedModel, clip_settings: &SettingsMa
     }
     // Springs only when asked for: a bake is the clip and the layers, the springs' motion on top by --springs.
     preset.layers.springs.enabled = args.springs;
+    if args.foot_lock {
+        preset.layers.foot_lock.enabled = true;
+        if let Some(problem) = crate::layers::FootLockRig::bind(&model.character).problem {
+            bail!("{file}: --foot-lock: {problem}");
+        }
+    }
     if let Some(p) = args.preroll {
         if !(p.is_finite() && (0.0..=600.0).contains(&p)) {
             bail!("--preroll {p}: expected 0 to 600 seconds");

@@ -346,6 +346,10 @@ pub struct BakeArgs {
     /// is the springs after k + 1 updates of 1/fps from their reset at the first pose, the clip at k/fps.
     #[arg(long)]
     pub springs: bool,
+    /// Hold planted feet where they land (foot lock, the preset's settings else the defaults), stepped at --fps
+    /// like the springs.
+    #[arg(long)]
+    pub foot_lock: bool,
     /// Seconds of spring updates with the first pose held before frame 0, to settle the springs.
     #[arg(long, value_name = "SECONDS", requires = "springs")]
     pub preroll: Option<f32>,
@@ -443,6 +447,9 @@ pub struct SkateArgs {
     /// A contact frame faster than this skates (cm/s).
     #[arg(long, default_value_t = 50.0)]
     pub skate_speed_cm_s: f32,
+    /// Play the clips under foot lock (the preset's settings, else the defaults), stepped from 0 at --fps.
+    #[arg(long)]
+    pub foot_lock: bool,
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
@@ -473,8 +480,12 @@ pub struct SpringArgs {
     /// updates.
     #[arg(long)]
     pub springs: bool,
-    /// Spring update rate (frames per second).
-    #[arg(long, default_value_t = 60.0, requires = "springs")]
+    /// Hold planted feet where they land (foot lock, the preset's settings else the defaults): the stack is
+    /// stepped from the clip's start at --fps, as with --springs.
+    #[arg(long)]
+    pub foot_lock: bool,
+    /// Update rate of the stateful layers (springs, foot lock), frames per second.
+    #[arg(long, default_value_t = 60.0)]
     pub fps: f32,
     /// Seconds of updates with the first pose held, before the clip starts, to settle the springs.
     #[arg(long, default_value_t = 0.0, requires = "springs")]

@@ -226,13 +226,18 @@ impl SpringRun {
         file: &str,
     ) -> Result<(SpringReport, &'e crate::eval::EvalOutput)> {
         if time < 0.0 {
-            bail!("--time {time}: --springs simulates from 0, so the time cannot be negative");
+            bail!(
+                "--time {time}: --springs and --foot-lock step the stack from 0, so the time cannot be negative"
+            );
         }
         let dt = 1.0 / self.fps;
         let frames = (f64::from(time) * f64::from(self.fps)).round() as usize;
         let prerolls = (f64::from(self.preroll) * f64::from(self.fps)).round() as usize;
         if frames + prerolls > 10_000_000 {
-            bail!("--springs: {} updates are too many", frames + prerolls);
+            bail!(
+                "--springs/--foot-lock: {} updates are too many",
+                frames + prerolls
+            );
         }
         let input = |clock, k: usize| EvalInput {
             clock,
@@ -350,11 +355,19 @@ pub(super) fn evaluate_stack(
     if let Some(solver) = src.look_solver {
         layers.look_at.solver = solver.solver();
     }
+    let spring_flag = springs.is_some_and(|s| s.springs);
+    if springs.is_some_and(|s| s.foot_lock) {
+        layers.foot_lock.enabled = true;
+        if let Some(problem) = crate::layers::FootLockRig::bind(&model.character).problem {
+            bail!("{file}: --foot-lock: {problem}");
+        }
+    }
+    // The stateful layers are stepped from 0 at the rate: the springs when asked for, foot lock when on.
     let spring_run = springs
-        .filter(|s| s.springs)
+        .filter(|s| s.springs || layers.foot_lock.enabled)
         .map(SpringRun::parse)
         .transpose()?;
-    layers.springs.enabled = spring_run.is_some();
+    layers.springs.enabled = spring_flag;
     let no_clip_option = src.clip.is_none() && src.clip_file.is_none() && src.baked.is_none();
     let external: Vec<Clip>;
     let chosen = match preset.as_ref().and_then(|p| p.blend.as_ref()) {
@@ -415,7 +428,7 @@ pub(super) fn evaluate_stack(
     } else {
         ClockStep::Seek(src.time)
     };
-    if spring_run.is_some() && ev.layer_rig().springs.is_empty() {
+    if spring_flag && ev.layer_rig().springs.is_empty() {
         let problems = &ev.layer_rig().springs.problems;
         bail!(
             "{file}: --springs: the model has no spring bones (VRM springBone or secondaryAnimation) and the \
@@ -440,7 +453,7 @@ pub(super) fn evaluate_stack(
         }
         Some(run) => {
             let (report, out) = run.play(&mut ev, src.time, target, file)?;
-            spring_report = Some(report);
+            spring_report = spring_flag.then_some(report);
             out
         }
     };

@@ -38,9 +38,16 @@ pub fn run(args: &SkateArgs) -> Result<()> {
         speed_m_s: args.contact_speed_cm_s / 100.0,
         skate_m_s: args.skate_speed_cm_s / 100.0,
     };
+    let preset = super::model::preset(&args.model)?;
+    // --foot-lock: the preset's foot lock settings when it has them, else the defaults.
+    let foot_lock = args.foot_lock.then(|| {
+        preset
+            .as_ref()
+            .map(|p| p.layers.foot_lock.clone())
+            .unwrap_or_default()
+    });
     if let Some(text) = &args.blend_point {
         let point = super::bake::parse_point2(text)?;
-        let preset = super::model::preset(&args.model)?;
         let Some(space) = preset.as_ref().and_then(|p| p.blend.as_ref()) else {
             bail!("--blend-point needs --preset with a blend space");
         };
@@ -51,6 +58,7 @@ pub fn run(args: &SkateArgs) -> Result<()> {
             point,
             args.fps,
             &settings,
+            foot_lock.as_ref(),
         )
         .map_err(|e| anyhow::anyhow!("{file}: {e}"))?;
         return print(
@@ -80,8 +88,14 @@ pub fn run(args: &SkateArgs) -> Result<()> {
     let mut clips = Vec::new();
     for i in indices {
         let clip = &model.clips[i];
-        let report = clip_skate(&model.character, clip, args.fps, &settings)
-            .map_err(|e| anyhow::anyhow!("{file}: {e}"))?;
+        let report = clip_skate(
+            &model.character,
+            clip,
+            args.fps,
+            &settings,
+            foot_lock.as_ref(),
+        )
+        .map_err(|e| anyhow::anyhow!("{file}: {e}"))?;
         clips.push(ClipSkate {
             name: clip.name.clone(),
             report,

@@ -27,7 +27,7 @@ use crate::core::mesh::Skin;
 use crate::core::morph::{MorphBinding, MorphTrack};
 use crate::core::{Character, Clip, ClipBinding, Pose, Skeleton, Transform};
 use crate::layers::look_at::LookBoneReport;
-use crate::layers::{LayerParams, LayerRig, LayerScratch, LookAtState, SpringState};
+use crate::layers::{FootLockState, LayerParams, LayerRig, LayerScratch, LookAtState, SpringState};
 use crate::runtime::{
     Animation, BlendingJob, JobError, LocalToModelJob, SamplingContext, SamplingJob, SkinningJob,
 };
@@ -68,7 +68,8 @@ pub struct EvalInput {
     pub look_target: Option<Vec3>,
     /// Where the character stands in the world (the springs move in world space): None for the origin.
     pub placement: Option<Mat4>,
-    /// Steps the springs by this instead of the clock's step (a bake steps them on its grid).
+    /// Steps the stateful layers (foot lock, springs) by this instead of the clock's step (a bake steps them on
+    /// its grid).
     pub spring_dt: Option<f32>,
 }
 
@@ -445,6 +446,9 @@ pub struct Evaluator {
     rig: LayerRig,
     look: LookAtState,
     springs: SpringState,
+    foot_lock: FootLockState,
+    /// Model matrices foot lock places the pose with.
+    foot_lock_model: Vec<Mat4>,
     clock: Clock,
     weights_point: Option<[f64; 2]>,
     contributions: Vec<(usize, f32)>,
@@ -516,6 +520,8 @@ impl Evaluator {
             layers,
             look: LookAtState::default(),
             springs: SpringState::default(),
+            foot_lock: FootLockState::default(),
+            foot_lock_model: Vec::new(),
             clock: Clock {
                 time: 0.0,
                 phase: 0.0,
@@ -898,6 +904,7 @@ impl Evaluator {
         self.clock.look_dt = 0.0;
         self.look.reset();
         self.springs.reset();
+        self.foot_lock.reset();
     }
 
     /// Moves the blend space's sample point (clamped to its axes); the phase is kept.
@@ -1017,6 +1024,20 @@ impl Evaluator {
             self.vrm_expressions,
         );
         let dt = std::mem::take(&mut self.clock.look_dt);
+        // An in-place clip still travels in the world: foot lock holds feet on that ground, and the springs feel
+        // the travel (a treadmill under the character).
+        let placement =
+            input.placement.unwrap_or(Mat4::IDENTITY) * Mat4::from_translation(self.treadmill);
+        let stateful_dt = input.spring_dt.unwrap_or(dt);
+        self.rig.foot_lock.apply(
+            &self.layers.foot_lock,
+            &self.skeleton,
+            placement,
+            Some(stateful_dt),
+            &mut self.foot_lock,
+            &mut self.output.local.local,
+            &mut self.foot_lock_model,
+        );
         self.rig.apply(
             &self.layers,
             &self.skeleton,
@@ -1028,14 +1049,11 @@ impl Evaluator {
             &mut self.layer_scratch,
             &mut self.output.look,
         );
-        // An in-place clip still travels in the world: the springs feel that travel (a treadmill under it).
-        let placement =
-            input.placement.unwrap_or(Mat4::IDENTITY) * Mat4::from_translation(self.treadmill);
         self.rig.springs.apply(
             &self.layers.springs,
             &self.skeleton,
             placement,
-            Some(input.spring_dt.unwrap_or(dt)),
+            Some(stateful_dt),
             &mut self.springs,
             &mut self.output.local.local,
         );
@@ -1076,6 +1094,11 @@ impl Evaluator {
     /// Updates the springs took in the last evaluation.
     pub fn spring_steps(&self) -> u32 {
         self.springs.steps()
+    }
+
+    /// Foot lock's state after the last evaluation: each foot's lock, its weight, and the pelvis drop.
+    pub fn foot_lock(&self) -> &FootLockState {
+        &self.foot_lock
     }
 
     /// Forgets the springs' motion: the next evaluation puts their tails where its pose puts them.

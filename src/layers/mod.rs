@@ -1,9 +1,11 @@
-//! Layers over the animated pose, in the order source → clip layers → breath → look-at → twist correction. Each is
-//! a function of (time, parameters, input pose); look-at smoothing is the one stateful filter.
+//! Layers over the animated pose, in the order source → clip layers → foot lock → breath → look-at → twist
+//! correction → springs. Each is a function of (time, parameters, input pose) except the stateful ones: foot lock,
+//! look-at smoothing and the springs, which the Evaluator steps and resets.
 
 pub mod breath;
 pub mod clip_layer;
 pub mod easing;
+pub mod foot_lock;
 pub mod look_at;
 pub mod springs;
 pub mod stack;
@@ -12,6 +14,7 @@ pub mod twist;
 pub use breath::{BreathParams, BreathRig};
 pub use clip_layer::{AvatarMask, BodyPart, ClipLayer, LayerMode};
 pub use easing::Easing;
+pub use foot_lock::{FootLockParams, FootLockRig, FootLockState};
 pub use look_at::{LookAtParams, LookAtRig, LookAtState, LookLimit};
 pub use springs::{SpringParams, SpringRig, SpringState, SpringStep};
 pub use stack::{LayerParams, LayerRig, LayerScratch};

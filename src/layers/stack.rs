@@ -28,6 +28,8 @@ pub struct LayerParams {
     pub masks: Vec<super::clip_layer::AvatarMask>,
     /// Spring bones (see [`super::springs`]).
     pub springs: super::SpringParams,
+    /// Foot lock, after the clip layers (see [`super::foot_lock`]).
+    pub foot_lock: super::FootLockParams,
     /// Expression weights by expression name (see [`crate::core::expression`]), added over the clip's morph
     /// weights.
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
@@ -42,6 +44,7 @@ impl LayerParams {
         p.look_at.enabled = false;
         p.twist.enabled = false;
         p.springs.enabled = false;
+        p.foot_lock.enabled = false;
         p.clips.clear();
         p
     }
@@ -52,6 +55,9 @@ impl LayerParams {
         self.look_at.validate().map_err(|e| e.under("look_at"))?;
         self.twist.validate().map_err(|e| e.under("twist"))?;
         self.springs.validate().map_err(|e| e.under("springs"))?;
+        self.foot_lock
+            .validate()
+            .map_err(|e| e.under("foot_lock"))?;
         for (i, layer) in self.clips.iter().enumerate() {
             layer
                 .validate()
@@ -106,6 +112,8 @@ pub struct LayerRig {
     pub twist: TwistRig,
     /// Spring chains in the order they run.
     pub springs: super::SpringRig,
+    /// Legs and hips for foot lock.
+    pub foot_lock: super::FootLockRig,
 }
 
 impl LayerRig {
@@ -116,6 +124,7 @@ impl LayerRig {
             look_at: LookAtRig::bind(&params.look_at, character),
             twist: TwistRig::bind(&params.twist, character),
             springs: super::SpringRig::bind(&params.springs, character),
+            foot_lock: super::FootLockRig::bind(character),
         }
     }
 

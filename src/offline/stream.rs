@@ -240,11 +240,12 @@ pub fn bake_stream(
         }
         _ => 0.0,
     };
-    // Springs are stepped on the grid: frame k is the state after k + 1 updates of 1 / fps from the reset at the
-    // first pose (and the preroll's updates with that pose held).
+    // The stateful layers (springs, foot lock) are stepped on the grid: frame k is the state after k + 1 updates
+    // of 1 / fps from the reset at the first pose (and the springs' preroll updates with that pose held).
     let springs = layers.springs.enabled && !ev.layer_rig().springs.is_empty();
-    let spring_dt = springs.then(|| 1.0 / spec.fps);
-    if springs {
+    let foot_lock = layers.foot_lock.enabled && ev.layer_rig().foot_lock.problem.is_none();
+    let spring_dt = (springs || foot_lock).then(|| 1.0 / spec.fps);
+    if springs || foot_lock {
         let first = spec.source.point_at(0.0);
         ev.evaluate(&EvalInput {
             clock: ClockStep::Seek(start),

@@ -7,9 +7,13 @@
 //! - [`blend`]: weighted blending of sampled poses with hemisphere alignment and a rest-pose threshold.
 //! - [`local_to_model`]: local transforms to model-space matrices, for the whole skeleton or one subtree.
 //! - [`skin`]: skinning matrices (model × inverse bind) for one skin.
+//! - [`ik_two_bone`] and [`ik_aim`]: ozz's IKTwoBoneJob and IKAimJob, local corrections to multiply in.
 
 pub mod animation;
 pub mod blend;
+pub mod ik_aim;
+mod ik_math;
+pub mod ik_two_bone;
 pub mod local_to_model;
 pub mod packed;
 pub mod sample;
@@ -17,6 +21,8 @@ pub mod skin;
 
 pub use animation::{Animation, COMPACT_TOLERANCE};
 pub use blend::{AdditiveLayer, BlendingJob, additive_delta};
+pub use ik_aim::IkAimJob;
+pub use ik_two_bone::IkTwoBoneJob;
 pub use local_to_model::LocalToModelJob;
 pub use sample::{SamplingContext, SamplingJob, fast_slerp, polynomial_slerp};
 pub use skin::SkinningJob;
@@ -47,6 +53,9 @@ pub enum JobError {
     /// A number is NaN or infinite.
     #[error("{0} is not a finite number")]
     NotFinite(&'static str),
+    /// A vector that must have unit length does not.
+    #[error("{0} is not a unit vector")]
+    NotNormalized(&'static str),
 }
 
 /// Checks that a buffer has the expected length.

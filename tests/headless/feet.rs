@@ -48,7 +48,14 @@ fn swayed(clip: &Clip, amplitude: f32, period: f32) -> Clip {
 #[test]
 fn an_idle_whose_feet_stand_still_barely_skates() {
     let (model, clip) = idle();
-    let r = clip_skate(&model.character, &clip, 60.0, &ContactSettings::default()).unwrap();
+    let r = clip_skate(
+        &model.character,
+        &clip,
+        60.0,
+        &ContactSettings::default(),
+        None,
+    )
+    .unwrap();
     assert_eq!(r.skate_ratio, 0.0);
     assert!(r.planted_speed_cm_s.mean < 0.5, "{r:?}");
     assert!(r.feet.iter().all(|f| !f.contacts.is_empty()), "{r:?}");
@@ -68,7 +75,7 @@ fn a_swayed_idle_slides_as_the_sway_moves_the_hips() {
         let omega = std::f32::consts::TAU / period;
         let peak = amplitude * omega;
         let sway = swayed(&clip, amplitude, period);
-        let r = clip_skate(&model.character, &sway, 60.0, &settings).unwrap();
+        let r = clip_skate(&model.character, &sway, 60.0, &settings, None).unwrap();
         let Ground::Treadmill(ground) = r.ground else {
             panic!("{:?}", r.ground)
         };
@@ -88,6 +95,35 @@ fn a_swayed_idle_slides_as_the_sway_moves_the_hips() {
             (r.skate_ratio - ratio).abs() <= 0.1,
             "A {amplitude}: {} against {ratio}",
             r.skate_ratio
+        );
+    }
+}
+
+/// With foot lock on, the swayed idle's planted feet hold still: under 1 cm/s on average and at most, while
+/// both feet stay in contact throughout, the legs following the swaying hips.
+#[test]
+fn foot_lock_holds_the_swayed_idles_feet_within_1_cm_s() {
+    let (model, clip) = idle();
+    let settings = ContactSettings {
+        speed_m_s: 2.0,
+        ..ContactSettings::default()
+    };
+    let lock = animtune::layers::FootLockParams::default();
+    for (amplitude, cycles) in [(0.05, 1.0), (0.08, 4.0)] {
+        let sway = swayed(&clip, amplitude, clip.duration / cycles);
+        let free = clip_skate(&model.character, &sway, 60.0, &settings, None).unwrap();
+        let held = clip_skate(&model.character, &sway, 60.0, &settings, Some(&lock)).unwrap();
+        assert!(free.planted_speed_cm_s.mean > 5.0, "{free:?}");
+        assert!(
+            held.planted_speed_cm_s.max <= 1.0,
+            "A {amplitude}: {:?}",
+            held.planted_speed_cm_s
+        );
+        assert!(
+            held.contact_frames + 4 >= free.contact_frames,
+            "A {amplitude}: {} contact frames held, {} free",
+            held.contact_frames,
+            free.contact_frames
         );
     }
 }

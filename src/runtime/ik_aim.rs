@@ -1,0 +1,221 @@
+//! The aim IK job, in the shape and with the semantics of ozz-animation's `IKAimJob`
+//! (`include/ozz/animation/runtime/ik_aim_job.h`): the local-space rotation to multiply into one joint so that
+//! its `forward` axis (offset by `offset`, both in the joint's local space) points at a target, with its `up` axis
+//! rolled towards a model-space `pole_vector`, then twisted by `twist_angle` about the aim; `weight` lerps it from
+//! identity. As ozz, a target closer than the offset's reach cannot be aimed at (identity, not reached).
+//!
+//! One quirk of ozz is kept: below full weight ozz lerps the correction before fixing its sign, so the result may
+//! take the long way round; ours does the same, so that the two agree (`tests/headless/ozz_ik.rs`).
+
+use glam::{Mat4, Quat, Vec3, Vec4};
+
+use super::JobError;
+use super::ik_math::{from_axis_cos_angle, from_vectors, inverse, is_normalized_est, positive_w};
+
+/// An aim IK job: one borrowed model matrix in, one correction out.
+#[derive(Debug)]
+pub struct IkAimJob<'a> {
+    /// The point to aim at, model space.
+    pub target: Vec3,
+    /// The joint's aiming axis in its local space, normalised.
+    pub forward: Vec3,
+    /// Where the aim starts from, in the joint's local space (the eyes' offset from the head).
+    pub offset: Vec3,
+    /// The joint's up axis in its local space.
+    pub up: Vec3,
+    /// The direction `up` should lean to, model space.
+    pub pole_vector: Vec3,
+    /// A turn about the aim (radians).
+    pub twist_angle: f32,
+    /// How much of the correction to apply, in [0, 1].
+    pub weight: f32,
+    /// Model matrix of the joint.
+    pub joint: &'a Mat4,
+    /// Output: the rotation to multiply into the joint's local rotation (`local.rotation * correction`).
+    pub correction: &'a mut Quat,
+    /// Output: whether the target could be aimed at (farther than the offset reaches).
+    pub reached: &'a mut bool,
+}
+
+impl<'a> IkAimJob<'a> {
+    /// A job on one joint's model matrix with ozz's defaults: target at the origin, forward +x, no offset, up and
+    /// pole +y, no twist, full weight.
+    pub fn new(joint: &'a Mat4, correction: &'a mut Quat, reached: &'a mut bool) -> Self {
+        IkAimJob {
+            target: Vec3::ZERO,
+            forward: Vec3::X,
+            offset: Vec3::ZERO,
+            up: Vec3::Y,
+            pole_vector: Vec3::Y,
+            twist_angle: 0.0,
+            weight: 1.0,
+            joint,
+            correction,
+            reached,
+        }
+    }
+
+    /// Checks the inputs: finite numbers and a normalised `forward` (ozz's condition).
+    pub fn validate(&self) -> Result<(), JobError> {
+        let vectors = [
+            ("target", self.target),
+            ("forward", self.forward),
+            ("offset", self.offset),
+            ("up", self.up),
+            ("pole_vector", self.pole_vector),
+        ];
+        if let Some((name, _)) = vectors.iter().find(|(_, v)| !v.is_finite()) {
+            return Err(JobError::NotFinite(name));
+        }
+        if !self.twist_angle.is_finite() {
+            return Err(JobError::NotFinite("twist_angle"));
+        }
+        if !self.weight.is_finite() {
+            return Err(JobError::NotFinite("weight"));
+        }
+        if !self.joint.is_finite() {
+            return Err(JobError::NotFinite("joint"));
+        }
+        if !is_normalized_est(self.forward) {
+            return Err(JobError::NotNormalized("forward"));
+        }
+        Ok(())
+    }
+
+    /// Computes the correction; allocates nothing.
+    pub fn run(&mut self) -> Result<(), JobError> {
+        self.validate()?;
+        *self.correction = Quat::IDENTITY;
+        *self.reached = false;
+        let Some(inv_joint) = inverse(self.joint) else {
+            return Ok(());
+        };
+        let to_target = inv_joint.transform_point3(self.target);
+        let to_target_len2 = to_target.length_squared();
+        let Some(offsetted_forward) = self.offsetted_forward(to_target) else {
+            return Ok(());
+        };
+        *self.reached = true;
+        if to_target_len2 == 0.0 {
+            return Ok(());
+        }
+        let to_target_rot = from_vectors(offsetted_forward, to_target);
+        let corrected_up = to_target_rot * self.up;
+        let pole = inv_joint.transform_vector3(self.pole_vector);
+        let ref_normal = pole.cross(to_target);
+        let joint_normal = corrected_up.cross(to_target);
+        let ref_len2 = ref_normal.length_squared();
+        let joint_len2 = joint_normal.length_squared();
+        let axis = to_target / to_target_len2.sqrt();
+        let rotate_plane = if joint_len2 != 0.0 && ref_len2 != 0.0 {
+            let cos = (joint_normal / joint_len2.sqrt())
+                .dot(ref_normal / ref_len2.sqrt())
+                .clamp(-1.0, 1.0);
+            let flipped = if ref_normal.dot(corrected_up) < 0.0 {
+                -axis
+            } else {
+                axis
+            };
+            from_axis_cos_angle(flipped, cos)
+        } else {
+            Quat::IDENTITY
+        };
+        let twisted = if self.twist_angle != 0.0 {
+            Quat::from_axis_angle(axis, self.twist_angle) * rotate_plane * to_target_rot
+        } else {
+            rotate_plane * to_target_rot
+        };
+        *self.correction = if self.weight < 1.0 {
+            let t = self.weight.max(0.0);
+            let v = Vec4::W + (Vec4::from(twisted) - Vec4::W) * t;
+            Quat::from_vec4(v.normalize())
+        } else {
+            positive_w(twisted)
+        };
+        Ok(())
+    }
+
+    /// The forward direction that, starting from `offset`, meets the sphere through the target around the joint
+    /// (joint space); None when the offset lies outside that sphere.
+    fn offsetted_forward(&self, to_target: Vec3) -> Option<Vec3> {
+        let ao = self.forward.dot(self.offset);
+        let ac2 = self.offset.length_squared() - ao * ao;
+        let r2 = to_target.length_squared();
+        if ac2 > r2 {
+            return None;
+        }
+        let ai = (r2 - ac2).sqrt();
+        Some(self.offset + self.forward * (ai - ao))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn aim(joint: Mat4, target: Vec3, offset: Vec3, weight: f32) -> (Quat, bool) {
+        let (mut q, mut reached) = (Quat::IDENTITY, false);
+        let mut job = IkAimJob::new(&joint, &mut q, &mut reached);
+        job.target = target;
+        job.forward = Vec3::Z;
+        job.up = Vec3::Y;
+        job.offset = offset;
+        job.pole_vector = Vec3::Y;
+        job.weight = weight;
+        job.run().unwrap();
+        (q, reached)
+    }
+
+    #[test]
+    fn the_forward_axis_points_at_the_target_with_up_towards_the_pole() {
+        let head =
+            Mat4::from_rotation_translation(Quat::from_rotation_y(0.4), Vec3::new(0.0, 1.6, 0.0));
+        let target = Vec3::new(1.0, 2.0, 2.0);
+        let (q, reached) = aim(head, target, Vec3::ZERO, 1.0);
+        assert!(reached);
+        let aimed = head * Mat4::from_quat(q);
+        let forward = aimed.transform_vector3(Vec3::Z);
+        let to_target = (target - aimed.w_axis.truncate()).normalize();
+        assert!(
+            (forward - to_target).length() < 1e-5,
+            "{forward} {to_target}"
+        );
+        // Up stays in the plane of the aim and the pole (+y), on the pole's side.
+        let up = aimed.transform_vector3(Vec3::Y);
+        assert!(up.dot(forward.cross(Vec3::Y)).abs() < 1e-5);
+        assert!(up.y > 0.0);
+    }
+
+    #[test]
+    fn an_offset_aim_passes_through_the_target() {
+        let joint = Mat4::from_translation(Vec3::new(0.0, 1.0, 0.0));
+        let offset = Vec3::new(0.1, 0.05, 0.0);
+        let target = Vec3::new(0.5, 1.5, 1.0);
+        let (q, reached) = aim(joint, target, offset, 1.0);
+        assert!(reached);
+        let aimed = joint * Mat4::from_quat(q);
+        let from = aimed.transform_point3(offset);
+        let dir = aimed.transform_vector3(Vec3::Z);
+        let to = target - from;
+        assert!(to.cross(dir).length() < 1e-5 * to.length(), "{to} {dir}");
+        assert!(to.dot(dir) > 0.0);
+    }
+
+    #[test]
+    fn a_target_inside_the_offset_cannot_be_aimed_at() {
+        let joint = Mat4::IDENTITY;
+        let (q, reached) = aim(
+            joint,
+            Vec3::new(0.0, 0.0, 0.05),
+            Vec3::new(0.2, 0.0, 0.0),
+            1.0,
+        );
+        assert!(!reached);
+        assert_eq!(q, Quat::IDENTITY);
+        assert!(
+            aim(joint, Vec3::Z, Vec3::ZERO, 0.0)
+                .0
+                .abs_diff_eq(Quat::IDENTITY, 1e-7)
+        );
+    }
+}
