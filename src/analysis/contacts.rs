@@ -314,60 +314,207 @@ pub fn blend_skate(
     settings: &ContactSettings,
     foot_lock: Option<&crate::layers::FootLockParams>,
 ) -> Result<SkateReport, String> {
-    use crate::eval::{ClockStep, EvalInput, Evaluator, SourceSpec};
-    let feet = feet_of(character, fps)?;
-    let sampler = crate::blend::BlendSampler::bind(space, clips, character);
-    if let Some((i, clip)) = sampler.missing().first() {
+    Ok(
+        BlendMeter::new(character, clips, space, fps, *settings, foot_lock)?
+            .measure(character, point),
+    )
+}
+
+/// A blend space bound once for measuring its skate at many points (the skate map, a dragged point).
+pub struct BlendMeter {
+    ev: crate::eval::Evaluator,
+    feet: Vec<(&'static str, usize)>,
+    travels: bool,
+    velocity_axes: bool,
+    fps: f32,
+    settings: ContactSettings,
+}
+
+impl BlendMeter {
+    /// Binds `space` over `clips` on `character`; an error names a missing clip or foot, or a bad rate.
+    pub fn new(
+        character: &crate::core::Character,
+        clips: &[crate::core::Clip],
+        space: &crate::blend::BlendSpace,
+        fps: f32,
+        settings: ContactSettings,
+        foot_lock: Option<&crate::layers::FootLockParams>,
+    ) -> Result<Self, String> {
+        use crate::eval::{Evaluator, Precision, SourceSpec};
+        let feet = feet_of(character, fps)?;
+        if let Some(missing) = space
+            .nodes
+            .iter()
+            .enumerate()
+            .find(|(_, n)| !clips.iter().any(|c| c.name == n.clip))
+        {
+            return Err(format!(
+                "blend node {} plays clip '{}', which is not loaded",
+                missing.0, missing.1.clip
+            ));
+        }
+        let mut space = space.clone();
+        space.root_motion = crate::blend::RootMotion::Keep;
+        let travels = space.nodes.iter().any(|n| {
+            clips
+                .iter()
+                .find(|c| c.name == n.clip)
+                .and_then(|c| super::root_motion(character, c))
+                .is_some_and(|r| r.speed > 0.05)
+        });
+        let velocity_axes = space.mode.is_2d()
+            && space
+                .axes
+                .iter()
+                .all(|a| a.name.to_lowercase().contains("velocity"));
+        let ev = Evaluator::with_precision(
+            character,
+            clips,
+            SourceSpec::Blend(space),
+            layers_with(foot_lock),
+            Precision::Exact,
+        );
+        Ok(BlendMeter {
+            ev,
+            feet,
+            travels,
+            velocity_axes,
+            fps,
+            settings,
+        })
+    }
+
+    /// The skate meter at `point` (clamped to the axes) over one cycle from phase 0.
+    pub fn measure(&mut self, character: &crate::core::Character, point: [f64; 2]) -> SkateReport {
+        use crate::eval::{ClockStep, EvalInput};
+        self.ev.set_blend_point(point);
+        let p = self.ev.blend_space().map_or(point, |s| s.point);
+        let ground = if self.travels {
+            Some(Ground::RootMotion)
+        } else if self.velocity_axes {
+            // x to the right (-X in glTF's axes), y forward (+Z).
+            Some(Ground::Nominal([-(p[0] as f32), 0.0, p[1] as f32]))
+        } else {
+            None
+        };
+        let cycle = self.ev.duration();
+        let fps = self.fps;
+        let ev = &mut self.ev;
+        ev.evaluate(&EvalInput {
+            clock: ClockStep::Seek(0.0),
+            ..EvalInput::default()
+        });
+        let (times, tracks) = track(character, &self.feet, cycle, fps, |t| {
+            ev.evaluate(&EvalInput {
+                clock: ClockStep::Continue(t),
+                spring_dt: Some(1.0 / fps),
+                ..EvalInput::default()
+            })
+            .model
+            .clone()
+        });
+        measure(&times, &tracks, ground, &self.settings)
+    }
+}
+
+/// The skate of a blend space over a grid of points covering its axes (row 0 at the top, y max), as the skate
+/// map paints it beside the influence map.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SkateMap {
+    /// Points per side.
+    pub size: usize,
+    /// Lower-left corner of the covered rectangle (x min, y min).
+    pub min: [f64; 2],
+    /// Upper-right corner (x max, y max).
+    pub max: [f64; 2],
+    /// The mean planted-foot slide at each point (cm/s), row-major from the top row.
+    pub planted_cm_s: Vec<f32>,
+    /// The skate ratio at each point.
+    pub skate_ratio: Vec<f32>,
+}
+
+impl SkateMap {
+    /// The point of the space at the centre of cell (row, col), row 0 at the top.
+    pub fn point(&self, row: usize, col: usize) -> [f64; 2] {
+        cell_point(self.min, self.max, self.size, row, col)
+    }
+
+    /// The planted speed painted on the influence map's colour ramp over `pixels` × `pixels` RGBA pixels (each cell a
+    /// block), from dark (no slide) to bright yellow (`full_cm_s` and faster).
+    pub fn to_rgba(&self, pixels: usize, full_cm_s: f32) -> Vec<u8> {
+        let mut out = Vec::with_capacity(pixels * pixels * 4);
+        for y in 0..pixels {
+            let row = (y * self.size / pixels.max(1)).min(self.size.saturating_sub(1));
+            for x in 0..pixels {
+                let col = (x * self.size / pixels.max(1)).min(self.size.saturating_sub(1));
+                let v = self
+                    .planted_cm_s
+                    .get(row * self.size + col)
+                    .copied()
+                    .unwrap_or(0.0);
+                let [r, g, b] = crate::blend::heatmap::ramp(v / full_cm_s.max(1e-6));
+                out.extend_from_slice(&[r, g, b, 255]);
+            }
+        }
+        out
+    }
+}
+
+fn cell_point(min: [f64; 2], max: [f64; 2], size: usize, row: usize, col: usize) -> [f64; 2] {
+    let fx = (col as f64 + 0.5) / size as f64;
+    let fy = (row as f64 + 0.5) / size as f64;
+    [
+        min[0] + fx * (max[0] - min[0]),
+        max[1] - fy * (max[1] - min[1]),
+    ]
+}
+
+/// The most points a skate map may measure (each plays a whole cycle).
+pub const MAX_SKATE_MAP_POINTS: usize = 4096;
+
+/// Measures the skate at `size` × `size` points over the space's axes. `progress(done, total)` is told after each
+/// point; returning false cancels (None). An error names a missing clip or foot, or a grid over
+/// [`MAX_SKATE_MAP_POINTS`].
+#[allow(clippy::too_many_arguments)]
+pub fn skate_map(
+    character: &crate::core::Character,
+    clips: &[crate::core::Clip],
+    space: &crate::blend::BlendSpace,
+    size: usize,
+    fps: f32,
+    settings: ContactSettings,
+    foot_lock: Option<&crate::layers::FootLockParams>,
+    mut progress: impl FnMut(usize, usize) -> bool,
+) -> Result<Option<SkateMap>, String> {
+    if size == 0 || size * size > MAX_SKATE_MAP_POINTS {
         return Err(format!(
-            "blend node {i} plays clip '{clip}', which is not loaded"
+            "a skate map of {size} × {size} points: expected 1 to {MAX_SKATE_MAP_POINTS} points"
         ));
     }
-    let mut space = space.clone();
-    space.set_point(point);
-    space.root_motion = crate::blend::RootMotion::Keep;
-    let cycle = sampler.cycle_length(&space.weights());
-    let travels = space.nodes.iter().any(|n| {
-        clips
-            .iter()
-            .find(|c| c.name == n.clip)
-            .and_then(|c| super::root_motion(character, c))
-            .is_some_and(|r| r.speed > 0.05)
-    });
-    let velocity_axes = space.mode.is_2d()
-        && space
-            .axes
-            .iter()
-            .all(|a| a.name.to_lowercase().contains("velocity"));
-    let p = space.point;
-    let ground = if travels {
-        Some(Ground::RootMotion)
-    } else if velocity_axes {
-        // x to the right (-X in glTF's axes), y forward (+Z).
-        Some(Ground::Nominal([-(p[0] as f32), 0.0, p[1] as f32]))
-    } else {
-        None
-    };
-    let mut ev = Evaluator::with_precision(
-        character,
-        clips,
-        SourceSpec::Blend(space),
-        layers_with(foot_lock),
-        crate::eval::Precision::Exact,
-    );
-    ev.evaluate(&EvalInput {
-        clock: ClockStep::Seek(0.0),
-        ..EvalInput::default()
-    });
-    let (times, tracks) = track(character, &feet, cycle, fps, |t| {
-        ev.evaluate(&EvalInput {
-            clock: ClockStep::Continue(t),
-            spring_dt: Some(1.0 / fps),
-            ..EvalInput::default()
-        })
-        .model
-        .clone()
-    });
-    Ok(measure(&times, &tracks, ground, settings))
+    let mut meter = BlendMeter::new(character, clips, space, fps, settings, foot_lock)?;
+    let [x, y] = &space.axes;
+    let (min, max) = ([x.min, y.min], [x.max, y.max]);
+    let total = size * size;
+    let mut planted = Vec::with_capacity(total);
+    let mut ratio = Vec::with_capacity(total);
+    for row in 0..size {
+        for col in 0..size {
+            if !progress(row * size + col, total) {
+                return Ok(None);
+            }
+            let r = meter.measure(character, cell_point(min, max, size, row, col));
+            planted.push(r.planted_speed_cm_s.mean);
+            ratio.push(r.skate_ratio);
+        }
+    }
+    progress(total, total);
+    Ok(Some(SkateMap {
+        size,
+        min,
+        max,
+        planted_cm_s: planted,
+        skate_ratio: ratio,
+    }))
 }
 
 /// The skate meter of one clip: its feet sampled at `fps`; the ground still when the clip travels on its root

@@ -229,47 +229,79 @@ fn fill_row(plan: &Plan, min: DVec2, max: DVec2, size: usize, row: usize, out: &
     } else {
         Vec::new()
     };
+    let abs_delta: Vec<Vec<f32>> = delta
+        .iter()
+        .map(|d| d.iter().map(|v| v.abs()).collect())
+        .collect();
+    let segments: Vec<Segment> = (0..size.div_ceil(SEGMENT))
+        .map(|s| {
+            Segment::of(
+                s * SEGMENT..((s + 1) * SEGMENT).min(size),
+                &xs,
+                &r,
+                &delta,
+                &abs_delta,
+            )
+        })
+        .collect();
     let mut sum = vec![0.0f32; size];
-    let mut abs_delta = vec![0.0f32; size];
     for (k, &i) in plan.finite.iter().enumerate() {
         let h = &mut out[i * size..(i + 1) * size];
-        h.fill(1.0);
         let ri = plan.radius[i];
-        if polar {
-            for (a, d) in abs_delta.iter_mut().zip(&delta[i]) {
-                *a = d.abs();
+        for seg in &segments {
+            let range = seg.range.clone();
+            let h = &mut h[range.clone()];
+            // A node whose band with some other node is below zero over the whole segment has no weight there.
+            if plan.pairs[k]
+                .iter()
+                .any(|&(j, term)| seg.term_bound(term, i, j, y, ri) < -1e-5)
+            {
+                h.fill(0.0);
+                continue;
+            }
+            h.fill(1.0);
+            let (xs, r) = (
+                &xs[range.clone()],
+                if polar { &r[range.clone()] } else { &r[..] },
+            );
+            for &(j, term) in &plan.pairs[k] {
+                match term {
+                    PairTerm::Linear { c, cx, cy } => {
+                        let c = c + cy * y;
+                        for (h, &x) in h.iter_mut().zip(xs) {
+                            *h = h.min(c + cx * x);
+                        }
+                    }
+                    PairTerm::Polar { a, b, signed } => {
+                        let angle = if signed == 0.0 {
+                            &abs_delta[i]
+                        } else {
+                            &delta[i]
+                        };
+                        let a = a * if signed == 0.0 { 1.0 } else { signed };
+                        for ((h, &ang), &rp) in h.iter_mut().zip(&angle[range.clone()]).zip(r) {
+                            *h = h.min(1.0 - a * ang - b * (rp - ri));
+                        }
+                    }
+                    PairTerm::FromOrigin { inv_rj4 } => {
+                        for ((h, &dj), &rp) in h.iter_mut().zip(&delta[j][range.clone()]).zip(r) {
+                            *h = h.min(1.0 - inv_rj4 * rp / (dj * dj + 4.0));
+                        }
+                    }
+                    PairTerm::ToOrigin { inv_ri4 } => {
+                        for ((h, &di), &rp) in h.iter_mut().zip(&abs_delta[i][range.clone()]).zip(r)
+                        {
+                            let a2 = di * di;
+                            *h = h.min(1.0 - (a2 - inv_ri4 * (rp - ri)) / (a2 + 4.0));
+                        }
+                    }
+                }
+            }
+            for h in h.iter_mut() {
+                *h = h.max(0.0);
             }
         }
-        for &(j, term) in &plan.pairs[k] {
-            match term {
-                PairTerm::Linear { c, cx, cy } => {
-                    let c = c + cy * y;
-                    for (h, &x) in h.iter_mut().zip(&xs) {
-                        *h = h.min(c + cx * x);
-                    }
-                }
-                PairTerm::Polar { a, b, signed } => {
-                    let angle: &[f32] = if signed == 0.0 { &abs_delta } else { &delta[i] };
-                    let a = a * if signed == 0.0 { 1.0 } else { signed };
-                    for ((h, &ang), &rp) in h.iter_mut().zip(angle).zip(&r) {
-                        *h = h.min(1.0 - a * ang - b * (rp - ri));
-                    }
-                }
-                PairTerm::FromOrigin { inv_rj4 } => {
-                    for ((h, &dj), &rp) in h.iter_mut().zip(&delta[j]).zip(&r) {
-                        *h = h.min(1.0 - inv_rj4 * rp / (dj * dj + 4.0));
-                    }
-                }
-                PairTerm::ToOrigin { inv_ri4 } => {
-                    for ((h, &di), &rp) in h.iter_mut().zip(&abs_delta).zip(&r) {
-                        let a2 = di * di;
-                        *h = h.min(1.0 - (a2 - inv_ri4 * (rp - ri)) / (a2 + 4.0));
-                    }
-                }
-            }
-        }
-        for (s, h) in sum.iter_mut().zip(h.iter_mut()) {
-            *h = h.max(0.0);
+        for (s, h) in sum.iter_mut().zip(h.iter()) {
             *s += *h;
         }
     }
@@ -282,6 +314,81 @@ fn fill_row(plan: &Plan, min: DVec2, max: DVec2, size: usize, row: usize, out: &
             }
         } else {
             exact_into(plan, pixel_point(min, max, size, row, col), size, col, out);
+        }
+    }
+}
+
+/// Pixels per segment of a row: the unit over which a node is found to have no weight at all.
+const SEGMENT: usize = 32;
+
+/// A run of pixels of one row and the ranges their inputs span, to bound a pair's band term over it.
+struct Segment {
+    range: std::ops::Range<usize>,
+    x: [f32; 2],
+    r: [f32; 2],
+    /// Per node: the signed angle's and its magnitude's range (polar mode only).
+    delta: Vec<[f32; 2]>,
+    abs_delta: Vec<[f32; 2]>,
+}
+
+fn span(values: &[f32]) -> [f32; 2] {
+    values
+        .iter()
+        .fold([f32::INFINITY, f32::NEG_INFINITY], |[lo, hi], &v| {
+            [lo.min(v), hi.max(v)]
+        })
+}
+
+impl Segment {
+    fn of(
+        range: std::ops::Range<usize>,
+        xs: &[f32],
+        r: &[f32],
+        delta: &[Vec<f32>],
+        abs_delta: &[Vec<f32>],
+    ) -> Self {
+        let polar = !r.is_empty();
+        Segment {
+            x: span(&xs[range.clone()]),
+            r: if polar {
+                span(&r[range.clone()])
+            } else {
+                [0.0; 2]
+            },
+            delta: delta.iter().map(|d| span(&d[range.clone()])).collect(),
+            abs_delta: abs_delta.iter().map(|d| span(&d[range.clone()])).collect(),
+            range,
+        }
+    }
+
+    /// An upper bound of node `i`'s band term with node `j` over the segment (row height `y`, |p_i| = `ri`).
+    fn term_bound(&self, term: PairTerm, i: usize, j: usize, y: f32, ri: f32) -> f32 {
+        let [r0, r1] = self.r;
+        match term {
+            PairTerm::Linear { c, cx, cy } => c + cy * y + (cx * self.x[0]).max(cx * self.x[1]),
+            PairTerm::Polar { a, b, signed } => {
+                let ([lo, hi], a) = if signed == 0.0 {
+                    (self.abs_delta[i], a)
+                } else {
+                    (self.delta[i], a * signed)
+                };
+                let least_angle = (a * lo).min(a * hi);
+                let least_radial = (b * (r0 - ri)).min(b * (r1 - ri));
+                1.0 - least_angle - least_radial
+            }
+            PairTerm::FromOrigin { inv_rj4 } => {
+                let dj = self.abs_delta[j][1];
+                1.0 - inv_rj4 * r0 / (dj * dj + 4.0)
+            }
+            PairTerm::ToOrigin { inv_ri4 } => {
+                let [a0, a1] = self.abs_delta[i];
+                let top = 4.0 + inv_ri4 * (r1 - ri);
+                if top <= 0.0 {
+                    top / (a1 * a1 + 4.0)
+                } else {
+                    top / (a0 * a0 + 4.0)
+                }
+            }
         }
     }
 }

@@ -101,6 +101,9 @@ pub fn heatmap(args: &HeatmapArgs) -> Result<()> {
         }
     };
     let size = args.size as usize;
+    if let Some(model) = &args.skate {
+        return skate_map(args, &space, model);
+    }
     if let Err(why) = heatmap::check_work(size, space.nodes.len()) {
         bail!("{}: --{why} (lower --size)", args.blend.display());
     }
@@ -132,5 +135,74 @@ pub fn heatmap(args: &HeatmapArgs) -> Result<()> {
         min.y,
         max.y
     );
+    Ok(())
+}
+
+/// `heatmap --skate MODEL`: the skate map of the space played by MODEL, painted and optionally printed.
+fn skate_map(args: &HeatmapArgs, space: &crate::blend::BlendSpace, model_path: &str) -> Result<()> {
+    let grid = args.grid as usize;
+    if grid == 0 || grid * grid > crate::analysis::contacts::MAX_SKATE_MAP_POINTS {
+        bail!(
+            "--grid {grid}: expected 1 to {} points per side",
+            (crate::analysis::contacts::MAX_SKATE_MAP_POINTS as f64).sqrt() as usize
+        );
+    }
+    if !(args.full_cm_s.is_finite() && args.full_cm_s > 0.0) {
+        bail!("--full-cm-s {}: expected a positive number", args.full_cm_s);
+    }
+    // A preset's humanoid override and foot lock apply; a bare blend space file has neither.
+    let preset = crate::preset::Preset::load(&args.blend).ok();
+    let model = super::model::open(&super::ModelArgs {
+        model: model_path.to_string(),
+        map: Vec::new(),
+        preset: preset.is_some().then(|| args.blend.clone()),
+        max_file_mb: None,
+        max_vertices: None,
+        max_joints: None,
+        hips: None,
+    })?;
+    let foot_lock = args.foot_lock.then(|| {
+        preset
+            .as_ref()
+            .map(|p| p.layers.foot_lock.clone())
+            .unwrap_or_default()
+    });
+    let map = crate::analysis::contacts::skate_map(
+        &model.character,
+        &model.clips,
+        space,
+        grid,
+        60.0,
+        crate::analysis::ContactSettings::default(),
+        foot_lock.as_ref(),
+        |_, _| true,
+    )
+    .map_err(|e| anyhow!("{model_path}: {e}"))?
+    .context("the skate map was cancelled")?;
+    let rgba = map.to_rgba(args.size as usize, args.full_cm_s);
+    let image = image::RgbaImage::from_raw(args.size, args.size, rgba)
+        .context("building the skate map image")?;
+    let mut png = Vec::new();
+    image
+        .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+        .context("encoding the PNG")?;
+    crate::io::fsutil::write_atomic(&args.output, &png, args.force)?;
+    if args.json {
+        outln!("{}", serde_json::to_string_pretty(&map)?);
+    } else {
+        let (lo, hi) = map
+            .planted_cm_s
+            .iter()
+            .fold((f32::INFINITY, 0.0f32), |(a, b), &v| (a.min(v), b.max(v)));
+        outln!(
+            "wrote {} (skate map of {model_path}: {grid}x{grid} points, planted slide {lo:.1} to {hi:.1} cm/s{})",
+            args.output.display(),
+            if foot_lock.is_some() {
+                ", foot lock on"
+            } else {
+                ""
+            }
+        );
+    }
     Ok(())
 }

@@ -176,6 +176,22 @@ pub struct HeatmapArgs {
     /// Pixels per side.
     #[arg(long, default_value_t = 256)]
     pub size: u32,
+    /// Paint the skate map instead: the planted-foot slide (cm/s, `skate`'s mean) of MODEL playing the space, at
+    /// --grid × --grid points over its axes.
+    #[arg(long, value_name = "MODEL", conflicts_with_all = ["node", "all"])]
+    pub skate: Option<String>,
+    /// Points per side of the skate map.
+    #[arg(long, default_value_t = 16, requires = "skate")]
+    pub grid: u32,
+    /// With --skate: the slide painted brightest (cm/s).
+    #[arg(long, default_value_t = 50.0, requires = "skate")]
+    pub full_cm_s: f32,
+    /// With --skate: play under foot lock (the preset's settings, else the defaults).
+    #[arg(long, requires = "skate")]
+    pub foot_lock: bool,
+    /// With --skate: print every point's figures as JSON.
+    #[arg(long, requires = "skate")]
+    pub json: bool,
     /// Output PNG.
     #[arg(short, long)]
     pub output: PathBuf,

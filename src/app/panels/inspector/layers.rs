@@ -98,6 +98,14 @@ impl LayersPanel {
             .on_hover_text(
                 "Clips over the source, below breath: override or additive, masked by body part",
             );
+        egui::CollapsingHeader::new(RichText::new("Foot lock").strong())
+            .default_open(true)
+            .show(ui, |ui| foot_lock(ui, e, &mut p))
+            .header_response
+            .on_hover_text(
+                "Hold each planted foot where it lands (two-bone IK on the legs, the pelvis lowered where a \
+                 leg cannot reach), after the clip layers and before breath and look-at",
+            );
         egui::CollapsingHeader::new(RichText::new("Breath").strong())
             .default_open(true)
             .show(ui, |ui| self.breath(ui, e, &mut p));
@@ -709,6 +717,87 @@ fn shares_limit(ui: &mut egui::Ui, i: usize, bone: &mut LookBone) {
             }
         }
     });
+}
+
+fn foot_lock(ui: &mut egui::Ui, e: &EditorState, p: &mut LayerParams) {
+    let f = &mut p.foot_lock;
+    ui.checkbox(&mut f.enabled, "Foot lock").on_hover_text(
+        "Hold a foot where it lands while it stays on the ground (its toes, else its foot, within the contact \
+         height), so that it does not slide",
+    );
+    if let Some(problem) = &e.layer_rig().foot_lock.problem {
+        ui.label(RichText::new(problem).weak());
+        return;
+    }
+    slider(
+        ui,
+        &mut f.height_m,
+        0.0..=0.3,
+        "contact height (m)",
+        "A foot lands when its contact point is within this height above the ground",
+    );
+    slider(
+        ui,
+        &mut f.speed_m_s,
+        0.0..=5.0,
+        "landing speed (m/s)",
+        "A low foot lands when it slides slower than this",
+    );
+    slider(
+        ui,
+        &mut f.blend_in_s,
+        0.0..=1.0,
+        "blend in (s)",
+        "Seconds a new lock takes to reach full weight",
+    );
+    slider(
+        ui,
+        &mut f.blend_out_s,
+        0.0..=1.0,
+        "blend out (s)",
+        "Seconds a released lock takes to fade after the foot lifts",
+    );
+    slider(
+        ui,
+        &mut f.max_pelvis_drop_m,
+        0.0..=0.5,
+        "pelvis drop (m)",
+        "How far the hips may be lowered so that a leg reaches its lock; beyond it the lock is released",
+    );
+    slider(
+        ui,
+        &mut f.max_reach,
+        0.5..=1.0,
+        "leg reach",
+        "The share of a leg's length it may stretch to (below 1 keeps the knee from locking straight)",
+    );
+    let state = e.eval().foot_lock();
+    if f.enabled && !state.feet.is_empty() {
+        let rig = &e.layer_rig().foot_lock;
+        let feet: Vec<String> = rig
+            .legs
+            .iter()
+            .zip(&state.feet)
+            .map(|(leg, foot)| {
+                let side = if leg.foot_bone == crate::core::HumanBone::LeftFoot {
+                    "left"
+                } else {
+                    "right"
+                };
+                match (foot.locked, foot.weight > 0.0) {
+                    (true, _) => format!("{side} locked ({:.0} %)", 100.0 * foot.weight),
+                    (false, true) => format!("{side} releasing ({:.0} %)", 100.0 * foot.weight),
+                    (false, false) => format!("{side} free"),
+                }
+            })
+            .collect();
+        ui.label(format!(
+            "{}; pelvis {:.1} cm lower",
+            feet.join(", "),
+            100.0 * state.pelvis_drop
+        ))
+        .on_hover_text("What foot lock did in the frame shown");
+    }
 }
 
 fn twist(ui: &mut egui::Ui, e: &EditorState, p: &mut LayerParams) {
