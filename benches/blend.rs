@@ -44,6 +44,17 @@ fn bench(c: &mut Criterion) {
         }
     }
     group.finish();
+    // Issue 40's goal: a 32-node Freeform Directional map at 512 x 512 within 16 ms.
+    let mut group = c.benchmark_group("heatmap 512x512");
+    group.sample_size(20);
+    for mode in [BlendMode::FreeformDirectional, BlendMode::FreeformCartesian] {
+        let nodes = layout(32);
+        let extent = DVec2::splat(4.5);
+        group.bench_with_input(BenchmarkId::new(mode.as_str(), 32), &nodes, |b, nodes| {
+            b.iter(|| heatmap::compute(mode, nodes, -extent, extent, 512))
+        });
+    }
+    group.finish();
 
     let model = load_file(&common::quaternius()).expect("the Quaternius asset in assets/");
     let space: BlendSpace = serde_json::from_str(

@@ -493,7 +493,12 @@ pub fn skate_map(
     }
     let mut meter = BlendMeter::new(character, clips, space, fps, settings, foot_lock)?;
     let [x, y] = &space.axes;
-    let (min, max) = ([x.min, y.min], [x.max, y.max]);
+    // The range the editor's canvas shows: the axes, and a unit band for the unused y of a 1D space.
+    let (min, max) = if space.mode.is_2d() {
+        ([x.min, y.min], [x.max, y.max])
+    } else {
+        ([x.min, -1.0], [x.max, 1.0])
+    };
     let total = size * size;
     let mut planted = Vec::with_capacity(total);
     let mut ratio = Vec::with_capacity(total);

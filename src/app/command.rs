@@ -67,6 +67,8 @@ pub enum Command {
     ShowGrid(bool),
     /// Shows or hides the spring joints and colliders in the viewport.
     ShowSprings(bool),
+    /// Measures the blend space's skate map in the background (while the Blend tab paints it) or stops.
+    ShowSkateMap(bool),
     /// Moves the character about in the world by this much (the springs feel it; not an undo step).
     MoveCharacter(Vec3),
     /// Puts the character back at the origin.

@@ -5,6 +5,7 @@ pub mod command;
 pub mod dialogs;
 pub mod editor;
 pub mod export_job;
+pub mod feet;
 pub mod frame_times;
 pub mod gpu;
 pub mod panels;

@@ -118,6 +118,8 @@ pub struct FootLockFoot {
     pub locked: bool,
     /// The lock's weight in [0, 1].
     pub weight: f32,
+    /// Where the lock holds the foot in the model's space at the last step (for drawing it on the character).
+    pub model_lock: Option<Vec3>,
     /// The contact point of the animated (unlocked) pose at the last step, world space.
     previous: Option<Vec3>,
 }
@@ -294,8 +296,10 @@ impl FootLockRig {
             };
             let Some(lock) = foot.lock.filter(|_| foot.weight > 0.0) else {
                 foot.lock = None;
+                foot.model_lock = None;
                 continue;
             };
+            foot.model_lock = Some(to_model.transform_point3(lock));
             let pull = to_model.transform_vector3(lock - world) * foot.weight;
             let target = model[leg.ankle].w_axis.truncate() + pull;
             let hip = model[leg.hip].w_axis.truncate();

@@ -5,6 +5,7 @@
 mod common;
 
 mod export;
+mod feet;
 mod malformed;
 mod ui;
 mod ui_panels;

@@ -41,6 +41,8 @@ pub struct EditorState {
     placed: Vec<Mat4>,
     /// The camera is as the last framing left it (no orbit, pan or zoom since): a new viewport shape reframes.
     camera_framed: bool,
+    /// The skate meter of what plays and the skate map, measured in the background.
+    feet: crate::app::feet::FeetAnalysis,
 }
 
 impl Default for EditorState {
@@ -68,6 +70,7 @@ impl EditorState {
             ghosts: Vec::new(),
             placed: Vec::new(),
             camera_framed: false,
+            feet: crate::app::feet::FeetAnalysis::new(),
             doc,
         };
         s.adopt_model();
@@ -383,6 +386,7 @@ impl EditorState {
             Command::ShowSkeleton(on) => self.session.show_skeleton = on,
             Command::ShowGrid(on) => self.session.show_grid = on,
             Command::ShowSprings(on) => self.session.show_springs = on,
+            Command::ShowSkateMap(on) => self.session.show_skate_map = on,
             Command::MoveCharacter(by) => {
                 if by.is_finite() {
                     self.session.character_offset += by;
@@ -436,10 +440,54 @@ impl EditorState {
             self.placed.extend(model.iter().map(|m| placement * *m));
         }
         self.follow_root();
+        self.measure_feet();
         self.pose_ghosts();
         if std::mem::take(&mut self.frame_pending) {
             self.frame_model();
         }
+    }
+
+    /// The skate meter of what plays and the blend space's skate map.
+    pub fn feet(&self) -> &crate::app::feet::FeetAnalysis {
+        &self.feet
+    }
+
+    /// Asks the feet analysis for what plays now (and for the skate map while it is shown), and picks up what it
+    /// finished.
+    fn measure_feet(&mut self) {
+        use crate::app::feet::FeetKey;
+        let tuning = &self.doc.tuning;
+        let foot_lock = tuning
+            .layers
+            .foot_lock
+            .enabled
+            .then(|| tuning.layers.foot_lock.clone());
+        let clip = self.session.eval.clip();
+        let space = self.session.eval.blend_space().cloned();
+        let character = &self.doc.model.character;
+        if clip.is_some() || space.is_some() {
+            let key = FeetKey {
+                generation: self.doc.generation,
+                clip,
+                space: if clip.is_some() { None } else { space.clone() },
+                clip_settings: tuning.clip_settings.clone(),
+                foot_lock: foot_lock.clone(),
+            };
+            self.feet.update_meter(key, character, &self.doc.clips);
+        }
+        let map_key = (self.session.show_skate_map && self.blend_sampler.missing().is_empty())
+            .then(|| {
+                let mut space = tuning.blend.clone();
+                space.point = [0.0, 0.0];
+                FeetKey {
+                    generation: self.doc.generation,
+                    clip: None,
+                    space: Some(space),
+                    clip_settings: tuning.clip_settings.clone(),
+                    foot_lock,
+                }
+            });
+        self.feet.update_map(map_key, character, &self.doc.clips);
     }
 
     /// Onion-skin ghosts of the last update, oldest first: (after the current time, model-space matrices).

@@ -231,14 +231,7 @@ pub fn ruler(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands, aligned: Op
         );
         return;
     }
-    let (left, right, start, end) = match aligned {
-        Some(m)
-            if m.right > m.left && m.end > m.start && m.start.is_finite() && m.end.is_finite() =>
-        {
-            (m.left, m.right, m.start, m.end)
-        }
-        _ => (inner.left(), inner.right(), 0.0, duration),
-    };
+    let (left, right, start, end) = time_span(inner, aligned, duration);
     let x_of = |t: f32| left + (t - start) / (end - start) * (right - left);
     let t_of = |x: f32| (start + (x - left) / (right - left) * (end - start)).clamp(0.0, duration);
     // The in/out range, shaded.
@@ -326,6 +319,111 @@ pub fn ruler(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands, aligned: Op
         out.push(Command::Transport(Transport::Scrub(t_of(p.x))));
     }
     response.on_hover_text("Click or drag to scrub; I / O set the in/out range at the playhead");
+}
+
+/// Screen x of the ruler's first and last second, and those seconds: the view's above (`aligned`) when it
+/// gives a usable span, else the whole duration across `inner`.
+fn time_span(inner: Rect, aligned: Option<TimeMapping>, duration: f32) -> (f32, f32, f32, f32) {
+    match aligned {
+        Some(m)
+            if m.right > m.left && m.end > m.start && m.start.is_finite() && m.end.is_finite() =>
+        {
+            (m.left, m.right, m.start, m.end)
+        }
+        _ => (inner.left(), inner.right(), 0.0, duration),
+    }
+}
+
+/// Height of one foot's contact row.
+const CONTACT_ROW: f32 = 7.0;
+
+/// Under the ruler: each foot's contacts as bars at the ruler's times (left above, right below; the skate meter's
+/// definition, with foot lock when it is on), and the meter's figures for what plays.
+pub fn contacts(ui: &mut egui::Ui, e: &EditorState, aligned: Option<TimeMapping>) {
+    let Some((report, current)) = e.feet().report() else {
+        if e.eval().duration() > 0.0 {
+            ui.label(egui::RichText::new("feet: measuring…").weak());
+        }
+        return;
+    };
+    let report = match report {
+        Ok(r) => r,
+        Err(why) => {
+            ui.label(egui::RichText::new(format!("feet: {why}")).weak())
+                .on_hover_text("Why the skate meter cannot measure what plays");
+            return;
+        }
+    };
+    let duration = e.eval().duration();
+    let width = ui.available_width().max(50.0);
+    let rows = report.feet.len().max(1) as f32;
+    let (rect, response) =
+        ui.allocate_exact_size(Vec2::new(width, CONTACT_ROW * rows + 2.0), Sense::hover());
+    response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Image, true, "Foot contacts"));
+    let painter = ui.painter_at(rect);
+    painter.rect_filled(rect, 2.0, Color32::from_gray(24));
+    let inner = rect.shrink2(Vec2::new(8.0, 0.0));
+    if duration > 0.0 {
+        let (left, right, start, end) = time_span(inner, aligned, duration);
+        let x_of = |t: f32| left + (t - start) / (end - start) * (right - left);
+        let colour = if current {
+            Color32::from_rgb(90, 200, 120)
+        } else {
+            Color32::from_rgb(70, 110, 80)
+        };
+        for (i, foot) in report.feet.iter().enumerate() {
+            let top = rect.top() + 1.0 + CONTACT_ROW * i as f32;
+            for [a, b] in &foot.contacts {
+                let (xa, xb) = (x_of(*a).max(rect.left()), x_of(*b).min(rect.right()));
+                if xb >= xa {
+                    painter.rect_filled(
+                        Rect::from_x_y_ranges(xa..=(xb + 1.0), top..=(top + CONTACT_ROW - 2.0)),
+                        1.0,
+                        colour,
+                    );
+                }
+            }
+        }
+        let x = x_of(e.eval().time());
+        painter.line_segment(
+            [Pos2::new(x, rect.top()), Pos2::new(x, rect.bottom())],
+            Stroke::new(2.0, Color32::from_rgb(240, 80, 70)),
+        );
+    }
+    let feet: Vec<&str> = report.feet.iter().map(|f| f.human_bone).collect();
+    response.on_hover_text(format!(
+        "Rows: {}. A bar is a contact: the toes (else the foot) within 5 cm of the ground and sliding under \
+         1 m/s relative to it",
+        feet.join(", then ")
+    ));
+    let ground = match report.ground {
+        crate::analysis::Ground::RootMotion => "still ground (root motion)".to_string(),
+        crate::analysis::Ground::Nominal(v) => {
+            format!(
+                "ground at the point's velocity, {:.2} m/s",
+                glam::Vec3::from_array(v).length()
+            )
+        }
+        crate::analysis::Ground::Treadmill(v) => {
+            format!("treadmill, {:.2} m/s", glam::Vec3::from_array(v).length())
+        }
+    };
+    let lock = if e.tuning().layers.foot_lock.enabled {
+        ", foot lock on"
+    } else {
+        ""
+    };
+    let text = format!(
+        "skate {:.0} % · planted slide {:.1} cm/s (max {:.1}) · {ground}{lock}{}",
+        100.0 * report.skate_ratio,
+        report.planted_speed_cm_s.mean,
+        report.planted_speed_cm_s.max,
+        if current { "" } else { " · measuring…" }
+    );
+    ui.label(egui::RichText::new(text).small()).on_hover_text(
+        "The skate meter of what plays, over one clip or cycle at 60 fps: the share of contact frames sliding \
+         faster than 50 cm/s, and the mean and largest slide of feet in contact",
+    );
 }
 
 /// The combo box choosing what plays: the blend space, the rest pose or a clip.

@@ -180,6 +180,7 @@ impl ViewportPanel {
         if e.session().show_springs {
             Self::springs_overlay(ui, rect, view_proj, e);
         }
+        Self::feet_overlay(ui, rect, view_proj, e);
         let gizmo_pick = self.gizmo(ui, gizmo_center, radius, view_proj);
         if response.clicked()
             && let Some(pos) = response.interact_pointer_pos()
@@ -264,6 +265,44 @@ impl ViewportPanel {
             {
                 painter.line_segment([a, b], yellow);
                 painter.circle_stroke(b, r.max(2.0), yellow);
+            }
+        }
+    }
+
+    /// Planted feet: a green disc on each contact point the skate meter finds in contact at the time shown, and,
+    /// with foot lock on, a cyan ring where each locked foot is held.
+    fn feet_overlay(ui: &egui::Ui, rect: Rect, view_proj: glam::Mat4, e: &EditorState) {
+        let painter = ui.painter_at(rect);
+        let model = e.matrices();
+        let skeleton = &e.doc().model.character.skeleton;
+        if let Some((Ok(report), _)) = e.feet().report() {
+            let time = e.eval().time();
+            for (i, foot) in report.feet.iter().enumerate() {
+                let Some(joint) = skeleton.find_by_name(&foot.joint) else {
+                    continue;
+                };
+                if !e.feet().in_contact(i, time) {
+                    continue;
+                }
+                if let Some(p) = model
+                    .get(joint)
+                    .and_then(|m| to_screen(view_proj, rect, m.w_axis.truncate()))
+                {
+                    painter.circle_filled(p, 5.0, Color32::from_rgb(90, 210, 120));
+                }
+            }
+        }
+        if e.tuning().layers.foot_lock.enabled {
+            let cyan = egui::Stroke::new(2.0, Color32::from_rgb(80, 220, 240));
+            let placement = e.session().placement();
+            for foot in &e.eval().foot_lock().feet {
+                if let Some(p) = foot
+                    .model_lock
+                    .filter(|_| foot.weight > 0.0)
+                    .and_then(|l| to_screen(view_proj, rect, placement.transform_point3(l)))
+                {
+                    painter.circle_stroke(p, 4.0 + 5.0 * foot.weight, cyan);
+                }
             }
         }
     }

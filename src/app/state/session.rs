@@ -89,6 +89,8 @@ pub struct Session {
     pub shake: bool,
     /// Seconds the sway has run.
     pub shake_time: f32,
+    /// Measure and paint the blend space's skate map (the Blend tab).
+    pub show_skate_map: bool,
 }
 
 impl Session {
@@ -114,6 +116,7 @@ impl Session {
             character_offset: Vec3::ZERO,
             shake: false,
             shake_time: 0.0,
+            show_skate_map: false,
         }
     }
 

@@ -51,9 +51,14 @@ pub enum HeatmapChoice {
     Selected,
     /// Every node in its colour.
     All,
+    /// The skate map: the planted-foot slide of the blend at every point (measured in the background).
+    Skate,
     /// No map.
     Off,
 }
+
+/// The planted slide the skate map paints brightest (cm/s): the skate meter's threshold.
+const SKATE_MAP_FULL_CM_S: f32 = 50.0;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Drag {
@@ -215,6 +220,40 @@ fn label_rects(nodes: &[Pos2], sizes: &[Vec2], frame: Rect) -> Vec<Option<Rect>>
         .collect()
 }
 
+/// Under the canvas while it paints the skate map: its progress, or what it shows, or why it cannot be measured.
+fn skate_map_status(ui: &mut egui::Ui, e: &EditorState) {
+    if let Some(done) = e.feet().map_progress() {
+        ui.add(
+            egui::ProgressBar::new(done)
+                .show_percentage()
+                .text(format!("measuring the skate map… {:.0} %", 100.0 * done)),
+        )
+        .on_hover_text(
+            "Each of the 12 x 12 points plays a whole cycle; editing the space starts it again",
+        );
+        return;
+    }
+    match e.feet().skate_map() {
+        Some((Ok(map), _)) => {
+            let (lo, hi) = map
+                .planted_cm_s
+                .iter()
+                .fold((f32::INFINITY, 0.0f32), |(a, b), &v| (a.min(v), b.max(v)));
+            ui.label(format!(
+                "skate map: planted slide {lo:.0} to {hi:.0} cm/s (dark still, bright {SKATE_MAP_FULL_CM_S:.0}+){}",
+                if e.tuning().layers.foot_lock.enabled { ", foot lock on" } else { "" }
+            ))
+            .on_hover_text(
+                "The skate meter's mean planted-foot slide over one cycle at each of 12 x 12 points of the space",
+            );
+        }
+        Some((Err(why), _)) => {
+            ui.label(egui::RichText::new(format!("skate map: {why}")).weak());
+        }
+        None => {}
+    }
+}
+
 fn color32(rgb: [u8; 3]) -> Color32 {
     Color32::from_rgb(rgb[0], rgb[1], rgb[2])
 }
@@ -245,11 +284,19 @@ impl BlendPanel {
         }
         self.header(ui, e, out);
         self.canvas(ui, e, out);
+        if self.heatmap == HeatmapChoice::Skate {
+            skate_map_status(ui, e);
+        }
         self.weights(ui, e, out);
         ui.separator();
         self.settings(ui, e, out);
         ui.separator();
         self.nodes(ui, e, out);
+        // The map is measured only while this tab paints it.
+        let skate = self.heatmap == HeatmapChoice::Skate;
+        if skate != e.session().show_skate_map {
+            out.push(Command::ShowSkateMap(skate));
+        }
     }
 
     fn header(&mut self, ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) {
@@ -440,6 +487,11 @@ impl BlendPanel {
                 );
             ui.selectable_value(&mut self.heatmap, HeatmapChoice::All, "all nodes")
                 .on_hover_text("Paint every node's influence in its colour");
+            ui.selectable_value(&mut self.heatmap, HeatmapChoice::Skate, "skate")
+                .on_hover_text(
+                    "Paint how fast planted feet slide where the point would play: dark still, bright 50 cm/s \
+                     or more (measured in the background over a 12 x 12 grid, with foot lock when it is on)",
+                );
             ui.selectable_value(&mut self.heatmap, HeatmapChoice::Off, "off")
                 .on_hover_text("No influence map");
         });
@@ -457,7 +509,20 @@ impl BlendPanel {
         });
     }
 
-    fn update_texture(&mut self, ctx: &egui::Context, space: &BlendSpace) {
+    fn update_texture(&mut self, ctx: &egui::Context, space: &BlendSpace, e: &EditorState) {
+        if self.heatmap == HeatmapChoice::Skate {
+            let Some((Ok(map), _)) = e.feet().skate_map() else {
+                self.texture = None;
+                self.texture_key = None;
+                return;
+            };
+            let key = format!("skate {:?} {:?} {:?}", map.min, map.max, map.planted_cm_s);
+            if self.texture_key.as_deref() != Some(key.as_str()) || self.texture.is_none() {
+                self.pixels = map.to_rgba(HEATMAP_SIZE, SKATE_MAP_FULL_CM_S);
+                self.set_texture(ctx, key);
+            }
+            return;
+        }
         let view = match (self.heatmap, self.selected) {
             (HeatmapChoice::All, _) => HeatmapView::All,
             (HeatmapChoice::Selected, Some(n)) => HeatmapView::Node(n),
@@ -475,6 +540,11 @@ impl BlendPanel {
         }
         let map = heatmap::compute(space.mode, &positions, min, max, HEATMAP_SIZE);
         self.pixels = heatmap::to_rgba(&map, view);
+        self.set_texture(ctx, key);
+    }
+
+    /// Shows `self.pixels` as the canvas's map, remembered under `key`.
+    fn set_texture(&mut self, ctx: &egui::Context, key: String) {
         let image =
             egui::ColorImage::from_rgba_unmultiplied([HEATMAP_SIZE, HEATMAP_SIZE], &self.pixels);
         match &mut self.texture {
@@ -529,7 +599,7 @@ impl BlendPanel {
         );
         let frame = response.rect.shrink(1.0);
         let rect = space_rect(response.rect);
-        self.update_texture(ui.ctx(), blend);
+        self.update_texture(ui.ctx(), blend, e);
         // The frame's fill only where the map does not cover it: in software rendering every pixel shaded twice
         // is a few milliseconds a frame.
         if self.texture.is_some() {

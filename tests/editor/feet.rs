@@ -1,0 +1,124 @@
+//! Feet on the ground in the editor, as a new user meets them (egui_kittest): the contacts under the ruler and
+//! the skate figure of what plays, foot lock turned on in the Layers tab and the skate dropping, and the skate map
+//! painted in the Blend tab in the background, measured again when the space changes.
+
+use std::time::{Duration, Instant};
+
+use animtune::app::AnimtuneApp;
+use animtune::app::command::{BlendEdit, Command};
+use egui::accesskit::Role;
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+
+fn harness() -> Harness<'static, AnimtuneApp> {
+    harness_sized(1280.0, 800.0)
+}
+
+fn harness_sized(w: f32, h: f32) -> Harness<'static, AnimtuneApp> {
+    Harness::builder()
+        .with_size(egui::vec2(w, h))
+        .wgpu()
+        .build_eframe(|cc| AnimtuneApp::new(cc, None, None))
+}
+
+/// Runs frames until the background measurements are done (at most a minute).
+fn settle(h: &mut Harness<'static, AnimtuneApp>) {
+    let start = Instant::now();
+    h.run_steps(2);
+    while h.state().editor().feet().busy() {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "the feet analysis did not finish"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+        h.run_steps(1);
+    }
+    h.run_steps(2);
+}
+
+fn clip_index(h: &Harness<'static, AnimtuneApp>, name: &str) -> usize {
+    h.state()
+        .editor()
+        .doc()
+        .clips
+        .iter()
+        .position(|c| c.name == name)
+        .expect("the mannequin's clip")
+}
+
+/// The mannequin's generated walk slides its planted feet (three quarters of its contact frames skate); the
+/// strip under the ruler shows its contacts and the figure, and turning on foot lock in the Layers tab brings
+/// the skate to nothing.
+#[test]
+fn contacts_and_the_skate_figure_show_and_foot_lock_drops_the_skate() {
+    let mut h = harness();
+    h.run_steps(2);
+    let walk = clip_index(&h, "WalkForward");
+    h.state_mut().send(Command::PlayClip(Some(walk)));
+    settle(&mut h);
+    let (free, current) = h.state().editor().feet().report().expect("a report");
+    assert!(current);
+    let free = free.as_ref().expect("the walk is measured").clone();
+    assert!(free.skate_ratio > 0.5, "{free:?}");
+    assert!(free.feet.iter().all(|f| !f.contacts.is_empty()), "{free:?}");
+    h.get_by_role_and_label(Role::Image, "Foot contacts");
+    h.get_by_label_contains("skate 7");
+
+    h.get_by_label("Layers").click();
+    h.run_steps(2);
+    h.get_by_role_and_label(Role::CheckBox, "Foot lock").click();
+    settle(&mut h);
+    let e = h.state().editor();
+    assert!(e.tuning().layers.foot_lock.enabled);
+    let (locked, current) = e.feet().report().expect("a report");
+    assert!(current);
+    let locked = locked.as_ref().expect("measured with foot lock");
+    assert!(
+        locked.skate_ratio < 0.05
+            && locked.planted_speed_cm_s.mean < free.planted_speed_cm_s.mean / 4.0,
+        "with foot lock {locked:?}, without {free:?}"
+    );
+    assert!(
+        e.eval().foot_lock().feet.len() == 2,
+        "{:?}",
+        e.eval().foot_lock()
+    );
+    h.get_by_label_contains("foot lock on");
+}
+
+/// The Blend tab's "skate" map is measured in the background with a progress bar, painted when done, and
+/// measured again when a node moves. (A tall window, so that the Map row shows without scrolling.)
+#[test]
+fn the_skate_map_is_measured_in_the_background_and_again_when_the_space_changes() {
+    let mut h = harness_sized(1280.0, 1300.0);
+    h.run_steps(2);
+    h.get_by_label("skate").click();
+    h.run_steps(2);
+    assert!(h.state().editor().feet().map_progress().is_some());
+    settle(&mut h);
+    let first = match h.state().editor().feet().skate_map() {
+        Some((Ok(map), true)) => map.clone(),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(first.planted_cm_s.len(), 144);
+    let (lo, hi) = first
+        .planted_cm_s
+        .iter()
+        .fold((f32::INFINITY, 0.0f32), |(a, b), &v| (a.min(v), b.max(v)));
+    assert!(hi > lo + 10.0, "{lo} to {hi}");
+    h.get_by_label_contains("skate map: planted slide");
+
+    let node = h.state().editor().tuning().blend.nodes[1].position;
+    h.state_mut().send(Command::EditBlend(BlendEdit::MoveNode(
+        1,
+        [node[0] + 0.5, node[1]],
+    )));
+    h.run_steps(2);
+    assert!(h.state().editor().feet().busy());
+    settle(&mut h);
+    let second = match h.state().editor().feet().skate_map() {
+        Some((Ok(map), true)) => map.clone(),
+        other => panic!("{other:?}"),
+    };
+    assert_ne!(first.planted_cm_s, second.planted_cm_s);
+}
