@@ -36,16 +36,6 @@ fn settle(h: &mut Harness<'static, AnimtuneApp>) {
     h.run_steps(2);
 }
 
-fn clip_index(h: &Harness<'static, AnimtuneApp>, name: &str) -> usize {
-    h.state()
-        .editor()
-        .doc()
-        .clips
-        .iter()
-        .position(|c| c.name == name)
-        .expect("the mannequin's clip")
-}
-
 /// The mannequin's generated walk slides its planted feet (three quarters of its contact frames skate); the
 /// strip under the ruler shows its contacts and the figure, and turning on foot lock in the Layers tab brings
 /// the skate to nothing.
@@ -53,7 +43,7 @@ fn clip_index(h: &Harness<'static, AnimtuneApp>, name: &str) -> usize {
 fn contacts_and_the_skate_figure_show_and_foot_lock_drops_the_skate() {
     let mut h = harness();
     h.run_steps(2);
-    let walk = clip_index(&h, "WalkForward");
+    let walk = crate::ui::clip_index(&h, "WalkForward");
     h.state_mut().send(Command::PlayClip(Some(walk)));
     settle(&mut h);
     let (free, current) = h.state().editor().feet().report().expect("a report");

@@ -576,7 +576,7 @@ fn a_preset_remembers_the_files_its_clips_came_from() {
 }
 
 /// Index of the clip called `name` in the open document's clip list.
-fn clip_index(h: &Harness<'static, AnimtuneApp>, name: &str) -> usize {
+pub fn clip_index(h: &Harness<'static, AnimtuneApp>, name: &str) -> usize {
     h.state()
         .editor()
         .doc()
