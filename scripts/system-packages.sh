@@ -22,3 +22,6 @@ ensure_packages() {
 # which the window falls back to), and the X11 libraries winit opens.
 WINDOW_PACKAGES=(libvulkan1 mesa-vulkan-drivers libegl1 libegl-mesa0 libgl1-mesa-dri libxkbcommon-x11-0 libxcursor1
   libxi6 libxrandr2 libx11-xcb1)
+
+# What building the editor needs besides Rust: gilrs reads gamepads through libudev (found by pkg-config).
+BUILD_PACKAGES=(pkg-config libudev-dev)

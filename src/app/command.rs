@@ -69,6 +69,12 @@ pub enum Command {
     ShowSprings(bool),
     /// Measures the blend space's skate map in the background (while the Blend tab paints it) or stops.
     ShowSkateMap(bool),
+    /// Starts or stops driving the blend point with keys and a gamepad (the blend space plays).
+    Drive(bool),
+    /// The stick this frame while driving (x right, y forward).
+    Stick([f32; 2]),
+    /// How the driven point follows the stick.
+    SetDriveParams(crate::blend::DriveParams),
     /// Moves the character about in the world by this much (the springs feel it; not an undo step).
     MoveCharacter(Vec3),
     /// Puts the character back at the origin.

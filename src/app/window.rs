@@ -68,7 +68,12 @@ pub struct AnimtuneApp {
     title: String,
     /// The scene panel's and the inspector's fit to the window's width.
     panel_fit: [PanelFit; 2],
+    /// Gamepads, for driving the blend point (None where the system offers none).
+    gamepads: Option<gilrs::Gilrs>,
 }
+
+/// A gamepad stick's value under which it reads as centred.
+const GAMEPAD_DEAD_ZONE: f32 = 0.15;
 
 impl AnimtuneApp {
     /// Creates the app: restores the saved session, opens `model` if given.
@@ -125,6 +130,7 @@ impl AnimtuneApp {
             layout,
             title: String::new(),
             panel_fit: [PanelFit::default(); 2],
+            gamepads: gilrs::Gilrs::new().ok(),
         }
     }
 
@@ -214,7 +220,16 @@ impl AnimtuneApp {
                 out.push(Command::Undo);
             }
         });
-        let arrows_to_canvas = ctx.memory(|m| m.has_focus(canvas_id()));
+        let driving = self.editor.session().driving;
+        if driving {
+            let stick = self.stick(ctx);
+            if stick != self.editor.session().stick {
+                self.queue.push(Command::Stick(stick));
+            }
+        }
+        let out = &mut self.queue;
+        // While driving, the arrows steer the character instead of stepping frames.
+        let arrows_to_canvas = driving || ctx.memory(|m| m.has_focus(canvas_id()));
         let editor = &self.editor;
         let (open, export, scale_steps, scale_reset) = ctx.input(|i| {
             let time = editor.eval().time();
@@ -260,6 +275,34 @@ impl AnimtuneApp {
         }
         if export {
             self.export.show(&self.editor);
+        }
+    }
+
+    /// The stick while driving: the held keys (W/Up forward, S/Down back, D/Right right, A/Left left) plus the
+    /// first gamepad's left stick (outside a small dead zone), within the unit disc.
+    fn stick(&mut self, ctx: &egui::Context) -> [f32; 2] {
+        let (mut x, mut y) = ctx.input(|i| {
+            let held = |a: Key, b: Key| i.key_down(a) || i.key_down(b);
+            let axis =
+                |plus: bool, minus: bool| f32::from(u8::from(plus)) - f32::from(u8::from(minus));
+            (
+                axis(held(Key::D, Key::ArrowRight), held(Key::A, Key::ArrowLeft)),
+                axis(held(Key::W, Key::ArrowUp), held(Key::S, Key::ArrowDown)),
+            )
+        });
+        if let Some(pads) = &mut self.gamepads {
+            while pads.next_event().is_some() {}
+            if let Some((_, pad)) = pads.gamepads().find(|(_, p)| p.is_connected()) {
+                let dead = |v: f32| if v.abs() < GAMEPAD_DEAD_ZONE { 0.0 } else { v };
+                x += dead(pad.value(gilrs::Axis::LeftStickX));
+                y += dead(pad.value(gilrs::Axis::LeftStickY));
+            }
+        }
+        let length = (x * x + y * y).sqrt();
+        if length > 1.0 {
+            [x / length, y / length]
+        } else {
+            [x, y]
         }
     }
 

@@ -1,11 +1,14 @@
-//! Blend spaces: node weights over one or two parameters, influence maps, and pose blending.
+//! Blend spaces: node weights over one or two parameters, influence maps, pose blending, and driving the point
+//! as a game does.
 
+pub mod drive;
 pub mod heatmap;
 pub mod sampler;
 pub mod space;
 pub mod suggest;
 pub mod weights;
 
+pub use drive::{Drive, DriveParams};
 pub use heatmap::{Heatmap, HeatmapView};
 pub use sampler::BlendSampler;
 pub use space::{BlendAxis, BlendNode, BlendSpace, BlendSpaceError, RootMotion, TimeSync};

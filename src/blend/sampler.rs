@@ -152,6 +152,28 @@ impl BlendSampler {
         }
     }
 
+    /// The horizontal velocity the blend travels at (model space, m/s): each contributing clip's average root
+    /// velocity, weighted, and scaled as its time is (by its duration over the cycle when the clips share one
+    /// normalized time). What an in-place blend takes out of the pose, and what moves a driven character.
+    pub fn travel_velocity(&self, weights: &[f64], sync: super::TimeSync) -> Vec3 {
+        let sum: f64 = self.used(weights).map(|(_, w)| w).sum();
+        let cycle = self.cycle_length(weights);
+        if sum <= 0.0 {
+            return Vec3::ZERO;
+        }
+        self.used(weights)
+            .filter_map(|(i, w)| {
+                let n = self.nodes[i].as_ref()?;
+                let rate = match sync {
+                    super::TimeSync::Normalized if cycle > 0.0 => n.duration / cycle,
+                    super::TimeSync::Normalized => 0.0,
+                    super::TimeSync::Independent => 1.0,
+                };
+                Some(n.root_velocity * ((w / sum) as f32 * rate))
+            })
+            .sum()
+    }
+
     /// Length of one blend cycle: the weighted mean of the contributing clips' durations.
     pub fn cycle_length(&self, weights: &[f64]) -> f32 {
         let sum: f64 = self.used(weights).map(|(_, w)| w).sum();

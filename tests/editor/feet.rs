@@ -112,3 +112,45 @@ fn the_skate_map_is_measured_in_the_background_and_again_when_the_space_changes(
     };
     assert_ne!(first.planted_cm_s, second.planted_cm_s);
 }
+
+/// Driving: the Drive button, then W held walks the point forward smoothly (no jump to the end in the first
+/// frame, then at the axis's end), the character travels forward in the world on the blend's root motion with the skate
+/// meter following the point, and releasing W brings the point back to rest.
+#[test]
+fn w_drives_the_point_forward_and_the_character_walks_on_its_root_motion() {
+    let mut h = harness_sized(1280.0, 1000.0);
+    h.run_steps(2);
+    h.get_by_label("Drive").click();
+    h.run_steps(2);
+    assert!(h.state().editor().session().driving);
+    let start = h.state().editor().session().character_offset;
+    h.key_down(egui::Key::W);
+    let mut ys = Vec::new();
+    for _ in 0..40 {
+        h.run_steps(1);
+        std::thread::sleep(Duration::from_millis(15));
+        ys.push(h.state().editor().tuning().blend.point[1]);
+    }
+    let e = h.state().editor();
+    assert_eq!(e.session().stick, [0.0, 1.0]);
+    assert!(ys[0] < 2.0, "the point jumped: {ys:?}");
+    assert!(ys.windows(2).all(|w| w[1] >= w[0] - 1e-9), "{ys:?}");
+    assert!(ys[39] > 3.0, "{ys:?}");
+    let travelled = e.session().character_offset - start;
+    assert!(
+        travelled.z > 0.05 && travelled.x.abs() < travelled.z,
+        "{travelled:?}"
+    );
+    h.key_up(egui::Key::W);
+    for _ in 0..80 {
+        h.run_steps(1);
+        std::thread::sleep(Duration::from_millis(15));
+    }
+    let point = h.state().editor().tuning().blend.point;
+    assert!(point[1] < ys[39] / 2.0, "{point:?}");
+    settle(&mut h);
+    match h.state().editor().feet().report() {
+        Some((Ok(r), true)) => assert!(r.contact_frames > 0, "{r:?}"),
+        other => panic!("{other:?}"),
+    }
+}

@@ -387,6 +387,21 @@ impl EditorState {
             Command::ShowGrid(on) => self.session.show_grid = on,
             Command::ShowSprings(on) => self.session.show_springs = on,
             Command::ShowSkateMap(on) => self.session.show_skate_map = on,
+            Command::Drive(on) => {
+                if on && !self.blending() {
+                    self.play_blend();
+                }
+                if on {
+                    self.session.eval.play();
+                }
+                self.session.driving = on;
+                self.session.drive = crate::blend::Drive::default();
+                self.session.stick = [0.0, 0.0];
+            }
+            Command::Stick(stick) => {
+                self.session.stick = stick.map(|v| if v.is_finite() { v } else { 0.0 })
+            }
+            Command::SetDriveParams(p) => self.session.drive_params = p,
             Command::MoveCharacter(by) => {
                 if by.is_finite() {
                     self.session.character_offset += by;
@@ -420,6 +435,7 @@ impl EditorState {
         if self.session.shake {
             self.session.shake_time += dt.max(0.0);
         }
+        self.drive(dt);
         let placement = self.session.placement();
         let input = EvalInput {
             clock,
@@ -444,6 +460,45 @@ impl EditorState {
         self.pose_ghosts();
         if std::mem::take(&mut self.frame_pending) {
             self.frame_model();
+        }
+    }
+
+    /// While driving: the point follows the stick through the spring, and an in-place blend moves the character
+    /// by the travel it takes out of the pose (the camera follows; the grid follows the character).
+    fn drive(&mut self, dt: f32) {
+        if !self.session.driving || !self.blending() {
+            self.session.driving = false;
+            return;
+        }
+        let dt = f64::from(dt.clamp(0.0, MAX_FRAME_STEP_S));
+        let space = &self.doc.tuning.blend;
+        let stick = self.session.stick.map(f64::from);
+        let target = crate::blend::Drive::target(space, stick);
+        let point = self
+            .session
+            .drive
+            .step(space.point, target, dt, &self.session.drive_params);
+        self.doc.tuning.blend.set_point(point);
+        // Held at an end of an axis, the point stops there.
+        let held = self.doc.tuning.blend.point;
+        for k in 0..2 {
+            if held[k] != point[k] {
+                self.session.drive.velocity[k] = 0.0;
+            }
+        }
+        self.session.eval.set_blend_point(held);
+        if self.doc.tuning.blend.root_motion == crate::blend::RootMotion::InPlace
+            && self.session.eval.is_playing()
+            && let Some(sampler) = self.session.eval.blend_sampler()
+        {
+            let velocity = sampler
+                .travel_velocity(&self.doc.tuning.blend.weights(), self.doc.tuning.blend.sync)
+                * self.session.eval.speed();
+            let by = velocity * dt as f32;
+            if by.is_finite() {
+                self.session.character_offset += by;
+                self.session.camera.target += by;
+            }
         }
     }
 

@@ -91,6 +91,14 @@ pub struct Session {
     pub shake_time: f32,
     /// Measure and paint the blend space's skate map (the Blend tab).
     pub show_skate_map: bool,
+    /// Keys (WASD, arrows) and a gamepad's left stick drive the blend point, and the character travels.
+    pub driving: bool,
+    /// The stick as the keys and the pad hold it this frame (x right, y forward, in the unit disc).
+    pub stick: [f32; 2],
+    /// The point's motion while driven, and how it follows the stick.
+    pub drive: crate::blend::Drive,
+    /// How the driven point follows the stick.
+    pub drive_params: crate::blend::DriveParams,
 }
 
 impl Session {
@@ -117,6 +125,10 @@ impl Session {
             shake: false,
             shake_time: 0.0,
             show_skate_map: false,
+            driving: false,
+            stick: [0.0, 0.0],
+            drive: crate::blend::Drive::default(),
+            drive_params: crate::blend::DriveParams::default(),
         }
     }
 

@@ -314,6 +314,22 @@ impl BlendPanel {
             {
                 out.push(Command::PlayBlend);
             }
+            let driving = e.session().driving;
+            let drive = ui.add_enabled(
+                !blend.nodes.is_empty(),
+                egui::Button::selectable(driving, "Drive"),
+            );
+            if drive
+                .on_hover_text(
+                    "Drive the point as a game does: W A S D or the arrows (or a gamepad's left stick) push it \
+                     forward, back and to the sides, and it follows through a damped spring; an in-place blend \
+                     walks the character about on its root motion, with the skate meter live",
+                )
+                .on_disabled_hover_text("The space has no nodes yet")
+                .clicked()
+            {
+                out.push(Command::Drive(!driving));
+            }
             let mut mode = blend.mode;
             egui::ComboBox::from_id_salt("blend_mode")
                 .selected_text(mode.label())
@@ -416,6 +432,37 @@ impl BlendPanel {
     /// Timing, root motion, the axes, the map and snapping (below the canvas, so that the canvas stays on
     /// screen in a small window).
     fn settings(&mut self, ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) {
+        if e.session().driving {
+            let mut p = e.session().drive_params;
+            ui.horizontal(|ui| {
+                ui.label("Drive");
+                ui.add(
+                    egui::DragValue::new(&mut p.response_s)
+                        .update_while_editing(false)
+                        .range(0.02..=3.0)
+                        .speed(0.01)
+                        .suffix(" s"),
+                )
+                .on_hover_text("About how long the point takes to settle where the stick points");
+                ui.add(
+                    egui::DragValue::new(&mut p.max_acceleration)
+                        .update_while_editing(false)
+                        .range(0.1..=100.0)
+                        .speed(0.1)
+                        .suffix(" /s²"),
+                )
+                .on_hover_text("The point's largest acceleration, in axis units per second² (m/s² on velocity axes)");
+                ui.label(format!(
+                    "stick {:+.2}, {:+.2}",
+                    e.session().stick[0],
+                    e.session().stick[1]
+                ))
+                .on_hover_text("What the keys and the gamepad hold now: right, forward");
+            });
+            if p != e.session().drive_params {
+                out.push(Command::SetDriveParams(p));
+            }
+        }
         let blend = &e.tuning().blend;
         // Each setting (its label and choices) wraps as one piece, never leaving a choice alone on a line.
         ui.horizontal_wrapped(|ui| {
