@@ -17,6 +17,8 @@ struct BoundNode {
     duration: f32,
     /// Average model-space horizontal velocity of the root-motion joint over the clip (m/s).
     root_velocity: Vec3,
+    /// Its foot-down markers (found only for a space synced on markers).
+    markers: Vec<crate::analysis::markers::FootMarker>,
 }
 
 /// The clips of a blend space resolved against a character's clip list and skeleton.
@@ -90,11 +92,17 @@ impl BlendSampler {
                 let root_velocity = root.map_or(Vec3::ZERO, |r| {
                     root_travel(skeleton, clip, &binding, r) / clip.duration.max(f32::EPSILON)
                 });
+                let markers = if space.sync == super::TimeSync::Markers {
+                    crate::analysis::markers::clip_markers(character, clip).unwrap_or_default()
+                } else {
+                    Vec::new()
+                };
                 Some(BoundNode {
                     clip: c,
                     binding,
                     duration: clip.duration,
                     root_velocity,
+                    markers,
                 })
             })
             .collect();
@@ -121,6 +129,54 @@ impl BlendSampler {
     /// A node's clip binding (None when its clip is missing).
     pub fn binding(&self, node: usize) -> Option<&ClipBinding> {
         self.nodes.get(node)?.as_ref().map(|b| &b.binding)
+    }
+
+    /// A node's foot-down markers (empty unless the space syncs on markers, or where its clip has none).
+    pub fn markers(&self, node: usize) -> &[crate::analysis::markers::FootMarker] {
+        self.nodes
+            .get(node)
+            .and_then(|n| n.as_ref())
+            .map_or(&[], |n| &n.markers)
+    }
+
+    /// Where each contributing node plays under marker sync: `(node, weight)` contributions, the leader's time at
+    /// `phase`; a node whose markers do not match plays at the normalized time. Writes clip times into `out`
+    /// (one per contribution).
+    pub fn marker_times(&self, contributions: &[(usize, f32)], phase: f64, out: &mut Vec<f64>) {
+        out.clear();
+        let duration = |node: usize| {
+            self.nodes
+                .get(node)
+                .and_then(|n| n.as_ref())
+                .map_or(0.0, |n| n.duration)
+        };
+        let Some(&(leader, _)) = contributions.iter().max_by(|a, b| a.1.total_cmp(&b.1)) else {
+            return;
+        };
+        // Only feet every contributing clip has markers of count.
+        let has = |left: bool| {
+            contributions
+                .iter()
+                .all(|&(n, _)| self.markers(n).iter().any(|m| m.left == left))
+        };
+        let feet = [has(true), has(false)];
+        let leader_duration = duration(leader);
+        let leader_time = phase * f64::from(leader_duration);
+        out.extend(contributions.iter().map(|&(node, _)| {
+            let d = duration(node);
+            if node == leader {
+                return leader_time;
+            }
+            crate::analysis::markers::synced_time(
+                self.markers(leader),
+                leader_duration,
+                leader_time as f32,
+                self.markers(node),
+                d,
+                feet,
+            )
+            .map_or(phase * f64::from(d), f64::from)
+        }));
     }
 
     /// Average horizontal root velocity of a node's clip, in model space (m/s).
@@ -165,8 +221,10 @@ impl BlendSampler {
             .filter_map(|(i, w)| {
                 let n = self.nodes[i].as_ref()?;
                 let rate = match sync {
-                    super::TimeSync::Normalized if cycle > 0.0 => n.duration / cycle,
-                    super::TimeSync::Normalized => 0.0,
+                    super::TimeSync::Normalized | super::TimeSync::Markers if cycle > 0.0 => {
+                        n.duration / cycle
+                    }
+                    super::TimeSync::Normalized | super::TimeSync::Markers => 0.0,
                     super::TimeSync::Independent => 1.0,
                 };
                 Some(n.root_velocity * ((w / sum) as f32 * rate))

@@ -59,6 +59,11 @@ pub enum TimeSync {
     Normalized,
     /// Each clip plays at its own speed and loops on its own.
     Independent,
+    /// Foot-phase sync, as Unreal's sync markers: the heaviest clip leads on the normalized time, and each other
+    /// clip sits at the leader's fraction between its own matching foot-down markers (left down, right down,
+    /// found from each clip's contacts); only markers every playing clip has count. A clip without them plays on
+    /// the normalized time.
+    Markers,
 }
 
 /// What happens to the clips' horizontal root travel.

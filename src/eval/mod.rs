@@ -452,6 +452,8 @@ pub struct Evaluator {
     clock: Clock,
     weights_point: Option<[f64; 2]>,
     contributions: Vec<(usize, f32)>,
+    /// Clip times of the contributions under marker sync.
+    marker_times: Vec<f64>,
     blend_weights: Vec<f32>,
     blend_poses: Vec<Transform>,
     layer_scratch: LayerScratch,
@@ -534,6 +536,7 @@ impl Evaluator {
             },
             weights_point: None,
             contributions: Vec::new(),
+            marker_times: Vec::new(),
             blend_weights: Vec::new(),
             blend_poses: Vec::new(),
             layer_scratch: LayerScratch::default(),
@@ -677,7 +680,9 @@ impl Evaluator {
         let Source::Blend { space, .. } = &mut self.source else {
             return;
         };
-        if space.nodes != new.nodes {
+        // New nodes, or a switch to marker sync (which finds each clip's markers), bind the clips again.
+        let markers_needed = new.sync == TimeSync::Markers && space.sync != TimeSync::Markers;
+        if space.nodes != new.nodes || markers_needed {
             let (phase, elapsed, look) = (self.clock.phase, self.clock.elapsed, self.look.clone());
             self.set_source(character, clips, SourceSpec::Blend(new.clone()));
             self.clock.phase = phase;
@@ -1298,13 +1303,27 @@ impl Evaluator {
                 }
                 self.blend_poses.resize(k * n, Transform::IDENTITY);
                 self.blend_weights.clear();
-                for &(node, w) in &self.contributions {
+                if space.sync == TimeSync::Markers {
+                    sampler.marker_times(
+                        &self.contributions,
+                        self.clock.phase,
+                        &mut self.marker_times,
+                    );
+                }
+                for (slot_in, &(node, w)) in self.contributions.iter().enumerate() {
                     let Some(c) = nodes.get_mut(node).and_then(|c| c.as_mut()) else {
                         continue;
                     };
                     let duration = f64::from(c.animation.duration());
                     let (t, cycles) = match space.sync {
                         TimeSync::Normalized => (self.clock.phase * duration, self.clock.cycles),
+                        TimeSync::Markers => (
+                            self.marker_times
+                                .get(slot_in)
+                                .copied()
+                                .unwrap_or(self.clock.phase * duration),
+                            self.clock.cycles,
+                        ),
                         TimeSync::Independent => {
                             let t = c.time_after(self.clock.elapsed);
                             let cycles = if duration > 0.0 && c.looping {

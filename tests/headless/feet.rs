@@ -127,3 +127,98 @@ fn foot_lock_holds_the_swayed_idles_feet_within_1_cm_s() {
         );
     }
 }
+
+/// `clip` played from `shift` of its cycle on: every track resampled at 240 keys a cycle, so that its feet come
+/// down that much later in the cycle.
+fn time_shifted(clip: &Clip, shift: f32, name: &str) -> Clip {
+    let mut out = clip.clone();
+    out.name = name.to_string();
+    let d = clip.duration;
+    let times: Vec<f32> = (0..=240).map(|k| d * k as f32 / 240.0).collect();
+    let at = |t: f32| (t + shift * d).rem_euclid(d);
+    for track in &mut out.tracks {
+        if let Some(keys) = &track.translation {
+            let v = times.iter().map(|&t| keys.sample(at(t))).collect();
+            track.translation = Some(Keys::new(times.clone(), v, Interpolation::Linear).unwrap());
+        }
+        if let Some(keys) = &track.rotation {
+            let v = times.iter().map(|&t| keys.sample(at(t))).collect();
+            track.rotation = Some(Keys::new(times.clone(), v, Interpolation::Linear).unwrap());
+        }
+        if let Some(keys) = &track.scale {
+            let v = times.iter().map(|&t| keys.sample(at(t))).collect();
+            track.scale = Some(Keys::new(times.clone(), v, Interpolation::Linear).unwrap());
+        }
+    }
+    out
+}
+
+/// Foot-phase sync: Quaternius's walk blended half and half with itself started a third of a cycle later
+/// skates on normalized time (the feet of the two disagree), while synced on foot-down markers the two clips
+/// play in step and the blend skates as little as the walk alone.
+#[test]
+fn marker_sync_aligns_a_late_footed_walk_with_an_early_one() {
+    use animtune::analysis::contacts::blend_skate;
+    use animtune::analysis::markers::clip_markers;
+    use animtune::blend::{BlendSpace, TimeSync};
+    let model = load_file(&quaternius()).unwrap();
+    let walk = model
+        .clips
+        .iter()
+        .find(|c| c.name == "Walk_Loop")
+        .unwrap()
+        .clone();
+    let late = time_shifted(&walk, -1.0 / 3.0, "Walk_Late");
+    let (early_marks, late_marks) = (
+        clip_markers(&model.character, &walk).unwrap(),
+        clip_markers(&model.character, &late).unwrap(),
+    );
+    assert!(early_marks.iter().any(|m| m.left) && early_marks.iter().any(|m| !m.left));
+    let offset = late_marks[0].time - early_marks[0].time;
+    assert!(offset.abs() > 0.1, "{early_marks:?} {late_marks:?}");
+    let clips = vec![walk.clone(), late];
+    let settings = ContactSettings::default();
+    let alone = clip_skate(&model.character, &walk, 60.0, &settings, None).unwrap();
+    let mut space: BlendSpace = serde_json::from_str(
+        r#"{"mode": "1d", "axes": [{"name": "blend", "min": 0, "max": 1}, {"name": "", "min": -1, "max": 1}],
+            "nodes": [{"clip": "Walk_Loop", "position": [0, 0]}, {"clip": "Walk_Late", "position": [1, 0]}]}"#,
+    )
+    .unwrap();
+    let normalized = blend_skate(
+        &model.character,
+        &clips,
+        &space,
+        [0.5, 0.0],
+        60.0,
+        &settings,
+        None,
+    )
+    .unwrap();
+    space.sync = TimeSync::Markers;
+    let synced = blend_skate(
+        &model.character,
+        &clips,
+        &space,
+        [0.5, 0.0],
+        60.0,
+        &settings,
+        None,
+    )
+    .unwrap();
+    println!(
+        "walk alone {:?}; normalized {:?} skate {}; markers {:?} skate {}",
+        alone.planted_speed_cm_s,
+        normalized.planted_speed_cm_s,
+        normalized.skate_ratio,
+        synced.planted_speed_cm_s,
+        synced.skate_ratio
+    );
+    assert!(
+        synced.planted_speed_cm_s.mean <= alone.planted_speed_cm_s.mean * 1.5 + 1.0,
+        "{synced:?} against the walk's {alone:?}"
+    );
+    assert!(
+        normalized.planted_speed_cm_s.mean > 2.0 * synced.planted_speed_cm_s.mean,
+        "normalized {normalized:?}, synced {synced:?}"
+    );
+}

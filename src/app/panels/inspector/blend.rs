@@ -475,6 +475,12 @@ impl BlendPanel {
                     );
                 ui.selectable_value(&mut sync, TimeSync::Independent, "independent")
                     .on_hover_text("Each clip plays at its own speed and loops on its own");
+                ui.selectable_value(&mut sync, TimeSync::Markers, "foot phase")
+                    .on_hover_text(
+                        "Align the clips on their feet: the heaviest clip leads, and each other clip sits at the \
+                         leader's fraction between its own matching foot-down markers (Unreal's sync markers), so \
+                         a walk with a late left foot does not skate against one with an early one",
+                    );
             });
             if sync != blend.sync {
                 out.push(Command::EditBlend(BlendEdit::SetSync(sync)));
