@@ -1,6 +1,6 @@
 //! "New space from clips": a starting blend space laid out from a character's clips. Each clip is placed by its
 //! name (idle, walk, run, jog, sprint, strafe, forward, back, left, right) and by the horizontal root speed it
-//! measures; clips that say nothing about locomotion (a T-pose, a jump) are left out and listed.
+//! measures (for a gait authored in place, the speed its planted feet move back at); clips that say nothing about locomotion (a T-pose, a jump) are left out and listed.
 //!
 //! Clips that all move forward (or stand) give a 1D space over speed; any sideways or backward clip gives a 2D
 //! Freeform Directional space over velocity, right and forward in m/s, like Unity's locomotion blend trees.
@@ -40,7 +40,8 @@ pub struct Placement {
     pub position: [f64; 2],
     /// The horizontal root speed measured over its cycle, m/s.
     pub measured_speed: f32,
-    /// True when the position comes from the measured root velocity, false when from the name.
+    /// True when the position comes from the measured root velocity (for an in-place gait, the speed its planted
+    /// feet move back at), false when from the name.
     pub measured: bool,
 }
 
@@ -147,6 +148,26 @@ fn measured_velocity(character: &Character, clip: &Clip) -> [f32; 2] {
     [-v.x, v.z]
 }
 
+/// The velocity an in-place clip walks at, as (right, forward) m/s: the opposite of the mean velocity of its low
+/// contact points (the skate meter's treadmill); None when its feet cannot be tracked.
+fn feet_velocity(character: &Character, clip: &Clip) -> Option<[f32; 2]> {
+    let report = crate::analysis::contacts::clip_skate(
+        character,
+        clip,
+        60.0,
+        &crate::analysis::ContactSettings::default(),
+        None,
+    )
+    .ok()?;
+    match report.ground {
+        crate::analysis::Ground::Treadmill(v) if v.iter().all(|c| c.is_finite()) => {
+            // The ground moves back under the character: the character's velocity is its opposite.
+            Some([v[0], -v[2]])
+        }
+        _ => None,
+    }
+}
+
 /// A round upper end for an axis holding values up to `max`.
 fn axis_end(max: f64) -> f64 {
     let max = max.max(1.0) * 1.1;
@@ -167,10 +188,15 @@ pub fn space_from_clips(character: &Character, clips: &[Clip]) -> Result<Suggest
         if placed.iter().any(|(p, _)| p.clip == name) {
             continue;
         }
-        let velocity = measured_velocity(character, clip);
-        let speed = (velocity[0] * velocity[0] + velocity[1] * velocity[1]).sqrt();
         let named = gait_from_name(&name);
         let actions = words(&name).iter().any(|w| ACTIONS.contains(&w.as_str()));
+        let mut velocity = measured_velocity(character, clip);
+        let still = |v: [f32; 2]| (v[0] * v[0] + v[1] * v[1]).sqrt() < STILL_SPEED;
+        if still(velocity) && named.is_some_and(|g| g.speed > 0.0) && !actions {
+            // An in-place gait: the speed its planted feet move back at (the skate meter's treadmill).
+            velocity = feet_velocity(character, clip).unwrap_or(velocity);
+        }
+        let speed = (velocity[0] * velocity[0] + velocity[1] * velocity[1]).sqrt();
         let (vel, measured) = match named {
             // An idle stays at the origin even if it sways.
             Some(g) if g.speed == 0.0 => ([0.0, 0.0], false),

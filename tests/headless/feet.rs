@@ -222,3 +222,26 @@ fn marker_sync_aligns_a_late_footed_walk_with_an_early_one() {
         "normalized {normalized:?}, synced {synced:?}"
     );
 }
+
+/// "New space from clips" on Quaternius's clips, authored in place: the walk, jog and sprint land at the speeds
+/// their planted feet move back at (measured, growing with the gait), not all at a name's nominal speed.
+#[test]
+fn new_space_from_clips_places_in_place_gaits_by_their_feet() {
+    let model = load_file(&quaternius()).unwrap();
+    let s = animtune::blend::suggest::space_from_clips(&model.character, &model.clips).unwrap();
+    let at = |clip: &str| {
+        s.placed
+            .iter()
+            .find(|p| p.clip == clip)
+            .unwrap_or_else(|| panic!("{clip} not placed: {:?}", s.placed))
+    };
+    let (walk, jog, sprint) = (at("Walk_Loop"), at("Jog_Fwd_Loop"), at("Sprint_Loop"));
+    println!("{walk:?}\n{jog:?}\n{sprint:?}");
+    assert!(walk.measured && jog.measured && sprint.measured);
+    assert!(
+        0.5 < walk.measured_speed
+            && walk.measured_speed < jog.measured_speed
+            && jog.measured_speed < sprint.measured_speed,
+        "{walk:?} {jog:?} {sprint:?}"
+    );
+}
