@@ -91,6 +91,7 @@ fn full_stack(
             .iter()
             .zip(clips)
             .map(|(&position, clip)| animtune::blend::space::BlendNode {
+                time_scale: 1.0,
                 clip: clip.into(),
                 position,
             })

@@ -233,6 +233,21 @@ pub fn foot_tracks(
     }))
 }
 
+/// The velocity a clip authored in place walks at (model space, m/s): the opposite of the mean velocity of its low
+/// contact points, the treadmill under it; None when its feet cannot be tracked or nothing is low.
+pub fn in_place_velocity(
+    character: &crate::core::Character,
+    clip: &crate::core::Clip,
+) -> Option<Vec3> {
+    let report = clip_skate(character, clip, 60.0, &ContactSettings::default(), None).ok()?;
+    match report.ground {
+        Ground::Treadmill(v) if report.contact_frames > 0 && v.iter().all(|c| c.is_finite()) => {
+            Some(-Vec3::from_array(v))
+        }
+        _ => None,
+    }
+}
+
 /// Every layer off but foot lock, on with `foot_lock`'s settings when given.
 fn layers_with(foot_lock: Option<&crate::layers::FootLockParams>) -> crate::layers::LayerParams {
     let mut layers = crate::layers::LayerParams::off();

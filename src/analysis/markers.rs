@@ -129,24 +129,25 @@ mod tests {
     }
 
     /// A walk whose left foot lands at 0.1 s and right at 0.6 s (1 s cycle) leads one whose left lands at 0.5 s
-    /// and right at 0.9 s (0.8 s cycle): halfway from the leader's left to its right, the follower is halfway
+    /// and right at 0.9 s (1.2 s cycle): halfway from the leader's left to its right, the follower is halfway
     /// from its left to its right.
     #[test]
     fn a_follower_sits_at_the_leaders_fraction_between_matching_markers() {
         let lead = [m(0.1, true), m(0.6, false)];
         let follow = [m(0.5, true), m(0.9, false)];
         let both = [true, true];
-        let t = synced_time(&lead, 1.0, 0.35, &follow, 0.8, both).unwrap();
+        let t = synced_time(&lead, 1.0, 0.35, &follow, 1.2, both).unwrap();
         assert!((t - 0.7).abs() < 1e-6, "{t}");
-        // From the right foot down to the next left (across the loop): 0.6 → 1.1 for the leader, 0.9 → 1.3 for
-        // the follower; at 0.85 (halfway) the follower is at 1.1, i.e. 0.3 into its next cycle.
-        let t = synced_time(&lead, 1.0, 0.85, &follow, 0.8, both).unwrap();
-        assert!((t - 0.3).abs() < 1e-5, "{t}");
-        // Before the leader's first marker, it is between the previous cycle's right and this left.
-        let t = synced_time(&lead, 1.0, 0.0, &follow, 0.8, both).unwrap();
-        assert!((t - (0.9 + 0.8 * 0.4 - 0.8)).abs() < 1e-5, "{t}");
+        // From the right foot down to the next left (across the loop): 0.6 → 1.1 for the leader, 0.9 → 1.7 for
+        // the follower; at 0.85 (halfway) the follower is at 1.3, i.e. 0.1 into its next cycle.
+        let t = synced_time(&lead, 1.0, 0.85, &follow, 1.2, both).unwrap();
+        assert!((t - 0.1).abs() < 1e-5, "{t}");
+        // Before the leader's first marker (0.8 of the way from the previous cycle's right at −0.4 to this left),
+        // the follower is 0.8 of the way from its right to its next left: 0.9 + 0.8 × 0.8 − 1.2.
+        let t = synced_time(&lead, 1.0, 0.0, &follow, 1.2, both).unwrap();
+        assert!((t - (0.9 + 0.8 * 0.8 - 1.2)).abs() < 1e-5, "{t}");
         // At a marker, the follower is at its matching marker.
-        let t = synced_time(&lead, 1.0, 0.6, &follow, 0.8, both).unwrap();
+        let t = synced_time(&lead, 1.0, 0.6, &follow, 1.2, both).unwrap();
         assert!((t - 0.9).abs() < 1e-6, "{t}");
     }
 
@@ -154,12 +155,13 @@ mod tests {
     fn only_common_feet_count_and_missing_markers_give_none() {
         let lead = [m(0.1, true), m(0.6, false)];
         let follow = [m(0.5, true), m(0.9, false)];
-        // Left only: from the leader's left (0.1) to its next left (1.1); the follower's left 0.5 → 1.3.
-        let t = synced_time(&lead, 1.0, 0.6, &follow, 0.8, [true, false]).unwrap();
-        assert!((t - 0.9).abs() < 1e-6, "{t}");
-        assert_eq!(synced_time(&lead, 1.0, 0.3, &[], 0.8, [true, true]), None);
+        // Left only: from the leader's left (0.1) to its next left (1.1), a quarter of the way at 0.35; the
+        // follower's left 0.5 → 1.7, a quarter of the way at 0.8.
+        let t = synced_time(&lead, 1.0, 0.35, &follow, 1.2, [true, false]).unwrap();
+        assert!((t - 0.8).abs() < 1e-6, "{t}");
+        assert_eq!(synced_time(&lead, 1.0, 0.3, &[], 1.2, [true, true]), None);
         assert_eq!(
-            synced_time(&lead, 1.0, 0.3, &[m(0.2, false)], 0.8, [true, false]),
+            synced_time(&lead, 1.0, 0.3, &[m(0.2, false)], 1.2, [true, false]),
             None
         );
     }

@@ -196,6 +196,8 @@ pub enum BlendEdit {
     MoveNode(usize, [f64; 2]),
     /// Plays another clip at a node.
     SetNodeClip(usize, String),
+    /// Sets a node's time scale (ignored unless finite, above 0 and at most the limit).
+    SetTimeScale(usize, f64),
     /// Removes a node.
     RemoveNode(usize),
     /// Adds a node.
@@ -225,6 +227,15 @@ impl BlendEdit {
             BlendEdit::SetNodeClip(i, clip) => {
                 if let Some(n) = space.nodes.get_mut(i) {
                     n.clip = clip;
+                }
+            }
+            BlendEdit::SetTimeScale(i, t) => {
+                if let Some(n) = space.nodes.get_mut(i)
+                    && t.is_finite()
+                    && t > 0.0
+                    && t <= crate::blend::space::MAX_TIME_SCALE
+                {
+                    n.time_scale = t;
                 }
             }
             BlendEdit::RemoveNode(i) => {

@@ -19,6 +19,8 @@ struct BoundNode {
     root_velocity: Vec3,
     /// Its foot-down markers (found only for a space synced on markers).
     markers: Vec<crate::analysis::markers::FootMarker>,
+    /// The node's time scale (its length in the cycle is `duration / time_scale`).
+    time_scale: f32,
 }
 
 /// The clips of a blend space resolved against a character's clip list and skeleton.
@@ -103,6 +105,7 @@ impl BlendSampler {
                     duration: clip.duration,
                     root_velocity,
                     markers,
+                    time_scale: node.time_scale as f32,
                 })
             })
             .collect();
@@ -179,6 +182,14 @@ impl BlendSampler {
         }));
     }
 
+    /// A node's time scale (1 for a node without a bound clip).
+    pub fn time_scale(&self, node: usize) -> f32 {
+        self.nodes
+            .get(node)
+            .and_then(|n| n.as_ref())
+            .map_or(1.0, |n| n.time_scale)
+    }
+
     /// Average horizontal root velocity of a node's clip, in model space (m/s).
     pub fn root_velocity(&self, node: usize) -> Option<Vec3> {
         self.nodes.get(node)?.as_ref().map(|b| b.root_velocity)
@@ -225,7 +236,7 @@ impl BlendSampler {
                         n.duration / cycle
                     }
                     super::TimeSync::Normalized | super::TimeSync::Markers => 0.0,
-                    super::TimeSync::Independent => 1.0,
+                    super::TimeSync::Independent => n.time_scale,
                 };
                 Some(n.root_velocity * ((w / sum) as f32 * rate))
             })
@@ -242,7 +253,7 @@ impl BlendSampler {
             .filter_map(|(i, w)| {
                 self.nodes[i]
                     .as_ref()
-                    .map(|n| (w / sum) as f32 * n.duration)
+                    .map(|n| (w / sum) as f32 * n.duration / n.time_scale)
             })
             .sum()
     }

@@ -38,13 +38,29 @@ pub struct BlendNode {
     pub clip: String,
     /// Where in the space the clip plays alone (x, y; y is ignored in 1D).
     pub position: [f64; 2],
+    /// How fast the clip plays (Unity's blend tree Time Scale): its length in the blend's cycle is its duration
+    /// over this; 1 by default.
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub time_scale: f64,
 }
+
+fn one() -> f64 {
+    1.0
+}
+
+fn is_one(v: &f64) -> bool {
+    *v == 1.0
+}
+
+/// The largest time scale a node may have.
+pub const MAX_TIME_SCALE: f64 = 100.0;
 
 impl Default for BlendNode {
     fn default() -> Self {
         BlendNode {
             clip: String::new(),
             position: [0.0, 0.0],
+            time_scale: 1.0,
         }
     }
 }
@@ -195,6 +211,13 @@ impl BlendSpace {
                         "not a finite number",
                     ));
                 }
+            }
+            let t = node.time_scale;
+            if !(t.is_finite() && t > 0.0 && t <= MAX_TIME_SCALE) {
+                return Err(bad(
+                    format!("nodes[{i}].time_scale"),
+                    &format!("{t}: expected a number above 0, up to {MAX_TIME_SCALE}"),
+                ));
             }
         }
         for (c, v) in self.point.iter().enumerate() {

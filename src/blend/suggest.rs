@@ -148,24 +148,9 @@ fn measured_velocity(character: &Character, clip: &Clip) -> [f32; 2] {
     [-v.x, v.z]
 }
 
-/// The velocity an in-place clip walks at, as (right, forward) m/s: the opposite of the mean velocity of its low
-/// contact points (the skate meter's treadmill); None when its feet cannot be tracked.
+/// The velocity an in-place clip walks at, as (right, forward) m/s (the skate meter's treadmill, reversed).
 fn feet_velocity(character: &Character, clip: &Clip) -> Option<[f32; 2]> {
-    let report = crate::analysis::contacts::clip_skate(
-        character,
-        clip,
-        60.0,
-        &crate::analysis::ContactSettings::default(),
-        None,
-    )
-    .ok()?;
-    match report.ground {
-        crate::analysis::Ground::Treadmill(v) if v.iter().all(|c| c.is_finite()) => {
-            // The ground moves back under the character: the character's velocity is its opposite.
-            Some([v[0], -v[2]])
-        }
-        _ => None,
-    }
+    crate::analysis::contacts::in_place_velocity(character, clip).map(|v| [-v.x, v.z])
 }
 
 /// A round upper end for an axis holding values up to `max`.
@@ -291,6 +276,7 @@ pub fn space_from_clips(character: &Character, clips: &[Clip]) -> Result<Suggest
     space.nodes = placed
         .iter()
         .map(|(p, _)| BlendNode {
+            time_scale: 1.0,
             clip: p.clip.clone(),
             position: p.position,
         })

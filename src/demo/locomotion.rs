@@ -117,10 +117,12 @@ impl Gait {
 /// The mannequin's default locomotion space: Freeform Directional over velocity (right, forward) in m/s.
 pub fn default_blend_space() -> BlendSpace {
     let mut nodes = vec![BlendNode {
+        time_scale: 1.0,
         clip: "Idle".into(),
         position: [0.0, 0.0],
     }];
     nodes.extend(gaits().into_iter().map(|g| BlendNode {
+        time_scale: 1.0,
         clip: g.name.into(),
         position: g.velocity.map(|v| (f64::from(v) * 1e4).round() / 1e4),
     }));

@@ -1325,9 +1325,10 @@ impl Evaluator {
                             self.clock.cycles,
                         ),
                         TimeSync::Independent => {
-                            let t = c.time_after(self.clock.elapsed);
+                            let elapsed = self.clock.elapsed * f64::from(sampler.time_scale(node));
+                            let t = c.time_after(elapsed);
                             let cycles = if duration > 0.0 && c.looping {
-                                ((self.clock.elapsed - t) / duration).round() as i64
+                                ((elapsed - t) / duration).round() as i64
                             } else {
                                 0
                             };

@@ -429,6 +429,42 @@ impl BlendPanel {
         );
     }
 
+    /// Unity's Adjust Time Scale → Homogeneous Speed: each moving node's time scale set so that its clip moves at
+    /// its node's speed (one undo step; refused with the reason in the status bar).
+    fn homogeneous_speed(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) {
+        let blend = &e.tuning().blend;
+        let clicked = ui
+            .add_enabled(!blend.nodes.is_empty(), egui::Button::new("Homogeneous speed"))
+            .on_hover_text(
+                "Adjust time scales (Unity's Homogeneous Speed, as animtune reads it): each node whose clip moves \
+                 plays at the rate that makes it move at its node's speed (its distance from the origin on \
+                 velocity or speed axes), so the feet keep pace with the parameter. Undo puts them back.",
+            )
+            .on_disabled_hover_text("The space has no nodes yet")
+            .clicked();
+        if clicked {
+            let c = &e.doc().model.character;
+            match crate::analysis::positions::homogeneous_speed(blend, c, &e.doc().clips) {
+                Ok(space) => {
+                    let scales: Vec<String> = space
+                        .nodes
+                        .iter()
+                        .map(|n| format!("{} ×{:.2}", n.clip, n.time_scale))
+                        .collect();
+                    out.push(Command::EditBlend(BlendEdit::Replace(Box::new(space))));
+                    out.push(Command::Report {
+                        text: format!("Time scales: {}", scales.join(", ")),
+                        is_error: false,
+                    });
+                }
+                Err(why) => out.push(Command::Report {
+                    text: format!("{}: Homogeneous speed: {why}", e.doc().name),
+                    is_error: true,
+                }),
+            }
+        }
+    }
+
     /// Timing, root motion, the axes, the map and snapping (below the canvas, so that the canvas stays on
     /// screen in a small window).
     fn settings(&mut self, ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) {
@@ -498,6 +534,7 @@ impl BlendPanel {
                 out.push(Command::EditBlend(BlendEdit::SetRootMotion(root)));
             }
             Self::compute_positions(ui, e, out);
+            Self::homogeneous_speed(ui, e, out);
         });
         let axes = if blend.mode.is_2d() { 2 } else { 1 };
         for a in 0..axes {
@@ -973,6 +1010,23 @@ impl BlendPanel {
                 if changed && pos.iter().all(|v| v.is_finite()) {
                     out.push(Command::EditBlend(BlendEdit::MoveNode(i, pos)));
                 }
+                let mut scale = node.time_scale;
+                if ui
+                    .add(
+                        egui::DragValue::new(&mut scale)
+                            .update_while_editing(false)
+                            .range(0.01..=crate::blend::space::MAX_TIME_SCALE)
+                            .speed(0.01)
+                            .prefix("×"),
+                    )
+                    .on_hover_text(
+                        "Time scale: how fast this node's clip plays (Unity's blend tree clock column); its length in \
+                         the cycle is its duration over this",
+                    )
+                    .changed()
+                {
+                    out.push(Command::EditBlend(BlendEdit::SetTimeScale(i, scale)));
+                }
                 if clip != node.clip {
                     out.push(Command::EditBlend(BlendEdit::SetNodeClip(i, clip)));
                 }
@@ -1012,6 +1066,7 @@ impl BlendPanel {
                 .clicked()
             {
                 let node = BlendNode {
+                    time_scale: 1.0,
                     clip: clip_names[self.add_clip].clone(),
                     position: blend.point,
                 };
