@@ -319,23 +319,41 @@ fn ik_joint(axis: [f32; 3], angle: f32, at: [f32; 3]) -> Mat4 {
     )
 }
 
-/// "two-bone IK" and "aim IK": one job a call on fixed joints (a leg; a head) and a target that moves with the
-/// call's index k, exactly as ozz_bench.cc's rows.
+/// How many targets the IK rows cycle through (computed before timing, so that no sine is timed).
+const IK_TARGETS: usize = 1024;
+
+/// "two-bone IK" and "aim IK": one job a call on fixed joints (a leg; a head), the target the next of a table made
+/// before timing from the call's index k, exactly as ozz_bench.cc's rows.
 fn ik_rows(batches: usize, iters: usize) {
     let hip = ik_joint([0.2, 1.0, 0.1], 0.4, [0.1, 0.95, 0.02]);
     let knee = ik_joint([1.0, 0.1, 0.0], 0.5, [0.12, 0.52, 0.08]);
     let ankle = ik_joint([0.0, 1.0, 0.3], -0.2, [0.11, 0.08, 0.0]);
-    let mut k = 0u32;
+    let legs: Vec<Vec3> = (0..IK_TARGETS)
+        .map(|k| {
+            let t = k as f32;
+            Vec3::new(
+                0.1 + 0.2 * (0.013 * t).sin(),
+                0.2 + 0.15 * (0.021 * t).sin(),
+                0.1 + 0.2 * (0.017 * t).cos(),
+            )
+        })
+        .collect();
+    let looks: Vec<Vec3> = (0..IK_TARGETS)
+        .map(|k| {
+            let t = k as f32;
+            Vec3::new(
+                (0.01 * t).sin(),
+                1.6 + 0.3 * (0.03 * t).sin(),
+                1.0 + 0.5 * (0.01 * t).cos(),
+            )
+        })
+        .collect();
+    let mut k = 0usize;
     let (mut start, mut mid, mut reached) = (Quat::IDENTITY, Quat::IDENTITY, false);
     bench("two-bone IK", batches, iters, || {
-        k = k.wrapping_add(1);
-        let t = k as f32;
+        k = (k + 1) % IK_TARGETS;
         let mut job = IkTwoBoneJob::new(&hip, &knee, &ankle, &mut start, &mut mid, &mut reached);
-        job.target = Vec3::new(
-            0.1 + 0.2 * (0.013 * t).sin(),
-            0.2 + 0.15 * (0.021 * t).sin(),
-            0.1 + 0.2 * (0.017 * t).cos(),
-        );
+        job.target = legs[k];
         job.mid_axis = Vec3::X;
         job.pole_vector = Vec3::Z;
         job.soften = 0.97;
@@ -345,14 +363,9 @@ fn ik_rows(batches: usize, iters: usize) {
     let head = ik_joint([0.1, 1.0, 0.0], 0.3, [0.0, 1.6, 0.0]);
     let mut correction = Quat::IDENTITY;
     bench("aim IK", batches, iters, || {
-        k = k.wrapping_add(1);
-        let t = k as f32;
+        k = (k + 1) % IK_TARGETS;
         let mut job = IkAimJob::new(&head, &mut correction, &mut reached);
-        job.target = Vec3::new(
-            (0.01 * t).sin(),
-            1.6 + 0.3 * (0.03 * t).sin(),
-            1.0 + 0.5 * (0.01 * t).cos(),
-        );
+        job.target = looks[k];
         job.forward = Vec3::Z;
         job.up = Vec3::Y;
         job.offset = Vec3::new(0.05, 0.07, 0.1);

@@ -90,20 +90,30 @@ static math::Float4x4 IkJoint(float ax, float ay, float az, float angle, float x
   return math::Float4x4::FromAffine(math::simd_float4::Load(x, y, z, 1.f), q.xyzw, math::simd_float4::one());
 }
 
-// "two-bone IK" and "aim IK": one job a call on fixed joints (a leg; a head) and a target that moves with the
-// call's index k.
+// How many targets the IK rows cycle through (computed before timing, so that no sine is timed).
+static const int kIkTargets = 1024;
+
+// "two-bone IK" and "aim IK": one job a call on fixed joints (a leg; a head), the target the next of a table made
+// before timing from the call's index k, exactly as examples/runtime_bench.rs's rows.
 static void IkRows(int batches, int iters) {
   const math::Float4x4 hip = IkJoint(0.2f, 1.f, 0.1f, 0.4f, 0.1f, 0.95f, 0.02f);
   const math::Float4x4 knee = IkJoint(1.f, 0.1f, 0.f, 0.5f, 0.12f, 0.52f, 0.08f);
   const math::Float4x4 ankle = IkJoint(0.f, 1.f, 0.3f, -0.2f, 0.11f, 0.08f, 0.f);
-  unsigned k = 0;
+  std::vector<math::SimdFloat4> legs, looks;
+  for (int k = 0; k < kIkTargets; ++k) {
+    const float t = static_cast<float>(k);
+    legs.push_back(math::simd_float4::Load(0.1f + 0.2f * std::sin(0.013f * t), 0.2f + 0.15f * std::sin(0.021f * t),
+                                           0.1f + 0.2f * std::cos(0.017f * t), 0.f));
+    looks.push_back(math::simd_float4::Load(std::sin(0.01f * t), 1.6f + 0.3f * std::sin(0.03f * t),
+                                            1.f + 0.5f * std::cos(0.01f * t), 0.f));
+  }
+  int k = 0;
   math::SimdQuaternion start, mid;
   bool reached = false;
   Bench("two-bone IK", batches, iters, [&] {
-    const float t = static_cast<float>(++k);
+    k = (k + 1) % kIkTargets;
     animation::IKTwoBoneJob job;
-    job.target = math::simd_float4::Load(0.1f + 0.2f * std::sin(0.013f * t), 0.2f + 0.15f * std::sin(0.021f * t),
-                                         0.1f + 0.2f * std::cos(0.017f * t), 0.f);
+    job.target = legs[k];
     job.mid_axis = math::simd_float4::x_axis();
     job.pole_vector = math::simd_float4::z_axis();
     job.soften = 0.97f;
@@ -119,10 +129,9 @@ static void IkRows(int batches, int iters) {
   const math::Float4x4 head = IkJoint(0.1f, 1.f, 0.f, 0.3f, 0.f, 1.6f, 0.f);
   math::SimdQuaternion correction;
   Bench("aim IK", batches, iters, [&] {
-    const float t = static_cast<float>(++k);
+    k = (k + 1) % kIkTargets;
     animation::IKAimJob job;
-    job.target = math::simd_float4::Load(std::sin(0.01f * t), 1.6f + 0.3f * std::sin(0.03f * t),
-                                         1.f + 0.5f * std::cos(0.01f * t), 0.f);
+    job.target = looks[k];
     job.forward = math::simd_float4::z_axis();
     job.up = math::simd_float4::y_axis();
     job.offset = math::simd_float4::Load(0.05f, 0.07f, 0.1f, 0.f);

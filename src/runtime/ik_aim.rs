@@ -7,10 +7,13 @@
 //! One quirk of ozz is kept: below full weight ozz lerps the correction before fixing its sign, so the result may
 //! take the long way round; ours does the same, so that the two agree (`tests/headless/ozz_ik.rs`).
 
-use glam::{Mat4, Quat, Vec3, Vec4};
+use glam::{Mat4, Quat, Vec3, Vec3A, Vec4};
 
 use super::JobError;
-use super::ik_math::{from_axis_cos_angle, from_vectors, inverse, is_normalized_est, positive_w};
+use super::ik_math::{
+    all_finite, from_axis_cos_angle, from_vectors, inverse, is_finite_matrix, is_normalized_est,
+    positive_w, rsqrt,
+};
 
 /// An aim IK job: one borrowed model matrix in, one correction out.
 #[derive(Debug)]
@@ -64,7 +67,11 @@ impl<'a> IkAimJob<'a> {
             ("up", self.up),
             ("pole_vector", self.pole_vector),
         ];
-        if let Some((name, _)) = vectors.iter().find(|(_, v)| !v.is_finite()) {
+        if !all_finite(&vectors.map(|(_, v)| v)) {
+            let (name, _) = vectors
+                .iter()
+                .find(|(_, v)| !v.is_finite())
+                .expect("one is not");
             return Err(JobError::NotFinite(name));
         }
         if !self.twist_angle.is_finite() {
@@ -73,7 +80,7 @@ impl<'a> IkAimJob<'a> {
         if !self.weight.is_finite() {
             return Err(JobError::NotFinite("weight"));
         }
-        if !self.joint.is_finite() {
+        if !is_finite_matrix(self.joint) {
             return Err(JobError::NotFinite("joint"));
         }
         if !is_normalized_est(self.forward) {
@@ -90,9 +97,9 @@ impl<'a> IkAimJob<'a> {
         let Some(inv_joint) = inverse(self.joint) else {
             return Ok(());
         };
-        let to_target = inv_joint.transform_point3(self.target);
+        let to_target = inv_joint.transform_point3a(Vec3A::from(self.target));
         let to_target_len2 = to_target.length_squared();
-        let Some(offsetted_forward) = self.offsetted_forward(to_target) else {
+        let Some(offsetted_forward) = self.offsetted_forward(to_target_len2) else {
             return Ok(());
         };
         *self.reached = true;
@@ -100,17 +107,18 @@ impl<'a> IkAimJob<'a> {
             return Ok(());
         }
         let to_target_rot = from_vectors(offsetted_forward, to_target);
-        let corrected_up = to_target_rot * self.up;
-        let pole = inv_joint.transform_vector3(self.pole_vector);
+        let corrected_up = to_target_rot.mul_vec3a(Vec3A::from(self.up));
+        let pole = inv_joint.transform_vector3a(Vec3A::from(self.pole_vector));
         let ref_normal = pole.cross(to_target);
         let joint_normal = corrected_up.cross(to_target);
         let ref_len2 = ref_normal.length_squared();
         let joint_len2 = joint_normal.length_squared();
-        let axis = to_target / to_target_len2.sqrt();
+        // The aim's unit axis by the refined estimate (its length is what it may be off by, 5e-7); the cosine
+        // between the planes by an exact division, since its error turns into angle where the planes nearly agree.
+        let axis = to_target * rsqrt(Vec4::splat(to_target_len2)).x;
         let rotate_plane = if joint_len2 != 0.0 && ref_len2 != 0.0 {
-            let cos = (joint_normal / joint_len2.sqrt())
-                .dot(ref_normal / ref_len2.sqrt())
-                .clamp(-1.0, 1.0);
+            let cos =
+                (joint_normal.dot(ref_normal) / (joint_len2 * ref_len2).sqrt()).clamp(-1.0, 1.0);
             let flipped = if ref_normal.dot(corrected_up) < 0.0 {
                 -axis
             } else {
@@ -121,7 +129,7 @@ impl<'a> IkAimJob<'a> {
             Quat::IDENTITY
         };
         let twisted = if self.twist_angle != 0.0 {
-            Quat::from_axis_angle(axis, self.twist_angle) * rotate_plane * to_target_rot
+            Quat::from_axis_angle(Vec3::from(axis), self.twist_angle) * rotate_plane * to_target_rot
         } else {
             rotate_plane * to_target_rot
         };
@@ -136,16 +144,16 @@ impl<'a> IkAimJob<'a> {
     }
 
     /// The forward direction that, starting from `offset`, meets the sphere through the target around the joint
-    /// (joint space); None when the offset lies outside that sphere.
-    fn offsetted_forward(&self, to_target: Vec3) -> Option<Vec3> {
-        let ao = self.forward.dot(self.offset);
-        let ac2 = self.offset.length_squared() - ao * ao;
-        let r2 = to_target.length_squared();
+    /// (of squared radius `r2`, joint space); None when the offset lies outside that sphere.
+    fn offsetted_forward(&self, r2: f32) -> Option<Vec3A> {
+        let (forward, offset) = (Vec3A::from(self.forward), Vec3A::from(self.offset));
+        let ao = forward.dot(offset);
+        let ac2 = offset.length_squared() - ao * ao;
         if ac2 > r2 {
             return None;
         }
         let ai = (r2 - ac2).sqrt();
-        Some(self.offset + self.forward * (ai - ao))
+        Some(offset + forward * (ai - ao))
     }
 }
 

@@ -10,11 +10,12 @@
 //! straight; `weight` lerps the corrections from identity. The results agree with ozz's own job within 1e-5
 //! (`tests/headless/ozz_ik.rs`, which builds ozz's source from the anchor and runs both on the same inputs).
 
-use glam::{Mat4, Quat, Vec3};
+use glam::{Affine3A, Mat4, Quat, Vec3, Vec3A, Vec4};
 
 use super::JobError;
 use super::ik_math::{
-    from_axis_cos_angle, from_vectors, inverse, is_normalized_est, positive_w, weighted,
+    all_finite, from_vectors, inverse, is_finite_matrix, is_normalized_est, plane_roll, positive_w,
+    rsqrt, weighted,
 };
 
 /// A two-bone IK job: borrowed model matrices in, two corrections out.
@@ -48,10 +49,10 @@ pub struct IkTwoBoneJob<'a> {
 
 /// What the setup measures once: the start joint's inverse and the bones in start and middle joint spaces.
 struct Setup {
-    inv_start: Mat4,
-    start_mid_ms: Vec3,
-    mid_end_ms: Vec3,
-    start_mid_ss: Vec3,
+    inv_start: Affine3A,
+    start_mid_ms: Vec3A,
+    mid_end_ms: Vec3A,
+    start_mid_ss: Vec3A,
     start_mid_ss_len2: f32,
     mid_end_ss_len2: f32,
     start_end_ss_len2: f32,
@@ -91,7 +92,11 @@ impl<'a> IkTwoBoneJob<'a> {
             ("mid_axis", self.mid_axis),
             ("pole_vector", self.pole_vector),
         ];
-        if let Some((name, _)) = vectors.iter().find(|(_, v)| !v.is_finite()) {
+        if !all_finite(&vectors.map(|(_, v)| v)) {
+            let (name, _) = vectors
+                .iter()
+                .find(|(_, v)| !v.is_finite())
+                .expect("one is not");
             return Err(JobError::NotFinite(name));
         }
         let scalars = [
@@ -107,7 +112,7 @@ impl<'a> IkTwoBoneJob<'a> {
             ("mid_joint", self.mid_joint),
             ("end_joint", self.end_joint),
         ];
-        if let Some((name, _)) = matrices.iter().find(|(_, m)| !m.is_finite()) {
+        if let Some((name, _)) = matrices.iter().find(|(_, m)| !is_finite_matrix(m)) {
             return Err(JobError::NotFinite(name));
         }
         if !is_normalized_est(self.mid_axis) {
@@ -130,9 +135,9 @@ impl<'a> IkTwoBoneJob<'a> {
             return Ok(());
         };
         let setup = self.setup(inv_start, inv_mid);
-        let (start_target_ss, start_target_ss_len2, reached) = self.soften_target(&setup);
+        let (start_target_ss, start_target_ss_len2, reached, bones) = self.soften_target(&setup);
         *self.reached = reached && self.weight >= 1.0;
-        let mid_rot_ms = self.mid_rotation(&setup, start_target_ss_len2);
+        let mid_rot_ms = self.mid_rotation(&setup, start_target_ss_len2, bones);
         let start_rot_ss =
             self.start_rotation(&setup, mid_rot_ms, start_target_ss, start_target_ss_len2);
         let (start, mid) = (positive_w(start_rot_ss), positive_w(mid_rot_ms));
@@ -146,14 +151,14 @@ impl<'a> IkTwoBoneJob<'a> {
         Ok(())
     }
 
-    fn setup(&self, inv_start: Mat4, inv_mid: Mat4) -> Setup {
-        let start = self.start_joint.w_axis.truncate();
-        let mid = self.mid_joint.w_axis.truncate();
-        let end = self.end_joint.w_axis.truncate();
-        let start_ms = inv_mid.transform_point3(start);
-        let end_ms = inv_mid.transform_point3(end);
-        let mid_ss = inv_start.transform_point3(mid);
-        let end_ss = inv_start.transform_point3(end);
+    fn setup(&self, inv_start: Affine3A, inv_mid: Affine3A) -> Setup {
+        let start = Vec3A::from_vec4(self.start_joint.w_axis);
+        let mid = Vec3A::from_vec4(self.mid_joint.w_axis);
+        let end = Vec3A::from_vec4(self.end_joint.w_axis);
+        let start_ms = inv_mid.transform_point3a(start);
+        let end_ms = inv_mid.transform_point3a(end);
+        let mid_ss = inv_start.transform_point3a(mid);
+        let end_ss = inv_start.transform_point3a(end);
         Setup {
             inv_start,
             start_mid_ms: -start_ms,
@@ -165,14 +170,14 @@ impl<'a> IkTwoBoneJob<'a> {
         }
     }
 
-    /// The target in start joint space, pulled back when softening applies, its squared length, and whether it
-    /// lies within reach (closer than the soft reach, farther than the bones' difference).
-    fn soften_target(&self, s: &Setup) -> (Vec3, f32, bool) {
-        let original = s.inv_start.transform_point3(self.target);
+    /// The target in start joint space, pulled back when softening applies, its squared length, whether it lies
+    /// within reach (closer than the soft reach, farther than the bones' difference), and the two bones' lengths.
+    fn soften_target(&self, s: &Setup) -> (Vec3A, f32, bool, [f32; 2]) {
+        let original = s.inv_start.transform_point3a(Vec3A::from(self.target));
         let original_len2 = original.length_squared();
-        let start_mid_len = s.start_mid_ss_len2.sqrt();
-        let mid_end_len = s.mid_end_ss_len2.sqrt();
-        let original_len = original_len2.sqrt();
+        // The three lengths in one SIMD square root, as ozz takes them.
+        let lengths = Vec4::new(s.start_mid_ss_len2, s.mid_end_ss_len2, original_len2, 0.0).sqrt();
+        let (start_mid_len, mid_end_len, original_len) = (lengths.x, lengths.y, lengths.z);
         let bone_len_diff_abs = (start_mid_len - mid_end_len).abs();
         let chain = start_mid_len + mid_end_len;
         let da = chain * self.soften.clamp(0.0, 1.0);
@@ -189,24 +194,43 @@ impl<'a> IkTwoBoneJob<'a> {
         } else {
             (original, original_len2)
         };
-        (target, len2, !beyond_soft && beyond_diff)
+        (
+            target,
+            len2,
+            !beyond_soft && beyond_diff,
+            [start_mid_len, mid_end_len],
+        )
     }
 
-    /// The middle joint's turn about its hinge from its current angle to the law-of-cosines angle.
-    fn mid_rotation(&self, s: &Setup, start_target_ss_len2: f32) -> Quat {
+    /// The middle joint's turn about its hinge from its current angle to the law-of-cosines angle. As ozz, the
+    /// angles are C = acos(corrected cosine) and I = ±acos(initial cosine) (negative where the chain bends against
+    /// the hinge's opening side), and the turn is C − I; its half-angle sine and cosine come straight from the two
+    /// cosines by the half-angle and difference formulas (the same rotation, with no acos, sin or cos call).
+    fn mid_rotation(&self, s: &Setup, start_target_ss_len2: f32, bones: [f32; 2]) -> Quat {
         let sum = s.start_mid_ss_len2 + s.mid_end_ss_len2;
-        let half_rlen = 0.5 / (s.start_mid_ss_len2 * s.mid_end_ss_len2).sqrt();
+        let half_rlen = 0.5 / (bones[0] * bones[1]);
         let corrected_cos = ((sum - start_target_ss_len2) * half_rlen).clamp(-1.0, 1.0);
         let initial_cos = ((sum - s.start_end_ss_len2) * half_rlen).clamp(-1.0, 1.0);
-        let corrected = corrected_cos.acos();
-        // The current angle is negative where the chain bends backwards (against the hinge's opening side).
-        let bent_side_ref = s.start_mid_ms.cross(self.mid_axis);
-        let initial = if bent_side_ref.dot(s.mid_end_ms) < 0.0 {
-            -initial_cos.acos()
-        } else {
-            initial_cos.acos()
-        };
-        Quat::from_axis_angle(self.mid_axis, corrected - initial)
+        let bent_side_ref = s.start_mid_ms.cross(Vec3A::from(self.mid_axis));
+        let backwards = bent_side_ref.dot(s.mid_end_ms) < 0.0;
+        // cos(C/2), sin(C/2), cos(I/2), |sin(I/2)|: C and |I| lie in [0, π], so every half-angle term is ≥ 0.
+        let half = (Vec4::new(
+            1.0 + corrected_cos,
+            1.0 - corrected_cos,
+            1.0 + initial_cos,
+            1.0 - initial_cos,
+        ) * 0.5)
+            .max(Vec4::ZERO)
+            .sqrt();
+        let (cc, sc, ci) = (half.x, half.y, half.z);
+        let si = if backwards { -half.w } else { half.w };
+        // sin((C − I)/2) and cos((C − I)/2).
+        let sin_half = sc * ci - cc * si;
+        let cos_half = cc * ci + sc * si;
+        Quat::from_vec4(Vec4::from((
+            Vec3A::from(self.mid_axis) * sin_half,
+            cos_half,
+        )))
     }
 
     /// The start joint's turn: the chain's end onto the target, then its plane rolled to the pole, then twisted.
@@ -214,13 +238,16 @@ impl<'a> IkTwoBoneJob<'a> {
         &self,
         s: &Setup,
         mid_rot_ms: Quat,
-        target_ss: Vec3,
+        target_ss: Vec3A,
         target_len2: f32,
     ) -> Quat {
-        let pole_ss = s.inv_start.transform_vector3(self.pole_vector);
+        let pole_ss = s
+            .inv_start
+            .transform_vector3a(Vec3A::from(self.pole_vector));
+        let mid = Affine3A::from_mat4(*self.mid_joint);
         let mid_end_ss_final = s
             .inv_start
-            .transform_vector3(self.mid_joint.transform_vector3(mid_rot_ms * s.mid_end_ms));
+            .transform_vector3a(mid.transform_vector3a(mid_rot_ms.mul_vec3a(s.mid_end_ms)));
         let start_end_ss_final = s.start_mid_ss + mid_end_ss_final;
         let end_to_target = from_vectors(start_end_ss_final, target_ss);
         if target_len2 <= 0.0 {
@@ -230,25 +257,22 @@ impl<'a> IkTwoBoneJob<'a> {
         let ref_len2 = ref_normal.length_squared();
         let mid_axis_ss = s
             .inv_start
-            .transform_vector3(self.mid_joint.transform_vector3(self.mid_axis));
-        let joint_normal = end_to_target * mid_axis_ss;
+            .transform_vector3a(mid.transform_vector3a(Vec3A::from(self.mid_axis)));
+        let joint_normal = end_to_target.mul_vec3a(mid_axis_ss);
         let joint_len2 = joint_normal.length_squared();
         if ref_len2 <= 0.0 || joint_len2 <= 0.0 {
             // The pole lies on the start-to-target line (ozz leaves that to the caller; its result is NaN).
             return end_to_target;
         }
-        let cos = (ref_normal / ref_len2.sqrt())
-            .dot(joint_normal / joint_len2.sqrt())
-            .clamp(-1.0, 1.0);
-        let axis = target_ss / target_len2.sqrt();
-        let flipped = if joint_normal.dot(pole_ss) < 0.0 {
-            -axis
-        } else {
-            axis
-        };
-        let rotate_plane = from_axis_cos_angle(flipped, cos);
+        let axis = target_ss * rsqrt(Vec4::splat(target_len2)).x;
+        let rotate_plane = plane_roll(
+            joint_normal,
+            ref_normal,
+            axis,
+            joint_normal.dot(pole_ss) < 0.0,
+        );
         if self.twist_angle != 0.0 {
-            Quat::from_axis_angle(axis, self.twist_angle) * rotate_plane * end_to_target
+            Quat::from_axis_angle(Vec3::from(axis), self.twist_angle) * rotate_plane * end_to_target
         } else {
             rotate_plane * end_to_target
         }
