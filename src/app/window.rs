@@ -563,7 +563,6 @@ impl eframe::App for AnimtuneApp {
                     None
                 };
                 timeline::ruler(ui, e, out, aligned);
-                timeline::contacts(ui, e, aligned);
             });
         // Side panels never take more than their share of the window, and never grow with their contents
         // (which scroll instead): the viewport keeps its size while tabs change.

@@ -1,6 +1,7 @@
 //! "New space from clips": a starting blend space laid out from a character's clips. Each clip is placed by its
 //! name (idle, walk, run, jog, sprint, strafe, forward, back, left, right) and by the horizontal root speed it
-//! measures (for a gait authored in place, the speed its planted feet move back at); clips that say nothing about locomotion (a T-pose, a jump) are left out and listed.
+//! measures (for a gait authored in place, its name's direction at the speed its planted feet move back at); clips
+//! that say nothing about locomotion (a T-pose, a jump) are left out and listed.
 //!
 //! Clips that all move forward (or stand) give a 1D space over speed; any sideways or backward clip gives a 2D
 //! Freeform Directional space over velocity, right and forward in m/s, like Unity's locomotion blend trees.
@@ -177,9 +178,13 @@ pub fn space_from_clips(character: &Character, clips: &[Clip]) -> Result<Suggest
         let actions = words(&name).iter().any(|w| ACTIONS.contains(&w.as_str()));
         let mut velocity = measured_velocity(character, clip);
         let still = |v: [f32; 2]| (v[0] * v[0] + v[1] * v[1]).sqrt() < STILL_SPEED;
-        if still(velocity) && named.is_some_and(|g| g.speed > 0.0) && !actions {
-            // An in-place gait: the speed its planted feet move back at (the skate meter's treadmill).
-            velocity = feet_velocity(character, clip).unwrap_or(velocity);
+        if let Some(g) = named.filter(|g| still(velocity) && g.speed > 0.0 && !actions) {
+            // An in-place gait: its name's direction at the speed its planted feet move back at (the skate meter's
+            // treadmill; only its size, since which way a character faces in its own space is not known).
+            if let Some(v) = feet_velocity(character, clip) {
+                let speed = (v[0] * v[0] + v[1] * v[1]).sqrt();
+                velocity = [g.direction[0] * speed, g.direction[1] * speed];
+            }
         }
         let speed = (velocity[0] * velocity[0] + velocity[1] * velocity[1]).sqrt();
         let (vel, measured) = match named {

@@ -15,6 +15,8 @@ struct ClipSkate {
 
 #[derive(Serialize)]
 struct Report {
+    /// Whether the clips played under foot lock.
+    foot_lock: bool,
     clips: Vec<ClipSkate>,
 }
 
@@ -64,6 +66,7 @@ pub fn run(args: &SkateArgs) -> Result<()> {
         return print(
             args,
             Report {
+                foot_lock: foot_lock.is_some(),
                 clips: vec![ClipSkate {
                     name: format!("blend at {},{}", point[0], point[1]),
                     report,
@@ -101,7 +104,13 @@ pub fn run(args: &SkateArgs) -> Result<()> {
             report,
         });
     }
-    print(args, Report { clips })
+    print(
+        args,
+        Report {
+            foot_lock: foot_lock.is_some(),
+            clips,
+        },
+    )
 }
 
 fn print(args: &SkateArgs, report: Report) -> Result<()> {

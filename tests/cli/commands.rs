@@ -802,3 +802,114 @@ fn skate_measures_a_blend_point_of_a_preset() {
         &["--blend-point", "--preset"],
     );
 }
+
+/// Issue 40: `skate --foot-lock` plays the clip under foot lock (the mannequin's generated walk skates on three
+/// quarters of its contact frames, and on none locked) and says so; `pose --foot-lock` moves the legs;
+/// `bake --foot-lock` bakes it; a character without legs is refused naming the flag.
+#[test]
+fn foot_lock_on_the_command_line_drops_the_walks_skate() {
+    let measure = |extra: &[&str]| {
+        let mut args = vec!["skate", "mannequin", "--clip", "WalkForward", "--json"];
+        args.extend_from_slice(extra);
+        json_of(&animtune(&args))
+    };
+    let (free, locked) = (measure(&[]), measure(&["--foot-lock"]));
+    assert_eq!(free["foot_lock"], false);
+    assert_eq!(locked["foot_lock"], true);
+    let ratio = |v: &serde_json::Value| v["clips"][0]["skate_ratio"].as_f64().unwrap();
+    assert!(
+        ratio(&free) > 0.5 && ratio(&locked) < 0.05,
+        "{free} {locked}"
+    );
+
+    let pose = |extra: &[&str]| {
+        let mut args = vec![
+            "pose",
+            "mannequin",
+            "--clip",
+            "WalkForward",
+            "--time",
+            "0.5",
+            "--json",
+        ];
+        args.extend_from_slice(extra);
+        json_of(&animtune(&args))
+    };
+    let (plain, held) = (pose(&[]), pose(&["--foot-lock"]));
+    let shin = |v: &serde_json::Value| {
+        common::pose_joint(v, "human_bone", "LeftLowerLeg")["model"].to_string()
+    };
+    assert_ne!(shin(&plain), shin(&held), "foot lock moved no leg");
+
+    let dir = common::temp_dir("foot-lock-bake");
+    let out = dir.join("walk.animclip");
+    common::assert_success(&animtune(&[
+        "bake",
+        "mannequin",
+        "--clip",
+        "WalkForward",
+        "--foot-lock",
+        "-o",
+        out.to_str().unwrap(),
+    ]));
+    assert!(out.is_file());
+    common::assert_clean_failure(
+        &animtune(&[
+            "pose",
+            common::asset("Fox.glb").to_str().unwrap(),
+            "--foot-lock",
+        ]),
+        &["--foot-lock"],
+    );
+}
+
+/// Issue 40: `heatmap --skate MODEL` paints the skate map of a preset's space and prints its points with --json;
+/// a grid of 0 is refused naming --grid.
+#[test]
+fn heatmap_skate_paints_the_skate_map() {
+    let dir = common::temp_dir("skate-map");
+    let preset = dir.join("default.json");
+    let out = animtune(&["preset", "default"]);
+    common::assert_success(&out);
+    std::fs::write(&preset, &out.stdout).unwrap();
+    let png = dir.join("skate.png");
+    let v = json_of(&animtune(&[
+        "heatmap",
+        "--blend",
+        preset.to_str().unwrap(),
+        "--skate",
+        "mannequin",
+        "--grid",
+        "4",
+        "--size",
+        "64",
+        "--json",
+        "-o",
+        png.to_str().unwrap(),
+    ]));
+    assert_eq!(v["size"], 4);
+    let values: Vec<f64> = v["planted_cm_s"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect();
+    assert_eq!(values.len(), 16);
+    assert!(values.iter().any(|&x| x > 10.0), "{values:?}");
+    let image = image::open(&png).unwrap();
+    assert_eq!((image.width(), image.height()), (64, 64));
+    common::assert_clean_failure(
+        &animtune(&[
+            "heatmap",
+            "--blend",
+            preset.to_str().unwrap(),
+            "--skate",
+            "mannequin",
+            "--grid",
+            "0",
+            "-o",
+            dir.join("x.png").to_str().unwrap(),
+        ]),
+        &["--grid"],
+    );
+}

@@ -125,6 +125,7 @@ fn transport_row(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands, curves_
     ui.toggle_value(curves_open, "Curves").on_hover_text(
         "Show the selected joint's curves: its local channels over the clip, the source and the final pose",
     );
+    skate_figures(ui, e);
 }
 
 /// Width of the box that chooses what plays, points.
@@ -285,9 +286,10 @@ pub fn ruler(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands, aligned: Op
         );
         t += step;
     }
-    // Key markers: of the selected joint when one is selected, else of every joint.
+    contact_bars(&painter, rect, e, x_of);
+    // Key markers: of the selected joint when one is selected, else of every joint (above the contact bars).
     let keys = e.key_times(e.session().selected, MAX_KEY_MARKERS);
-    let key_y = rect.bottom() - 9.0;
+    let key_y = rect.bottom() - 2.0 * CONTACT_ROW - 6.0;
     let key_color = if e.session().selected.is_some() {
         Color32::from_rgb(250, 210, 60)
     } else {
@@ -334,76 +336,57 @@ fn time_span(inner: Rect, aligned: Option<TimeMapping>, duration: f32) -> (f32, 
     }
 }
 
-/// Height of one foot's contact row.
-const CONTACT_ROW: f32 = 7.0;
+/// Height of one foot's contact row at the bottom of the ruler.
+const CONTACT_ROW: f32 = 4.0;
 
-/// Under the ruler: each foot's contacts as bars at the ruler's times (left above, right below; the skate meter's
-/// definition, with foot lock when it is on), and the meter's figures for what plays.
-pub fn contacts(ui: &mut egui::Ui, e: &EditorState, aligned: Option<TimeMapping>) {
+/// Each foot's contacts as bars along the bottom of the ruler (left above, right below), at the ruler's times.
+fn contact_bars(painter: &egui::Painter, rect: Rect, e: &EditorState, x_of: impl Fn(f32) -> f32) {
+    let Some((Ok(report), current)) = e.feet().report() else {
+        return;
+    };
+    let colour = if current {
+        Color32::from_rgb(90, 200, 120)
+    } else {
+        Color32::from_rgb(70, 110, 80)
+    };
+    for (i, foot) in report.feet.iter().enumerate().take(2) {
+        let top = rect.bottom() - 2.0 * CONTACT_ROW - 1.0 + CONTACT_ROW * i as f32;
+        for [a, b] in &foot.contacts {
+            let (xa, xb) = (x_of(*a).max(rect.left()), x_of(*b).min(rect.right()));
+            if xb >= xa {
+                painter.rect_filled(
+                    Rect::from_x_y_ranges(xa..=(xb + 1.0), top..=(top + CONTACT_ROW - 1.0)),
+                    1.0,
+                    colour,
+                );
+            }
+        }
+    }
+}
+
+/// The skate meter's figures for what plays, in the transport row, the whole sentence in its hover text.
+fn skate_figures(ui: &mut egui::Ui, e: &EditorState) {
     let Some((report, current)) = e.feet().report() else {
         if e.eval().duration() > 0.0 {
-            ui.label(egui::RichText::new("feet: measuring…").weak());
+            ui.label(egui::RichText::new("feet: measuring…").weak())
+                .on_hover_text("The skate meter is measuring what plays");
         }
         return;
     };
     let report = match report {
         Ok(r) => r,
         Err(why) => {
-            ui.label(egui::RichText::new(format!("feet: {why}")).weak())
-                .on_hover_text("Why the skate meter cannot measure what plays");
+            ui.label(egui::RichText::new("feet: not measured").weak())
+                .on_hover_text(format!("The skate meter cannot measure what plays: {why}"));
             return;
         }
     };
-    let duration = e.eval().duration();
-    let width = ui.available_width().max(50.0);
-    let rows = report.feet.len().max(1) as f32;
-    let (rect, response) =
-        ui.allocate_exact_size(Vec2::new(width, CONTACT_ROW * rows + 2.0), Sense::hover());
-    response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Image, true, "Foot contacts"));
-    let painter = ui.painter_at(rect);
-    painter.rect_filled(rect, 2.0, Color32::from_gray(24));
-    let inner = rect.shrink2(Vec2::new(8.0, 0.0));
-    if duration > 0.0 {
-        let (left, right, start, end) = time_span(inner, aligned, duration);
-        let x_of = |t: f32| left + (t - start) / (end - start) * (right - left);
-        let colour = if current {
-            Color32::from_rgb(90, 200, 120)
-        } else {
-            Color32::from_rgb(70, 110, 80)
-        };
-        for (i, foot) in report.feet.iter().enumerate() {
-            let top = rect.top() + 1.0 + CONTACT_ROW * i as f32;
-            for [a, b] in &foot.contacts {
-                let (xa, xb) = (x_of(*a).max(rect.left()), x_of(*b).min(rect.right()));
-                if xb >= xa {
-                    painter.rect_filled(
-                        Rect::from_x_y_ranges(xa..=(xb + 1.0), top..=(top + CONTACT_ROW - 2.0)),
-                        1.0,
-                        colour,
-                    );
-                }
-            }
-        }
-        let x = x_of(e.eval().time());
-        painter.line_segment(
-            [Pos2::new(x, rect.top()), Pos2::new(x, rect.bottom())],
-            Stroke::new(2.0, Color32::from_rgb(240, 80, 70)),
-        );
-    }
-    let feet: Vec<&str> = report.feet.iter().map(|f| f.human_bone).collect();
-    response.on_hover_text(format!(
-        "Rows: {}. A bar is a contact: the toes (else the foot) within 5 cm of the ground and sliding under \
-         1 m/s relative to it",
-        feet.join(", then ")
-    ));
     let ground = match report.ground {
         crate::analysis::Ground::RootMotion => "still ground (root motion)".to_string(),
-        crate::analysis::Ground::Nominal(v) => {
-            format!(
-                "ground at the point's velocity, {:.2} m/s",
-                glam::Vec3::from_array(v).length()
-            )
-        }
+        crate::analysis::Ground::Nominal(v) => format!(
+            "ground at the point's velocity, {:.2} m/s",
+            glam::Vec3::from_array(v).length()
+        ),
         crate::analysis::Ground::Treadmill(v) => {
             format!("treadmill, {:.2} m/s", glam::Vec3::from_array(v).length())
         }
@@ -414,16 +397,22 @@ pub fn contacts(ui: &mut egui::Ui, e: &EditorState, aligned: Option<TimeMapping>
         ""
     };
     let text = format!(
-        "skate {:.0} % · planted slide {:.1} cm/s (max {:.1}) · {ground}{lock}{}",
+        "skate {:.0} % · {:.1} cm/s{}",
+        100.0 * report.skate_ratio,
+        report.planted_speed_cm_s.mean,
+        if current { "" } else { " …" }
+    );
+    let feet: Vec<&str> = report.feet.iter().map(|f| f.human_bone).collect();
+    ui.label(egui::RichText::new(text).monospace()).on_hover_text(format!(
+        "The skate meter of what plays, over one clip or cycle at 60 fps: {:.0} % of contact frames slide faster \
+         than 50 cm/s; planted feet slide {:.1} cm/s on average, {:.1} at most; {ground}{lock}. The green bars \
+         under the ruler are the contacts ({} above): the toes (else the foot) within 5 cm of the ground and \
+         sliding under 1 m/s relative to it",
         100.0 * report.skate_ratio,
         report.planted_speed_cm_s.mean,
         report.planted_speed_cm_s.max,
-        if current { "" } else { " · measuring…" }
-    );
-    ui.label(egui::RichText::new(text).small()).on_hover_text(
-        "The skate meter of what plays, over one clip or cycle at 60 fps: the share of contact frames sliding \
-         faster than 50 cm/s, and the mean and largest slide of feet in contact",
-    );
+        feet.join(" above, "),
+    ));
 }
 
 /// The combo box choosing what plays: the blend space, the rest pose or a clip.

@@ -314,22 +314,6 @@ impl BlendPanel {
             {
                 out.push(Command::PlayBlend);
             }
-            let driving = e.session().driving;
-            let drive = ui.add_enabled(
-                !blend.nodes.is_empty(),
-                egui::Button::selectable(driving, "Drive"),
-            );
-            if drive
-                .on_hover_text(
-                    "Drive the point as a game does: W A S D or the arrows (or a gamepad's left stick) push it \
-                     forward, back and to the sides, and it follows through a damped spring; an in-place blend \
-                     walks the character about on its root motion, with the skate meter live",
-                )
-                .on_disabled_hover_text("The space has no nodes yet")
-                .clicked()
-            {
-                out.push(Command::Drive(!driving));
-            }
             let mut mode = blend.mode;
             egui::ComboBox::from_id_salt("blend_mode")
                 .selected_text(mode.label())
@@ -423,9 +407,12 @@ impl BlendPanel {
                     ui.close();
                 }
             }
+            ui.separator();
+            Self::homogeneous_speed(ui, e, out);
         });
         menu.response.on_hover_text(
-            "Place the nodes from their clips' root motion (Unity's blend tree Compute Positions)",
+            "Place the nodes from their clips' root motion (Unity's blend tree Compute Positions), or adjust \
+             their time scales (Homogeneous speed)",
         );
     }
 
@@ -434,7 +421,10 @@ impl BlendPanel {
     fn homogeneous_speed(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) {
         let blend = &e.tuning().blend;
         let clicked = ui
-            .add_enabled(!blend.nodes.is_empty(), egui::Button::new("Homogeneous speed"))
+            .add_enabled(
+                !blend.nodes.is_empty(),
+                egui::Button::new("Homogeneous speed (time scales)"),
+            )
             .on_hover_text(
                 "Adjust time scales (Unity's Homogeneous Speed, as animtune reads it): each node whose clip moves \
                  plays at the rate that makes it move at its node's speed (its distance from the origin on \
@@ -462,6 +452,7 @@ impl BlendPanel {
                     is_error: true,
                 }),
             }
+            ui.close();
         }
     }
 
@@ -534,7 +525,6 @@ impl BlendPanel {
                 out.push(Command::EditBlend(BlendEdit::SetRootMotion(root)));
             }
             Self::compute_positions(ui, e, out);
-            Self::homogeneous_speed(ui, e, out);
         });
         let axes = if blend.mode.is_2d() { 2 } else { 1 };
         for a in 0..axes {
@@ -932,6 +922,22 @@ impl BlendPanel {
                 out.push(Command::SetBlendPoint(p));
             }
             ui.label(format!("cycle {:.2} s", e.eval().duration()));
+            let driving = e.session().driving;
+            let drive = ui.add_enabled(
+                !blend.nodes.is_empty(),
+                egui::Button::selectable(driving, "Drive"),
+            );
+            if drive
+                .on_hover_text(
+                    "Drive the point as a game does: W A S D or the arrows (or a gamepad's left stick) push it \
+                     forward, back and to the sides, and it follows through a damped spring; an in-place blend \
+                     walks the character about on its root motion, with the skate meter live",
+                )
+                .on_disabled_hover_text("The space has no nodes yet")
+                .clicked()
+            {
+                out.push(Command::Drive(!driving));
+            }
         });
         let weights = if e.blending() {
             e.blend_weights().to_vec()
