@@ -382,13 +382,18 @@ impl BlendMeter {
                 .axes
                 .iter()
                 .all(|a| a.name.to_lowercase().contains("velocity"));
-        let ev = Evaluator::with_precision(
+        let markers = (space.sync == crate::blend::TimeSync::Markers)
+            .then(|| super::markers::for_space(character, clips, &space));
+        let mut ev = Evaluator::with_precision(
             character,
             clips,
             SourceSpec::Blend(space),
             layers_with(foot_lock),
             Precision::Exact,
         );
+        if let Some(m) = markers {
+            ev.set_sync_markers(m);
+        }
         Ok(BlendMeter {
             ev,
             feet,

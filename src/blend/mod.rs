@@ -3,9 +3,9 @@
 
 pub mod drive;
 pub mod heatmap;
+pub mod markers;
 pub mod sampler;
 pub mod space;
-pub mod suggest;
 pub mod weights;
 
 pub use drive::{Drive, DriveParams};

@@ -18,7 +18,7 @@ struct BoundNode {
     /// Average model-space horizontal velocity of the root-motion joint over the clip (m/s).
     root_velocity: Vec3,
     /// Its foot-down markers (found only for a space synced on markers).
-    markers: Vec<crate::analysis::markers::FootMarker>,
+    markers: Vec<super::markers::FootMarker>,
     /// The node's time scale (its length in the cycle is `duration / time_scale`).
     time_scale: f32,
 }
@@ -94,17 +94,12 @@ impl BlendSampler {
                 let root_velocity = root.map_or(Vec3::ZERO, |r| {
                     root_travel(skeleton, clip, &binding, r) / clip.duration.max(f32::EPSILON)
                 });
-                let markers = if space.sync == super::TimeSync::Markers {
-                    crate::analysis::markers::clip_markers(character, clip).unwrap_or_default()
-                } else {
-                    Vec::new()
-                };
                 Some(BoundNode {
                     clip: c,
                     binding,
                     duration: clip.duration,
                     root_velocity,
-                    markers,
+                    markers: Vec::new(),
                     time_scale: node.time_scale as f32,
                 })
             })
@@ -134,8 +129,23 @@ impl BlendSampler {
         self.nodes.get(node)?.as_ref().map(|b| &b.binding)
     }
 
-    /// A node's foot-down markers (empty unless the space syncs on markers, or where its clip has none).
-    pub fn markers(&self, node: usize) -> &[crate::analysis::markers::FootMarker] {
+    /// Hands each node its clip's foot-down markers (node order; `analysis::markers::for_space` finds
+    /// them), for a space synced on markers.
+    pub fn set_markers(&mut self, markers: Vec<Vec<super::markers::FootMarker>>) {
+        for (node, m) in self.nodes.iter_mut().zip(markers) {
+            if let Some(n) = node {
+                n.markers = m;
+            }
+        }
+    }
+
+    /// Whether any node has markers.
+    pub fn has_markers(&self) -> bool {
+        self.nodes.iter().flatten().any(|n| !n.markers.is_empty())
+    }
+
+    /// A node's foot-down markers (empty until they are handed over, or where its clip has none).
+    pub fn markers(&self, node: usize) -> &[super::markers::FootMarker] {
         self.nodes
             .get(node)
             .and_then(|n| n.as_ref())
@@ -170,7 +180,7 @@ impl BlendSampler {
             if node == leader {
                 return leader_time;
             }
-            crate::analysis::markers::synced_time(
+            super::markers::synced_time(
                 self.markers(leader),
                 leader_duration,
                 leader_time as f32,

@@ -680,9 +680,7 @@ impl Evaluator {
         let Source::Blend { space, .. } = &mut self.source else {
             return;
         };
-        // New nodes, or a switch to marker sync (which finds each clip's markers), bind the clips again.
-        let markers_needed = new.sync == TimeSync::Markers && space.sync != TimeSync::Markers;
-        if space.nodes != new.nodes || markers_needed {
+        if space.nodes != new.nodes {
             let (phase, elapsed, look) = (self.clock.phase, self.clock.elapsed, self.look.clone());
             self.set_source(character, clips, SourceSpec::Blend(new.clone()));
             self.clock.phase = phase;
@@ -1099,6 +1097,19 @@ impl Evaluator {
     /// Updates the springs took in the last evaluation.
     pub fn spring_steps(&self) -> u32 {
         self.springs.steps()
+    }
+
+    /// Hands the blend space's sampler each node's foot-down markers (node order; found by
+    /// `analysis::markers::for_space`) for marker sync. A new binding of the space drops them.
+    pub fn set_sync_markers(&mut self, markers: Vec<Vec<crate::blend::markers::FootMarker>>) {
+        if let Source::Blend { sampler, .. } = &mut self.source {
+            sampler.set_markers(markers);
+        }
+    }
+
+    /// Whether the blend space's sampler has foot-down markers (see [`Evaluator::set_sync_markers`]).
+    pub fn has_sync_markers(&self) -> bool {
+        matches!(&self.source, Source::Blend { sampler, .. } if sampler.has_markers())
     }
 
     /// Foot lock's state after the last evaluation: each foot's lock, its weight, and the pelvis drop.

@@ -153,3 +153,31 @@ fn w_drives_the_point_forward_and_the_character_walks_on_its_root_motion() {
         other => panic!("{other:?}"),
     }
 }
+
+/// Foot-phase sync from the Blend tab: "foot phase" sets the space's sync to markers (one undo step), the blend
+/// keeps playing and the skate meter measures it again.
+#[test]
+fn foot_phase_sync_is_chosen_in_the_blend_tab_and_measured() {
+    let mut h = harness_sized(1280.0, 1300.0);
+    h.run_steps(2);
+    settle(&mut h);
+    h.get_by_label("foot phase").click();
+    h.run_steps(2);
+    assert_eq!(
+        h.state().editor().tuning().blend.sync,
+        animtune::blend::TimeSync::Markers
+    );
+    settle(&mut h);
+    let e = h.state().editor();
+    assert!(e.blending());
+    match e.feet().report() {
+        Some((Ok(r), true)) => assert!(r.contact_frames > 0, "{r:?}"),
+        other => panic!("{other:?}"),
+    }
+    h.state_mut().send(Command::Undo);
+    h.run_steps(2);
+    assert_eq!(
+        h.state().editor().tuning().blend.sync,
+        animtune::blend::TimeSync::Normalized
+    );
+}

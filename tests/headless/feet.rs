@@ -228,7 +228,7 @@ fn marker_sync_aligns_a_late_footed_walk_with_an_early_one() {
 #[test]
 fn new_space_from_clips_places_in_place_gaits_by_their_feet() {
     let model = load_file(&quaternius()).unwrap();
-    let s = animtune::blend::suggest::space_from_clips(&model.character, &model.clips).unwrap();
+    let s = animtune::analysis::suggest::space_from_clips(&model.character, &model.clips).unwrap();
     let at = |clip: &str| {
         s.placed
             .iter()

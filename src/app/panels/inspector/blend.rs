@@ -336,7 +336,7 @@ impl BlendPanel {
                 )
                 .clicked()
             {
-                match crate::blend::suggest::space_from_clips(&e.doc().model.character, &e.doc().clips) {
+                match crate::analysis::suggest::space_from_clips(&e.doc().model.character, &e.doc().clips) {
                     Ok(s) => {
                         let placed: Vec<String> = s
                             .placed

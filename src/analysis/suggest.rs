@@ -8,8 +8,8 @@
 
 use glam::Vec3;
 
-use super::sampler::{root_motion_joint, root_travel};
-use super::{BlendAxis, BlendMode, BlendNode, BlendSpace, RootMotion, TimeSync};
+use crate::blend::sampler::{root_motion_joint, root_travel};
+use crate::blend::{BlendAxis, BlendMode, BlendNode, BlendSpace, RootMotion, TimeSync};
 use crate::core::{Character, Clip};
 
 /// Root speed (m/s) below which a clip counts as standing still, measured.
@@ -151,7 +151,7 @@ fn measured_velocity(character: &Character, clip: &Clip) -> [f32; 2] {
 
 /// The velocity an in-place clip walks at, as (right, forward) m/s (the skate meter's treadmill, reversed).
 fn feet_velocity(character: &Character, clip: &Clip) -> Option<[f32; 2]> {
-    crate::analysis::contacts::in_place_velocity(character, clip).map(|v| [-v.x, v.z])
+    super::contacts::in_place_velocity(character, clip).map(|v| [-v.x, v.z])
 }
 
 /// A round upper end for an axis holding values up to `max`.
