@@ -572,25 +572,30 @@ mod tests {
         ]
     }
 
+    /// Every pixel's weights within 2e-4 of the exact `f64` weights at its point.
+    fn assert_matches_exact(mode: BlendMode, nodes: &[DVec2], map: &Heatmap) {
+        let mut exact = Vec::new();
+        for row in 0..map.size {
+            for col in 0..map.size {
+                compute_weights(mode, nodes, map.pixel_point(row, col), &mut exact);
+                for (n, w) in exact.iter().enumerate() {
+                    let got = map.weight(n, row, col) as f64;
+                    assert!(
+                        (got - w).abs() < 2e-4,
+                        "{mode:?} pixel ({row},{col}) node {n}: {got} vs {w}"
+                    );
+                }
+            }
+        }
+    }
+
     #[test]
     fn fast_path_matches_exact_weights_at_every_pixel() {
         for mode in BlendMode::ALL {
             let nodes = layout();
             let (min, max) = (DVec2::new(-4.0, -4.0), DVec2::new(4.0, 4.0));
             let map = compute(mode, &nodes, min, max, 33);
-            let mut exact = Vec::new();
-            for row in 0..map.size {
-                for col in 0..map.size {
-                    compute_weights(mode, &nodes, map.pixel_point(row, col), &mut exact);
-                    for (n, w) in exact.iter().enumerate() {
-                        let got = map.weight(n, row, col) as f64;
-                        assert!(
-                            (got - w).abs() < 2e-4,
-                            "{mode:?} pixel ({row},{col}) node {n}: {got} vs {w}"
-                        );
-                    }
-                }
-            }
+            assert_matches_exact(mode, &nodes, &map);
         }
     }
 
@@ -607,19 +612,7 @@ mod tests {
         for mode in [BlendMode::FreeformDirectional, BlendMode::FreeformCartesian] {
             let (min, max) = (DVec2::splat(-4.5), DVec2::splat(4.5));
             let map = compute(mode, &nodes, min, max, 160);
-            let mut exact = Vec::new();
-            for row in 0..map.size {
-                for col in 0..map.size {
-                    compute_weights(mode, &nodes, map.pixel_point(row, col), &mut exact);
-                    for (n, w) in exact.iter().enumerate() {
-                        let got = map.weight(n, row, col) as f64;
-                        assert!(
-                            (got - w).abs() < 2e-4,
-                            "{mode:?} pixel ({row},{col}) node {n}: {got} vs {w}"
-                        );
-                    }
-                }
-            }
+            assert_matches_exact(mode, &nodes, &map);
         }
     }
 

@@ -11,8 +11,8 @@ use glam::{Mat4, Quat, Vec3, Vec3A, Vec4};
 
 use super::JobError;
 use super::ik_math::{
-    all_finite, from_axis_cos_angle, from_vectors, inverse, is_finite_matrix, is_normalized_est,
-    positive_w, rsqrt,
+    first_not_finite, from_axis_cos_angle, from_vectors, inverse, is_finite_matrix,
+    is_normalized_est, positive_w, rsqrt,
 };
 
 /// An aim IK job: one borrowed model matrix in, one correction out.
@@ -67,11 +67,7 @@ impl<'a> IkAimJob<'a> {
             ("up", self.up),
             ("pole_vector", self.pole_vector),
         ];
-        if !all_finite(&vectors.map(|(_, v)| v)) {
-            let (name, _) = vectors
-                .iter()
-                .find(|(_, v)| !v.is_finite())
-                .expect("one is not");
+        if let Some(name) = first_not_finite(&vectors) {
             return Err(JobError::NotFinite(name));
         }
         if !self.twist_angle.is_finite() {

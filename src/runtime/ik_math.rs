@@ -98,14 +98,18 @@ pub(crate) fn inverse(m: &Mat4) -> Option<Affine3A> {
         .then_some(inv)
 }
 
-/// Whether every vector is finite (SIMD: |v| < ∞ fails for ±∞ and NaN).
-pub(crate) fn all_finite(vectors: &[Vec3]) -> bool {
-    vectors.iter().all(|v| {
-        Vec3A::from(*v)
-            .abs()
-            .cmplt(Vec3A::splat(f32::INFINITY))
-            .all()
-    })
+/// The name of the first input that is not finite (SIMD: |v| < ∞ fails for ±∞ and NaN), None when all are: what
+/// both IK jobs' `validate()` start with.
+pub(crate) fn first_not_finite(vectors: &[(&'static str, Vec3)]) -> Option<&'static str> {
+    vectors
+        .iter()
+        .find(|(_, v)| {
+            !Vec3A::from(*v)
+                .abs()
+                .cmplt(Vec3A::splat(f32::INFINITY))
+                .all()
+        })
+        .map(|(name, _)| *name)
 }
 
 /// Whether every entry of a matrix is finite (a SIMD comparison per column: |v| < ∞ fails for ±∞ and NaN).

@@ -14,8 +14,8 @@ use glam::{Affine3A, Mat4, Quat, Vec3, Vec3A, Vec4};
 
 use super::JobError;
 use super::ik_math::{
-    all_finite, from_vectors, inverse, is_finite_matrix, is_normalized_est, plane_roll, positive_w,
-    rsqrt, weighted,
+    first_not_finite, from_vectors, inverse, is_finite_matrix, is_normalized_est, plane_roll,
+    positive_w, rsqrt, weighted,
 };
 
 /// A two-bone IK job: borrowed model matrices in, two corrections out.
@@ -92,11 +92,7 @@ impl<'a> IkTwoBoneJob<'a> {
             ("mid_axis", self.mid_axis),
             ("pole_vector", self.pole_vector),
         ];
-        if !all_finite(&vectors.map(|(_, v)| v)) {
-            let (name, _) = vectors
-                .iter()
-                .find(|(_, v)| !v.is_finite())
-                .expect("one is not");
+        if let Some(name) = first_not_finite(&vectors) {
             return Err(JobError::NotFinite(name));
         }
         let scalars = [

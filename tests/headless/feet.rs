@@ -184,27 +184,21 @@ fn marker_sync_aligns_a_late_footed_walk_with_an_early_one() {
             "nodes": [{"clip": "Walk_Loop", "position": [0, 0]}, {"clip": "Walk_Late", "position": [1, 0]}]}"#,
     )
     .unwrap();
-    let normalized = blend_skate(
-        &model.character,
-        &clips,
-        &space,
-        [0.5, 0.0],
-        60.0,
-        &settings,
-        None,
-    )
-    .unwrap();
+    let halfway = |space: &BlendSpace| {
+        blend_skate(
+            &model.character,
+            &clips,
+            space,
+            [0.5, 0.0],
+            60.0,
+            &settings,
+            None,
+        )
+        .unwrap()
+    };
+    let normalized = halfway(&space);
     space.sync = TimeSync::Markers;
-    let synced = blend_skate(
-        &model.character,
-        &clips,
-        &space,
-        [0.5, 0.0],
-        60.0,
-        &settings,
-        None,
-    )
-    .unwrap();
+    let synced = halfway(&space);
     println!(
         "walk alone {:?}; normalized {:?} skate {}; markers {:?} skate {}",
         alone.planted_speed_cm_s,
