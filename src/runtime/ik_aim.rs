@@ -11,8 +11,8 @@ use glam::{Mat4, Quat, Vec3, Vec3A, Vec4};
 
 use super::JobError;
 use super::ik_math::{
-    first_not_finite, from_axis_cos_angle, from_vectors, inverse, is_finite_matrix,
-    is_normalized_est, positive_w, rsqrt,
+    all_finite, first_not_finite, from_axis_cos_angle, from_vectors, inverse, is_normalized_est,
+    positive_w, rsqrt,
 };
 
 /// An aim IK job: one borrowed model matrix in, one correction out.
@@ -60,24 +60,28 @@ impl<'a> IkAimJob<'a> {
 
     /// Checks the inputs: finite numbers and a normalised `forward` (ozz's condition).
     pub fn validate(&self) -> Result<(), JobError> {
-        let vectors = [
-            ("target", self.target),
-            ("forward", self.forward),
-            ("offset", self.offset),
-            ("up", self.up),
-            ("pole_vector", self.pole_vector),
-        ];
-        if let Some(name) = first_not_finite(&vectors) {
-            return Err(JobError::NotFinite(name));
-        }
-        if !self.twist_angle.is_finite() {
-            return Err(JobError::NotFinite("twist_angle"));
-        }
-        if !self.weight.is_finite() {
-            return Err(JobError::NotFinite("weight"));
-        }
-        if !is_finite_matrix(self.joint) {
-            return Err(JobError::NotFinite("joint"));
+        let finite = all_finite(
+            &[
+                self.target,
+                self.forward,
+                self.offset,
+                self.up,
+                self.pole_vector,
+            ],
+            &[self.twist_angle, self.weight],
+            &[self.joint],
+        );
+        if !finite {
+            let vectors = [
+                ("target", self.target),
+                ("forward", self.forward),
+                ("offset", self.offset),
+                ("up", self.up),
+                ("pole_vector", self.pole_vector),
+            ];
+            let scalars = [("twist_angle", self.twist_angle), ("weight", self.weight)];
+            let name = first_not_finite(&vectors, &scalars, &[("joint", self.joint)]);
+            return Err(JobError::NotFinite(name.unwrap_or("input")));
         }
         if !is_normalized_est(self.forward) {
             return Err(JobError::NotNormalized("forward"));
@@ -221,5 +225,47 @@ mod tests {
                 .0
                 .abs_diff_eq(Quat::IDENTITY, 1e-7)
         );
+    }
+
+    /// Every input that is not finite is named, whichever its kind (the one-pass check, then the culprit).
+    #[test]
+    fn validate_names_the_input_that_is_not_finite() {
+        let joint = Mat4::IDENTITY;
+        let (mut q, mut reached) = (Quat::IDENTITY, false);
+        let mut job = IkAimJob::new(&joint, &mut q, &mut reached);
+        assert_eq!(job.validate(), Ok(()));
+        job.offset = Vec3::new(0.0, f32::NAN, 0.0);
+        assert_eq!(job.validate(), Err(JobError::NotFinite("offset")));
+        job.offset = Vec3::ZERO;
+        job.weight = f32::INFINITY;
+        assert_eq!(job.validate(), Err(JobError::NotFinite("weight")));
+        job.weight = 1.0;
+        job.pole_vector = Vec3::NEG_INFINITY;
+        assert_eq!(job.validate(), Err(JobError::NotFinite("pole_vector")));
+        job.pole_vector = Vec3::Y;
+        // Huge but finite values are accepted (their products with zero are still zero).
+        job.target = Vec3::splat(f32::MAX);
+        assert_eq!(job.validate(), Ok(()));
+        let bad = Mat4::from_cols_array(&[
+            1.0,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            f32::NAN,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            1.0,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            1.0,
+        ]);
+        let (mut q2, mut reached2) = (Quat::IDENTITY, false);
+        let job = IkAimJob::new(&bad, &mut q2, &mut reached2);
+        assert_eq!(job.validate(), Err(JobError::NotFinite("joint")));
     }
 }

@@ -98,22 +98,48 @@ pub(crate) fn inverse(m: &Mat4) -> Option<Affine3A> {
         .then_some(inv)
 }
 
-/// The name of the first input that is not finite (SIMD: |v| < ∞ fails for ±∞ and NaN), None when all are: what
-/// both IK jobs' `validate()` start with.
-pub(crate) fn first_not_finite(vectors: &[(&'static str, Vec3)]) -> Option<&'static str> {
-    vectors
-        .iter()
-        .find(|(_, v)| {
-            !Vec3A::from(*v)
-                .abs()
-                .cmplt(Vec3A::splat(f32::INFINITY))
-                .all()
-        })
-        .map(|(name, _)| *name)
+/// Whether every input is finite, in one pass over registers: x·0 is 0 for a finite x and NaN for ±∞ and NaN, so
+/// one sum of such products tells. What both IK jobs' `validate()` start with; [`first_not_finite`] names the
+/// culprit when this fails.
+#[inline]
+pub(crate) fn all_finite(vectors: &[Vec3], scalars: &[f32], matrices: &[&Mat4]) -> bool {
+    let mut v = Vec3::ZERO;
+    for x in vectors {
+        v += *x * 0.0;
+    }
+    let mut m = Vec4::ZERO;
+    for x in matrices {
+        m += x.x_axis * 0.0 + x.y_axis * 0.0 + x.z_axis * 0.0 + x.w_axis * 0.0;
+    }
+    let s = scalars.iter().fold(0.0, |acc, x| acc + x * 0.0);
+    v.x + v.y + v.z + m.x + m.y + m.z + m.w + s == 0.0
+}
+
+/// The name of the first input that is not finite (|v| < ∞ per SIMD lane fails for ±∞ and NaN), None when all
+/// are: the error's detail once [`all_finite`] has failed.
+#[cold]
+pub(crate) fn first_not_finite(
+    vectors: &[(&'static str, Vec3)],
+    scalars: &[(&'static str, f32)],
+    matrices: &[(&'static str, &Mat4)],
+) -> Option<&'static str> {
+    let finite_vector = |v: &Vec3| {
+        Vec3A::from(*v)
+            .abs()
+            .cmplt(Vec3A::splat(f32::INFINITY))
+            .all()
+    };
+    let vector = vectors.iter().find(|(_, v)| !finite_vector(v));
+    let scalar = scalars.iter().find(|(_, s)| !s.is_finite());
+    let matrix = matrices.iter().find(|(_, m)| !is_finite_matrix(m));
+    vector
+        .map(|(n, _)| *n)
+        .or(scalar.map(|(n, _)| *n))
+        .or(matrix.map(|(n, _)| *n))
 }
 
 /// Whether every entry of a matrix is finite (a SIMD comparison per column: |v| < ∞ fails for ±∞ and NaN).
-pub(crate) fn is_finite_matrix(m: &Mat4) -> bool {
+fn is_finite_matrix(m: &Mat4) -> bool {
     let below = |c: Vec4| c.abs().cmplt(Vec4::INFINITY);
     (below(m.x_axis) & below(m.y_axis) & below(m.z_axis) & below(m.w_axis)).all()
 }

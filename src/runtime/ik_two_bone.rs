@@ -14,8 +14,8 @@ use glam::{Affine3A, Mat4, Quat, Vec3, Vec3A, Vec4};
 
 use super::JobError;
 use super::ik_math::{
-    first_not_finite, from_vectors, inverse, is_finite_matrix, is_normalized_est, plane_roll,
-    positive_w, rsqrt, weighted,
+    all_finite, first_not_finite, from_vectors, inverse, is_normalized_est, plane_roll, positive_w,
+    rsqrt, weighted,
 };
 
 /// A two-bone IK job: borrowed model matrices in, two corrections out.
@@ -87,29 +87,29 @@ impl<'a> IkTwoBoneJob<'a> {
 
     /// Checks the inputs: finite numbers and a normalised `mid_axis` (ozz's condition).
     pub fn validate(&self) -> Result<(), JobError> {
-        let vectors = [
-            ("target", self.target),
-            ("mid_axis", self.mid_axis),
-            ("pole_vector", self.pole_vector),
-        ];
-        if let Some(name) = first_not_finite(&vectors) {
-            return Err(JobError::NotFinite(name));
-        }
-        let scalars = [
-            ("twist_angle", self.twist_angle),
-            ("soften", self.soften),
-            ("weight", self.weight),
-        ];
-        if let Some((name, _)) = scalars.iter().find(|(_, v)| !v.is_finite()) {
-            return Err(JobError::NotFinite(name));
-        }
-        let matrices = [
-            ("start_joint", self.start_joint),
-            ("mid_joint", self.mid_joint),
-            ("end_joint", self.end_joint),
-        ];
-        if let Some((name, _)) = matrices.iter().find(|(_, m)| !is_finite_matrix(m)) {
-            return Err(JobError::NotFinite(name));
+        let finite = all_finite(
+            &[self.target, self.mid_axis, self.pole_vector],
+            &[self.twist_angle, self.soften, self.weight],
+            &[self.start_joint, self.mid_joint, self.end_joint],
+        );
+        if !finite {
+            let vectors = [
+                ("target", self.target),
+                ("mid_axis", self.mid_axis),
+                ("pole_vector", self.pole_vector),
+            ];
+            let scalars = [
+                ("twist_angle", self.twist_angle),
+                ("soften", self.soften),
+                ("weight", self.weight),
+            ];
+            let matrices = [
+                ("start_joint", self.start_joint),
+                ("mid_joint", self.mid_joint),
+                ("end_joint", self.end_joint),
+            ];
+            let name = first_not_finite(&vectors, &scalars, &matrices);
+            return Err(JobError::NotFinite(name.unwrap_or("input")));
         }
         if !is_normalized_est(self.mid_axis) {
             return Err(JobError::NotNormalized("mid_axis"));
