@@ -14,6 +14,7 @@ pub mod core;
 pub mod demo;
 pub mod eval;
 pub mod fuzzing;
+pub mod graph;
 pub mod import;
 pub mod io;
 pub mod layers;

@@ -1,0 +1,499 @@
+//! A state machine as data, as presets hold it (`"state_machine"`): parameters, states playing a clip or a blend
+//! space, the entry state, and transitions with Unity's settings plus the model that blends them.
+//!
+//! Defaults follow what Unity gives a new transition in the Animator window: Has Exit Time on at 0.75, a fixed
+//! duration of 0.25 s, no offset, no interruption, ordered interruption, and (from Any State) able to transition
+//! to self.
+
+use serde::{Deserialize, Serialize};
+
+use crate::blend::BlendSpace;
+
+/// The name `from` takes for Any State.
+pub const ANY_STATE: &str = "any";
+/// The name `to` takes for the machine's Exit (which, at the top level, re-enters at the entry state).
+pub const EXIT: &str = "exit";
+
+/// The most states, parameters or transitions a machine may have (each bounds the work of one update).
+pub const MAX_MACHINE_ITEMS: usize = 1000;
+
+/// A state machine (see the module documentation).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct StateMachine {
+    /// The parameters conditions read and blend-space states are driven by.
+    pub parameters: Vec<Parameter>,
+    /// The states.
+    pub states: Vec<State>,
+    /// The state the machine starts in (and re-enters after Exit).
+    pub entry: String,
+    /// Transitions, in priority order per source state (Unity's order in the state's list).
+    pub transitions: Vec<Transition>,
+}
+
+/// A parameter and its starting value.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Parameter {
+    /// Its name, unique in the machine.
+    pub name: String,
+    /// Its type.
+    #[serde(rename = "type")]
+    pub kind: ParameterKind,
+    /// Its value at the start (a number, or true/false for bool and trigger parameters).
+    #[serde(default)]
+    pub default: ParameterValue,
+}
+
+/// A parameter's type, as Unity's `AnimatorControllerParameterType`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ParameterKind {
+    /// A real number.
+    Float,
+    /// A whole number (set values are truncated towards zero, as Unity's SetInteger takes an int).
+    Int,
+    /// True or false.
+    Bool,
+    /// A bool that the transition it fires resets.
+    Trigger,
+}
+
+/// A value written in a preset or a script: a number or true/false.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum ParameterValue {
+    /// true or false.
+    Bool(bool),
+    /// A number.
+    Number(f64),
+}
+
+impl Default for ParameterValue {
+    fn default() -> Self {
+        ParameterValue::Number(0.0)
+    }
+}
+
+impl ParameterValue {
+    /// The value as a number for a parameter of `kind`: bools as 0 or 1, ints truncated.
+    pub fn for_kind(self, kind: ParameterKind) -> f64 {
+        let v = match self {
+            ParameterValue::Bool(b) => f64::from(u8::from(b)),
+            ParameterValue::Number(x) if x.is_finite() => x,
+            ParameterValue::Number(_) => 0.0,
+        };
+        match kind {
+            ParameterKind::Float => v,
+            ParameterKind::Int => v.trunc(),
+            ParameterKind::Bool | ParameterKind::Trigger => f64::from(u8::from(v != 0.0)),
+        }
+    }
+}
+
+/// A state: what it plays and how fast.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct State {
+    /// Its name, unique in the machine.
+    pub name: String,
+    /// The clip it plays (by name), or
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clip: Option<String>,
+    /// the blend space it plays.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blend_space: Option<BlendSpace>,
+    /// Playback speed (Unity's Speed): normalised time advances by speed / length per second.
+    #[serde(default = "one")]
+    pub speed: f64,
+    /// Plays the motion mirrored left to right (Unity's Mirror).
+    #[serde(default)]
+    pub mirror: bool,
+    /// For a blend-space state, the float parameters giving the point's x and y.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub point_parameters: Option<[String; 2]>,
+    /// Where the graph view draws it (x, y); layout only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub position: Option<[f32; 2]>,
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+/// A condition of a transition on one parameter, as Unity's `AnimatorCondition`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Condition {
+    /// The parameter's name.
+    pub parameter: String,
+    /// The test.
+    pub mode: ConditionMode,
+    /// What `greater`, `less`, `equals` and `not_equal` compare with.
+    #[serde(default)]
+    pub threshold: f64,
+}
+
+/// A condition's test, as Unity's `AnimatorConditionMode`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ConditionMode {
+    /// A bool or trigger is true.
+    If,
+    /// A bool is false.
+    IfNot,
+    /// A float or int is above the threshold.
+    Greater,
+    /// A float or int is below the threshold.
+    Less,
+    /// An int equals the threshold.
+    Equals,
+    /// An int differs from the threshold.
+    NotEqual,
+}
+
+impl ConditionMode {
+    /// Whether `value` passes the test against `threshold`.
+    pub fn holds(self, value: f64, threshold: f64) -> bool {
+        match self {
+            ConditionMode::If => value != 0.0,
+            ConditionMode::IfNot => value == 0.0,
+            ConditionMode::Greater => value > threshold,
+            ConditionMode::Less => value < threshold,
+            ConditionMode::Equals => value == threshold,
+            ConditionMode::NotEqual => value != threshold,
+        }
+    }
+}
+
+/// Which transitions may interrupt a running one, as Unity's `TransitionInterruptionSource`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InterruptionSource {
+    /// None may.
+    #[default]
+    None,
+    /// The source state's transitions.
+    Current,
+    /// The destination state's transitions.
+    Next,
+    /// The source state's, then the destination's.
+    CurrentThenNext,
+    /// The destination state's, then the source's.
+    NextThenCurrent,
+}
+
+/// How a transition blends its source into its destination.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TransitionModel {
+    /// Unity's Animator: a crossfade linear in time, both states advancing; an interruption freezes the blended
+    /// pose and fades that static pose into the new destination.
+    #[default]
+    Unity,
+    /// Godot 4's AnimationNodeStateMachine: no automatic transition starts while a fade runs; the crossfade weight
+    /// follows the transition's xfade curve.
+    Godot,
+    /// Inertialization (Bollo, GDC 2018): the destination plays at once and the difference from the source decays
+    /// to zero by a quintic per bone; an interruption shortens the next duration by the time left.
+    Inertialization,
+    /// Dead blending (Holden, 2023): the source is extrapolated with its velocity decaying by a half-life, and
+    /// crossfaded into the destination.
+    DeadBlending,
+}
+
+/// A transition between states, with Unity's settings (see the module documentation for the defaults).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Transition {
+    /// The source state's name, or [`ANY_STATE`].
+    pub from: String,
+    /// The destination state's name, or [`EXIT`].
+    pub to: String,
+    /// All must hold for it to fire.
+    pub conditions: Vec<Condition>,
+    /// Whether it waits for the source's normalised time to reach `exit_time` (with conditions, both must hold).
+    pub has_exit_time: bool,
+    /// In the source's normalised time: below 1 it is tested on every loop, from 1 on once.
+    pub exit_time: f64,
+    /// Whether `duration` is in seconds (else a fraction of the source state's length).
+    pub fixed_duration: bool,
+    /// How long the blend takes.
+    pub duration: f64,
+    /// The destination's normalised time when it starts.
+    pub offset: f64,
+    /// Which transitions may interrupt this one.
+    pub interruption_source: InterruptionSource,
+    /// With `current` as a source, only the source state's transitions of higher priority than this one interrupt.
+    pub ordered_interruption: bool,
+    /// From Any State: whether it may fire while its destination already plays.
+    pub can_transition_to_self: bool,
+    /// How it blends.
+    pub model: TransitionModel,
+    /// Godot's xfade curve: points (x, y) in [0, 1], x increasing, mapping the fade's progress to the
+    /// destination's weight (linear between points); empty for a linear fade.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub xfade_curve: Vec<[f64; 2]>,
+    /// Dead blending: the half-life of the source's extrapolated velocity, in seconds.
+    pub halflife: f64,
+}
+
+impl Default for Transition {
+    fn default() -> Self {
+        Transition {
+            from: String::new(),
+            to: String::new(),
+            conditions: Vec::new(),
+            has_exit_time: true,
+            exit_time: 0.75,
+            fixed_duration: true,
+            duration: 0.25,
+            offset: 0.0,
+            interruption_source: InterruptionSource::None,
+            ordered_interruption: true,
+            can_transition_to_self: true,
+            model: TransitionModel::Unity,
+            xfade_curve: Vec::new(),
+            halflife: 0.1,
+        }
+    }
+}
+
+/// What is wrong with a machine, naming the item.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum MachineError {
+    /// A list is longer than [`MAX_MACHINE_ITEMS`].
+    #[error("{0} {1}, over the {MAX_MACHINE_ITEMS} a state machine may have")]
+    TooMany(usize, &'static str),
+    /// Two states or two parameters share a name.
+    #[error("two {0} are named '{1}'")]
+    Duplicate(&'static str, String),
+    /// The entry names no state.
+    #[error("the entry state '{0}' is not a state of the machine")]
+    NoEntry(String),
+    /// A state plays neither a clip nor a blend space, or both.
+    #[error("state '{0}' must play exactly one of a clip or a blend space")]
+    Motion(String),
+    /// A transition names a state that does not exist.
+    #[error("transition {0} ({1} -> {2}): no state named '{3}'")]
+    UnknownState(usize, String, String, String),
+    /// A condition or a state names a parameter that does not exist, or one of the wrong type.
+    #[error("{0}: {1}")]
+    Parameter(String, String),
+    /// A number is out of its range.
+    #[error("{0}: {1}")]
+    Value(String, String),
+}
+
+impl StateMachine {
+    /// The index of the state named `name`.
+    pub fn state_index(&self, name: &str) -> Option<usize> {
+        self.states.iter().position(|s| s.name == name)
+    }
+
+    /// The index of the parameter named `name`.
+    pub fn parameter_index(&self, name: &str) -> Option<usize> {
+        self.parameters.iter().position(|p| p.name == name)
+    }
+
+    /// Checks names, references, types and ranges, naming the first problem.
+    pub fn validate(&self) -> Result<(), MachineError> {
+        for (n, what) in [
+            (self.states.len(), "states"),
+            (self.parameters.len(), "parameters"),
+            (self.transitions.len(), "transitions"),
+        ] {
+            if n > MAX_MACHINE_ITEMS {
+                return Err(MachineError::TooMany(n, what));
+            }
+        }
+        for (i, s) in self.states.iter().enumerate() {
+            if self.states[..i].iter().any(|o| o.name == s.name) {
+                return Err(MachineError::Duplicate("states", s.name.clone()));
+            }
+            if s.clip.is_some() == s.blend_space.is_some() {
+                return Err(MachineError::Motion(s.name.clone()));
+            }
+            if !s.speed.is_finite() {
+                return Err(MachineError::Value(
+                    format!("state '{}'", s.name),
+                    format!("speed {} is not a finite number", s.speed),
+                ));
+            }
+            for p in s.point_parameters.iter().flatten() {
+                self.expect_parameter(p, &[ParameterKind::Float, ParameterKind::Int], || {
+                    format!("state '{}' point parameter", s.name)
+                })?;
+            }
+        }
+        for (i, p) in self.parameters.iter().enumerate() {
+            if self.parameters[..i].iter().any(|o| o.name == p.name) {
+                return Err(MachineError::Duplicate("parameters", p.name.clone()));
+            }
+        }
+        if !self.states.is_empty() && self.state_index(&self.entry).is_none() {
+            return Err(MachineError::NoEntry(self.entry.clone()));
+        }
+        for (i, t) in self.transitions.iter().enumerate() {
+            let unknown = |name: &str| {
+                MachineError::UnknownState(i, t.from.clone(), t.to.clone(), name.to_string())
+            };
+            if t.from != ANY_STATE && self.state_index(&t.from).is_none() {
+                return Err(unknown(&t.from));
+            }
+            if t.to != EXIT && self.state_index(&t.to).is_none() {
+                return Err(unknown(&t.to));
+            }
+            let at = || format!("transition {i} ({} -> {})", t.from, t.to);
+            for (name, v, min) in [
+                ("exit_time", t.exit_time, 0.0),
+                ("duration", t.duration, 0.0),
+                ("halflife", t.halflife, 0.0),
+            ] {
+                if !(v.is_finite() && v >= min) {
+                    return Err(MachineError::Value(
+                        at(),
+                        format!("{name} {v} must be a number at least {min}"),
+                    ));
+                }
+            }
+            if !t.offset.is_finite() {
+                return Err(MachineError::Value(at(), "offset is not finite".into()));
+            }
+            let curve_ok = t
+                .xfade_curve
+                .iter()
+                .all(|p| p.iter().all(|v| v.is_finite()))
+                && t.xfade_curve.windows(2).all(|w| w[0][0] < w[1][0]);
+            if !curve_ok {
+                return Err(MachineError::Value(
+                    at(),
+                    "xfade_curve needs finite points with x increasing".into(),
+                ));
+            }
+            for c in &t.conditions {
+                let kinds: &[ParameterKind] = match c.mode {
+                    ConditionMode::If => &[ParameterKind::Bool, ParameterKind::Trigger],
+                    ConditionMode::IfNot => &[ParameterKind::Bool],
+                    ConditionMode::Greater | ConditionMode::Less => {
+                        &[ParameterKind::Float, ParameterKind::Int]
+                    }
+                    ConditionMode::Equals | ConditionMode::NotEqual => &[ParameterKind::Int],
+                };
+                self.expect_parameter(&c.parameter, kinds, || format!("{} condition", at()))?;
+            }
+        }
+        Ok(())
+    }
+
+    fn expect_parameter(
+        &self,
+        name: &str,
+        kinds: &[ParameterKind],
+        at: impl Fn() -> String,
+    ) -> Result<(), MachineError> {
+        let Some(p) = self.parameter_index(name).map(|i| &self.parameters[i]) else {
+            return Err(MachineError::Parameter(
+                at(),
+                format!("no parameter named '{name}'"),
+            ));
+        };
+        if !kinds.contains(&p.kind) {
+            return Err(MachineError::Parameter(
+                at(),
+                format!("parameter '{name}' is a {:?}, this needs {kinds:?}", p.kind),
+            ));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> StateMachine {
+        serde_json::from_str(text).unwrap()
+    }
+
+    #[test]
+    fn the_issue_keys_read_and_unity_defaults_fill_the_rest() {
+        let m = parse(
+            r#"{"parameters": [{"name": "speed", "type": "float", "default": 0.5},
+                               {"name": "jump", "type": "trigger"},
+                               {"name": "grounded", "type": "bool", "default": true}],
+                "states": [{"name": "Idle", "clip": "Idle_Loop", "speed": 1},
+                           {"name": "Move", "blend_space": {"mode": "1d", "nodes": []},
+                            "point_parameters": ["speed", "speed"]}],
+                "entry": "Idle",
+                "transitions": [{"from": "Idle", "to": "Move",
+                                 "conditions": [{"parameter": "speed", "mode": "greater", "threshold": 0.1}],
+                                 "has_exit_time": false, "fixed_duration": false, "duration": 0.3},
+                                {"from": "any", "to": "exit",
+                                 "conditions": [{"parameter": "jump", "mode": "if"}],
+                                 "interruption_source": "current_then_next", "model": "inertialization"}]}"#,
+        );
+        m.validate().unwrap();
+        assert_eq!(m.parameters[2].default.for_kind(ParameterKind::Bool), 1.0);
+        let t = &m.transitions[1];
+        assert!(t.has_exit_time && t.fixed_duration && t.ordered_interruption);
+        assert_eq!((t.exit_time, t.duration, t.offset), (0.75, 0.25, 0.0));
+        assert_eq!(t.interruption_source, InterruptionSource::CurrentThenNext);
+        assert_eq!(t.model, TransitionModel::Inertialization);
+        let back: StateMachine = serde_json::from_str(&serde_json::to_string(&m).unwrap()).unwrap();
+        assert_eq!(back, m);
+    }
+
+    #[test]
+    fn problems_are_named() {
+        let mut m = parse(
+            r#"{"parameters": [{"name": "go", "type": "bool"}],
+                "states": [{"name": "A", "clip": "a"}, {"name": "B", "clip": "b"}], "entry": "A",
+                "transitions": [{"from": "A", "to": "C"}]}"#,
+        );
+        assert!(
+            m.validate()
+                .unwrap_err()
+                .to_string()
+                .contains("no state named 'C'")
+        );
+        m.transitions[0].to = "B".into();
+        m.transitions[0].conditions.push(Condition {
+            parameter: "go".into(),
+            mode: ConditionMode::Greater,
+            threshold: 0.0,
+        });
+        let e = m.validate().unwrap_err().to_string();
+        assert!(e.contains("parameter 'go' is a Bool"), "{e}");
+        m.transitions[0].conditions[0].mode = ConditionMode::If;
+        m.transitions[0].duration = -1.0;
+        assert!(
+            m.validate()
+                .unwrap_err()
+                .to_string()
+                .contains("duration -1")
+        );
+        m.transitions[0].duration = 0.2;
+        m.entry = "Nowhere".into();
+        assert!(matches!(m.validate(), Err(MachineError::NoEntry(_))));
+        m.entry = "A".into();
+        m.states[1].blend_space = Some(BlendSpace::default());
+        assert!(matches!(m.validate(), Err(MachineError::Motion(_))));
+    }
+
+    #[test]
+    fn values_take_their_parameter_kind() {
+        let v = ParameterValue::Number(2.7);
+        assert_eq!(v.for_kind(ParameterKind::Int), 2.0);
+        assert_eq!(v.for_kind(ParameterKind::Bool), 1.0);
+        assert_eq!(
+            ParameterValue::Number(-2.7).for_kind(ParameterKind::Int),
+            -2.0
+        );
+        assert_eq!(
+            ParameterValue::Bool(true).for_kind(ParameterKind::Float),
+            1.0
+        );
+        assert_eq!(
+            ParameterValue::Number(f64::NAN).for_kind(ParameterKind::Float),
+            0.0
+        );
+    }
+}

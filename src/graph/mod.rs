@@ -1,0 +1,15 @@
+//! The state machine: its data as presets hold it ([`machine`]), its player under Unity's transition rules with
+//! Godot's, inertialization and dead blending as selectable models ([`player`], [`inertial`]), and parameter
+//! scripts ([`script`]). Headless: the Evaluator samples and blends the motions the player names.
+
+pub mod inertial;
+pub mod machine;
+pub mod player;
+pub mod script;
+
+pub use machine::{
+    Condition, ConditionMode, InterruptionSource, MachineError, Parameter, ParameterKind,
+    ParameterValue, State, StateMachine, Transition, TransitionModel,
+};
+pub use player::{ActiveTransition, MachineEvent, MachinePlayer, Motion, StateInfo, Term};
+pub use script::{Script, ScriptEvent};

@@ -1,0 +1,195 @@
+//! Parameter scripts: a JSON list of `{"time", "set", "value"}` and `{"time", "trigger"}`, played
+//! deterministically at a frame rate. A change at time t takes effect at the first update at or after t.
+
+use serde::{Deserialize, Serialize};
+
+use super::machine::ParameterValue;
+use super::player::MachinePlayer;
+
+/// The most events a script may hold.
+pub const MAX_SCRIPT_EVENTS: usize = 100_000;
+
+/// One change of a parameter.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum ScriptEvent {
+    /// Sets a parameter to a value.
+    Set {
+        /// Seconds from the start.
+        time: f64,
+        /// The parameter's name.
+        set: String,
+        /// Its new value.
+        value: ParameterValue,
+    },
+    /// Sets a trigger.
+    Trigger {
+        /// Seconds from the start.
+        time: f64,
+        /// The trigger's name.
+        trigger: String,
+    },
+}
+
+impl ScriptEvent {
+    /// When it happens.
+    pub fn time(&self) -> f64 {
+        match self {
+            ScriptEvent::Set { time, .. } | ScriptEvent::Trigger { time, .. } => *time,
+        }
+    }
+
+    /// The parameter it changes.
+    pub fn parameter(&self) -> &str {
+        match self {
+            ScriptEvent::Set { set, .. } => set,
+            ScriptEvent::Trigger { trigger, .. } => trigger,
+        }
+    }
+}
+
+/// A script, its events in time order (ties keep their order in the file).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Script {
+    events: Vec<ScriptEvent>,
+}
+
+/// Times within this of an update's count as at it (a frame grid's k/fps rounds).
+const TIME_SLACK: f64 = 1e-9;
+
+impl Script {
+    /// Parses a script, checking each event's time and size; `source` names it in errors.
+    pub fn parse(text: &str, source: &str) -> Result<Script, String> {
+        let mut events: Vec<ScriptEvent> = serde_json::from_str(text)
+            .map_err(|e| format!("{source}: not a parameter script: {e}"))?;
+        if events.len() > MAX_SCRIPT_EVENTS {
+            return Err(format!(
+                "{source}: {} events, over the {MAX_SCRIPT_EVENTS} a script may hold",
+                events.len()
+            ));
+        }
+        if let Some((i, e)) = events
+            .iter()
+            .enumerate()
+            .find(|(_, e)| !(e.time().is_finite() && e.time() >= 0.0))
+        {
+            return Err(format!(
+                "{source}: event {i} has time {}, not a time from 0 on",
+                e.time()
+            ));
+        }
+        events.sort_by(|a, b| a.time().total_cmp(&b.time()));
+        Ok(Script { events })
+    }
+
+    /// The events, in time order.
+    pub fn events(&self) -> &[ScriptEvent] {
+        &self.events
+    }
+
+    /// The first parameter the script names that `player`'s machine lacks.
+    pub fn unknown_parameter(&self, player: &MachinePlayer) -> Option<&str> {
+        self.events
+            .iter()
+            .map(ScriptEvent::parameter)
+            .find(|p| player.machine().parameter_index(p).is_none())
+    }
+
+    /// Applies to `player` the events from position `*next` that are due by time `t`, advancing `*next`.
+    pub fn apply_due(&self, t: f64, next: &mut usize, player: &mut MachinePlayer) {
+        while let Some(e) = self.events.get(*next) {
+            if e.time() > t + TIME_SLACK {
+                break;
+            }
+            match e {
+                ScriptEvent::Set { set, value, .. } => player.set(set, *value),
+                ScriptEvent::Trigger { trigger, .. } => {
+                    player.set(trigger, ParameterValue::Bool(true))
+                }
+            };
+            *next += 1;
+        }
+    }
+}
+
+/// Plays `script` on `player` from its start at `fps` up to `until` seconds: an update at time 0 (dt 0), then one
+/// per frame k at k/fps, each after applying the events due by its time. Calls `frame(k, player)` after each.
+pub fn play(
+    player: &mut MachinePlayer,
+    script: &Script,
+    fps: f64,
+    until: f64,
+    mut frame: impl FnMut(usize, &MachinePlayer),
+) {
+    let mut next = 0;
+    script.apply_due(0.0, &mut next, player);
+    player.update(0.0);
+    frame(0, player);
+    let frames = (until * fps + TIME_SLACK).floor().max(0.0) as usize;
+    for k in 1..=frames {
+        let t = k as f64 / fps;
+        script.apply_due(t, &mut next, player);
+        player.update(1.0 / fps);
+        frame(k, player);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::machine::StateMachine;
+    use crate::graph::player::StateInfo;
+
+    fn player() -> MachinePlayer {
+        let m: StateMachine = serde_json::from_str(
+            r#"{"parameters": [{"name": "speed", "type": "float"}, {"name": "jump", "type": "trigger"}],
+                "states": [{"name": "Idle", "clip": "i"}, {"name": "Walk", "clip": "w"}, {"name": "Jump", "clip": "j"}],
+                "entry": "Idle",
+                "transitions": [
+                  {"from": "Idle", "to": "Walk", "has_exit_time": false, "duration": 0.2,
+                   "conditions": [{"parameter": "speed", "mode": "greater", "threshold": 0.5}]},
+                  {"from": "any", "to": "Jump", "has_exit_time": false, "duration": 0.1,
+                   "conditions": [{"parameter": "jump", "mode": "if"}]}]}"#,
+        )
+        .unwrap();
+        m.validate().unwrap();
+        let info = StateInfo {
+            length: 1.0,
+            looping: true,
+        };
+        MachinePlayer::new(&m, vec![info; 3])
+    }
+
+    #[test]
+    fn a_change_takes_effect_at_the_first_update_at_or_after_its_time() {
+        let script = Script::parse(
+            r#"[{"time": 0.5, "set": "speed", "value": 1.0}, {"time": 0.21, "trigger": "jump"}]"#,
+            "s.json",
+        )
+        .unwrap();
+        assert_eq!(script.events()[0].parameter(), "jump", "sorted by time");
+        let mut started = Vec::new();
+        let mut p = player();
+        play(&mut p, &script, 10.0, 1.0, |k, p| {
+            for e in p.events() {
+                if let crate::graph::player::MachineEvent::Started { transition, .. } = e {
+                    started.push((k, *transition));
+                }
+            }
+        });
+        // The trigger at 0.21 s is seen at frame 3 (0.3 s); the speed at 0.5 s exactly at frame 5, but by then
+        // the machine is in Jump, which has no transition to Walk.
+        assert_eq!(started, vec![(3, 1)]);
+        assert_eq!(p.value_of("speed"), Some(1.0));
+    }
+
+    #[test]
+    fn bad_scripts_are_refused_with_their_name() {
+        let e = Script::parse(r#"[{"time": -1, "trigger": "jump"}]"#, "s.json").unwrap_err();
+        assert!(e.contains("s.json: event 0 has time -1"), "{e}");
+        let e = Script::parse(r#"{"time": 1}"#, "s.json").unwrap_err();
+        assert!(e.starts_with("s.json: not a parameter script"), "{e}");
+        let s = Script::parse(r#"[{"time": 0, "set": "nope", "value": true}]"#, "s.json").unwrap();
+        assert_eq!(s.unknown_parameter(&player()), Some("nope"));
+    }
+}
