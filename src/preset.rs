@@ -17,8 +17,9 @@ pub const FORMAT: &str = "animtune-preset";
 /// original's sense (version 1 files are migrated on load so they keep their motion). Version 3: clip layers
 /// (`layers.clips`) and clip settings (`clip_settings`); older files have none, and an older animtune refuses a
 /// version 3 file rather than drop them. Version 4: a clip's settings also hold its name, Loop Time and the root
-/// offsets (a version 3 file reads with the clip's own name, looping and no offsets).
-pub const VERSION: u32 = 4;
+/// offsets (a version 3 file reads with the clip's own name, looping and no offsets). Version 5: a state machine
+/// (`state_machine`); older files have none.
+pub const VERSION: u32 = 5;
 
 fn is_default_placement(p: &HipsPlacement) -> bool {
     *p == HipsPlacement::default()
@@ -58,6 +59,9 @@ pub struct Preset {
     /// again on opening it; None: the blend space played.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub plays: Option<String>,
+    /// The state machine, when the preset drives one ([`crate::graph`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub state_machine: Option<crate::graph::StateMachine>,
 }
 
 impl Default for Preset {
@@ -73,6 +77,7 @@ impl Default for Preset {
             clip_settings: BTreeMap::new(),
             clip_splits: Vec::new(),
             plays: None,
+            state_machine: None,
         }
     }
 }
@@ -203,6 +208,22 @@ impl Preset {
                 field: format!("blend.{}", e.field),
                 problem: e.problem,
             })?;
+        }
+        if let Some(machine) = &self.state_machine {
+            machine
+                .validate()
+                .map_err(|e| invalid("state_machine".into(), e.to_string()))?;
+            for state in &machine.states {
+                if let Some(space) = &state.blend_space {
+                    space.validate().map_err(|e| {
+                        let at = format!(
+                            "state_machine.states.{}.blend_space.{}",
+                            state.name, e.field
+                        );
+                        invalid(at, e.problem)
+                    })?;
+                }
+            }
         }
         Ok(())
     }
@@ -392,6 +413,27 @@ mod tests {
         let back = Preset::parse(&p.to_json(), &preset_path).unwrap();
         let resolved = back.clip_paths(&preset_path);
         assert_eq!(resolved, [dir.join("presets").join("../clips/Soldier.glb")]);
+    }
+
+    /// A state machine round-trips; a version 4 preset reads without one; a broken one is refused naming the
+    /// problem.
+    #[test]
+    fn state_machines_round_trip_and_are_checked() {
+        let text = r#"{"format":"animtune-preset","version":5,"state_machine":{
+            "parameters":[{"name":"speed","type":"float"}],
+            "states":[{"name":"Idle","clip":"Idle_Loop"},{"name":"Walk","clip":"Walk_Loop","speed":1.2}],
+            "entry":"Idle",
+            "transitions":[{"from":"Idle","to":"Walk","has_exit_time":false,
+                            "conditions":[{"parameter":"speed","mode":"greater","threshold":0.1}]}]}}"#;
+        let preset = Preset::parse(text, p()).unwrap();
+        let machine = preset.state_machine.as_ref().unwrap();
+        assert_eq!(machine.states[1].speed, 1.2);
+        let again = Preset::parse(&serde_json::to_string(&preset).unwrap(), p()).unwrap();
+        assert_eq!(again, preset);
+        let v4 = Preset::parse(r#"{"format":"animtune-preset","version":4}"#, p()).unwrap();
+        assert!(v4.state_machine.is_none());
+        let e = Preset::parse(&text.replace(r#""to":"Walk""#, r#""to":"Run""#), p()).unwrap_err();
+        assert!(e.to_string().contains("no state named 'Run'"), "{e}");
     }
 
     #[test]
