@@ -580,6 +580,10 @@ pub struct ClipSourceArgs {
     /// runtime's compact form plays them, within 0.008 cm of their keys).
     #[arg(long)]
     pub exact: bool,
+    /// With a preset that holds a state machine: a parameter script (a JSON list of {"time", "set", "value"} and
+    /// {"time", "trigger"}) played from 0 to --time at --fps.
+    #[arg(long, value_name = "FILE", requires = "preset")]
+    pub script: Option<PathBuf>,
 }
 
 /// Arguments of `mannequin`.

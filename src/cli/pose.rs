@@ -7,6 +7,7 @@ use super::{ClipSourceArgs, PoseArgs, SpringArgs};
 use crate::core::binding::BindMethod;
 use crate::core::{Clip, Pose, Transform};
 use crate::eval::{ClockStep, EvalInput, Evaluator, Precision, SourceSpec};
+use crate::graph::Script;
 use crate::import::ImportedModel;
 use crate::import::load_file;
 use crate::layers::LayerParams;
@@ -27,6 +28,57 @@ struct PoseReport {
     /// With --springs: how they were stepped and where their tails ended.
     #[serde(skip_serializing_if = "Option::is_none")]
     springs: Option<SpringReport>,
+    /// With a preset's state machine: where it stands at the time.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    state_machine: Option<MachineReport>,
+}
+
+/// Where a state machine stands: its current state and normalised time, the running transition.
+#[derive(Serialize)]
+pub(super) struct MachineReport {
+    state: String,
+    normalized_time: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    transition: Option<TransitionReport>,
+    /// Every parameter's value (bools and triggers 0 or 1).
+    parameters: std::collections::BTreeMap<String, f64>,
+}
+
+/// A running transition.
+#[derive(Serialize)]
+struct TransitionReport {
+    /// Its index in the preset's list.
+    index: usize,
+    to: String,
+    /// The destination's normalised time.
+    to_time: f64,
+    /// Elapsed over duration, in [0, 1].
+    progress: f64,
+    /// Whether its source is a pose frozen at an interruption.
+    frozen_source: bool,
+}
+
+impl MachineReport {
+    fn of(player: &crate::graph::MachinePlayer) -> Self {
+        let m = player.machine();
+        MachineReport {
+            state: m.states[player.current()].name.clone(),
+            normalized_time: player.time(),
+            transition: player.active().map(|a| TransitionReport {
+                index: a.transition,
+                to: m.states[a.to].name.clone(),
+                to_time: a.to_time,
+                progress: a.progress(),
+                frozen_source: a.frozen_source,
+            }),
+            parameters: m
+                .parameters
+                .iter()
+                .enumerate()
+                .map(|(i, p)| (p.name.clone(), player.value(i)))
+                .collect(),
+        }
+    }
 }
 
 /// The morph weights of one morphed mesh.
@@ -140,6 +192,8 @@ pub(super) struct Evaluated {
     pub expressions: std::collections::BTreeMap<String, f32>,
     /// What `--springs` simulated.
     pub springs: Option<SpringReport>,
+    /// Where the preset's state machine stands, when one played.
+    pub state_machine: Option<MachineReport>,
 }
 
 /// `--springs`: how the spring bones were stepped, and where their tails ended.
@@ -369,8 +423,23 @@ pub(super) fn evaluate_stack(
         .transpose()?;
     layers.springs.enabled = spring_flag;
     let no_clip_option = src.clip.is_none() && src.clip_file.is_none() && src.baked.is_none();
+    let machine = preset
+        .as_ref()
+        .and_then(|p| p.state_machine.clone())
+        .filter(|_| no_clip_option);
+    if src.script.is_some() && machine.is_none() {
+        bail!(
+            "--script: {preset_file} holds no state machine (or a clip option chose a clip instead)"
+        );
+    }
     let external: Vec<Clip>;
     let chosen = match preset.as_ref().and_then(|p| p.blend.as_ref()) {
+        _ if machine.is_some() => Chosen {
+            clips: &model.clips,
+            source: SourceSpec::StateMachine(machine.clone().unwrap_or_default()),
+            clip: Some("state machine".into()),
+            binding: None,
+        },
         Some(space) if no_clip_option => {
             let sampler = crate::blend::BlendSampler::bind(space, &model.clips, &model.character);
             if let Some((i, clip)) = sampler.missing().first() {
@@ -449,8 +518,32 @@ pub(super) fn evaluate_stack(
             }
         );
     }
+    if let Some(clip) = ev.missing_machine_clips().first() {
+        bail!(
+            "{preset_file}: the state machine plays clip '{clip}', which the model ({file}) does not have"
+        );
+    }
     let mut spring_report = None;
     let out = match &spring_run {
+        _ if machine.is_some() => {
+            let script = match &src.script {
+                Some(path) => {
+                    let text = crate::preset::read_text(path)?;
+                    let name = path.display().to_string();
+                    Script::parse(&text, &name).map_err(|e| anyhow::anyhow!(e))?
+                }
+                None => Script::default(),
+            };
+            let fps = springs.map_or(60.0, |s| f64::from(s.fps));
+            play_machine(
+                &mut ev,
+                &script,
+                src.script.as_deref(),
+                fps,
+                src.time,
+                target,
+            )?
+        }
         None => {
             let input = EvalInput {
                 clock,
@@ -502,6 +595,7 @@ pub(super) fn evaluate_stack(
         }
     });
     Ok(Evaluated {
+        state_machine: ev.machine().map(MachineReport::of),
         pose,
         model: model_m,
         clip: chosen.clip,
@@ -511,6 +605,53 @@ pub(super) fn evaluate_stack(
         expressions,
         springs: spring_report,
     })
+}
+
+/// Plays the Evaluator's state machine from 0 to `time` at `fps` under `script` (`script_path` names it in
+/// errors): an evaluation at 0, then one per frame k at k/fps (and one at `time` when it falls between frames),
+/// each after the events due by its time, as `graph::script::play` steps the player alone.
+fn play_machine<'a>(
+    ev: &'a mut Evaluator,
+    script: &Script,
+    script_path: Option<&std::path::Path>,
+    fps: f64,
+    time: f32,
+    look_target: Option<glam::Vec3>,
+) -> Result<&'a crate::eval::EvalOutput> {
+    if !(fps.is_finite() && fps > 0.0 && fps <= 10_000.0) {
+        bail!("--fps {fps}: expected a rate above 0 and at most 10000");
+    }
+    let time = f64::from(time.max(0.0));
+    let frames = (time * fps + 1e-9).floor();
+    if frames > 10_000_000.0 {
+        bail!("--time {time} at --fps {fps}: over ten million frames");
+    }
+    let Some(player) = ev.machine() else {
+        bail!("the state machine did not bind");
+    };
+    if let Some(name) = script.unknown_parameter(player) {
+        let path = script_path.map_or_else(String::new, |p| format!("{}: ", p.display()));
+        bail!("{path}the state machine has no parameter '{name}'");
+    }
+    let mut next = 0;
+    let mut at = |ev: &mut Evaluator, t: f64| {
+        if let Some(player) = ev.machine_mut() {
+            script.apply_due(t, &mut next, player);
+        }
+        ev.evaluate(&EvalInput {
+            clock: ClockStep::Continue(t as f32),
+            look_target,
+            ..Default::default()
+        });
+    };
+    at(ev, 0.0);
+    for k in 1..=frames as u64 {
+        at(ev, k as f64 / fps);
+    }
+    if frames / fps < time {
+        at(ev, time);
+    }
+    Ok(ev.output())
 }
 
 /// Picks the clip `src` names in `clips` and checks that it binds to the model.
@@ -605,6 +746,7 @@ pub fn run(args: &PoseArgs) -> Result<()> {
         morph_weights,
         expressions,
         springs,
+        state_machine,
     } = evaluate_stack(&model, &args.model, &args.source, Some(&args.springs))?;
     let bones = c.humanoid.bone_per_joint(s.len());
     let report = PoseReport {
@@ -634,6 +776,7 @@ pub fn run(args: &PoseArgs) -> Result<()> {
             .collect(),
         expressions,
         springs,
+        state_machine,
     };
     if args.json {
         outln!(
@@ -646,6 +789,24 @@ pub fn run(args: &PoseArgs) -> Result<()> {
             report.clip.as_deref().unwrap_or("(rest pose)"),
             report.time
         );
+        if let Some(m) = &report.state_machine {
+            match &m.transition {
+                Some(t) => outln!(
+                    "state: {} at {:.3} -> {} at {:.3} ({:.0} %{})",
+                    m.state,
+                    m.normalized_time,
+                    t.to,
+                    t.to_time,
+                    t.progress * 100.0,
+                    if t.frozen_source {
+                        ", from a frozen pose"
+                    } else {
+                        ""
+                    }
+                ),
+                None => outln!("state: {} at {:.3}", m.state, m.normalized_time),
+            }
+        }
         for j in &report.joints {
             let t = j.model.translation;
             let r = j.local.rotation;

@@ -41,6 +41,8 @@ pub enum SourceSpec {
     Clip(usize),
     /// A blend space over clips of the list (by name).
     Blend(BlendSpace),
+    /// A state machine whose states play clips of the list or blend spaces over them (by name); it must validate.
+    StateMachine(crate::graph::StateMachine),
 }
 
 /// How the clock moves before an evaluation.
@@ -316,6 +318,7 @@ enum Source {
         /// Per node, its compiled clip (None when the clip is missing).
         nodes: Vec<Option<ClipSource>>,
     },
+    Machine(Box<machine::MachineSource>),
 }
 
 /// A character's VRM look-at bound: its look expressions (lookUp, lookDown, lookLeft, lookRight) and its eyes
@@ -648,26 +651,30 @@ impl Evaluator {
 
     /// Plays another source (compiling its clips), from time 0.
     pub fn set_source(&mut self, character: &Character, clips: &[Clip], source: SourceSpec) {
-        self.source = match source {
-            SourceSpec::Rest => Source::Rest,
-            SourceSpec::Clip(i) if i < clips.len() => {
-                Source::Clip(ClipSource::new(clips, i, character, self.precision))
-            }
-            SourceSpec::Clip(_) => Source::Rest,
-            SourceSpec::Blend(space) => {
-                let sampler = BlendSampler::bind(&space, clips, character);
-                let nodes = sampler
-                    .node_clips()
-                    .into_iter()
-                    .map(|c| c.map(|i| ClipSource::new(clips, i, character, self.precision)))
-                    .collect();
-                Source::Blend {
-                    space,
-                    sampler,
-                    nodes,
+        self.source =
+            match source {
+                SourceSpec::Rest => Source::Rest,
+                SourceSpec::Clip(i) if i < clips.len() => {
+                    Source::Clip(ClipSource::new(clips, i, character, self.precision))
                 }
-            }
-        };
+                SourceSpec::Clip(_) => Source::Rest,
+                SourceSpec::Blend(space) => {
+                    let sampler = BlendSampler::bind(&space, clips, character);
+                    let nodes = sampler
+                        .node_clips()
+                        .into_iter()
+                        .map(|c| c.map(|i| ClipSource::new(clips, i, character, self.precision)))
+                        .collect();
+                    Source::Blend {
+                        space,
+                        sampler,
+                        nodes,
+                    }
+                }
+                SourceSpec::StateMachine(m) => Source::Machine(Box::new(
+                    machine::MachineSource::bind(&m, character, clips, self.precision),
+                )),
+            };
         self.bind_clip_layers(character, clips, false);
         self.weights_point = None;
         self.seek(0.0);
@@ -754,6 +761,7 @@ impl Evaluator {
             Source::Rest => 0.0,
             Source::Clip(c) => c.animation.duration(),
             Source::Blend { sampler, .. } => sampler.cycle_length(&self.output.weights),
+            Source::Machine(m) => m.current_length(),
         }
     }
 
@@ -763,6 +771,7 @@ impl Evaluator {
             Source::Rest => 0.0,
             Source::Clip(_) => self.clock.time as f32,
             Source::Blend { .. } => (self.clock.phase * f64::from(self.duration())) as f32,
+            Source::Machine(_) => self.clock.elapsed as f32,
         }
     }
 
@@ -899,7 +908,15 @@ impl Evaluator {
         }
         self.refresh_weights();
         let d = f64::from(self.duration());
-        let t = f64::from(time).clamp(0.0, d.max(0.0));
+        let t = if let Source::Machine(m) = &mut self.source {
+            // A machine is replayed from its entry state to the time, its parameters as they are now.
+            let t = f64::from(time).max(0.0);
+            m.restart();
+            m.update(t);
+            t
+        } else {
+            f64::from(time).clamp(0.0, d.max(0.0))
+        };
         self.clock.time = t;
         self.clock.phase = if d > 0.0 { t / d } else { 0.0 };
         self.clock.elapsed = t;
@@ -960,6 +977,14 @@ impl Evaluator {
     /// Moves the source and layer clocks by `d` seconds of source time, wrapping when `looping` (otherwise it
     /// stops at an end).
     fn advance_by(&mut self, d: f64, looping: bool) {
+        if let Source::Machine(m) = &mut self.source {
+            // A machine only runs forward: its transitions are events in time.
+            let d = d.max(0.0);
+            m.update(d);
+            self.clock.elapsed += d;
+            self.clock.time = self.clock.elapsed;
+            return;
+        }
         let looping = looping && self.source_loops();
         let duration = f64::from(self.duration());
         self.clock.elapsed = (self.clock.elapsed + d).max(0.0);
@@ -1081,6 +1106,30 @@ impl Evaluator {
             self.output.error = result.err();
         }
         &self.output
+    }
+
+    /// The state machine's player when the source is one (its current state, transition and parameters).
+    pub fn machine(&self) -> Option<&crate::graph::MachinePlayer> {
+        match &self.source {
+            Source::Machine(m) => Some(m.player()),
+            _ => None,
+        }
+    }
+
+    /// The state machine's player, to set its parameters before an evaluation.
+    pub fn machine_mut(&mut self) -> Option<&mut crate::graph::MachinePlayer> {
+        match &mut self.source {
+            Source::Machine(m) => Some(m.player_mut()),
+            _ => None,
+        }
+    }
+
+    /// Clips the state machine's states name that the character lacks (they play its rest pose).
+    pub fn missing_machine_clips(&self) -> &[String] {
+        match &self.source {
+            Source::Machine(m) => m.missing(),
+            _ => &[],
+        }
     }
 
     /// The weight of each of the character's expressions in the last evaluation: its clips' expression tracks
@@ -1402,9 +1451,12 @@ impl Evaluator {
                     .run(),
                 )
             }
+            Source::Machine(m) => m.sample(&self.skeleton, out),
         }
     }
 }
+
+mod machine;
 
 #[cfg(test)]
 mod tests;

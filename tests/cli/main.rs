@@ -9,6 +9,7 @@ mod atomic_writes;
 mod baked_clips;
 mod cli_bake;
 mod cli_blend;
+mod cli_machine;
 mod commands;
 mod gltf_spec_eval;
 mod import_fbx;

@@ -1,0 +1,258 @@
+//! `pose --preset P --script S`: a state machine under Unity's transition rules on the Quaternius clips, joint by
+//! joint against a composition of the clips that `pose --clip` samples alone. The oracle's times and weights are
+//! worked from the rules (a crossfade linear in time, the destination starting at its offset, a normalised
+//! duration as a fraction of the source's length, an exit time in the source's normalised time, an interruption
+//! freezing the blended pose), and its blend is the weighted quaternion sum with hemisphere alignment that
+//! ARCHITECTURE.md defines, written here.
+
+use std::path::{Path, PathBuf};
+
+use glam::Quat;
+
+use crate::common;
+
+/// The clips' lengths as `inspect` reports them.
+fn durations(model: &str) -> std::collections::HashMap<String, f64> {
+    let json = common::json_of(&common::animtune(&["inspect", model, "--json"]));
+    json["clips"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["name"].as_str().unwrap().to_string(),
+                c["duration"].as_f64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// Every joint's local rotation from a `pose --json` output, by joint name.
+fn rotations(pose: &serde_json::Value) -> Vec<(String, Quat)> {
+    pose["joints"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| {
+            let r: Vec<f32> = j["local"]["rotation"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_f64().unwrap() as f32)
+                .collect();
+            (
+                j["name"].as_str().unwrap().to_string(),
+                Quat::from_xyzw(r[0], r[1], r[2], r[3]),
+            )
+        })
+        .collect()
+}
+
+/// A clip alone at `time` (looping), every key as the file has it.
+fn clip_at(model: &str, clip: &str, time: f64) -> Vec<Quat> {
+    let t = format!("{time}");
+    let out = common::animtune(&[
+        "pose", model, "--clip", clip, "--time", &t, "--loop", "--exact", "--json",
+    ]);
+    rotations(&common::json_of(&out))
+        .into_iter()
+        .map(|(_, q)| q)
+        .collect()
+}
+
+/// The weighted blend of poses: per joint, the weighted sum of quaternions each turned to the first's hemisphere,
+/// normalised.
+fn blend(poses: &[(&[Quat], f64)]) -> Vec<Quat> {
+    (0..poses[0].0.len())
+        .map(|j| {
+            let first = poses[0].0[j];
+            let mut sum = glam::Vec4::ZERO;
+            for (pose, w) in poses {
+                let q = pose[j];
+                let q = if q.dot(first) < 0.0 { -q } else { q };
+                sum += glam::Vec4::from(q) * *w as f32;
+            }
+            Quat::from_vec4(sum.normalize())
+        })
+        .collect()
+}
+
+/// Writes the preset (the machine's states Idle, Walk and Jog over the Quaternius clips; parameters go (bool),
+/// jump (trigger)) and the script, and runs `pose` at `time`.
+fn machine_pose(dir: &Path, transitions: &str, script: &str, time: f64) -> serde_json::Value {
+    let preset = dir.join("machine.json");
+    std::fs::write(
+        &preset,
+        format!(
+            r#"{{"format": "animtune-preset", "version": 5,
+                 "layers": {{"breath": {{"enabled": false}}, "look_at": {{"enabled": false}},
+                            "twist": {{"enabled": false}}}},
+                 "state_machine": {{
+                   "parameters": [{{"name": "go", "type": "bool"}}, {{"name": "jump", "type": "trigger"}}],
+                   "states": [{{"name": "Idle", "clip": "Idle_Loop"}}, {{"name": "Walk", "clip": "Walk_Loop"}},
+                              {{"name": "Jog", "clip": "Jog_Fwd_Loop"}}],
+                   "entry": "Idle", "transitions": {transitions}}}}}"#
+        ),
+    )
+    .unwrap();
+    let script_path: PathBuf = dir.join("script.json");
+    std::fs::write(&script_path, script).unwrap();
+    let q = common::quaternius();
+    let t = format!("{time}");
+    let out = common::animtune(&[
+        "pose",
+        q.to_str().unwrap(),
+        "--preset",
+        preset.to_str().unwrap(),
+        "--script",
+        script_path.to_str().unwrap(),
+        "--time",
+        &t,
+        "--exact",
+        "--json",
+    ]);
+    common::json_of(&out)
+}
+
+/// The angle between two rotations in degrees, in f64 from the normalised quaternions and by atan2 of the
+/// relative rotation's parts: `acos` of an f32 dot would read the printed quaternions' last-digit rounding as
+/// hundredths of a degree.
+fn angle_deg(a: Quat, b: Quat) -> f64 {
+    let (a, b) = (a.as_dquat().normalize(), b.as_dquat().normalize());
+    let r = a.conjugate() * b;
+    (2.0 * r.xyz().length().atan2(r.w.abs())).to_degrees()
+}
+
+/// Every joint within 0.05° of the expected rotation.
+fn assert_matches(case: &str, got: &serde_json::Value, want: &[Quat]) {
+    let got = rotations(got);
+    assert_eq!(got.len(), want.len());
+    let mut worst = (0.0f64, String::new());
+    for ((name, g), w) in got.iter().zip(want) {
+        let angle = angle_deg(*g, *w);
+        if angle > worst.0 {
+            worst = (angle, name.clone());
+        }
+    }
+    assert!(worst.0 < 0.05, "{case}: {} is {}° off", worst.1, worst.0);
+}
+
+const GO_AT_HALF: &str = r#"[{"time": 0.5, "set": "go", "value": true}]"#;
+
+#[test]
+fn unity_transitions_reproduce_as_compositions_of_the_clips() {
+    let dir = common::temp_dir("cli-machine");
+    let q = common::quaternius();
+    let model = q.to_str().unwrap();
+    let d = durations(model);
+    let (idle, walk) = (d["Idle_Loop"], d["Walk_Loop"]);
+
+    // A fixed duration: 0.25 s from the update at 0.5 s; at 0.6 s the walk has played 0.1 s at weight 0.4.
+    let got = machine_pose(
+        &dir,
+        r#"[{"from": "Idle", "to": "Walk", "has_exit_time": false, "duration": 0.25,
+             "conditions": [{"parameter": "go", "mode": "if"}]}]"#,
+        GO_AT_HALF,
+        0.6,
+    );
+    assert_eq!(got["state_machine"]["transition"]["to"], "Walk");
+    let want = blend(&[
+        (&clip_at(model, "Idle_Loop", 0.6), 0.6),
+        (&clip_at(model, "Walk_Loop", 0.1), 0.4),
+    ]);
+    assert_matches("fixed duration", &got, &want);
+
+    // A normalised duration: 0.2 of the idle's length; and an offset: the walk starts at 0.3 of its cycle.
+    let got = machine_pose(
+        &dir,
+        r#"[{"from": "Idle", "to": "Walk", "has_exit_time": false, "fixed_duration": false, "duration": 0.2,
+             "offset": 0.3, "conditions": [{"parameter": "go", "mode": "if"}]}]"#,
+        GO_AT_HALF,
+        0.7,
+    );
+    let w = 0.2 / (0.2 * idle);
+    let want = blend(&[
+        (&clip_at(model, "Idle_Loop", 0.7), 1.0 - w),
+        (&clip_at(model, "Walk_Loop", 0.3 * walk + 0.2), w),
+    ]);
+    assert_matches("normalised duration and offset", &got, &want);
+
+    // Exit time 0.51 of the idle, no condition: it starts at 1.275 s, between two 60 Hz frames (the time past
+    // the crossing counts), so 0.1 s later the walk weighs 0.4.
+    let t = 0.51 * idle + 0.1;
+    let got = machine_pose(
+        &dir,
+        r#"[{"from": "Idle", "to": "Walk", "has_exit_time": true, "exit_time": 0.51, "duration": 0.25}]"#,
+        "[]",
+        t,
+    );
+    let want = blend(&[
+        (&clip_at(model, "Idle_Loop", t), 0.6),
+        (&clip_at(model, "Walk_Loop", 0.1), 0.4),
+    ]);
+    assert_matches("exit time", &got, &want);
+
+    // An interruption freezes the blend: Idle → Walk (0.5 s) from 0.5 s, interrupted at 0.7 s by Idle → Jog
+    // (0.25 s, Current State, not ordered). At 0.8 s: the pose frozen at 0.7 (idle 0.7 s and walk 0.2 s at 0.4)
+    // at 0.6, the jog's 0.1 s at 0.4.
+    let got = machine_pose(
+        &dir,
+        r#"[{"from": "Idle", "to": "Walk", "has_exit_time": false, "duration": 0.5,
+             "interruption_source": "current", "ordered_interruption": false,
+             "conditions": [{"parameter": "go", "mode": "if"}]},
+            {"from": "Idle", "to": "Jog", "has_exit_time": false, "duration": 0.25,
+             "conditions": [{"parameter": "jump", "mode": "if"}]}]"#,
+        r#"[{"time": 0.5, "set": "go", "value": true}, {"time": 0.7, "trigger": "jump"}]"#,
+        0.8,
+    );
+    assert_eq!(got["state_machine"]["transition"]["frozen_source"], true);
+    let frozen = blend(&[
+        (&clip_at(model, "Idle_Loop", 0.7), 0.6),
+        (&clip_at(model, "Walk_Loop", 0.2), 0.4),
+    ]);
+    let want = blend(&[(&frozen, 0.6), (&clip_at(model, "Jog_Fwd_Loop", 0.1), 0.4)]);
+    assert_matches("interruption", &got, &want);
+}
+
+#[test]
+fn scripts_and_machines_that_do_not_fit_are_refused() {
+    let dir = common::temp_dir("cli-machine-bad");
+    let q = common::quaternius();
+    let preset = dir.join("machine.json");
+    std::fs::write(
+        &preset,
+        r#"{"format": "animtune-preset", "version": 5, "state_machine": {
+             "states": [{"name": "Idle", "clip": "No_Such_Clip"}], "entry": "Idle"}}"#,
+    )
+    .unwrap();
+    let script = dir.join("script.json");
+    std::fs::write(&script, r#"[{"time": 0.1, "trigger": "jump"}]"#).unwrap();
+    let (q, preset, script) = (
+        q.to_str().unwrap(),
+        preset.to_str().unwrap(),
+        script.to_str().unwrap(),
+    );
+    let out = common::animtune(&["pose", q, "--preset", preset, "--time", "0.5"]);
+    common::assert_clean_failure(&out, &["machine.json", "No_Such_Clip"]);
+    std::fs::write(
+        dir.join("machine.json"),
+        r#"{"format": "animtune-preset", "version": 5, "state_machine": {
+             "states": [{"name": "Idle", "clip": "Idle_Loop"}], "entry": "Idle"}}"#,
+    )
+    .unwrap();
+    let out = common::animtune(&[
+        "pose", q, "--preset", preset, "--script", script, "--time", "0.5",
+    ]);
+    common::assert_clean_failure(&out, &["script.json", "no parameter 'jump'"]);
+    std::fs::write(
+        dir.join("script.json"),
+        "[{\"time\": -2, \"trigger\": \"jump\"}]",
+    )
+    .unwrap();
+    let out = common::animtune(&[
+        "pose", q, "--preset", preset, "--script", script, "--time", "0.5",
+    ]);
+    common::assert_clean_failure(&out, &["script.json", "time -2"]);
+    let out = common::animtune(&["pose", q, "--script", script, "--time", "0.5"]);
+    assert_eq!(out.status.code(), Some(2), "--script needs --preset (clap)");
+}
