@@ -239,18 +239,12 @@ impl MachineSource {
             self.poses = slot;
             self.weights.push(term.weight as f32);
         }
-        result.and(
-            BlendingJob {
-                poses: &self.poses[..terms.len() * n],
-                weights: &self.weights,
-                masks: &[],
-                additive: &[],
-                rest: skeleton.rest(),
-                threshold: 0.1,
-                output: out,
-            }
-            .run(),
-        )
+        result.and(blend_into(
+            &self.poses[..terms.len() * n],
+            &self.weights,
+            skeleton,
+            out,
+        ))
     }
 
     /// Samples state `state` at normalised time `time` into `out`: a clip at that fraction of its length (wrapped
@@ -299,19 +293,32 @@ impl MachineSource {
                     out.copy_from_slice(skeleton.rest());
                     return result;
                 }
-                result.and(
-                    BlendingJob {
-                        poses: &self.node_poses,
-                        weights: &self.node_weights,
-                        masks: &[],
-                        additive: &[],
-                        rest: skeleton.rest(),
-                        threshold: 0.1,
-                        output: out,
-                    }
-                    .run(),
-                )
+                result.and(blend_into(
+                    &self.node_poses,
+                    &self.node_weights,
+                    skeleton,
+                    out,
+                ))
             }
         }
     }
+}
+
+/// The weighted blend of `poses` (one per weight, back to back) into `out`, by the BlendingJob.
+fn blend_into(
+    poses: &[Transform],
+    weights: &[f32],
+    skeleton: &Skeleton,
+    out: &mut [Transform],
+) -> Result<(), JobError> {
+    BlendingJob {
+        poses,
+        weights,
+        masks: &[],
+        additive: &[],
+        rest: skeleton.rest(),
+        threshold: 0.1,
+        output: out,
+    }
+    .run()
 }
