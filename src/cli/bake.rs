@@ -320,6 +320,22 @@ fn run_stream(args: &BakeArgs, model: &ImportedModel, clip_settings: &SettingsMa
                 duration,
                 format!("blend path {}", path.display()),
             )
+        } else if let Some(path) = &args.script {
+            let Some(machine) = preset.state_machine.clone() else {
+                let preset = args.model.preset.as_ref().map_or_else(
+                    || "no --preset was given".to_string(),
+                    |p| format!("{} holds none", p.display()),
+                );
+                bail!("--script bakes a preset's state machine: {preset}");
+            };
+            let text = crate::preset::read_text(path)?;
+            let script = crate::graph::Script::parse(&text, &path.display().to_string())
+                .map_err(|e| anyhow::anyhow!(e))?;
+            (
+                StreamSource::Machine(Box::new(machine), script),
+                args.duration.unwrap_or_default(),
+                format!("state machine, script {}", path.display()),
+            )
         } else if args.clip.len() == 1 {
             let clip = super::pose::find_clip(&clips, &args.clip[0], file)?;
             let index = clips

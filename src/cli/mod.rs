@@ -346,6 +346,10 @@ pub struct BakeArgs {
     /// Bake the preset's blend space along a path: a JSON array of {"time": s, "point": [x, y]}.
     #[arg(long, value_name = "FILE.json", conflicts_with_all = ["all"])]
     pub blend_path: Option<PathBuf>,
+    /// Bake the preset's state machine driven by a parameter script (a JSON list of {"time", "set", "value"} and
+    /// {"time", "trigger"}) for --duration seconds.
+    #[arg(long, value_name = "FILE.json", requires = "duration", conflicts_with_all = ["all", "blend_point", "blend_path", "clip", "per_node"])]
+    pub script: Option<PathBuf>,
     /// Length of the bake in seconds (default: the clip's length, the blend cycle, or the path's end).
     #[arg(long)]
     pub duration: Option<f32>,

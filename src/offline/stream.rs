@@ -20,6 +20,8 @@ pub enum StreamSource {
     BlendPoint([f64; 2]),
     /// The blend space along a path of points over time.
     BlendPath(Vec<PathPoint>),
+    /// A state machine driven by a parameter script (played from 0 on the bake's grid).
+    Machine(Box<crate::graph::StateMachine>, crate::graph::Script),
 }
 
 impl StreamSource {
@@ -28,7 +30,7 @@ impl StreamSource {
         match self {
             StreamSource::BlendPath(path) => Some(path_point(path, t)),
             StreamSource::BlendPoint(p) => Some(*p),
-            StreamSource::Clip(_) => None,
+            StreamSource::Clip(_) | StreamSource::Machine(..) => None,
         }
     }
 }
@@ -214,6 +216,7 @@ pub fn bake_stream(
     let times = spec.times();
     let source = match (&spec.source, blend) {
         (StreamSource::Clip(i), _) => SourceSpec::Clip(*i),
+        (StreamSource::Machine(machine, _), _) => SourceSpec::StateMachine((**machine).clone()),
         (_, Some(space)) => {
             let sampler = BlendSampler::bind(space, clips, character);
             if let Some((i, clip)) = sampler.missing().first() {
@@ -241,6 +244,24 @@ pub fn bake_stream(
             "a clip layer plays clip '{missing}', which the model does not have"
         )));
     }
+    if let Some(missing) = ev.missing_machine_clips().first() {
+        return Err(ExportError::Tuning(format!(
+            "the state machine plays clip '{missing}', which the model does not have"
+        )));
+    }
+    // A machine's script: the events due by each frame's time are applied before it (as `pose --script`).
+    let script = match &spec.source {
+        StreamSource::Machine(_, script) => Some(script),
+        _ => None,
+    };
+    if let (Some(script), Some(player)) = (script, ev.machine())
+        && let Some(name) = script.unknown_parameter(player)
+    {
+        return Err(ExportError::Tuning(format!(
+            "the script sets '{name}', which the state machine has no parameter for"
+        )));
+    }
+    let mut next_event = 0;
     ev.set_play_range(spec.clip_range);
     let start = match (&spec.source, ev.play_range()) {
         (StreamSource::Clip(_), Some([a, _])) => {
@@ -284,6 +305,9 @@ pub fn bake_stream(
     for (k, &t) in times.iter().enumerate() {
         if !progress(k, times.len()) {
             return Err(ExportError::Cancelled);
+        }
+        if let (Some(script), Some(player)) = (script, ev.machine_mut()) {
+            script.apply_due(f64::from(t), &mut next_event, player);
         }
         let input = EvalInput {
             clock: ClockStep::Continue(start + t),

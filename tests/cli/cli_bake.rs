@@ -92,19 +92,7 @@ fn baked_pose_matches_the_source_pose_at_a_frame() {
         t,
         "--json",
     ]));
-    for (a, b) in source["joints"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .zip(baked["joints"].as_array().unwrap())
-    {
-        assert_eq!(a["name"], b["name"]);
-        for i in 0..3 {
-            let d = a["model"]["translation"][i].as_f64().unwrap()
-                - b["model"]["translation"][i].as_f64().unwrap();
-            assert!(d.abs() < 1e-4, "{}: {d}", a["name"]);
-        }
-    }
+    common::assert_same_positions(&source, &baked, 1e-4);
     // The same clip binds to the mannequin through human bones.
     let on_mannequin = animtune(&[
         "pose",

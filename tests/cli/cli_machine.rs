@@ -256,3 +256,50 @@ fn scripts_and_machines_that_do_not_fit_are_refused() {
     let out = common::animtune(&["pose", q, "--script", script, "--time", "0.5"]);
     assert_eq!(out.status.code(), Some(2), "--script needs --preset (clap)");
 }
+
+/// `bake --preset P --script S --duration D`: the scripted run as one clip, within its bake tolerance of the
+/// machine, and its frame at 0.8 s where `pose --script` puts every joint (model space, within 0.1 mm).
+#[test]
+fn a_scripted_run_bakes_to_a_clip() {
+    let dir = common::temp_dir("cli-machine-bake");
+    let transitions = r#"[{"from": "Idle", "to": "Walk", "has_exit_time": false, "duration": 0.25,
+                           "conditions": [{"parameter": "go", "mode": "if"}]},
+                          {"from": "any", "to": "Jog", "has_exit_time": false, "duration": 0.2,
+                           "conditions": [{"parameter": "jump", "mode": "if"}]}]"#;
+    let script = r#"[{"time": 0.4, "set": "go", "value": true}, {"time": 0.9, "trigger": "jump"}]"#;
+    let posed = machine_pose(&dir, transitions, script, 0.8);
+    let q = common::quaternius();
+    let out = dir.join("run.animclip");
+    let (preset, script) = (dir.join("machine.json"), dir.join("script.json"));
+    let report = common::json_of(&common::animtune(&[
+        "bake",
+        q.to_str().unwrap(),
+        "--preset",
+        preset.to_str().unwrap(),
+        "--script",
+        script.to_str().unwrap(),
+        "--duration",
+        "1.5",
+        "--fps",
+        "60",
+        "-o",
+        out.to_str().unwrap(),
+        "--json",
+    ]));
+    let row = &report.as_array().unwrap()[0];
+    assert!(row["max_error_cm"].as_f64().unwrap() <= 0.01, "{row}");
+    assert!(
+        row["source"].as_str().unwrap().contains("state machine"),
+        "{row}"
+    );
+    let baked = common::json_of(&common::animtune(&[
+        "pose",
+        q.to_str().unwrap(),
+        "--baked",
+        out.to_str().unwrap(),
+        "--time",
+        "0.8",
+        "--json",
+    ]));
+    common::assert_same_positions(&posed, &baked, 1e-4);
+}

@@ -45,6 +45,23 @@ pub fn pose_joint<'a>(
         .unwrap_or_else(|| panic!("no joint whose {field} is {value}"))
 }
 
+/// Two `pose --json` outputs put every joint at the same model-space position, within `tolerance_m` per axis.
+pub fn assert_same_positions(a: &serde_json::Value, b: &serde_json::Value, tolerance_m: f64) {
+    let (a, b) = (
+        a["joints"].as_array().unwrap(),
+        b["joints"].as_array().unwrap(),
+    );
+    assert_eq!(a.len(), b.len());
+    for (a, b) in a.iter().zip(b) {
+        assert_eq!(a["name"], b["name"]);
+        for i in 0..3 {
+            let d = a["model"]["translation"][i].as_f64().unwrap()
+                - b["model"]["translation"][i].as_f64().unwrap();
+            assert!(d.abs() < tolerance_m, "{}: {d}", a["name"]);
+        }
+    }
+}
+
 /// Bad input: exit code 1, one line on stderr containing every needle (the file and the problem), never a panic.
 pub fn assert_clean_failure(out: &Output, needles: &[&str]) {
     let err = String::from_utf8_lossy(&out.stderr);
