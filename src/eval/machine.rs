@@ -2,9 +2,12 @@
 //! space driven by two parameters), the player stepped with the clock, and the player's terms sampled and blended
 //! through the BlendingJob. The pose frozen at an interruption is kept here.
 //!
-//! Inertialization and dead blending are selectable in the data and their curves are in `graph::inertial`, but
-//! the Evaluator does not apply their per-bone offsets yet: such a transition plays as the player's terms say (the
-//! destination whole for inertialization, a linear crossfade for dead blending).
+//! Inertialization and dead blending work per bone on the pose as it was shown. When such a transition starts,
+//! the last output and its velocity (from the output before it) are recorded. Inertialization then adds to the
+//! destination the offset from that pose, each bone's rotation angle and translation length decaying by
+//! `graph::inertial::inertial_offset` along a fixed axis (Bollo's vector form). Dead blending extrapolates that pose
+//! with its velocity halving every half-life (`dead_extrapolate`) and crossfades it into the destination by
+//! `dead_blend_weight`. Scale is the destination's.
 
 use glam::DVec2;
 
@@ -12,7 +15,10 @@ use super::ClipSource;
 use super::Precision;
 use crate::blend::{BlendSampler, BlendSpace};
 use crate::core::{Character, Clip, Skeleton, Transform};
-use crate::graph::{MachinePlayer, Motion, StateInfo, StateMachine, Term};
+use crate::graph::inertial::{dead_blend_weight, dead_extrapolate, inertial_offset};
+use crate::graph::{
+    MachineEvent, MachinePlayer, Motion, StateInfo, StateMachine, Term, TransitionModel,
+};
 use crate::runtime::{BlendingJob, JobError};
 
 /// A state's motion, bound.
@@ -45,6 +51,33 @@ pub(super) struct MachineSource {
     node_weights: Vec<f32>,
     /// The pose frozen at the last interruption.
     frozen: Vec<Transform>,
+    /// The last two outputs and the step between them, for the per-bone models' starting velocity.
+    last: Vec<Transform>,
+    before_last: Vec<Transform>,
+    last_dt: f64,
+    /// Whether the machine was stepped since the last output (a re-evaluation without a step keeps the history).
+    stepped: bool,
+    /// What a per-bone transition started from: per bone the pose shown and its velocity (translation per
+    /// second, rotation vector per second).
+    start: Vec<BoneStart>,
+    /// The transition `start` belongs to.
+    start_of: Option<usize>,
+}
+
+/// A bone's pose and velocity where a per-bone transition started, and for inertialization its offset from the
+/// destination then: a translation (direction, length, speed along it) and a rotation (axis, angle, angular speed
+/// about it), each decayed along its fixed direction.
+#[derive(Clone, Copy, Debug)]
+struct BoneStart {
+    pose: Transform,
+    velocity: glam::Vec3A,
+    angular: glam::Vec3A,
+    offset_dir: glam::Vec3A,
+    offset_len: f32,
+    offset_speed: f32,
+    offset_axis: glam::Vec3,
+    offset_angle: f32,
+    offset_spin: f32,
 }
 
 impl MachineSource {
@@ -107,6 +140,12 @@ impl MachineSource {
             node_poses: Vec::new(),
             node_weights: Vec::new(),
             frozen: character.skeleton.rest().to_vec(),
+            last: Vec::new(),
+            before_last: Vec::new(),
+            last_dt: 0.0,
+            stepped: false,
+            start: Vec::new(),
+            start_of: None,
         };
         source.poses.reserve(2 * n);
         source.refresh_infos();
@@ -144,6 +183,9 @@ impl MachineSource {
             .map(|(i, p)| (p.name.clone(), self.player.value(i)))
             .collect();
         self.player.reset();
+        self.last.clear();
+        self.before_last.clear();
+        self.start_of = None;
         for (name, v) in values {
             self.player
                 .set(&name, crate::graph::ParameterValue::Number(v));
@@ -155,6 +197,8 @@ impl MachineSource {
     pub(super) fn update(&mut self, dt: f64) {
         self.refresh_infos();
         self.player.update(dt);
+        self.last_dt = dt;
+        self.stepped = true;
     }
 
     fn point_of(&self, state: usize) -> Option<[f64; 2]> {
@@ -208,11 +252,173 @@ impl MachineSource {
             result = self.blend_terms(&terms, skeleton, &mut frozen);
             self.frozen = frozen;
         }
-        let mut terms = std::mem::take(&mut self.terms);
-        self.player.terms_into(&mut terms);
-        result = result.and(self.blend_terms(&terms, skeleton, out));
-        self.terms = terms;
+        let started = self.player.events().iter().rev().find_map(|e| match e {
+            MachineEvent::Started { transition, .. } => Some(*transition),
+            _ => None,
+        });
+        let per_bone = self.player.active().and_then(|a| {
+            let model = self.player.machine().transitions[a.transition].model;
+            matches!(
+                model,
+                TransitionModel::Inertialization | TransitionModel::DeadBlending
+            )
+            .then_some((*a, model))
+        });
+        match per_bone {
+            Some((a, model)) => {
+                let fresh = started == Some(a.transition) || self.start_of != Some(a.transition);
+                if fresh {
+                    self.record_start(skeleton);
+                    self.start_of = Some(a.transition);
+                }
+                let dest = [Term {
+                    motion: Motion::State {
+                        state: a.to,
+                        time: a.to_time,
+                    },
+                    weight: 1.0,
+                }];
+                result = result.and(self.blend_terms(&dest, skeleton, out));
+                if fresh {
+                    self.fix_offsets(out);
+                }
+                let halflife = self.player.machine().transitions[a.transition].halflife;
+                self.apply_per_bone(model, a.elapsed, a.duration, a.progress(), halflife, out);
+            }
+            None => {
+                self.start_of = None;
+                let mut terms = std::mem::take(&mut self.terms);
+                self.player.terms_into(&mut terms);
+                result = result.and(self.blend_terms(&terms, skeleton, out));
+                self.terms = terms;
+            }
+        }
+        if std::mem::take(&mut self.stepped) {
+            std::mem::swap(&mut self.last, &mut self.before_last);
+            self.last.clear();
+            self.last.extend_from_slice(out);
+        }
         result
+    }
+
+    /// Records the last output and its velocity as where a per-bone transition starts (the rest pose and no
+    /// velocity before any output).
+    fn record_start(&mut self, skeleton: &Skeleton) {
+        let shown: &[Transform] = if self.last.len() == skeleton.len() {
+            &self.last
+        } else {
+            skeleton.rest()
+        };
+        let moving = self.before_last.len() == shown.len() && self.last_dt > 0.0;
+        let inv_dt = if moving {
+            (1.0 / self.last_dt) as f32
+        } else {
+            0.0
+        };
+        self.start = shown
+            .iter()
+            .enumerate()
+            .map(|(j, pose)| {
+                let (velocity, angular) = match self.before_last.get(j).filter(|_| moving) {
+                    Some(prev) => {
+                        let turn = pose.rotation * prev.rotation.inverse();
+                        let turn = if turn.w < 0.0 { -turn } else { turn };
+                        (
+                            (pose.translation - prev.translation) * inv_dt,
+                            glam::Vec3A::from(turn.to_scaled_axis()) * inv_dt,
+                        )
+                    }
+                    None => (glam::Vec3A::ZERO, glam::Vec3A::ZERO),
+                };
+                BoneStart {
+                    pose: *pose,
+                    velocity,
+                    angular,
+                    offset_dir: glam::Vec3A::ZERO,
+                    offset_len: 0.0,
+                    offset_speed: 0.0,
+                    offset_axis: glam::Vec3::X,
+                    offset_angle: 0.0,
+                    offset_spin: 0.0,
+                }
+            })
+            .collect();
+    }
+
+    /// Inertialization's offsets: each bone's start against the destination `dest` as it starts.
+    fn fix_offsets(&mut self, dest: &[Transform]) {
+        for (start, dest) in self.start.iter_mut().zip(dest) {
+            let offset = start.pose.translation - dest.translation;
+            start.offset_len = offset.length();
+            if start.offset_len > 0.0 {
+                start.offset_dir = offset / start.offset_len;
+                start.offset_speed = start.velocity.dot(start.offset_dir);
+            }
+            let turn = start.pose.rotation * dest.rotation.inverse();
+            let turn = if turn.w < 0.0 { -turn } else { turn };
+            let (axis, angle) = turn.to_axis_angle();
+            if angle > 0.0 && axis.is_finite() {
+                start.offset_axis = axis;
+                start.offset_angle = angle;
+                start.offset_spin = start.angular.dot(glam::Vec3A::from(axis));
+            }
+        }
+    }
+
+    /// Turns `out` (the destination) into the per-bone model's pose `elapsed` seconds into a transition of
+    /// `duration` seconds.
+    fn apply_per_bone(
+        &self,
+        model: TransitionModel,
+        elapsed: f64,
+        duration: f64,
+        progress: f64,
+        halflife: f64,
+        out: &mut [Transform],
+    ) {
+        for (dest, start) in out.iter_mut().zip(&self.start) {
+            match model {
+                TransitionModel::Inertialization => {
+                    let decay = |x0: f32, v0: f32| {
+                        inertial_offset(f64::from(x0), f64::from(v0), duration, elapsed) as f32
+                    };
+                    if start.offset_len > 0.0 {
+                        let x = decay(start.offset_len, start.offset_speed);
+                        dest.translation += start.offset_dir * x;
+                    }
+                    if start.offset_angle > 0.0 {
+                        let x = decay(start.offset_angle, start.offset_spin);
+                        let turn = glam::Quat::from_axis_angle(start.offset_axis, x);
+                        dest.rotation = (turn * dest.rotation).normalize();
+                    }
+                }
+                TransitionModel::DeadBlending => {
+                    let reach =
+                        |v: f32| dead_extrapolate(0.0, f64::from(v), halflife, elapsed) as f32;
+                    let translation = start.pose.translation
+                        + glam::Vec3A::new(
+                            reach(start.velocity.x),
+                            reach(start.velocity.y),
+                            reach(start.velocity.z),
+                        );
+                    let spin = glam::Vec3::new(
+                        reach(start.angular.x),
+                        reach(start.angular.y),
+                        reach(start.angular.z),
+                    );
+                    let rotation = glam::Quat::from_scaled_axis(spin) * start.pose.rotation;
+                    let w = dead_blend_weight(progress) as f32;
+                    let aligned = if rotation.dot(dest.rotation) < 0.0 {
+                        -dest.rotation
+                    } else {
+                        dest.rotation
+                    };
+                    dest.translation = translation.lerp(dest.translation, w);
+                    dest.rotation = rotation.lerp(aligned, w).normalize();
+                }
+                TransitionModel::Unity | TransitionModel::Godot => {}
+            }
+        }
     }
 
     /// Blends `terms` into `out`.
@@ -321,4 +527,115 @@ fn blend_into(
         output: out,
     }
     .run()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::{ClockStep, EvalInput, Evaluator, SourceSpec};
+    use crate::graph::ParameterValue;
+    use crate::layers::LayerParams;
+
+    /// The angle between two rotations in degrees, by atan2 of the relative rotation in f64 (an f32 `acos` of the
+    /// dot would read rounding as hundredths of a degree).
+    fn angle(a: glam::Quat, b: glam::Quat) -> f64 {
+        let r = a.as_dquat().normalize().conjugate() * b.as_dquat().normalize();
+        (2.0 * r.xyz().length().atan2(r.w.abs())).to_degrees()
+    }
+
+    /// The largest angle (degrees) between the two poses' joint rotations.
+    fn worst_angle(a: &[Transform], b: &[Transform]) -> f64 {
+        a.iter()
+            .zip(b)
+            .map(|(a, b)| angle(a.rotation, b.rotation))
+            .fold(0.0, f64::max)
+    }
+
+    /// Idle → Walk under `model` over 0.3 s, asked for at 0.5 s, stepped at 60 Hz for 1.2 s: every frame's pose,
+    /// and the walk alone at each frame's time since the transition.
+    fn run(model: &str) -> (Vec<Vec<Transform>>, Vec<Vec<Transform>>) {
+        let loaded = crate::import::load_file(&crate::test_support::quaternius()).unwrap();
+        let machine: StateMachine = serde_json::from_str(&format!(
+            r#"{{"parameters": [{{"name": "go", "type": "bool"}}],
+                 "states": [{{"name": "Idle", "clip": "Idle_Loop"}}, {{"name": "Walk", "clip": "Walk_Loop"}}],
+                 "entry": "Idle",
+                 "transitions": [{{"from": "Idle", "to": "Walk", "has_exit_time": false, "duration": 0.3,
+                                   "model": "{model}", "halflife": 0.05,
+                                   "conditions": [{{"parameter": "go", "mode": "if"}}]}}]}}"#
+        ))
+        .unwrap();
+        machine.validate().unwrap();
+        let (character, clips) = (&loaded.character, &loaded.clips);
+        let mut ev = Evaluator::with_precision(
+            character,
+            clips,
+            SourceSpec::StateMachine(machine),
+            LayerParams::off(),
+            Precision::Exact,
+        );
+        let walk = clips.iter().find(|c| c.name == "Walk_Loop").unwrap();
+        let mut alone = Evaluator::for_clip_exact(character, walk);
+        let (mut poses, mut walks) = (Vec::new(), Vec::new());
+        for k in 0..=72 {
+            if k == 30 {
+                ev.machine_mut()
+                    .unwrap()
+                    .set("go", ParameterValue::Bool(true));
+            }
+            let t = k as f32 / 60.0;
+            let out = ev.evaluate(&EvalInput {
+                clock: ClockStep::Continue(t),
+                ..Default::default()
+            });
+            poses.push(out.local.local.clone());
+            let since = (k as f32 - 30.0).max(0.0) / 60.0;
+            let w = alone.evaluate(&EvalInput {
+                clock: ClockStep::Seek(since),
+                ..Default::default()
+            });
+            walks.push(w.local.local.clone());
+        }
+        (poses, walks)
+    }
+
+    /// Inertialization starts from the pose shown (the frame before), never strays further from the destination
+    /// than that start did, and is the destination alone from 0.3 s on.
+    #[test]
+    fn inertialization_starts_where_the_pose_was_and_settles_on_the_destination() {
+        let (poses, walks) = run("inertialization");
+        assert!(
+            worst_angle(&poses[30], &poses[29]) < 1e-3,
+            "continuous at the start"
+        );
+        let start_offsets: Vec<f64> = poses[29]
+            .iter()
+            .zip(&walks[30])
+            .map(|(a, b)| angle(a.rotation, b.rotation))
+            .collect();
+        let largest = start_offsets.iter().cloned().fold(0.0, f64::max);
+        assert!(largest > 5.0, "a real transition: {largest}°");
+        for k in 30..48 {
+            for ((p, w), x0) in poses[k].iter().zip(&walks[k]).zip(&start_offsets) {
+                let now = angle(p.rotation, w.rotation);
+                assert!(now <= x0 + 1e-3, "frame {k} overshoots: {now}° from {x0}°");
+            }
+        }
+        for k in 48..=72 {
+            assert!(worst_angle(&poses[k], &walks[k]) < 1e-3, "frame {k}");
+        }
+    }
+
+    /// Dead blending starts from the pose shown and is the destination alone once its 0.3 s are over.
+    #[test]
+    fn dead_blending_starts_where_the_pose_was_and_ends_on_the_destination() {
+        let (poses, walks) = run("dead_blending");
+        assert!(
+            worst_angle(&poses[30], &poses[29]) < 1e-3,
+            "continuous at the start"
+        );
+        assert!(worst_angle(&poses[31], &walks[31]) > 1.0, "still blending");
+        for k in 48..=72 {
+            assert!(worst_angle(&poses[k], &walks[k]) < 1e-3, "frame {k}");
+        }
+    }
 }
