@@ -99,10 +99,11 @@ fn full_stack(
         point: [0.0, 1.1],
         ..animtune::blend::BlendSpace::default()
     };
+    let layers_for_machine = layers.clone();
     let mut ev = Evaluator::new(
         &model.character,
         &model.clips,
-        SourceSpec::Blend(space),
+        SourceSpec::Blend(space.clone()),
         layers,
     );
     ev.play();
@@ -128,6 +129,38 @@ fn full_stack(
     bench(&format!("layer stack ({label})"), batches, iters, || {
         black_box(ev.layers_only(&source, 1.0 / 60.0));
     });
+    // Issue 41's budget: a state machine crossfading between two states that each play this 3-clip space (the
+    // second at another point), under the same layers: the full stack plus one more blend-space sample.
+    let mut other = space.clone();
+    other.point = [0.3, 1.6];
+    let machine: animtune::graph::StateMachine = serde_json::from_value(serde_json::json!({
+        "parameters": [{"name": "go", "type": "bool", "default": true}],
+        "states": [{"name": "A", "blend_space": space}, {"name": "B", "blend_space": other}],
+        "entry": "A",
+        "transitions": [{"from": "A", "to": "B", "has_exit_time": false, "duration": 1.0e6,
+                         "conditions": [{"parameter": "go", "mode": "if"}]}]
+    }))
+    .expect("a valid machine");
+    let mut crossfade = Evaluator::new(
+        &model.character,
+        &model.clips,
+        SourceSpec::StateMachine(machine),
+        layers_for_machine,
+    );
+    crossfade.play();
+    crossfade.evaluate(&EvalInput::default());
+    assert!(
+        crossfade.machine().and_then(|m| m.active()).is_some(),
+        "{label}: crossfading"
+    );
+    bench(
+        &format!("state machine crossfade ({label})"),
+        batches,
+        iters / 3,
+        || {
+            black_box(crossfade.evaluate(&step).model.last());
+        },
+    );
 }
 
 fn main() {

@@ -32,6 +32,10 @@ enum StateMotion {
         sampler: Box<BlendSampler>,
         nodes: Vec<Option<ClipSource>>,
         point: Option<[usize; 2]>,
+        /// The node weights at `weights_at`, and the cycle length they give: recomputed when the point moves.
+        weights: Vec<f64>,
+        weights_at: Option<[f64; 2]>,
+        length: f64,
     },
 }
 
@@ -43,18 +47,19 @@ pub(super) struct MachineSource {
     /// Clips the states name that the character lacks.
     missing: Vec<String>,
     terms: Vec<Term>,
-    /// One pose per term (or per node of a blend state), back to back, and their weights.
+    /// The poses one blend mixes (a clip state's, each live node of a blend state's, the frozen one), back to back,
+    /// and their weights.
     poses: Vec<Transform>,
     weights: Vec<f32>,
-    /// A blend state's node poses while it is sampled.
-    node_poses: Vec<Transform>,
-    node_weights: Vec<f32>,
-    /// The pose frozen at the last interruption.
+    /// The pose frozen at the last interruption, and the buffer the next one is blended into.
     frozen: Vec<Transform>,
+    frozen_next: Vec<Transform>,
     /// The last two outputs and the step between them, for the per-bone models' starting velocity.
     last: Vec<Transform>,
     before_last: Vec<Transform>,
     last_dt: f64,
+    /// Whether any transition blends per bone (only then are the last outputs kept).
+    per_bone: bool,
     /// Whether the machine was stepped since the last output (a re-evaluation without a step keeps the history).
     stepped: bool,
     /// What a per-bone transition started from: per bone the pose shown and its velocity (translation per
@@ -118,6 +123,9 @@ impl MachineSource {
                         sampler: Box::new(sampler),
                         nodes,
                         point,
+                        weights: Vec::new(),
+                        weights_at: None,
+                        length: 0.0,
                     }
                 }
             })
@@ -137,13 +145,18 @@ impl MachineSource {
             terms: Vec::new(),
             poses: Vec::new(),
             weights: Vec::new(),
-            node_poses: Vec::new(),
-            node_weights: Vec::new(),
             frozen: character.skeleton.rest().to_vec(),
+            frozen_next: Vec::new(),
             last: Vec::new(),
             before_last: Vec::new(),
             last_dt: 0.0,
             stepped: false,
+            per_bone: machine.transitions.iter().any(|t| {
+                matches!(
+                    t.model,
+                    TransitionModel::Inertialization | TransitionModel::DeadBlending
+                )
+            }),
             start: Vec::new(),
             start_of: None,
         };
@@ -215,17 +228,35 @@ impl MachineSource {
         match &self.states[state] {
             StateMotion::Clip(Some(c)) => f64::from(c.animation.duration()),
             StateMotion::Clip(None) => 0.0,
-            StateMotion::Blend { space, sampler, .. } => {
-                let weights = match self.point_of(state) {
-                    Some(p) => space.weights_at(DVec2::from(p)),
-                    None => space.weights(),
-                };
-                f64::from(sampler.cycle_length(&weights))
+            StateMotion::Blend { length, .. } => *length,
+        }
+    }
+
+    /// Brings each blend state's weights and cycle length to its point (from its parameters, else its own).
+    fn refresh_weights(&mut self) {
+        for s in 0..self.states.len() {
+            let from_parameters = self.point_of(s);
+            if let StateMotion::Blend {
+                space,
+                sampler,
+                weights,
+                weights_at,
+                length,
+                ..
+            } = &mut self.states[s]
+            {
+                let p = from_parameters.unwrap_or(space.point);
+                if *weights_at != Some(p) {
+                    *weights = space.weights_at(DVec2::from(p));
+                    *length = f64::from(sampler.cycle_length(weights));
+                    *weights_at = Some(p);
+                }
             }
         }
     }
 
     fn refresh_infos(&mut self) {
+        self.refresh_weights();
         for s in 0..self.states.len() {
             let looping = match &self.states[s] {
                 StateMotion::Clip(Some(c)) => c.looping,
@@ -246,11 +277,15 @@ impl MachineSource {
         skeleton: &Skeleton,
         out: &mut [Transform],
     ) -> Result<(), JobError> {
+        self.refresh_weights();
         let mut result = Ok(());
         if let Some(terms) = self.player.take_freeze() {
-            let mut frozen = std::mem::take(&mut self.frozen);
-            result = self.blend_terms(&terms, skeleton, &mut frozen);
-            self.frozen = frozen;
+            // Blended into a second buffer: the terms may hold the pose frozen before (an interruption of an
+            // interruption).
+            let mut fresh = std::mem::take(&mut self.frozen_next);
+            fresh.resize(skeleton.len(), Transform::IDENTITY);
+            result = self.blend_terms(&terms, skeleton, &mut fresh);
+            self.frozen_next = std::mem::replace(&mut self.frozen, fresh);
         }
         let started = self.player.events().iter().rev().find_map(|e| match e {
             MachineEvent::Started { transition, .. } => Some(*transition),
@@ -293,7 +328,7 @@ impl MachineSource {
                 self.terms = terms;
             }
         }
-        if std::mem::take(&mut self.stepped) {
+        if std::mem::take(&mut self.stepped) && self.per_bone {
             std::mem::swap(&mut self.last, &mut self.before_last);
             self.last.clear();
             self.last.extend_from_slice(out);
@@ -421,67 +456,59 @@ impl MachineSource {
         }
     }
 
-    /// Blends `terms` into `out`.
+    /// Blends `terms` into `out` in one BlendingJob: every clip of every term with the term's weight times its
+    /// node weight (a blend state's nodes join the others rather than being blended first).
     fn blend_terms(
         &mut self,
         terms: &[Term],
         skeleton: &Skeleton,
         out: &mut [Transform],
     ) -> Result<(), JobError> {
-        let n = skeleton.len();
-        self.poses.resize(terms.len() * n, Transform::IDENTITY);
+        self.poses.clear();
         self.weights.clear();
         let mut result = Ok(());
-        for (k, term) in terms.iter().enumerate() {
-            let mut slot = std::mem::take(&mut self.poses);
-            let pose = &mut slot[k * n..(k + 1) * n];
-            result = result.and(match term.motion {
+        for term in terms.iter().filter(|t| t.weight > 0.0) {
+            match term.motion {
                 Motion::Frozen => {
-                    pose.copy_from_slice(&self.frozen);
-                    Ok(())
+                    self.poses.extend_from_slice(&self.frozen);
+                    self.weights.push(term.weight as f32);
                 }
-                Motion::State { state, time } => self.sample_state(state, time, skeleton, pose),
-            });
-            self.poses = slot;
-            self.weights.push(term.weight as f32);
+                Motion::State { state, time } => {
+                    result = result.and(self.push_state(state, time, term.weight, skeleton));
+                }
+            }
         }
-        result.and(blend_into(
-            &self.poses[..terms.len() * n],
-            &self.weights,
-            skeleton,
-            out,
-        ))
+        if self.weights.is_empty() {
+            out.copy_from_slice(skeleton.rest());
+            return result;
+        }
+        result.and(blend_into(&self.poses, &self.weights, skeleton, out))
     }
 
-    /// Samples state `state` at normalised time `time` into `out`: a clip at that fraction of its length (wrapped
-    /// when it loops, held at its end when not), a blend space's nodes at that phase of each, blended at its point.
-    fn sample_state(
+    /// Appends state `state` at normalised time `time`, weighing `weight`, to the poses to blend: a clip at that
+    /// fraction of its length (wrapped when it loops, held at its end when not), or a blend space's nodes at that
+    /// phase of each, each weighing `weight` times its node weight at the state's point.
+    fn push_state(
         &mut self,
         state: usize,
         time: f64,
+        weight: f64,
         skeleton: &Skeleton,
-        out: &mut [Transform],
     ) -> Result<(), JobError> {
-        let point = self.point_of(state);
+        let n = skeleton.len();
+        let before = self.weights.len();
+        let mut result = Ok(());
         match &mut self.states[state] {
-            StateMotion::Clip(None) => {
-                out.copy_from_slice(skeleton.rest());
-                Ok(())
-            }
+            StateMotion::Clip(None) => {}
             StateMotion::Clip(Some(c)) => {
+                let start = self.poses.len();
+                self.poses.resize(start + n, Transform::IDENTITY);
                 let t = c.time_after(time * f64::from(c.animation.duration()));
-                c.sample(t as f32, out)
+                result = c.sample(t as f32, &mut self.poses[start..]);
+                self.weights.push(weight as f32);
             }
-            StateMotion::Blend { space, nodes, .. } => {
-                let weights = match point {
-                    Some(p) => space.weights_at(DVec2::from(p)),
-                    None => space.weights(),
-                };
+            StateMotion::Blend { nodes, weights, .. } => {
                 let phase = time.rem_euclid(1.0);
-                let n = skeleton.len();
-                self.node_poses.clear();
-                self.node_weights.clear();
-                let mut result = Ok(());
                 for (node, w) in weights.iter().enumerate() {
                     let Some(c) = nodes.get_mut(node).and_then(|c| c.as_mut()) else {
                         continue;
@@ -489,24 +516,20 @@ impl MachineSource {
                     if *w <= 1e-5 {
                         continue;
                     }
-                    let start = self.node_poses.len();
-                    self.node_poses.resize(start + n, Transform::IDENTITY);
+                    let start = self.poses.len();
+                    self.poses.resize(start + n, Transform::IDENTITY);
                     let t = phase * f64::from(c.animation.duration());
-                    result = result.and(c.sample(t as f32, &mut self.node_poses[start..]));
-                    self.node_weights.push(*w as f32);
+                    result = result.and(c.sample(t as f32, &mut self.poses[start..]));
+                    self.weights.push((weight * w) as f32);
                 }
-                if self.node_weights.is_empty() {
-                    out.copy_from_slice(skeleton.rest());
-                    return result;
-                }
-                result.and(blend_into(
-                    &self.node_poses,
-                    &self.node_weights,
-                    skeleton,
-                    out,
-                ))
             }
         }
+        if self.weights.len() == before {
+            // A state with nothing to play holds the rest pose.
+            self.poses.extend_from_slice(skeleton.rest());
+            self.weights.push(weight as f32);
+        }
+        result
     }
 }
 
@@ -637,5 +660,71 @@ mod tests {
         for k in 48..=72 {
             assert!(worst_angle(&poses[k], &walks[k]) < 1e-3, "frame {k}");
         }
+    }
+
+    /// An interruption of an interruption freezes the blend that holds the pose frozen before, and plays on to
+    /// its last destination (blend-space states included).
+    #[test]
+    fn an_interruption_of_an_interruption_plays_through() {
+        let loaded = crate::import::load_file(&crate::test_support::quaternius()).unwrap();
+        let space = r#"{"mode": "freeform_cartesian", "point": [0, 1.1], "nodes": [
+            {"clip": "Idle_Loop", "position": [0, 0]}, {"clip": "Walk_Loop", "position": [-1, 1.5]},
+            {"clip": "Jog_Fwd_Loop", "position": [1, 2]}]}"#;
+        let machine: StateMachine = serde_json::from_str(&format!(
+            r#"{{"parameters": [{{"name": "n", "type": "int"}}],
+                 "states": [{{"name": "A", "clip": "Idle_Loop"}}, {{"name": "B", "blend_space": {space}}},
+                            {{"name": "C", "clip": "Sprint_Loop"}}, {{"name": "D", "clip": "Walk_Loop"}}],
+                 "entry": "A",
+                 "transitions": [
+                   {{"from": "any", "to": "B", "has_exit_time": false, "duration": 0.4,
+                     "can_transition_to_self": false,
+                     "conditions": [{{"parameter": "n", "mode": "equals", "threshold": 1}}]}},
+                   {{"from": "any", "to": "C", "has_exit_time": false, "duration": 0.4,
+                     "can_transition_to_self": false,
+                     "conditions": [{{"parameter": "n", "mode": "equals", "threshold": 2}}]}},
+                   {{"from": "any", "to": "D", "has_exit_time": false, "duration": 0.4,
+                     "can_transition_to_self": false,
+                     "conditions": [{{"parameter": "n", "mode": "equals", "threshold": 3}}]}}]}}"#
+        ))
+        .unwrap();
+        machine.validate().unwrap();
+        let mut ev = Evaluator::with_precision(
+            &loaded.character,
+            &loaded.clips,
+            SourceSpec::StateMachine(machine),
+            LayerParams::off(),
+            Precision::Exact,
+        );
+        let mut frozen_twice = false;
+        for k in 0..=90 {
+            let n = match k {
+                10 => Some(1.0),
+                20 => Some(2.0),
+                26 => Some(3.0),
+                _ => None,
+            };
+            if let Some(n) = n {
+                ev.machine_mut()
+                    .unwrap()
+                    .set("n", ParameterValue::Number(n));
+            }
+            let out = ev.evaluate(&EvalInput {
+                clock: ClockStep::Continue(k as f32 / 60.0),
+                ..Default::default()
+            });
+            assert!(out.error.is_none(), "frame {k}: {:?}", out.error);
+            assert!(
+                out.local.local.iter().all(|t| t.rotation.is_normalized()),
+                "frame {k}"
+            );
+            let player = ev.machine().unwrap();
+            frozen_twice |= k == 26
+                && player
+                    .active()
+                    .is_some_and(|a| a.frozen_source && a.to == 3);
+        }
+        assert!(frozen_twice, "the third change interrupts the second");
+        assert_eq!(ev.machine().unwrap().current(), 3);
+        assert!(ev.machine().unwrap().active().is_none());
     }
 }

@@ -317,37 +317,38 @@ impl MachinePlayer {
                 if running.model == TransitionModel::Godot {
                     return;
                 }
-                let source_list: Vec<usize> = {
-                    let list = &self.from_state[self.current];
-                    let cut = if running.ordered_interruption && running.from != ANY_STATE {
-                        list.iter()
-                            .position(|&t| t == a.transition)
-                            .unwrap_or(list.len())
-                    } else {
-                        list.len()
-                    };
-                    list[..cut].to_vec()
+                // Any State's first, then the interruption source's lists (no allocation: slices of the lists).
+                let list = &self.from_state[self.current];
+                let cut = if running.ordered_interruption && running.from != ANY_STATE {
+                    list.iter()
+                        .position(|&t| t == a.transition)
+                        .unwrap_or(list.len())
+                } else {
+                    list.len()
                 };
-                let next_list = self.from_state[a.to].clone();
-                let src = (source_list, src_window);
-                let dst = (next_list, dst_window.unwrap_or((a.to_time, a.to_time)));
-                let order = match running.interruption_source {
-                    InterruptionSource::None => vec![],
-                    InterruptionSource::Current => vec![src],
-                    InterruptionSource::Next => vec![dst],
-                    InterruptionSource::CurrentThenNext => vec![src, dst],
-                    InterruptionSource::NextThenCurrent => vec![dst, src],
+                let src = (&list[..cut], src_window);
+                let dst = (
+                    &self.from_state[a.to][..],
+                    dst_window.unwrap_or((a.to_time, a.to_time)),
+                );
+                let none: (&[usize], (f64, f64)) = (&[], src_window);
+                let [first, second] = match running.interruption_source {
+                    InterruptionSource::None => [none, none],
+                    InterruptionSource::Current => [src, none],
+                    InterruptionSource::Next => [dst, none],
+                    InterruptionSource::CurrentThenNext => [src, dst],
+                    InterruptionSource::NextThenCurrent => [dst, src],
                 };
-                let any = (self.from_any.clone(), src_window);
-                for (list, window) in std::iter::once(any).chain(order) {
-                    let others = list.into_iter().filter(|&t| t != a.transition);
-                    if let Some((t, over)) = self.first_holding(others, window, Some(a.to)) {
-                        let mut frozen_terms = Vec::with_capacity(2);
-                        self.terms_into(&mut frozen_terms);
-                        self.freeze = Some(frozen_terms);
-                        self.start(t, over, true);
-                        break;
-                    }
+                let any = (&self.from_any[..], src_window);
+                let found = [any, first, second].into_iter().find_map(|(list, window)| {
+                    let others = list.iter().copied().filter(|&t| t != a.transition);
+                    self.first_holding(others, window, Some(a.to))
+                });
+                if let Some((t, over)) = found {
+                    let mut frozen_terms = Vec::with_capacity(2);
+                    self.terms_into(&mut frozen_terms);
+                    self.freeze = Some(frozen_terms);
+                    self.start(t, over, true);
                 }
             }
         }
