@@ -433,13 +433,22 @@ pub(super) fn evaluate_stack(
         );
     }
     let external: Vec<Clip>;
+    let with_mirrors: Vec<Clip>;
     let chosen = match preset.as_ref().and_then(|p| p.blend.as_ref()) {
-        _ if machine.is_some() => Chosen {
-            clips: &model.clips,
-            source: SourceSpec::StateMachine(machine.clone().unwrap_or_default()),
-            clip: Some("state machine".into()),
-            binding: None,
-        },
+        _ if machine.is_some() => {
+            let (clips, mirrored) = crate::offline::mirror::machine_clips(
+                &model.character,
+                &model.clips,
+                &machine.clone().unwrap_or_default(),
+            );
+            with_mirrors = clips;
+            Chosen {
+                clips: &with_mirrors,
+                source: SourceSpec::StateMachine(mirrored),
+                clip: Some("state machine".into()),
+                binding: None,
+            }
+        }
         Some(space) if no_clip_option => {
             let sampler = crate::blend::BlendSampler::bind(space, &model.clips, &model.character);
             if let Some((i, clip)) = sampler.missing().first() {

@@ -42,6 +42,8 @@ pub enum SourceSpec {
     /// A blend space over clips of the list (by name).
     Blend(BlendSpace),
     /// A state machine whose states play clips of the list or blend spaces over them (by name); it must validate.
+    /// A state's `mirror` is not applied here: `offline::mirror::machine_clips` gives the clips and machine to
+    /// pass for it.
     StateMachine(crate::graph::StateMachine),
 }
 

@@ -35,6 +35,43 @@ pub fn apply_settings(
     Ok((clip, unpaired))
 }
 
+/// A state machine's clips with its mirrored states' made: `clips` followed by a mirrored copy (named as
+/// [`mirror_clip`] names it) of each clip a state with `mirror` on plays (every node's, for a blend-space state),
+/// and the machine with those states playing the copies instead (their `mirror` then off). What the Evaluator is
+/// given to play a machine whose states mirror (it does not mirror clips itself).
+pub fn machine_clips(
+    character: &Character,
+    clips: &[Clip],
+    machine: &crate::graph::StateMachine,
+) -> (Vec<Clip>, crate::graph::StateMachine) {
+    let mut all = clips.to_vec();
+    let mut machine = machine.clone();
+    let mirrored_name = |name: &str, all: &mut Vec<Clip>| -> String {
+        let Some(source) = clips.iter().find(|c| c.name == name) else {
+            return name.to_string();
+        };
+        let wanted = format!("{name} (mirrored)");
+        if !all.iter().any(|c| c.name == wanted) {
+            let mut m = mirror_clip(character, source).clip;
+            m.name = wanted.clone();
+            all.push(m);
+        }
+        wanted
+    };
+    for state in machine.states.iter_mut().filter(|s| s.mirror) {
+        if let Some(clip) = &state.clip {
+            state.clip = Some(mirrored_name(clip, &mut all));
+        }
+        if let Some(space) = &mut state.blend_space {
+            for node in &mut space.nodes {
+                node.clip = mirrored_name(&node.clip, &mut all);
+            }
+        }
+        state.mirror = false;
+    }
+    (all, machine)
+}
+
 /// A mirrored clip and what had no partner.
 #[derive(Clone, Debug)]
 pub struct Mirrored {

@@ -214,9 +214,21 @@ pub fn bake_stream(
         &format!("{} s at {} fps", spec.duration, spec.fps),
     )?;
     let times = spec.times();
+    // A machine's mirrored states play mirrored copies of their clips, made here.
+    let with_mirrors;
+    let (clips, mirrored_machine) = match &spec.source {
+        StreamSource::Machine(machine, _) => {
+            let (all, machine) = super::mirror::machine_clips(character, clips, machine);
+            with_mirrors = all;
+            (&with_mirrors[..], Some(machine))
+        }
+        _ => (clips, None),
+    };
     let source = match (&spec.source, blend) {
         (StreamSource::Clip(i), _) => SourceSpec::Clip(*i),
-        (StreamSource::Machine(machine, _), _) => SourceSpec::StateMachine((**machine).clone()),
+        (StreamSource::Machine(machine, _), _) => {
+            SourceSpec::StateMachine(mirrored_machine.unwrap_or_else(|| (**machine).clone()))
+        }
         (_, Some(space)) => {
             let sampler = BlendSampler::bind(space, clips, character);
             if let Some((i, clip)) = sampler.missing().first() {

@@ -303,3 +303,64 @@ fn a_scripted_run_bakes_to_a_clip() {
     ]));
     common::assert_same_positions(&posed, &baked, 1e-4);
 }
+
+/// A state's Mirror plays its clip as the clip setting Mirror makes it (the clip-settings path is checked against
+/// three.js elsewhere): the same pose at a time, joint by joint.
+#[test]
+fn a_mirrored_state_plays_its_clip_mirrored() {
+    let dir = common::temp_dir("cli-machine-mirror");
+    let q = common::quaternius();
+    let q = q.to_str().unwrap();
+    let machine = dir.join("machine.json");
+    let layers_off = r#""layers": {"breath": {"enabled": false}, "look_at": {"enabled": false},
+                                   "twist": {"enabled": false}}"#;
+    std::fs::write(
+        &machine,
+        format!(
+            r#"{{"format": "animtune-preset", "version": 5, {layers_off}, "state_machine": {{
+                 "states": [{{"name": "M", "clip": "Walk_Loop", "mirror": true}}], "entry": "M"}}}}"#
+        ),
+    )
+    .unwrap();
+    let settings = dir.join("settings.json");
+    std::fs::write(
+        &settings,
+        format!(
+            r#"{{"format": "animtune-preset", "version": 5, {layers_off},
+                 "clip_settings": {{"Walk_Loop": {{"mirror": true}}}}}}"#
+        ),
+    )
+    .unwrap();
+    let posed = common::json_of(&common::animtune(&[
+        "pose",
+        q,
+        "--preset",
+        machine.to_str().unwrap(),
+        "--time",
+        "0.3",
+        "--exact",
+        "--json",
+    ]));
+    let mirrored = common::json_of(&common::animtune(&[
+        "pose",
+        q,
+        "--preset",
+        settings.to_str().unwrap(),
+        "--clip",
+        "Walk_Loop",
+        "--time",
+        "0.3",
+        "--loop",
+        "--exact",
+        "--json",
+    ]));
+    let plain = clip_at(q, "Walk_Loop", 0.3);
+    let want: Vec<Quat> = rotations(&mirrored).into_iter().map(|(_, r)| r).collect();
+    assert_matches("mirror", &posed, &want);
+    let moved = rotations(&posed)
+        .iter()
+        .zip(&plain)
+        .map(|((_, a), b)| angle_deg(*a, *b))
+        .fold(0.0, f64::max);
+    assert!(moved > 5.0, "mirrored, not the clip itself: {moved}°");
+}
