@@ -585,7 +585,7 @@ pub struct ClipSourceArgs {
     #[arg(long)]
     pub exact: bool,
     /// With a preset that holds a state machine: a parameter script (a JSON list of {"time", "set", "value"} and
-    /// {"time", "trigger"}) played from 0 to --time at --fps.
+    /// {"time", "trigger"}) played from 0 to --time at --fps (`pose`; 60 Hz for `render`).
     #[arg(long, value_name = "FILE", requires = "preset")]
     pub script: Option<PathBuf>,
 }
