@@ -58,6 +58,8 @@ pub(super) struct MachineSource {
     last: Vec<Transform>,
     before_last: Vec<Transform>,
     last_dt: f64,
+    /// The joint root motion moves (a blend state in place takes its nodes' travel out of it).
+    root_joint: Option<usize>,
     /// Whether any transition blends per bone (only then are the last outputs kept).
     per_bone: bool,
     /// Whether the machine was stepped since the last output (a re-evaluation without a step keeps the history).
@@ -151,6 +153,7 @@ impl MachineSource {
             before_last: Vec::new(),
             last_dt: 0.0,
             stepped: false,
+            root_joint: crate::blend::sampler::root_motion_joint(character),
             per_bone: machine.transitions.iter().any(|t| {
                 matches!(
                     t.model,
@@ -507,7 +510,13 @@ impl MachineSource {
                 result = c.sample(t as f32, &mut self.poses[start..]);
                 self.weights.push(weight as f32);
             }
-            StateMotion::Blend { nodes, weights, .. } => {
+            StateMotion::Blend {
+                space,
+                sampler,
+                nodes,
+                weights,
+                ..
+            } => {
                 let phase = time.rem_euclid(1.0);
                 for (node, w) in weights.iter().enumerate() {
                     let Some(c) = nodes.get_mut(node).and_then(|c| c.as_mut()) else {
@@ -520,6 +529,14 @@ impl MachineSource {
                     self.poses.resize(start + n, Transform::IDENTITY);
                     let t = phase * f64::from(c.animation.duration());
                     result = result.and(c.sample(t as f32, &mut self.poses[start..]));
+                    // In place, as a blend-space source plays it: the node's average travel so far taken out.
+                    if let (Some(r), Some(v), crate::blend::RootMotion::InPlace) = (
+                        self.root_joint,
+                        sampler.root_velocity(node),
+                        space.root_motion,
+                    ) {
+                        super::shift_root(skeleton, &mut self.poses[start..], r, -v * t as f32);
+                    }
                     self.weights.push((weight * w) as f32);
                 }
             }
@@ -726,5 +743,38 @@ mod tests {
         assert!(frozen_twice, "the third change interrupts the second");
         assert_eq!(ev.machine().unwrap().current(), 3);
         assert!(ev.machine().unwrap().active().is_none());
+    }
+
+    /// A blend-space state plays as the same space does as a source: in place, its nodes' travel taken out of the
+    /// root the same way (the mannequin's walk and run travel), every joint at several times.
+    #[test]
+    fn a_blend_state_plays_as_its_blend_space_does() {
+        let model = crate::demo::mannequin::load();
+        let space: crate::blend::BlendSpace = serde_json::from_str(
+            r#"{"mode": "freeform_cartesian", "point": [0, 2.0], "root_motion": "in_place", "nodes": [
+                {"clip": "Idle", "position": [0, 0]}, {"clip": "WalkForward", "position": [0, 1.4]},
+                {"clip": "RunForward", "position": [0, 3]}]}"#,
+        )
+        .unwrap();
+        let machine: StateMachine = serde_json::from_value(serde_json::json!({
+            "states": [{"name": "Move", "blend_space": space}], "entry": "Move"
+        }))
+        .unwrap();
+        let (c, clips) = (&model.character, &model.clips);
+        let off = LayerParams::off;
+        let mut as_state = Evaluator::new(c, clips, SourceSpec::StateMachine(machine), off());
+        let mut as_space = Evaluator::new(c, clips, SourceSpec::Blend(space), off());
+        for k in 0..=40 {
+            let input = EvalInput {
+                clock: ClockStep::Continue(k as f32 * 0.05),
+                ..Default::default()
+            };
+            let a = as_state.evaluate(&input).local.local.clone();
+            let b = as_space.evaluate(&input).local.local.clone();
+            assert!(worst_angle(&a, &b) < 1e-3, "step {k}");
+            for (x, y) in a.iter().zip(&b) {
+                assert!((x.translation - y.translation).length() < 1e-5, "step {k}");
+            }
+        }
     }
 }
