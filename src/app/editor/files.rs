@@ -210,6 +210,7 @@ impl EditorState {
                 humanoid: overrides,
                 hips_placement: preset.hips_placement,
                 clip_settings: preset.clip_settings,
+                state_machine: preset.state_machine,
             };
             self.history.record(&self.doc.tuning, &after);
             self.doc.tuning = after;
@@ -292,6 +293,13 @@ impl EditorState {
         if !t.humanoid.is_empty() {
             parts.push(format!("humanoid override of {} bone(s)", t.humanoid.len()));
         }
+        if let Some(m) = &t.state_machine {
+            parts.push(format!(
+                "a state machine of {} state(s), kept for saving (pose, render and bake play it; the editor \
+                 does not yet)",
+                m.states.len()
+            ));
+        }
         if t.hips_placement != crate::core::HipsPlacement::default() {
             parts.push(format!("retargeted hips: {}", t.hips_placement.name()));
         }
@@ -316,6 +324,7 @@ impl EditorState {
             hips_placement: self.doc.tuning.hips_placement,
             clip_settings: self.doc.tuning.clip_settings.clone(),
             clip_splits: self.doc.tuning.clip_splits.clone(),
+            state_machine: self.doc.tuning.state_machine.clone(),
             plays: self
                 .clip()
                 .filter(|_| !self.blending())

@@ -94,6 +94,46 @@ fn presets_save_and_reopen_the_blend_space() {
     assert_eq!(t.tuning(), EditorState::new().tuning());
 }
 
+/// A preset's state machine, which the editor does not edit yet, survives opening and saving the preset, and the
+/// status says it is there.
+#[test]
+fn a_presets_state_machine_is_kept_when_the_preset_is_saved_again() {
+    let dir = crate::test_support::temp_dir("editor-preset-machine");
+    let (original, saved) = (dir.join("machine.json"), dir.join("again.json"));
+    std::fs::write(
+        &original,
+        r#"{"format": "animtune-preset", "version": 5, "state_machine": {
+            "parameters": [{"name": "go", "type": "bool"}],
+            "states": [{"name": "Idle", "clip": "Idle"}, {"name": "Walk", "clip": "WalkForward"}],
+            "entry": "Idle",
+            "transitions": [{"from": "Idle", "to": "Walk", "has_exit_time": false,
+                             "conditions": [{"parameter": "go", "mode": "if"}]}]}}"#,
+    )
+    .unwrap();
+    let mut s = EditorState::new();
+    frame(&mut s, [Command::Open(original.clone())]);
+    assert!(!s.status().is_error, "{}", s.status().text);
+    assert!(
+        s.status().text.contains("state machine of 2"),
+        "{}",
+        s.status().text
+    );
+    frame(
+        &mut s,
+        [Command::SavePreset {
+            path: saved.clone(),
+            overwrite: false,
+        }],
+    );
+    assert!(!s.status().is_error, "{}", s.status().text);
+    let want = crate::preset::Preset::load(&original)
+        .unwrap()
+        .state_machine;
+    let got = crate::preset::Preset::load(&saved).unwrap().state_machine;
+    assert!(want.is_some());
+    assert_eq!(got, want);
+}
+
 #[test]
 fn the_tuning_survives_a_restart() {
     let mut s = EditorState::new();

@@ -37,6 +37,9 @@ pub struct Tuning {
     pub clip_settings: BTreeMap<String, crate::core::ClipSettings>,
     /// Clips made from takes: copies of loaded clips under new names (their settings are in `clip_settings`).
     pub clip_splits: Vec<crate::core::ClipSplit>,
+    /// A preset's state machine: kept so that saving the preset keeps it (the editor does not play or edit it
+    /// yet; `pose`, `render` and `bake` do).
+    pub state_machine: Option<crate::graph::StateMachine>,
 }
 
 impl Tuning {
@@ -48,6 +51,7 @@ impl Tuning {
             || self.hips_placement != other.hips_placement
             || self.clip_settings != other.clip_settings
             || self.clip_splits != other.clip_splits
+            || self.state_machine != other.state_machine
             || a.mode != b.mode
             || a.axes != b.axes
             || a.nodes != b.nodes
@@ -123,6 +127,7 @@ impl Document {
                 hips_placement: Default::default(),
                 clip_settings: BTreeMap::new(),
                 clip_splits: Vec::new(),
+                state_machine: None,
             },
             applied_splits: Vec::new(),
             generation: 0,

@@ -102,6 +102,7 @@ mod tests {
             humanoid: Default::default(),
             hips_placement: Default::default(),
             clip_settings: Default::default(),
+            state_machine: None,
         }
     }
 
