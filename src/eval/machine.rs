@@ -190,22 +190,10 @@ impl MachineSource {
 
     /// Back to the entry state's start (the parameters keep their values).
     pub(super) fn restart(&mut self) {
-        let values: Vec<(String, f64)> = self
-            .player
-            .machine()
-            .parameters
-            .iter()
-            .enumerate()
-            .map(|(i, p)| (p.name.clone(), self.player.value(i)))
-            .collect();
-        self.player.reset();
+        self.player.restart();
         self.last.clear();
         self.before_last.clear();
         self.start_of = None;
-        for (name, v) in values {
-            self.player
-                .set(&name, crate::graph::ParameterValue::Number(v));
-        }
         self.refresh_infos();
     }
 

@@ -208,9 +208,13 @@ impl MachinePlayer {
         true
     }
 
-    /// Back to the entry state's start with the parameters at their defaults.
-    pub fn reset(&mut self) {
-        *self = MachinePlayer::new(&self.machine, std::mem::take(&mut self.infos));
+    /// Back to the entry state's start, the parameters keeping their values (a seek replays from there).
+    pub fn restart(&mut self) {
+        self.current = self.entry;
+        self.time = 0.0;
+        self.active = None;
+        self.freeze = None;
+        self.events.clear();
     }
 
     /// What happened in the last update.

@@ -380,3 +380,15 @@ fn xfade_curves_interpolate_between_their_points() {
     assert!(close(xfade(&c, 0.4), 0.5));
     assert_eq!(xfade(&c, 0.9), 1.0);
 }
+
+#[test]
+fn a_restart_goes_back_to_the_entry_and_keeps_the_parameters() {
+    let mut p = gated_at(0.5);
+    set(&mut p, "go", true);
+    run(&mut p, 0.0, 0.7);
+    assert_eq!(p.current(), 1);
+    p.restart();
+    assert_eq!((p.current(), p.time()), (0, 0.0));
+    assert!(p.active().is_none());
+    assert_eq!(p.value_of("go"), Some(1.0));
+}
