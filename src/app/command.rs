@@ -108,6 +108,41 @@ pub enum Command {
         /// Its settings (the defaults remove them).
         settings: crate::core::ClipSettings,
     },
+    /// Makes a state machine when there is none: one state playing the clip shown (or the first clip), the
+    /// entry. One undo step.
+    NewMachine,
+    /// Changes the state machine (one undo step per interaction); a machine playing restarts with its parameters.
+    EditMachine(crate::graph::MachineEdit),
+    /// Plays the state machine from its entry state, its parameters at their defaults.
+    PlayMachine,
+    /// Sets a parameter of the machine playing (not an undo step; recorded while recording).
+    SetMachineParameter(String, crate::graph::ParameterValue),
+    /// Fires a trigger of the machine playing (recorded while recording).
+    FireTrigger(String),
+    /// Plays a transition's preview (its source, then the transition at its exit time, then its destination),
+    /// paused at `time` seconds from the source's start: the preview timeline's scrub.
+    PreviewTransition {
+        /// The transition's index.
+        transition: usize,
+        /// Seconds from the source's start.
+        time: f32,
+    },
+    /// Starts recording parameter changes (the machine plays again from its entry) or stops and keeps them as
+    /// the script.
+    RecordScript(bool),
+    /// Plays the machine again from its entry with the script's parameter changes at their times.
+    ReplayScript,
+    /// Reads a parameter script to replay.
+    OpenScript(PathBuf),
+    /// Writes the script; `overwrite` only after the user confirmed.
+    SaveScript {
+        /// The file to write.
+        path: PathBuf,
+        /// Replace an existing file.
+        overwrite: bool,
+    },
+    /// Binds a key (egui's name for it; None unbinds) to fire a trigger.
+    SetTriggerKey(String, Option<String>),
     /// Puts a line in the status bar (a panel's own outcome: an export finished, no file chosen).
     Report {
         /// The message.
@@ -274,4 +309,8 @@ pub enum Purpose {
     ExportFile(&'static str),
     /// The export's output folder (one clip per node).
     ExportFolder,
+    /// A parameter script to replay.
+    OpenScript,
+    /// Where to save the recorded script.
+    SaveScript,
 }

@@ -210,6 +210,7 @@ impl AnimtuneApp {
         if typing(ctx) {
             return;
         }
+        self.trigger_keys(ctx);
         let out = &mut self.queue;
         ctx.input_mut(|i| {
             let redo = i.consume_key(egui::Modifiers::COMMAND | egui::Modifiers::SHIFT, Key::Z)
@@ -306,13 +307,45 @@ impl AnimtuneApp {
         }
     }
 
+    /// Keys bound to triggers (the States tab's parameters) fire them while a state machine plays.
+    fn trigger_keys(&mut self, ctx: &egui::Context) {
+        let keys = &self.editor.session().machine.trigger_keys;
+        if keys.is_empty() || self.editor.any_machine_player().is_none() {
+            return;
+        }
+        let fired: Vec<String> = ctx.input(|i| {
+            i.events
+                .iter()
+                .filter_map(|e| match e {
+                    egui::Event::Key {
+                        key,
+                        pressed: true,
+                        repeat: false,
+                        modifiers,
+                        ..
+                    } if modifiers.is_none() => keys
+                        .iter()
+                        .find(|(_, k)| k.as_str() == key.name())
+                        .map(|(name, _)| name.clone()),
+                    _ => None,
+                })
+                .collect()
+        });
+        self.queue
+            .extend(fired.into_iter().map(Command::FireTrigger));
+    }
+
     /// Applies the queued commands, advances time and evaluates once.
     fn update_editor(&mut self, ctx: &egui::Context) {
         let start = Instant::now();
         for command in std::mem::take(&mut self.queue) {
             match command {
                 Command::ChooseFile(purpose) => {
-                    let name = (purpose == Purpose::SavePreset).then_some("preset.json");
+                    let name = match purpose {
+                        Purpose::SavePreset => Some("preset.json"),
+                        Purpose::SaveScript => Some("script.json"),
+                        _ => None,
+                    };
                     self.files.start(purpose, &self.editor, name);
                 }
                 command => self.editor.apply(command),
@@ -384,6 +417,11 @@ impl AnimtuneApp {
                     overwrite: !self.files.uses_in_app(),
                 }),
                 Purpose::ExportFile(_) | Purpose::ExportFolder => self.export.set_path(&path),
+                Purpose::OpenScript => self.queue.push(Command::OpenScript(path)),
+                Purpose::SaveScript => self.queue.push(Command::SaveScript {
+                    path,
+                    overwrite: !self.files.uses_in_app(),
+                }),
             },
         }
     }

@@ -173,6 +173,11 @@ impl MachinePlayer {
         }
     }
 
+    /// A state's length (seconds of its motion at speed 1) and looping, as the player counts them.
+    pub fn state_info(&self, state: usize) -> Option<StateInfo> {
+        self.infos.get(state).copied()
+    }
+
     /// The current state's index.
     pub fn current(&self) -> usize {
         self.current

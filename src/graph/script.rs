@@ -82,6 +82,25 @@ impl Script {
         Ok(Script { events })
     }
 
+    /// A script of `events` (a recording): sorted by time, ties keeping their order; events whose time is not
+    /// a number from 0 on are dropped, and past [`MAX_SCRIPT_EVENTS`] the latest.
+    pub fn from_events(mut events: Vec<ScriptEvent>) -> Script {
+        events.retain(|e| e.time().is_finite() && e.time() >= 0.0);
+        events.sort_by(|a, b| a.time().total_cmp(&b.time()));
+        events.truncate(MAX_SCRIPT_EVENTS);
+        Script { events }
+    }
+
+    /// The script as [`Script::parse`] reads it: a JSON list, one event per line.
+    pub fn to_json(&self) -> String {
+        let lines: Vec<String> = self
+            .events
+            .iter()
+            .map(|e| serde_json::to_string(e).unwrap_or_default())
+            .collect();
+        format!("[\n  {}\n]\n", lines.join(",\n  "))
+    }
+
     /// The events, in time order.
     pub fn events(&self) -> &[ScriptEvent] {
         &self.events
@@ -181,6 +200,33 @@ mod tests {
         // the machine is in Jump, which has no transition to Walk.
         assert_eq!(started, vec![(3, 1)]);
         assert_eq!(p.value_of("speed"), Some(1.0));
+    }
+
+    #[test]
+    fn a_recording_written_out_reads_back_the_same() {
+        let recorded = Script::from_events(vec![
+            ScriptEvent::Trigger {
+                time: 1.5,
+                trigger: "jump".into(),
+            },
+            ScriptEvent::Set {
+                time: 0.25,
+                set: "speed".into(),
+                value: ParameterValue::Number(0.8),
+            },
+            ScriptEvent::Set {
+                time: f64::NAN,
+                set: "speed".into(),
+                value: ParameterValue::Bool(true),
+            },
+        ]);
+        assert_eq!(recorded.events().len(), 2);
+        assert_eq!(recorded.events()[0].time(), 0.25);
+        let text = recorded.to_json();
+        let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(value[1]["trigger"], "jump");
+        assert_eq!(value[0]["value"], 0.8);
+        assert_eq!(Script::parse(&text, "r.json").unwrap(), recorded);
     }
 
     #[test]

@@ -22,6 +22,8 @@ impl Purpose {
             Purpose::SavePreset => "Save the preset",
             Purpose::ExportFile(_) => "Export to",
             Purpose::ExportFolder => "Export into the folder",
+            Purpose::OpenScript => "Open a parameter script",
+            Purpose::SaveScript => "Save the parameter script",
         }
     }
 
@@ -32,7 +34,10 @@ impl Purpose {
             Purpose::Open(OpenKind::Clips) => {
                 &["glb", "gltf", "vrm", "vrma", "fbx", "animclip", "bytes"]
             }
-            Purpose::Open(OpenKind::Preset) | Purpose::SavePreset => &["json"],
+            Purpose::Open(OpenKind::Preset)
+            | Purpose::SavePreset
+            | Purpose::OpenScript
+            | Purpose::SaveScript => &["json"],
             Purpose::ExportFile("glb") => &["glb"],
             Purpose::ExportFile("animclip") => &["animclip"],
             Purpose::ExportFile(_) => &["bytes"],
@@ -130,9 +135,11 @@ impl FileDialogs {
         let (tx, rx) = mpsc::channel();
         std::thread::spawn(move || {
             let picked = match purpose {
-                Purpose::Open(_) => dialog.pick_file(),
+                Purpose::Open(_) | Purpose::OpenScript => dialog.pick_file(),
                 Purpose::ExportFolder => dialog.pick_folder(),
-                Purpose::SavePreset | Purpose::ExportFile(_) => dialog.save_file(),
+                Purpose::SavePreset | Purpose::SaveScript | Purpose::ExportFile(_) => {
+                    dialog.save_file()
+                }
             };
             let _ = tx.send(picked);
         });
@@ -145,9 +152,11 @@ impl FileDialogs {
 
     fn open_browser(&mut self, purpose: Purpose, folder: PathBuf, file_name: Option<&str>) {
         let mut dialog = match purpose {
-            Purpose::Open(_) => egui_file::FileDialog::open_file(),
+            Purpose::Open(_) | Purpose::OpenScript => egui_file::FileDialog::open_file(),
             Purpose::ExportFolder => egui_file::FileDialog::select_folder(),
-            Purpose::SavePreset | Purpose::ExportFile(_) => egui_file::FileDialog::save_file(),
+            Purpose::SavePreset | Purpose::SaveScript | Purpose::ExportFile(_) => {
+                egui_file::FileDialog::save_file()
+            }
         }
         .initial_path(folder)
         .title(purpose.title())

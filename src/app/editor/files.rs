@@ -295,8 +295,7 @@ impl EditorState {
         }
         if let Some(m) = &t.state_machine {
             parts.push(format!(
-                "a state machine of {} state(s), kept for saving (pose, render and bake play it; the editor \
-                 does not yet)",
+                "a state machine of {} state(s) (the States tab plays and edits it)",
                 m.states.len()
             ));
         }

@@ -7,6 +7,7 @@ use std::path::Path;
 use glam::{Mat4, Vec3};
 
 mod files;
+mod machine;
 
 use super::command::{BlendEdit, CameraMove, Command, Transport};
 use super::state::document::{Document, MANNEQUIN_KEY, Tuning};
@@ -419,6 +420,21 @@ impl EditorState {
                 self.session.shake_time = 0.0;
             }
             Command::ResetSprings => self.session.eval.reset_springs(),
+            Command::NewMachine => self.new_machine(),
+            Command::EditMachine(edit) => self.edit_machine(edit),
+            Command::PlayMachine => {
+                self.play_machine();
+            }
+            Command::SetMachineParameter(name, value) => self.set_parameter(&name, value, false),
+            Command::FireTrigger(name) => {
+                self.set_parameter(&name, crate::graph::ParameterValue::Bool(true), true)
+            }
+            Command::PreviewTransition { transition, time } => self.preview(transition, time),
+            Command::RecordScript(on) => self.record(on),
+            Command::ReplayScript => self.replay(),
+            Command::OpenScript(path) => self.open_script(&path),
+            Command::SaveScript { path, overwrite } => self.save_script(&path, overwrite),
+            Command::SetTriggerKey(name, key) => self.set_trigger_key(name, key),
             Command::Report { text, is_error } => self.session.report(text, is_error),
         }
     }
@@ -439,6 +455,12 @@ impl EditorState {
             self.session.shake_time += dt.max(0.0);
         }
         self.drive(dt);
+        if matches!(clock, ClockStep::Advance(_)) && self.session.eval.is_playing() {
+            let to = self.session.eval.time()
+                + dt.clamp(0.0, MAX_FRAME_STEP_S) * self.session.eval.speed();
+            // A microsecond over: the clock's f32 time and this sum may round apart by an ulp.
+            self.apply_script_due(f64::from(to) + 1e-6);
+        }
         // Marker sync: the clips' foot-down markers, found again after each new binding of the space.
         let key = (self.doc.generation, self.doc.revision);
         if self.doc.tuning.blend.sync == crate::blend::TimeSync::Markers
@@ -468,6 +490,7 @@ impl EditorState {
                 self.session.report(text, true);
             }
         }
+        self.stamp_recording();
         self.placed.clear();
         if placement != Mat4::IDENTITY {
             let model = &self.session.eval.output().model;
@@ -778,6 +801,7 @@ impl EditorState {
         }
         self.rebind_blend();
         self.layers_changed();
+        self.machine_changed();
     }
 
     /// Makes the loaded clips hold one copy of its take per clip split of the tuning (removing the copies of

@@ -94,8 +94,7 @@ fn presets_save_and_reopen_the_blend_space() {
     assert_eq!(t.tuning(), EditorState::new().tuning());
 }
 
-/// A preset's state machine, which the editor does not edit yet, survives opening and saving the preset, and the
-/// status says it is there.
+/// A preset's state machine survives opening and saving the preset, and the status says it is there.
 #[test]
 fn a_presets_state_machine_is_kept_when_the_preset_is_saved_again() {
     let dir = crate::test_support::temp_dir("editor-preset-machine");

@@ -37,8 +37,7 @@ pub struct Tuning {
     pub clip_settings: BTreeMap<String, crate::core::ClipSettings>,
     /// Clips made from takes: copies of loaded clips under new names (their settings are in `clip_settings`).
     pub clip_splits: Vec<crate::core::ClipSplit>,
-    /// A preset's state machine: kept so that saving the preset keeps it (the editor does not play or edit it
-    /// yet; `pose`, `render` and `bake` do).
+    /// The state machine the States tab edits and plays (`pose`, `render` and `bake` play it from a preset).
     pub state_machine: Option<crate::graph::StateMachine>,
 }
 

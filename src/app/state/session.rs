@@ -99,6 +99,25 @@ pub struct Session {
     pub drive: crate::blend::Drive,
     /// How the driven point follows the stick.
     pub drive_params: crate::blend::DriveParams,
+    /// What the editor plays and records of the state machine.
+    pub machine: MachineSession,
+}
+
+/// The state machine as the editor plays it: a transition's preview, a recording, a script replaying, the keys
+/// that fire triggers. None of it is undone or saved in a preset.
+#[derive(Clone, Debug, Default)]
+pub struct MachineSession {
+    /// The transition whose preview the evaluator plays (its source into its destination, the conditions taken
+    /// as met), while it does.
+    pub preview: Option<usize>,
+    /// Parameter changes since recording started, at the machine's time.
+    pub recording: Option<Vec<crate::graph::ScriptEvent>>,
+    /// The script last recorded or opened.
+    pub script: Option<crate::graph::Script>,
+    /// While the script replays: its next event.
+    pub replay_next: Option<usize>,
+    /// Trigger name → the key (egui's name for it) that fires it.
+    pub trigger_keys: BTreeMap<String, String>,
 }
 
 impl Session {
@@ -129,6 +148,7 @@ impl Session {
             stick: [0.0, 0.0],
             drive: crate::blend::Drive::default(),
             drive_params: crate::blend::DriveParams::default(),
+            machine: MachineSession::default(),
         }
     }
 

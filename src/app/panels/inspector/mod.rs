@@ -8,6 +8,7 @@ pub mod humanoid;
 pub mod joint;
 pub mod layers;
 pub mod springs;
+pub mod states;
 
 use crate::app::command::Commands;
 use crate::app::editor::EditorState;
@@ -32,11 +33,13 @@ pub enum InspectorTab {
     Expressions,
     /// Spring bones.
     Springs,
+    /// The state machine.
+    States,
 }
 
 impl InspectorTab {
     /// Every tab, in display order.
-    pub const ALL: [InspectorTab; 7] = [
+    pub const ALL: [InspectorTab; 8] = [
         InspectorTab::Blend,
         InspectorTab::Clip,
         InspectorTab::Joint,
@@ -44,6 +47,7 @@ impl InspectorTab {
         InspectorTab::Layers,
         InspectorTab::Expressions,
         InspectorTab::Springs,
+        InspectorTab::States,
     ];
 
     /// What the tab shows, for its tooltip.
@@ -68,6 +72,10 @@ impl InspectorTab {
             InspectorTab::Springs => {
                 "Spring bones: chains, stiffness, gravity, drag, colliders, and how they are stepped"
             }
+            InspectorTab::States => {
+                "The state machine: its graph, transitions with Unity's settings and a preview timeline, \
+                 parameters, play, record and replay"
+            }
         }
     }
 
@@ -81,6 +89,7 @@ impl InspectorTab {
             InspectorTab::Layers => "Layers",
             InspectorTab::Expressions => "Face",
             InspectorTab::Springs => "Springs",
+            InspectorTab::States => "States",
         }
     }
 }
@@ -94,6 +103,8 @@ pub struct Inspector {
     pub blend: BlendPanel,
     layers: LayersPanel,
     clip: clip::ClipPanel,
+    /// The state machine tab.
+    pub states: states::StatesPanel,
 }
 
 impl Inspector {
@@ -141,6 +152,7 @@ impl Inspector {
                 InspectorTab::Layers => self.layers.ui(ui, e, out),
                 InspectorTab::Expressions => expressions::ui(ui, e, out),
                 InspectorTab::Springs => springs::ui(ui, e, out),
+                InspectorTab::States => self.states.ui(ui, e, out),
             });
     }
 }

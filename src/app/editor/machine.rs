@@ -1,0 +1,701 @@
+//! The state machine in the editor: edits (one undo step each), playing it, its parameters and triggers, a
+//! transition's preview for the timeline's scrub, and recording and replaying parameter scripts.
+
+use std::path::Path;
+
+use super::EditorState;
+use crate::eval::SourceSpec;
+use crate::graph::edit::{clip_state, free_state_name, preview_machine};
+use crate::graph::{MachineEdit, MachinePlayer, ParameterValue, Script, ScriptEvent, StateMachine};
+
+impl EditorState {
+    /// The state machine being edited (the tuning's).
+    pub fn machine(&self) -> Option<&StateMachine> {
+        self.doc.tuning.state_machine.as_ref()
+    }
+
+    /// The player when the evaluator plays the machine (not a transition's preview).
+    pub fn machine_player(&self) -> Option<&MachinePlayer> {
+        self.session
+            .eval
+            .machine()
+            .filter(|_| self.session.machine.preview.is_none())
+    }
+
+    /// The transition whose preview plays now.
+    pub fn machine_preview(&self) -> Option<usize> {
+        self.session
+            .machine
+            .preview
+            .filter(|_| self.session.eval.machine().is_some())
+    }
+
+    /// The player of what plays now, the machine or a transition's preview.
+    pub fn any_machine_player(&self) -> Option<&MachinePlayer> {
+        self.session.eval.machine()
+    }
+
+    /// True while parameter changes are recorded.
+    pub fn recording(&self) -> bool {
+        self.session.machine.recording.is_some()
+    }
+
+    /// The script last recorded or opened.
+    pub fn script(&self) -> Option<&Script> {
+        self.session.machine.script.as_ref()
+    }
+
+    /// True while the script replays.
+    pub fn replaying(&self) -> bool {
+        self.session.machine.replay_next.is_some() && self.machine_player().is_some()
+    }
+
+    /// The seconds one loop of a state takes at its speed (None when its motion is unknown): from the player
+    /// when the machine plays, else from its clip (a blend-space state from its space at its point).
+    pub fn state_seconds(&self, state: usize) -> Option<f64> {
+        let m = self.machine()?;
+        let s = m.states.get(state)?;
+        let same = |p: &MachinePlayer| p.machine().states.get(state).is_some_and(|o| o == s);
+        let length = match self.any_machine_player().filter(|p| same(p)) {
+            Some(p) => p.state_info(state).map(|i| i.length)?,
+            None => match (&s.clip, &s.blend_space) {
+                (Some(clip), _) => {
+                    let c = self.doc.clips.iter().find(|c| &c.name == clip)?;
+                    f64::from(c.duration)
+                }
+                (None, Some(space)) => {
+                    let sampler = crate::blend::BlendSampler::bind(
+                        space,
+                        &self.doc.clips,
+                        &self.doc.model.character,
+                    );
+                    f64::from(sampler.cycle_length(&space.weights()))
+                }
+                (None, None) => return None,
+            },
+        };
+        let speed = s.speed.abs();
+        (length > 0.0 && speed > 0.0).then(|| length / speed)
+    }
+
+    /// Binds `key` (egui's name for it; None unbinds) to fire trigger `name`; one key fires one trigger.
+    pub(super) fn set_trigger_key(&mut self, name: String, key: Option<String>) {
+        let keys = &mut self.session.machine.trigger_keys;
+        match key {
+            Some(k) => {
+                keys.retain(|_, v| *v != k);
+                keys.insert(name, k);
+            }
+            None => {
+                keys.remove(&name);
+            }
+        }
+    }
+
+    pub(super) fn new_machine(&mut self) {
+        if self.machine().is_some() {
+            return;
+        }
+        let clip = self
+            .clip()
+            .filter(|_| !self.blending())
+            .or((!self.doc.clips.is_empty()).then_some(0))
+            .map(|i| self.doc.clips[i].name.clone());
+        let mut m = StateMachine::default();
+        let state = match clip {
+            Some(clip) => clip_state(&free_state_name(&m, &clip), &clip, [0.0, 0.0]),
+            None => {
+                let mut s = clip_state("Blend", "", [0.0, 0.0]);
+                s.clip = None;
+                s.blend_space = Some(self.doc.tuning.blend.clone());
+                s
+            }
+        };
+        if let Err(e) = MachineEdit::AddState(Box::new(state)).apply(&mut m) {
+            self.session.report(format!("State machine: {e}"), true);
+            return;
+        }
+        let before = self.doc.tuning.clone();
+        self.doc.tuning.state_machine = Some(m);
+        self.history.record(&before, &self.doc.tuning);
+        self.doc.revision += 1;
+        self.session.report(
+            "New state machine: right-click the graph to add states, drag from a state's dot to connect".into(),
+            false,
+        );
+    }
+
+    pub(super) fn edit_machine(&mut self, edit: MachineEdit) {
+        let Some(m) = &self.doc.tuning.state_machine else {
+            return;
+        };
+        let mut edited = m.clone();
+        if let Err(e) = edit.apply(&mut edited) {
+            self.session.report(format!("State machine: {e}"), true);
+            return;
+        }
+        if Some(&edited) == self.doc.tuning.state_machine.as_ref() {
+            return;
+        }
+        self.history.before_edit(&self.doc.tuning);
+        self.doc.tuning.state_machine = Some(edited);
+        self.doc.revision += 1;
+        self.machine_changed();
+    }
+
+    /// After an edit, undo or redo: a machine playing plays the new one from its entry with the parameter values
+    /// it had; a preview shows the edited transition at the same time.
+    pub(super) fn machine_changed(&mut self) {
+        if let Some(k) = self.machine_preview() {
+            let time = self.session.eval.time();
+            self.session.machine.preview = None;
+            self.preview(k, time);
+            return;
+        }
+        let Some(old) = self.machine_player() else {
+            return;
+        };
+        let values: Vec<(String, f64)> = old
+            .machine()
+            .parameters
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (p.name.clone(), old.value(i)))
+            .collect();
+        let playing = self.session.eval.is_playing();
+        if !self.play_machine() {
+            return;
+        }
+        if let Some(p) = self.session.eval.machine_mut() {
+            for (name, v) in values {
+                p.set(&name, ParameterValue::Number(v));
+            }
+        }
+        if !playing {
+            self.session.eval.pause();
+        }
+    }
+
+    /// Plays the machine from its entry; false (with the reason in the status bar) when it cannot.
+    pub(super) fn play_machine(&mut self) -> bool {
+        self.session.machine.preview = None;
+        self.session.machine.replay_next = None;
+        let Some(m) = self.machine().cloned() else {
+            self.session
+                .report("No state machine: make one in the States tab".into(), true);
+            return false;
+        };
+        if let Err(e) = m.validate() {
+            self.session
+                .report(format!("State machine cannot play: {e}"), true);
+            return false;
+        }
+        if m.states.is_empty() {
+            self.session
+                .report("State machine cannot play: it has no state".into(), true);
+            return false;
+        }
+        self.clock_jumped = true;
+        self.session.eval.set_source(
+            &self.doc.model.character,
+            &self.doc.clips,
+            SourceSpec::StateMachine(m),
+        );
+        self.session.eval.play();
+        let missing = self.session.eval.missing_machine_clips();
+        if missing.is_empty() {
+            self.session
+                .report("Playing the state machine".into(), false);
+        } else {
+            let text = format!(
+                "Playing the state machine; the character has no clip {} (those states show the rest pose)",
+                missing.join(", ")
+            );
+            self.session.report(text, true);
+        }
+        true
+    }
+
+    pub(super) fn set_parameter(&mut self, name: &str, value: ParameterValue, trigger: bool) {
+        // Stamped by the update that sees the change (`stamp_recording`): a script's change takes effect at
+        // the first update at or after its time.
+        let time = f64::NAN;
+        let Some(player) = self.session.eval.machine_mut() else {
+            self.session.report(
+                "The state machine is not playing: press Play in the States tab".into(),
+                true,
+            );
+            return;
+        };
+        if !player.set(name, value) {
+            self.session
+                .report(format!("The state machine has no parameter '{name}'"), true);
+            return;
+        }
+        if let Some(events) = &mut self.session.machine.recording {
+            events.push(if trigger {
+                ScriptEvent::Trigger {
+                    time,
+                    trigger: name.to_string(),
+                }
+            } else {
+                ScriptEvent::Set {
+                    time,
+                    set: name.to_string(),
+                    value,
+                }
+            });
+        }
+    }
+
+    pub(super) fn preview(&mut self, transition: usize, time: f32) {
+        if self.machine_preview() != Some(transition) {
+            let Some(preview) = self.machine().and_then(|m| preview_machine(m, transition)) else {
+                self.session
+                    .report(format!("No transition {transition} to preview"), true);
+                return;
+            };
+            if let Err(e) = preview.validate() {
+                self.session
+                    .report(format!("The transition cannot be previewed: {e}"), true);
+                return;
+            }
+            self.session.machine.replay_next = None;
+            self.session.eval.set_source(
+                &self.doc.model.character,
+                &self.doc.clips,
+                SourceSpec::StateMachine(preview),
+            );
+            self.session.machine.preview = Some(transition);
+        }
+        self.clock_jumped = true;
+        self.session.eval.pause();
+        self.session.eval.seek(time.max(0.0));
+    }
+
+    pub(super) fn record(&mut self, on: bool) {
+        if on {
+            if self.play_machine() {
+                self.session.machine.recording = Some(Vec::new());
+                self.session.report(
+                    "Recording: the parameters you change and the triggers you fire are kept with their times"
+                        .into(),
+                    false,
+                );
+            }
+            return;
+        }
+        if let Some(events) = self.session.machine.recording.take() {
+            let script = Script::from_events(events);
+            let text = format!(
+                "Recorded {} parameter changes over {:.2} s: Replay plays them again, Save script writes them",
+                script.events().len(),
+                self.session.eval.time()
+            );
+            self.session.machine.script = Some(script);
+            self.session.report(text, false);
+        }
+    }
+
+    pub(super) fn replay(&mut self) {
+        let Some(script) = self.session.machine.script.clone() else {
+            self.session
+                .report("No script: record one or open one first".into(), true);
+            return;
+        };
+        self.session.machine.recording = None;
+        if !self.play_machine() {
+            return;
+        }
+        if let Some(name) = self
+            .session
+            .eval
+            .machine()
+            .and_then(|p| script.unknown_parameter(p))
+        {
+            let text = format!("The script sets '{name}', which the state machine does not have");
+            self.session.report(text, true);
+        }
+        self.session.machine.replay_next = Some(0);
+        self.session.report(
+            format!("Replaying {} parameter changes", script.events().len()),
+            false,
+        );
+    }
+
+    /// After an evaluation: the changes recorded since the last one get its time, when they took effect.
+    pub(super) fn stamp_recording(&mut self) {
+        let now = f64::from(self.session.eval.time());
+        if let Some(events) = &mut self.session.machine.recording {
+            for e in events.iter_mut().rev() {
+                let time = match e {
+                    ScriptEvent::Set { time, .. } | ScriptEvent::Trigger { time, .. } => time,
+                };
+                if !time.is_nan() {
+                    break;
+                }
+                *time = now;
+            }
+        }
+    }
+
+    /// Before an evaluation that takes the machine to `to` seconds: the replayed script's changes due by then.
+    pub(super) fn apply_script_due(&mut self, to: f64) {
+        let (Some(mut next), Some(script)) = (
+            self.session.machine.replay_next,
+            self.session.machine.script.as_ref(),
+        ) else {
+            return;
+        };
+        if self.session.machine.preview.is_some() {
+            self.session.machine.replay_next = None;
+            return;
+        }
+        let Some(player) = self.session.eval.machine_mut() else {
+            self.session.machine.replay_next = None;
+            return;
+        };
+        script.apply_due(to, &mut next, player);
+        if next >= script.events().len() {
+            self.session.machine.replay_next = None;
+            self.session
+                .report("Script replayed: the machine plays on".into(), false);
+        } else {
+            self.session.machine.replay_next = Some(next);
+        }
+    }
+
+    pub(super) fn open_script(&mut self, path: &Path) {
+        let read = crate::preset::read_text(path)
+            .map_err(|e| e.to_string())
+            .and_then(|text| Script::parse(&text, &path.display().to_string()));
+        match read {
+            Ok(script) => {
+                let n = script.events().len();
+                self.session.machine.script = Some(script);
+                self.session.remember(path);
+                self.session.report(
+                    format!(
+                        "Opened script {} ({n} parameter changes): Replay plays it",
+                        path.display()
+                    ),
+                    false,
+                );
+            }
+            Err(e) => self.session.report(e, true),
+        }
+    }
+
+    pub(super) fn save_script(&mut self, path: &Path, overwrite: bool) {
+        let Some(script) = &self.session.machine.script else {
+            self.session
+                .report("No script to save: record one first".into(), true);
+            return;
+        };
+        match crate::io::fsutil::write_atomic(path, script.to_json().as_bytes(), overwrite) {
+            Ok(()) => self
+                .session
+                .report(format!("Saved script {}", path.display()), false),
+            Err(e) => self.session.report(e.to_string(), true),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::command::Command;
+    use crate::graph::edit::clip_state;
+    use crate::graph::{Condition, ConditionMode, Parameter, ParameterKind, Transition};
+
+    /// One frame: the commands, then `dt` seconds of playback, the interaction over.
+    fn frame(s: &mut EditorState, commands: impl IntoIterator<Item = Command>, dt: f32) {
+        for c in commands {
+            s.apply(c);
+        }
+        s.update(dt, false);
+    }
+
+    fn edit(s: &mut EditorState, e: MachineEdit) {
+        frame(s, [Command::EditMachine(e)], 0.0);
+        assert!(!s.status().is_error, "{}", s.status().text);
+    }
+
+    fn when(parameter: &str, mode: ConditionMode, threshold: f64) -> Condition {
+        Condition {
+            parameter: parameter.into(),
+            mode,
+            threshold,
+        }
+    }
+
+    /// Idle → Walk (speed > 0.1) → Run (speed > 2), and Jump from Any State on a trigger, back to Idle at its
+    /// exit time: the machine a new user builds in the graph, through the commands the graph sends.
+    fn locomotion(s: &mut EditorState) -> usize {
+        let mut steps = 0;
+        frame(s, [Command::NewMachine], 0.0);
+        steps += 1;
+        assert_eq!(s.machine().unwrap().entry, "Idle");
+        for (name, clip, x) in [
+            ("Walk", "WalkForward", 160.0),
+            ("Run", "RunForward", 320.0),
+            ("Jump", "StrafeLeft", 160.0),
+        ] {
+            edit(
+                s,
+                MachineEdit::AddState(Box::new(clip_state(name, clip, [x, 80.0]))),
+            );
+            steps += 1;
+        }
+        for (name, kind) in [
+            ("speed", ParameterKind::Float),
+            ("jump", ParameterKind::Trigger),
+        ] {
+            edit(
+                s,
+                MachineEdit::AddParameter(Parameter {
+                    name: name.into(),
+                    kind,
+                    default: ParameterValue::Number(0.0),
+                }),
+            );
+            steps += 1;
+        }
+        let wired = [
+            (
+                "Idle",
+                "Walk",
+                Some(when("speed", ConditionMode::Greater, 0.1)),
+            ),
+            (
+                "Walk",
+                "Run",
+                Some(when("speed", ConditionMode::Greater, 2.0)),
+            ),
+            ("any", "Jump", Some(when("jump", ConditionMode::If, 0.0))),
+            ("Jump", "Idle", None),
+        ];
+        for (k, (from, to, condition)) in wired.into_iter().enumerate() {
+            edit(
+                s,
+                MachineEdit::AddTransition {
+                    from: from.into(),
+                    to: to.into(),
+                },
+            );
+            steps += 1;
+            if let Some(c) = condition {
+                let mut t = s.machine().unwrap().transitions[k].clone();
+                t.has_exit_time = false;
+                t.conditions = vec![c];
+                t.can_transition_to_self = false;
+                edit(s, MachineEdit::SetTransition(k, Box::new(t)));
+                steps += 1;
+            }
+        }
+        s.machine().unwrap().validate().unwrap();
+        steps
+    }
+
+    fn state_name(s: &EditorState) -> String {
+        let p = s.machine_player().expect("the machine plays");
+        p.machine().states[p.current()].name.clone()
+    }
+
+    #[test]
+    fn a_machine_built_in_steps_undoes_one_edit_at_a_time() {
+        let mut s = EditorState::new();
+        let steps = locomotion(&mut s);
+        let built = s.machine().cloned();
+        frame(&mut s, [Command::Undo], 0.0);
+        assert_eq!(
+            s.machine().unwrap().transitions.len(),
+            3,
+            "the last step added Jump → Idle"
+        );
+        for _ in 1..steps {
+            frame(&mut s, [Command::Undo], 0.0);
+        }
+        assert!(s.machine().is_none(), "every edit was one step");
+        for _ in 0..steps {
+            frame(&mut s, [Command::Redo], 0.0);
+        }
+        assert_eq!(s.machine().cloned(), built);
+    }
+
+    #[test]
+    fn parameters_and_triggers_drive_the_machine_playing() {
+        let mut s = EditorState::new();
+        locomotion(&mut s);
+        frame(&mut s, [Command::PlayMachine], 0.0);
+        assert_eq!(state_name(&s), "Idle");
+        frame(
+            &mut s,
+            [Command::SetMachineParameter(
+                "speed".into(),
+                ParameterValue::Number(1.0),
+            )],
+            1.0 / 30.0,
+        );
+        for _ in 0..15 {
+            frame(&mut s, [], 1.0 / 30.0);
+        }
+        assert_eq!(state_name(&s), "Walk");
+        frame(&mut s, [Command::FireTrigger("jump".into())], 1.0 / 30.0);
+        let p = s.machine_player().unwrap();
+        let a = p.active().expect("Any State → Jump started");
+        assert_eq!(p.machine().states[a.to].name, "Jump");
+        assert_eq!(p.value_of("jump"), Some(0.0), "the trigger was consumed");
+        // An edit while it plays keeps the parameters' values.
+        let mut t = s.machine().unwrap().transitions[0].clone();
+        t.duration = 0.3;
+        edit(&mut s, MachineEdit::SetTransition(0, Box::new(t)));
+        assert_eq!(s.machine_player().unwrap().value_of("speed"), Some(1.0));
+    }
+
+    #[test]
+    fn scrubbing_a_transition_shows_its_blend_at_that_time() {
+        let mut s = EditorState::new();
+        locomotion(&mut s);
+        // Jump → Idle fires at 0.75 of Jump's loop and blends for 0.25 s.
+        let jump = s.machine().unwrap().state_index("Jump").unwrap();
+        let seconds = s.state_seconds(jump).unwrap();
+        let at = (0.75 * seconds + 0.1) as f32;
+        frame(
+            &mut s,
+            [Command::PreviewTransition {
+                transition: 3,
+                time: at,
+            }],
+            0.0,
+        );
+        assert_eq!(s.machine_preview(), Some(3));
+        assert!(!s.eval().is_playing(), "scrubbing pauses");
+        let p = s.any_machine_player().unwrap();
+        let a = p.active().expect("in the blend");
+        assert!((a.progress() - 0.1 / 0.25).abs() < 1e-4, "{}", a.progress());
+        assert!(
+            s.machine_player().is_none(),
+            "a preview is not the machine playing"
+        );
+        // Changing the duration shows at the same scrub time.
+        let mut t = s.machine().unwrap().transitions[3].clone();
+        t.duration = 0.5;
+        edit(&mut s, MachineEdit::SetTransition(3, Box::new(t)));
+        let a = s.any_machine_player().unwrap().active().copied().unwrap();
+        assert!((a.progress() - 0.1 / 0.5).abs() < 1e-4, "{}", a.progress());
+        // Before the exit time only the source plays.
+        frame(
+            &mut s,
+            [Command::PreviewTransition {
+                transition: 3,
+                time: 0.1,
+            }],
+            0.0,
+        );
+        assert!(s.any_machine_player().unwrap().active().is_none());
+    }
+
+    #[test]
+    fn a_recorded_script_replays_the_same_states_and_saves_as_the_cli_reads_it() {
+        let mut s = EditorState::new();
+        locomotion(&mut s);
+        let dt = 1.0 / 30.0;
+        let run = |s: &mut EditorState, live: bool| {
+            let mut states = Vec::new();
+            for k in 0..60 {
+                let commands = match (live, k) {
+                    (true, 9) => vec![Command::SetMachineParameter(
+                        "speed".into(),
+                        ParameterValue::Number(3.0),
+                    )],
+                    (true, 40) => vec![Command::FireTrigger("jump".into())],
+                    _ => vec![],
+                };
+                frame(s, commands, dt);
+                states.push(state_name(s));
+            }
+            states
+        };
+        frame(&mut s, [Command::RecordScript(true)], 0.0);
+        assert!(s.recording());
+        let recorded = run(&mut s, true);
+        frame(&mut s, [Command::RecordScript(false)], 0.0);
+        let script = s.script().expect("kept").clone();
+        assert_eq!(script.events().len(), 2);
+        assert!(recorded.contains(&"Run".to_string()) && recorded.contains(&"Jump".to_string()));
+        frame(&mut s, [Command::ReplayScript], 0.0);
+        assert_eq!(
+            s.machine_player().unwrap().value_of("speed"),
+            Some(0.0),
+            "a replay starts from the defaults"
+        );
+        let replayed = run(&mut s, false);
+        assert_eq!(replayed, recorded);
+
+        let dir = crate::test_support::temp_dir("editor-script");
+        let path = dir.join("run.json");
+        let save = |overwrite| Command::SaveScript {
+            path: path.clone(),
+            overwrite,
+        };
+        frame(&mut s, [save(false)], 0.0);
+        assert!(!s.status().is_error, "{}", s.status().text);
+        frame(&mut s, [save(false)], 0.0);
+        assert!(
+            s.status().is_error,
+            "an existing script is not replaced unasked"
+        );
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(Script::parse(&text, "run.json").unwrap(), script);
+        std::fs::write(dir.join("bad.json"), "{").unwrap();
+        frame(&mut s, [Command::OpenScript(dir.join("bad.json"))], 0.0);
+        assert!(s.status().is_error && s.status().text.contains("bad.json"));
+        frame(&mut s, [Command::OpenScript(path.clone())], 0.0);
+        assert!(!s.status().is_error, "{}", s.status().text);
+        assert_eq!(s.script(), Some(&script));
+    }
+
+    #[test]
+    fn what_cannot_play_says_why_in_the_status_bar() {
+        let mut s = EditorState::new();
+        frame(&mut s, [Command::PlayMachine], 0.0);
+        assert!(s.status().is_error && s.status().text.contains("No state machine"));
+        frame(&mut s, [Command::NewMachine], 0.0);
+        frame(
+            &mut s,
+            [Command::SetMachineParameter(
+                "speed".into(),
+                ParameterValue::Number(1.0),
+            )],
+            0.0,
+        );
+        assert!(s.status().is_error && s.status().text.contains("not playing"));
+        let mut state = s.machine().unwrap().states[0].clone();
+        state.clip = Some("NoSuchClip".into());
+        frame(
+            &mut s,
+            [Command::EditMachine(MachineEdit::SetState(
+                0,
+                Box::new(state),
+            ))],
+            0.0,
+        );
+        frame(&mut s, [Command::PlayMachine], 0.0);
+        assert!(
+            s.status().text.contains("NoSuchClip"),
+            "{}",
+            s.status().text
+        );
+        frame(
+            &mut s,
+            [Command::EditMachine(MachineEdit::AddTransition {
+                from: "Idle".into(),
+                to: "Nope".into(),
+            })],
+            0.0,
+        );
+        assert!(s.status().is_error && s.status().text.contains("Nope"));
+        let _ = Transition::default();
+    }
+}

@@ -1,0 +1,549 @@
+//! The state machine's graph view, drawn with egui's painter as Unity's Animator window draws it: states as
+//! boxes, Entry, Any State and Exit beside them, transitions as arrows with their head halfway. Drag a state to
+//! move it, drag from a state's dot onto another to connect them, drag the empty canvas to pan; right-click for
+//! Create State, Make Transition, Set as Entry, Rename and Delete; Delete removes the selection.
+//!
+//! A state machine's graph is states joined by arrows, not a data flow of typed pins, so the node-graph crates
+//! for egui (whose nodes are pins and wires) do not fit it; the painter does.
+
+use egui::{Align2, Color32, FontId, Pos2, Rect, Sense, Stroke, Vec2, pos2, vec2};
+
+use super::{Selected, StatesPanel};
+use crate::app::command::{Command, Commands};
+use crate::app::editor::EditorState;
+use crate::graph::edit::{clip_state, free_state_name};
+use crate::graph::machine::{ANY_STATE, EXIT};
+use crate::graph::{MachineEdit, MachinePlayer, StateMachine};
+
+/// A state's box, in points.
+const NODE: Vec2 = vec2(124.0, 34.0);
+/// The connect dot's radius, on a box's right edge.
+const DOT: f32 = 6.0;
+/// How near an arrow a click selects it.
+const ARROW_PICK: f32 = 6.0;
+/// The accessible name of the graph canvas.
+pub const GRAPH_LABEL: &str = "State machine graph";
+
+/// Something drawn in the graph.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Node {
+    /// A state, by index.
+    State(usize),
+    /// Where the machine starts.
+    Entry,
+    /// Transitions that may fire from any state.
+    Any,
+    /// Leaving the machine (back to its entry).
+    Exit,
+}
+
+/// What a drag on the canvas does.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum GraphDrag {
+    /// Moves a state; the offset from the pointer to the state's corner.
+    Move(usize, Vec2),
+    /// Draws a new transition from a state or Any State.
+    Connect(Node),
+    /// Moves the view.
+    Pan,
+}
+
+/// A state's corner in graph units: where it was placed, else a grid by index.
+pub fn state_position(m: &StateMachine, i: usize) -> Pos2 {
+    match m.states.get(i).and_then(|s| s.position) {
+        Some([x, y]) => pos2(x, y),
+        None => pos2(
+            (i % 3) as f32 * (NODE.x + 30.0),
+            (i / 3) as f32 * (NODE.y + 36.0),
+        ),
+    }
+}
+
+/// Where the fixed nodes sit, left of the states (graph units).
+fn fixed_position(node: Node) -> Pos2 {
+    let x = -NODE.x - 50.0;
+    match node {
+        Node::Entry => pos2(x, 0.0),
+        Node::Any => pos2(x, NODE.y + 36.0),
+        _ => pos2(x, 2.0 * (NODE.y + 36.0)),
+    }
+}
+
+/// The graph as placed on the screen.
+struct Layout<'a> {
+    m: &'a StateMachine,
+    origin: Vec2,
+}
+
+impl Layout<'_> {
+    fn rect(&self, node: Node) -> Rect {
+        let corner = match node {
+            Node::State(i) => state_position(self.m, i),
+            other => fixed_position(other),
+        };
+        Rect::from_min_size(corner + self.origin, NODE)
+    }
+
+    fn nodes(&self) -> impl Iterator<Item = Node> + '_ {
+        [Node::Entry, Node::Any, Node::Exit]
+            .into_iter()
+            .chain((0..self.m.states.len()).map(Node::State))
+    }
+
+    /// The topmost node under `pos` (states drawn last are on top).
+    fn node_at(&self, pos: Pos2) -> Option<Node> {
+        let nodes: Vec<Node> = self.nodes().collect();
+        nodes
+            .into_iter()
+            .rev()
+            .find(|&n| self.rect(n).contains(pos))
+    }
+
+    /// A node's connect dot (states and Any State have one).
+    fn dot(&self, node: Node) -> Option<Pos2> {
+        matches!(node, Node::State(_) | Node::Any).then(|| self.rect(node).right_center())
+    }
+
+    fn transition_ends(&self, i: usize) -> Option<(Node, Node)> {
+        let t = self.m.transitions.get(i)?;
+        let from = if t.from == ANY_STATE {
+            Node::Any
+        } else {
+            Node::State(self.m.state_index(&t.from)?)
+        };
+        let to = if t.to == EXIT {
+            Node::Exit
+        } else {
+            Node::State(self.m.state_index(&t.to)?)
+        };
+        Some((from, to))
+    }
+
+    /// An arrow's segment on the screen: between the boxes' centres, moved aside when the opposite arrow
+    /// exists too, so that both show; a transition to its own state is a loop above the box.
+    fn arrow(&self, i: usize) -> Option<[Pos2; 2]> {
+        let (from, to) = self.transition_ends(i)?;
+        let (a, b) = (self.rect(from).center(), self.rect(to).center());
+        if from == to {
+            let r = self.rect(from);
+            return Some([
+                r.center_top() + vec2(-20.0, 0.0),
+                r.center_top() + vec2(20.0, 0.0),
+            ]);
+        }
+        let both =
+            (0..self.m.transitions.len()).any(|k| self.transition_ends(k) == Some((to, from)));
+        let side = (b - a).normalized().rot90() * if both { 5.0 } else { 0.0 };
+        Some([a + side, b + side])
+    }
+
+    fn arrow_at(&self, pos: Pos2) -> Option<usize> {
+        (0..self.m.transitions.len())
+            .filter_map(|i| Some((i, distance_to_segment(pos, self.arrow(i)?))))
+            .filter(|&(_, d)| d <= ARROW_PICK)
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+            .map(|(i, _)| i)
+    }
+}
+
+fn distance_to_segment(p: Pos2, [a, b]: [Pos2; 2]) -> f32 {
+    let ab = b - a;
+    let t = if ab.length_sq() > 0.0 {
+        ((p - a).dot(ab) / ab.length_sq()).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    p.distance(a + ab * t)
+}
+
+impl StatesPanel {
+    /// Draws the graph of `m` and handles its mouse and keys.
+    pub(super) fn graph(
+        &mut self,
+        ui: &mut egui::Ui,
+        e: &EditorState,
+        m: &StateMachine,
+        out: &mut Commands,
+    ) {
+        let width = ui.available_width().max(240.0);
+        let (rect, response) = ui.allocate_exact_size(vec2(width, 260.0), Sense::click_and_drag());
+        response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Canvas, true, GRAPH_LABEL));
+        let response = crate::app::widgets::tooltip_unless_dragged(
+            response,
+            "Drag a state to move it; drag from its dot onto another state to connect them; drag the empty \
+             canvas to pan. Right-click for Create State, Make Transition, Set as Entry, Rename, Delete.",
+        );
+        let painter = ui.painter_at(rect);
+        painter.rect_filled(rect, 2.0, Color32::from_gray(30));
+        let layout = Layout {
+            m,
+            origin: rect.min.to_vec2() + self.pan,
+        };
+        let press = ui.input(|i| i.pointer.press_origin());
+        if response.drag_started()
+            && let Some(pos) = press.or(response.interact_pointer_pos())
+        {
+            response.request_focus();
+            let on_dot = layout
+                .nodes()
+                .find(|&n| layout.dot(n).is_some_and(|d| d.distance(pos) <= DOT + 2.0));
+            self.drag = Some(match (on_dot, layout.node_at(pos)) {
+                (Some(n), _) => GraphDrag::Connect(n),
+                (None, Some(Node::State(i))) => {
+                    self.selected = Some(Selected::State(m.states[i].name.clone()));
+                    GraphDrag::Move(i, layout.rect(Node::State(i)).min - pos)
+                }
+                _ => GraphDrag::Pan,
+            });
+        }
+        let pointer = response.interact_pointer_pos();
+        if response.dragged()
+            && let (Some(drag), Some(pos)) = (self.drag, pointer)
+        {
+            match drag {
+                GraphDrag::Move(i, grab) => {
+                    let corner = pos + grab - layout.origin;
+                    out.push(Command::EditMachine(MachineEdit::MoveState {
+                        name: m.states[i].name.clone(),
+                        position: [corner.x.round(), corner.y.round()],
+                    }));
+                }
+                GraphDrag::Pan => self.pan += response.drag_delta(),
+                GraphDrag::Connect(_) => {}
+            }
+        }
+        if response.drag_stopped() {
+            if let (Some(GraphDrag::Connect(from)), Some(pos)) = (self.drag, pointer) {
+                self.connect(m, from, layout.node_at(pos), out);
+            }
+            self.drag = None;
+        }
+        if response.clicked()
+            && let Some(pos) = pointer
+        {
+            response.request_focus();
+            let node = layout.node_at(pos);
+            if let Some(from) = self.connecting.take() {
+                self.connect(m, from, node, out);
+            } else {
+                self.selected = match (node, layout.arrow_at(pos)) {
+                    (Some(Node::State(i)), _) => Some(Selected::State(m.states[i].name.clone())),
+                    (_, Some(t)) => Some(Selected::Transition(t)),
+                    _ => None,
+                };
+            }
+        }
+        if response.secondary_clicked() {
+            self.connecting = None;
+            self.menu_at = pointer.map(|p| {
+                let target = match (layout.node_at(p), layout.arrow_at(p)) {
+                    (Some(n), _) => Some(n),
+                    (None, Some(t)) => {
+                        self.selected = Some(Selected::Transition(t));
+                        None
+                    }
+                    _ => None,
+                };
+                ((p - layout.origin).to_vec2(), target)
+            });
+        }
+        response.context_menu(|ui| self.context_menu(ui, e, m, out));
+        if response.has_focus() && ui.input(|i| i.key_pressed(egui::Key::Delete)) {
+            self.delete_selected(m, out);
+        }
+        if ui.input(|i| i.key_pressed(egui::Key::Escape)) {
+            self.connecting = None;
+        }
+        self.paint(&painter, &layout, e, m, pointer.or(response.hover_pos()));
+    }
+
+    /// Adds a transition from `from` to the node dropped on (a state, or Exit), and selects it.
+    fn connect(&mut self, m: &StateMachine, from: Node, to: Option<Node>, out: &mut Commands) {
+        let from_name = match from {
+            Node::State(i) => m.states[i].name.clone(),
+            Node::Any => ANY_STATE.to_string(),
+            _ => return,
+        };
+        let to_name = match to {
+            Some(Node::State(j)) => m.states[j].name.clone(),
+            Some(Node::Exit) if from != Node::Any => EXIT.to_string(),
+            _ => return,
+        };
+        out.push(Command::EditMachine(MachineEdit::AddTransition {
+            from: from_name,
+            to: to_name,
+        }));
+        self.selected = Some(Selected::Transition(m.transitions.len()));
+    }
+
+    fn delete_selected(&mut self, m: &StateMachine, out: &mut Commands) {
+        match self.selected.take() {
+            Some(Selected::State(name)) if m.state_index(&name).is_some() => {
+                out.push(Command::EditMachine(MachineEdit::RemoveState(name)))
+            }
+            Some(Selected::Transition(t)) if t < m.transitions.len() => {
+                out.push(Command::EditMachine(MachineEdit::RemoveTransition(t)))
+            }
+            _ => {}
+        }
+    }
+
+    fn context_menu(
+        &mut self,
+        ui: &mut egui::Ui,
+        e: &EditorState,
+        m: &StateMachine,
+        out: &mut Commands,
+    ) {
+        let Some((at, target)) = self.menu_at else {
+            ui.close();
+            return;
+        };
+        match target {
+            Some(Node::State(i)) => {
+                let name = m.states[i].name.clone();
+                if ui.button("Make Transition").clicked() {
+                    self.connecting = Some(Node::State(i));
+                    ui.close();
+                }
+                if ui
+                    .add_enabled(m.entry != name, egui::Button::new("Set as Entry"))
+                    .on_hover_text("The state the machine starts in (Unity's Layer Default State)")
+                    .clicked()
+                {
+                    out.push(Command::EditMachine(MachineEdit::SetEntry(name.clone())));
+                    ui.close();
+                }
+                if ui.button("Rename").clicked() {
+                    self.selected = Some(Selected::State(name.clone()));
+                    self.focus_name = true;
+                    ui.close();
+                }
+                if ui.button("Delete").clicked() {
+                    out.push(Command::EditMachine(MachineEdit::RemoveState(name)));
+                    ui.close();
+                }
+            }
+            Some(Node::Any) => {
+                if ui.button("Make Transition").clicked() {
+                    self.connecting = Some(Node::Any);
+                    ui.close();
+                }
+            }
+            Some(_) => {
+                ui.label("Entry and Exit are part of every machine");
+            }
+            None => {
+                if let Some(Selected::Transition(t)) = self.selected.clone()
+                    && t < m.transitions.len()
+                    && ui.button("Delete Transition").clicked()
+                {
+                    out.push(Command::EditMachine(MachineEdit::RemoveTransition(t)));
+                    ui.close();
+                }
+                ui.menu_button("Create State", |ui| {
+                    let position = [at.x.round(), at.y.round()];
+                    if ui
+                        .button("Blend Space (the Blend tab's)")
+                        .on_hover_text(
+                            "A state playing a copy of the blend space the Blend tab edits",
+                        )
+                        .clicked()
+                    {
+                        let mut s = clip_state(&free_state_name(m, "Blend Tree"), "", position);
+                        s.clip = None;
+                        s.blend_space = Some(e.tuning().blend.clone());
+                        out.push(Command::EditMachine(MachineEdit::AddState(Box::new(s))));
+                        ui.close();
+                    }
+                    ui.separator();
+                    egui::ScrollArea::vertical()
+                        .max_height(240.0)
+                        .show(ui, |ui| {
+                            for c in &e.doc().clips {
+                                if ui.button(&c.name).clicked() {
+                                    let s =
+                                        clip_state(&free_state_name(m, &c.name), &c.name, position);
+                                    out.push(Command::EditMachine(MachineEdit::AddState(
+                                        Box::new(s),
+                                    )));
+                                    ui.close();
+                                }
+                            }
+                        });
+                });
+            }
+        }
+    }
+
+    fn paint(
+        &self,
+        painter: &egui::Painter,
+        layout: &Layout,
+        e: &EditorState,
+        m: &StateMachine,
+        pointer: Option<Pos2>,
+    ) {
+        let player = e
+            .machine_player()
+            .filter(|p| p.machine().states == m.states);
+        let active = player.and_then(MachinePlayer::active);
+        // Entry → the entry state.
+        if let Some(i) = m.state_index(&m.entry) {
+            let (a, b) = (
+                layout.rect(Node::Entry).center(),
+                layout.rect(Node::State(i)).center(),
+            );
+            arrow(
+                painter,
+                a,
+                b,
+                Stroke::new(1.5, Color32::from_rgb(230, 140, 40)),
+            );
+        }
+        for i in 0..m.transitions.len() {
+            let Some([a, b]) = layout.arrow(i) else {
+                continue;
+            };
+            let selected = self.selected == Some(Selected::Transition(i));
+            let running = active.is_some_and(|x| x.transition == i);
+            let color = if selected {
+                Color32::from_rgb(250, 210, 80)
+            } else if running {
+                Color32::from_rgb(90, 170, 255)
+            } else {
+                Color32::from_gray(200)
+            };
+            arrow(
+                painter,
+                a,
+                b,
+                Stroke::new(if running { 3.0 } else { 1.5 }, color),
+            );
+            if running && let Some(x) = active {
+                painter.circle_filled(a + (b - a) * x.progress() as f32, 4.0, color);
+            }
+        }
+        for node in layout.nodes() {
+            let r = layout.rect(node);
+            let (text, fill) = match node {
+                Node::Entry => ("Entry".to_string(), Color32::from_rgb(40, 110, 50)),
+                Node::Any => ("Any State".to_string(), Color32::from_rgb(40, 110, 120)),
+                Node::Exit => ("Exit".to_string(), Color32::from_rgb(130, 40, 40)),
+                Node::State(i) => {
+                    let s = &m.states[i];
+                    let fill = if s.name == m.entry {
+                        Color32::from_rgb(150, 85, 30)
+                    } else {
+                        Color32::from_gray(70)
+                    };
+                    (s.name.clone(), fill)
+                }
+            };
+            painter.rect_filled(r, 4.0, fill);
+            let selected = matches!((node, &self.selected),
+                (Node::State(i), Some(Selected::State(n))) if m.states[i].name == *n);
+            if selected {
+                painter.rect_stroke(
+                    r,
+                    4.0,
+                    Stroke::new(2.0, Color32::from_rgb(250, 210, 80)),
+                    egui::StrokeKind::Outside,
+                );
+            }
+            painter.text(
+                r.center(),
+                Align2::CENTER_CENTER,
+                text,
+                FontId::proportional(13.0),
+                Color32::WHITE,
+            );
+            if let Some(d) = layout.dot(node) {
+                painter.circle(
+                    d,
+                    DOT,
+                    Color32::from_gray(40),
+                    Stroke::new(1.0, Color32::WHITE),
+                );
+            }
+            // Live: the playing states' normalised time as a bar along the bottom, as Unity shows it.
+            if let (Node::State(i), Some(p)) = (node, player) {
+                let time = if p.current() == i {
+                    Some(p.time())
+                } else {
+                    active.filter(|a| a.to == i).map(|a| a.to_time)
+                };
+                if let Some(t) = time {
+                    let f = if t >= 1.0 && !p.state_info(i).is_some_and(|x| x.looping) {
+                        1.0
+                    } else {
+                        t.rem_euclid(1.0) as f32
+                    };
+                    let bar = Rect::from_min_size(
+                        r.left_bottom() - vec2(0.0, 4.0),
+                        vec2(r.width() * f, 4.0),
+                    );
+                    painter.rect_filled(bar, 0.0, Color32::from_rgb(90, 170, 255));
+                }
+            }
+        }
+        if let (Some(from), Some(p)) = (
+            self.connecting.or(match self.drag {
+                Some(GraphDrag::Connect(n)) => Some(n),
+                _ => None,
+            }),
+            pointer,
+        ) {
+            let a = layout.rect(from).center();
+            arrow(painter, a, p, Stroke::new(1.5, Color32::WHITE));
+        }
+    }
+}
+
+/// A line from `a` to `b` with its head halfway, pointing to `b` (Unity's arrows).
+fn arrow(painter: &egui::Painter, a: Pos2, b: Pos2, stroke: Stroke) {
+    painter.line_segment([a, b], stroke);
+    let d = b - a;
+    if d.length() < 1.0 {
+        return;
+    }
+    let dir = d.normalized();
+    let mid = a + d * 0.5 + dir * 5.0;
+    let side = dir.rot90() * 5.0;
+    let back = mid - dir * 9.0;
+    painter.add(egui::Shape::convex_polygon(
+        vec![mid, back + side, back - side],
+        stroke.color,
+        Stroke::NONE,
+    ));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_click_on_an_arrow_finds_it_and_one_beside_it_does_not() {
+        let mut m = StateMachine::default();
+        for (n, x) in [("A", 0.0), ("B", 300.0)] {
+            MachineEdit::AddState(Box::new(clip_state(n, n, [x, 0.0])))
+                .apply(&mut m)
+                .unwrap();
+        }
+        MachineEdit::AddTransition {
+            from: "A".into(),
+            to: "B".into(),
+        }
+        .apply(&mut m)
+        .unwrap();
+        let layout = Layout {
+            m: &m,
+            origin: Vec2::ZERO,
+        };
+        let mid = pos2(150.0 + NODE.x / 2.0, NODE.y / 2.0);
+        assert_eq!(layout.arrow_at(mid), Some(0));
+        assert_eq!(layout.arrow_at(mid + vec2(0.0, 12.0)), None);
+        assert_eq!(layout.node_at(pos2(5.0, 5.0)), Some(Node::State(0)));
+        assert_eq!(layout.dot(Node::State(0)), Some(pos2(NODE.x, NODE.y / 2.0)));
+    }
+}

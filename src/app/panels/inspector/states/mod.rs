@@ -1,0 +1,492 @@
+//! The inspector's States tab: the state machine as Unity's Animator window shows it. Play it, record and replay
+//! parameter scripts, and see the current state and the transition's progress live; the graph view
+//! ([`graph`]); the selected state's motion and speed; the selected transition's settings and preview timeline
+//! ([`transition`]); the parameters, with sliders, toggles and trigger buttons, and keys that fire triggers.
+
+pub mod graph;
+pub mod transition;
+
+use egui::{Color32, RichText, Vec2};
+
+use crate::app::command::{Command, Commands, Purpose};
+use crate::app::editor::EditorState;
+use crate::graph::{
+    MachineEdit, MachinePlayer, Parameter, ParameterKind, ParameterValue, StateMachine,
+};
+use graph::{GraphDrag, Node};
+use transition::TimelineDrag;
+
+/// What the graph has selected.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Selected {
+    /// A state, by name.
+    State(String),
+    /// A transition, by index.
+    Transition(usize),
+}
+
+/// Keys a trigger can be bound to: letters and digits the editor's own shortcuts leave free.
+pub const TRIGGER_KEYS: [&str; 16] = [
+    "G", "H", "J", "K", "L", "N", "M", "U", "B", "C", "V", "X", "2", "4", "5", "6",
+];
+
+/// The States tab's own state.
+#[derive(Default)]
+pub struct StatesPanel {
+    /// What the graph has selected.
+    pub selected: Option<Selected>,
+    /// The graph's view offset (points).
+    pub pan: Vec2,
+    drag: Option<GraphDrag>,
+    /// Make Transition chose a source: the next click on a state connects it.
+    connecting: Option<Node>,
+    /// Where the context menu opened (graph units) and on what.
+    menu_at: Option<(Vec2, Option<Node>)>,
+    /// The Rename menu item asks the name field for focus.
+    focus_name: bool,
+    /// The state name being typed (the state's name when typing began, the text).
+    name_edit: Option<(String, String)>,
+    /// A parameter name being typed (its index, the text).
+    parameter_edit: Option<(usize, String)>,
+    timeline_drag: Option<TimelineDrag>,
+}
+
+impl StatesPanel {
+    /// Draws the tab.
+    pub fn ui(&mut self, ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) {
+        let Some(m) = e.machine() else {
+            ui.label(
+                "No state machine. Make one to play a character as the game runs it: states playing clips or \
+                 blend spaces, transitions with Unity's settings, parameters to drive them.",
+            );
+            if ui
+                .button("New state machine")
+                .on_hover_text(
+                    "One state playing the clip shown (or the first clip); add more from the graph",
+                )
+                .clicked()
+            {
+                out.push(Command::NewMachine);
+            }
+            return;
+        };
+        self.live(ui, e, m, out);
+        ui.separator();
+        self.graph(ui, e, m, out);
+        match self.selected.clone() {
+            Some(Selected::State(name)) => match m.state_index(&name) {
+                Some(i) => self.state(ui, e, m, i, out),
+                None => self.selected = None,
+            },
+            Some(Selected::Transition(t)) if t < m.transitions.len() => {
+                ui.separator();
+                self.transition(ui, e, m, t, out);
+            }
+            _ => {}
+        }
+        ui.separator();
+        self.parameters(ui, e, m, out);
+    }
+
+    /// Play, record, replay and the scripts' files; the current state and the transition's progress.
+    fn live(&mut self, ui: &mut egui::Ui, e: &EditorState, m: &StateMachine, out: &mut Commands) {
+        ui.horizontal_wrapped(|ui| {
+            if ui
+                .button("▶ Play machine")
+                .on_hover_text("Play the state machine from its entry state, the parameters at their defaults")
+                .clicked()
+            {
+                out.push(Command::PlayMachine);
+            }
+            let recording = e.recording();
+            let record = if recording { "■ Stop recording" } else { "● Record" };
+            if ui
+                .button(record)
+                .on_hover_text(
+                    "Record the parameters you change and the triggers you fire, with their times, as a script",
+                )
+                .clicked()
+            {
+                out.push(Command::RecordScript(!recording));
+            }
+            if ui
+                .add_enabled(e.script().is_some(), egui::Button::new("⟲ Replay"))
+                .on_hover_text("Play the machine again from its entry with the script's changes at their times")
+                .on_disabled_hover_text("Record or open a script first")
+                .clicked()
+            {
+                out.push(Command::ReplayScript);
+            }
+            if ui.button("Open script…").clicked() {
+                out.push(Command::ChooseFile(Purpose::OpenScript));
+            }
+            if ui
+                .add_enabled(e.script().is_some(), egui::Button::new("Save script…"))
+                .on_hover_text("Write the script as JSON, for `pose --script` and `bake --script`")
+                .clicked()
+            {
+                out.push(Command::ChooseFile(Purpose::SaveScript));
+            }
+        });
+        match (e.machine_player(), e.machine_preview()) {
+            (Some(p), _) => live_state(ui, e, p),
+            (None, Some(t)) => {
+                ui.label(format!(
+                    "Previewing transition {} → {} at {:.2} s (Play machine to run the machine)",
+                    m.transitions[t].from,
+                    m.transitions[t].to,
+                    e.eval().time()
+                ));
+            }
+            (None, None) => {
+                ui.weak("Not playing: press Play machine.");
+            }
+        }
+        if let Err(err) = m.validate() {
+            ui.colored_label(Color32::LIGHT_RED, format!("Cannot play: {err}"));
+        }
+    }
+
+    /// The selected state: name, motion, speed, mirror, its point's parameters, entry, its transitions.
+    fn state(
+        &mut self,
+        ui: &mut egui::Ui,
+        e: &EditorState,
+        m: &StateMachine,
+        i: usize,
+        out: &mut Commands,
+    ) {
+        ui.separator();
+        let s = &m.states[i];
+        ui.horizontal(|ui| {
+            ui.label("State");
+            let draft = match &mut self.name_edit {
+                Some((of, text)) if *of == s.name => text,
+                slot => &mut slot.insert((s.name.clone(), s.name.clone())).1,
+            };
+            let field = ui.add(egui::TextEdit::singleline(draft).desired_width(140.0));
+            if std::mem::take(&mut self.focus_name) {
+                field.request_focus();
+            }
+            let commit = field.lost_focus();
+            if commit {
+                if *draft != s.name {
+                    out.push(Command::EditMachine(MachineEdit::RenameState {
+                        from: s.name.clone(),
+                        to: draft.clone(),
+                    }));
+                    self.selected = Some(Selected::State(draft.clone()));
+                }
+                self.name_edit = None;
+            }
+            if m.entry == s.name {
+                ui.label(RichText::new("entry").color(Color32::from_rgb(230, 140, 40)));
+            } else if ui.button("Set as Entry").clicked() {
+                out.push(Command::EditMachine(MachineEdit::SetEntry(s.name.clone())));
+            }
+            if ui.button("Delete").clicked() {
+                out.push(Command::EditMachine(MachineEdit::RemoveState(
+                    s.name.clone(),
+                )));
+                self.selected = None;
+            }
+        });
+        let mut n = s.clone();
+        ui.horizontal(|ui| {
+            ui.label("Motion");
+            let shown = match (&n.clip, &n.blend_space) {
+                (Some(c), _) => c.clone(),
+                (None, Some(space)) => format!("Blend space ({} nodes)", space.nodes.len()),
+                _ => "(none)".into(),
+            };
+            egui::ComboBox::from_id_salt("state motion")
+                .selected_text(shown)
+                .width(180.0)
+                .show_ui(ui, |ui| {
+                    if ui
+                        .button("Blend space (the Blend tab's)")
+                        .on_hover_text("Play a copy of the blend space the Blend tab edits")
+                        .clicked()
+                    {
+                        n.clip = None;
+                        n.blend_space = Some(e.tuning().blend.clone());
+                    }
+                    for c in &e.doc().clips {
+                        if ui
+                            .selectable_label(n.clip.as_deref() == Some(c.name.as_str()), &c.name)
+                            .clicked()
+                        {
+                            n.clip = Some(c.name.clone());
+                            n.blend_space = None;
+                            n.point_parameters = None;
+                        }
+                    }
+                });
+        });
+        ui.horizontal(|ui| {
+            ui.label("Speed");
+            ui.add(
+                egui::DragValue::new(&mut n.speed)
+                    .speed(0.01)
+                    .range(-10.0..=10.0),
+            );
+            ui.checkbox(&mut n.mirror, "Mirror")
+                .on_hover_text("Play the motion mirrored left to right");
+            if let Some(seconds) = e.state_seconds(i) {
+                ui.weak(format!("{seconds:.2} s a loop"));
+            }
+        });
+        if n.blend_space.is_some() {
+            let numbers: Vec<&str> = m
+                .parameters
+                .iter()
+                .filter(|p| matches!(p.kind, ParameterKind::Float | ParameterKind::Int))
+                .map(|p| p.name.as_str())
+                .collect();
+            ui.horizontal(|ui| {
+                ui.label("Point from").on_hover_text(
+                    "The float parameters that place the blend space's point (x, y); none: its own point",
+                );
+                let mut pair = n.point_parameters.clone().unwrap_or_default();
+                for (k, axis) in ["x", "y"].into_iter().enumerate() {
+                    egui::ComboBox::from_id_salt(("point parameter", k))
+                        .selected_text(if pair[k].is_empty() { axis } else { pair[k].as_str() })
+                        .show_ui(ui, |ui| {
+                            for p in &numbers {
+                                ui.selectable_value(&mut pair[k], p.to_string(), *p);
+                            }
+                        });
+                }
+                if pair.iter().all(|p| !p.is_empty()) {
+                    n.point_parameters = Some(pair);
+                }
+            });
+        }
+        if n != *s {
+            out.push(Command::EditMachine(MachineEdit::SetState(i, Box::new(n))));
+        }
+        let outgoing: Vec<usize> = (0..m.transitions.len())
+            .filter(|&k| m.transitions[k].from == s.name)
+            .collect();
+        if !outgoing.is_empty() {
+            ui.label("Transitions, in the order they are tested");
+            for k in outgoing {
+                if ui
+                    .selectable_label(false, format!("→ {}", m.transitions[k].to))
+                    .clicked()
+                {
+                    self.selected = Some(Selected::Transition(k));
+                }
+            }
+        }
+    }
+
+    /// The parameters: name, type, value (the default while stopped, the live value while playing), trigger
+    /// keys.
+    fn parameters(
+        &mut self,
+        ui: &mut egui::Ui,
+        e: &EditorState,
+        m: &StateMachine,
+        out: &mut Commands,
+    ) {
+        let live = e.machine_player();
+        ui.horizontal(|ui| {
+            ui.strong("Parameters").on_hover_text(if live.is_some() {
+                "The machine plays: these change its live values (not undo steps; recorded while recording)"
+            } else {
+                "Stopped: these set the values the machine starts with"
+            });
+            ui.menu_button("+", |ui| {
+                for (kind, name) in [
+                    (ParameterKind::Float, "Float"),
+                    (ParameterKind::Int, "Int"),
+                    (ParameterKind::Bool, "Bool"),
+                    (ParameterKind::Trigger, "Trigger"),
+                ] {
+                    if ui.button(name).clicked() {
+                        let taken = |n: &str| m.parameter_index(n).is_some();
+                        let base = format!("New {name}");
+                        let name = (1..)
+                            .map(|k| if k == 1 { base.clone() } else { format!("{base} {k}") })
+                            .find(|n| !taken(n))
+                            .unwrap_or(base);
+                        out.push(Command::EditMachine(MachineEdit::AddParameter(Parameter {
+                            name,
+                            kind,
+                            default: ParameterValue::Number(0.0),
+                        })));
+                        ui.close();
+                    }
+                }
+            });
+        });
+        for (i, p) in m.parameters.iter().enumerate() {
+            ui.horizontal(|ui| {
+                let draft = match &mut self.parameter_edit {
+                    Some((of, text)) if *of == i => text,
+                    _ => &mut String::new(),
+                };
+                let mut text = if draft.is_empty() {
+                    p.name.clone()
+                } else {
+                    draft.clone()
+                };
+                let field = ui.add(egui::TextEdit::singleline(&mut text).desired_width(90.0));
+                if field.changed() {
+                    self.parameter_edit = Some((i, text.clone()));
+                }
+                if field.lost_focus() {
+                    if text != p.name && !text.is_empty() {
+                        out.push(Command::EditMachine(MachineEdit::SetParameter(
+                            i,
+                            Parameter {
+                                name: text,
+                                ..p.clone()
+                            },
+                        )));
+                    }
+                    self.parameter_edit = None;
+                }
+                parameter_value(ui, p, live, i, out);
+                if p.kind == ParameterKind::Trigger {
+                    trigger_key(ui, e, p, out);
+                }
+                if ui
+                    .small_button("🗑")
+                    .on_hover_text("Delete the parameter and its conditions")
+                    .clicked()
+                {
+                    out.push(Command::EditMachine(MachineEdit::RemoveParameter(i)));
+                }
+            });
+        }
+    }
+}
+
+/// The current state, its normalised time and loop, and the transition's progress.
+fn live_state(ui: &mut egui::Ui, e: &EditorState, p: &MachinePlayer) {
+    let m = p.machine();
+    let name = |s: usize| m.states.get(s).map_or("?", |x| x.name.as_str());
+    let t = p.time();
+    ui.label(format!(
+        "{:.2} s · state {} at {:.2} (loop {}, {:.0} %)",
+        e.eval().time(),
+        name(p.current()),
+        t,
+        t.floor().max(0.0) as i64 + 1,
+        t.rem_euclid(1.0) * 100.0
+    ));
+    if let Some(a) = p.active() {
+        ui.horizontal(|ui| {
+            let frozen = if a.frozen_source {
+                " (from the frozen pose)"
+            } else {
+                ""
+            };
+            ui.label(format!("→ {}{frozen}", name(a.to)));
+            ui.add(
+                egui::ProgressBar::new(a.progress() as f32)
+                    .desired_width(140.0)
+                    .show_percentage(),
+            );
+        });
+    }
+    if e.recording() {
+        ui.colored_label(Color32::from_rgb(230, 80, 80), "● recording");
+    } else if e.replaying() {
+        ui.label("⟲ replaying the script");
+    }
+}
+
+/// A parameter's value: the live one while the machine plays, else its default (an undo step).
+fn parameter_value(
+    ui: &mut egui::Ui,
+    p: &Parameter,
+    live: Option<&MachinePlayer>,
+    i: usize,
+    out: &mut Commands,
+) {
+    let value = live.map_or(p.default.for_kind(p.kind), |l| l.value(i));
+    let set = |out: &mut Commands, v: ParameterValue| match live {
+        Some(_) => out.push(Command::SetMachineParameter(p.name.clone(), v)),
+        None => out.push(Command::EditMachine(MachineEdit::SetParameter(
+            i,
+            Parameter {
+                default: v,
+                ..p.clone()
+            },
+        ))),
+    };
+    match p.kind {
+        ParameterKind::Float => {
+            let mut v = value;
+            if ui.add(egui::DragValue::new(&mut v).speed(0.01)).changed() {
+                set(out, ParameterValue::Number(v));
+            }
+            let mut slider = v;
+            if ui
+                .add(egui::Slider::new(&mut slider, -5.0..=5.0).show_value(false))
+                .changed()
+            {
+                set(out, ParameterValue::Number(slider));
+            }
+        }
+        ParameterKind::Int => {
+            let mut v = value as i64;
+            if ui.add(egui::DragValue::new(&mut v).speed(0.1)).changed() {
+                set(out, ParameterValue::Number(v as f64));
+            }
+        }
+        ParameterKind::Bool => {
+            let mut v = value != 0.0;
+            if ui.checkbox(&mut v, "").changed() {
+                set(out, ParameterValue::Bool(v));
+            }
+        }
+        ParameterKind::Trigger => {
+            let set_now = value != 0.0;
+            let button = ui.add_enabled(
+                live.is_some(),
+                egui::Button::new(if set_now { "◉ Fire" } else { "○ Fire" }),
+            );
+            if button
+                .on_hover_text("Set the trigger: the transition it lets fire consumes it")
+                .on_disabled_hover_text("Play the machine to fire triggers")
+                .clicked()
+            {
+                out.push(Command::FireTrigger(p.name.clone()));
+            }
+        }
+    }
+    ui.weak(match p.kind {
+        ParameterKind::Float => "float",
+        ParameterKind::Int => "int",
+        ParameterKind::Bool => "bool",
+        ParameterKind::Trigger => "trigger",
+    });
+}
+
+/// The key that fires a trigger.
+fn trigger_key(ui: &mut egui::Ui, e: &EditorState, p: &Parameter, out: &mut Commands) {
+    let keys = &e.session().machine.trigger_keys;
+    let bound = keys.get(&p.name).cloned();
+    egui::ComboBox::from_id_salt(("trigger key", &p.name))
+        .width(48.0)
+        .selected_text(bound.clone().unwrap_or_else(|| "key".into()))
+        .show_ui(ui, |ui| {
+            if ui.selectable_label(bound.is_none(), "none").clicked() {
+                out.push(Command::SetTriggerKey(p.name.clone(), None));
+            }
+            for k in TRIGGER_KEYS {
+                if ui
+                    .selectable_label(bound.as_deref() == Some(k), k)
+                    .clicked()
+                {
+                    out.push(Command::SetTriggerKey(p.name.clone(), Some(k.to_string())));
+                }
+            }
+        })
+        .response
+        .on_hover_text("The key that fires this trigger while the machine plays");
+}
