@@ -193,6 +193,11 @@ impl AnimtuneApp {
         &self.inspector.blend
     }
 
+    /// The States tab's UI state (its selection and the graph's view offset).
+    pub fn states_panel(&self) -> &crate::app::panels::inspector::states::StatesPanel {
+        &self.inspector.states
+    }
+
     /// The export window's settings.
     pub fn export_dialog(&mut self) -> &mut ExportDialog {
         &mut self.export

@@ -7,6 +7,7 @@ mod common;
 mod export;
 mod feet;
 mod malformed;
+mod states;
 mod ui;
 mod ui_panels;
 mod window_xvfb;

@@ -168,7 +168,8 @@ fn canvas_point(h: &Harness<'static, AnimtuneApp>, p: [f64; 2]) -> egui::Pos2 {
     )
 }
 
-fn drag(h: &mut Harness<'static, AnimtuneApp>, from: egui::Pos2, to: egui::Pos2) {
+/// A drag from `from` to `to` through their midpoint, a frame at each.
+pub(crate) fn drag(h: &mut Harness<'static, AnimtuneApp>, from: egui::Pos2, to: egui::Pos2) {
     h.drag_at(from);
     h.run_steps(1);
     h.hover_at(from.lerp(to, 0.5));

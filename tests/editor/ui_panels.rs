@@ -120,6 +120,37 @@ fn undescribed(h: &Harness<'static, AnimtuneApp>) -> Vec<String> {
         .collect()
 }
 
+/// A machine of two states, a transition between them, and a parameter of each type.
+fn machine_with_a_transition(h: &mut Harness<'static, AnimtuneApp>) {
+    use animtune::graph::{MachineEdit, Parameter, ParameterKind, ParameterValue};
+    let mut commands = vec![
+        Command::NewMachine,
+        Command::EditMachine(MachineEdit::AddState(Box::new(
+            animtune::graph::edit::clip_state("Walk", "WalkForward", [200.0, 0.0]),
+        ))),
+        Command::EditMachine(MachineEdit::AddTransition {
+            from: "Idle".into(),
+            to: "Walk".into(),
+        }),
+    ];
+    for (name, kind) in [
+        ("speed", ParameterKind::Float),
+        ("count", ParameterKind::Int),
+        ("grounded", ParameterKind::Bool),
+        ("jump", ParameterKind::Trigger),
+    ] {
+        commands.push(Command::EditMachine(MachineEdit::AddParameter(Parameter {
+            name: name.into(),
+            kind,
+            default: ParameterValue::Number(0.0),
+        })));
+    }
+    for c in commands {
+        h.state_mut().send(c);
+        h.run_steps(1);
+    }
+}
+
 #[test]
 fn every_interactive_widget_has_hover_text() {
     let mut h = harness_sized(1280.0, 800.0);
@@ -136,6 +167,31 @@ fn every_interactive_widget_has_hover_text() {
         h.get_by_label(tab).click();
         check(&mut h, tab);
     }
+    // The States tab with a machine: its graph window, a state's inspector, then a transition's with its
+    // timeline, the machine playing.
+    machine_with_a_transition(&mut h);
+    h.get_by_label("States").click();
+    check(&mut h, "States tab");
+    h.get_by_label("Graph window").click();
+    h.run_steps(2);
+    check(&mut h, "States tab, graph window");
+    let canvas = h
+        .get_by_label(animtune::app::panels::inspector::states::graph::GRAPH_LABEL)
+        .rect();
+    let m = h.state().editor().machine().unwrap().clone();
+    let pan = h.state().states_panel().pan;
+    let rect = |i| animtune::app::panels::inspector::states::graph::state_rect(&m, i, canvas, pan);
+    for at in [
+        rect(0).center(),
+        rect(0).center().lerp(rect(1).center(), 0.5),
+    ] {
+        h.drag_at(at);
+        h.run_steps(1);
+        h.drop_at(at);
+        check(&mut h, "States tab, a state or a transition selected");
+    }
+    h.get_by_label("Play machine").click();
+    check(&mut h, "States tab, the machine playing");
     // A joint selected, a clip playing with an in/out range, the export window open.
     h.state_mut().send(Command::SelectJoint(Some(3)));
     h.state_mut().send(Command::PlayClip(Some(0)));

@@ -16,7 +16,10 @@ use crate::graph::machine::{ANY_STATE, EXIT};
 use crate::graph::{MachineEdit, MachinePlayer, StateMachine};
 
 /// A state's box, in points.
-const NODE: Vec2 = vec2(124.0, 34.0);
+pub const NODE: Vec2 = vec2(124.0, 34.0);
+/// Where graph units' origin sits from the canvas's corner before any pan: right of the Entry, Any State and
+/// Exit column.
+pub const MARGIN: Vec2 = vec2(NODE.x + 70.0, 20.0);
 /// The connect dot's radius, on a box's right edge.
 const DOT: f32 = 6.0;
 /// How near an arrow a click selects it.
@@ -48,6 +51,14 @@ pub enum GraphDrag {
     Pan,
 }
 
+/// Where state `i`'s box lies on the screen in a graph canvas drawn at `canvas` with the view moved by `pan`.
+pub fn state_rect(m: &StateMachine, i: usize, canvas: Rect, pan: Vec2) -> Rect {
+    Rect::from_min_size(
+        state_position(m, i) + canvas.min.to_vec2() + MARGIN + pan,
+        NODE,
+    )
+}
+
 /// A state's corner in graph units: where it was placed, else a grid by index.
 pub fn state_position(m: &StateMachine, i: usize) -> Pos2 {
     match m.states.get(i).and_then(|s| s.position) {
@@ -60,7 +71,7 @@ pub fn state_position(m: &StateMachine, i: usize) -> Pos2 {
 }
 
 /// Where the fixed nodes sit, left of the states (graph units).
-fn fixed_position(node: Node) -> Pos2 {
+pub fn fixed_position(node: Node) -> Pos2 {
     let x = -NODE.x - 50.0;
     match node {
         Node::Entry => pos2(x, 0.0),
@@ -157,6 +168,30 @@ fn distance_to_segment(p: Pos2, [a, b]: [Pos2; 2]) -> f32 {
 }
 
 impl StatesPanel {
+    /// The graph in its own window (Unity's Animator window), while it is open and there is a machine.
+    pub fn graph_window(&mut self, ctx: &egui::Context, e: &EditorState, out: &mut Commands) {
+        let Some(m) = e.machine() else {
+            return;
+        };
+        let mut close = false;
+        egui::Window::new("State machine")
+            .collapsible(false)
+            .default_size(vec2(620.0, 360.0))
+            .default_pos(pos2(260.0, 80.0))
+            .constrain_to(ctx.content_rect())
+            .resizable(true)
+            .show(ctx, |ui| {
+                close = ui
+                    .button("Close")
+                    .on_hover_text("Close the graph (the States tab's Graph window opens it again)")
+                    .clicked();
+                self.graph(ui, e, m, out);
+            });
+        if close {
+            self.graph_open = false;
+        }
+    }
+
     /// Draws the graph of `m` and handles its mouse and keys.
     pub(super) fn graph(
         &mut self,
@@ -165,8 +200,8 @@ impl StatesPanel {
         m: &StateMachine,
         out: &mut Commands,
     ) {
-        let width = ui.available_width().max(240.0);
-        let (rect, response) = ui.allocate_exact_size(vec2(width, 260.0), Sense::click_and_drag());
+        let size = ui.available_size().max(vec2(360.0, 240.0));
+        let (rect, response) = ui.allocate_exact_size(size, Sense::click_and_drag());
         response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Canvas, true, GRAPH_LABEL));
         let response = crate::app::widgets::tooltip_unless_dragged(
             response,
@@ -177,7 +212,7 @@ impl StatesPanel {
         painter.rect_filled(rect, 2.0, Color32::from_gray(30));
         let layout = Layout {
             m,
-            origin: rect.min.to_vec2() + self.pan,
+            origin: rect.min.to_vec2() + MARGIN + self.pan,
         };
         let press = ui.input(|i| i.pointer.press_origin());
         if response.drag_started()

@@ -1,6 +1,6 @@
 //! The inspector's States tab: the state machine as Unity's Animator window shows it. Play it, record and replay
-//! parameter scripts, and see the current state and the transition's progress live; the graph view
-//! ([`graph`]); the selected state's motion and speed; the selected transition's settings and preview timeline
+//! parameter scripts, and see the current state and the transition's progress live; the graph view in its own
+//! window, as Unity's Animator window ([`graph`]); the selected state's motion and speed; the selected transition's settings and preview timeline
 //! ([`transition`]); the parameters, with sliders, toggles and trigger buttons, and keys that fire triggers.
 
 pub mod graph;
@@ -37,6 +37,8 @@ pub struct StatesPanel {
     pub selected: Option<Selected>,
     /// The graph's view offset (points).
     pub pan: Vec2,
+    /// The graph's window is open.
+    pub graph_open: bool,
     drag: Option<GraphDrag>,
     /// Make Transition chose a source: the next click on a state connects it.
     connecting: Option<Node>,
@@ -67,12 +69,20 @@ impl StatesPanel {
                 .clicked()
             {
                 out.push(Command::NewMachine);
+                self.graph_open = true;
             }
             return;
         };
         self.live(ui, e, m, out);
-        ui.separator();
-        self.graph(ui, e, m, out);
+        if ui
+            .selectable_label(self.graph_open, "Graph window")
+            .on_hover_text(
+                "The states and transitions as a graph: add, connect, move, rename, delete",
+            )
+            .clicked()
+        {
+            self.graph_open = !self.graph_open;
+        }
         match self.selected.clone() {
             Some(Selected::State(name)) => match m.state_index(&name) {
                 Some(i) => self.state(ui, e, m, i, out),
@@ -92,14 +102,14 @@ impl StatesPanel {
     fn live(&mut self, ui: &mut egui::Ui, e: &EditorState, m: &StateMachine, out: &mut Commands) {
         ui.horizontal_wrapped(|ui| {
             if ui
-                .button("▶ Play machine")
+                .button("Play machine")
                 .on_hover_text("Play the state machine from its entry state, the parameters at their defaults")
                 .clicked()
             {
                 out.push(Command::PlayMachine);
             }
             let recording = e.recording();
-            let record = if recording { "■ Stop recording" } else { "● Record" };
+            let record = if recording { "Stop recording" } else { "Record" };
             if ui
                 .button(record)
                 .on_hover_text(
@@ -110,14 +120,18 @@ impl StatesPanel {
                 out.push(Command::RecordScript(!recording));
             }
             if ui
-                .add_enabled(e.script().is_some(), egui::Button::new("⟲ Replay"))
+                .add_enabled(e.script().is_some(), egui::Button::new("Replay"))
                 .on_hover_text("Play the machine again from its entry with the script's changes at their times")
                 .on_disabled_hover_text("Record or open a script first")
                 .clicked()
             {
                 out.push(Command::ReplayScript);
             }
-            if ui.button("Open script…").clicked() {
+            if ui
+                .button("Open script…")
+                .on_hover_text("Read a parameter script (JSON) to replay")
+                .clicked()
+            {
                 out.push(Command::ChooseFile(Purpose::OpenScript));
             }
             if ui
@@ -132,7 +146,7 @@ impl StatesPanel {
             (Some(p), _) => live_state(ui, e, p),
             (None, Some(t)) => {
                 ui.label(format!(
-                    "Previewing transition {} → {} at {:.2} s (Play machine to run the machine)",
+                    "Previewing transition {} -> {} at {:.2} s (Play machine to run the machine)",
                     m.transitions[t].from,
                     m.transitions[t].to,
                     e.eval().time()
@@ -164,7 +178,9 @@ impl StatesPanel {
                 Some((of, text)) if *of == s.name => text,
                 slot => &mut slot.insert((s.name.clone(), s.name.clone())).1,
             };
-            let field = ui.add(egui::TextEdit::singleline(draft).desired_width(140.0));
+            let field = ui
+                .add(egui::TextEdit::singleline(draft).desired_width(140.0))
+                .on_hover_text("The state's name: Enter renames it, and its transitions follow");
             if std::mem::take(&mut self.focus_name) {
                 field.request_focus();
             }
@@ -184,7 +200,11 @@ impl StatesPanel {
             } else if ui.button("Set as Entry").clicked() {
                 out.push(Command::EditMachine(MachineEdit::SetEntry(s.name.clone())));
             }
-            if ui.button("Delete").clicked() {
+            if ui
+                .button("Delete")
+                .on_hover_text("Delete the state and its transitions")
+                .clicked()
+            {
                 out.push(Command::EditMachine(MachineEdit::RemoveState(
                     s.name.clone(),
                 )));
@@ -221,7 +241,9 @@ impl StatesPanel {
                             n.point_parameters = None;
                         }
                     }
-                });
+                })
+                .response
+                .on_hover_text("What the state plays: a clip of the character, or a blend space");
         });
         ui.horizontal(|ui| {
             ui.label("Speed");
@@ -229,7 +251,8 @@ impl StatesPanel {
                 egui::DragValue::new(&mut n.speed)
                     .speed(0.01)
                     .range(-10.0..=10.0),
-            );
+            )
+            .on_hover_text("Playback speed: normalised time advances by speed / length a second");
             ui.checkbox(&mut n.mirror, "Mirror")
                 .on_hover_text("Play the motion mirrored left to right");
             if let Some(seconds) = e.state_seconds(i) {
@@ -255,7 +278,9 @@ impl StatesPanel {
                             for p in &numbers {
                                 ui.selectable_value(&mut pair[k], p.to_string(), *p);
                             }
-                        });
+                        })
+                        .response
+                        .on_hover_text(format!("The parameter giving the point's {axis}"));
                 }
                 if pair.iter().all(|p| !p.is_empty()) {
                     n.point_parameters = Some(pair);
@@ -272,7 +297,8 @@ impl StatesPanel {
             ui.label("Transitions, in the order they are tested");
             for k in outgoing {
                 if ui
-                    .selectable_label(false, format!("→ {}", m.transitions[k].to))
+                    .selectable_label(false, format!("-> {}", m.transitions[k].to))
+                    .on_hover_text("Select this transition")
                     .clicked()
                 {
                     self.selected = Some(Selected::Transition(k));
@@ -297,7 +323,7 @@ impl StatesPanel {
             } else {
                 "Stopped: these set the values the machine starts with"
             });
-            ui.menu_button("+", |ui| {
+            let add = ui.menu_button("+", |ui| {
                 for (kind, name) in [
                     (ParameterKind::Float, "Float"),
                     (ParameterKind::Int, "Int"),
@@ -320,6 +346,8 @@ impl StatesPanel {
                     }
                 }
             });
+            add.response
+                .on_hover_text("Add a parameter: float, int, bool or trigger");
         });
         for (i, p) in m.parameters.iter().enumerate() {
             ui.horizontal(|ui| {
@@ -332,7 +360,11 @@ impl StatesPanel {
                 } else {
                     draft.clone()
                 };
-                let field = ui.add(egui::TextEdit::singleline(&mut text).desired_width(90.0));
+                let field = ui
+                    .add(egui::TextEdit::singleline(&mut text).desired_width(90.0))
+                    .on_hover_text(
+                        "The parameter's name: Enter renames it, and its conditions follow",
+                    );
                 if field.changed() {
                     self.parameter_edit = Some((i, text.clone()));
                 }
@@ -353,7 +385,7 @@ impl StatesPanel {
                     trigger_key(ui, e, p, out);
                 }
                 if ui
-                    .small_button("🗑")
+                    .small_button("x")
                     .on_hover_text("Delete the parameter and its conditions")
                     .clicked()
                 {
@@ -384,7 +416,7 @@ fn live_state(ui: &mut egui::Ui, e: &EditorState, p: &MachinePlayer) {
             } else {
                 ""
             };
-            ui.label(format!("→ {}{frozen}", name(a.to)));
+            ui.label(format!("-> {}{frozen}", name(a.to)));
             ui.add(
                 egui::ProgressBar::new(a.progress() as f32)
                     .desired_width(140.0)
@@ -393,9 +425,9 @@ fn live_state(ui: &mut egui::Ui, e: &EditorState, p: &MachinePlayer) {
         });
     }
     if e.recording() {
-        ui.colored_label(Color32::from_rgb(230, 80, 80), "● recording");
+        ui.colored_label(Color32::from_rgb(230, 80, 80), "recording");
     } else if e.replaying() {
-        ui.label("⟲ replaying the script");
+        ui.label("replaying the script");
     }
 }
 
@@ -421,12 +453,22 @@ fn parameter_value(
     match p.kind {
         ParameterKind::Float => {
             let mut v = value;
-            if ui.add(egui::DragValue::new(&mut v).speed(0.01)).changed() {
+            let tip = if live.is_some() {
+                "The value now (the machine plays)"
+            } else {
+                "The value the machine starts with"
+            };
+            if ui
+                .add(egui::DragValue::new(&mut v).speed(0.01))
+                .on_hover_text(tip)
+                .changed()
+            {
                 set(out, ParameterValue::Number(v));
             }
             let mut slider = v;
             if ui
                 .add(egui::Slider::new(&mut slider, -5.0..=5.0).show_value(false))
+                .on_hover_text(tip)
                 .changed()
             {
                 set(out, ParameterValue::Number(slider));
@@ -434,13 +476,23 @@ fn parameter_value(
         }
         ParameterKind::Int => {
             let mut v = value as i64;
-            if ui.add(egui::DragValue::new(&mut v).speed(0.1)).changed() {
+            if ui
+                .add(egui::DragValue::new(&mut v).speed(0.1))
+                .on_hover_text(
+                    "The whole number now, or the one the machine starts with when stopped",
+                )
+                .changed()
+            {
                 set(out, ParameterValue::Number(v as f64));
             }
         }
         ParameterKind::Bool => {
             let mut v = value != 0.0;
-            if ui.checkbox(&mut v, "").changed() {
+            if ui
+                .checkbox(&mut v, "")
+                .on_hover_text("True or false: now, or at the start when stopped")
+                .changed()
+            {
                 set(out, ParameterValue::Bool(v));
             }
         }
@@ -448,7 +500,7 @@ fn parameter_value(
             let set_now = value != 0.0;
             let button = ui.add_enabled(
                 live.is_some(),
-                egui::Button::new(if set_now { "◉ Fire" } else { "○ Fire" }),
+                egui::Button::new(if set_now { "Fire (set)" } else { "Fire" }),
             );
             if button
                 .on_hover_text("Set the trigger: the transition it lets fire consumes it")

@@ -67,8 +67,8 @@ impl TimelinePlan {
         }
     }
 
-    /// The seconds the timeline spans.
-    fn span(&self) -> (f64, f64) {
+    /// The seconds the timeline spans (from, to).
+    pub fn span(&self) -> (f64, f64) {
         let end = (self.start + self.duration).max(self.source_s);
         let lo = self.destination_start.min(0.0);
         let hi = (end + 0.25 * self.destination_s)
@@ -98,9 +98,9 @@ impl StatesPanel {
         };
         let to = if t.to == EXIT { "Exit" } else { &t.to };
         ui.horizontal(|ui| {
-            ui.strong(format!("{from} → {to}"));
+            ui.strong(format!("{from} -> {to}"));
             if ui
-                .small_button("▲")
+                .small_button("Up")
                 .on_hover_text("Earlier among its source's transitions: tested first")
                 .clicked()
             {
@@ -109,7 +109,7 @@ impl StatesPanel {
                 )));
             }
             if ui
-                .small_button("▼")
+                .small_button("Down")
                 .on_hover_text("Later among its source's transitions")
                 .clicked()
             {
@@ -117,7 +117,11 @@ impl StatesPanel {
                     i, false,
                 )));
             }
-            if ui.button("Delete").clicked() {
+            if ui
+                .button("Delete")
+                .on_hover_text("Delete the transition")
+                .clicked()
+            {
                 out.push(Command::EditMachine(MachineEdit::RemoveTransition(i)));
                 self.selected = None;
             }
@@ -163,7 +167,7 @@ impl StatesPanel {
         ui.horizontal(|ui| {
             ui.label("Preview");
             if ui
-                .button("▶")
+                .button("Play preview")
                 .on_hover_text("Play the transition in the viewport from the source's start")
                 .clicked()
             {
@@ -173,9 +177,10 @@ impl StatesPanel {
                 });
                 out.push(Command::Transport(Transport::Play));
             }
-            ui.weak("drag the top strip to scrub; the handles change the exit time, duration and offset");
         });
-        let width = ui.available_width().max(200.0);
+        // The visible width: the inspector scrolls sideways, and a timeline wider than it would hide its end.
+        let visible = ui.clip_rect().right() - ui.cursor().left() - 8.0;
+        let width = ui.available_width().min(visible).max(200.0);
         let (rect, response) = ui.allocate_exact_size(vec2(width, 76.0), Sense::click_and_drag());
         response
             .widget_info(|| egui::WidgetInfo::labeled(egui::Role::Canvas, true, TIMELINE_LABEL));
@@ -371,6 +376,7 @@ fn settings(ui: &mut egui::Ui, n: &mut Transition) {
                     TransitionModel::DeadBlending,
                 ],
                 model_name,
+                "How the two states blend",
             );
             ui.end_row();
             ui.checkbox(&mut n.has_exit_time, "Has Exit Time").on_hover_text(
@@ -382,7 +388,8 @@ fn settings(ui: &mut egui::Ui, n: &mut Transition) {
                     .range(0.0..=100.0)
                     .speed(0.01)
                     .prefix("Exit Time "),
-            );
+            )
+            .on_hover_text("In the source's normalised time (3.5: after three and a half loops)");
             ui.end_row();
             ui.checkbox(&mut n.fixed_duration, "Fixed Duration")
                 .on_hover_text("The duration in seconds; off: a fraction of the source state's length");
@@ -392,10 +399,12 @@ fn settings(ui: &mut egui::Ui, n: &mut Transition) {
                     .speed(0.01)
                     .prefix("Duration ")
                     .suffix(if n.fixed_duration { " s" } else { " ×" }),
-            );
+            )
+            .on_hover_text("How long the blend takes: seconds, or a fraction of the source's length");
             ui.end_row();
             ui.label("Offset").on_hover_text("The destination's normalised time when it starts");
-            ui.add(egui::DragValue::new(&mut n.offset).range(0.0..=1.0).speed(0.01));
+            ui.add(egui::DragValue::new(&mut n.offset).range(0.0..=1.0).speed(0.01))
+                .on_hover_text("The destination's normalised time when it starts");
             ui.end_row();
             ui.label("Interruption Source")
                 .on_hover_text("Which transitions may interrupt this one while it runs");
@@ -411,6 +420,7 @@ fn settings(ui: &mut egui::Ui, n: &mut Transition) {
                     InterruptionSource::NextThenCurrent,
                 ],
                 interruption_name,
+                "Which transitions may interrupt this one while it runs",
             );
             ui.end_row();
             let current = matches!(
@@ -437,7 +447,8 @@ fn settings(ui: &mut egui::Ui, n: &mut Transition) {
                             .range(0.0..=10.0)
                             .speed(0.005)
                             .suffix(" s"),
-                    );
+                    )
+                    .on_hover_text("Seconds in which the source's extrapolated velocity halves");
                     ui.end_row();
                 }
                 TransitionModel::Godot => {
@@ -457,7 +468,9 @@ fn settings(ui: &mut egui::Ui, n: &mut Transition) {
                                     n.xfade_curve = curve;
                                 }
                             }
-                        });
+                        })
+                        .response
+                        .on_hover_text("The destination's weight against the fade's progress");
                     ui.end_row();
                 }
                 _ => {}
@@ -472,6 +485,7 @@ fn choose<T: Copy + PartialEq>(
     value: &mut T,
     options: &[T],
     name: fn(T) -> &'static str,
+    tip: &str,
 ) {
     egui::ComboBox::from_id_salt(id)
         .selected_text(name(*value))
@@ -479,7 +493,9 @@ fn choose<T: Copy + PartialEq>(
             for &o in options {
                 ui.selectable_value(value, o, name(o));
             }
-        });
+        })
+        .response
+        .on_hover_text(tip);
 }
 
 /// Smoothstep sampled at nine points: Godot's ease-in-out as an xfade curve.
@@ -512,7 +528,9 @@ fn conditions(ui: &mut egui::Ui, m: &StateMachine, n: &mut Transition) {
                             c.mode = modes(p.kind)[0];
                         }
                     }
-                });
+                })
+                .response
+                .on_hover_text("The parameter the condition tests");
             let kind = m
                 .parameter_index(&c.parameter)
                 .map(|p| m.parameters[p].kind);
@@ -523,14 +541,17 @@ fn conditions(ui: &mut egui::Ui, m: &StateMachine, n: &mut Transition) {
                         for mode in modes(kind) {
                             ui.selectable_value(&mut c.mode, *mode, mode_name(*mode));
                         }
-                    });
+                    })
+                    .response
+                    .on_hover_text("The test");
                 if !matches!(c.mode, ConditionMode::If | ConditionMode::IfNot) {
                     let speed = if kind == ParameterKind::Int {
                         1.0
                     } else {
                         0.01
                     };
-                    ui.add(egui::DragValue::new(&mut c.threshold).speed(speed));
+                    ui.add(egui::DragValue::new(&mut c.threshold).speed(speed))
+                        .on_hover_text("What the parameter is compared with");
                     if kind == ParameterKind::Int {
                         c.threshold = c.threshold.trunc();
                     }
@@ -539,7 +560,7 @@ fn conditions(ui: &mut egui::Ui, m: &StateMachine, n: &mut Transition) {
                 ui.colored_label(Color32::LIGHT_RED, "no such parameter");
             }
             if ui
-                .small_button("−")
+                .small_button("x")
                 .on_hover_text("Remove the condition")
                 .clicked()
             {

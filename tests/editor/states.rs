@@ -1,0 +1,310 @@
+//! The States tab as a new user meets it, through egui_kittest: build idle → walk → run with a jump from Any
+//! State in the graph view, drive it with parameters and a trigger key, scrub a transition on its timeline.
+
+use animtune::app::AnimtuneApp;
+use animtune::app::command::Command;
+use animtune::app::panels::inspector::states::graph::{GRAPH_LABEL, NODE, state_rect};
+use animtune::app::panels::inspector::states::transition::TIMELINE_LABEL;
+use animtune::graph::{ConditionMode, MachineEdit, ParameterKind};
+use egui::accesskit::Role;
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+
+use crate::ui::drag;
+
+fn harness() -> Harness<'static, AnimtuneApp> {
+    Harness::builder()
+        .with_size(egui::vec2(1280.0, 1000.0))
+        .wgpu()
+        .build_eframe(|cc| AnimtuneApp::new(cc, None, None))
+}
+
+/// Where state `name`'s box is on the screen now.
+fn state_box(h: &Harness<'static, AnimtuneApp>, name: &str) -> egui::Rect {
+    let canvas = h.get_by_label(GRAPH_LABEL).rect();
+    let m = h.state().editor().machine().expect("a machine");
+    let i = m.state_index(name).expect("the state");
+    state_rect(m, i, canvas, h.state().states_panel().pan)
+}
+
+fn right_click(h: &mut Harness<'static, AnimtuneApp>, at: egui::Pos2) {
+    h.hover_at(at);
+    h.run_steps(1);
+    for pressed in [true, false] {
+        h.event(egui::Event::PointerButton {
+            pos: at,
+            button: egui::PointerButton::Secondary,
+            pressed,
+            modifiers: egui::Modifiers::NONE,
+        });
+        h.run_steps(1);
+    }
+    h.run_steps(1);
+}
+
+/// The last widget labelled `label` (menus open over the panels, so theirs come last).
+fn click_last(h: &mut Harness<'static, AnimtuneApp>, role: Role, label: &str) {
+    let node = h
+        .query_all_by_role_and_label(role, label)
+        .last()
+        .unwrap_or_else(|| panic!("no {role:?} '{label}'"));
+    node.click();
+    h.run_steps(2);
+}
+
+fn send(h: &mut Harness<'static, AnimtuneApp>, command: Command) {
+    h.state_mut().send(command);
+    h.run_steps(2);
+    let status = &h.state().editor().status();
+    assert!(!status.is_error, "{}", status.text);
+}
+
+#[test]
+fn a_new_user_builds_idle_walk_run_with_a_jump_and_drives_it() {
+    let mut h = harness();
+    h.run_steps(2);
+    h.get_by_label("States").click();
+    h.run_steps(2);
+    click_last(&mut h, Role::Button, "New state machine");
+    h.run_steps(3);
+    assert_eq!(h.state().editor().machine().unwrap().entry, "Idle");
+
+    // Right-click the empty graph: Create State → a clip, where the click was.
+    let canvas = h.get_by_label(GRAPH_LABEL).rect();
+    for (clip, at) in [
+        ("WalkForward", egui::vec2(360.0, 20.0)),
+        ("RunForward", egui::vec2(360.0, 100.0)),
+        ("StrafeLeft", egui::vec2(360.0, 180.0)),
+    ] {
+        right_click(&mut h, canvas.min + at);
+        h.get_by_label("Create State").hover();
+        h.run_steps(2);
+        click_last(&mut h, Role::Button, clip);
+    }
+    let m = h.state().editor().machine().unwrap().clone();
+    let names: Vec<&str> = m.states.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["Idle", "WalkForward", "RunForward", "StrafeLeft"]);
+    // The new state sits where the menu opened.
+    let walk = state_box(&h, "WalkForward");
+    assert!(
+        (walk.min - (canvas.min + egui::vec2(360.0, 20.0))).length() < 2.0,
+        "{walk:?}"
+    );
+
+    // Rename StrafeLeft to Jump through the context menu's Rename.
+    let jump = state_box(&h, "StrafeLeft");
+    right_click(&mut h, jump.center());
+    click_last(&mut h, Role::Button, "Rename");
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    h.event(egui::Event::Text("Jump".into()));
+    h.run_steps(1);
+    h.key_press(egui::Key::Enter);
+    h.run_steps(3);
+    assert!(
+        h.state()
+            .editor()
+            .machine()
+            .unwrap()
+            .state_index("Jump")
+            .is_some()
+    );
+
+    // Connect by dragging from a state's dot onto another: Idle → Walk → Run, Jump → Idle.
+    for (from, to) in [
+        ("Idle", "WalkForward"),
+        ("WalkForward", "RunForward"),
+        ("Jump", "Idle"),
+    ] {
+        let dot = state_box(&h, from).right_center();
+        let target = state_box(&h, to).center();
+        drag(&mut h, dot, target);
+    }
+    // Any State's dot onto Jump: Any State sits left of the states, below Entry.
+    let idle = state_box(&h, "Idle");
+    let any_dot = idle.min + egui::vec2(-50.0, NODE.y + 36.0 + NODE.y / 2.0);
+    let jump = state_box(&h, "Jump").center();
+    drag(&mut h, any_dot, jump);
+    let m = h.state().editor().machine().unwrap().clone();
+    let ends: Vec<(&str, &str)> = m
+        .transitions
+        .iter()
+        .map(|t| (t.from.as_str(), t.to.as_str()))
+        .collect();
+    assert_eq!(
+        ends,
+        [
+            ("Idle", "WalkForward"),
+            ("WalkForward", "RunForward"),
+            ("Jump", "Idle"),
+            ("any", "Jump")
+        ]
+    );
+
+    // Parameters from the tab's + menu; conditions from the transition inspector.
+    for kind in ["Float", "Trigger"] {
+        click_last(&mut h, Role::Button, "+");
+        click_last(&mut h, Role::Button, kind);
+    }
+    let m = h.state().editor().machine().unwrap().clone();
+    assert_eq!(m.parameters[0].kind, ParameterKind::Float);
+    assert_eq!(m.parameters[1].kind, ParameterKind::Trigger);
+    let (speed, jump) = (m.parameters[0].name.clone(), m.parameters[1].name.clone());
+    // The new transition is selected after its drag: Any State → Jump; its + Condition tests the first
+    // parameter; the rest are set as the inspector's fields would.
+    click_last(&mut h, Role::Button, "+ Condition");
+    let t = &h.state().editor().machine().unwrap().transitions[3];
+    assert_eq!(t.conditions.len(), 1, "{t:?}");
+    for (k, parameter, mode, threshold) in [
+        (0, &speed, ConditionMode::Greater, 0.1),
+        (1, &speed, ConditionMode::Greater, 2.0),
+        (3, &jump, ConditionMode::If, 0.0),
+    ] {
+        let mut t = h.state().editor().machine().unwrap().transitions[k].clone();
+        t.has_exit_time = false;
+        t.conditions = vec![animtune::graph::Condition {
+            parameter: parameter.clone(),
+            mode,
+            threshold,
+        }];
+        t.can_transition_to_self = false;
+        send(
+            &mut h,
+            Command::EditMachine(MachineEdit::SetTransition(k, Box::new(t))),
+        );
+    }
+    h.state().editor().machine().unwrap().validate().unwrap();
+
+    // Play it; the speed's slider moves the live value; a key bound to the trigger fires it.
+    click_last(&mut h, Role::Button, "Play machine");
+    assert!(h.state().editor().machine_player().is_some());
+    send(
+        &mut h,
+        Command::SetMachineParameter(speed.clone(), animtune::graph::ParameterValue::Number(3.0)),
+    );
+    let current = |h: &Harness<'static, AnimtuneApp>| {
+        let p = h.state().editor().machine_player().unwrap();
+        p.machine().states[p.current()].name.clone()
+    };
+    for _ in 0..60 {
+        h.step();
+        if current(&h) == "RunForward" {
+            break;
+        }
+    }
+    assert_eq!(current(&h), "RunForward");
+    assert!(
+        h.query_by_label_contains("state RunForward").is_some(),
+        "live state shown"
+    );
+    send(
+        &mut h,
+        Command::SetTriggerKey(jump.clone(), Some("J".into())),
+    );
+    h.key_press(egui::Key::J);
+    h.run_steps(2);
+    let p = h.state().editor().machine_player().unwrap();
+    let to_jump = p.active().map(|a| a.to) == p.machine().state_index("Jump")
+        || p.machine().states[p.current()].name == "Jump";
+    assert!(to_jump, "the J key fired the jump");
+
+    // Undo takes back one edit at a time: the last was Any State → Jump's condition.
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
+    h.run_steps(2);
+    let t = &h.state().editor().machine().unwrap().transitions[3];
+    assert_eq!(
+        t.conditions[0].parameter, speed,
+        "back to the + Condition's default"
+    );
+}
+
+#[test]
+fn scrubbing_the_preview_timeline_plays_the_transition_at_that_time() {
+    let mut h = harness();
+    h.run_steps(2);
+    h.get_by_label("States").click();
+    h.run_steps(2);
+    send(&mut h, Command::NewMachine);
+    h.get_by_label("Graph window").click();
+    h.run_steps(4);
+    send(
+        &mut h,
+        Command::EditMachine(MachineEdit::AddState(Box::new(
+            animtune::graph::edit::clip_state("Walk", "WalkForward", [200.0, 0.0]),
+        ))),
+    );
+    send(
+        &mut h,
+        Command::EditMachine(MachineEdit::AddTransition {
+            from: "Idle".into(),
+            to: "Walk".into(),
+        }),
+    );
+    // Select the arrow by clicking its middle.
+    let (a, b) = (
+        state_box(&h, "Idle").center(),
+        state_box(&h, "Walk").center(),
+    );
+    h.drag_at(a.lerp(b, 0.5));
+    h.run_steps(1);
+    h.drop_at(a.lerp(b, 0.5));
+    h.run_steps(2);
+    assert_eq!(
+        h.state().states_panel().selected,
+        Some(animtune::app::panels::inspector::states::Selected::Transition(0)),
+        "a click on the arrow selects it"
+    );
+    let timeline = h.get_by_label(TIMELINE_LABEL).rect();
+    // The ruler strip: a click there scrubs the preview to that time.
+    let at = egui::pos2(
+        timeline.left() + timeline.width() * 0.5,
+        timeline.top() + 6.0,
+    );
+    h.drag_at(at);
+    h.run_steps(1);
+    h.drop_at(at);
+    h.run_steps(2);
+    let e = h.state().editor();
+    assert_eq!(e.machine_preview(), Some(0));
+    assert!(!e.eval().is_playing());
+    let t = e.eval().time();
+    assert!(t > 0.0, "scrubbed to {t}");
+    // Idle's exit time is 0.75 of its loop, the blend 0.25 s: the preview's progress follows from the time.
+    let idle = e.machine().unwrap().state_index("Idle").unwrap();
+    let start = 0.75 * e.state_seconds(idle).unwrap();
+    let p = e.any_machine_player().unwrap();
+    let want = ((f64::from(t) - start) / 0.25).clamp(0.0, 1.0);
+    let got = match p.active() {
+        Some(a) => a.progress(),
+        None if p.current() == idle => 0.0,
+        None => 1.0,
+    };
+    assert!(
+        (got - want).abs() < 0.02,
+        "progress {got}, want {want} at {t} s"
+    );
+    // Dragging the duration handle lengthens the blend: one undo step.
+    let before = e.machine().unwrap().transitions[0].duration;
+    let plan = animtune::app::panels::inspector::states::transition::TimelinePlan::new(
+        &e.machine().unwrap().transitions[0],
+        e.state_seconds(idle).unwrap(),
+        e.state_seconds(1).unwrap(),
+    );
+    let (lo, hi) = plan.span();
+    let timeline = h.get_by_label(TIMELINE_LABEL).rect();
+    let x = |s: f64| timeline.left() + ((s - lo) / (hi - lo)) as f32 * timeline.width();
+    let y = timeline.top() + 40.0;
+    let end = plan.start + plan.duration;
+    assert!(
+        timeline.right() <= 1280.0,
+        "the timeline shows whole: {timeline:?}"
+    );
+    drag(&mut h, egui::pos2(x(end), y), egui::pos2(x(end) + 30.0, y));
+    let after = h.state().editor().machine().unwrap().transitions[0].duration;
+    assert!(after > before + 0.05, "{before} → {after}");
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
+    h.run_steps(2);
+    assert_eq!(
+        h.state().editor().machine().unwrap().transitions[0].duration,
+        before
+    );
+}
