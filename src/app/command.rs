@@ -141,6 +141,9 @@ pub enum Command {
         /// Replace an existing file.
         overwrite: bool,
     },
+    /// Shows a second character beside the first playing the same machine with every transition under this
+    /// model (None: one character); the machine plays again from its entry.
+    CompareModels(Option<crate::graph::TransitionModel>),
     /// Binds a key (egui's name for it; None unbinds) to fire a trigger.
     SetTriggerKey(String, Option<String>),
     /// Puts a line in the status bar (a panel's own outcome: an export finished, no file chosen).

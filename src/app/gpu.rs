@@ -172,6 +172,7 @@ impl ViewportGpu {
                 .enabled
                 .then(|| editor.look_target()),
             morph_weights: &editor.eval().output().morph_weights,
+            companion: editor.compare_matrices(),
         };
         self.renderer
             .prepare(queue, gpu, &editor.doc().model.character, &frame);

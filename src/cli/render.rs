@@ -80,6 +80,7 @@ pub fn run(args: &RenderArgs) -> Result<()> {
         ghosts: &[],
         look_target: None,
         morph_weights: &evaluated.morph_weights,
+        companion: None,
     };
     let rendered = renderer
         .render(c, &frame, width, height)

@@ -199,6 +199,26 @@ pub enum TransitionModel {
     DeadBlending,
 }
 
+impl TransitionModel {
+    /// Its name for people.
+    pub fn label(self) -> &'static str {
+        match self {
+            TransitionModel::Unity => "Unity crossfade",
+            TransitionModel::Godot => "Godot 4",
+            TransitionModel::Inertialization => "Inertialization",
+            TransitionModel::DeadBlending => "Dead blending",
+        }
+    }
+
+    /// Every model, in the order the UI lists them.
+    pub const ALL: [TransitionModel; 4] = [
+        TransitionModel::Unity,
+        TransitionModel::Godot,
+        TransitionModel::Inertialization,
+        TransitionModel::DeadBlending,
+    ];
+}
+
 /// A transition between states, with Unity's settings (see the module documentation for the defaults).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]

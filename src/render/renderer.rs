@@ -77,6 +77,9 @@ pub struct FrameInput<'a> {
     pub look_target: Option<glam::Vec3>,
     /// Morph-target weights per mesh of the character (`EvalOutput::morph_weights`; empty for none).
     pub morph_weights: &'a [Vec<f32>],
+    /// A second copy of the character drawn opaque in this pose (model-space joint matrices, already placed
+    /// beside the first): the state machine's side-by-side comparison. Its morph targets follow the first's.
+    pub companion: Option<&'a [Mat4]>,
 }
 
 struct DrawItem {
@@ -163,6 +166,9 @@ pub struct GpuCharacter {
     meshes: Vec<MeshSlot>,
     /// Per onion-skin ghost, a palette per mesh.
     ghosts: Vec<Vec<MeshSlot>>,
+    /// The companion's palette per mesh, and whether it is drawn this frame.
+    companion: Vec<MeshSlot>,
+    companion_on: bool,
     ghost_count: usize,
     /// Ghost materials: before and after the current time.
     ghost_materials: [wgpu::BindGroup; 2],
@@ -581,6 +587,7 @@ impl Renderer {
         };
         meshes.extend(slots());
         let ghosts = (0..MAX_GHOSTS).map(|_| slots()).collect();
+        let companion = slots();
         for (mi, mesh) in character.meshes.iter().enumerate() {
             let skinned = matches!(mesh.placement, MeshPlacement::Skinned { .. });
             for p in &mesh.primitives {
@@ -670,6 +677,8 @@ impl Renderer {
             items,
             meshes,
             ghosts,
+            companion,
+            companion_on: false,
             ghost_count: 0,
             ghost_materials,
             ghost_after: Vec::new(),
@@ -799,6 +808,12 @@ impl Renderer {
                 m.write(queue, frame.morph_weights.get(item.mesh).map_or(&[], |w| w));
             }
         }
+        gpu.companion_on = frame.companion.is_some();
+        if let Some(model) = frame.companion {
+            for (mesh, slot) in character.meshes.iter().zip(&gpu.companion) {
+                slot.write(queue, &character.mesh_palette(mesh, model));
+            }
+        }
         gpu.ghost_count = frame.ghosts.len().min(gpu.ghosts.len());
         gpu.ghost_after.clear();
         for ((after, model), slots) in frame.ghosts.iter().zip(&gpu.ghosts) {
@@ -842,13 +857,20 @@ impl Renderer {
             pass.draw(0..gpu.grid_count, 0..1);
         }
         pass.set_pipeline(&self.mesh_pipeline);
-        for item in &gpu.items {
-            pass.set_bind_group(3, gpu.morph_group(item), &[]);
-            pass.set_bind_group(1, &gpu.meshes[item.mesh].bind_group, &[]);
-            pass.set_bind_group(2, &gpu.materials[item.material], &[]);
-            pass.set_vertex_buffer(0, item.vertices.slice(..));
-            pass.set_index_buffer(item.indices.slice(..), wgpu::IndexFormat::Uint32);
-            pass.draw_indexed(0..item.count, 0, 0..1);
+        let copies = if gpu.companion_on {
+            [Some(&gpu.meshes), Some(&gpu.companion)]
+        } else {
+            [Some(&gpu.meshes), None]
+        };
+        for slots in copies.into_iter().flatten() {
+            for item in &gpu.items {
+                pass.set_bind_group(3, gpu.morph_group(item), &[]);
+                pass.set_bind_group(1, &slots[item.mesh].bind_group, &[]);
+                pass.set_bind_group(2, &gpu.materials[item.material], &[]);
+                pass.set_vertex_buffer(0, item.vertices.slice(..));
+                pass.set_index_buffer(item.indices.slice(..), wgpu::IndexFormat::Uint32);
+                pass.draw_indexed(0..item.count, 0, 0..1);
+            }
         }
         if gpu.ghost_count > 0 {
             pass.set_pipeline(&self.ghost_pipeline);

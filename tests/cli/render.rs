@@ -65,8 +65,33 @@ fn draw_with_grid(
         ghosts: &[],
         look_target: None,
         morph_weights: &[],
+        companion: None,
     };
     r.render(&m.character, &frame, W, H).unwrap().image
+}
+
+/// A frame of `model` with no overlays and no grid.
+fn plain_frame<'a>(
+    model: &'a [Mat4],
+    cam: &'a OrbitCamera,
+    morph_weights: &'a [Vec<f32>],
+    companion: Option<&'a [Mat4]>,
+) -> FrameInput<'a> {
+    FrameInput {
+        model,
+        camera: cam,
+        aspect: W as f32 / H as f32,
+        show_skeleton: false,
+        show_grid: false,
+        grid_follows: glam::Vec3::ZERO,
+        selected: None,
+        hovered: None,
+        trail: &[],
+        ghosts: &[],
+        look_target: None,
+        morph_weights,
+        companion,
+    }
 }
 
 fn is_background(p: &image::Rgba<u8>) -> bool {
@@ -360,20 +385,7 @@ fn morph_targets_deform_the_face_where_the_cpu_puts_it() {
         OffscreenRenderer::with_limits(DeviceLimits::WebGl2).unwrap(),
     ] {
         let draw_with = |weights: &[Vec<f32>]| {
-            let frame = FrameInput {
-                model: &model,
-                camera: &cam,
-                aspect: W as f32 / H as f32,
-                show_skeleton: false,
-                show_grid: false,
-                grid_follows: glam::Vec3::ZERO,
-                selected: None,
-                hovered: None,
-                trail: &[],
-                ghosts: &[],
-                look_target: None,
-                morph_weights: weights,
-            };
+            let frame = plain_frame(&model, &cam, weights, None);
             r.render(c, &frame, W, H).unwrap().image
         };
         for weights in [&none, &surprised] {
@@ -390,4 +402,59 @@ fn morph_targets_deform_the_face_where_the_cpu_puts_it() {
             projected_top(&m, &model, &none, &cam) - projected_top(&m, &model, &surprised, &cam);
         assert!(rise > 10.0, "the brows rise only {rise:.1} px");
     }
+}
+
+/// The state machine's comparison draws a second, opaque character where its matrices put it: beside the first,
+/// which stays where it was.
+#[test]
+fn a_companion_character_is_drawn_where_its_matrices_put_it() {
+    let r = renderer();
+    let m = animtune::demo::mannequin::load();
+    let model = pose_at(&m, None, 0.0);
+    // Two arm spans aside (the mannequin stands in a T).
+    let aside = Mat4::from_translation(glam::Vec3::new(3.2, 0.0, 0.0));
+    let beside: Vec<Mat4> = model.iter().map(|j| aside * *j).collect();
+    // Framed on both, so that both fit.
+    let (a, b) = (
+        posed_bounds(&m.character, &model),
+        posed_bounds(&m.character, &beside),
+    );
+    let (min, max) = (a.0.min(b.0), a.1.max(b.1));
+    let mut cam = OrbitCamera {
+        pitch: 0.0,
+        ..OrbitCamera::default()
+    };
+    cam.frame(min, max, W as f32 / H as f32);
+    let frame = |companion| plain_frame(&model, &cam, &[], companion);
+    let alone = r.render(&m.character, &frame(None), W, H).unwrap().image;
+    let pair = r
+        .render(&m.character, &frame(Some(&beside)), W, H)
+        .unwrap()
+        .image;
+    // Columns holding character pixels, as runs: one figure alone, two with the companion, the first unmoved.
+    let runs = |img: &RgbaImage| {
+        let mut runs: Vec<(u32, u32)> = Vec::new();
+        for x in 0..W {
+            if (0..H)
+                .filter(|&y| !is_background(img.get_pixel(x, y)))
+                .count()
+                > 2
+            {
+                match runs.last_mut() {
+                    Some(r) if r.1 + 1 == x => r.1 = x,
+                    _ => runs.push((x, x)),
+                }
+            }
+        }
+        runs
+    };
+    let (one, two) = (runs(&alone), runs(&pair));
+    assert_eq!(one.len(), 1, "{one:?}");
+    assert_eq!(two.len(), 2, "{two:?}");
+    assert!(two.contains(&one[0]), "the first stays: {one:?} in {two:?}");
+    let (n_alone, n_pair) = (silhouette(&alone).4, silhouette(&pair).4);
+    assert!(
+        (n_pair as f32 / n_alone as f32 - 2.0).abs() < 0.2,
+        "an opaque copy of the same size: {n_alone} then {n_pair} pixels"
+    );
 }

@@ -213,6 +213,7 @@ impl EditorState {
             );
             self.session.report(text, true);
         }
+        self.restart_compare();
         true
     }
 
@@ -232,6 +233,7 @@ impl EditorState {
                 .report(format!("The state machine has no parameter '{name}'"), true);
             return;
         }
+        self.compare_set(name, value);
         if let Some(events) = &mut self.session.machine.recording {
             events.push(if trigger {
                 ScriptEvent::Trigger {
@@ -355,8 +357,11 @@ impl EditorState {
             self.session.machine.replay_next = None;
             return;
         };
+        let from = next;
         script.apply_due(to, &mut next, player);
-        if next >= script.events().len() {
+        let done = next >= script.events().len();
+        self.compare_script_due(to, from);
+        if done {
             self.session.machine.replay_next = None;
             self.session
                 .report("Script replayed: the machine plays on".into(), false);
@@ -402,14 +407,18 @@ impl EditorState {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::app::command::Command;
     use crate::graph::edit::clip_state;
     use crate::graph::{Condition, ConditionMode, Parameter, ParameterKind, Transition};
 
     /// One frame: the commands, then `dt` seconds of playback, the interaction over.
-    fn frame(s: &mut EditorState, commands: impl IntoIterator<Item = Command>, dt: f32) {
+    pub(in crate::app::editor) fn frame(
+        s: &mut EditorState,
+        commands: impl IntoIterator<Item = Command>,
+        dt: f32,
+    ) {
         for c in commands {
             s.apply(c);
         }

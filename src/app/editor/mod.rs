@@ -6,6 +6,7 @@ use std::path::Path;
 
 use glam::{Mat4, Vec3};
 
+mod compare;
 mod files;
 mod machine;
 
@@ -46,6 +47,8 @@ pub struct EditorState {
     feet: crate::app::feet::FeetAnalysis,
     /// The document (generation, revision) whose clips' foot-down markers were last looked for (marker sync).
     markers_tried: Option<(u64, u64)>,
+    /// A second character playing the machine under another transition model, beside the first.
+    compare: Option<compare::Compare>,
 }
 
 impl Default for EditorState {
@@ -75,6 +78,7 @@ impl EditorState {
             camera_framed: false,
             feet: crate::app::feet::FeetAnalysis::new(),
             markers_tried: None,
+            compare: None,
             doc,
         };
         s.adopt_model();
@@ -435,6 +439,7 @@ impl EditorState {
             Command::OpenScript(path) => self.open_script(&path),
             Command::SaveScript { path, overwrite } => self.save_script(&path, overwrite),
             Command::SetTriggerKey(name, key) => self.set_trigger_key(name, key),
+            Command::CompareModels(model) => self.set_compare(model),
             Command::Report { text, is_error } => self.session.report(text, is_error),
         }
     }
@@ -491,6 +496,7 @@ impl EditorState {
             }
         }
         self.stamp_recording();
+        self.step_compare(placement);
         self.placed.clear();
         if placement != Mat4::IDENTITY {
             let model = &self.session.eval.output().model;

@@ -12,6 +12,7 @@ use crate::app::command::{Command, Commands, Purpose};
 use crate::app::editor::EditorState;
 use crate::graph::{
     MachineEdit, MachinePlayer, Parameter, ParameterKind, ParameterValue, StateMachine,
+    TransitionModel,
 };
 use graph::{GraphDrag, Node};
 use transition::TimelineDrag;
@@ -141,6 +142,27 @@ impl StatesPanel {
             {
                 out.push(Command::ChooseFile(Purpose::SaveScript));
             }
+        });
+        ui.horizontal(|ui| {
+            ui.label("Compare with");
+            let current = e.compare_model();
+            egui::ComboBox::from_id_salt("compare model")
+                .selected_text(current.map_or("nothing", TransitionModel::label))
+                .show_ui(ui, |ui| {
+                    if ui.selectable_label(current.is_none(), "nothing").clicked() {
+                        out.push(Command::CompareModels(None));
+                    }
+                    for m in TransitionModel::ALL {
+                        if ui.selectable_label(current == Some(m), m.label()).clicked() {
+                            out.push(Command::CompareModels(Some(m)));
+                        }
+                    }
+                })
+                .response
+                .on_hover_text(
+                    "A second character beside the first plays the same machine, parameters and script with every \
+                     transition under this model",
+                );
         });
         match (e.machine_player(), e.machine_preview()) {
             (Some(p), _) => live_state(ui, e, p),

@@ -369,13 +369,8 @@ fn settings(ui: &mut egui::Ui, n: &mut Transition) {
                 ui,
                 "transition model",
                 &mut n.model,
-                &[
-                    TransitionModel::Unity,
-                    TransitionModel::Godot,
-                    TransitionModel::Inertialization,
-                    TransitionModel::DeadBlending,
-                ],
-                model_name,
+                &TransitionModel::ALL,
+                TransitionModel::label,
                 "How the two states blend",
             );
             ui.end_row();
@@ -609,16 +604,6 @@ fn mode_name(m: ConditionMode) -> &'static str {
         ConditionMode::Less => "Less",
         ConditionMode::Equals => "Equals",
         ConditionMode::NotEqual => "NotEqual",
-    }
-}
-
-/// A transition model's name in the UI.
-pub fn model_name(m: TransitionModel) -> &'static str {
-    match m {
-        TransitionModel::Unity => "Unity crossfade",
-        TransitionModel::Godot => "Godot 4",
-        TransitionModel::Inertialization => "Inertialization",
-        TransitionModel::DeadBlending => "Dead blending",
     }
 }
 
