@@ -485,3 +485,105 @@ fn an_exported_clip_is_named_after_the_clip() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A state machine driven live and recorded, then exported from the editor: the export bakes the machine with
+/// the recorded script, and its frames are the poses the editor showed when it replayed the script.
+#[test]
+fn a_recorded_state_machine_bakes_as_the_editor_replays_it() {
+    use animtune::graph::{
+        Condition, ConditionMode, MachineEdit, Parameter, ParameterKind, ParameterValue,
+    };
+    let dt = 1.0 / 30.0;
+    let mut e = EditorState::new();
+    let step = |e: &mut EditorState, commands: Vec<Command>, dt: f32| {
+        for c in commands {
+            e.apply(c);
+        }
+        e.update(dt, false);
+    };
+    step(&mut e, vec![Command::NewMachine], 0.0);
+    let speed = Parameter {
+        name: "speed".into(),
+        kind: ParameterKind::Float,
+        default: ParameterValue::Number(0.0),
+    };
+    let walk = animtune::graph::edit::clip_state("Walk", "WalkForward", [200.0, 0.0]);
+    for edit in [
+        MachineEdit::AddState(Box::new(walk)),
+        MachineEdit::AddParameter(speed),
+        MachineEdit::AddTransition {
+            from: "Idle".into(),
+            to: "Walk".into(),
+        },
+    ] {
+        step(&mut e, vec![Command::EditMachine(edit)], 0.0);
+    }
+    let mut t = e.machine().unwrap().transitions[0].clone();
+    t.has_exit_time = false;
+    t.duration = 0.3;
+    t.conditions = vec![Condition {
+        parameter: "speed".into(),
+        mode: ConditionMode::Greater,
+        threshold: 0.5,
+    }];
+    step(
+        &mut e,
+        vec![Command::EditMachine(MachineEdit::SetTransition(
+            0,
+            Box::new(t),
+        ))],
+        0.0,
+    );
+    step(&mut e, vec![Command::RecordScript(true)], 0.0);
+    for k in 0..30 {
+        let set = Command::SetMachineParameter("speed".into(), ParameterValue::Number(1.0));
+        step(&mut e, if k == 10 { vec![set] } else { vec![] }, dt);
+    }
+    step(&mut e, vec![Command::RecordScript(false)], 0.0);
+    assert_eq!(e.script().unwrap().events().len(), 1);
+
+    let mut dialog = animtune::app::dialogs::export::ExportDialog::default();
+    dialog.set_path(&temp_dir("machine-export").join("run.animclip"));
+    let job = dialog.job(&e, false).unwrap();
+    let Some(StreamSource::Machine(machine, script)) = &job.source else {
+        panic!("the export bakes the machine: {:?}", job.source.is_some());
+    };
+    assert_eq!(script, e.script().unwrap());
+    let model = animtune::demo::mannequin::load();
+    let spec = StreamSpec {
+        source: StreamSource::Machine(machine.clone(), script.clone()),
+        duration: 2.0,
+        fps: 30.0,
+        clip_range: None,
+    };
+    let frames = bake_stream(
+        &model.character,
+        &model.clips,
+        None,
+        &e.tuning().layers,
+        &spec,
+        &mut |_, _| true,
+    )
+    .unwrap();
+
+    step(&mut e, vec![Command::ReplayScript], 0.0);
+    let s = &model.character.skeleton;
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    let mut walked = false;
+    for (k, reference) in frames.poses.iter().enumerate() {
+        if k > 0 {
+            e.update(dt, false);
+        }
+        reference.model_matrices_into(s, &mut a);
+        e.pose().model_matrices_into(s, &mut b);
+        let err = max_vertex_error(&a, &b);
+        assert!(
+            err <= animtune::runtime::COMPACT_TOLERANCE,
+            "frame {k}: editor and bake differ by {} cm",
+            err * 100.0
+        );
+        let p = e.machine_player().unwrap();
+        walked |= p.machine().states[p.current()].name == "Walk";
+    }
+    assert!(walked, "the script took the machine into Walk");
+}

@@ -75,7 +75,9 @@ fn suggested_path(e: &EditorState, extension: &str) -> PathBuf {
         .map(std::path::Path::to_path_buf)
         .or_else(|| std::env::current_dir().ok())
         .unwrap_or_default();
-    let what = if e.blending() {
+    let what = if e.machine_player().is_some() {
+        "machine".to_string()
+    } else if e.blending() {
         "blend".to_string()
     } else {
         e.clip()
@@ -109,9 +111,14 @@ impl ExportDialog {
                 .display()
                 .to_string();
         }
-        self.duration = match e.eval().play_range() {
-            Some([a, b]) => b - a,
-            None => e.eval().duration().max(0.1),
+        self.duration = match (e.eval().play_range(), e.machine_player()) {
+            (Some([a, b]), _) => b - a,
+            // A machine: its script and two seconds more for the last change to play out.
+            (None, Some(_)) => e
+                .script()
+                .and_then(|s| s.events().last())
+                .map_or(5.0, |last| last.time() as f32 + 2.0),
+            (None, None) => e.eval().duration().max(0.1),
         };
     }
 
@@ -169,6 +176,9 @@ impl ExportDialog {
                 return Err("The blend space has no node to export".into());
             }
             None
+        } else if let (Some(m), Some(_)) = (e.machine(), e.machine_player()) {
+            let script = e.script().cloned().unwrap_or_default();
+            Some(StreamSource::Machine(Box::new(m.clone()), script))
         } else if e.blending() {
             Some(StreamSource::BlendPoint(blend.point))
         } else {
@@ -257,6 +267,17 @@ impl ExportDialog {
                 "one clip per blend node ({}) + preset.json, into a folder",
                 blend.nodes.len()
             )
+        } else if e.machine_player().is_some() {
+            match e.script() {
+                Some(s) => format!(
+                    "the state machine from its entry, with the script's {} parameter changes",
+                    s.events().len()
+                ),
+                None => {
+                    "the state machine from its entry, its parameters at their defaults (no script)"
+                        .into()
+                }
+            }
         } else if e.blending() {
             format!(
                 "the blend space at ({:.2}, {:.2})",
