@@ -37,24 +37,35 @@ fn encode(
     animtune::offline::encode(character, frames, &meta, format, animation_only, settings)
 }
 
-fn walk_frames(duration: f32) -> (animtune::import::ImportedModel, Frames) {
-    let model = animtune::demo::mannequin::load();
-    let space = animtune::demo::locomotion::default_blend_space();
+/// `source` baked at 30 fps for `duration` seconds, the whole clip.
+fn baked(
+    character: &animtune::core::Character,
+    clips: &[animtune::core::Clip],
+    blend: Option<&animtune::blend::BlendSpace>,
+    layers: &LayerParams,
+    source: StreamSource,
+    duration: f32,
+) -> Frames {
     let spec = StreamSpec {
-        source: StreamSource::BlendPoint([0.3, 1.2]),
+        source,
         duration,
         fps: 30.0,
         clip_range: None,
     };
-    let frames = bake_stream(
+    bake_stream(character, clips, blend, layers, &spec, &mut |_, _| true).unwrap()
+}
+
+fn walk_frames(duration: f32) -> (animtune::import::ImportedModel, Frames) {
+    let model = animtune::demo::mannequin::load();
+    let space = animtune::demo::locomotion::default_blend_space();
+    let frames = baked(
         &model.character,
         &model.clips,
         Some(&space),
         &tuned_layers(),
-        &spec,
-        &mut |_, _| true,
-    )
-    .unwrap();
+        StreamSource::BlendPoint([0.3, 1.2]),
+        duration,
+    );
     (model, frames)
 }
 
@@ -198,15 +209,14 @@ fn a_blend_path_changes_the_motion_over_time_and_cancel_stops() {
         clip_range: None,
     };
     let layers = LayerParams::default();
-    let frames = bake_stream(
+    let frames = baked(
         &model.character,
         &model.clips,
         Some(&space),
         &layers,
-        &spec,
-        &mut |_, _| true,
-    )
-    .unwrap();
+        spec.source.clone(),
+        spec.duration,
+    );
     assert_eq!(frames.poses.len(), 31);
     // Idle at the start, running at the end: the legs are far apart by then.
     let s = &model.character.skeleton;
@@ -350,21 +360,14 @@ fn a_textured_glb_export_verifies_its_animation_without_decoding_images() {
         !model.character.textures.is_empty(),
         "CesiumMan is textured"
     );
-    let spec = StreamSpec {
-        source: StreamSource::Clip(0),
-        duration: 2.0,
-        fps: 30.0,
-        clip_range: None,
-    };
-    let frames = bake_stream(
+    let frames = baked(
         &model.character,
         &model.clips,
         None,
         &tuned_layers(),
-        &spec,
-        &mut |_, _| true,
-    )
-    .unwrap();
+        StreamSource::Clip(0),
+        2.0,
+    );
     let before = animtune::import::gltf::image_decodes_on_this_thread();
     let out = encode(
         &model.character,
@@ -550,21 +553,14 @@ fn a_recorded_state_machine_bakes_as_the_editor_replays_it() {
     };
     assert_eq!(script, e.script().unwrap());
     let model = animtune::demo::mannequin::load();
-    let spec = StreamSpec {
-        source: StreamSource::Machine(machine.clone(), script.clone()),
-        duration: 2.0,
-        fps: 30.0,
-        clip_range: None,
-    };
-    let frames = bake_stream(
+    let frames = baked(
         &model.character,
         &model.clips,
         None,
         &e.tuning().layers,
-        &spec,
-        &mut |_, _| true,
-    )
-    .unwrap();
+        StreamSource::Machine(machine.clone(), script.clone()),
+        2.0,
+    );
 
     step(&mut e, vec![Command::ReplayScript], 0.0);
     let s = &model.character.skeleton;
