@@ -49,6 +49,14 @@ pub const SHORTCUTS: &[(&str, &str)] = &[
         "Drag (viewport)",
         "Orbit; right or middle drag pans, wheel zooms",
     ),
+    (
+        "A trigger's key (States tab)",
+        "Fire that trigger while the state machine plays",
+    ),
+    (
+        "Delete (state machine graph)",
+        "Delete the selected state or transition",
+    ),
 ];
 
 /// A menu entry with a tooltip; true when clicked.
