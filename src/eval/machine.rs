@@ -455,13 +455,18 @@ impl MachineSource {
         skeleton: &Skeleton,
         out: &mut [Transform],
     ) -> Result<(), JobError> {
-        self.poses.clear();
         self.weights.clear();
         let mut result = Ok(());
         for term in terms.iter().filter(|t| t.weight > 0.0) {
             match term.motion {
                 Motion::Frozen => {
-                    self.poses.extend_from_slice(&self.frozen);
+                    let slot = next_slot(&mut self.poses, self.weights.len(), skeleton.len());
+                    let frozen = if self.frozen.len() == skeleton.len() {
+                        &self.frozen[..]
+                    } else {
+                        skeleton.rest()
+                    };
+                    self.poses[slot].copy_from_slice(frozen);
                     self.weights.push(term.weight as f32);
                 }
                 Motion::State { state, time } => {
@@ -473,7 +478,13 @@ impl MachineSource {
             out.copy_from_slice(skeleton.rest());
             return result;
         }
-        result.and(blend_into(&self.poses, &self.weights, skeleton, out))
+        let used = self.weights.len() * skeleton.len();
+        result.and(blend_into(
+            &self.poses[..used],
+            &self.weights,
+            skeleton,
+            out,
+        ))
     }
 
     /// Appends state `state` at normalised time `time`, weighing `weight`, to the poses to blend: a clip at that
@@ -492,10 +503,9 @@ impl MachineSource {
         match &mut self.states[state] {
             StateMotion::Clip(None) => {}
             StateMotion::Clip(Some(c)) => {
-                let start = self.poses.len();
-                self.poses.resize(start + n, Transform::IDENTITY);
+                let slot = next_slot(&mut self.poses, before, n);
                 let t = c.time_after(time * f64::from(c.animation.duration()));
-                result = c.sample(t as f32, &mut self.poses[start..]);
+                result = c.sample(t as f32, &mut self.poses[slot]);
                 self.weights.push(weight as f32);
             }
             StateMotion::Blend {
@@ -513,17 +523,16 @@ impl MachineSource {
                     if *w <= 1e-5 {
                         continue;
                     }
-                    let start = self.poses.len();
-                    self.poses.resize(start + n, Transform::IDENTITY);
+                    let slot = next_slot(&mut self.poses, self.weights.len(), n);
                     let t = phase * f64::from(c.animation.duration());
-                    result = result.and(c.sample(t as f32, &mut self.poses[start..]));
+                    result = result.and(c.sample(t as f32, &mut self.poses[slot.clone()]));
                     // In place, as a blend-space source plays it: the node's average travel so far taken out.
                     if let (Some(r), Some(v), crate::blend::RootMotion::InPlace) = (
                         self.root_joint,
                         sampler.root_velocity(node),
                         space.root_motion,
                     ) {
-                        super::shift_root(skeleton, &mut self.poses[start..], r, -v * t as f32);
+                        super::shift_root(skeleton, &mut self.poses[slot], r, -v * t as f32);
                     }
                     self.weights.push((weight * w) as f32);
                 }
@@ -531,11 +540,22 @@ impl MachineSource {
         }
         if self.weights.len() == before {
             // A state with nothing to play holds the rest pose.
-            self.poses.extend_from_slice(skeleton.rest());
+            let slot = next_slot(&mut self.poses, before, n);
+            self.poses[slot].copy_from_slice(skeleton.rest());
             self.weights.push(weight as f32);
         }
         result
     }
+}
+
+/// The range of pose `k` (of `n` transforms) in `poses`, which grows to hold it and is otherwise reused as it
+/// is: every user overwrites its whole slot (sampling writes every joint), so nothing is cleared per frame.
+fn next_slot(poses: &mut Vec<Transform>, k: usize, n: usize) -> std::ops::Range<usize> {
+    let range = k * n..(k + 1) * n;
+    if poses.len() < range.end {
+        poses.resize(range.end, Transform::IDENTITY);
+    }
+    range
 }
 
 /// The weighted blend of `poses` (one per weight, back to back) into `out`, by the BlendingJob.
