@@ -69,6 +69,88 @@ pub(super) struct MachineSource {
     start: Vec<BoneStart>,
     /// The transition `start` belongs to.
     start_of: Option<usize>,
+    /// Whether a clip of some state has morph-weight or expression tracks (only then is the face blended).
+    faced: bool,
+    /// The face of the blend being made, the one frozen at the last interruption, and the buffer the next is
+    /// made in.
+    face: Face,
+    frozen_face: Face,
+    frozen_face_next: Face,
+    /// The meshes' default morph weights, and scratch of their shape.
+    morph_defaults: Vec<Vec<f32>>,
+    morph_scratch: Vec<Vec<f32>>,
+}
+
+/// A blend's face: morph weights (per mesh) and expression weights summed over the clips that play, each times
+/// its weight, and the weights' total; [`Face::normalize`] makes them the weighted mean, as the blend-space source
+/// blends them.
+#[derive(Clone, Debug, Default)]
+struct Face {
+    morph: Vec<Vec<f32>>,
+    expressions: Vec<f32>,
+    total: f32,
+}
+
+impl Face {
+    /// A face of the shape of `defaults` and `expressions` expressions, all zero.
+    fn zero(defaults: &[Vec<f32>], expressions: usize) -> Face {
+        Face {
+            morph: defaults.iter().map(|m| vec![0.0; m.len()]).collect(),
+            expressions: vec![0.0; expressions],
+            total: 0.0,
+        }
+    }
+
+    fn clear(&mut self) {
+        self.morph.iter_mut().for_each(|m| m.fill(0.0));
+        self.expressions.fill(0.0);
+        self.total = 0.0;
+    }
+
+    /// Adds `w` × the morph weights in `morph` and the expressions in `expressions`.
+    fn add(&mut self, w: f32, morph: &[Vec<f32>], expressions: &[f32]) {
+        for (sum, m) in self.morph.iter_mut().zip(morph) {
+            for (a, b) in sum.iter_mut().zip(m) {
+                *a += w * b;
+            }
+        }
+        for (a, b) in self.expressions.iter_mut().zip(expressions) {
+            *a += w * b;
+        }
+        self.total += w;
+    }
+
+    /// Adds `w` × clip `c`'s face at time `t` (the meshes' defaults where it has no morph track).
+    fn add_clip(
+        &mut self,
+        w: f32,
+        c: &ClipSource,
+        t: f32,
+        defaults: &[Vec<f32>],
+        scratch: &mut [Vec<f32>],
+    ) {
+        for (s, d) in scratch.iter_mut().zip(defaults) {
+            s.copy_from_slice(d);
+        }
+        c.morph.sample(t, scratch);
+        c.morph.add_expressions(t, w, &mut self.expressions);
+        for (sum, m) in self.morph.iter_mut().zip(scratch.iter()) {
+            for (a, b) in sum.iter_mut().zip(m) {
+                *a += w * b;
+            }
+        }
+        self.total += w;
+    }
+
+    /// The sums divided by the total: the weighted mean.
+    fn normalize(&mut self) {
+        if self.total > 0.0 {
+            let k = 1.0 / self.total;
+            self.morph.iter_mut().flatten().for_each(|a| *a *= k);
+            self.expressions.iter_mut().for_each(|a| *a *= k);
+            self.total = 1.0;
+        }
+    }
 }
 
 /// A bone's pose and velocity where a per-bone transition started, and for inertialization its offset from the
@@ -162,7 +244,33 @@ impl MachineSource {
             }),
             start: Vec::new(),
             start_of: None,
+            faced: false,
+            face: Face::default(),
+            frozen_face: Face::default(),
+            frozen_face_next: Face::default(),
+            morph_defaults: Vec::new(),
+            morph_scratch: Vec::new(),
         };
+        source.faced = source.states.iter().any(|m| {
+            let faced = |c: &ClipSource| !c.morph.is_empty() || !c.morph.expressions.is_empty();
+            match m {
+                StateMotion::Clip(c) => c.iter().any(faced),
+                StateMotion::Blend { nodes, .. } => nodes.iter().flatten().any(faced),
+            }
+        });
+        if source.faced {
+            let defaults = crate::core::morph::default_weights(character);
+            let zero = Face::zero(&defaults, character.expressions.len());
+            source.face = zero.clone();
+            source.frozen_face = Face {
+                morph: defaults.clone(),
+                total: 1.0,
+                ..zero.clone()
+            };
+            source.frozen_face_next = zero;
+            source.morph_scratch = defaults.clone();
+            source.morph_defaults = defaults;
+        }
         source.poses.reserve(2 * n);
         source.refresh_infos();
         source
@@ -262,11 +370,14 @@ impl MachineSource {
     }
 
     /// Samples the player's pose into `out` (sized for the skeleton), first freezing the pose an interruption
-    /// left.
+    /// left; the states' clips' morph weights and expressions blend as the pose does into `morph` and
+    /// `expressions` (which hold the meshes' defaults and zeros, left as they are when no clip has such tracks).
     pub(super) fn sample(
         &mut self,
         skeleton: &Skeleton,
         out: &mut [Transform],
+        morph: &mut [Vec<f32>],
+        expressions: &mut [f32],
     ) -> Result<(), JobError> {
         self.refresh_weights();
         let mut result = Ok(());
@@ -277,6 +388,10 @@ impl MachineSource {
             fresh.resize(skeleton.len(), Transform::IDENTITY);
             result = self.blend_terms(&terms, skeleton, &mut fresh);
             self.frozen_next = std::mem::replace(&mut self.frozen, fresh);
+            if self.faced {
+                std::mem::swap(&mut self.frozen_face_next, &mut self.face);
+                std::mem::swap(&mut self.frozen_face, &mut self.frozen_face_next);
+            }
         }
         let started = self.player.events().iter().rev().find_map(|e| match e {
             MachineEvent::Started { transition, .. } => Some(*transition),
@@ -318,6 +433,12 @@ impl MachineSource {
                 result = result.and(self.blend_terms(&terms, skeleton, out));
                 self.terms = terms;
             }
+        }
+        if self.faced {
+            for (m, f) in morph.iter_mut().zip(&self.face.morph) {
+                m.copy_from_slice(f);
+            }
+            expressions.copy_from_slice(&self.face.expressions);
         }
         if std::mem::take(&mut self.stepped) && self.per_bone {
             std::mem::swap(&mut self.last, &mut self.before_last);
@@ -456,6 +577,9 @@ impl MachineSource {
         out: &mut [Transform],
     ) -> Result<(), JobError> {
         self.weights.clear();
+        if self.faced {
+            self.face.clear();
+        }
         let mut result = Ok(());
         for term in terms.iter().filter(|t| t.weight > 0.0) {
             match term.motion {
@@ -468,11 +592,18 @@ impl MachineSource {
                     };
                     self.poses[slot].copy_from_slice(frozen);
                     self.weights.push(term.weight as f32);
+                    if self.faced {
+                        let f = &self.frozen_face;
+                        self.face.add(term.weight as f32, &f.morph, &f.expressions);
+                    }
                 }
                 Motion::State { state, time } => {
                     result = result.and(self.push_state(state, time, term.weight, skeleton));
                 }
             }
+        }
+        if self.faced {
+            self.face.normalize();
         }
         if self.weights.is_empty() {
             out.copy_from_slice(skeleton.rest());
@@ -507,6 +638,10 @@ impl MachineSource {
                 let t = c.time_after(time * f64::from(c.animation.duration()));
                 result = c.sample(t as f32, &mut self.poses[slot]);
                 self.weights.push(weight as f32);
+                if self.faced {
+                    let (d, s) = (&self.morph_defaults, &mut self.morph_scratch);
+                    self.face.add_clip(weight as f32, c, t as f32, d, s);
+                }
             }
             StateMotion::Blend {
                 space,
@@ -535,6 +670,10 @@ impl MachineSource {
                         super::shift_root(skeleton, &mut self.poses[slot], r, -v * t as f32);
                     }
                     self.weights.push((weight * w) as f32);
+                    if self.faced {
+                        let (d, s) = (&self.morph_defaults, &mut self.morph_scratch);
+                        self.face.add_clip((weight * w) as f32, c, t as f32, d, s);
+                    }
                 }
             }
         }
@@ -543,6 +682,10 @@ impl MachineSource {
             let slot = next_slot(&mut self.poses, before, n);
             self.poses[slot].copy_from_slice(skeleton.rest());
             self.weights.push(weight as f32);
+            if self.faced {
+                let zero = vec![0.0; self.face.expressions.len()];
+                self.face.add(weight as f32, &self.morph_defaults, &zero);
+            }
         }
         result
     }

@@ -1453,7 +1453,7 @@ impl Evaluator {
                     .run(),
                 )
             }
-            Source::Machine(m) => m.sample(&self.skeleton, out),
+            Source::Machine(m) => m.sample(&self.skeleton, out, morph, expressions),
         }
     }
 }

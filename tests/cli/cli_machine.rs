@@ -364,3 +364,66 @@ fn a_mirrored_state_plays_its_clip_mirrored() {
         .fold(0.0, f64::max);
     assert!(moved > 5.0, "mirrored, not the clip itself: {moved}°");
 }
+
+/// Morph weights of a state's clip (`morph_sampler.glb`'s Linear and Step each key one weight) blend through a
+/// crossfade as the poses do: at 0.4 s into a 1 s crossfade begun at 0, 0.6 of Linear's and 0.4 of Step's,
+/// each as `pose --clip` gives it at that time.
+#[test]
+fn a_crossfade_blends_the_states_morph_weights_as_their_poses() {
+    let dir = common::temp_dir("machine-morph");
+    let model = common::asset("morph_sampler.glb");
+    let model = model.to_str().unwrap();
+    let preset = dir.join("machine.json");
+    std::fs::write(
+        &preset,
+        r#"{"format": "animtune-preset", "version": 5, "state_machine": {
+            "parameters": [{"name": "go", "type": "trigger"}],
+            "states": [{"name": "A", "clip": "Linear"}, {"name": "B", "clip": "Step"}],
+            "entry": "A",
+            "transitions": [{"from": "A", "to": "B", "has_exit_time": false, "duration": 1.0,
+                             "conditions": [{"parameter": "go", "mode": "if"}]}]}}"#,
+    )
+    .unwrap();
+    let script = dir.join("go.json");
+    std::fs::write(&script, r#"[{"time": 0, "trigger": "go"}]"#).unwrap();
+    let weights = |args: &[&str]| -> Vec<f64> {
+        let json = common::json_of(&common::animtune(args));
+        json["morph_weights"][0]["weights"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_f64().unwrap())
+            .collect()
+    };
+    let at = |clip: &str| {
+        weights(&[
+            "pose", model, "--clip", clip, "--time", "0.4", "--exact", "--json",
+        ])
+    };
+    let (linear, step) = (at("Linear"), at("Step"));
+    let got = weights(&[
+        "pose",
+        model,
+        "--preset",
+        preset.to_str().unwrap(),
+        "--script",
+        script.to_str().unwrap(),
+        "--time",
+        "0.4",
+        "--exact",
+        "--json",
+    ]);
+    assert_eq!(got.len(), linear.len());
+    let want: Vec<f64> = linear
+        .iter()
+        .zip(&step)
+        .map(|(a, b)| 0.6 * a + 0.4 * b)
+        .collect();
+    assert!(
+        linear.iter().zip(&step).any(|(a, b)| (a - b).abs() > 0.05),
+        "the clips differ there: {linear:?} {step:?}"
+    );
+    for (g, w) in got.iter().zip(&want) {
+        assert!((g - w).abs() < 1e-4, "{got:?} against {want:?}");
+    }
+}
