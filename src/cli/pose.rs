@@ -618,7 +618,8 @@ pub(super) fn evaluate_stack(
 
 /// Plays the Evaluator's state machine from 0 to `time` at `fps` under `script` (`script_path` names it in
 /// errors): an evaluation at 0, then one per frame k at k/fps (and one at `time` when it falls between frames),
-/// each after the events due by its time, as `graph::script::play` steps the player alone.
+/// each after the events due by its time (`graph::script::update_times`), as `graph::script::play` steps the
+/// player alone.
 fn play_machine<'a>(
     ev: &'a mut Evaluator,
     script: &Script,
@@ -653,12 +654,8 @@ fn play_machine<'a>(
             ..Default::default()
         });
     };
-    at(ev, 0.0);
-    for k in 1..=frames as u64 {
-        at(ev, k as f64 / fps);
-    }
-    if frames / fps < time {
-        at(ev, time);
+    for t in crate::graph::script::update_times(fps, time) {
+        at(ev, t);
     }
     Ok(ev.output())
 }

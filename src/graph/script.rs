@@ -131,8 +131,16 @@ impl Script {
     }
 }
 
-/// Plays `script` on `player` from its start at `fps` up to `until` seconds: an update at time 0 (dt 0), then one
-/// per frame k at k/fps, each after applying the events due by its time. Calls `frame(k, player)` after each.
+/// The times a script is played at, `fps` updates a second up to `until` seconds: 0, then k/fps for every whole
+/// frame, then `until` itself when it falls between two frames (what `pose --script --time` evaluates).
+pub fn update_times(fps: f64, until: f64) -> impl Iterator<Item = f64> {
+    let frames = (until * fps + TIME_SLACK).floor().max(0.0) as u64;
+    let last = (frames as f64 / fps < until).then_some(until);
+    (0..=frames).map(move |k| k as f64 / fps).chain(last)
+}
+
+/// Plays `script` on `player` from its start at the [`update_times`] of `fps` up to `until`, each update after
+/// the events due by its time (the first, at 0, with dt 0). Calls `frame(k, player)` after the k-th.
 pub fn play(
     player: &mut MachinePlayer,
     script: &Script,
@@ -141,14 +149,11 @@ pub fn play(
     mut frame: impl FnMut(usize, &MachinePlayer),
 ) {
     let mut next = 0;
-    script.apply_due(0.0, &mut next, player);
-    player.update(0.0);
-    frame(0, player);
-    let frames = (until * fps + TIME_SLACK).floor().max(0.0) as usize;
-    for k in 1..=frames {
-        let t = k as f64 / fps;
+    let mut before = 0.0;
+    for (k, t) in update_times(fps, until).enumerate() {
         script.apply_due(t, &mut next, player);
-        player.update(1.0 / fps);
+        player.update(t - before);
+        before = t;
         frame(k, player);
     }
 }
@@ -200,6 +205,14 @@ mod tests {
         // the machine is in Jump, which has no transition to Walk.
         assert_eq!(started, vec![(3, 1)]);
         assert_eq!(p.value_of("speed"), Some(1.0));
+    }
+
+    #[test]
+    fn updates_fall_on_the_frame_grid_and_on_the_time_asked() {
+        let times: Vec<f64> = update_times(10.0, 0.35).collect();
+        assert_eq!(times, [0.0, 0.1, 0.2, 0.3, 0.35]);
+        let on_grid: Vec<f64> = update_times(10.0, 0.3).collect();
+        assert_eq!(on_grid, [0.0, 0.1, 0.2, 0.3]);
     }
 
     #[test]
