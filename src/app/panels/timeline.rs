@@ -209,7 +209,7 @@ pub struct TimeMapping {
 /// seconds sit where the view above draws them (the curves' time axis), zoomed and panned with it.
 pub fn ruler(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands, aligned: Option<TimeMapping>) {
     let eval = e.eval();
-    let duration = eval.duration();
+    let duration = shown_span(e);
     let width = ui.available_width().max(50.0);
     let (rect, response) =
         ui.allocate_exact_size(Vec2::new(width, RULER_HEIGHT), Sense::click_and_drag());
@@ -415,17 +415,36 @@ fn skate_figures(ui: &mut egui::Ui, e: &EditorState) {
     ));
 }
 
-/// The combo box choosing what plays: the blend space, the rest pose or a clip.
+/// The seconds the ruler spans: what plays, or for a state machine (which runs on, state after state) the
+/// elapsed time rounded up to the next 10 s, so that a scrub replays its run to that time.
+fn shown_span(e: &EditorState) -> f32 {
+    if e.any_machine_player().is_some() {
+        (e.eval().time() / 10.0).floor() * 10.0 + 10.0
+    } else {
+        e.eval().duration()
+    }
+}
+
+/// The combo box choosing what plays: the blend space, the rest pose, a clip or the state machine.
 fn source_choice(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) {
     let clips = &e.doc().clips;
-    let current = if e.blending() {
+    let machine = e.any_machine_player().is_some();
+    let current = if e.machine_preview().is_some() {
+        "Transition preview".to_string()
+    } else if machine {
+        "State machine".to_string()
+    } else if e.blending() {
         "Blend space".to_string()
     } else {
         e.clip()
             .map_or("(rest pose)".to_string(), |i| clips[i].name.clone())
     };
     // None: the blend space; Some(None): the rest pose; Some(Some(i)): clip i.
-    let before = if e.blending() { None } else { Some(e.clip()) };
+    let before = if e.blending() || machine {
+        None
+    } else {
+        Some(e.clip())
+    };
     let mut chosen = before;
     // A box of one width whatever the name (a long one is truncated, in full in the tooltip), so the buttons
     // after it stay put (C7).
@@ -437,14 +456,24 @@ fn source_choice(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) {
             .truncate()
             .selected_text(current.as_str())
             .show_ui(ui, |ui| {
-                ui.selectable_value(&mut chosen, None, "Blend space");
+                let playing = e.machine_player().is_some();
+                if e.machine().is_some()
+                    && ui.selectable_label(playing, "State machine").clicked()
+                    && !playing
+                {
+                    out.push(Command::PlayMachine);
+                }
+                let blending = e.blending() && !machine;
+                if ui.selectable_label(blending, "Blend space").clicked() && !blending {
+                    out.push(Command::PlayBlend);
+                }
                 for (i, clip) in clips.iter().enumerate() {
                     ui.selectable_value(&mut chosen, Some(Some(i)), clip.name.as_str());
                 }
             })
             .response
             .on_hover_text(format!(
-                "What plays: the blend space or one clip (now: {current})"
+                "What plays: the state machine, the blend space or one clip (now: {current})"
             ));
     });
     if chosen != before {

@@ -254,13 +254,16 @@ impl StatesPanel {
         }
         let painter = ui.painter_at(rect);
         painter.rect_filled(rect, 2.0, Color32::from_gray(28));
-        // The ruler: a tick per tenth of a second or per second.
-        let step = if hi - lo > 4.0 { 1.0 } else { 0.1 };
+        // A tick per tenth of a second, labelled every half second; over 4 s a tick per second, each labelled.
+        let (step, every) = if hi - lo > 4.0 {
+            (1.0, 1.0)
+        } else {
+            (0.1, 0.5)
+        };
         let mut s = (lo / step).ceil() * step;
         while s <= hi {
             let x = x_of(s);
-            let major = (s / (step * 5.0)).round() * step * 5.0 - s;
-            let tall = major.abs() < 1e-6;
+            let tall = ((s / every).round() * every - s).abs() < 1e-6;
             painter.line_segment(
                 [
                     Pos2::new(x, ruler.bottom() - if tall { 8.0 } else { 4.0 }),
