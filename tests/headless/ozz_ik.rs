@@ -351,12 +351,6 @@ fn ik_jobs_agree_with_ozz_within_1e_5() {
         };
         let d = difference(q, theirs);
         let noise = nudged(c.target, |t| difference(q, solve_aim(c, t).0));
-        if i == 1730 {
-            eprintln!(
-                "DEBUG ours {q} ozz {theirs} weight {} twist {}",
-                c.weight, c.twist
-            );
-        }
         ill_conditioned += usize::from(d > TOLERANCE && d - noise <= TOLERANCE);
         note(family, d - noise, i, TOLERANCE);
     }
