@@ -71,6 +71,30 @@ pub fn for_space(
         .collect()
 }
 
+/// Hands `ev` the foot-down markers of what it plays that syncs on them: its blend space's nodes, or each blend
+/// state of its state machine (what `pose`, `bake` and the editor call after binding a source).
+pub fn hand_to(
+    ev: &mut crate::eval::Evaluator,
+    character: &crate::core::Character,
+    clips: &[crate::core::Clip],
+) {
+    if let Some(space) = ev
+        .blend_space()
+        .filter(|s| s.sync == crate::blend::TimeSync::Markers)
+    {
+        let markers = for_space(character, clips, space);
+        ev.set_sync_markers(markers);
+    }
+    let states: Vec<(usize, Vec<Vec<FootMarker>>)> = ev
+        .machine_marker_spaces()
+        .into_iter()
+        .map(|(s, space)| (s, for_space(character, clips, space)))
+        .collect();
+    for (s, markers) in states {
+        ev.set_state_sync_markers(s, markers);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -485,12 +485,6 @@ pub(super) fn evaluate_stack(
     } else {
         Precision::Compact
     };
-    let markers = match &chosen.source {
-        SourceSpec::Blend(space) if space.sync == crate::blend::TimeSync::Markers => Some(
-            crate::analysis::markers::for_space(&model.character, chosen.clips, space),
-        ),
-        _ => None,
-    };
     let mut ev = Evaluator::with_precision(
         &model.character,
         chosen.clips,
@@ -498,9 +492,7 @@ pub(super) fn evaluate_stack(
         layers,
         precision,
     );
-    if let Some(m) = markers {
-        ev.set_sync_markers(m);
-    }
+    crate::analysis::markers::hand_to(&mut ev, &model.character, chosen.clips);
     let settings = preset.map(|p| p.clip_settings).unwrap_or_default();
     if let Some(missing) =
         crate::offline::request::missing_layer_clip(ev.layers(), chosen.clips, &settings)

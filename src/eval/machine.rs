@@ -13,7 +13,8 @@ use glam::DVec2;
 
 use super::ClipSource;
 use super::Precision;
-use crate::blend::{BlendSampler, BlendSpace};
+use crate::blend::markers::FootMarker;
+use crate::blend::{BlendSampler, BlendSpace, TimeSync};
 use crate::core::{Character, Clip, Skeleton, Transform};
 use crate::graph::inertial::{dead_blend_weight, dead_extrapolate, inertial_offset};
 use crate::graph::{
@@ -79,6 +80,9 @@ pub(super) struct MachineSource {
     /// The meshes' default morph weights, and scratch of their shape.
     morph_defaults: Vec<Vec<f32>>,
     morph_scratch: Vec<Vec<f32>>,
+    /// A blend state's playing nodes (node, weight), and under marker sync their clip times.
+    contributions: Vec<(usize, f32)>,
+    marker_times: Vec<f64>,
 }
 
 /// A blend's face: morph weights (per mesh) and expression weights summed over the clips that play, each times
@@ -250,6 +254,8 @@ impl MachineSource {
             frozen_face_next: Face::default(),
             morph_defaults: Vec::new(),
             morph_scratch: Vec::new(),
+            contributions: Vec::new(),
+            marker_times: Vec::new(),
         };
         source.faced = source.states.iter().any(|m| {
             let faced = |c: &ClipSource| !c.morph.is_empty() || !c.morph.expressions.is_empty();
@@ -274,6 +280,27 @@ impl MachineSource {
         source.poses.reserve(2 * n);
         source.refresh_infos();
         source
+    }
+
+    /// The blend states synced on foot-down markers: (state, its blend space).
+    pub(super) fn marker_spaces(&self) -> Vec<(usize, &BlendSpace)> {
+        self.states
+            .iter()
+            .enumerate()
+            .filter_map(|(s, m)| match m {
+                StateMotion::Blend { space, .. } if space.sync == TimeSync::Markers => {
+                    Some((s, &**space))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Hands a blend state's nodes their clips' foot-down markers (node order).
+    pub(super) fn set_state_markers(&mut self, state: usize, markers: Vec<Vec<FootMarker>>) {
+        if let Some(StateMotion::Blend { sampler, .. }) = self.states.get_mut(state) {
+            sampler.set_markers(markers);
+        }
     }
 
     /// The player (its parameters are set through it).
@@ -648,18 +675,38 @@ impl MachineSource {
                 sampler,
                 nodes,
                 weights,
+                length,
                 ..
             } => {
                 let phase = time.rem_euclid(1.0);
-                for (node, w) in weights.iter().enumerate() {
-                    let Some(c) = nodes.get_mut(node).and_then(|c| c.as_mut()) else {
+                // The nodes that play, and under marker sync where each plays (as a blend-space source times them).
+                self.contributions.clear();
+                self.contributions.extend(
+                    weights
+                        .iter()
+                        .enumerate()
+                        .filter(|&(node, w)| {
+                            *w > 1e-5 && nodes.get(node).is_some_and(Option::is_some)
+                        })
+                        .map(|(node, w)| (node, *w as f32)),
+                );
+                if space.sync == TimeSync::Markers {
+                    sampler.marker_times(&self.contributions, phase, &mut self.marker_times);
+                }
+                for (k, &(node, _)) in self.contributions.iter().enumerate() {
+                    let (Some(c), w) = (nodes[node].as_mut(), weights[node]) else {
                         continue;
                     };
-                    if *w <= 1e-5 {
-                        continue;
-                    }
                     let slot = next_slot(&mut self.poses, self.weights.len(), n);
-                    let t = phase * f64::from(c.animation.duration());
+                    let d = f64::from(c.animation.duration());
+                    let t = match space.sync {
+                        TimeSync::Normalized => phase * d,
+                        TimeSync::Markers => self.marker_times.get(k).copied().unwrap_or(phase * d),
+                        // Each clip on its own clock: the seconds the state has played, at the node's time scale.
+                        TimeSync::Independent => {
+                            c.time_after(time * *length * f64::from(sampler.time_scale(node)))
+                        }
+                    };
                     result = result.and(c.sample(t as f32, &mut self.poses[slot.clone()]));
                     // In place, as a blend-space source plays it: the node's average travel so far taken out.
                     if let (Some(r), Some(v), crate::blend::RootMotion::InPlace) = (
@@ -901,30 +948,60 @@ mod tests {
     #[test]
     fn a_blend_state_plays_as_its_blend_space_does() {
         let model = crate::demo::mannequin::load();
-        let space: crate::blend::BlendSpace = serde_json::from_str(
-            r#"{"mode": "freeform_cartesian", "point": [0, 2.0], "root_motion": "in_place", "nodes": [
-                {"clip": "Idle", "position": [0, 0]}, {"clip": "WalkForward", "position": [0, 1.4]},
-                {"clip": "RunForward", "position": [0, 3]}]}"#,
-        )
-        .unwrap();
-        let machine: StateMachine = serde_json::from_value(serde_json::json!({
-            "states": [{"name": "Move", "blend_space": space}], "entry": "Move"
-        }))
-        .unwrap();
-        let (c, clips) = (&model.character, &model.clips);
-        let off = LayerParams::off;
-        let mut as_state = Evaluator::new(c, clips, SourceSpec::StateMachine(machine), off());
-        let mut as_space = Evaluator::new(c, clips, SourceSpec::Blend(space), off());
-        for k in 0..=40 {
-            let input = EvalInput {
-                clock: ClockStep::Continue(k as f32 * 0.05),
-                ..Default::default()
-            };
-            let a = as_state.evaluate(&input).local.local.clone();
-            let b = as_space.evaluate(&input).local.local.clone();
-            assert!(worst_angle(&a, &b) < 1e-3, "step {k}");
-            for (x, y) in a.iter().zip(&b) {
-                assert!((x.translation - y.translation).length() < 1e-5, "step {k}");
+        let c = &model.character;
+        // The walk again, its loop turned a third of a cycle on (cycle offset): its feet land at other fractions
+        // of the cycle, so marker sync and normalised time differ.
+        let mut clips = model.clips.clone();
+        let walk = clips.iter().find(|c| c.name == "WalkForward").unwrap();
+        let settings = crate::core::ClipSettings {
+            cycle_offset: 1.0 / 3.0,
+            ..Default::default()
+        };
+        let mut late = settings.apply(walk).unwrap();
+        late.name = "WalkLate".into();
+        clips.push(late);
+        let clips = &clips[..];
+        // Each way of timing the clips: one normalised time, each clip on its own clock (one at another time
+        // scale), and foot-phase sync on markers (found from the clips' contacts for both).
+        for sync in ["normalized", "independent", "markers"] {
+            let space: crate::blend::BlendSpace = serde_json::from_value(serde_json::json!({
+                "mode": "freeform_cartesian", "point": [0, 2.0], "root_motion": "in_place", "sync": sync,
+                "nodes": [
+                    {"clip": "Idle", "position": [0, 0]},
+                    {"clip": "WalkForward", "position": [0, 1.4], "time_scale": 1.3},
+                    {"clip": "WalkLate", "position": [0, 3]}]
+            }))
+            .unwrap();
+            let machine: StateMachine = serde_json::from_value(serde_json::json!({
+                "states": [{"name": "Move", "blend_space": space}], "entry": "Move"
+            }))
+            .unwrap();
+            let off = LayerParams::off;
+            let mut as_state = Evaluator::new(c, clips, SourceSpec::StateMachine(machine), off());
+            let mut as_space = Evaluator::new(c, clips, SourceSpec::Blend(space), off());
+            for ev in [&mut as_state, &mut as_space] {
+                crate::analysis::markers::hand_to(ev, c, clips);
+            }
+            if sync == "markers" {
+                assert!(
+                    as_space.has_sync_markers(),
+                    "the walk and run have foot-down markers"
+                );
+            }
+            for k in 0..=40 {
+                let input = EvalInput {
+                    clock: ClockStep::Continue(k as f32 * 0.05),
+                    ..Default::default()
+                };
+                let a = as_state.evaluate(&input).local.local.clone();
+                let b = as_space.evaluate(&input).local.local.clone();
+                assert!(worst_angle(&a, &b) < 1e-3, "{sync}: step {k}");
+                for (x, y) in a.iter().zip(&b) {
+                    assert!(
+                        (x.translation - y.translation).length() < 1e-5,
+                        "{sync}: step {k}"
+                    );
+                }
             }
         }
     }

@@ -1158,6 +1158,25 @@ impl Evaluator {
         }
     }
 
+    /// The state machine's blend states synced on foot-down markers: (state, its blend space).
+    pub fn machine_marker_spaces(&self) -> Vec<(usize, &BlendSpace)> {
+        match &self.source {
+            Source::Machine(m) => m.marker_spaces(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Hands a blend state of the state machine its nodes' foot-down markers (node order), for marker sync.
+    pub fn set_state_sync_markers(
+        &mut self,
+        state: usize,
+        markers: Vec<Vec<crate::blend::markers::FootMarker>>,
+    ) {
+        if let Source::Machine(m) = &mut self.source {
+            m.set_state_markers(state, markers);
+        }
+    }
+
     /// Whether the blend space's sampler has foot-down markers (see [`Evaluator::set_sync_markers`]).
     pub fn has_sync_markers(&self) -> bool {
         matches!(&self.source, Source::Blend { sampler, .. } if sampler.has_markers())

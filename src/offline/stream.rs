@@ -240,17 +240,9 @@ pub fn bake_stream(
         }
         (_, None) => unreachable!("validated: blend sources have a blend space"),
     };
-    let markers = match &source {
-        SourceSpec::Blend(space) if space.sync == crate::blend::TimeSync::Markers => {
-            Some(crate::analysis::markers::for_space(character, clips, space))
-        }
-        _ => None,
-    };
     let mut ev =
         Evaluator::with_precision(character, clips, source, layers.clone(), Precision::Exact);
-    if let Some(m) = markers {
-        ev.set_sync_markers(m);
-    }
+    crate::analysis::markers::hand_to(&mut ev, character, clips);
     if let Some(missing) = ev.missing_layer_clips().first() {
         return Err(ExportError::Tuning(format!(
             "a clip layer plays clip '{missing}', which the model does not have"

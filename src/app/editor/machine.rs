@@ -196,11 +196,11 @@ impl EditorState {
             return false;
         }
         self.clock_jumped = true;
-        self.session.eval.set_source(
-            &self.doc.model.character,
-            &self.doc.clips,
-            SourceSpec::StateMachine(m),
-        );
+        let (character, clips) = (&self.doc.model.character, &self.doc.clips);
+        self.session
+            .eval
+            .set_source(character, clips, SourceSpec::StateMachine(m));
+        crate::analysis::markers::hand_to(&mut self.session.eval, character, clips);
         self.session.eval.play();
         let missing = self.session.eval.missing_machine_clips();
         if missing.is_empty() {
@@ -263,11 +263,11 @@ impl EditorState {
                 return;
             }
             self.session.machine.replay_next = None;
-            self.session.eval.set_source(
-                &self.doc.model.character,
-                &self.doc.clips,
-                SourceSpec::StateMachine(preview),
-            );
+            let (character, clips) = (&self.doc.model.character, &self.doc.clips);
+            self.session
+                .eval
+                .set_source(character, clips, SourceSpec::StateMachine(preview));
+            crate::analysis::markers::hand_to(&mut self.session.eval, character, clips);
             self.session.machine.preview = Some(transition);
         }
         self.clock_jumped = true;
