@@ -361,20 +361,21 @@ fn ik_rows(batches: usize, iters: usize) {
     let hip = ik_joint([0.2, 1.0, 0.1], 0.4, [0.1, 0.95, 0.02]);
     let knee = ik_joint([1.0, 0.1, 0.0], 0.5, [0.12, 0.52, 0.08]);
     let ankle = ik_joint([0.0, 1.0, 0.3], -0.2, [0.11, 0.08, 0.0]);
-    let legs: Vec<Vec3> = (0..IK_TARGETS)
+    // SIMD vectors, as the IK jobs' members and ozz_bench.cc's tables (SimdFloat4).
+    let legs: Vec<glam::Vec3A> = (0..IK_TARGETS)
         .map(|k| {
             let t = k as f32;
-            Vec3::new(
+            glam::Vec3A::new(
                 0.1 + 0.2 * (0.013 * t).sin(),
                 0.2 + 0.15 * (0.021 * t).sin(),
                 0.1 + 0.2 * (0.017 * t).cos(),
             )
         })
         .collect();
-    let looks: Vec<Vec3> = (0..IK_TARGETS)
+    let looks: Vec<glam::Vec3A> = (0..IK_TARGETS)
         .map(|k| {
             let t = k as f32;
-            Vec3::new(
+            glam::Vec3A::new(
                 (0.01 * t).sin(),
                 1.6 + 0.3 * (0.03 * t).sin(),
                 1.0 + 0.5 * (0.01 * t).cos(),
@@ -387,8 +388,8 @@ fn ik_rows(batches: usize, iters: usize) {
         k = (k + 1) % IK_TARGETS;
         let mut job = IkTwoBoneJob::new(&hip, &knee, &ankle, &mut start, &mut mid, &mut reached);
         job.target = legs[k];
-        job.mid_axis = Vec3::X;
-        job.pole_vector = Vec3::Z;
+        job.mid_axis = glam::Vec3A::X;
+        job.pole_vector = glam::Vec3A::Z;
         job.soften = 0.97;
         job.run().expect("valid two-bone job");
         black_box((&start, &mid, &reached));
@@ -399,10 +400,10 @@ fn ik_rows(batches: usize, iters: usize) {
         k = (k + 1) % IK_TARGETS;
         let mut job = IkAimJob::new(&head, &mut correction, &mut reached);
         job.target = looks[k];
-        job.forward = Vec3::Z;
-        job.up = Vec3::Y;
-        job.offset = Vec3::new(0.05, 0.07, 0.1);
-        job.pole_vector = Vec3::Y;
+        job.forward = glam::Vec3A::Z;
+        job.up = glam::Vec3A::Y;
+        job.offset = glam::Vec3A::new(0.05, 0.07, 0.1);
+        job.pole_vector = glam::Vec3A::Y;
         job.run().expect("valid aim job");
         black_box((&correction, &reached));
     });

@@ -406,9 +406,9 @@ fn solve_leg(
     let (mut start, mut mid, mut reached) = (Quat::IDENTITY, Quat::IDENTITY, false);
     let (start_m, mid_m, end_m) = (model[leg.hip], model[leg.knee], model[leg.ankle]);
     let mut job = IkTwoBoneJob::new(&start_m, &mid_m, &end_m, &mut start, &mut mid, &mut reached);
-    job.target = target;
-    job.mid_axis = leg.mid_axis;
-    job.pole_vector = pole;
+    job.target = target.into();
+    job.mid_axis = leg.mid_axis.into();
+    job.pole_vector = pole.into();
     if job.run().is_err() {
         return;
     }

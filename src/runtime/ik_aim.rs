@@ -15,19 +15,21 @@ use super::ik_math::{
     positive_w, rsqrt,
 };
 
-/// An aim IK job: one borrowed model matrix in, one correction out.
+/// An aim IK job: one borrowed model matrix in, one correction out. Its vectors are SIMD vectors (16 bytes, as
+/// ozz's `SimdFloat4` members): a job is filled and run at once, and a vector stored whole is read back whole,
+/// where a 12-byte one written in parts and read in other parts would stall the load until the stores land.
 #[derive(Debug)]
 pub struct IkAimJob<'a> {
     /// The point to aim at, model space.
-    pub target: Vec3,
+    pub target: Vec3A,
     /// The joint's aiming axis in its local space, normalised.
-    pub forward: Vec3,
+    pub forward: Vec3A,
     /// Where the aim starts from, in the joint's local space (the eyes' offset from the head).
-    pub offset: Vec3,
+    pub offset: Vec3A,
     /// The joint's up axis in its local space.
-    pub up: Vec3,
+    pub up: Vec3A,
     /// The direction `up` should lean to, model space.
-    pub pole_vector: Vec3,
+    pub pole_vector: Vec3A,
     /// A turn about the aim (radians).
     pub twist_angle: f32,
     /// How much of the correction to apply, in [0, 1].
@@ -45,11 +47,11 @@ impl<'a> IkAimJob<'a> {
     /// pole +y, no twist, full weight.
     pub fn new(joint: &'a Mat4, correction: &'a mut Quat, reached: &'a mut bool) -> Self {
         IkAimJob {
-            target: Vec3::ZERO,
-            forward: Vec3::X,
-            offset: Vec3::ZERO,
-            up: Vec3::Y,
-            pole_vector: Vec3::Y,
+            target: Vec3A::ZERO,
+            forward: Vec3A::X,
+            offset: Vec3A::ZERO,
+            up: Vec3A::Y,
+            pole_vector: Vec3A::Y,
             twist_angle: 0.0,
             weight: 1.0,
             joint,
@@ -97,7 +99,7 @@ impl<'a> IkAimJob<'a> {
         let Some(inv_joint) = inverse(self.joint) else {
             return Ok(());
         };
-        let to_target = inv_joint.transform_point3a(Vec3A::from(self.target));
+        let to_target = inv_joint.transform_point3a(self.target);
         let to_target_len2 = to_target.length_squared();
         let Some(offsetted_forward) = self.offsetted_forward(to_target_len2) else {
             return Ok(());
@@ -107,8 +109,8 @@ impl<'a> IkAimJob<'a> {
             return Ok(());
         }
         let to_target_rot = from_vectors(offsetted_forward, to_target);
-        let corrected_up = to_target_rot.mul_vec3a(Vec3A::from(self.up));
-        let pole = inv_joint.transform_vector3a(Vec3A::from(self.pole_vector));
+        let corrected_up = to_target_rot.mul_vec3a(self.up);
+        let pole = inv_joint.transform_vector3a(self.pole_vector);
         let ref_normal = pole.cross(to_target);
         let joint_normal = corrected_up.cross(to_target);
         let ref_len2 = ref_normal.length_squared();
@@ -146,7 +148,7 @@ impl<'a> IkAimJob<'a> {
     /// The forward direction that, starting from `offset`, meets the sphere through the target around the joint
     /// (of squared radius `r2`, joint space); None when the offset lies outside that sphere.
     fn offsetted_forward(&self, r2: f32) -> Option<Vec3A> {
-        let (forward, offset) = (Vec3A::from(self.forward), Vec3A::from(self.offset));
+        let (forward, offset) = (self.forward, self.offset);
         let ao = forward.dot(offset);
         let ac2 = offset.length_squared() - ao * ao;
         if ac2 > r2 {
@@ -164,11 +166,11 @@ mod tests {
     fn aim(joint: Mat4, target: Vec3, offset: Vec3, weight: f32) -> (Quat, bool) {
         let (mut q, mut reached) = (Quat::IDENTITY, false);
         let mut job = IkAimJob::new(&joint, &mut q, &mut reached);
-        job.target = target;
-        job.forward = Vec3::Z;
-        job.up = Vec3::Y;
-        job.offset = offset;
-        job.pole_vector = Vec3::Y;
+        job.target = target.into();
+        job.forward = Vec3::Z.into();
+        job.up = Vec3::Y.into();
+        job.offset = offset.into();
+        job.pole_vector = Vec3::Y.into();
         job.weight = weight;
         job.run().unwrap();
         (q, reached)
@@ -234,17 +236,17 @@ mod tests {
         let (mut q, mut reached) = (Quat::IDENTITY, false);
         let mut job = IkAimJob::new(&joint, &mut q, &mut reached);
         assert_eq!(job.validate(), Ok(()));
-        job.offset = Vec3::new(0.0, f32::NAN, 0.0);
+        job.offset = Vec3::new(0.0, f32::NAN, 0.0).into();
         assert_eq!(job.validate(), Err(JobError::NotFinite("offset")));
-        job.offset = Vec3::ZERO;
+        job.offset = Vec3::ZERO.into();
         job.weight = f32::INFINITY;
         assert_eq!(job.validate(), Err(JobError::NotFinite("weight")));
         job.weight = 1.0;
-        job.pole_vector = Vec3::NEG_INFINITY;
+        job.pole_vector = Vec3::NEG_INFINITY.into();
         assert_eq!(job.validate(), Err(JobError::NotFinite("pole_vector")));
-        job.pole_vector = Vec3::Y;
+        job.pole_vector = Vec3::Y.into();
         // Huge but finite values are accepted (their products with zero are still zero).
-        job.target = Vec3::splat(f32::MAX);
+        job.target = Vec3::splat(f32::MAX).into();
         assert_eq!(job.validate(), Ok(()));
         let bad = Mat4::from_cols_array(&[
             1.0,

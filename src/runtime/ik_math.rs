@@ -2,7 +2,7 @@
 //! `FromAxisCosAngle`, the sign fix-up and the weighted normalised lerp), in scalar form, so that the jobs give
 //! ozz's corrections and not merely equivalent ones.
 
-use glam::{Affine3A, Mat4, Quat, Vec3, Vec3A, Vec4};
+use glam::{Affine3A, Mat4, Quat, Vec3A, Vec4};
 
 /// The rotation taking `from` onto `to` about their common perpendicular (lolengine's construction, as ozz's
 /// `FromVectors`): identity when either is near zero, 180° about an axis orthogonal to `from` when they are
@@ -101,9 +101,9 @@ pub(crate) fn inverse(m: &Mat4) -> Option<Affine3A> {
 /// Whether every input is finite, in one pass over registers: x·0 is 0 for a finite x and NaN for ±∞ and NaN, so
 /// one sum of such products tells. What both IK jobs' `validate()` start with; [`first_not_finite`] names the
 /// culprit when this fails.
-#[inline]
-pub(crate) fn all_finite(vectors: &[Vec3], scalars: &[f32], matrices: &[&Mat4]) -> bool {
-    let mut v = Vec3::ZERO;
+#[inline(always)]
+pub(crate) fn all_finite(vectors: &[Vec3A], scalars: &[f32], matrices: &[&Mat4]) -> bool {
+    let mut v = Vec3A::ZERO;
     for x in vectors {
         v += *x * 0.0;
     }
@@ -112,23 +112,18 @@ pub(crate) fn all_finite(vectors: &[Vec3], scalars: &[f32], matrices: &[&Mat4]) 
         m += x.x_axis * 0.0 + x.y_axis * 0.0 + x.z_axis * 0.0 + x.w_axis * 0.0;
     }
     let s = scalars.iter().fold(0.0, |acc, x| acc + x * 0.0);
-    v.x + v.y + v.z + m.x + m.y + m.z + m.w + s == 0.0
+    (m + Vec4::from((v, s))).element_sum() == 0.0
 }
 
 /// The name of the first input that is not finite (|v| < ∞ per SIMD lane fails for ±∞ and NaN), None when all
 /// are: the error's detail once [`all_finite`] has failed.
 #[cold]
 pub(crate) fn first_not_finite(
-    vectors: &[(&'static str, Vec3)],
+    vectors: &[(&'static str, Vec3A)],
     scalars: &[(&'static str, f32)],
     matrices: &[(&'static str, &Mat4)],
 ) -> Option<&'static str> {
-    let finite_vector = |v: &Vec3| {
-        Vec3A::from(*v)
-            .abs()
-            .cmplt(Vec3A::splat(f32::INFINITY))
-            .all()
-    };
+    let finite_vector = |v: &Vec3A| v.abs().cmplt(Vec3A::splat(f32::INFINITY)).all();
     let vector = vectors.iter().find(|(_, v)| !finite_vector(v));
     let scalar = scalars.iter().find(|(_, s)| !s.is_finite());
     let matrix = matrices.iter().find(|(_, m)| !is_finite_matrix(m));
@@ -145,13 +140,14 @@ fn is_finite_matrix(m: &Mat4) -> bool {
 }
 
 /// Whether `v` is a unit vector within ozz's estimate tolerance (`IsNormalizedEst3`: |length² − 1| < 2e-3).
-pub(crate) fn is_normalized_est(v: Vec3) -> bool {
+pub(crate) fn is_normalized_est(v: Vec3A) -> bool {
     (v.length_squared() - 1.0).abs() < 2e-3
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use glam::Vec3;
 
     /// Written from the construction: the result takes the direction of `from` onto that of `to`.
     #[test]

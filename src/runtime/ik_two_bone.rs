@@ -22,11 +22,11 @@ use super::ik_math::{
 #[derive(Debug)]
 pub struct IkTwoBoneJob<'a> {
     /// Where the end joint should go, model space.
-    pub target: Vec3,
+    pub target: Vec3A,
     /// The middle joint's hinge axis in its local space, normalised: a positive turn about it opens the chain.
-    pub mid_axis: Vec3,
+    pub mid_axis: Vec3A,
     /// The direction the middle joint should point to, model space.
-    pub pole_vector: Vec3,
+    pub pole_vector: Vec3A,
     /// A turn of the chain about the start-to-target axis (radians).
     pub twist_angle: f32,
     /// The share of the chain's length from which it falls behind a far target, in [0, 1] (1: never).
@@ -70,9 +70,9 @@ impl<'a> IkTwoBoneJob<'a> {
         reached: &'a mut bool,
     ) -> Self {
         IkTwoBoneJob {
-            target: Vec3::ZERO,
-            mid_axis: Vec3::Z,
-            pole_vector: Vec3::Y,
+            target: Vec3A::ZERO,
+            mid_axis: Vec3A::Z,
+            pole_vector: Vec3A::Y,
             twist_angle: 0.0,
             soften: 1.0,
             weight: 1.0,
@@ -169,7 +169,7 @@ impl<'a> IkTwoBoneJob<'a> {
     /// The target in start joint space, pulled back when softening applies, its squared length, whether it lies
     /// within reach (closer than the soft reach, farther than the bones' difference), and the two bones' lengths.
     fn soften_target(&self, s: &Setup) -> (Vec3A, f32, bool, [f32; 2]) {
-        let original = s.inv_start.transform_point3a(Vec3A::from(self.target));
+        let original = s.inv_start.transform_point3a(self.target);
         let original_len2 = original.length_squared();
         // The three lengths in one SIMD square root, as ozz takes them.
         let lengths = Vec4::new(s.start_mid_ss_len2, s.mid_end_ss_len2, original_len2, 0.0).sqrt();
@@ -207,7 +207,7 @@ impl<'a> IkTwoBoneJob<'a> {
         let half_rlen = 0.5 / (bones[0] * bones[1]);
         let corrected_cos = ((sum - start_target_ss_len2) * half_rlen).clamp(-1.0, 1.0);
         let initial_cos = ((sum - s.start_end_ss_len2) * half_rlen).clamp(-1.0, 1.0);
-        let bent_side_ref = s.start_mid_ms.cross(Vec3A::from(self.mid_axis));
+        let bent_side_ref = s.start_mid_ms.cross(self.mid_axis);
         let backwards = bent_side_ref.dot(s.mid_end_ms) < 0.0;
         // cos(C/2), sin(C/2), cos(I/2), |sin(I/2)|: C and |I| lie in [0, π], so every half-angle term is ≥ 0.
         let half = (Vec4::new(
@@ -223,10 +223,7 @@ impl<'a> IkTwoBoneJob<'a> {
         // sin((C − I)/2) and cos((C − I)/2).
         let sin_half = sc * ci - cc * si;
         let cos_half = cc * ci + sc * si;
-        Quat::from_vec4(Vec4::from((
-            Vec3A::from(self.mid_axis) * sin_half,
-            cos_half,
-        )))
+        Quat::from_vec4(Vec4::from((self.mid_axis * sin_half, cos_half)))
     }
 
     /// The start joint's turn: the chain's end onto the target, then its plane rolled to the pole, then twisted.
@@ -237,9 +234,7 @@ impl<'a> IkTwoBoneJob<'a> {
         target_ss: Vec3A,
         target_len2: f32,
     ) -> Quat {
-        let pole_ss = s
-            .inv_start
-            .transform_vector3a(Vec3A::from(self.pole_vector));
+        let pole_ss = s.inv_start.transform_vector3a(self.pole_vector);
         let mid = Affine3A::from_mat4(*self.mid_joint);
         let mid_end_ss_final = s
             .inv_start
@@ -253,7 +248,7 @@ impl<'a> IkTwoBoneJob<'a> {
         let ref_len2 = ref_normal.length_squared();
         let mid_axis_ss = s
             .inv_start
-            .transform_vector3a(mid.transform_vector3a(Vec3A::from(self.mid_axis)));
+            .transform_vector3a(mid.transform_vector3a(self.mid_axis));
         let joint_normal = end_to_target.mul_vec3a(mid_axis_ss);
         let joint_len2 = joint_normal.length_squared();
         if ref_len2 <= 0.0 || joint_len2 <= 0.0 {
@@ -293,9 +288,9 @@ mod tests {
         let [hip, knee, ankle] = leg();
         let (mut start, mut mid, mut reached) = (Quat::IDENTITY, Quat::IDENTITY, false);
         let mut job = IkTwoBoneJob::new(&hip, &knee, &ankle, &mut start, &mut mid, &mut reached);
-        job.target = target;
-        job.mid_axis = -Vec3::X;
-        job.pole_vector = Vec3::Z;
+        job.target = target.into();
+        job.mid_axis = -Vec3A::X;
+        job.pole_vector = Vec3::Z.into();
         job.soften = soften;
         job.weight = weight;
         job.run().unwrap();
@@ -362,10 +357,10 @@ mod tests {
         let [hip, knee, ankle] = leg();
         let (mut a, mut b, mut r) = (Quat::IDENTITY, Quat::IDENTITY, false);
         let mut job = IkTwoBoneJob::new(&hip, &knee, &ankle, &mut a, &mut b, &mut r);
-        job.mid_axis = Vec3::new(0.0, 0.0, 2.0);
+        job.mid_axis = Vec3::new(0.0, 0.0, 2.0).into();
         assert_eq!(job.run(), Err(JobError::NotNormalized("mid_axis")));
-        job.mid_axis = Vec3::Z;
-        job.target = Vec3::NAN;
+        job.mid_axis = Vec3::Z.into();
+        job.target = Vec3::NAN.into();
         assert_eq!(job.validate(), Err(JobError::NotFinite("target")));
     }
 }

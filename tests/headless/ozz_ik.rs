@@ -242,11 +242,11 @@ fn nudged(target: Vec3, moved: impl Fn(Vec3) -> f32) -> f32 {
 fn solve_aim(c: &AimCase, target: Vec3) -> (Quat, bool) {
     let (mut q, mut reached) = (Quat::IDENTITY, false);
     let mut job = IkAimJob::new(&c.joint, &mut q, &mut reached);
-    job.target = target;
-    job.forward = c.forward;
-    job.offset = c.offset;
-    job.up = c.up;
-    job.pole_vector = c.pole;
+    job.target = target.into();
+    job.forward = c.forward.into();
+    job.offset = c.offset.into();
+    job.up = c.up.into();
+    job.pole_vector = c.pole.into();
     job.twist_angle = c.twist;
     job.weight = c.weight;
     job.run().unwrap();
@@ -258,9 +258,9 @@ fn solve_two_bone(c: &TwoBoneCase, target: Vec3) -> (Quat, Quat, bool) {
     let (mut start, mut mid, mut reached) = (Quat::IDENTITY, Quat::IDENTITY, false);
     let [a, b, e] = &c.joints;
     let mut job = IkTwoBoneJob::new(a, b, e, &mut start, &mut mid, &mut reached);
-    job.target = target;
-    job.mid_axis = c.mid_axis;
-    job.pole_vector = c.pole;
+    job.target = target.into();
+    job.mid_axis = c.mid_axis.into();
+    job.pole_vector = c.pole.into();
     job.twist_angle = c.twist;
     job.soften = c.soften;
     job.weight = c.weight;
