@@ -99,7 +99,7 @@ impl<'a> IkAimJob<'a> {
         let Some(inv_joint) = inverse(self.joint) else {
             return Ok(());
         };
-        let to_target = inv_joint.transform_point3a(self.target);
+        let to_target = inv_joint.point(self.target);
         let to_target_len2 = to_target.length_squared();
         let Some(offsetted_forward) = self.offsetted_forward(to_target_len2) else {
             return Ok(());
@@ -110,7 +110,7 @@ impl<'a> IkAimJob<'a> {
         }
         let to_target_rot = from_vectors(offsetted_forward, to_target);
         let corrected_up = to_target_rot.mul_vec3a(self.up);
-        let pole = inv_joint.transform_vector3a(self.pole_vector);
+        let pole = inv_joint.vector(self.pole_vector);
         let ref_normal = pole.cross(to_target);
         let joint_normal = corrected_up.cross(to_target);
         let ref_len2 = ref_normal.length_squared();

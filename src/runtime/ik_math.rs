@@ -2,7 +2,7 @@
 //! `FromAxisCosAngle`, the sign fix-up and the weighted normalised lerp), in scalar form, so that the jobs give
 //! ozz's corrections and not merely equivalent ones.
 
-use glam::{Affine3A, Mat4, Quat, Vec3A, Vec4};
+use glam::{Mat3A, Mat4, Quat, Vec3A, Vec4};
 
 /// The rotation taking `from` onto `to` about their common perpendicular (lolengine's construction, as ozz's
 /// `FromVectors`): identity when either is near zero, 180° about an axis orthogonal to `from` when they are
@@ -86,16 +86,40 @@ pub(crate) fn weighted(q: Quat, weight: f32) -> Quat {
     Quat::from_vec4(v.normalize())
 }
 
-/// The inverse of a joint's model matrix as an affine transform (a joint's model matrix is affine: its last row,
-/// which ozz's full 4 × 4 inverse would also carry, is taken as (0, 0, 0, 1)); None when it has none (ozz then
-/// gives identity corrections): a singular matrix inverts to infinities or NaN, which one SIMD test finds.
-pub(crate) fn inverse(m: &Mat4) -> Option<Affine3A> {
-    let inv = Affine3A::from_mat4(*m).inverse();
+/// The inverse of a joint's model matrix (affine: its last row, which ozz's full 4 × 4 inverse would also carry, is
+/// taken as (0, 0, 0, 1)), kept as the inverse of its 3 × 3 part and its origin: a point goes back as
+/// `linear · (p − origin)`, which spares computing the inverse's translation.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct JointInverse {
+    linear: Mat3A,
+    origin: Vec3A,
+}
+
+impl JointInverse {
+    /// A model-space point in the joint's space.
+    #[inline(always)]
+    pub(crate) fn point(&self, p: Vec3A) -> Vec3A {
+        self.linear * (p - self.origin)
+    }
+
+    /// A model-space direction in the joint's space.
+    #[inline(always)]
+    pub(crate) fn vector(&self, v: Vec3A) -> Vec3A {
+        self.linear * v
+    }
+}
+
+/// The inverse of a joint's model matrix; None when it has none (ozz then gives identity corrections): a singular
+/// matrix inverts to infinities or NaN, which one SIMD test finds.
+pub(crate) fn inverse(m: &Mat4) -> Option<JointInverse> {
+    let linear = Mat3A::from_mat4(*m).inverse();
     let below = |c: Vec3A| c.abs().cmplt(Vec3A::splat(f32::INFINITY));
-    let m3 = &inv.matrix3;
-    (below(m3.x_axis) & below(m3.y_axis) & below(m3.z_axis) & below(inv.translation))
+    (below(linear.x_axis) & below(linear.y_axis) & below(linear.z_axis))
         .all()
-        .then_some(inv)
+        .then_some(JointInverse {
+            linear,
+            origin: Vec3A::from_vec4(m.w_axis),
+        })
 }
 
 /// Whether every input is finite, in one pass over registers: x·0 is 0 for a finite x and NaN for ±∞ and NaN, so

@@ -14,8 +14,8 @@ use glam::{Affine3A, Mat4, Quat, Vec3, Vec3A, Vec4};
 
 use super::JobError;
 use super::ik_math::{
-    all_finite, first_not_finite, from_vectors, inverse, is_normalized_est, plane_roll, positive_w,
-    rsqrt, weighted,
+    JointInverse, all_finite, first_not_finite, from_vectors, inverse, is_normalized_est,
+    plane_roll, positive_w, rsqrt, weighted,
 };
 
 /// A two-bone IK job: borrowed model matrices in, two corrections out.
@@ -49,7 +49,7 @@ pub struct IkTwoBoneJob<'a> {
 
 /// What the setup measures once: the start joint's inverse and the bones in start and middle joint spaces.
 struct Setup {
-    inv_start: Affine3A,
+    inv_start: JointInverse,
     start_mid_ms: Vec3A,
     mid_end_ms: Vec3A,
     start_mid_ss: Vec3A,
@@ -147,14 +147,14 @@ impl<'a> IkTwoBoneJob<'a> {
         Ok(())
     }
 
-    fn setup(&self, inv_start: Affine3A, inv_mid: Affine3A) -> Setup {
+    fn setup(&self, inv_start: JointInverse, inv_mid: JointInverse) -> Setup {
         let start = Vec3A::from_vec4(self.start_joint.w_axis);
         let mid = Vec3A::from_vec4(self.mid_joint.w_axis);
         let end = Vec3A::from_vec4(self.end_joint.w_axis);
-        let start_ms = inv_mid.transform_point3a(start);
-        let end_ms = inv_mid.transform_point3a(end);
-        let mid_ss = inv_start.transform_point3a(mid);
-        let end_ss = inv_start.transform_point3a(end);
+        let start_ms = inv_mid.point(start);
+        let end_ms = inv_mid.point(end);
+        let mid_ss = inv_start.point(mid);
+        let end_ss = inv_start.point(end);
         Setup {
             inv_start,
             start_mid_ms: -start_ms,
@@ -169,7 +169,7 @@ impl<'a> IkTwoBoneJob<'a> {
     /// The target in start joint space, pulled back when softening applies, its squared length, whether it lies
     /// within reach (closer than the soft reach, farther than the bones' difference), and the two bones' lengths.
     fn soften_target(&self, s: &Setup) -> (Vec3A, f32, bool, [f32; 2]) {
-        let original = s.inv_start.transform_point3a(self.target);
+        let original = s.inv_start.point(self.target);
         let original_len2 = original.length_squared();
         // The three lengths in one SIMD square root, as ozz takes them.
         let lengths = Vec4::new(s.start_mid_ss_len2, s.mid_end_ss_len2, original_len2, 0.0).sqrt();
@@ -234,11 +234,11 @@ impl<'a> IkTwoBoneJob<'a> {
         target_ss: Vec3A,
         target_len2: f32,
     ) -> Quat {
-        let pole_ss = s.inv_start.transform_vector3a(self.pole_vector);
+        let pole_ss = s.inv_start.vector(self.pole_vector);
         let mid = Affine3A::from_mat4(*self.mid_joint);
         let mid_end_ss_final = s
             .inv_start
-            .transform_vector3a(mid.transform_vector3a(mid_rot_ms.mul_vec3a(s.mid_end_ms)));
+            .vector(mid.transform_vector3a(mid_rot_ms.mul_vec3a(s.mid_end_ms)));
         let start_end_ss_final = s.start_mid_ss + mid_end_ss_final;
         let end_to_target = from_vectors(start_end_ss_final, target_ss);
         if target_len2 <= 0.0 {
@@ -246,9 +246,7 @@ impl<'a> IkTwoBoneJob<'a> {
         }
         let ref_normal = target_ss.cross(pole_ss);
         let ref_len2 = ref_normal.length_squared();
-        let mid_axis_ss = s
-            .inv_start
-            .transform_vector3a(mid.transform_vector3a(self.mid_axis));
+        let mid_axis_ss = s.inv_start.vector(mid.transform_vector3a(self.mid_axis));
         let joint_normal = end_to_target.mul_vec3a(mid_axis_ss);
         let joint_len2 = joint_normal.length_squared();
         if ref_len2 <= 0.0 || joint_len2 <= 0.0 {
