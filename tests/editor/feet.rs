@@ -154,13 +154,54 @@ fn w_drives_the_point_forward_and_the_character_walks_on_its_root_motion() {
     }
 }
 
-/// Foot-phase sync from the Blend tab: "foot phase" sets the space's sync to markers (one undo step), the blend
-/// keeps playing and the skate meter measures it again.
+/// Foot-phase sync, chosen in the Blend tab, drops the skate of a blend whose clips' feet disagree: Quaternius's
+/// walk and a take of it whose loop starts a third of a cycle later (Split take, then its Cycle Offset), half and
+/// half. On normalised time the two put their feet down at different moments and the planted feet slide; on
+/// foot-down markers they step together (the walk alone slides about 25 cm/s). Undo goes back to normalised time.
 #[test]
 fn foot_phase_sync_is_chosen_in_the_blend_tab_and_measured() {
     let mut h = harness_sized(1280.0, 1300.0);
     h.run_steps(2);
+    let rig = crate::common::asset("quaternius_ual/AnimationLibrary_Godot_Standard.gltf");
+    h.state_mut().send(Command::Open(rig));
+    h.run_steps(3);
+    let walk = crate::ui::clip_index(&h, "Walk_Loop");
+    h.state_mut().send(Command::SplitTake(walk));
+    h.run_steps(2);
+    let late = "Walk_Loop 2";
+    assert!(
+        h.state()
+            .editor()
+            .doc()
+            .clips
+            .iter()
+            .any(|c| c.name == late)
+    );
+    let settings = animtune::core::ClipSettings {
+        cycle_offset: 1.0 / 3.0,
+        ..Default::default()
+    };
+    h.state_mut().send(Command::SetClipSettings {
+        clip: late.into(),
+        settings,
+    });
+    let space: animtune::blend::BlendSpace = serde_json::from_value(serde_json::json!({
+        "mode": "1d", "point": [0.5, 0.0],
+        "axes": [{"name": "blend", "min": 0, "max": 1}, {"name": "", "min": -1, "max": 1}],
+        "nodes": [{"clip": "Walk_Loop", "position": [0, 0]}, {"clip": late, "position": [1, 0]}]
+    }))
+    .unwrap();
+    h.state_mut()
+        .send(Command::EditBlend(BlendEdit::Replace(Box::new(space))));
+    h.state_mut().send(Command::PlayBlend);
     settle(&mut h);
+    let measured = |h: &Harness<'static, AnimtuneApp>| match h.state().editor().feet().report() {
+        Some((Ok(r), true)) => r.clone(),
+        other => panic!("{other:?}"),
+    };
+    let normalized = measured(&h);
+    h.get_by_label("Blend").click();
+    h.run_steps(2);
     h.get_by_label("foot phase").click();
     h.run_steps(2);
     assert_eq!(
@@ -170,10 +211,12 @@ fn foot_phase_sync_is_chosen_in_the_blend_tab_and_measured() {
     settle(&mut h);
     let e = h.state().editor();
     assert!(e.blending());
-    match e.feet().report() {
-        Some((Ok(r), true)) => assert!(r.contact_frames > 0, "{r:?}"),
-        other => panic!("{other:?}"),
-    }
+    let synced = measured(&h);
+    assert!(synced.contact_frames > 0, "{synced:?}");
+    assert!(
+        synced.planted_speed_cm_s.mean < normalized.planted_speed_cm_s.mean / 2.0,
+        "markers {synced:?} against normalised {normalized:?}"
+    );
     h.state_mut().send(Command::Undo);
     h.run_steps(2);
     assert_eq!(
