@@ -24,7 +24,13 @@ fn state_box(h: &Harness<'static, AnimtuneApp>, name: &str) -> egui::Rect {
     let canvas = h.get_by_label(GRAPH_LABEL).rect();
     let m = h.state().editor().machine().expect("a machine");
     let i = m.state_index(name).expect("the state");
-    state_rect(m, i, canvas, h.state().states_panel().pan)
+    state_rect(
+        m,
+        i,
+        canvas,
+        h.state().states_panel().pan,
+        h.state().states_panel().zoom(),
+    )
 }
 
 fn right_click(h: &mut Harness<'static, AnimtuneApp>, at: egui::Pos2) {
@@ -307,4 +313,44 @@ fn scrubbing_the_preview_timeline_plays_the_transition_at_that_time() {
         h.state().editor().machine().unwrap().transitions[0].duration,
         before
     );
+}
+
+/// The wheel over the graph zooms it about the pointer (the box under it grows and stays under it), and a state
+/// made by right-clicking the zoomed graph lands where the click was.
+#[test]
+fn the_wheel_zooms_the_graph_about_the_pointer() {
+    let mut h = harness();
+    h.run_steps(2);
+    h.get_by_label("States").click();
+    h.run_steps(2);
+    click_last(&mut h, Role::Button, "New state machine");
+    h.run_steps(3);
+    let before = state_box(&h, "Idle");
+    let at = before.center();
+    h.hover_at(at);
+    h.run_steps(1);
+    h.event(egui::Event::MouseWheel {
+        unit: egui::MouseWheelUnit::Point,
+        delta: egui::vec2(0.0, 150.0),
+        modifiers: egui::Modifiers::NONE,
+        phase: egui::TouchPhase::Move,
+        source: egui::MouseWheelSource::Wheel,
+    });
+    h.run_steps(8);
+    let zoom = h.state().states_panel().zoom();
+    let after = state_box(&h, "Idle");
+    assert!(zoom > 1.2, "zoom {zoom}");
+    assert!(
+        (after.width() / before.width() - zoom).abs() < 1e-3,
+        "{before:?} → {after:?}"
+    );
+    assert!((after.center() - at).length() < 1.0, "{at:?} → {after:?}");
+    let canvas = h.get_by_label(GRAPH_LABEL).rect();
+    let click = canvas.max - egui::vec2(120.0, 60.0);
+    right_click(&mut h, click);
+    h.get_by_label("Create State").hover();
+    h.run_steps(2);
+    click_last(&mut h, Role::Button, "RunForward");
+    let run = state_box(&h, "RunForward");
+    assert!((run.min - click).length() < 2.0, "{run:?} at {click:?}");
 }

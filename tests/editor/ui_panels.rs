@@ -180,7 +180,8 @@ fn every_interactive_widget_has_hover_text() {
         .rect();
     let m = h.state().editor().machine().unwrap().clone();
     let pan = h.state().states_panel().pan;
-    let rect = |i| animtune::app::panels::inspector::states::graph::state_rect(&m, i, canvas, pan);
+    let rect =
+        |i| animtune::app::panels::inspector::states::graph::state_rect(&m, i, canvas, pan, 1.0);
     for at in [
         rect(0).center(),
         rect(0).center().lerp(rect(1).center(), 0.5),

@@ -51,12 +51,18 @@ pub enum GraphDrag {
     Pan,
 }
 
-/// Where state `i`'s box lies on the screen in a graph canvas drawn at `canvas` with the view moved by `pan`.
-pub fn state_rect(m: &StateMachine, i: usize, canvas: Rect, pan: Vec2) -> Rect {
-    Rect::from_min_size(
-        state_position(m, i) + canvas.min.to_vec2() + MARGIN + pan,
-        NODE,
-    )
+/// The graph view's zoom limits.
+pub const ZOOM: std::ops::RangeInclusive<f32> = 0.4..=2.0;
+
+/// Where state `i`'s box lies on the screen in a graph canvas drawn at `canvas`, the view moved by `pan` and
+/// scaled by `zoom`.
+pub fn state_rect(m: &StateMachine, i: usize, canvas: Rect, pan: Vec2, zoom: f32) -> Rect {
+    Layout {
+        m,
+        origin: canvas.min.to_vec2() + MARGIN + pan,
+        zoom,
+    }
+    .rect(Node::State(i))
 }
 
 /// A state's corner in graph units: where it was placed, else a grid by index.
@@ -83,7 +89,10 @@ pub fn fixed_position(node: Node) -> Pos2 {
 /// The graph as placed on the screen.
 struct Layout<'a> {
     m: &'a StateMachine,
+    /// Where graph units' origin is on the screen.
     origin: Vec2,
+    /// Screen points per graph unit.
+    zoom: f32,
 }
 
 impl Layout<'_> {
@@ -92,7 +101,12 @@ impl Layout<'_> {
             Node::State(i) => state_position(self.m, i),
             other => fixed_position(other),
         };
-        Rect::from_min_size(corner + self.origin, NODE)
+        Rect::from_min_size(corner * self.zoom + self.origin, NODE * self.zoom)
+    }
+
+    /// A screen point in graph units.
+    fn to_graph(&self, p: Pos2) -> Vec2 {
+        (p.to_vec2() - self.origin) / self.zoom
     }
 
     fn nodes(&self) -> impl Iterator<Item = Node> + '_ {
@@ -176,8 +190,12 @@ impl StatesPanel {
         let mut close = false;
         egui::Window::new("State machine")
             .collapsible(false)
-            .default_size(vec2(620.0, 360.0))
-            .default_pos(pos2(260.0, 80.0))
+            .default_size(vec2(580.0, 320.0))
+            // Low over the viewport, above the timeline, where it hides the floor more than the character.
+            .default_pos(pos2(
+                ctx.content_rect().left() + 250.0,
+                (ctx.content_rect().bottom() - 480.0).max(ctx.content_rect().top() + 40.0),
+            ))
             .constrain_to(ctx.content_rect())
             .resizable(true)
             .show(ctx, |ui| {
@@ -206,13 +224,28 @@ impl StatesPanel {
         let response = crate::app::widgets::tooltip_unless_dragged(
             response,
             "Drag a state to move it; drag from its dot onto another state to connect them; drag the empty \
-             canvas to pan. Right-click for Create State, Make Transition, Set as Entry, Rename, Delete.",
+             canvas to pan, scroll to zoom. Right-click for Create State, Make Transition, Set as Entry, Rename, \
+             Delete.",
         );
         let painter = ui.painter_at(rect);
         painter.rect_filled(rect, 2.0, Color32::from_gray(30));
+        // The wheel (or a pinch) zooms about the pointer: the graph point under it stays under it.
+        let zoom = self.zoom();
+        if let Some(at) = response.hover_pos() {
+            let (scroll, pinch) = ui.input(|i| (i.smooth_scroll_delta.y, i.zoom_delta()));
+            let factor = (scroll * 0.002).exp() * pinch;
+            if factor != 1.0 {
+                let new = (zoom * factor).clamp(*ZOOM.start(), *ZOOM.end());
+                let origin = rect.min.to_vec2() + MARGIN + self.pan;
+                let fixed = (at.to_vec2() - origin) / zoom;
+                self.pan += (at.to_vec2() - fixed * new) - origin;
+                self.zoom = new;
+            }
+        }
         let layout = Layout {
             m,
             origin: rect.min.to_vec2() + MARGIN + self.pan,
+            zoom: self.zoom(),
         };
         let press = ui.input(|i| i.pointer.press_origin());
         if response.drag_started()
@@ -237,7 +270,7 @@ impl StatesPanel {
         {
             match drag {
                 GraphDrag::Move(i, grab) => {
-                    let corner = pos + grab - layout.origin;
+                    let corner = layout.to_graph(pos + grab);
                     out.push(Command::EditMachine(MachineEdit::MoveState {
                         name: m.states[i].name.clone(),
                         position: [corner.x.round(), corner.y.round()],
@@ -279,7 +312,7 @@ impl StatesPanel {
                     }
                     _ => None,
                 };
-                ((p - layout.origin).to_vec2(), target)
+                (layout.to_graph(p), target)
             });
         }
         response.context_menu(|ui| self.context_menu(ui, e, m, out));
@@ -490,7 +523,7 @@ impl StatesPanel {
                 r.center(),
                 Align2::CENTER_CENTER,
                 text,
-                FontId::proportional(13.0),
+                FontId::proportional(13.0 * layout.zoom),
                 Color32::WHITE,
             );
             if let Some(d) = layout.dot(node) {
@@ -574,6 +607,7 @@ mod tests {
         let layout = Layout {
             m: &m,
             origin: Vec2::ZERO,
+            zoom: 1.0,
         };
         let mid = pos2(150.0 + NODE.x / 2.0, NODE.y / 2.0);
         assert_eq!(layout.arrow_at(mid), Some(0));

@@ -38,6 +38,8 @@ pub struct StatesPanel {
     pub selected: Option<Selected>,
     /// The graph's view offset (points).
     pub pan: Vec2,
+    /// The graph's scale, screen points per graph unit (0 before the first zoom: 1).
+    zoom: f32,
     /// The graph's window is open.
     pub graph_open: bool,
     drag: Option<GraphDrag>,
@@ -55,6 +57,11 @@ pub struct StatesPanel {
 }
 
 impl StatesPanel {
+    /// The graph's scale: screen points per graph unit.
+    pub fn zoom(&self) -> f32 {
+        if self.zoom > 0.0 { self.zoom } else { 1.0 }
+    }
+
     /// Draws the tab.
     pub fn ui(&mut self, ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) {
         let Some(m) = e.machine() else {
