@@ -58,6 +58,17 @@ fn click_last(h: &mut Harness<'static, AnimtuneApp>, role: Role, label: &str) {
     h.run_steps(2);
 }
 
+/// The editor on its States tab, where the user has clicked New state machine (the graph window opens).
+fn with_a_new_machine() -> Harness<'static, AnimtuneApp> {
+    let mut h = harness();
+    h.run_steps(2);
+    h.get_by_label("States").click();
+    h.run_steps(2);
+    click_last(&mut h, Role::Button, "New state machine");
+    h.run_steps(3);
+    h
+}
+
 fn send(h: &mut Harness<'static, AnimtuneApp>, command: Command) {
     h.state_mut().send(command);
     h.run_steps(2);
@@ -67,12 +78,7 @@ fn send(h: &mut Harness<'static, AnimtuneApp>, command: Command) {
 
 #[test]
 fn a_new_user_builds_idle_walk_run_with_a_jump_and_drives_it() {
-    let mut h = harness();
-    h.run_steps(2);
-    h.get_by_label("States").click();
-    h.run_steps(2);
-    click_last(&mut h, Role::Button, "New state machine");
-    h.run_steps(3);
+    let mut h = with_a_new_machine();
     assert_eq!(h.state().editor().machine().unwrap().entry, "Idle");
 
     // Right-click the empty graph: Create State → a clip, where the click was.
@@ -319,12 +325,7 @@ fn scrubbing_the_preview_timeline_plays_the_transition_at_that_time() {
 /// made by right-clicking the zoomed graph lands where the click was.
 #[test]
 fn the_wheel_zooms_the_graph_about_the_pointer() {
-    let mut h = harness();
-    h.run_steps(2);
-    h.get_by_label("States").click();
-    h.run_steps(2);
-    click_last(&mut h, Role::Button, "New state machine");
-    h.run_steps(3);
+    let mut h = with_a_new_machine();
     let before = state_box(&h, "Idle");
     let at = before.center();
     h.hover_at(at);
