@@ -188,15 +188,20 @@ impl StatesPanel {
             return;
         };
         let mut close = false;
+        // Low over the viewport, above the timeline, where it hides the floor more than the character; in a small
+        // window (or at a large UI scale) no larger than about half of it, so that the inspector stays in view.
+        let screen = ctx.content_rect();
+        let size = vec2(
+            (screen.width() * 0.55).min(580.0),
+            (screen.height() * 0.5).min(320.0),
+        );
+        let left = (screen.left() + 250.0).min(screen.right() - size.x - 20.0);
+        let top = (screen.bottom() - size.y - 160.0).max(screen.top() + 40.0);
         egui::Window::new("State machine")
             .collapsible(false)
-            .default_size(vec2(580.0, 320.0))
-            // Low over the viewport, above the timeline, where it hides the floor more than the character.
-            .default_pos(pos2(
-                ctx.content_rect().left() + 250.0,
-                (ctx.content_rect().bottom() - 480.0).max(ctx.content_rect().top() + 40.0),
-            ))
-            .constrain_to(ctx.content_rect())
+            .default_size(size)
+            .default_pos(pos2(left.max(screen.left()), top))
+            .constrain_to(screen)
             .resizable(true)
             .show(ctx, |ui| {
                 close = ui
@@ -218,7 +223,7 @@ impl StatesPanel {
         m: &StateMachine,
         out: &mut Commands,
     ) {
-        let size = ui.available_size().max(vec2(360.0, 240.0));
+        let size = ui.available_size().max(vec2(200.0, 140.0));
         let (rect, response) = ui.allocate_exact_size(size, Sense::click_and_drag());
         response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Canvas, true, GRAPH_LABEL));
         let response = crate::app::widgets::tooltip_unless_dragged(
