@@ -54,7 +54,15 @@ pub struct StatesPanel {
     /// A parameter name being typed (its index, the text).
     parameter_edit: Option<(usize, String)>,
     timeline_drag: Option<TimelineDrag>,
+    /// The preview timeline's state lengths while no machine plays: (document generation and revision, source
+    /// and destination state) → their seconds.
+    lengths: Option<(LengthsKey, StateLengths)>,
 }
+
+/// What the preview timeline's cached lengths were measured for.
+type LengthsKey = (u64, u64, Option<usize>, Option<usize>);
+/// A transition's source and destination state lengths in seconds (None where the motion is unknown).
+type StateLengths = (Option<f64>, Option<f64>);
 
 impl StatesPanel {
     /// The graph's scale: screen points per graph unit.
