@@ -111,13 +111,18 @@ impl Face {
         self.total = 0.0;
     }
 
-    /// Adds `w` × the morph weights in `morph` and the expressions in `expressions`.
-    fn add(&mut self, w: f32, morph: &[Vec<f32>], expressions: &[f32]) {
+    /// Adds `w` × the morph weights in `morph` (the total is the caller's).
+    fn add_morph(&mut self, w: f32, morph: &[Vec<f32>]) {
         for (sum, m) in self.morph.iter_mut().zip(morph) {
             for (a, b) in sum.iter_mut().zip(m) {
                 *a += w * b;
             }
         }
+    }
+
+    /// Adds `w` × the morph weights in `morph` and the expressions in `expressions`.
+    fn add(&mut self, w: f32, morph: &[Vec<f32>], expressions: &[f32]) {
+        self.add_morph(w, morph);
         for (a, b) in self.expressions.iter_mut().zip(expressions) {
             *a += w * b;
         }
@@ -138,11 +143,7 @@ impl Face {
         }
         c.morph.sample(t, scratch);
         c.morph.add_expressions(t, w, &mut self.expressions);
-        for (sum, m) in self.morph.iter_mut().zip(scratch.iter()) {
-            for (a, b) in sum.iter_mut().zip(m) {
-                *a += w * b;
-            }
-        }
+        self.add_morph(w, scratch);
         self.total += w;
     }
 
@@ -730,8 +731,9 @@ impl MachineSource {
             self.poses[slot].copy_from_slice(skeleton.rest());
             self.weights.push(weight as f32);
             if self.faced {
-                let zero = vec![0.0; self.face.expressions.len()];
-                self.face.add(weight as f32, &self.morph_defaults, &zero);
+                // The rest pose's face: the meshes' defaults, no expression.
+                self.face.add_morph(weight as f32, &self.morph_defaults);
+                self.face.total += weight as f32;
             }
         }
         result
