@@ -143,9 +143,18 @@ impl EditorState {
         self.machine_changed();
     }
 
-    /// After an edit, undo or redo: a machine playing plays the new one from its entry with the parameter values
-    /// it had; a preview shows the edited transition at the same time.
+    /// After an edit, undo or redo that changed the machine: a machine playing plays the new one from its entry
+    /// with the parameter values it had; a preview shows the edited transition at the same time.
     pub(super) fn machine_changed(&mut self) {
+        // Undo and redo of other tuning land here too: what plays is left alone when its machine is the same.
+        let playing = self.session.eval.machine().map(MachinePlayer::machine);
+        let wanted = match self.machine_preview() {
+            Some(k) => self.machine().and_then(|m| preview_machine(m, k)),
+            None => self.machine().cloned(),
+        };
+        if playing.is_none() || playing == wanted.as_ref() {
+            return;
+        }
         if let Some(k) = self.machine_preview() {
             let time = self.session.eval.time();
             self.session.machine.preview = None;
@@ -555,6 +564,14 @@ pub(super) mod tests {
         let a = p.active().expect("Any State → Jump started");
         assert_eq!(p.machine().states[a.to].name, "Jump");
         assert_eq!(p.value_of("jump"), Some(0.0), "the trigger was consumed");
+        // Undoing an edit of something else (the layers) leaves the machine playing where it is.
+        let at = s.eval().time();
+        let mut layers = s.tuning().layers.clone();
+        layers.breath.enabled = !layers.breath.enabled;
+        frame(&mut s, [Command::SetLayers(Box::new(layers))], 0.0);
+        frame(&mut s, [Command::Undo], 0.0);
+        assert_eq!(s.eval().time(), at, "the machine was not restarted");
+        assert_eq!(state_name(&s), "Walk");
         // An edit while it plays keeps the parameters' values.
         let mut t = s.machine().unwrap().transitions[0].clone();
         t.duration = 0.3;
