@@ -55,6 +55,27 @@ fn baked(
     bake_stream(character, clips, blend, layers, &spec, &mut |_, _| true).unwrap()
 }
 
+/// The editor shows the bake's frame `k` (`reference`): every virtual vertex within the compact tolerance (the
+/// editor plays the runtime's compact clips; the bake's reference compiles them exact). `scratch` holds the two
+/// poses' model matrices.
+fn assert_shows(
+    k: usize,
+    s: &animtune::core::Skeleton,
+    reference: &animtune::core::Pose,
+    e: &EditorState,
+    scratch: (&mut Vec<glam::Mat4>, &mut Vec<glam::Mat4>),
+) {
+    let (a, b) = scratch;
+    reference.model_matrices_into(s, a);
+    e.pose().model_matrices_into(s, b);
+    let err = max_vertex_error(a, b);
+    assert!(
+        err <= animtune::runtime::COMPACT_TOLERANCE,
+        "frame {k}: editor and bake differ by {} cm",
+        err * 100.0
+    );
+}
+
 fn walk_frames(duration: f32) -> (animtune::import::ImportedModel, Frames) {
     let model = animtune::demo::mannequin::load();
     let space = animtune::demo::locomotion::default_blend_space();
@@ -82,15 +103,7 @@ fn the_baked_stream_is_what_the_editor_plays() {
     for (k, reference) in frames.poses.iter().enumerate() {
         // The frame that seeks shows time 0; each later frame advances.
         e.update(1.0 / 30.0, false);
-        reference.model_matrices_into(s, &mut a);
-        e.pose().model_matrices_into(s, &mut b);
-        let err = max_vertex_error(&a, &b);
-        // The editor plays the runtime's compact clips; the bake's reference compiles them exact.
-        assert!(
-            err <= animtune::runtime::COMPACT_TOLERANCE,
-            "frame {k}: editor and bake differ by {} cm",
-            err * 100.0
-        );
+        assert_shows(k, s, reference, &e, (&mut a, &mut b));
     }
 }
 
@@ -570,14 +583,7 @@ fn a_recorded_state_machine_bakes_as_the_editor_replays_it() {
         if k > 0 {
             e.update(dt, false);
         }
-        reference.model_matrices_into(s, &mut a);
-        e.pose().model_matrices_into(s, &mut b);
-        let err = max_vertex_error(&a, &b);
-        assert!(
-            err <= animtune::runtime::COMPACT_TOLERANCE,
-            "frame {k}: editor and bake differ by {} cm",
-            err * 100.0
-        );
+        assert_shows(k, s, reference, &e, (&mut a, &mut b));
         let p = e.machine_player().unwrap();
         walked |= p.machine().states[p.current()].name == "Walk";
     }
