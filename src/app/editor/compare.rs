@@ -14,6 +14,8 @@ pub(super) struct Compare {
     /// The model every transition of its machine uses.
     pub(super) model: TransitionModel,
     eval: Option<Evaluator>,
+    /// How far beside the first character it stands (along x), measured when it starts.
+    step: f32,
     /// Its pose placed beside the first character's (model space of the scene).
     placed: Vec<Mat4>,
 }
@@ -24,6 +26,7 @@ impl Compare {
         Compare {
             model,
             eval: None,
+            step: 0.0,
             placed: Vec::new(),
         }
     }
@@ -99,6 +102,7 @@ impl EditorState {
         crate::analysis::markers::hand_to(&mut eval, &self.doc.model.character, &self.doc.clips);
         eval.play();
         c.eval = Some(eval);
+        c.step = side_step(&self.doc.model.character);
         c.placed.clear();
     }
 
@@ -135,7 +139,6 @@ impl EditorState {
             return;
         }
         let time = self.session.eval.time();
-        let character = &self.doc.model.character;
         let Some(c) = &mut self.compare else {
             return;
         };
@@ -146,7 +149,7 @@ impl EditorState {
         if time < eval.time() {
             eval.seek(time);
         }
-        let beside = placement * Mat4::from_translation(Vec3::X * side_step(character));
+        let beside = placement * Mat4::from_translation(Vec3::X * c.step);
         let input = EvalInput {
             clock: ClockStep::Continue(time),
             placement: Some(beside),
