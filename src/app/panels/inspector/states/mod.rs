@@ -54,20 +54,32 @@ pub struct StatesPanel {
     /// A parameter name being typed (its index, the text).
     parameter_edit: Option<(usize, String)>,
     timeline_drag: Option<TimelineDrag>,
-    /// The preview timeline's state lengths while no machine plays: (document generation and revision, source
-    /// and destination state) → their seconds.
-    lengths: Option<(LengthsKey, StateLengths)>,
+    /// States' lengths measured while no machine plays, and the document (generation, revision) they are of.
+    lengths: ((u64, u64), std::collections::HashMap<usize, Option<f64>>),
 }
-
-/// What the preview timeline's cached lengths were measured for.
-type LengthsKey = (u64, u64, Option<usize>, Option<usize>);
-/// A transition's source and destination state lengths in seconds (None where the motion is unknown).
-type StateLengths = (Option<f64>, Option<f64>);
 
 impl StatesPanel {
     /// The graph's scale: screen points per graph unit.
     pub fn zoom(&self) -> f32 {
         if self.zoom > 0.0 { self.zoom } else { 1.0 }
+    }
+
+    /// A state's loop in seconds at its speed ([`EditorState::state_seconds`]). While a machine plays the player
+    /// knows it; otherwise a blend state's length binds its space to the character, which is not work for every
+    /// frame, so it is kept until the document changes.
+    fn state_seconds(&mut self, e: &EditorState, state: usize) -> Option<f64> {
+        if e.any_machine_player().is_some() {
+            return e.state_seconds(state);
+        }
+        let key = (e.doc().generation, e.doc().revision);
+        if self.lengths.0 != key {
+            self.lengths = (key, Default::default());
+        }
+        *self
+            .lengths
+            .1
+            .entry(state)
+            .or_insert_with(|| e.state_seconds(state))
     }
 
     /// Draws the tab.
@@ -292,7 +304,7 @@ impl StatesPanel {
             .on_hover_text("Playback speed: normalised time advances by speed / length a second");
             ui.checkbox(&mut n.mirror, "Mirror")
                 .on_hover_text("Play the motion mirrored left to right");
-            if let Some(seconds) = e.state_seconds(i) {
+            if let Some(seconds) = self.state_seconds(e, i) {
                 ui.weak(format!("{seconds:.2} s a loop"));
             }
         });

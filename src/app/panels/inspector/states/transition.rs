@@ -155,23 +155,10 @@ impl StatesPanel {
                 m.state_index(name)
             }
         };
-        let seconds = |s: Option<usize>| s.and_then(|s| e.state_seconds(s));
-        let (from, to) = (state_of(&t.from), state_of(&t.to));
-        // While a machine plays the player knows the lengths; otherwise a blend state's length binds its space
-        // to the character, which is not work for every frame: kept until the document changes.
-        let lengths = if e.any_machine_player().is_some() {
-            (seconds(from), seconds(to))
-        } else {
-            let key = (e.doc().generation, e.doc().revision, from, to);
-            match self.lengths {
-                Some((k, lengths)) if k == key => lengths,
-                _ => {
-                    let lengths = (seconds(from), seconds(to));
-                    self.lengths = Some((key, lengths));
-                    lengths
-                }
-            }
-        };
+        let lengths = (
+            state_of(&t.from).and_then(|s| self.state_seconds(e, s)),
+            state_of(&t.to).and_then(|s| self.state_seconds(e, s)),
+        );
         let (Some(source_s), Some(destination_s)) = lengths else {
             ui.label("The preview needs both states' motions: a clip the character has, or a blend space.");
             return;
