@@ -55,6 +55,16 @@ pub struct JointDef {
     pub deforms: bool,
 }
 
+/// The inverse of `m`'s linear part; all zero (every direction vanishes) when it is singular.
+fn root_linear_inverse(m: Mat4) -> glam::Mat3A {
+    let linear = glam::Mat3A::from_mat4(m);
+    if linear.determinant().abs() > f32::MIN_POSITIVE {
+        linear.inverse()
+    } else {
+        glam::Mat3A::ZERO
+    }
+}
+
 /// A joint hierarchy in parent-before-child order with lookups by name and path.
 #[derive(Clone, Debug)]
 pub struct Skeleton {
@@ -66,6 +76,8 @@ pub struct Skeleton {
     deforms: Vec<bool>,
     root_transform: Mat4,
     root_rotation: glam::Quat,
+    /// The inverse of the linear part of `root_transform` (zero when that is singular).
+    root_linear_inverse: glam::Mat3A,
     by_name: HashMap<String, usize>,
     by_path: HashMap<String, usize>,
     /// Depth-first preorder position of each joint, and the position of the last joint of its subtree: `k` is in
@@ -154,6 +166,7 @@ impl Skeleton {
             root_rotation: Some(root_transform.to_scale_rotation_translation().1.normalize())
                 .filter(|q| q.is_finite())
                 .unwrap_or(glam::Quat::IDENTITY),
+            root_linear_inverse: root_linear_inverse(root_transform),
             by_name,
             by_path,
             preorder,
@@ -245,6 +258,25 @@ impl Skeleton {
     /// Transform from the root joints' parent frame to the character's model space.
     pub fn root_transform(&self) -> Mat4 {
         self.root_transform
+    }
+
+    /// `v`, a direction in the character's model space, in the frame of `joint`'s parent for the pose `local`:
+    /// the linear parts (rotation, scale) of the root transform and of each ancestor undone from the top down,
+    /// without building their matrices. Not finite where an ancestor's scale is zero, zero where the root
+    /// transform is singular.
+    pub fn to_parent_frame(
+        &self,
+        local: &[Transform],
+        joint: usize,
+        v: glam::Vec3A,
+    ) -> glam::Vec3A {
+        match self.parent(joint) {
+            Some(p) => {
+                let t = &local[p];
+                (t.rotation.inverse() * self.to_parent_frame(local, p, v)) / t.scale
+            }
+            None => self.root_linear_inverse * v,
+        }
     }
 
     /// Rotation part of [`Skeleton::root_transform`] (scale removed).
@@ -415,5 +447,53 @@ mod tests {
             err,
             Err(SkeletonError::ParentOrder { joint: 0, .. })
         ));
+    }
+
+    #[test]
+    fn directions_go_into_a_parent_frame_as_the_inverse_matrix_takes_them() {
+        use glam::{Quat, Vec3, Vec3A};
+        let root = Mat4::from_scale_rotation_translation(
+            Vec3::new(0.01, 0.01, 0.02),
+            Quat::from_rotation_x(-1.2),
+            Vec3::new(1.0, 2.0, 3.0),
+        );
+        let s = Skeleton::new(
+            vec![
+                joint("Root", None),
+                joint("Hips", Some(0)),
+                joint("Spine", Some(1)),
+            ],
+            root,
+        )
+        .unwrap();
+        let local = [
+            Transform {
+                translation: Vec3A::new(0.3, -0.2, 0.5),
+                rotation: Quat::from_euler(glam::EulerRot::YXZ, 0.4, -0.7, 1.1),
+                scale: Vec3A::new(1.5, 0.5, 2.0),
+            },
+            Transform {
+                translation: Vec3A::new(0.0, 1.0, 0.0),
+                rotation: Quat::from_rotation_z(2.5),
+                scale: Vec3A::splat(3.0),
+            },
+            Transform::IDENTITY,
+        ];
+        let v = Vec3A::new(0.7, -1.3, 0.4);
+        // The oracle: the parent's model matrix, built by multiplying the matrices down the chain, inverted.
+        let parent_model = root * local[0].to_mat4() * local[1].to_mat4();
+        let expected = parent_model.inverse().transform_vector3a(v);
+        let got = s.to_parent_frame(&local, 2, v);
+        assert!(
+            (got - expected).length() < 1e-4 * expected.length(),
+            "{got} {expected}"
+        );
+        let at_root = s.to_parent_frame(&local, 0, v);
+        assert!((at_root - root.inverse().transform_vector3a(v)).length() < 1e-3);
+        let flat = Skeleton::new(
+            vec![joint("Root", None)],
+            Mat4::from_scale(Vec3::new(1.0, 0.0, 1.0)),
+        );
+        assert_eq!(flat.unwrap().to_parent_frame(&local, 0, v), Vec3A::ZERO);
     }
 }

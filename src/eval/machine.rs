@@ -11,8 +11,8 @@
 
 use glam::DVec2;
 
-use super::ClipSource;
 use super::Precision;
+use super::{ClipSource, keep_first};
 use crate::blend::markers::FootMarker;
 use crate::blend::{BlendSampler, BlendSpace, TimeSync};
 use crate::core::{Character, Clip, Skeleton, Transform};
@@ -279,7 +279,7 @@ impl MachineSource {
             source.morph_defaults = defaults;
         }
         source.poses.reserve(2 * n);
-        source.refresh_infos();
+        source.refresh_infos(true);
         source
     }
 
@@ -299,8 +299,15 @@ impl MachineSource {
 
     /// Hands a blend state's nodes their clips' foot-down markers (node order).
     pub(super) fn set_state_markers(&mut self, state: usize, markers: Vec<Vec<FootMarker>>) {
-        if let Some(StateMotion::Blend { sampler, .. }) = self.states.get_mut(state) {
+        if let Some(StateMotion::Blend {
+            sampler,
+            weights_at,
+            ..
+        }) = self.states.get_mut(state)
+        {
             sampler.set_markers(markers);
+            // Measured again at the next refresh (a cycle may be timed by its markers).
+            *weights_at = None;
         }
     }
 
@@ -330,12 +337,12 @@ impl MachineSource {
         self.last.clear();
         self.before_last.clear();
         self.start_of = None;
-        self.refresh_infos();
+        self.refresh_infos(true);
     }
 
     /// Steps the machine by `dt` seconds (the blend states' points follow their parameters first).
     pub(super) fn update(&mut self, dt: f64) {
-        self.refresh_infos();
+        self.refresh_infos(false);
         self.player.update(dt);
         self.last_dt = dt;
         self.stepped = true;
@@ -359,8 +366,10 @@ impl MachineSource {
         }
     }
 
-    /// Brings each blend state's weights and cycle length to its point (from its parameters, else its own).
-    fn refresh_weights(&mut self) {
+    /// Brings each blend state's weights and cycle length to its point (from its parameters, else its own);
+    /// whether any moved.
+    fn refresh_weights(&mut self) -> bool {
+        let mut moved = false;
         for s in 0..self.states.len() {
             let from_parameters = self.point_of(s);
             if let StateMotion::Blend {
@@ -377,13 +386,19 @@ impl MachineSource {
                     *weights = space.weights_at(DVec2::from(p));
                     *length = f64::from(sampler.cycle_length(weights));
                     *weights_at = Some(p);
+                    moved = true;
                 }
             }
         }
+        moved
     }
 
-    fn refresh_infos(&mut self) {
-        self.refresh_weights();
+    /// Tells the player each state's cycle length and looping: always when `all`, else only when a blend
+    /// state's point moved (the clips' lengths do not change).
+    fn refresh_infos(&mut self, all: bool) {
+        if !self.refresh_weights() && !all {
+            return;
+        }
         for s in 0..self.states.len() {
             let looping = match &self.states[s] {
                 StateMotion::Clip(Some(c)) => c.looping,
@@ -407,7 +422,7 @@ impl MachineSource {
         morph: &mut [Vec<f32>],
         expressions: &mut [f32],
     ) -> Result<(), JobError> {
-        self.refresh_weights();
+        self.refresh_infos(false);
         let mut result = Ok(());
         if let Some(terms) = self.player.take_freeze() {
             // Blended into a second buffer: the terms may hold the pose frozen before (an interruption of an
@@ -447,7 +462,7 @@ impl MachineSource {
                     },
                     weight: 1.0,
                 }];
-                result = result.and(self.blend_terms(&dest, skeleton, out));
+                keep_first(&mut result, self.blend_terms(&dest, skeleton, out));
                 if fresh {
                     self.fix_offsets(out);
                 }
@@ -458,7 +473,7 @@ impl MachineSource {
                 self.start_of = None;
                 let mut terms = std::mem::take(&mut self.terms);
                 self.player.terms_into(&mut terms);
-                result = result.and(self.blend_terms(&terms, skeleton, out));
+                keep_first(&mut result, self.blend_terms(&terms, skeleton, out));
                 self.terms = terms;
             }
         }
@@ -626,7 +641,10 @@ impl MachineSource {
                     }
                 }
                 Motion::State { state, time } => {
-                    result = result.and(self.push_state(state, time, term.weight, skeleton));
+                    keep_first(
+                        &mut result,
+                        self.push_state(state, time, term.weight, skeleton),
+                    );
                 }
             }
         }
@@ -664,7 +682,7 @@ impl MachineSource {
             StateMotion::Clip(Some(c)) => {
                 let slot = next_slot(&mut self.poses, before, n);
                 let t = c.time_after(time * f64::from(c.animation.duration()));
-                result = c.sample(t as f32, &mut self.poses[slot]);
+                keep_first(&mut result, c.sample(t as f32, &mut self.poses[slot]));
                 self.weights.push(weight as f32);
                 if self.faced {
                     let (d, s) = (&self.morph_defaults, &mut self.morph_scratch);
@@ -679,7 +697,9 @@ impl MachineSource {
                 length,
                 ..
             } => {
-                let phase = time.rem_euclid(1.0);
+                // The fraction of the cycle: `time - floor(time)` is exact, and unlike `rem_euclid` (a software
+                // `fmod`, its loop as long as the time's exponent is large) it takes the same few cycles at any time.
+                let phase = time - time.floor();
                 // The nodes that play, and under marker sync where each plays (as a blend-space source times them).
                 self.contributions.clear();
                 self.contributions.extend(
@@ -708,7 +728,10 @@ impl MachineSource {
                             c.time_after(time * *length * f64::from(sampler.time_scale(node)))
                         }
                     };
-                    result = result.and(c.sample(t as f32, &mut self.poses[slot.clone()]));
+                    keep_first(
+                        &mut result,
+                        c.sample(t as f32, &mut self.poses[slot.clone()]),
+                    );
                     // In place, as a blend-space source plays it: the node's average travel so far taken out.
                     if let (Some(r), Some(v), crate::blend::RootMotion::InPlace) = (
                         self.root_joint,

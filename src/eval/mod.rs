@@ -19,9 +19,9 @@ pub mod curves;
 
 use std::sync::Arc;
 
-use glam::{Mat3A, Mat4, Vec3, Vec3A};
+use glam::{Mat4, Vec3, Vec3A};
 
-use crate::blend::sampler::{parent_model, root_motion_joint, root_travel};
+use crate::blend::sampler::{root_motion_joint, root_travel};
 use crate::blend::{BlendSampler, BlendSpace, RootMotion, TimeSync};
 use crate::core::mesh::Skin;
 use crate::core::morph::{MorphBinding, MorphTrack};
@@ -422,14 +422,24 @@ pub fn wrap_cycle(t: f64, d: f64) -> f64 {
     }
 }
 
+/// Keeps the first error of a run of jobs: `result` takes `next`'s error when it holds none yet. An `Ok` is only
+/// tested, never moved: moving the whole `Result` just after the job wrote its tag made the CPU wait on the stores
+/// (a stall `perf annotate` showed at each sample of the state machine's nodes).
+fn keep_first(result: &mut Result<(), JobError>, next: Result<(), JobError>) {
+    if let Err(e) = next
+        && result.is_ok()
+    {
+        *result = Err(e);
+    }
+}
+
 /// Moves the root joint of a local pose by a model-space offset (converted into its parent's space: a direction,
-/// so only the 3×3 part of the parent's matrix is inverted).
+/// so only the rotations and scales above it are undone).
 fn shift_root(skeleton: &Skeleton, pose: &mut [Transform], root: usize, offset: Vec3) {
     if offset == Vec3::ZERO || root >= pose.len() {
         return;
     }
-    let parent = Mat3A::from_mat4(parent_model(skeleton, pose, root));
-    let local = parent.inverse() * Vec3A::from(offset);
+    let local = skeleton.to_parent_frame(pose, root, Vec3A::from(offset));
     if local.is_finite() {
         pose[root].translation += local;
     }
@@ -1418,7 +1428,7 @@ impl Evaluator {
                     };
                     let slot = self.blend_weights.len();
                     let pose = &mut self.blend_poses[slot * n..(slot + 1) * n];
-                    result = result.and(c.sample(t as f32, pose));
+                    keep_first(&mut result, c.sample(t as f32, pose));
                     c.morph.add_expressions(t as f32, w, expressions);
                     if morphed {
                         // The weights blend as the poses do: a weighted mean over the nodes that play.
