@@ -73,6 +73,34 @@ fn sample(l: &mut Layer, time: f32, output: &mut [Transform]) {
     .expect("valid sampling job");
 }
 
+/// Samples each of `layers` at `phase` of its length into `poses` (one after another) and blends them with
+/// `weights` into `out`.
+fn sample_and_blend(
+    layers: &mut [Layer],
+    phase: f32,
+    poses: &mut [Transform],
+    weights: &[f32],
+    rest: &[Transform],
+    out: &mut [Transform],
+) {
+    let n = rest.len();
+    for (i, l) in layers.iter_mut().enumerate() {
+        let t = phase * l.anim.duration();
+        sample(l, t, &mut poses[i * n..(i + 1) * n]);
+    }
+    BlendingJob {
+        poses,
+        weights,
+        masks: &[],
+        additive: &[],
+        rest,
+        threshold: 0.1,
+        output: out,
+    }
+    .run()
+    .expect("valid blending job");
+}
+
 /// The full stack through the Evaluator: a blend of three clips, breath, look-at on, twist, local to model, skin.
 fn full_stack(
     label: &str,
@@ -133,25 +161,78 @@ fn full_stack(
     // second at another point), under the same layers: the full stack plus one more blend-space sample.
     let mut other = space.clone();
     other.point = [0.3, 1.6];
-    let machine: animtune::graph::StateMachine = serde_json::from_value(serde_json::json!({
+    let playing_machine = |json: serde_json::Value| {
+        let machine = serde_json::from_value(json).expect("a valid machine");
+        let mut ev = Evaluator::new(
+            &model.character,
+            &model.clips,
+            SourceSpec::StateMachine(machine),
+            layers_for_machine.clone(),
+        );
+        ev.play();
+        ev
+    };
+    let mut crossfade = playing_machine(serde_json::json!({
         "parameters": [{"name": "go", "type": "bool", "default": true}],
         "states": [{"name": "A", "blend_space": space}, {"name": "B", "blend_space": other}],
         "entry": "A",
         "transitions": [{"from": "A", "to": "B", "has_exit_time": false, "duration": 1.0e6,
                          "conditions": [{"parameter": "go", "mode": "if"}]}]
-    }))
-    .expect("a valid machine");
-    let mut crossfade = Evaluator::new(
-        &model.character,
-        &model.clips,
-        SourceSpec::StateMachine(machine),
-        layers_for_machine,
-    );
-    crossfade.play();
+    }));
     crossfade.evaluate(&EvalInput::default());
     assert!(
         crossfade.machine().and_then(|m| m.active()).is_some(),
         "{label}: crossfading"
+    );
+    // The budget in one call, so that it meets the caches the crossfade meets: the full stack as above, then one
+    // more sample of the space at the second state's point through the jobs alone (its three clips at that
+    // point's phase and cycle, blended with its weights).
+    let other_weights = other.weights();
+    let other_cycle = animtune::blend::BlendSampler::bind(&other, &model.clips, &model.character)
+        .cycle_length(&other_weights);
+    let other_weights: Vec<f32> = other_weights.iter().map(|&w| w as f32).collect();
+    assert!(
+        other_weights.iter().all(|&w| w > 1e-5),
+        "{label}: the second point weighs all three clips: {other_weights:?}"
+    );
+    let mut other_layers: Vec<Layer> = clips
+        .iter()
+        .map(|c| layer(&model.character, &model.clips, c))
+        .collect();
+    let n = model.character.skeleton.len();
+    let mut other_poses = vec![Transform::IDENTITY; 3 * n];
+    let mut other_out = vec![Transform::IDENTITY; n];
+    let mut other_time = 0.0f32;
+    bench(
+        &format!("full stack + one blend-space sample ({label})"),
+        batches,
+        iters / 3,
+        || {
+            black_box(ev.evaluate(&step).model.last());
+            other_time = (other_time + 1.0 / 60.0) % other_cycle;
+            sample_and_blend(
+                &mut other_layers,
+                other_time / other_cycle,
+                &mut other_poses,
+                &other_weights,
+                model.character.skeleton.rest(),
+                &mut other_out,
+            );
+            black_box(other_out[0].translation.x);
+        },
+    );
+    let mut one = playing_machine(serde_json::json!({
+        "states": [{"name": "A", "blend_space": space}],
+        "entry": "A",
+    }));
+    // The machine's own cost: one state playing the same space, against the full stack's blend-space source.
+    bench(
+        &format!("state machine one state ({label})"),
+        batches,
+        iters / 3,
+        || {
+            black_box(one.evaluate(&step).model.last());
+        },
     );
     bench(
         &format!("state machine crossfade ({label})"),
@@ -233,21 +314,14 @@ fn main() {
         let mut bt = 0.0f32;
         let mut run = |with_l2m: bool| {
             bt = (bt + dt) % cycle;
-            let phase = bt / cycle;
-            for (i, l) in layers[..count].iter_mut().enumerate() {
-                sample(l, phase * l.anim.duration(), &mut poses[i * n..(i + 1) * n]);
-            }
-            BlendingJob {
-                poses: &poses[..count * n],
-                weights: &weights,
-                masks: &[],
-                additive: &[],
-                rest: skeleton.rest(),
-                threshold: 0.1,
-                output: &mut blended,
-            }
-            .run()
-            .expect("valid blending job");
+            sample_and_blend(
+                &mut layers[..count],
+                bt / cycle,
+                &mut poses[..count * n],
+                &weights,
+                skeleton.rest(),
+                &mut blended,
+            );
             if with_l2m {
                 l2m(&blended, &mut models);
             } else {
