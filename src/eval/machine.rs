@@ -11,11 +11,10 @@
 
 use glam::DVec2;
 
-use super::Precision;
-use super::{ClipSource, keep_first};
+use super::{ClipCache, ClipSource, keep_first};
 use crate::blend::markers::FootMarker;
 use crate::blend::{BlendSampler, BlendSpace, TimeSync};
-use crate::core::{Character, Clip, Skeleton, Transform};
+use crate::core::{Character, Skeleton, Transform};
 use crate::graph::inertial::{dead_blend_weight, dead_extrapolate, inertial_offset};
 use crate::graph::{
     MachineEvent, MachinePlayer, Motion, StateInfo, StateMachine, Term, TransitionModel,
@@ -179,9 +178,9 @@ impl MachineSource {
     pub(super) fn bind(
         machine: &StateMachine,
         character: &Character,
-        clips: &[Clip],
-        precision: Precision,
+        cache: &mut ClipCache,
     ) -> Self {
+        let clips = cache.clips;
         let mut missing = Vec::new();
         let states: Vec<StateMotion> = machine
             .states
@@ -192,9 +191,7 @@ impl MachineSource {
                     if index.is_none() {
                         missing.push(name.clone());
                     }
-                    StateMotion::Clip(
-                        index.map(|i| ClipSource::new(clips, i, character, precision)),
-                    )
+                    StateMotion::Clip(index.map(|i| cache.get(i)))
                 } else {
                     let space = s.blend_space.clone().unwrap_or_default();
                     let sampler = BlendSampler::bind(&space, clips, character);
@@ -202,7 +199,7 @@ impl MachineSource {
                     let nodes = sampler
                         .node_clips()
                         .into_iter()
-                        .map(|c| c.map(|i| ClipSource::new(clips, i, character, precision)))
+                        .map(|c| c.map(|i| cache.get(i)))
                         .collect();
                     let point = s.point_parameters.as_ref().and_then(|[x, y]| {
                         Some([machine.parameter_index(x)?, machine.parameter_index(y)?])
@@ -795,7 +792,7 @@ fn blend_into(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::eval::{ClockStep, EvalInput, Evaluator, SourceSpec};
+    use crate::eval::{ClockStep, EvalInput, Evaluator, Precision, SourceSpec};
     use crate::graph::ParameterValue;
     use crate::layers::LayerParams;
 
@@ -966,6 +963,38 @@ mod tests {
         assert!(frozen_twice, "the third change interrupts the second");
         assert_eq!(ev.machine().unwrap().current(), 3);
         assert!(ev.machine().unwrap().active().is_none());
+    }
+
+    /// A clip that several states play (alone or as a blend state's node) is compiled once and shared.
+    #[test]
+    fn states_share_a_clip_compiled_once() {
+        let model = crate::demo::mannequin::load();
+        let (c, clips) = (&model.character, &model.clips[..]);
+        let machine: StateMachine = serde_json::from_value(serde_json::json!({
+            "states": [
+                {"name": "Walk", "clip": "WalkForward"},
+                {"name": "Move", "blend_space": {"mode": "freeform_cartesian", "point": [0, 0.7], "nodes": [
+                    {"clip": "Idle", "position": [0, 0]},
+                    {"clip": "WalkForward", "position": [0, 1.4]}]}}],
+            "entry": "Walk"
+        }))
+        .unwrap();
+        let ev = Evaluator::new(
+            c,
+            clips,
+            SourceSpec::StateMachine(machine),
+            LayerParams::off(),
+        );
+        let crate::eval::Source::Machine(m) = &ev.source else {
+            panic!("a machine source")
+        };
+        let (StateMotion::Clip(Some(alone)), StateMotion::Blend { nodes, .. }) =
+            (&m.states[0], &m.states[1])
+        else {
+            panic!("a clip state and a blend state")
+        };
+        let node = nodes[1].as_ref().unwrap();
+        assert!(std::sync::Arc::ptr_eq(&alone.animation, &node.animation));
     }
 
     /// A blend-space state plays as the same space does as a source: in place, its nodes' travel taken out of the

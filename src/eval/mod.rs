@@ -232,6 +232,46 @@ impl ClipSource {
     }
 }
 
+/// Clips compiled for one character at one precision, each once however many sources play it (a blend space's
+/// nodes, a state machine's states, clip layers): [`ClipCache::get`] hands out copies that share the compiled
+/// clip, each with cursors of its own.
+struct ClipCache<'a> {
+    clips: &'a [Clip],
+    character: &'a Character,
+    precision: Precision,
+    compiled: std::collections::HashMap<usize, ClipSource>,
+}
+
+impl<'a> ClipCache<'a> {
+    fn new(clips: &'a [Clip], character: &'a Character, precision: Precision) -> Self {
+        ClipCache {
+            clips,
+            character,
+            precision,
+            compiled: std::collections::HashMap::new(),
+        }
+    }
+
+    /// Reuses `source`'s compiled clip for its clip (one compiled before, for the same character and clips).
+    fn keep(&mut self, source: &ClipSource) {
+        self.compiled
+            .entry(source.index)
+            .or_insert_with(|| source.clone());
+    }
+
+    /// Clip `index` compiled (the first time it is asked for), with fresh cursors.
+    fn get(&mut self, index: usize) -> ClipSource {
+        let (clips, character, precision) = (self.clips, self.character, self.precision);
+        let mut source = self
+            .compiled
+            .entry(index)
+            .or_insert_with(|| ClipSource::new(clips, index, character, precision))
+            .clone();
+        source.context = SamplingContext::for_animation(&source.animation);
+        source
+    }
+}
+
 /// A clip layer bound to the character: its clip compiled, its mask, and for additive layers the reference pose.
 #[derive(Clone, Debug)]
 struct BoundClipLayer {
@@ -613,28 +653,17 @@ impl Evaluator {
     /// Binds the clip layers of the layer parameters to `clips` (a layer whose clip is missing is skipped). Each
     /// clip is compiled once however many layers play it; with `keep`, a layer whose settings did not change
     /// keeps its binding and cursors, and the clips already compiled are reused.
-    fn bind_clip_layers(&mut self, character: &Character, clips: &[Clip], keep: bool) {
+    fn bind_clip_layers(&mut self, character: &Character, cache: &mut ClipCache, keep: bool) {
         let old = std::mem::take(&mut self.clip_layers);
-        let mut compiled: std::collections::HashMap<usize, ClipSource> =
-            std::collections::HashMap::new();
         let mut old_by_position: Vec<Option<BoundClipLayer>> = Vec::new();
         if keep {
-            for layer in &old {
-                if let Some(source) = &layer.source {
-                    compiled
-                        .entry(source.index)
-                        .or_insert_with(|| source.clone());
-                }
+            for source in old.iter().filter_map(|l| l.source.as_ref()) {
+                cache.keep(source);
             }
             old_by_position = old.into_iter().map(Some).collect();
         }
-        let precision = self.precision;
-        let mut compile = |i: usize| {
-            compiled
-                .entry(i)
-                .or_insert_with(|| ClipSource::new(clips, i, character, precision))
-                .clone()
-        };
+        let clips = cache.clips;
+        let mut compile = |i: usize| cache.get(i);
         let masks = &self.layers.masks;
         self.clip_layers = self
             .layers
@@ -663,31 +692,29 @@ impl Evaluator {
 
     /// Plays another source (compiling its clips), from time 0.
     pub fn set_source(&mut self, character: &Character, clips: &[Clip], source: SourceSpec) {
-        self.source =
-            match source {
-                SourceSpec::Rest => Source::Rest,
-                SourceSpec::Clip(i) if i < clips.len() => {
-                    Source::Clip(ClipSource::new(clips, i, character, self.precision))
+        let mut cache = ClipCache::new(clips, character, self.precision);
+        self.source = match source {
+            SourceSpec::Rest => Source::Rest,
+            SourceSpec::Clip(i) if i < clips.len() => Source::Clip(cache.get(i)),
+            SourceSpec::Clip(_) => Source::Rest,
+            SourceSpec::Blend(space) => {
+                let sampler = BlendSampler::bind(&space, clips, character);
+                let nodes = sampler
+                    .node_clips()
+                    .into_iter()
+                    .map(|c| c.map(|i| cache.get(i)))
+                    .collect();
+                Source::Blend {
+                    space,
+                    sampler,
+                    nodes,
                 }
-                SourceSpec::Clip(_) => Source::Rest,
-                SourceSpec::Blend(space) => {
-                    let sampler = BlendSampler::bind(&space, clips, character);
-                    let nodes = sampler
-                        .node_clips()
-                        .into_iter()
-                        .map(|c| c.map(|i| ClipSource::new(clips, i, character, self.precision)))
-                        .collect();
-                    Source::Blend {
-                        space,
-                        sampler,
-                        nodes,
-                    }
-                }
-                SourceSpec::StateMachine(m) => Source::Machine(Box::new(
-                    machine::MachineSource::bind(&m, character, clips, self.precision),
-                )),
-            };
-        self.bind_clip_layers(character, clips, false);
+            }
+            SourceSpec::StateMachine(m) => Source::Machine(Box::new(machine::MachineSource::bind(
+                &m, character, &mut cache,
+            ))),
+        };
+        self.bind_clip_layers(character, &mut cache, false);
         self.weights_point = None;
         self.seek(0.0);
     }
@@ -720,7 +747,8 @@ impl Evaluator {
             let rebind = layers.clips != self.layers.clips || layers.masks != self.layers.masks;
             self.layers = layers.clone();
             if rebind {
-                self.bind_clip_layers(character, clips, true);
+                let mut cache = ClipCache::new(clips, character, self.precision);
+                self.bind_clip_layers(character, &mut cache, true);
             }
         }
     }
