@@ -11,6 +11,7 @@
 
 use glam::DVec2;
 
+use super::face::Face;
 use super::{ClipCache, ClipSource, keep_first};
 use crate::blend::markers::FootMarker;
 use crate::blend::{BlendSampler, BlendSpace, TimeSync};
@@ -82,79 +83,6 @@ pub(super) struct MachineSource {
     /// A blend state's playing nodes (node, weight), and under marker sync their clip times.
     contributions: Vec<(usize, f32)>,
     marker_times: Vec<f64>,
-}
-
-/// A blend's face: morph weights (per mesh) and expression weights summed over the clips that play, each times
-/// its weight, and the weights' total; [`Face::normalize`] makes them the weighted mean, as the blend-space source
-/// blends them.
-#[derive(Clone, Debug, Default)]
-struct Face {
-    morph: Vec<Vec<f32>>,
-    expressions: Vec<f32>,
-    total: f32,
-}
-
-impl Face {
-    /// A face of the shape of `defaults` and `expressions` expressions, all zero.
-    fn zero(defaults: &[Vec<f32>], expressions: usize) -> Face {
-        Face {
-            morph: defaults.iter().map(|m| vec![0.0; m.len()]).collect(),
-            expressions: vec![0.0; expressions],
-            total: 0.0,
-        }
-    }
-
-    fn clear(&mut self) {
-        self.morph.iter_mut().for_each(|m| m.fill(0.0));
-        self.expressions.fill(0.0);
-        self.total = 0.0;
-    }
-
-    /// Adds `w` × the morph weights in `morph` (the total is the caller's).
-    fn add_morph(&mut self, w: f32, morph: &[Vec<f32>]) {
-        for (sum, m) in self.morph.iter_mut().zip(morph) {
-            for (a, b) in sum.iter_mut().zip(m) {
-                *a += w * b;
-            }
-        }
-    }
-
-    /// Adds `w` × the morph weights in `morph` and the expressions in `expressions`.
-    fn add(&mut self, w: f32, morph: &[Vec<f32>], expressions: &[f32]) {
-        self.add_morph(w, morph);
-        for (a, b) in self.expressions.iter_mut().zip(expressions) {
-            *a += w * b;
-        }
-        self.total += w;
-    }
-
-    /// Adds `w` × clip `c`'s face at time `t` (the meshes' defaults where it has no morph track).
-    fn add_clip(
-        &mut self,
-        w: f32,
-        c: &ClipSource,
-        t: f32,
-        defaults: &[Vec<f32>],
-        scratch: &mut [Vec<f32>],
-    ) {
-        for (s, d) in scratch.iter_mut().zip(defaults) {
-            s.copy_from_slice(d);
-        }
-        c.morph.sample(t, scratch);
-        c.morph.add_expressions(t, w, &mut self.expressions);
-        self.add_morph(w, scratch);
-        self.total += w;
-    }
-
-    /// The sums divided by the total: the weighted mean.
-    fn normalize(&mut self) {
-        if self.total > 0.0 {
-            let k = 1.0 / self.total;
-            self.morph.iter_mut().flatten().for_each(|a| *a *= k);
-            self.expressions.iter_mut().for_each(|a| *a *= k);
-            self.total = 1.0;
-        }
-    }
 }
 
 /// A bone's pose and velocity where a per-bone transition started, and for inertialization its offset from the
@@ -256,7 +184,7 @@ impl MachineSource {
             marker_times: Vec::new(),
         };
         source.faced = source.states.iter().any(|m| {
-            let faced = |c: &ClipSource| !c.morph.is_empty() || !c.morph.expressions.is_empty();
+            let faced = |c: &ClipSource| c.morph.has_face();
             match m {
                 StateMotion::Clip(c) => c.iter().any(faced),
                 StateMotion::Blend { nodes, .. } => nodes.iter().flatten().any(faced),
@@ -716,15 +644,10 @@ impl MachineSource {
                         continue;
                     };
                     let slot = next_slot(&mut self.poses, self.weights.len(), n);
-                    let d = f64::from(c.animation.duration());
-                    let t = match space.sync {
-                        TimeSync::Normalized => phase * d,
-                        TimeSync::Markers => self.marker_times.get(k).copied().unwrap_or(phase * d),
-                        // Each clip on its own clock: the seconds the state has played, at the node's time scale.
-                        TimeSync::Independent => {
-                            c.time_after(time * *length * f64::from(sampler.time_scale(node)))
-                        }
-                    };
+                    // On its own clock, a clip has played the seconds the state has, at the node's time scale.
+                    let elapsed = time * *length * f64::from(sampler.time_scale(node));
+                    let marker = self.marker_times.get(k).copied();
+                    let t = c.node_time(space.sync, phase, marker, elapsed);
                     keep_first(
                         &mut result,
                         c.sample(t as f32, &mut self.poses[slot.clone()]),

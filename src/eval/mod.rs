@@ -143,6 +143,11 @@ impl ClipMorph {
         self.binding.pairs.is_empty()
     }
 
+    /// Whether it moves the face: morph weights of the character's meshes or its expressions.
+    fn has_face(&self) -> bool {
+        !self.is_empty() || !self.expressions.is_empty()
+    }
+
     /// Adds `weight` × each expression track's value at `time` (clamped to [0, 1], as VRM Animation defines)
     /// to its expression's entry of `out`.
     fn add_expressions(&self, time: f32, weight: f32, out: &mut [f32]) {
@@ -217,6 +222,18 @@ impl ClipSource {
             wrap_cycle(elapsed, d)
         } else {
             elapsed.clamp(0.0, d.max(0.0))
+        }
+    }
+
+    /// Where this clip plays as a node of a blend under `sync`: at `phase` of its length (normalised time), at
+    /// its foot-down `marker` time where one was found (else as normalised), or `elapsed` seconds (at the node's
+    /// time scale) after its start on its own clock.
+    fn node_time(&self, sync: TimeSync, phase: f64, marker: Option<f64>, elapsed: f64) -> f64 {
+        let d = f64::from(self.animation.duration());
+        match sync {
+            TimeSync::Normalized => phase * d,
+            TimeSync::Markers => marker.unwrap_or(phase * d),
+            TimeSync::Independent => self.time_after(elapsed),
         }
     }
 
@@ -534,7 +551,8 @@ pub struct Evaluator {
     /// character does in the world.
     treadmill: Vec3,
     morph_scratch: Vec<Vec<f32>>,
-    morph_sum: Vec<Vec<f32>>,
+    /// The blend-space source's face, mixed over its nodes.
+    blend_face: face::Face,
     output: EvalOutput,
     evaluations: u64,
 }
@@ -599,7 +617,7 @@ impl Evaluator {
             clip_layer_poses: vec![Transform::IDENTITY; 2 * n],
             clip_layer_delta: vec![Transform::IDENTITY; n],
             morph_scratch: morph_defaults.clone(),
-            morph_sum: morph_defaults.clone(),
+            blend_face: face::Face::zero(&morph_defaults, character.expressions.len()),
             output: EvalOutput {
                 morph_weights: morph_defaults.clone(),
                 local: Pose::rest(&character.skeleton),
@@ -1409,16 +1427,14 @@ impl Evaluator {
             } => {
                 let k = self.contributions.len();
                 let mut result = Ok(());
-                let morphed = self.contributions.iter().any(|&(node, _)| {
+                let faced = self.contributions.iter().any(|&(node, _)| {
                     nodes
                         .get(node)
                         .and_then(|c| c.as_ref())
-                        .is_some_and(|c| !c.morph.is_empty())
+                        .is_some_and(|c| c.morph.has_face())
                 });
-                if morphed {
-                    for s in &mut self.morph_sum {
-                        s.fill(0.0);
-                    }
+                if faced {
+                    self.blend_face.clear();
                 }
                 self.blend_poses.resize(k * n, Transform::IDENTITY);
                 self.blend_weights.clear();
@@ -1434,41 +1450,23 @@ impl Evaluator {
                         continue;
                     };
                     let duration = f64::from(c.animation.duration());
-                    let (t, cycles) = match space.sync {
-                        TimeSync::Normalized => (self.clock.phase * duration, self.clock.cycles),
-                        TimeSync::Markers => (
-                            self.marker_times
-                                .get(slot_in)
-                                .copied()
-                                .unwrap_or(self.clock.phase * duration),
-                            self.clock.cycles,
-                        ),
-                        TimeSync::Independent => {
-                            let elapsed = self.clock.elapsed * f64::from(sampler.time_scale(node));
-                            let t = c.time_after(elapsed);
-                            let cycles = if duration > 0.0 && c.looping {
-                                ((elapsed - t) / duration).round() as i64
-                            } else {
-                                0
-                            };
-                            (t, cycles)
+                    let elapsed = self.clock.elapsed * f64::from(sampler.time_scale(node));
+                    let marker = self.marker_times.get(slot_in).copied();
+                    let t = c.node_time(space.sync, self.clock.phase, marker, elapsed);
+                    let cycles = match space.sync {
+                        TimeSync::Independent if duration > 0.0 && c.looping => {
+                            ((elapsed - t) / duration).round() as i64
                         }
+                        TimeSync::Independent => 0,
+                        TimeSync::Normalized | TimeSync::Markers => self.clock.cycles,
                     };
                     let slot = self.blend_weights.len();
                     let pose = &mut self.blend_poses[slot * n..(slot + 1) * n];
                     keep_first(&mut result, c.sample(t as f32, pose));
-                    c.morph.add_expressions(t as f32, w, expressions);
-                    if morphed {
-                        // The weights blend as the poses do: a weighted mean over the nodes that play.
-                        for (s, d) in self.morph_scratch.iter_mut().zip(&self.morph_defaults) {
-                            s.copy_from_slice(d);
-                        }
-                        c.morph.sample(t as f32, &mut self.morph_scratch);
-                        for (sum, s) in self.morph_sum.iter_mut().zip(&self.morph_scratch) {
-                            for (a, b) in sum.iter_mut().zip(s) {
-                                *a += w * b;
-                            }
-                        }
+                    if faced {
+                        // The face blends as the pose does: a weighted mean over the nodes that play.
+                        let (d, s) = (&self.morph_defaults, &mut self.morph_scratch);
+                        self.blend_face.add_clip(w, c, t as f32, d, s);
                     }
                     if let (Some(r), Some(v)) =
                         (self.root_motion_joint, sampler.root_velocity(node))
@@ -1484,18 +1482,12 @@ impl Evaluator {
                     }
                     self.blend_weights.push(w);
                 }
-                let total: f32 = self.blend_weights.iter().sum();
-                if total > 0.0 {
-                    for e in expressions.iter_mut() {
-                        *e /= total;
+                if faced && self.blend_face.total > 0.0 {
+                    self.blend_face.normalize();
+                    for (m, f) in morph.iter_mut().zip(&self.blend_face.morph) {
+                        m.copy_from_slice(f);
                     }
-                }
-                if morphed && total > 0.0 {
-                    for (m, s) in morph.iter_mut().zip(&self.morph_sum) {
-                        for (a, b) in m.iter_mut().zip(s) {
-                            *a = b / total;
-                        }
-                    }
+                    expressions.copy_from_slice(&self.blend_face.expressions);
                 }
                 result.and(
                     BlendingJob {
@@ -1515,6 +1507,7 @@ impl Evaluator {
     }
 }
 
+mod face;
 mod machine;
 
 #[cfg(test)]

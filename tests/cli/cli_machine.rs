@@ -365,65 +365,74 @@ fn a_mirrored_state_plays_its_clip_mirrored() {
     assert!(moved > 5.0, "mirrored, not the clip itself: {moved}°");
 }
 
+/// `pose`'s morph weights of the first mesh for these arguments.
+fn pose_morph_weights(args: &[&str]) -> Vec<f64> {
+    let json = common::json_of(&common::animtune(args));
+    json["morph_weights"][0]["weights"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect()
+}
+
+/// Asserts that `pose MODEL --preset P [--script S] --time T --exact`, with `preset` and `script` written to
+/// files, gives `morph_sampler.glb`'s morph weights as `linear` × Linear's plus (1 − `linear`) × Step's, each as
+/// `pose --clip` gives it at T.
+fn assert_morph_mix(tag: &str, preset: &str, script: Option<&str>, time: &str, linear: f64) {
+    let model = common::asset("morph_sampler.glb");
+    let model = model.to_str().unwrap();
+    let dir = common::temp_dir(tag);
+    let (preset_path, script_path) = (dir.join("preset.json"), dir.join("script.json"));
+    std::fs::write(&preset_path, preset).unwrap();
+    let mut how = vec!["--preset", preset_path.to_str().unwrap()];
+    if let Some(script) = script {
+        std::fs::write(&script_path, script).unwrap();
+        how.extend_from_slice(&["--script", script_path.to_str().unwrap()]);
+    }
+    let at = |clip: &str| {
+        pose_morph_weights(&[
+            "pose", model, "--clip", clip, "--time", time, "--exact", "--json",
+        ])
+    };
+    let (a, b) = (at("Linear"), at("Step"));
+    let mut args = vec!["pose", model];
+    args.extend_from_slice(&how);
+    args.extend_from_slice(&["--time", time, "--exact", "--json"]);
+    let got = pose_morph_weights(&args);
+    assert_eq!(got.len(), a.len());
+    assert!(
+        a.iter().zip(&b).any(|(a, b)| (a - b).abs() > 0.05),
+        "the clips differ there: {a:?} {b:?}"
+    );
+    for ((g, a), b) in got.iter().zip(&a).zip(&b) {
+        let want = linear * a + (1.0 - linear) * b;
+        assert!((g - want).abs() < 1e-4, "{got:?}: Linear {a}, Step {b}");
+    }
+}
+
 /// Morph weights of a state's clip (`morph_sampler.glb`'s Linear and Step each key one weight) blend through a
 /// crossfade as the poses do: at 0.4 s into a 1 s crossfade begun at 0, 0.6 of Linear's and 0.4 of Step's,
 /// each as `pose --clip` gives it at that time.
 #[test]
 fn a_crossfade_blends_the_states_morph_weights_as_their_poses() {
-    let dir = common::temp_dir("machine-morph");
-    let model = common::asset("morph_sampler.glb");
-    let model = model.to_str().unwrap();
-    let preset = dir.join("machine.json");
-    std::fs::write(
-        &preset,
-        r#"{"format": "animtune-preset", "version": 5, "state_machine": {
-            "parameters": [{"name": "go", "type": "trigger"}],
-            "states": [{"name": "A", "clip": "Linear"}, {"name": "B", "clip": "Step"}],
-            "entry": "A",
-            "transitions": [{"from": "A", "to": "B", "has_exit_time": false, "duration": 1.0,
-                             "conditions": [{"parameter": "go", "mode": "if"}]}]}}"#,
-    )
-    .unwrap();
-    let script = dir.join("go.json");
-    std::fs::write(&script, r#"[{"time": 0, "trigger": "go"}]"#).unwrap();
-    let weights = |args: &[&str]| -> Vec<f64> {
-        let json = common::json_of(&common::animtune(args));
-        json["morph_weights"][0]["weights"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|x| x.as_f64().unwrap())
-            .collect()
-    };
-    let at = |clip: &str| {
-        weights(&[
-            "pose", model, "--clip", clip, "--time", "0.4", "--exact", "--json",
-        ])
-    };
-    let (linear, step) = (at("Linear"), at("Step"));
-    let got = weights(&[
-        "pose",
-        model,
-        "--preset",
-        preset.to_str().unwrap(),
-        "--script",
-        script.to_str().unwrap(),
-        "--time",
-        "0.4",
-        "--exact",
-        "--json",
-    ]);
-    assert_eq!(got.len(), linear.len());
-    let want: Vec<f64> = linear
-        .iter()
-        .zip(&step)
-        .map(|(a, b)| 0.6 * a + 0.4 * b)
-        .collect();
-    assert!(
-        linear.iter().zip(&step).any(|(a, b)| (a - b).abs() > 0.05),
-        "the clips differ there: {linear:?} {step:?}"
-    );
-    for (g, w) in got.iter().zip(&want) {
-        assert!((g - w).abs() < 1e-4, "{got:?} against {want:?}");
-    }
+    let preset = r#"{"format": "animtune-preset", "version": 5, "state_machine": {
+        "parameters": [{"name": "go", "type": "trigger"}],
+        "states": [{"name": "A", "clip": "Linear"}, {"name": "B", "clip": "Step"}],
+        "entry": "A",
+        "transitions": [{"from": "A", "to": "B", "has_exit_time": false, "duration": 1.0,
+                         "conditions": [{"parameter": "go", "mode": "if"}]}]}}"#;
+    let script = r#"[{"time": 0, "trigger": "go"}]"#;
+    assert_morph_mix("machine-morph", preset, Some(script), "0.4", 0.6);
+}
+
+/// A blend space's morph weights are the weighted mean of its nodes' clips', as its pose is: a 1D space 0.4 of
+/// the way from Linear to Step, each clip on its own clock, at 0.3 s gives 0.6 of Linear's weights and 0.4 of
+/// Step's, each as `pose --clip` gives it at that time.
+#[test]
+fn a_blend_space_blends_its_nodes_morph_weights_as_their_poses() {
+    let preset = r#"{"format": "animtune-preset", "version": 5, "blend": {
+        "mode": "1d", "point": [0.4, 0], "sync": "independent", "root_motion": "keep",
+        "nodes": [{"clip": "Linear", "position": [0, 0]}, {"clip": "Step", "position": [1, 0]}]}}"#;
+    assert_morph_mix("blend-morph", preset, None, "0.3", 0.6);
 }
