@@ -645,8 +645,8 @@ impl MachineSource {
                     };
                     let slot = next_slot(&mut self.poses, self.weights.len(), n);
                     // On its own clock, a clip has played the seconds the state has, at the node's time scale.
-                    let elapsed = time * *length * f64::from(sampler.time_scale(node));
-                    let marker = self.marker_times.get(k).copied();
+                    let elapsed = || time * *length * f64::from(sampler.time_scale(node));
+                    let marker = || self.marker_times.get(k).copied();
                     let t = c.node_time(space.sync, phase, marker, elapsed);
                     keep_first(
                         &mut result,

@@ -226,14 +226,20 @@ impl ClipSource {
     }
 
     /// Where this clip plays as a node of a blend under `sync`: at `phase` of its length (normalised time), at
-    /// its foot-down `marker` time where one was found (else as normalised), or `elapsed` seconds (at the node's
-    /// time scale) after its start on its own clock.
-    fn node_time(&self, sync: TimeSync, phase: f64, marker: Option<f64>, elapsed: f64) -> f64 {
+    /// its foot-down `marker` time where one was found (else as normalised), or `elapsed()` seconds (at the
+    /// node's time scale) after its start on its own clock (asked for only then: the hot path skips it).
+    fn node_time(
+        &self,
+        sync: TimeSync,
+        phase: f64,
+        marker: impl FnOnce() -> Option<f64>,
+        elapsed: impl FnOnce() -> f64,
+    ) -> f64 {
         let d = f64::from(self.animation.duration());
         match sync {
             TimeSync::Normalized => phase * d,
-            TimeSync::Markers => marker.unwrap_or(phase * d),
-            TimeSync::Independent => self.time_after(elapsed),
+            TimeSync::Markers => marker().unwrap_or(phase * d),
+            TimeSync::Independent => self.time_after(elapsed()),
         }
     }
 
@@ -1450,12 +1456,12 @@ impl Evaluator {
                         continue;
                     };
                     let duration = f64::from(c.animation.duration());
-                    let elapsed = self.clock.elapsed * f64::from(sampler.time_scale(node));
-                    let marker = self.marker_times.get(slot_in).copied();
+                    let elapsed = || self.clock.elapsed * f64::from(sampler.time_scale(node));
+                    let marker = || self.marker_times.get(slot_in).copied();
                     let t = c.node_time(space.sync, self.clock.phase, marker, elapsed);
                     let cycles = match space.sync {
                         TimeSync::Independent if duration > 0.0 && c.looping => {
-                            ((elapsed - t) / duration).round() as i64
+                            ((elapsed() - t) / duration).round() as i64
                         }
                         TimeSync::Independent => 0,
                         TimeSync::Normalized | TimeSync::Markers => self.clock.cycles,
