@@ -33,10 +33,12 @@ enum StateMotion {
         sampler: Box<BlendSampler>,
         nodes: Vec<Option<ClipSource>>,
         point: Option<[usize; 2]>,
-        /// The node weights at `weights_at`, and the cycle length they give: recomputed when the point moves.
+        /// The node weights at `weights_at`, the cycle length they give, and the nodes that play (node,
+        /// weight: those that weigh and have their clip): recomputed when the point moves.
         weights: Vec<f64>,
         weights_at: Option<[f64; 2]>,
         length: f64,
+        live: Vec<(usize, f32)>,
     },
 }
 
@@ -80,8 +82,7 @@ pub(super) struct MachineSource {
     /// The meshes' default morph weights, and scratch of their shape.
     morph_defaults: Vec<Vec<f32>>,
     morph_scratch: Vec<Vec<f32>>,
-    /// A blend state's playing nodes (node, weight), and under marker sync their clip times.
-    contributions: Vec<(usize, f32)>,
+    /// Under marker sync, a blend state's playing nodes' clip times.
     marker_times: Vec<f64>,
 }
 
@@ -140,6 +141,7 @@ impl MachineSource {
                         weights: Vec::new(),
                         weights_at: None,
                         length: 0.0,
+                        live: Vec::new(),
                     }
                 }
             })
@@ -180,7 +182,6 @@ impl MachineSource {
             frozen_face_next: Face::default(),
             morph_defaults: Vec::new(),
             morph_scratch: Vec::new(),
-            contributions: Vec::new(),
             marker_times: Vec::new(),
         };
         source.faced = source.states.iter().any(|m| {
@@ -300,9 +301,11 @@ impl MachineSource {
             if let StateMotion::Blend {
                 space,
                 sampler,
+                nodes,
                 weights,
                 weights_at,
                 length,
+                live,
                 ..
             } = &mut self.states[s]
             {
@@ -311,6 +314,16 @@ impl MachineSource {
                     *weights = space.weights_at(DVec2::from(p));
                     *length = f64::from(sampler.cycle_length(weights));
                     *weights_at = Some(p);
+                    live.clear();
+                    live.extend(
+                        weights
+                            .iter()
+                            .enumerate()
+                            .filter(|&(node, w)| {
+                                *w > 1e-5 && nodes.get(node).is_some_and(Option::is_some)
+                            })
+                            .map(|(node, w)| (node, *w as f32)),
+                    );
                     moved = true;
                 }
             }
@@ -620,26 +633,17 @@ impl MachineSource {
                 nodes,
                 weights,
                 length,
+                live,
                 ..
             } => {
                 // The fraction of the cycle: `time - floor(time)` is exact, and unlike `rem_euclid` (a software
                 // `fmod`, its loop as long as the time's exponent is large) it takes the same few cycles at any time.
                 let phase = time - time.floor();
-                // The nodes that play, and under marker sync where each plays (as a blend-space source times them).
-                self.contributions.clear();
-                self.contributions.extend(
-                    weights
-                        .iter()
-                        .enumerate()
-                        .filter(|&(node, w)| {
-                            *w > 1e-5 && nodes.get(node).is_some_and(Option::is_some)
-                        })
-                        .map(|(node, w)| (node, *w as f32)),
-                );
+                // Under marker sync, where each node that plays sits (as a blend-space source times them).
                 if space.sync == TimeSync::Markers {
-                    sampler.marker_times(&self.contributions, phase, &mut self.marker_times);
+                    sampler.marker_times(live, phase, &mut self.marker_times);
                 }
-                for (k, &(node, _)) in self.contributions.iter().enumerate() {
+                for (k, &(node, _)) in live.iter().enumerate() {
                     let (Some(c), w) = (nodes[node].as_mut(), weights[node]) else {
                         continue;
                     };
