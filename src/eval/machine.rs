@@ -826,10 +826,9 @@ mod tests {
         }
     }
 
-    /// An interruption of an interruption freezes the blend that holds the pose frozen before, and plays on to
-    /// its last destination (blend-space states included).
-    #[test]
-    fn an_interruption_of_an_interruption_plays_through() {
+    /// Quaternius's clips in a machine of four states (one a blend space) that any value of the int `n` from 1 to
+    /// 3 sends to B, C or D in 0.4 s from any state.
+    fn four_state_machine() -> (crate::import::ImportedModel, StateMachine) {
         let loaded = crate::import::load_file(&crate::test_support::quaternius()).unwrap();
         let space = r#"{"mode": "freeform_cartesian", "point": [0, 1.1], "nodes": [
             {"clip": "Idle_Loop", "position": [0, 0]}, {"clip": "Walk_Loop", "position": [-1, 1.5]},
@@ -852,6 +851,14 @@ mod tests {
         ))
         .unwrap();
         machine.validate().unwrap();
+        (loaded, machine)
+    }
+
+    /// An interruption of an interruption freezes the blend that holds the pose frozen before, and plays on to
+    /// its last destination (blend-space states included).
+    #[test]
+    fn an_interruption_of_an_interruption_plays_through() {
+        let (loaded, machine) = four_state_machine();
         let mut ev = Evaluator::with_precision(
             &loaded.character,
             &loaded.clips,
@@ -890,6 +897,62 @@ mod tests {
         assert!(frozen_twice, "the third change interrupts the second");
         assert_eq!(ev.machine().unwrap().current(), 3);
         assert!(ev.machine().unwrap().active().is_none());
+    }
+
+    /// A seek under a script lands where playing the script frame by frame does (as `pose --script` plays it):
+    /// the parameters back at their defaults, the events applied on the way, the interruptions' frozen poses as
+    /// a live run leaves them; a plain seek keeps the parameters as they are.
+    #[test]
+    fn a_seek_under_a_script_lands_where_playing_it_does() {
+        let (loaded, machine) = four_state_machine();
+        let script = crate::graph::Script::parse(
+            r#"[{"time": 0.1667, "set": "n", "value": 1}, {"time": 0.3333, "set": "n", "value": 2},
+                {"time": 0.4333, "set": "n", "value": 3}, {"time": 2.0, "set": "n", "value": 1}]"#,
+            "test",
+        )
+        .unwrap();
+        let evaluator = || {
+            let (c, clips) = (&loaded.character, &loaded.clips);
+            let m = SourceSpec::StateMachine(machine.clone());
+            Evaluator::with_precision(c, clips, m, LayerParams::off(), Precision::Exact)
+        };
+        let until = 0.55;
+        let mut played = evaluator();
+        let mut next = 0;
+        for t in crate::graph::script::update_times(60.0, until) {
+            script.apply_due(t, &mut next, played.machine_mut().unwrap());
+            played.evaluate(&EvalInput {
+                clock: ClockStep::Continue(t as f32),
+                ..Default::default()
+            });
+        }
+        let mut sought = evaluator();
+        sought
+            .machine_mut()
+            .unwrap()
+            .set("n", ParameterValue::Number(2.0));
+        let applied = sought.seek_script(until as f32, 60.0, &script);
+        sought.evaluate(&EvalInput::default());
+        assert_eq!(applied, 3, "the events due by {until} s");
+        let (a, b) = (played.machine().unwrap(), sought.machine().unwrap());
+        // (`Continue` carries f32 times, the seek f64 ones: normalised times agree to rounding.)
+        assert_eq!(a.current(), b.current());
+        assert!(
+            (a.time() - b.time()).abs() < 1e-6,
+            "{} {}",
+            a.time(),
+            b.time()
+        );
+        assert!(
+            b.active().is_some_and(|t| t.frozen_source),
+            "inside the interruption"
+        );
+        let (a, b) = (&played.output().local.local, &sought.output().local.local);
+        assert!(worst_angle(a, b) < 1e-4, "{}°", worst_angle(a, b));
+        // A plain seek replays with the parameters as they are (n = 3 now): straight into D, no interruption.
+        sought.seek(until as f32);
+        let player = sought.machine().unwrap();
+        assert!(player.active().is_none_or(|t| !t.frozen_source));
     }
 
     /// A clip that several states play (alone or as a blend state's node) is compiled once and shared.

@@ -508,6 +508,10 @@ fn shift_root(skeleton: &Skeleton, pose: &mut [Transform], root: usize, offset: 
     }
 }
 
+/// Steps a second a seek replays a state machine at: `pose`'s default `--fps`, so a scrub shows what `pose --time`
+/// prints.
+pub const MACHINE_SEEK_FPS: f64 = 60.0;
+
 /// The one evaluator of poses (see the module documentation).
 #[derive(Clone, Debug)]
 pub struct Evaluator {
@@ -972,15 +976,20 @@ impl Evaluator {
         }
         self.refresh_weights();
         let d = f64::from(self.duration());
-        let t = if let Source::Machine(m) = &mut self.source {
-            // A machine is replayed from its entry state to the time, its parameters as they are now.
-            let t = f64::from(time).max(0.0);
-            m.restart();
-            m.update(t);
-            t
+        let t = if let Source::Machine(_) = &self.source {
+            // A machine is replayed from its entry state to the time, its parameters as they are now, stepped as
+            // `pose` steps it.
+            self.replay_machine(time, MACHINE_SEEK_FPS, None);
+            f64::from(time).max(0.0)
         } else {
             f64::from(time).clamp(0.0, d.max(0.0))
         };
+        self.seek_clocks(t);
+    }
+
+    /// The clocks to source time `t` after a seek (the layer clock follows, the filters and springs reset).
+    fn seek_clocks(&mut self, t: f64) {
+        let d = f64::from(self.duration());
         self.clock.time = t;
         self.clock.phase = if d > 0.0 { t / d } else { 0.0 };
         self.clock.elapsed = t;
@@ -989,6 +998,58 @@ impl Evaluator {
         self.look.reset();
         self.springs.reset();
         self.foot_lock.reset();
+    }
+
+    /// A seek of a state machine under a parameter script: the parameters back at their defaults, the machine
+    /// replayed from its entry to `time` at `fps` steps a second with the script's events due by each step, as
+    /// `pose --script --time --fps` plays it. Returns how many of the script's events it applied (a replay goes
+    /// on from there). Other sources seek as [`Evaluator::seek`] does, and apply none.
+    pub fn seek_script(&mut self, time: f32, fps: f64, script: &crate::graph::Script) -> usize {
+        if !time.is_finite() {
+            return 0;
+        }
+        if !matches!(self.source, Source::Machine(_)) {
+            self.seek(time);
+            return 0;
+        }
+        let applied = self.replay_machine(time, fps, Some(script));
+        self.seek_clocks(f64::from(time).max(0.0));
+        applied
+    }
+
+    /// Replays the machine from its entry to `time` (at least 0) at `fps` steps a second (the times of
+    /// [`crate::graph::script::update_times`]), applying `script`'s due events before each step (its parameters
+    /// reset first) and sampling after each, so that frozen poses and the outputs per-bone transitions start from
+    /// are what a live run leaves. Returns the events applied.
+    fn replay_machine(
+        &mut self,
+        time: f32,
+        fps: f64,
+        script: Option<&crate::graph::Script>,
+    ) -> usize {
+        let Source::Machine(m) = &mut self.source else {
+            return 0;
+        };
+        if script.is_some() {
+            m.player_mut().reset_parameters();
+        }
+        m.restart();
+        let (mut next, mut before) = (0, 0.0);
+        let out = &mut self.output.local.local;
+        let (morph, expressions) = (
+            &mut self.output.morph_weights,
+            &mut self.source_expression_weights,
+        );
+        for t in crate::graph::script::update_times(fps, f64::from(time).max(0.0)) {
+            if let Some(script) = script {
+                script.apply_due(t, &mut next, m.player_mut());
+            }
+            m.update(t - before);
+            before = t;
+            // A failed sample leaves the pose as it was; the evaluation after the seek reports it.
+            let _ = m.sample(&self.skeleton, out, morph, expressions);
+        }
+        next
     }
 
     /// Moves the blend space's sample point (clamped to its axes); the phase is kept.

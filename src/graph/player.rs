@@ -213,6 +213,13 @@ impl MachinePlayer {
         true
     }
 
+    /// Every parameter back to its default (a script replays from them).
+    pub fn reset_parameters(&mut self) {
+        for (v, p) in self.values.iter_mut().zip(&self.machine.parameters) {
+            *v = p.default.for_kind(p.kind);
+        }
+    }
+
     /// Back to the entry state's start, the parameters keeping their values (a seek replays from there).
     pub fn restart(&mut self) {
         self.current = self.entry;

@@ -145,9 +145,16 @@ impl EditorState {
         let Some(eval) = &mut c.eval else {
             return;
         };
-        // A seek (Stop, Home, a scrub) replays both from the entry: the second follows it back.
+        // A seek (Stop, Home, a scrub) replays both from the entry: the second follows it back, under the script
+        // while one replays (as the first did).
         if time < eval.time() {
-            eval.seek(time);
+            let script = self.session.machine.script.as_ref();
+            match script.filter(|_| self.session.machine.replay_next.is_some()) {
+                Some(script) => {
+                    eval.seek_script(time, crate::eval::MACHINE_SEEK_FPS, script);
+                }
+                None => eval.seek(time),
+            }
         }
         let beside = placement * Mat4::from_translation(Vec3::X * c.step);
         let input = EvalInput {

@@ -350,6 +350,24 @@ impl EditorState {
         }
     }
 
+    /// A seek of the timeline. While a script replays, the machine is replayed under it to `time` (its
+    /// parameters from their defaults, as `pose --script` plays it) and the replay goes on from there; otherwise
+    /// a plain seek (a machine replays with its parameters as they are).
+    pub(super) fn seek_to(&mut self, time: f32) {
+        let replaying =
+            self.session.machine.replay_next.is_some() && self.session.machine.preview.is_none();
+        match self.session.machine.script.as_ref().filter(|_| replaying) {
+            Some(script) => {
+                let applied =
+                    self.session
+                        .eval
+                        .seek_script(time, crate::eval::MACHINE_SEEK_FPS, script);
+                self.session.machine.replay_next = Some(applied);
+            }
+            None => self.session.eval.seek(time),
+        }
+    }
+
     /// Before an evaluation that takes the machine to `to` seconds: the replayed script's changes due by then.
     pub(super) fn apply_script_due(&mut self, to: f64) {
         let (Some(mut next), Some(script)) = (
@@ -418,7 +436,7 @@ impl EditorState {
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
-    use crate::app::command::Command;
+    use crate::app::command::{Command, Transport};
     use crate::graph::edit::clip_state;
     use crate::graph::{Condition, ConditionMode, Parameter, ParameterKind, Transition};
 
@@ -680,6 +698,50 @@ pub(super) mod tests {
         frame(&mut s, [Command::OpenScript(path.clone())], 0.0);
         assert!(!s.status().is_error, "{}", s.status().text);
         assert_eq!(s.script(), Some(&script));
+    }
+
+    /// Scrubbing during a replay replays the script to the scrubbed time: back before a change undoes it (the
+    /// defaults again), forward past it applies it, and the replay goes on to the script's later changes.
+    #[test]
+    fn scrubbing_a_replay_replays_the_script_to_that_time() {
+        let mut s = EditorState::new();
+        locomotion(&mut s);
+        let dt = 1.0 / 30.0;
+        frame(&mut s, [Command::RecordScript(true)], 0.0);
+        for k in 0..60 {
+            let commands = match k {
+                9 => vec![Command::SetMachineParameter(
+                    "speed".into(),
+                    ParameterValue::Number(3.0),
+                )],
+                40 => vec![Command::FireTrigger("jump".into())],
+                _ => vec![],
+            };
+            frame(&mut s, commands, dt);
+        }
+        frame(&mut s, [Command::RecordScript(false)], 0.0);
+        frame(&mut s, [Command::ReplayScript], 0.0);
+        for _ in 0..20 {
+            frame(&mut s, [], dt);
+        }
+        let speed = |s: &EditorState| s.machine_player().unwrap().value_of("speed");
+        assert_eq!(speed(&s), Some(3.0), "the first change replayed");
+        frame(&mut s, [Command::Transport(Transport::Scrub(0.1))], 0.0);
+        assert_eq!(speed(&s), Some(0.0), "before the change: the default");
+        assert_eq!(state_name(&s), "Idle");
+        frame(&mut s, [Command::Transport(Transport::Scrub(1.0))], 0.0);
+        assert_eq!(speed(&s), Some(3.0), "past the change again");
+        assert_ne!(state_name(&s), "Idle");
+        frame(&mut s, [Command::Transport(Transport::Play)], 0.0);
+        let mut jumped = false;
+        for _ in 0..30 {
+            frame(&mut s, [], dt);
+            jumped |= state_name(&s) == "Jump"
+                || s.machine_player().unwrap().active().is_some_and(|a| {
+                    s.machine_player().unwrap().machine().states[a.to].name == "Jump"
+                });
+        }
+        assert!(jumped, "the replay went on to the jump");
     }
 
     #[test]

@@ -707,10 +707,13 @@ impl EditorState {
                     eval.play();
                 }
             }
-            Transport::Stop => eval.stop(),
+            Transport::Stop => {
+                eval.pause();
+                self.seek_to(0.0);
+            }
             Transport::Scrub(time) => {
                 eval.pause();
-                eval.seek(time);
+                self.seek_to(time);
             }
             Transport::ScrubToEnd => {
                 eval.pause();
@@ -722,13 +725,13 @@ impl EditorState {
                 } else {
                     end
                 };
-                self.session.eval.seek(t);
+                self.seek_to(t);
             }
             Transport::StepFrames(frames) => {
                 eval.pause();
                 let rate = self.session.frame_rate;
                 let t = (self.session.frame() as i32 + frames).max(0) as f32 / rate;
-                self.session.eval.seek(t);
+                self.seek_to(t);
             }
             Transport::SetLooping(on) => eval.set_looping(on),
             Transport::SetSpeed(speed) => eval.set_speed(speed),
