@@ -146,10 +146,9 @@ impl EditorState {
             return;
         };
         // A seek (Stop, Home, a scrub) replays both from the entry: the second follows it back, under the script
-        // while one replays (as the first did).
+        // while the parameters are a replayed script's (as the first did).
         if time < eval.time() {
-            let script = self.session.machine.script.as_ref();
-            match script.filter(|_| self.session.machine.replay_next.is_some()) {
+            match super::machine::replayed_script(&self.session.machine) {
                 Some(script) => {
                     eval.seek_script(time, crate::eval::MACHINE_SEEK_FPS, script);
                 }

@@ -189,6 +189,7 @@ impl EditorState {
     pub(super) fn play_machine(&mut self) -> bool {
         self.session.machine.preview = None;
         self.session.machine.replay_next = None;
+        self.session.machine.replayed = false;
         let Some(m) = self.machine().cloned() else {
             self.session
                 .report("No state machine: make one in the States tab".into(), true);
@@ -242,6 +243,8 @@ impl EditorState {
                 .report(format!("The state machine has no parameter '{name}'"), true);
             return;
         }
+        // Set by hand: the parameters are no longer the script's (a seek keeps them as they are).
+        self.session.machine.replayed = false;
         self.compare_set(name, value);
         if let Some(events) = &mut self.session.machine.recording {
             events.push(if trigger {
@@ -328,6 +331,7 @@ impl EditorState {
             self.session.report(text, true);
         }
         self.session.machine.replay_next = Some(0);
+        self.session.machine.replayed = true;
         self.session.report(
             format!("Replaying {} parameter changes", script.events().len()),
             false,
@@ -350,19 +354,19 @@ impl EditorState {
         }
     }
 
-    /// A seek of the timeline. While a script replays, the machine is replayed under it to `time` (its
-    /// parameters from their defaults, as `pose --script` plays it) and the replay goes on from there; otherwise
-    /// a plain seek (a machine replays with its parameters as they are).
+    /// A seek of the timeline. While the parameters are a replayed script's (during its replay and after it,
+    /// until one is set by hand), the machine is replayed under it to `time` (its parameters from their
+    /// defaults, as `pose --script` plays it) and the replay goes on from there; otherwise a plain seek (a
+    /// machine replays with its parameters as they are).
     pub(super) fn seek_to(&mut self, time: f32) {
-        let replaying =
-            self.session.machine.replay_next.is_some() && self.session.machine.preview.is_none();
-        match self.session.machine.script.as_ref().filter(|_| replaying) {
+        match replayed_script(&self.session.machine) {
             Some(script) => {
                 let applied =
                     self.session
                         .eval
                         .seek_script(time, crate::eval::MACHINE_SEEK_FPS, script);
-                self.session.machine.replay_next = Some(applied);
+                let left = applied < script.events().len();
+                self.session.machine.replay_next = left.then_some(applied);
             }
             None => self.session.eval.seek(time),
         }
@@ -431,6 +435,14 @@ impl EditorState {
             Err(e) => self.session.report(e.to_string(), true),
         }
     }
+}
+
+/// The script whose replay set the machine's parameters, while they are still its (not while a transition
+/// previews): a seek replays it.
+pub(super) fn replayed_script(m: &crate::app::state::session::MachineSession) -> Option<&Script> {
+    m.script
+        .as_ref()
+        .filter(|_| m.replayed && m.preview.is_none())
 }
 
 #[cfg(test)]
@@ -742,6 +754,19 @@ pub(super) mod tests {
                 });
         }
         assert!(jumped, "the replay went on to the jump");
+        assert!(!s.replaying(), "every change replayed");
+        // After the replay the parameters are still the script's: a scrub back replays it again.
+        frame(&mut s, [Command::Transport(Transport::Scrub(0.1))], 0.0);
+        assert_eq!(speed(&s), Some(0.0), "before the change, after the replay");
+        // A parameter set by hand takes over: a scrub keeps it.
+        let slow = ParameterValue::Number(1.0);
+        frame(
+            &mut s,
+            [Command::SetMachineParameter("speed".into(), slow)],
+            0.0,
+        );
+        frame(&mut s, [Command::Transport(Transport::Scrub(0.5))], 0.0);
+        assert_eq!(speed(&s), Some(1.0), "the hand-set value stays");
     }
 
     #[test]

@@ -116,6 +116,9 @@ pub struct MachineSession {
     pub script: Option<crate::graph::Script>,
     /// While the script replays: its next event.
     pub replay_next: Option<usize>,
+    /// Whether the parameters are the replayed script's (from its replay's start until a parameter is set by
+    /// hand or the machine is played anew): a seek then replays the script to the time.
+    pub replayed: bool,
     /// Trigger name → the key (egui's name for it) that fires it.
     pub trigger_keys: BTreeMap<String, String>,
 }
