@@ -1,5 +1,7 @@
 //! Our side of the paired runtime benchmark against ozz-animation (`scripts/bench-vs-ozz.sh`): the same operations,
-//! names and loop as `../shared/anchors/ozz/ozz_bench.cc`, on the same Quaternius rig, plus the full stack.
+//! names and loop as `../shared/anchors/ozz/ozz_bench.cc`, on the same Quaternius rig, plus the full stack, the
+//! layer stack and the state-machine rows (a crossfade of two blend-space states, its budget measured as one
+//! call, and a machine of one state).
 //!
 //!   runtime_bench GLTF [batches] [iters]
 //!

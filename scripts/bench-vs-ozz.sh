@@ -8,7 +8,8 @@
 # then runs ours and ozz interleaved for ROUNDS rounds. Both time with CLOCK_THREAD_CPUTIME_ID. Per operation it
 # prints ozz's and our median ns over the rounds and the median of the per-round ratios ours/ozz (each round's
 # ratio of medians), then each compiled clip's bytes in memory on both sides, then the load. Our extra rows (the
-# full stack and the layer stack) have no ozz counterpart.
+# full stack, the layer stack, and issue 41's state-machine rows: its crossfade, its budget measured as one call,
+# one state) have no ozz counterpart.
 set -euo pipefail
 
 rounds=${1:-5}
