@@ -78,4 +78,12 @@ impl Face {
             self.total = 1.0;
         }
     }
+
+    /// Writes the face into `morph` (per mesh) and `expressions`.
+    pub(super) fn write_to(&self, morph: &mut [Vec<f32>], expressions: &mut [f32]) {
+        for (m, f) in morph.iter_mut().zip(&self.morph) {
+            m.copy_from_slice(f);
+        }
+        expressions.copy_from_slice(&self.expressions);
+    }
 }

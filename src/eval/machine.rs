@@ -416,10 +416,7 @@ impl MachineSource {
             }
         }
         if self.faced {
-            for (m, f) in morph.iter_mut().zip(&self.face.morph) {
-                m.copy_from_slice(f);
-            }
-            expressions.copy_from_slice(&self.face.expressions);
+            self.face.write_to(morph, expressions);
         }
         if std::mem::take(&mut self.stepped) && self.per_bone {
             std::mem::swap(&mut self.last, &mut self.before_last);

@@ -1551,10 +1551,7 @@ impl Evaluator {
                 }
                 if faced && self.blend_face.total > 0.0 {
                     self.blend_face.normalize();
-                    for (m, f) in morph.iter_mut().zip(&self.blend_face.morph) {
-                        m.copy_from_slice(f);
-                    }
-                    expressions.copy_from_slice(&self.blend_face.expressions);
+                    self.blend_face.write_to(morph, expressions);
                 }
                 result.and(
                     BlendingJob {
