@@ -1,11 +1,12 @@
-//! Our side of the paired runtime benchmark against ozz-animation (`scripts/bench-vs-ozz.sh`): the same operations,
-//! names and loop as `../shared/anchors/ozz/ozz_bench.cc`, on the same Quaternius rig, plus the full stack, the
+//! Our side of the paired runtime benchmark against ozz-animation-rs (`scripts/bench-vs-ozz.sh`): the same
+//! operations, names and loop as peers/ozz/src/bench.rs, on the same Quaternius rig, plus the full stack, the
 //! layer stack and the state-machine rows (a crossfade of two blend-space states, its budget measured as one
 //! call, and a machine of one state).
 //!
 //!   runtime_bench GLTF [batches] [iters]
+//!   runtime_bench --write-ozz GLTF DIR     (the rig and the four clips as ozz archives, for the peer)
 //!
-//! Prints `BENCH <name> <median ns per call> <min ns per call>` per operation, like ozz_bench, timed on this
+//! Prints `BENCH <name> <median ns per call> <min ns per call>` per operation, like the peer, timed on this
 //! thread's CPU clock (`CLOCK_THREAD_CPUTIME_ID`: time the thread ran, not time another process took), and
 //! `MEMORY <clip> <bytes>` per compiled clip.
 
@@ -19,33 +20,11 @@ use animtune::runtime::{
 };
 use glam::{Mat4, Quat, Vec3};
 
+#[path = "support/ozz_archive.rs"]
+mod ozz_archive;
 #[path = "support/thread_clock.rs"]
 mod thread_clock;
-use thread_clock::thread_cpu_ns;
-
-fn bench(name: &str, batches: usize, iters: usize, mut f: impl FnMut()) {
-    if std::env::var("BENCH_ONLY").is_ok_and(|only| only != name) {
-        return;
-    }
-    for _ in 0..iters {
-        f();
-    }
-    let mut ns: Vec<f64> = (0..batches)
-        .map(|_| {
-            let t0 = thread_cpu_ns();
-            for _ in 0..iters {
-                f();
-            }
-            (thread_cpu_ns() - t0) / iters as f64
-        })
-        .collect();
-    ns.sort_by(f64::total_cmp);
-    println!(
-        "BENCH {name:<40} {:>10.1} {:>10.1}",
-        ns[ns.len() / 2],
-        ns[0]
-    );
-}
+use thread_clock::bench;
 
 struct Layer {
     anim: Animation,
@@ -246,18 +225,42 @@ fn full_stack(
     );
 }
 
+/// Writes the rig's skeleton and the four benchmarked clips as ozz archives into `dir`, for peers/ozz.
+fn write_ozz(path: &str, dir: &str) {
+    let model = animtune::import::load_file(std::path::Path::new(path)).expect("loads the rig");
+    let dir = std::path::Path::new(dir);
+    std::fs::create_dir_all(dir).expect("creates the archive folder");
+    let skeleton = &model.character.skeleton;
+    ozz_archive::write_skeleton(skeleton, &dir.join("skeleton.ozz")).expect("writes skeleton.ozz");
+    for name in CLIPS {
+        let clip = model
+            .clips
+            .iter()
+            .find(|c| c.name == name)
+            .unwrap_or_else(|| panic!("no clip {name}"));
+        ozz_archive::write_animation(clip, skeleton, &dir.join(format!("{name}.ozz")))
+            .unwrap_or_else(|e| panic!("writes {name}.ozz: {e}"));
+    }
+}
+
+/// The clips sampled and blended, in the order the rows use them.
+const CLIPS: [&str; 4] = ["Walk_Loop", "Idle_Loop", "Jog_Fwd_Loop", "Sprint_Loop"];
+
 fn main() {
     let mut args = std::env::args().skip(1);
-    let path = args
-        .next()
-        .expect("usage: runtime_bench GLTF [batches] [iters]");
+    let usage = "usage: runtime_bench GLTF [batches] [iters] | runtime_bench --write-ozz GLTF DIR";
+    let path = args.next().expect(usage);
+    if path == "--write-ozz" {
+        let (rig, dir) = (args.next().expect(usage), args.next().expect(usage));
+        return write_ozz(&rig, &dir);
+    }
     let batches: usize = args.next().map_or(30, |a| a.parse().expect("batches"));
     let iters: usize = args.next().map_or(20000, |a| a.parse().expect("iters"));
     let model = animtune::import::load_file(std::path::Path::new(&path)).expect("loads the rig");
     let character = &model.character;
     let skeleton = &character.skeleton;
     let n = skeleton.len();
-    let names = ["Walk_Loop", "Idle_Loop", "Jog_Fwd_Loop", "Sprint_Loop"];
+    let names = CLIPS;
     let mut layers: Vec<Layer> = names
         .iter()
         .map(|c| layer(character, &model.clips, c))
@@ -343,7 +346,7 @@ fn main() {
             || run(true),
         );
     }
-    // Partial blending, as ozz's partial_blend sample (and the same rows in benches/ozz/ozz_bench.cc): Walk on the
+    // Partial blending, as ozz's partial_blend sample (and the same rows in peers/ozz/src/bench.rs): Walk on the
     // lower body, Jog on the upper body (the subtree of DEF-spine.002, the chest), by per-joint weights; then the
     // same with Sprint as an additive layer at 0.3.
     let chest = (0..n)
@@ -420,7 +423,7 @@ fn main() {
 }
 
 /// A joint's model matrix from an axis (normalised here), an angle and a position: the IK rows' inputs, built
-/// by the same formula in `benches/ozz/ozz_bench.cc`.
+/// by the same formula in peers/ozz/src/bench.rs.
 fn ik_joint(axis: [f32; 3], angle: f32, at: [f32; 3]) -> Mat4 {
     Mat4::from_rotation_translation(
         Quat::from_axis_angle(Vec3::from_array(axis).normalize(), angle),
@@ -432,12 +435,12 @@ fn ik_joint(axis: [f32; 3], angle: f32, at: [f32; 3]) -> Mat4 {
 const IK_TARGETS: usize = 1024;
 
 /// "two-bone IK" and "aim IK": one job a call on fixed joints (a leg; a head), the target the next of a table made
-/// before timing from the call's index k, exactly as ozz_bench.cc's rows.
+/// before timing from the call's index k, exactly as the peer's rows.
 fn ik_rows(batches: usize, iters: usize) {
     let hip = ik_joint([0.2, 1.0, 0.1], 0.4, [0.1, 0.95, 0.02]);
     let knee = ik_joint([1.0, 0.1, 0.0], 0.5, [0.12, 0.52, 0.08]);
     let ankle = ik_joint([0.0, 1.0, 0.3], -0.2, [0.11, 0.08, 0.0]);
-    // SIMD vectors, as the IK jobs' members and ozz_bench.cc's tables (SimdFloat4).
+    // SIMD vectors, as the IK jobs' members (ozz's SimdFloat4).
     let legs: Vec<glam::Vec3A> = (0..IK_TARGETS)
         .map(|k| {
             let t = k as f32;

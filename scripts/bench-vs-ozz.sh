@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
-# Paired runtime benchmark: our runtime against ozz-animation 0.16, in the same run, on the same Quaternius rig.
+# Paired runtime benchmark: our runtime against ozz-animation-rs 0.11 (crates.io: ozz-animation's runtime
+# rewritten in Rust), in the same run, on the same Quaternius rig.
 #
 #   scripts/bench-vs-ozz.sh [ROUNDS] [BATCHES] [ITERS]      (defaults 5, 200, 1000)
 #
-# Builds ../shared/anchors/ozz into target/ozz (once), our copy of its harness (benches/ozz/ozz_bench.cc: the
-# thread-CPU clock, and rows sampling Idle, Jog and Sprint) against it, and examples/runtime_bench.rs (release),
-# then runs ours and ozz interleaved for ROUNDS rounds. Both time with CLOCK_THREAD_CPUTIME_ID. Per operation it
-# prints ozz's and our median ns over the rounds and the median of the per-round ratios ours/ozz (each round's
-# ratio of medians), then each compiled clip's bytes in memory on both sides, then the load. Our extra rows (the
-# full stack, the layer stack, and issue 41's state-machine rows: its crossfade, its budget measured as one call,
-# one state) have no ozz counterpart.
+# Builds examples/runtime_bench.rs (release) and the peer (scripts/ozz-peer.sh: peers/ozz, its own target folder),
+# has runtime_bench write the rig's skeleton and the four clips as ozz archives (examples/support/ozz_archive.rs:
+# the same keys our runtime compiles), then runs ours and the peer interleaved for ROUNDS rounds. Both time with
+# CLOCK_THREAD_CPUTIME_ID. Per operation it prints the peer's and our median ns over the rounds and the median of
+# the per-round ratios ours/ozz (each round's ratio of medians), then each clip's bytes in memory on both sides
+# (the peer's as ozz's Animation::size() counts them), then the load. Our extra rows (the full stack, the layer
+# stack, and the state-machine rows) have no ozz counterpart.
 set -euo pipefail
 
 rounds=${1:-5}
@@ -18,30 +19,22 @@ iters=${3:-1000}
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
-shared=${ANIMTUNE_SHARED:-$root/../shared}
 rig="$root/assets/quaternius_ual/AnimationLibrary_Godot_Standard.gltf"
 
-if [ ! -x target/ozz/ozz_bench ]; then
-    echo "== building ozz-animation into target/ozz (a few minutes)" >&2
-    "$shared/anchors/ozz/build.sh" "$root/target/ozz" >&2
-fi
-ozz_bin=target/ozz/ozz_bench_animtune
-if [ ! -x "$ozz_bin" ] || [ benches/ozz/ozz_bench.cc -nt "$ozz_bin" ]; then
-    echo "== building benches/ozz/ozz_bench.cc against target/ozz" >&2
-    g++ -Wno-ignored-attributes -O3 -DNDEBUG -std=c++17 -Itarget/ozz/src/include benches/ozz/ozz_bench.cc \
-        -o "$ozz_bin" target/ozz/build/src/animation/runtime/libozz_animation_r.a \
-        target/ozz/build/src/base/libozz_base_r.a
-fi
+echo "== building the peer (ozz-animation-rs)" >&2
+ozz_bin=$(scripts/ozz-peer.sh)
 echo "== building examples/runtime_bench.rs (release)" >&2
 cargo build --release --quiet --example runtime_bench >&2
 ours_bin=target/release/examples/runtime_bench
+data=target/ozz-peer/data
+"$ours_bin" --write-ozz "$rig" "$data"
 
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 for r in $(seq 1 "$rounds"); do
     echo "== round $r/$rounds" >&2
     "$ours_bin" "$rig" "$batches" "$iters" > "$out/ours.$r"
-    "$ozz_bin" target/ozz/data "$batches" "$iters" > "$out/ozz.$r"
+    "$ozz_bin" bench "$data" "$batches" "$iters" > "$out/ozz.$r"
 done
 
 python3 - "$out" "$rounds" <<'EOF'
@@ -75,7 +68,7 @@ def memory(path):
 
 ours_mem, ozz_mem = memory(f"{out}/ours.1"), memory(f"{out}/ozz.1")
 print()
-print("| compiled clip | ozz bytes in memory | ours | ours/ozz |")
+print("| compiled clip | ozz bytes in memory (same keys, ozz layout) | ours | ours/ozz |")
 print("|---|---|---|---|")
 for clip, b in ozz_mem.items():
     a = ours_mem.get(clip, 0)

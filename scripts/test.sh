@@ -12,7 +12,7 @@ say() { printf '== [%dm%02ds] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"; }
 # the peak memory of hostile-input runs (tests/editor/malformed.rs); Blender 3.4 and numpy (its glTF importer's)
 # to read a glTF export as Blender does (20 s to install here).
 . scripts/system-packages.sh
-packages=(time xvfb xauth xdotool blender python3-numpy g++ "${BUILD_PACKAGES[@]}" "${WINDOW_PACKAGES[@]}")
+packages=(time xvfb xauth xdotool blender python3-numpy "${BUILD_PACKAGES[@]}" "${WINDOW_PACKAGES[@]}")
 # Node may come from elsewhere than Debian (its own package bundles npm): check the commands, not the packages.
 command -v node >/dev/null 2>&1 || packages+=(nodejs)
 command -v npm >/dev/null 2>&1 || packages+=(npm)

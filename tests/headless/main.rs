@@ -13,7 +13,7 @@ mod import_assets;
 mod import_formats;
 mod layers;
 mod look_at_article;
-mod ozz_ik;
+mod ozz_peer;
 mod properties;
 mod retarget_rules;
 mod structure;
