@@ -1,6 +1,6 @@
 //! Foot contacts and the skate meter: when each foot stands on the ground, and how fast it slides while it does.
 //!
-//! Definitions (README, "Feet on the ground"):
+//! Definitions (docs/feet.md, "Contacts and the skate meter"):
 //! - a foot's contact point is its toes joint when the character maps one, else its foot joint;
 //! - the ground is the lowest height any contact point reaches over the clip; a point is *low* within
 //!   `height_m` of it;

@@ -1,5 +1,5 @@
-//! An independent reader of `.animclip` version 5, written from README's description of the layout with a plain
-//! MessagePack reader (rmpv), not from `clipfile::native` or `runtime::packed`: it decodes every channel kind,
+//! An independent reader of `.animclip` version 5, written from docs/formats.md's description of the layout with a
+//! plain MessagePack reader (rmpv), not from `clipfile::native` or `runtime::packed`: it decodes every channel kind,
 //! the packed groups (bit by bit, its own residual and prediction rules), the rest data and the morph-weight
 //! tracks, and its poses and weights must match animtune's own decoding of the same bytes.
 

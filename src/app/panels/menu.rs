@@ -290,7 +290,7 @@ pub fn ui(
                 }
             });
             ui.separator();
-            ui.label("Every control has a tooltip: hover it. The README has the rest.");
+            ui.label("Every control has a tooltip: hover it. docs/ has the rest.");
         })
         .response
         .on_hover_text("Keyboard shortcuts");
