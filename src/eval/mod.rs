@@ -15,22 +15,27 @@
 //!   playing at speed 1 with looping would, stepping the filter by the difference.
 //! - **Hold**: evaluates again where it is (after an edit).
 
+pub mod clock;
 pub mod curves;
+mod source;
 
-use std::sync::Arc;
+pub use clock::wrap_cycle;
 
-use glam::{Mat4, Vec3, Vec3A};
+use glam::{Mat4, Vec3};
 
-use crate::blend::sampler::{root_motion_joint, root_travel};
-use crate::blend::{BlendSampler, BlendSpace, RootMotion, TimeSync};
+use crate::blend::sampler::root_motion_joint;
+use crate::blend::{BlendSampler, BlendSpace, RootMotion};
 use crate::core::mesh::Skin;
-use crate::core::morph::{MorphBinding, MorphTrack};
 use crate::core::{Character, Clip, ClipBinding, Pose, Skeleton, Transform};
 use crate::layers::look_at::LookBoneReport;
 use crate::layers::{FootLockState, LayerParams, LayerRig, LayerScratch, LookAtState, SpringState};
-use crate::runtime::{
-    Animation, BlendingJob, JobError, LocalToModelJob, SamplingContext, SamplingJob, SkinningJob,
-};
+use crate::runtime::{BlendingJob, JobError, LocalToModelJob, SkinningJob};
+
+pub use source::Precision;
+use source::compiled::{ClipCache, CompiledClip};
+use source::look::VrmLook;
+use source::nodes::RootPlay;
+use source::{Source, SourceOut, SourceTime};
 
 /// Where the pose comes from before the layers.
 #[derive(Clone, Debug, PartialEq)]
@@ -98,209 +103,12 @@ pub struct EvalOutput {
     pub error: Option<JobError>,
 }
 
-/// How an Evaluator compiles its clips.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Precision {
-    /// The runtime's compact form (linear keys packed within [`crate::runtime::COMPACT_TOLERANCE`] of the
-    /// clip's own): what the editor, `pose` and `render` play.
-    #[default]
-    Compact,
-    /// Every key as the clip has it: the reference bakes and exports are measured against.
-    Exact,
-}
-
-/// A clip compiled for the character, with its cursors. The compiled clip and its binding are shared by every
-/// source playing the same clip (clip layers, copies of the evaluator); each keeps its own cursors.
-#[derive(Clone, Debug)]
-struct ClipSource {
-    index: usize,
-    animation: Arc<Animation>,
-    context: SamplingContext,
-    binding: Arc<ClipBinding>,
-    /// Horizontal model-space travel of the root-motion joint over one cycle (metres).
-    root_travel: Vec3,
-    /// The clip's Loop Time: off, it holds its last pose after its end.
-    looping: bool,
-    /// Its morph-weight tracks and the meshes they drive (shared like the compiled clip).
-    morph: Arc<ClipMorph>,
-}
-
-/// A clip's morph-weight tracks bound to the character's meshes, and its expression tracks bound to the
-/// character's expressions.
-#[derive(Clone, Debug, Default)]
-struct ClipMorph {
-    tracks: Vec<MorphTrack>,
-    binding: MorphBinding,
-    expression_tracks: Vec<MorphTrack>,
-    /// (track, expression index) for each expression track whose expression the character has.
-    expressions: Vec<(usize, usize)>,
-    /// A VRM Animation's look-at track.
-    look_at: Option<crate::core::Keys<glam::Quat>>,
-}
-
-impl ClipMorph {
-    fn is_empty(&self) -> bool {
-        self.binding.pairs.is_empty()
-    }
-
-    /// Whether it moves the face: morph weights of the character's meshes or its expressions.
-    fn has_face(&self) -> bool {
-        !self.is_empty() || !self.expressions.is_empty()
-    }
-
-    /// Adds `weight` × each expression track's value at `time` (clamped to [0, 1], as VRM Animation defines)
-    /// to its expression's entry of `out`.
-    fn add_expressions(&self, time: f32, weight: f32, out: &mut [f32]) {
-        for &(t, e) in &self.expressions {
-            let mut v = [0.0];
-            self.expression_tracks[t].sample_into(time, &mut v);
-            if let Some(o) = out.get_mut(e) {
-                *o += weight * v[0].clamp(0.0, 1.0);
-            }
-        }
-    }
-
-    /// Writes the weights at `time` into the meshes the tracks drive (the others keep what `out` holds).
-    fn sample(&self, time: f32, out: &mut [Vec<f32>]) {
-        for &(t, m) in &self.binding.pairs {
-            if let Some(w) = out.get_mut(m) {
-                self.tracks[t].sample_into(time, w);
-            }
-        }
-    }
-}
-
-impl ClipSource {
-    fn new(clips: &[Clip], index: usize, character: &Character, precision: Precision) -> Self {
-        let bind = match precision {
-            Precision::Compact => Animation::bind,
-            Precision::Exact => Animation::bind_exact,
-        };
-        let (animation, binding) = bind(
-            &clips[index],
-            &character.skeleton,
-            Some(&character.humanoid),
-        );
-        let root_travel = root_motion_joint(character).map_or(Vec3::ZERO, |r| {
-            root_travel(&character.skeleton, &clips[index], &binding, r)
-        });
-        let clip = &clips[index];
-        let morph = ClipMorph {
-            binding: MorphBinding::bind(&clip.morph_tracks, character),
-            tracks: clip.morph_tracks.clone(),
-            expressions: clip
-                .expression_tracks
-                .iter()
-                .enumerate()
-                .filter_map(|(t, track)| {
-                    let e = character
-                        .expressions
-                        .iter()
-                        .position(|e| e.name == track.node)?;
-                    Some((t, e))
-                })
-                .collect(),
-            expression_tracks: clip.expression_tracks.clone(),
-            look_at: clip.look_at.clone(),
-        };
-        ClipSource {
-            index,
-            morph: Arc::new(morph),
-            context: SamplingContext::for_animation(&animation),
-            animation: Arc::new(animation),
-            binding: Arc::new(binding),
-            root_travel,
-            looping: clips[index].looping,
-        }
-    }
-
-    /// The clip's time `elapsed` seconds after its start: wrapped into its cycle when it loops, else held at
-    /// its end.
-    fn time_after(&self, elapsed: f64) -> f64 {
-        let d = f64::from(self.animation.duration());
-        if self.looping {
-            wrap_cycle(elapsed, d)
-        } else {
-            elapsed.clamp(0.0, d.max(0.0))
-        }
-    }
-
-    /// Where this clip plays as a node of a blend under `sync`: at `phase` of its length (normalised time), at
-    /// its foot-down `marker` time where one was found (else as normalised), or `elapsed()` seconds (at the
-    /// node's time scale) after its start on its own clock (asked for only then: the hot path skips it).
-    fn node_time(
-        &self,
-        sync: TimeSync,
-        phase: f64,
-        marker: impl FnOnce() -> Option<f64>,
-        elapsed: impl FnOnce() -> f64,
-    ) -> f64 {
-        let d = f64::from(self.animation.duration());
-        match sync {
-            TimeSync::Normalized => phase * d,
-            TimeSync::Markers => marker().unwrap_or(phase * d),
-            TimeSync::Independent => self.time_after(elapsed()),
-        }
-    }
-
-    /// Samples into `output` (sized for the skeleton by the Evaluator).
-    fn sample(&mut self, time: f32, output: &mut [Transform]) -> Result<(), JobError> {
-        SamplingJob {
-            animation: &self.animation,
-            context: &mut self.context,
-            time,
-            output,
-        }
-        .run()
-    }
-}
-
-/// Clips compiled for one character at one precision, each once however many sources play it (a blend space's
-/// nodes, a state machine's states, clip layers): [`ClipCache::get`] hands out copies that share the compiled
-/// clip, each with cursors of its own.
-struct ClipCache<'a> {
-    clips: &'a [Clip],
-    character: &'a Character,
-    precision: Precision,
-    compiled: std::collections::HashMap<usize, ClipSource>,
-}
-
-impl<'a> ClipCache<'a> {
-    fn new(clips: &'a [Clip], character: &'a Character, precision: Precision) -> Self {
-        ClipCache {
-            clips,
-            character,
-            precision,
-            compiled: std::collections::HashMap::new(),
-        }
-    }
-
-    /// Reuses `source`'s compiled clip for its clip (one compiled before, for the same character and clips).
-    fn keep(&mut self, source: &ClipSource) {
-        self.compiled
-            .entry(source.index)
-            .or_insert_with(|| source.clone());
-    }
-
-    /// Clip `index` compiled (the first time it is asked for), with fresh cursors.
-    fn get(&mut self, index: usize) -> ClipSource {
-        let (clips, character, precision) = (self.clips, self.character, self.precision);
-        let mut source = self
-            .compiled
-            .entry(index)
-            .or_insert_with(|| ClipSource::new(clips, index, character, precision))
-            .clone();
-        source.context = SamplingContext::for_animation(&source.animation);
-        source
-    }
-}
-
 /// A clip layer bound to the character: its clip compiled, its mask, and for additive layers the reference pose.
 #[derive(Clone, Debug)]
 struct BoundClipLayer {
     spec: crate::layers::ClipLayer,
     /// None when the character has no clip of that name.
-    source: Option<ClipSource>,
+    source: Option<CompiledClip>,
     /// The mask, one weight per joint.
     mask: Vec<f32>,
     /// Override layers: the weights of the pose below (1 − weight × mask) and of the layer (weight × mask).
@@ -320,7 +128,7 @@ impl BoundClipLayer {
         spec: &crate::layers::ClipLayer,
         character: &Character,
         clips: &[Clip],
-        compiled: &mut impl FnMut(usize) -> ClipSource,
+        compiled: &mut impl FnMut(usize) -> CompiledClip,
     ) -> Self {
         let mask = spec.joint_mask(character);
         let w = spec.weight.clamp(0.0, 1.0);
@@ -372,85 +180,6 @@ impl BoundClipLayer {
     }
 }
 
-/// The compiled source.
-#[derive(Clone, Debug)]
-enum Source {
-    Rest,
-    Clip(ClipSource),
-    Blend {
-        space: BlendSpace,
-        sampler: BlendSampler,
-        /// Per node, its compiled clip (None when the clip is missing).
-        nodes: Vec<Option<ClipSource>>,
-    },
-    Machine(Box<machine::MachineSource>),
-}
-
-/// A character's VRM look-at bound: its look expressions (lookUp, lookDown, lookLeft, lookRight) and its eyes
-/// (joint, the rest model rotation of its parent, its rest local rotation).
-#[derive(Clone, Debug, Default)]
-struct VrmLook {
-    look: Option<crate::core::vrm_look_at::VrmLookAt>,
-    expressions: [Option<usize>; 4],
-    eyes: [Option<(usize, glam::Quat, glam::Quat)>; 2],
-}
-
-impl VrmLook {
-    fn bind(character: &Character) -> Self {
-        let Some(look) = character.vrm_look_at else {
-            return VrmLook::default();
-        };
-        let expression = |name: &str| character.expressions.iter().position(|e| e.name == name);
-        let rest = Pose::rest(&character.skeleton).model_matrices(&character.skeleton);
-        let s = &character.skeleton;
-        let eye = |bone| {
-            let j = character.humanoid.joint(bone)?;
-            let parent = s.parent(j).map_or(s.root_rotation(), |p| {
-                rest[p].to_scale_rotation_translation().1
-            });
-            Some((j, parent.normalize(), s.rest()[j].rotation))
-        };
-        VrmLook {
-            look: Some(look),
-            expressions: ["lookUp", "lookDown", "lookLeft", "lookRight"].map(expression),
-            eyes: [
-                eye(crate::core::HumanBone::LeftEye),
-                eye(crate::core::HumanBone::RightEye),
-            ],
-        }
-    }
-
-    /// Plays a look-at track's rotation: the look expressions' weights set in `expressions`, or the eyes turned
-    /// in `pose` (three-vrm's appliers).
-    fn apply(&self, rotation: glam::Quat, expressions: &mut [f32], pose: &mut [Transform]) {
-        use crate::core::vrm_look_at::{LookAtKind, yaw_pitch};
-        let Some(look) = &self.look else { return };
-        let (yaw, pitch) = yaw_pitch(rotation);
-        match look.kind {
-            LookAtKind::Expression => {
-                for (slot, (_, w)) in self
-                    .expressions
-                    .iter()
-                    .zip(look.expression_weights(yaw, pitch))
-                {
-                    if let Some(e) = slot.and_then(|e| expressions.get_mut(e)) {
-                        *e = w;
-                    }
-                }
-            }
-            LookAtKind::Bone => {
-                for (eye, turn) in self.eyes.iter().zip(look.eye_turns(yaw, pitch)) {
-                    if let Some((j, parent, rest)) = *eye
-                        && let Some(t) = pose.get_mut(j)
-                    {
-                        t.rotation = (parent.inverse() * turn * parent * rest).normalize();
-                    }
-                }
-            }
-        }
-    }
-}
-
 /// Clock state: the transport and the source and layer clocks (f64, so long sessions do not drift).
 #[derive(Clone, Debug)]
 struct Clock {
@@ -467,45 +196,6 @@ struct Clock {
     look_dt: f32,
     /// Whole cycles looped through since the last seek (negative when playing backwards).
     cycles: i64,
-}
-
-/// Wraps `t` into a cycle of length `d`: [0, d] stays, later times land in (0, d] (so the end of a cycle shows
-/// its last pose), earlier ones in [0, d).
-pub fn wrap_cycle(t: f64, d: f64) -> f64 {
-    if d.is_nan() || d <= 0.0 || !t.is_finite() {
-        return 0.0;
-    }
-    if (0.0..=d).contains(&t) {
-        t
-    } else if t > d {
-        let r = t.rem_euclid(d);
-        if r == 0.0 { d } else { r }
-    } else {
-        t.rem_euclid(d)
-    }
-}
-
-/// Keeps the first error of a run of jobs: `result` takes `next`'s error when it holds none yet. An `Ok` is only
-/// tested, never moved: moving the whole `Result` just after the job wrote its tag made the CPU wait on the stores
-/// (a stall `perf annotate` showed at each sample of the state machine's nodes).
-fn keep_first(result: &mut Result<(), JobError>, next: Result<(), JobError>) {
-    if let Err(e) = next
-        && result.is_ok()
-    {
-        *result = Err(e);
-    }
-}
-
-/// Moves the root joint of a local pose by a model-space offset (converted into its parent's space: a direction,
-/// so only the rotations and scales above it are undone).
-fn shift_root(skeleton: &Skeleton, pose: &mut [Transform], root: usize, offset: Vec3) {
-    if offset == Vec3::ZERO || root >= pose.len() {
-        return;
-    }
-    let local = skeleton.to_parent_frame(pose, root, Vec3A::from(offset));
-    if local.is_finite() {
-        pose[root].translation += local;
-    }
 }
 
 /// Steps a second a seek replays a state machine at: `pose`'s default `--fps`, so a scrub shows what `pose --time`
@@ -532,12 +222,6 @@ pub struct Evaluator {
     /// Model matrices foot lock places the pose with.
     foot_lock_model: Vec<Mat4>,
     clock: Clock,
-    weights_point: Option<[f64; 2]>,
-    contributions: Vec<(usize, f32)>,
-    /// Clip times of the contributions under marker sync.
-    marker_times: Vec<f64>,
-    blend_weights: Vec<f32>,
-    blend_poses: Vec<Transform>,
     layer_scratch: LayerScratch,
     /// The clip layers, bound (see [`crate::layers::clip_layer`]).
     clip_layers: Vec<BoundClipLayer>,
@@ -561,8 +245,6 @@ pub struct Evaluator {
     /// character does in the world.
     treadmill: Vec3,
     morph_scratch: Vec<Vec<f32>>,
-    /// The blend-space source's face, mixed over its nodes.
-    blend_face: face::Face,
     output: EvalOutput,
     evaluations: u64,
 }
@@ -617,17 +299,11 @@ impl Evaluator {
                 look_dt: 0.0,
                 cycles: 0,
             },
-            weights_point: None,
-            contributions: Vec::new(),
-            marker_times: Vec::new(),
-            blend_weights: Vec::new(),
-            blend_poses: Vec::new(),
             layer_scratch: LayerScratch::default(),
             clip_layers: Vec::new(),
             clip_layer_poses: vec![Transform::IDENTITY; 2 * n],
             clip_layer_delta: vec![Transform::IDENTITY; n],
             morph_scratch: morph_defaults.clone(),
-            blend_face: face::Face::zero(&morph_defaults, character.expressions.len()),
             output: EvalOutput {
                 morph_weights: morph_defaults.clone(),
                 local: Pose::rest(&character.skeleton),
@@ -725,25 +401,14 @@ impl Evaluator {
             SourceSpec::Rest => Source::Rest,
             SourceSpec::Clip(i) if i < clips.len() => Source::Clip(cache.get(i)),
             SourceSpec::Clip(_) => Source::Rest,
-            SourceSpec::Blend(space) => {
-                let sampler = BlendSampler::bind(&space, clips, character);
-                let nodes = sampler
-                    .node_clips()
-                    .into_iter()
-                    .map(|c| c.map(|i| cache.get(i)))
-                    .collect();
-                Source::Blend {
-                    space,
-                    sampler,
-                    nodes,
-                }
-            }
-            SourceSpec::StateMachine(m) => Source::Machine(Box::new(machine::MachineSource::bind(
-                &m, character, &mut cache,
+            SourceSpec::Blend(space) => Source::Blend(Box::new(source::blend::BlendSource::bind(
+                space, character, clips, &mut cache,
             ))),
+            SourceSpec::StateMachine(m) => Source::Machine(Box::new(
+                source::machine::MachineSource::bind(&m, character, &mut cache),
+            )),
         };
         self.bind_clip_layers(character, &mut cache, false);
-        self.weights_point = None;
         self.seek(0.0);
     }
 
@@ -751,9 +416,10 @@ impl Evaluator {
     /// phase, the layer clock and the look-at filter (an edit is not a seek). Does nothing when the source is not
     /// a blend space.
     pub fn set_blend_space(&mut self, character: &Character, clips: &[Clip], new: &BlendSpace) {
-        let Source::Blend { space, .. } = &mut self.source else {
+        let Source::Blend(blend) = &mut self.source else {
             return;
         };
+        let space = &mut blend.bound.space;
         if space.nodes != new.nodes {
             let (phase, elapsed, look) = (self.clock.phase, self.clock.elapsed, self.look.clone());
             self.set_source(character, clips, SourceSpec::Blend(new.clone()));
@@ -762,8 +428,9 @@ impl Evaluator {
             self.look = look;
         } else {
             *space = new.clone();
+            blend.invalidate_weights();
         }
-        self.weights_point = None;
+        self.refresh_weights();
     }
 
     /// Replaces the layer parameters (rebinding them to the character, and the clip layers to `clips`).
@@ -794,7 +461,7 @@ impl Evaluator {
     /// The blend space played, if the source is one.
     pub fn blend_space(&self) -> Option<&BlendSpace> {
         match &self.source {
-            Source::Blend { space, .. } => Some(space),
+            Source::Blend(b) => Some(&b.bound.space),
             _ => None,
         }
     }
@@ -802,7 +469,7 @@ impl Evaluator {
     /// The blend space's clips resolved against the character, if the source is one.
     pub fn blend_sampler(&self) -> Option<&BlendSampler> {
         match &self.source {
-            Source::Blend { sampler, .. } => Some(sampler),
+            Source::Blend(b) => Some(&b.bound.sampler),
             _ => None,
         }
     }
@@ -828,7 +495,7 @@ impl Evaluator {
         match &self.source {
             Source::Rest => 0.0,
             Source::Clip(c) => c.animation.duration(),
-            Source::Blend { sampler, .. } => sampler.cycle_length(&self.output.weights),
+            Source::Blend(b) => b.cycle_length(),
             Source::Machine(m) => m.current_length(),
         }
     }
@@ -838,7 +505,7 @@ impl Evaluator {
         match &self.source {
             Source::Rest => 0.0,
             Source::Clip(_) => self.clock.time as f32,
-            Source::Blend { .. } => (self.clock.phase * f64::from(self.duration())) as f32,
+            Source::Blend(_) => (self.clock.phase * f64::from(self.duration())) as f32,
             Source::Machine(_) => self.clock.elapsed as f32,
         }
     }
@@ -941,11 +608,11 @@ impl Evaluator {
         } else if !self.loops() {
             let d = f64::from(self.duration());
             let at_end = match &self.source {
-                Source::Blend { .. } => self.clock.phase >= 1.0,
+                Source::Blend(_) => self.clock.phase >= 1.0,
                 _ => self.clock.time >= d,
             };
             let at_start = match &self.source {
-                Source::Blend { .. } => self.clock.phase <= 0.0,
+                Source::Blend(_) => self.clock.phase <= 0.0,
                 _ => self.clock.time <= 0.0,
             };
             if self.clock.speed >= 0.0 && at_end {
@@ -1035,42 +702,43 @@ impl Evaluator {
         }
         m.restart();
         let (mut next, mut before) = (0, 0.0);
-        let out = &mut self.output.local.local;
-        let (morph, expressions) = (
-            &mut self.output.morph_weights,
-            &mut self.source_expression_weights,
-        );
+        let mut look = None;
+        let mut treadmill = Vec3::ZERO;
         for t in crate::graph::script::update_times(fps, f64::from(time).max(0.0)) {
             if let Some(script) = script {
                 script.apply_due(t, &mut next, m.player_mut());
             }
             m.update(t - before);
             before = t;
+            let out = SourceOut {
+                pose: &mut self.output.local.local,
+                morph: &mut self.output.morph_weights,
+                expressions: &mut self.source_expression_weights,
+                look: &mut look,
+                treadmill: &mut treadmill,
+            };
             // A failed sample leaves the pose as it was; the evaluation after the seek reports it.
-            let _ = m.sample(&self.skeleton, out, morph, expressions);
+            let _ = m.sample(&self.skeleton, self.accumulate_loops, out);
         }
         next
     }
 
     /// Moves the blend space's sample point (clamped to its axes); the phase is kept.
     pub fn set_blend_point(&mut self, point: [f64; 2]) {
-        if let Source::Blend { space, .. } = &mut self.source {
-            space.set_point(point);
+        if let Source::Blend(b) = &mut self.source {
+            b.bound.space.set_point(point);
         }
         self.refresh_weights();
     }
 
     fn refresh_weights(&mut self) {
-        let Source::Blend { space, sampler, .. } = &self.source else {
+        let Source::Blend(b) = &mut self.source else {
             self.output.weights.clear();
             return;
         };
-        if self.weights_point == Some(space.point) {
-            return;
+        if b.refresh_weights() {
+            self.output.weights.clone_from(&b.weights);
         }
-        self.output.weights = space.weights();
-        sampler.effective_weights_into(&self.output.weights, &mut self.contributions);
-        self.weights_point = Some(space.point);
     }
 
     fn step(&mut self, step: ClockStep) {
@@ -1131,7 +799,7 @@ impl Evaluator {
             return;
         }
         let (value, length) = match &self.source {
-            Source::Blend { .. } => (&mut self.clock.phase, 1.0),
+            Source::Blend(_) => (&mut self.clock.phase, 1.0),
             _ => (&mut self.clock.time, duration),
         };
         let next = *value + d / duration * length;
@@ -1276,8 +944,8 @@ impl Evaluator {
     /// Hands the blend space's sampler each node's foot-down markers (node order; found by
     /// `analysis::markers::for_space`) for marker sync. A new binding of the space drops them.
     pub fn set_sync_markers(&mut self, markers: Vec<Vec<crate::blend::markers::FootMarker>>) {
-        if let Source::Blend { sampler, .. } = &mut self.source {
-            sampler.set_markers(markers);
+        if let Source::Blend(b) = &mut self.source {
+            b.bound.sampler.set_markers(markers);
         }
     }
 
@@ -1302,7 +970,7 @@ impl Evaluator {
 
     /// Whether the blend space's sampler has foot-down markers (see [`Evaluator::set_sync_markers`]).
     pub fn has_sync_markers(&self) -> bool {
-        matches!(&self.source, Source::Blend { sampler, .. } if sampler.has_markers())
+        matches!(&self.source, Source::Blend(b) if b.bound.sampler.has_markers())
     }
 
     /// Foot lock's state after the last evaluation: each foot's lock, its weight, and the pelvis drop.
@@ -1350,7 +1018,7 @@ impl Evaluator {
     /// The source's normalised phase in [0, 1] (what synced clip layers follow).
     fn source_phase(&self) -> f64 {
         match &self.source {
-            Source::Blend { .. } => self.clock.phase,
+            Source::Blend(_) => self.clock.phase,
             _ => {
                 let d = f64::from(self.duration());
                 if d > 0.0 { self.clock.time / d } else { 0.0 }
@@ -1445,134 +1113,59 @@ impl Evaluator {
         Ok(())
     }
 
-    /// Samples the source (and blends it) into the output's local pose.
+    /// Samples the source (and blends it) into the output's local pose, then plays a look-at track it reports.
     fn sample_source(&mut self) -> Result<(), JobError> {
-        let n = self.skeleton.len();
-        let out = &mut self.output.local.local;
         let morph = &mut self.output.morph_weights;
         for (m, d) in morph.iter_mut().zip(&self.morph_defaults) {
             m.copy_from_slice(d);
         }
-        let expressions = &mut self.source_expression_weights;
-        expressions.fill(0.0);
+        self.source_expression_weights.fill(0.0);
         self.treadmill = Vec3::ZERO;
-        match &mut self.source {
+        let mut look = None;
+        let out = SourceOut {
+            pose: &mut self.output.local.local,
+            morph,
+            expressions: &mut self.source_expression_weights,
+            look: &mut look,
+            treadmill: &mut self.treadmill,
+        };
+        let at = SourceTime {
+            time: self.clock.time,
+            phase: self.clock.phase,
+            elapsed: self.clock.elapsed,
+            cycles: self.clock.cycles,
+        };
+        let root = RootPlay {
+            joint: self.root_motion_joint,
+            accumulate_loops: self.accumulate_loops,
+        };
+        let result = match &mut self.source {
             Source::Rest => {
-                out.copy_from_slice(self.skeleton.rest());
+                out.pose.copy_from_slice(self.skeleton.rest());
                 Ok(())
             }
-            Source::Clip(c) => {
-                let result = c.sample(self.clock.time as f32, out);
-                c.morph.sample(self.clock.time as f32, morph);
-                c.morph
-                    .add_expressions(self.clock.time as f32, 1.0, expressions);
-                if let Some(track) = &c.morph.look_at {
-                    self.vrm_look
-                        .apply(track.sample(self.clock.time as f32), expressions, out);
-                }
-                let duration = f64::from(c.animation.duration());
-                let offset = match self.clip_root_motion {
-                    RootMotion::InPlace if duration > 0.0 => {
-                        let cycles = self.clock.cycles as f64 + self.clock.time / duration;
-                        self.treadmill = c.root_travel * cycles as f32;
-                        -c.root_travel * (self.clock.time / duration) as f32
-                    }
-                    RootMotion::Keep if self.accumulate_loops => {
-                        c.root_travel * self.clock.cycles as f32
-                    }
-                    _ => Vec3::ZERO,
-                };
-                if let Some(r) = self.root_motion_joint {
-                    shift_root(&self.skeleton, out, r, offset);
-                }
-                result
-            }
-            Source::Blend {
-                space,
-                sampler,
-                nodes,
-            } => {
-                let k = self.contributions.len();
-                let mut result = Ok(());
-                let faced = self.contributions.iter().any(|&(node, _)| {
-                    nodes
-                        .get(node)
-                        .and_then(|c| c.as_ref())
-                        .is_some_and(|c| c.morph.has_face())
-                });
-                if faced {
-                    self.blend_face.clear();
-                }
-                self.blend_poses.resize(k * n, Transform::IDENTITY);
-                self.blend_weights.clear();
-                if space.sync == TimeSync::Markers {
-                    sampler.marker_times(
-                        &self.contributions,
-                        self.clock.phase,
-                        &mut self.marker_times,
-                    );
-                }
-                for (slot_in, &(node, w)) in self.contributions.iter().enumerate() {
-                    let Some(c) = nodes.get_mut(node).and_then(|c| c.as_mut()) else {
-                        continue;
-                    };
-                    let duration = f64::from(c.animation.duration());
-                    let elapsed = || self.clock.elapsed * f64::from(sampler.time_scale(node));
-                    let marker = || self.marker_times.get(slot_in).copied();
-                    let t = c.node_time(space.sync, self.clock.phase, marker, elapsed);
-                    let cycles = match space.sync {
-                        TimeSync::Independent if duration > 0.0 && c.looping => {
-                            ((elapsed() - t) / duration).round() as i64
-                        }
-                        TimeSync::Independent => 0,
-                        TimeSync::Normalized | TimeSync::Markers => self.clock.cycles,
-                    };
-                    let slot = self.blend_weights.len();
-                    let pose = &mut self.blend_poses[slot * n..(slot + 1) * n];
-                    keep_first(&mut result, c.sample(t as f32, pose));
-                    if faced {
-                        // The face blends as the pose does: a weighted mean over the nodes that play.
-                        let (d, s) = (&self.morph_defaults, &mut self.morph_scratch);
-                        self.blend_face.add_clip(w, c, t as f32, d, s);
-                    }
-                    if let (Some(r), Some(v)) =
-                        (self.root_motion_joint, sampler.root_velocity(node))
-                    {
-                        let offset = match space.root_motion {
-                            RootMotion::InPlace => -v * t as f32,
-                            RootMotion::Keep if self.accumulate_loops => {
-                                v * (duration * cycles as f64) as f32
-                            }
-                            RootMotion::Keep => Vec3::ZERO,
-                        };
-                        shift_root(&self.skeleton, pose, r, offset);
-                    }
-                    self.blend_weights.push(w);
-                }
-                if faced && self.blend_face.total > 0.0 {
-                    self.blend_face.normalize();
-                    self.blend_face.write_to(morph, expressions);
-                }
-                result.and(
-                    BlendingJob {
-                        poses: &self.blend_poses[..self.blend_weights.len() * n],
-                        weights: &self.blend_weights,
-                        masks: &[],
-                        additive: &[],
-                        rest: self.skeleton.rest(),
-                        threshold: 0.1,
-                        output: out,
-                    }
-                    .run(),
-                )
-            }
-            Source::Machine(m) => m.sample(&self.skeleton, out, morph, expressions),
+            Source::Clip(c) => source::clip::sample(
+                c,
+                at,
+                self.clip_root_motion,
+                self.accumulate_loops,
+                self.root_motion_joint,
+                &self.skeleton,
+                out,
+            ),
+            Source::Blend(b) => b.sample(at, root, &self.skeleton, out),
+            Source::Machine(m) => m.sample(&self.skeleton, self.accumulate_loops, out),
+        };
+        if let Some(rotation) = look {
+            self.vrm_look.apply(
+                rotation,
+                &mut self.source_expression_weights,
+                &mut self.output.local.local,
+            );
         }
+        result
     }
 }
-
-mod face;
-mod machine;
 
 #[cfg(test)]
 mod tests;

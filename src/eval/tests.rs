@@ -4,11 +4,14 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
+use std::sync::Arc;
+
 use glam::{Mat4, Vec3};
 
 use super::*;
 use crate::import::ImportedModel;
 use crate::offline::max_vertex_error;
+use crate::runtime::Animation;
 
 /// Counts the allocations of the thread that asks (tests run on several threads at once).
 struct CountingAllocator;

@@ -11,10 +11,12 @@
 
 use glam::DVec2;
 
-use super::face::Face;
-use super::{ClipCache, ClipSource, keep_first};
+use super::SourceOut;
+use super::compiled::{ClipCache, CompiledClip, keep_first};
+use super::face::{Face, LookMix};
+use super::nodes::{BoundSpace, FaceMix, NodeOutput, RootPlay, SpaceTime, next_slot};
 use crate::blend::markers::FootMarker;
-use crate::blend::{BlendSampler, BlendSpace, TimeSync};
+use crate::blend::{BlendSpace, TimeSync};
 use crate::core::{Character, Skeleton, Transform};
 use crate::graph::inertial::{dead_blend_weight, dead_extrapolate, inertial_offset};
 use crate::graph::{
@@ -26,12 +28,10 @@ use crate::runtime::{BlendingJob, JobError};
 #[derive(Clone, Debug)]
 enum StateMotion {
     /// A clip (None when the character has no clip of that name).
-    Clip(Option<ClipSource>),
-    /// A blend space, its sampler and compiled node clips, and the parameters (by index) giving its point.
+    Clip(Option<CompiledClip>),
+    /// A blend space bound (its sampler and compiled node clips), and the parameters (by index) giving its point.
     Blend {
-        space: Box<BlendSpace>,
-        sampler: Box<BlendSampler>,
-        nodes: Vec<Option<ClipSource>>,
+        bound: Box<BoundSpace>,
         point: Option<[usize; 2]>,
         /// The node weights at `weights_at`, the cycle length they give, and the nodes that play (node,
         /// weight: those that weigh and have their clip): recomputed when the point moves.
@@ -44,7 +44,7 @@ enum StateMotion {
 
 /// The bound state machine.
 #[derive(Clone, Debug)]
-pub(super) struct MachineSource {
+pub(crate) struct MachineSource {
     player: MachinePlayer,
     states: Vec<StateMotion>,
     /// Clips the states name that the character lacks.
@@ -61,8 +61,6 @@ pub(super) struct MachineSource {
     last: Vec<Transform>,
     before_last: Vec<Transform>,
     last_dt: f64,
-    /// The joint root motion moves (a blend state in place takes its nodes' travel out of it).
-    root_joint: Option<usize>,
     /// Whether any transition blends per bone (only then are the last outputs kept).
     per_bone: bool,
     /// Whether the machine was stepped since the last output (a re-evaluation without a step keeps the history).
@@ -82,8 +80,10 @@ pub(super) struct MachineSource {
     /// The meshes' default morph weights, and scratch of their shape.
     morph_defaults: Vec<Vec<f32>>,
     morph_scratch: Vec<Vec<f32>>,
-    /// Under marker sync, a blend state's playing nodes' clip times.
-    marker_times: Vec<f64>,
+    /// The look-at tracks' rotation mixed over the clips that play.
+    look: LookMix,
+    /// How root motion plays (the Evaluator's transport says whether kept root motion accumulates over loops).
+    root: RootPlay,
 }
 
 /// A bone's pose and velocity where a per-bone transition started, and for inertialization its offset from the
@@ -104,7 +104,7 @@ struct BoneStart {
 
 impl MachineSource {
     /// Binds `machine` (validated by the caller) to `character` and `clips`.
-    pub(super) fn bind(
+    pub(crate) fn bind(
         machine: &StateMachine,
         character: &Character,
         cache: &mut ClipCache,
@@ -123,20 +123,13 @@ impl MachineSource {
                     StateMotion::Clip(index.map(|i| cache.get(i)))
                 } else {
                     let space = s.blend_space.clone().unwrap_or_default();
-                    let sampler = BlendSampler::bind(&space, clips, character);
-                    missing.extend(sampler.missing().iter().map(|(_, name)| name.clone()));
-                    let nodes = sampler
-                        .node_clips()
-                        .into_iter()
-                        .map(|c| c.map(|i| cache.get(i)))
-                        .collect();
+                    let bound = BoundSpace::bind(space, character, clips, cache);
+                    missing.extend(bound.sampler.missing().iter().map(|(_, name)| name.clone()));
                     let point = s.point_parameters.as_ref().and_then(|[x, y]| {
                         Some([machine.parameter_index(x)?, machine.parameter_index(y)?])
                     });
                     StateMotion::Blend {
-                        space: Box::new(space),
-                        sampler: Box::new(sampler),
-                        nodes,
+                        bound: Box::new(bound),
                         point,
                         weights: Vec::new(),
                         weights_at: None,
@@ -167,7 +160,6 @@ impl MachineSource {
             before_last: Vec::new(),
             last_dt: 0.0,
             stepped: false,
-            root_joint: crate::blend::sampler::root_motion_joint(character),
             per_bone: machine.transitions.iter().any(|t| {
                 matches!(
                     t.model,
@@ -182,13 +174,17 @@ impl MachineSource {
             frozen_face_next: Face::default(),
             morph_defaults: Vec::new(),
             morph_scratch: Vec::new(),
-            marker_times: Vec::new(),
+            look: LookMix::default(),
+            root: RootPlay {
+                joint: crate::blend::sampler::root_motion_joint(character),
+                accumulate_loops: false,
+            },
         };
         source.faced = source.states.iter().any(|m| {
-            let faced = |c: &ClipSource| c.morph.has_face();
+            let faced = |c: &CompiledClip| c.morph.has_face();
             match m {
                 StateMotion::Clip(c) => c.iter().any(faced),
-                StateMotion::Blend { nodes, .. } => nodes.iter().flatten().any(faced),
+                StateMotion::Blend { bound, .. } => bound.nodes.iter().flatten().any(faced),
             }
         });
         if source.faced {
@@ -210,13 +206,13 @@ impl MachineSource {
     }
 
     /// The blend states synced on foot-down markers: (state, its blend space).
-    pub(super) fn marker_spaces(&self) -> Vec<(usize, &BlendSpace)> {
+    pub(crate) fn marker_spaces(&self) -> Vec<(usize, &BlendSpace)> {
         self.states
             .iter()
             .enumerate()
             .filter_map(|(s, m)| match m {
-                StateMotion::Blend { space, .. } if space.sync == TimeSync::Markers => {
-                    Some((s, &**space))
+                StateMotion::Blend { bound, .. } if bound.space.sync == TimeSync::Markers => {
+                    Some((s, &bound.space))
                 }
                 _ => None,
             })
@@ -224,41 +220,39 @@ impl MachineSource {
     }
 
     /// Hands a blend state's nodes their clips' foot-down markers (node order).
-    pub(super) fn set_state_markers(&mut self, state: usize, markers: Vec<Vec<FootMarker>>) {
+    pub(crate) fn set_state_markers(&mut self, state: usize, markers: Vec<Vec<FootMarker>>) {
         if let Some(StateMotion::Blend {
-            sampler,
-            weights_at,
-            ..
+            bound, weights_at, ..
         }) = self.states.get_mut(state)
         {
-            sampler.set_markers(markers);
+            bound.sampler.set_markers(markers);
             // Measured again at the next refresh (a cycle may be timed by its markers).
             *weights_at = None;
         }
     }
 
     /// The player (its parameters are set through it).
-    pub(super) fn player(&self) -> &MachinePlayer {
+    pub(crate) fn player(&self) -> &MachinePlayer {
         &self.player
     }
 
     /// The player, to set parameters.
-    pub(super) fn player_mut(&mut self) -> &mut MachinePlayer {
+    pub(crate) fn player_mut(&mut self) -> &mut MachinePlayer {
         &mut self.player
     }
 
     /// Clips the states name that the character lacks.
-    pub(super) fn missing(&self) -> &[String] {
+    pub(crate) fn missing(&self) -> &[String] {
         &self.missing
     }
 
     /// The current state's cycle in seconds at speed 1.
-    pub(super) fn current_length(&self) -> f32 {
+    pub(crate) fn current_length(&self) -> f32 {
         self.length_of(self.player.current()) as f32
     }
 
     /// Back to the entry state's start (the parameters keep their values).
-    pub(super) fn restart(&mut self) {
+    pub(crate) fn restart(&mut self) {
         self.player.restart();
         self.last.clear();
         self.before_last.clear();
@@ -267,7 +261,7 @@ impl MachineSource {
     }
 
     /// Steps the machine by `dt` seconds (the blend states' points follow their parameters first).
-    pub(super) fn update(&mut self, dt: f64) {
+    pub(crate) fn update(&mut self, dt: f64) {
         self.refresh_infos(false);
         self.player.update(dt);
         self.last_dt = dt;
@@ -299,9 +293,7 @@ impl MachineSource {
         for s in 0..self.states.len() {
             let from_parameters = self.point_of(s);
             if let StateMotion::Blend {
-                space,
-                sampler,
-                nodes,
+                bound,
                 weights,
                 weights_at,
                 length,
@@ -309,10 +301,11 @@ impl MachineSource {
                 ..
             } = &mut self.states[s]
             {
-                let p = from_parameters.unwrap_or(space.point);
+                let p = from_parameters.unwrap_or(bound.space.point);
                 if *weights_at != Some(p) {
-                    *weights = space.weights_at(DVec2::from(p));
-                    *length = f64::from(sampler.cycle_length(weights));
+                    *weights = bound.space.weights_at(DVec2::from(p));
+                    *length = f64::from(bound.sampler.cycle_length(weights));
+                    let nodes = &bound.nodes;
                     *weights_at = Some(p);
                     live.clear();
                     live.extend(
@@ -353,13 +346,20 @@ impl MachineSource {
     /// Samples the player's pose into `out` (sized for the skeleton), first freezing the pose an interruption
     /// left; the states' clips' morph weights and expressions blend as the pose does into `morph` and
     /// `expressions` (which hold the meshes' defaults and zeros, left as they are when no clip has such tracks).
-    pub(super) fn sample(
+    pub(crate) fn sample(
         &mut self,
         skeleton: &Skeleton,
-        out: &mut [Transform],
-        morph: &mut [Vec<f32>],
-        expressions: &mut [f32],
+        accumulate_loops: bool,
+        out: SourceOut,
     ) -> Result<(), JobError> {
+        self.root.accumulate_loops = accumulate_loops;
+        let SourceOut {
+            pose: out,
+            morph,
+            expressions,
+            look,
+            ..
+        } = out;
         self.refresh_infos(false);
         let mut result = Ok(());
         if let Some(terms) = self.player.take_freeze() {
@@ -418,6 +418,7 @@ impl MachineSource {
         if self.faced {
             self.face.write_to(morph, expressions);
         }
+        *look = self.look.rotation();
         if std::mem::take(&mut self.stepped) && self.per_bone {
             std::mem::swap(&mut self.last, &mut self.before_last);
             self.last.clear();
@@ -558,6 +559,7 @@ impl MachineSource {
         if self.faced {
             self.face.clear();
         }
+        self.look.clear();
         let mut result = Ok(());
         for term in terms.iter().filter(|t| t.weight > 0.0) {
             match term.motion {
@@ -623,11 +625,10 @@ impl MachineSource {
                     let (d, s) = (&self.morph_defaults, &mut self.morph_scratch);
                     self.face.add_clip(weight as f32, c, t as f32, d, s);
                 }
+                self.look.add_clip(weight as f32, c, t as f32);
             }
             StateMotion::Blend {
-                space,
-                sampler,
-                nodes,
+                bound,
                 weights,
                 length,
                 live,
@@ -635,38 +636,33 @@ impl MachineSource {
             } => {
                 // The fraction of the cycle: `time - floor(time)` is exact, and unlike `rem_euclid` (a software
                 // `fmod`, its loop as long as the time's exponent is large) it takes the same few cycles at any time.
-                let phase = time - time.floor();
-                // Under marker sync, where each node that plays sits (as a blend-space source times them).
-                if space.sync == TimeSync::Markers {
-                    sampler.marker_times(live, phase, &mut self.marker_times);
-                }
-                for (k, &(node, _)) in live.iter().enumerate() {
-                    let (Some(c), w) = (nodes[node].as_mut(), weights[node]) else {
-                        continue;
-                    };
-                    let slot = next_slot(&mut self.poses, self.weights.len(), n);
-                    // On its own clock, a clip has played the seconds the state has, at the node's time scale.
-                    let elapsed = || time * *length * f64::from(sampler.time_scale(node));
-                    let marker = || self.marker_times.get(k).copied();
-                    let t = c.node_time(space.sync, phase, marker, elapsed);
-                    keep_first(
-                        &mut result,
-                        c.sample(t as f32, &mut self.poses[slot.clone()]),
-                    );
-                    // In place, as a blend-space source plays it: the node's average travel so far taken out.
-                    if let (Some(r), Some(v), crate::blend::RootMotion::InPlace) = (
-                        self.root_joint,
-                        sampler.root_velocity(node),
-                        space.root_motion,
-                    ) {
-                        super::shift_root(skeleton, &mut self.poses[slot], r, -v * t as f32);
-                    }
-                    self.weights.push((weight * w) as f32);
-                    if self.faced {
-                        let (d, s) = (&self.morph_defaults, &mut self.morph_scratch);
-                        self.face.add_clip((weight * w) as f32, c, t as f32, d, s);
-                    }
-                }
+                let cycles = time.floor();
+                let at = SpaceTime {
+                    phase: time - cycles,
+                    elapsed: time * *length,
+                    cycles: cycles as i64,
+                };
+                let node_weights = &*weights;
+                keep_first(
+                    &mut result,
+                    bound.sample_nodes(
+                        live,
+                        at,
+                        |node, _| (weight * node_weights[node]) as f32,
+                        skeleton,
+                        self.root,
+                        NodeOutput {
+                            poses: &mut self.poses,
+                            weights: &mut self.weights,
+                            face: self.faced.then_some(FaceMix {
+                                face: &mut self.face,
+                                defaults: &self.morph_defaults,
+                                scratch: &mut self.morph_scratch,
+                            }),
+                            look: &mut self.look,
+                        },
+                    ),
+                );
             }
         }
         if self.weights.len() == before {
@@ -682,16 +678,6 @@ impl MachineSource {
         }
         result
     }
-}
-
-/// The range of pose `k` (of `n` transforms) in `poses`, which grows to hold it and is otherwise reused as it
-/// is: every user overwrites its whole slot (sampling writes every joint), so nothing is cleared per frame.
-fn next_slot(poses: &mut Vec<Transform>, k: usize, n: usize) -> std::ops::Range<usize> {
-    let range = k * n..(k + 1) * n;
-    if poses.len() < range.end {
-        poses.resize(range.end, Transform::IDENTITY);
-    }
-    range
 }
 
 /// The weighted blend of `poses` (one per weight, back to back) into `out`, by the BlendingJob.
@@ -972,15 +958,15 @@ mod tests {
             SourceSpec::StateMachine(machine),
             LayerParams::off(),
         );
-        let crate::eval::Source::Machine(m) = &ev.source else {
+        let crate::eval::source::Source::Machine(m) = &ev.source else {
             panic!("a machine source")
         };
-        let (StateMotion::Clip(Some(alone)), StateMotion::Blend { nodes, .. }) =
+        let (StateMotion::Clip(Some(alone)), StateMotion::Blend { bound, .. }) =
             (&m.states[0], &m.states[1])
         else {
             panic!("a clip state and a blend state")
         };
-        let node = nodes[1].as_ref().unwrap();
+        let node = bound.nodes[1].as_ref().unwrap();
         assert!(std::sync::Arc::ptr_eq(&alone.animation, &node.animation));
     }
 
@@ -1004,9 +990,14 @@ mod tests {
         let clips = &clips[..];
         // Each way of timing the clips: one normalised time, each clip on its own clock (one at another time
         // scale), and foot-phase sync on markers (found from the clips' contacts for both).
-        for sync in ["normalized", "independent", "markers"] {
+        // In place, and kept with its travel accumulating over loops (the editor's transport): over two seconds,
+        // more than one cycle.
+        let cases = ["normalized", "independent", "markers"]
+            .into_iter()
+            .flat_map(|sync| [(sync, "in_place"), (sync, "keep")]);
+        for (sync, root_motion) in cases {
             let space: crate::blend::BlendSpace = serde_json::from_value(serde_json::json!({
-                "mode": "freeform_cartesian", "point": [0, 2.0], "root_motion": "in_place", "sync": sync,
+                "mode": "freeform_cartesian", "point": [0, 2.0], "root_motion": root_motion, "sync": sync,
                 "nodes": [
                     {"clip": "Idle", "position": [0, 0]},
                     {"clip": "WalkForward", "position": [0, 1.4], "time_scale": 1.3},
@@ -1022,6 +1013,7 @@ mod tests {
             let mut as_space = Evaluator::new(c, clips, SourceSpec::Blend(space), off());
             for ev in [&mut as_state, &mut as_space] {
                 crate::analysis::markers::hand_to(ev, c, clips);
+                ev.set_accumulate_loops(true);
             }
             if sync == "markers" {
                 assert!(
@@ -1036,14 +1028,126 @@ mod tests {
                 };
                 let a = as_state.evaluate(&input).local.local.clone();
                 let b = as_space.evaluate(&input).local.local.clone();
-                assert!(worst_angle(&a, &b) < 1e-3, "{sync}: step {k}");
+                assert!(worst_angle(&a, &b) < 1e-3, "{sync} {root_motion}: step {k}");
                 for (x, y) in a.iter().zip(&b) {
                     assert!(
                         (x.translation - y.translation).length() < 1e-5,
-                        "{sync}: step {k}"
+                        "{sync} {root_motion}: step {k}"
                     );
                 }
             }
+        }
+    }
+
+    /// A VRM Animation's look-at track plays wherever its clip plays: alone, as the one node of a blend space, as
+    /// a clip state and as a blend state of a machine, the eyes turn (bone look-at) and the look expressions show
+    /// (expression look-at) as the clip alone makes them.
+    #[test]
+    fn a_look_at_track_plays_in_blends_and_states() {
+        use crate::core::vrm_look_at::{LookAtKind, RangeMap, VrmLookAt};
+        let vrma =
+            crate::import::load_file(&crate::test_support::asset("three-vrm_test.vrma")).unwrap();
+        let mut clip = vrma.clips[0].clone();
+        // The test file's track looks straight ahead throughout: it is given one that looks around.
+        let times: Vec<f32> = (0..=8).map(|k| k as f32 * 0.3).collect();
+        let turns = times
+            .iter()
+            .map(|&t| {
+                glam::Quat::from_euler(
+                    glam::EulerRot::YXZ,
+                    (2.0 * t).sin() * 0.6,
+                    (3.0 * t).cos() * 0.3,
+                    0.0,
+                )
+            })
+            .collect();
+        clip.look_at =
+            Some(crate::core::Keys::new(times, turns, crate::core::Interpolation::Linear).unwrap());
+        let clips = std::slice::from_ref(&clip);
+        let space: crate::blend::BlendSpace = serde_json::from_value(serde_json::json!({
+            "mode": "1d", "point": [0, 0], "nodes": [{"clip": clip.name, "position": [0, 0]}]
+        }))
+        .unwrap();
+        let machine = |state: serde_json::Value| -> StateMachine {
+            serde_json::from_value(serde_json::json!({"states": [state], "entry": "Look"})).unwrap()
+        };
+        for kind in [LookAtKind::Bone, LookAtKind::Expression] {
+            let mut model =
+                crate::import::load_file(&crate::test_support::asset("vrm/secondary_test.vrm"))
+                    .unwrap();
+            let range = |scale| RangeMap {
+                input_max_deg: 90.0,
+                output_scale: scale,
+            };
+            let full = if kind == LookAtKind::Bone { 10.0 } else { 1.0 };
+            model.character.vrm_look_at = Some(VrmLookAt {
+                kind,
+                horizontal_inner: range(full),
+                horizontal_outer: range(full),
+                vertical_down: range(full),
+                vertical_up: range(full),
+            });
+            let c = &model.character;
+            let sources = [
+                SourceSpec::Clip(0),
+                SourceSpec::Blend(space.clone()),
+                SourceSpec::StateMachine(machine(
+                    serde_json::json!({"name": "Look", "clip": clip.name}),
+                )),
+                SourceSpec::StateMachine(machine(
+                    serde_json::json!({"name": "Look", "blend_space": space}),
+                )),
+            ];
+            let mut evaluators: Vec<Evaluator> = sources
+                .into_iter()
+                .map(|s| Evaluator::new(c, clips, s, LayerParams::off()))
+                .collect();
+            let eyes: Vec<usize> = [
+                crate::core::HumanBone::LeftEye,
+                crate::core::HumanBone::RightEye,
+            ]
+            .iter()
+            .filter_map(|&b| c.humanoid.joint(b))
+            .collect();
+            let mut moved = 0.0f64;
+            for k in 1..=12 {
+                let input = EvalInput {
+                    clock: ClockStep::Continue(k as f32 * 0.2),
+                    ..Default::default()
+                };
+                let alone = evaluators[0].evaluate(&input).clone();
+                let alone_expressions = evaluators[0].expression_weights().to_vec();
+                let rest = c.skeleton.rest();
+                for &j in &eyes {
+                    moved = moved.max(angle(alone.local.local[j].rotation, rest[j].rotation));
+                }
+                moved = moved.max(
+                    alone_expressions
+                        .iter()
+                        .fold(0.0f32, |a, &b| a.max(b))
+                        .into(),
+                );
+                for (i, ev) in evaluators.iter_mut().enumerate().skip(1) {
+                    let out = ev.evaluate(&input);
+                    for &j in &eyes {
+                        let d = angle(out.local.local[j].rotation, alone.local.local[j].rotation);
+                        assert!(
+                            d < 1e-3,
+                            "{kind:?}, source {i}, step {k}: an eye is {d}° off"
+                        );
+                    }
+                    for (a, b) in ev.expression_weights().iter().zip(&alone_expressions) {
+                        assert!(
+                            (a - b).abs() < 1e-5,
+                            "{kind:?}, source {i}, step {k}: {a} vs {b}"
+                        );
+                    }
+                }
+            }
+            assert!(
+                moved > 0.5 * f64::from(full).min(1.0),
+                "{kind:?}: the track looks away ({moved})"
+            );
         }
     }
 }
