@@ -20,6 +20,7 @@ pub mod curves;
 mod source;
 
 pub use clock::wrap_cycle;
+use clock::{Clock, SourceKind, Timing};
 
 use glam::{Mat4, Vec3};
 
@@ -180,24 +181,6 @@ impl BoundClipLayer {
     }
 }
 
-/// Clock state: the transport and the source and layer clocks (f64, so long sessions do not drift).
-#[derive(Clone, Debug)]
-struct Clock {
-    /// Clip time (clip source) in [0, duration].
-    time: f64,
-    /// Blend phase in [0, 1].
-    phase: f64,
-    /// The layers' time: continuous while playing, equal to the source time after a seek.
-    elapsed: f64,
-    playing: bool,
-    looping: bool,
-    speed: f32,
-    /// Seconds the look-at filter steps on the next evaluation (after a seek the filter is reset and snaps).
-    look_dt: f32,
-    /// Whole cycles looped through since the last seek (negative when playing backwards).
-    cycles: i64,
-}
-
 /// Steps a second a seek replays a state machine at: `pose`'s default `--fps`, so a scrub shows what `pose --time`
 /// prints.
 pub const MACHINE_SEEK_FPS: f64 = 60.0;
@@ -212,7 +195,6 @@ pub struct Evaluator {
     root_motion_joint: Option<usize>,
     clip_root_motion: RootMotion,
     accumulate_loops: bool,
-    range: Option<[f32; 2]>,
     source: Source,
     layers: LayerParams,
     rig: LayerRig,
@@ -281,7 +263,6 @@ impl Evaluator {
             root_motion_joint: root_motion_joint(character),
             clip_root_motion: RootMotion::Keep,
             accumulate_loops: false,
-            range: None,
             source: Source::Rest,
             rig: LayerRig::bind(&layers, character),
             layers,
@@ -289,16 +270,7 @@ impl Evaluator {
             springs: SpringState::default(),
             foot_lock: FootLockState::default(),
             foot_lock_model: Vec::new(),
-            clock: Clock {
-                time: 0.0,
-                phase: 0.0,
-                elapsed: 0.0,
-                playing: false,
-                looping: true,
-                speed: 1.0,
-                look_dt: 0.0,
-                cycles: 0,
-            },
+            clock: Clock::default(),
             layer_scratch: LayerScratch::default(),
             clip_layers: Vec::new(),
             clip_layer_poses: vec![Transform::IDENTITY; 2 * n],
@@ -502,11 +474,21 @@ impl Evaluator {
 
     /// The source time shown on a timeline: clip time, or phase × cycle for a blend space.
     pub fn time(&self) -> f32 {
-        match &self.source {
-            Source::Rest => 0.0,
-            Source::Clip(_) => self.clock.time as f32,
-            Source::Blend(_) => (self.clock.phase * f64::from(self.duration())) as f32,
-            Source::Machine(_) => self.clock.elapsed as f32,
+        self.clock.shown_time(self.timing())
+    }
+
+    /// What the clock needs to know of the source.
+    fn timing(&self) -> Timing {
+        let (kind, source_loops) = match &self.source {
+            Source::Rest => (SourceKind::Rest, true),
+            Source::Clip(c) => (SourceKind::Clip, c.looping),
+            Source::Blend(_) => (SourceKind::Blend, true),
+            Source::Machine(_) => (SourceKind::Machine, true),
+        };
+        Timing {
+            kind,
+            duration: f64::from(self.duration()),
+            source_loops,
         }
     }
 
@@ -556,16 +538,13 @@ impl Evaluator {
     /// Limits a clip's playback to an in/out range of seconds (None: the whole clip): playing loops (or stops)
     /// within it. A range that is empty or not finite clears it; it is clamped into the clip when used.
     pub fn set_play_range(&mut self, range: Option<[f32; 2]>) {
-        self.range = range.filter(|[a, b]| a.is_finite() && b.is_finite() && a < b);
+        self.clock.set_range(range);
     }
 
     /// The in/out range in effect for the current source, clamped into it (None: the whole clip, or the
     /// source is not a clip, or the range lies outside it).
     pub fn play_range(&self) -> Option<[f32; 2]> {
-        let [a, b] = self.range?;
-        let d = self.duration();
-        let (a, b) = (a.clamp(0.0, d), b.clamp(0.0, d));
-        (matches!(self.source, Source::Clip(_)) && a < b).then_some([a, b])
+        self.clock.range(self.timing())
     }
 
     /// Playback speed (negative plays backwards).
@@ -583,43 +562,13 @@ impl Evaluator {
     /// Whether the source starts over after its end: the transport's loop, unless the clip playing has Loop Time
     /// off.
     pub fn loops(&self) -> bool {
-        self.clock.looping && self.source_loops()
-    }
-
-    /// False when the source is a clip with Loop Time off.
-    fn source_loops(&self) -> bool {
-        match &self.source {
-            Source::Clip(c) => c.looping,
-            _ => true,
-        }
+        self.clock.loops(self.timing())
     }
 
     /// Starts playing (from the far end's opposite when a non-looping source sits at its end).
     pub fn play(&mut self) {
-        if let (Source::Clip(_), Some([a, b])) = (&self.source, self.play_range()) {
-            // With an in/out range, playing starts inside it: from before the in point (Home) or at the out point
-            // with looping off, it starts over at the in point (the out point when playing backwards).
-            let t = self.clock.time as f32;
-            let forward = self.clock.speed >= 0.0;
-            let at_stop = !self.loops() && if forward { t >= b } else { t <= a };
-            if t < a || t > b || at_stop {
-                self.seek(if forward { a } else { b });
-            }
-        } else if !self.loops() {
-            let d = f64::from(self.duration());
-            let at_end = match &self.source {
-                Source::Blend(_) => self.clock.phase >= 1.0,
-                _ => self.clock.time >= d,
-            };
-            let at_start = match &self.source {
-                Source::Blend(_) => self.clock.phase <= 0.0,
-                _ => self.clock.time <= 0.0,
-            };
-            if self.clock.speed >= 0.0 && at_end {
-                self.seek(0.0);
-            } else if self.clock.speed < 0.0 && at_start {
-                self.seek(d as f32);
-            }
+        if let Some(t) = self.clock.play_seek(self.timing()) {
+            self.seek(t);
         }
         self.clock.playing = true;
     }
@@ -642,26 +591,18 @@ impl Evaluator {
             return;
         }
         self.refresh_weights();
-        let d = f64::from(self.duration());
-        let t = if let Source::Machine(_) = &self.source {
+        if let Source::Machine(_) = &self.source {
             // A machine is replayed from its entry state to the time, its parameters as they are now, stepped as
             // `pose` steps it.
             self.replay_machine(time, MACHINE_SEEK_FPS, None);
-            f64::from(time).max(0.0)
-        } else {
-            f64::from(time).clamp(0.0, d.max(0.0))
-        };
-        self.seek_clocks(t);
+        }
+        self.seek_clocks(Clock::seek_target(time, self.timing()));
     }
 
-    /// The clocks to source time `t` after a seek (the layer clock follows, the filters and springs reset).
+    /// The clocks to source time `t` after a seek, and every stateful layer reset (the look-at filter snaps,
+    /// the springs and foot lock start over).
     fn seek_clocks(&mut self, t: f64) {
-        let d = f64::from(self.duration());
-        self.clock.time = t;
-        self.clock.phase = if d > 0.0 { t / d } else { 0.0 };
-        self.clock.elapsed = t;
-        self.clock.cycles = 0;
-        self.clock.look_dt = 0.0;
+        self.clock.seek(t, self.timing());
         self.look.reset();
         self.springs.reset();
         self.foot_lock.reset();
@@ -767,53 +708,14 @@ impl Evaluator {
         }
     }
 
-    /// Moves the source and layer clocks by `d` seconds of source time, wrapping when `looping` (otherwise it
-    /// stops at an end).
+    /// Moves the source and layer clocks by `d` seconds of source time (see [`Clock::advance`]); a machine is
+    /// stepped by what its clock moved.
     fn advance_by(&mut self, d: f64, looping: bool) {
+        let timing = self.timing();
         if let Source::Machine(m) = &mut self.source {
-            // A machine only runs forward: its transitions are events in time.
-            let d = d.max(0.0);
-            m.update(d);
-            self.clock.elapsed += d;
-            self.clock.time = self.clock.elapsed;
-            return;
-        }
-        let looping = looping && self.source_loops();
-        let duration = f64::from(self.duration());
-        self.clock.elapsed = (self.clock.elapsed + d).max(0.0);
-        if duration <= 0.0 {
-            return;
-        }
-        if let (Source::Clip(_), Some([a, b])) = (&self.source, self.play_range()) {
-            let (a, b) = (f64::from(a), f64::from(b));
-            let next = self.clock.time + d;
-            if looping {
-                self.clock.time = a + wrap_cycle(next - a, b - a);
-            } else if next >= b || next <= a {
-                self.clock.time = next.clamp(a, b);
-                self.clock.playing = false;
-            } else {
-                self.clock.time = next;
-            }
-            self.clock.phase = self.clock.time / duration;
-            return;
-        }
-        let (value, length) = match &self.source {
-            Source::Blend(_) => (&mut self.clock.phase, 1.0),
-            _ => (&mut self.clock.time, duration),
-        };
-        let next = *value + d / duration * length;
-        if looping {
-            *value = wrap_cycle(next, length);
-            let wrapped = ((next - *value) / length).round();
-            if wrapped.is_finite() {
-                self.clock.cycles = self.clock.cycles.saturating_add(wrapped as i64);
-            }
-        } else if next >= length || next <= 0.0 {
-            *value = next.clamp(0.0, length);
-            self.clock.playing = false;
+            m.update(self.clock.advance_machine(d));
         } else {
-            *value = next;
+            self.clock.advance(d, looping, timing);
         }
     }
 
