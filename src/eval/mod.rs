@@ -15,6 +15,7 @@
 //!   playing at speed 1 with looping would, stepping the filter by the difference.
 //! - **Hold**: evaluates again where it is (after an edit).
 
+mod clip_layers;
 pub mod clock;
 pub mod curves;
 mod source;
@@ -30,10 +31,11 @@ use crate::core::mesh::Skin;
 use crate::core::{Character, Clip, ClipBinding, Pose, Skeleton, Transform};
 use crate::layers::look_at::LookBoneReport;
 use crate::layers::{FootLockState, LayerParams, LayerRig, LayerScratch, LookAtState, SpringState};
-use crate::runtime::{BlendingJob, JobError, LocalToModelJob, SkinningJob};
+use crate::runtime::{JobError, LocalToModelJob, SkinningJob};
 
+use clip_layers::ClipLayers;
 pub use source::Precision;
-use source::compiled::{ClipCache, CompiledClip};
+use source::compiled::ClipCache;
 use source::look::VrmLook;
 use source::nodes::RootPlay;
 use source::{Source, SourceOut, SourceTime};
@@ -104,83 +106,6 @@ pub struct EvalOutput {
     pub error: Option<JobError>,
 }
 
-/// A clip layer bound to the character: its clip compiled, its mask, and for additive layers the reference pose.
-#[derive(Clone, Debug)]
-struct BoundClipLayer {
-    spec: crate::layers::ClipLayer,
-    /// None when the character has no clip of that name.
-    source: Option<CompiledClip>,
-    /// The mask, one weight per joint.
-    mask: Vec<f32>,
-    /// Override layers: the weights of the pose below (1 − weight × mask) and of the layer (weight × mask).
-    below_mask: Vec<f32>,
-    layer_mask: Vec<f32>,
-    /// Additive layers: the clip's pose at the reference time.
-    reference: Vec<Transform>,
-    /// Additive layers: the clip's morph weights at the reference time (the meshes' defaults elsewhere).
-    reference_morph: Vec<Vec<f32>>,
-    /// The clip name the character lacks when `source` is None (the layer's clip or its reference clip).
-    missing: String,
-}
-
-impl BoundClipLayer {
-    /// Binds `spec`; `compiled(i)` gives clip `i` compiled for the character (shared between layers).
-    fn bind(
-        spec: &crate::layers::ClipLayer,
-        character: &Character,
-        clips: &[Clip],
-        compiled: &mut impl FnMut(usize) -> CompiledClip,
-    ) -> Self {
-        let mask = spec.joint_mask(character);
-        let w = spec.weight.clamp(0.0, 1.0);
-        let layer_mask: Vec<f32> = mask.iter().map(|m| m.clamp(0.0, 1.0) * w).collect();
-        let below_mask = layer_mask.iter().map(|m| 1.0 - m).collect();
-        let mut source = clips
-            .iter()
-            .position(|c| c.name == spec.clip)
-            .map(&mut *compiled);
-        let mut reference = character.skeleton.rest().to_vec();
-        // The reference pose: the layer's own clip, or the one named, at the reference time. A reference clip the
-        // character lacks leaves the layer without a clip (skipped, and named as missing).
-        let mut missing = spec.clip.clone();
-        let mut reference_source = match &spec.reference_clip {
-            Some(name) => match clips.iter().position(|c| c.name == *name) {
-                Some(i) => Some(compiled(i)),
-                None => {
-                    if source.is_some() {
-                        missing = name.clone();
-                    }
-                    source = None;
-                    None
-                }
-            },
-            None => source.clone(),
-        };
-        let mut reference_morph = crate::core::morph::default_weights(character);
-        if let Some(c) = reference_source.as_mut() {
-            let t = spec
-                .reference_time
-                .clamp(0.0, c.animation.duration().max(0.0));
-            // A failed sample leaves the rest pose as the reference.
-            let _ = c.sample(t, &mut reference);
-            c.morph.sample(t, &mut reference_morph);
-        }
-        if source.is_some() {
-            missing.clear();
-        }
-        BoundClipLayer {
-            spec: spec.clone(),
-            source,
-            missing,
-            mask,
-            below_mask,
-            layer_mask,
-            reference,
-            reference_morph,
-        }
-    }
-}
-
 /// Steps a second a seek replays a state machine at: `pose`'s default `--fps`, so a scrub shows what `pose --time`
 /// prints.
 pub const MACHINE_SEEK_FPS: f64 = 60.0;
@@ -206,10 +131,7 @@ pub struct Evaluator {
     clock: Clock,
     layer_scratch: LayerScratch,
     /// The clip layers, bound (see [`crate::layers::clip_layer`]).
-    clip_layers: Vec<BoundClipLayer>,
-    /// Scratch for the clip layers: the pose below and the layer's pose back to back, then a delta pose.
-    clip_layer_poses: Vec<Transform>,
-    clip_layer_delta: Vec<Transform>,
+    clip_layers: ClipLayers,
     /// The meshes' default morph weights, and scratch of the same shape for blends and clip layers.
     morph_defaults: Vec<Vec<f32>>,
     /// The character's expressions, which the layer parameters' expression weights drive.
@@ -226,7 +148,6 @@ pub struct Evaluator {
     /// The travel an in-place clip took out of the pose (model space): the springs move with it, as the
     /// character does in the world.
     treadmill: Vec3,
-    morph_scratch: Vec<Vec<f32>>,
     output: EvalOutput,
     evaluations: u64,
 }
@@ -272,10 +193,7 @@ impl Evaluator {
             foot_lock_model: Vec::new(),
             clock: Clock::default(),
             layer_scratch: LayerScratch::default(),
-            clip_layers: Vec::new(),
-            clip_layer_poses: vec![Transform::IDENTITY; 2 * n],
-            clip_layer_delta: vec![Transform::IDENTITY; n],
-            morph_scratch: morph_defaults.clone(),
+            clip_layers: ClipLayers::new(character),
             output: EvalOutput {
                 morph_weights: morph_defaults.clone(),
                 local: Pose::rest(&character.skeleton),
@@ -326,44 +244,9 @@ impl Evaluator {
         )
     }
 
-    /// Binds the clip layers of the layer parameters to `clips` (a layer whose clip is missing is skipped). Each
-    /// clip is compiled once however many layers play it; with `keep`, a layer whose settings did not change
-    /// keeps its binding and cursors, and the clips already compiled are reused.
-    fn bind_clip_layers(&mut self, character: &Character, cache: &mut ClipCache, keep: bool) {
-        let old = std::mem::take(&mut self.clip_layers);
-        let mut old_by_position: Vec<Option<BoundClipLayer>> = Vec::new();
-        if keep {
-            for source in old.iter().filter_map(|l| l.source.as_ref()) {
-                cache.keep(source);
-            }
-            old_by_position = old.into_iter().map(Some).collect();
-        }
-        let clips = cache.clips;
-        let mut compile = |i: usize| cache.get(i);
-        let masks = &self.layers.masks;
-        self.clip_layers = self
-            .layers
-            .clips
-            .iter()
-            .enumerate()
-            .map(|(i, spec)| {
-                // A layer on a named mask takes the mask's parts and weights (a mask edit rebinds its layers).
-                let spec = spec.with_mask(masks);
-                match old_by_position.get_mut(i).and_then(Option::take) {
-                    Some(layer) if layer.spec == spec => layer,
-                    _ => BoundClipLayer::bind(&spec, character, clips, &mut compile),
-                }
-            })
-            .collect();
-    }
-
     /// Clips the clip layers name (their own, or an additive reference) that the character does not have.
     pub fn missing_layer_clips(&self) -> Vec<&str> {
-        self.clip_layers
-            .iter()
-            .filter(|l| l.source.is_none())
-            .map(|l| l.missing.as_str())
-            .collect()
+        self.clip_layers.missing()
     }
 
     /// Plays another source (compiling its clips), from time 0.
@@ -380,7 +263,8 @@ impl Evaluator {
                 source::machine::MachineSource::bind(&m, character, &mut cache),
             )),
         };
-        self.bind_clip_layers(character, &mut cache, false);
+        self.clip_layers
+            .bind(&self.layers, character, &mut cache, false);
         self.seek(0.0);
     }
 
@@ -415,7 +299,8 @@ impl Evaluator {
             self.layers = layers.clone();
             if rebind {
                 let mut cache = ClipCache::new(clips, character, self.precision);
-                self.bind_clip_layers(character, &mut cache, true);
+                self.clip_layers
+                    .bind(&self.layers, character, &mut cache, true);
             }
         }
     }
@@ -730,7 +615,16 @@ impl Evaluator {
         self.evaluations += 1;
         self.output.error = self
             .sample_source()
-            .and_then(|()| self.apply_clip_layers())
+            .and_then(|()| {
+                self.clip_layers.apply(
+                    self.source_phase(),
+                    self.clock.elapsed,
+                    &self.skeleton,
+                    self.root_motion_joint,
+                    &mut self.output.local.local,
+                    &mut self.output.morph_weights,
+                )
+            })
             .err();
         for ((w, s), l) in self
             .expression_weights
@@ -926,93 +820,6 @@ impl Evaluator {
                 if d > 0.0 { self.clock.time / d } else { 0.0 }
             }
         }
-    }
-
-    /// Applies the clip layers, in order, to the output's local pose.
-    fn apply_clip_layers(&mut self) -> Result<(), JobError> {
-        let n = self.skeleton.len();
-        let phase = self.source_phase();
-        let elapsed = self.clock.elapsed;
-        let solo = self
-            .clip_layers
-            .iter()
-            .any(|l| l.spec.solo && !l.spec.muted);
-        for layer in &mut self.clip_layers {
-            let spec = &layer.spec;
-            let Some(source) = layer.source.as_mut() else {
-                continue;
-            };
-            if spec.muted || spec.weight <= 0.0 || (solo && !spec.solo) {
-                continue;
-            }
-            let t = if spec.synced {
-                phase * f64::from(source.animation.duration())
-            } else {
-                source.time_after(elapsed)
-            };
-            let (below, pose) = self.clip_layer_poses.split_at_mut(n);
-            source.sample(t as f32, pose)?;
-            if !source.morph.is_empty() {
-                let layered = &mut self.morph_scratch;
-                for (l, o) in layered.iter_mut().zip(&self.output.morph_weights) {
-                    l.copy_from_slice(o);
-                }
-                source.morph.sample(t as f32, layered);
-                let w = spec.weight.clamp(0.0, 1.0);
-                for ((o, l), r) in self
-                    .output
-                    .morph_weights
-                    .iter_mut()
-                    .zip(&*layered)
-                    .zip(&layer.reference_morph)
-                {
-                    for ((o, l), r) in o.iter_mut().zip(l).zip(r) {
-                        *o = match spec.mode {
-                            crate::layers::LayerMode::Override => *o + (l - *o) * w,
-                            crate::layers::LayerMode::Additive => *o + (l - r) * spec.weight,
-                        };
-                    }
-                }
-            }
-            match spec.mode {
-                crate::layers::LayerMode::Override => {
-                    let out = &mut self.output.local.local;
-                    below.copy_from_slice(out);
-                    let root = self.root_motion_joint.map(|r| (r, out[r].translation));
-                    BlendingJob {
-                        poses: &self.clip_layer_poses,
-                        weights: &[1.0, 1.0],
-                        masks: &[Some(&layer.below_mask), Some(&layer.layer_mask)],
-                        additive: &[],
-                        rest: self.skeleton.rest(),
-                        threshold: 0.1,
-                        output: out,
-                    }
-                    .run()?;
-                    // The root keeps the source's travel: a layer poses the body, it does not move it.
-                    if let Some((r, t)) = root {
-                        out[r].translation = t;
-                    }
-                }
-                crate::layers::LayerMode::Additive => {
-                    for ((d, p), r) in self
-                        .clip_layer_delta
-                        .iter_mut()
-                        .zip(&*pose)
-                        .zip(&layer.reference)
-                    {
-                        *d = crate::runtime::additive_delta(p, r);
-                    }
-                    crate::runtime::AdditiveLayer {
-                        pose: &self.clip_layer_delta,
-                        weight: spec.weight,
-                        mask: Some(&layer.mask),
-                    }
-                    .apply(&mut self.output.local.local)?;
-                }
-            }
-        }
-        Ok(())
     }
 
     /// Samples the source (and blends it) into the output's local pose, then plays a look-at track it reports.

@@ -787,6 +787,7 @@ fn an_additive_layer_can_take_its_reference_pose_from_another_clip() {
 fn compiled_layer_clips(ev: &Evaluator) -> usize {
     let mut seen: Vec<*const Animation> = ev
         .clip_layers
+        .bound()
         .iter()
         .filter_map(|l| l.source.as_ref().map(|s| Arc::as_ptr(&s.animation)))
         .collect();
@@ -818,6 +819,7 @@ fn clip_layers_share_their_compiled_clips_and_an_edit_rebinds_one_layer() {
     assert_eq!(compiled_layer_clips(&ev), 2);
     let before: Vec<*const ClipBinding> = ev
         .clip_layers
+        .bound()
         .iter()
         .map(|l| Arc::as_ptr(&l.source.as_ref().unwrap().binding))
         .collect();
@@ -825,7 +827,7 @@ fn clip_layers_share_their_compiled_clips_and_an_edit_rebinds_one_layer() {
     params.clips[5].weight = 0.5;
     ev.set_layers(&model.character, &model.clips, &params);
     assert_eq!(compiled_layer_clips(&ev), 2);
-    let after = &ev.clip_layers;
+    let after = ev.clip_layers.bound();
     assert!(
         after
             .iter()
