@@ -17,6 +17,7 @@ use animtune::layers::{LayerParams, SpringParams, SpringRig, SpringState};
 use glam::Mat4;
 
 #[path = "support/thread_clock.rs"]
+#[allow(dead_code)] // the shared timing loop; this bench times one run of its own
 mod thread_clock;
 use thread_clock::thread_cpu_ns;
 

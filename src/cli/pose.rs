@@ -635,19 +635,13 @@ fn play_machine<'a>(
         let path = script_path.map_or_else(String::new, |p| format!("{}: ", p.display()));
         bail!("{path}the state machine has no parameter '{name}'");
     }
-    let mut next = 0;
-    let mut at = |ev: &mut Evaluator, t: f64| {
-        if let Some(player) = ev.machine_mut() {
-            script.apply_due(t, &mut next, player);
-        }
+    ev.set_script(Some(std::sync::Arc::new(script.clone())));
+    for t in crate::graph::script::update_times(fps, time) {
         ev.evaluate(&EvalInput {
             clock: ClockStep::Continue(t as f32),
             look_target,
             ..Default::default()
         });
-    };
-    for t in crate::graph::script::update_times(fps, time) {
-        at(ev, t);
     }
     Ok(ev.output())
 }

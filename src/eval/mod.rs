@@ -479,7 +479,7 @@ impl Evaluator {
         if let Source::Machine(_) = &self.source {
             // A machine is replayed from its entry state to the time, its parameters as they are now, stepped as
             // `pose` steps it.
-            self.replay_machine(time, MACHINE_SEEK_FPS, None);
+            self.replay_machine(time, MACHINE_SEEK_FPS, false);
         }
         self.seek_clocks(Clock::seek_target(time, self.timing()));
     }
@@ -493,60 +493,63 @@ impl Evaluator {
         self.foot_lock.reset();
     }
 
-    /// A seek of a state machine under a parameter script: the parameters back at their defaults, the machine
-    /// replayed from its entry to `time` at `fps` steps a second with the script's events due by each step, as
-    /// `pose --script --time --fps` plays it. Returns how many of the script's events it applied (a replay goes
-    /// on from there). Other sources seek as [`Evaluator::seek`] does, and apply none.
-    pub fn seek_script(&mut self, time: f32, fps: f64, script: &crate::graph::Script) -> usize {
+    /// A seek of a state machine under its parameter script ([`Evaluator::set_script`]): the parameters back at
+    /// their defaults, the machine replayed from its entry to `time` at `fps` steps a second with the script's
+    /// events due by each step, as `pose --script --time --fps` plays it; the script goes on from there. Returns
+    /// how many of the script's events it applied. Other sources, or a machine without a script, seek as
+    /// [`Evaluator::seek`] does, and apply none.
+    pub fn seek_script(&mut self, time: f32, fps: f64) -> usize {
         if !time.is_finite() {
             return 0;
         }
-        if !matches!(self.source, Source::Machine(_)) {
+        if !matches!(&self.source, Source::Machine(m) if m.script().is_some()) {
             self.seek(time);
             return 0;
         }
-        let applied = self.replay_machine(time, fps, Some(script));
+        let applied = self.replay_machine(time, fps, true);
         self.seek_clocks(f64::from(time).max(0.0));
         applied
     }
 
-    /// Replays the machine from its entry to `time` (at least 0) at `fps` steps a second (the times of
-    /// [`crate::graph::script::update_times`]), applying `script`'s due events before each step (its parameters
-    /// reset first) and sampling after each, so that frozen poses and the outputs per-bone transitions start from
-    /// are what a live run leaves. Returns the events applied.
-    fn replay_machine(
-        &mut self,
-        time: f32,
-        fps: f64,
-        script: Option<&crate::graph::Script>,
-    ) -> usize {
+    /// Replays the machine from its entry to `time` at `fps` steps a second (see
+    /// [`source::machine::MachineSource::replay`]), under its script or with its parameters as they are.
+    fn replay_machine(&mut self, time: f32, fps: f64, under_script: bool) -> usize {
         let Source::Machine(m) = &mut self.source else {
             return 0;
         };
-        if script.is_some() {
-            m.player_mut().reset_parameters();
+        let (mut look, mut treadmill) = (None, Vec3::ZERO);
+        let out = SourceOut {
+            pose: &mut self.output.local.local,
+            morph: &mut self.output.morph_weights,
+            expressions: &mut self.source_expression_weights,
+            look: &mut look,
+            treadmill: &mut treadmill,
+        };
+        m.replay(
+            f64::from(time),
+            fps,
+            under_script,
+            &self.skeleton,
+            self.accumulate_loops,
+            out,
+        )
+    }
+
+    /// Plays `script` on the state machine from its start as the machine's time goes on: each evaluation that
+    /// takes the machine to a time first applies the events due by then (None stops it). The machine's
+    /// parameters are not reset: a new machine starts at their defaults. No effect on other sources.
+    pub fn set_script(&mut self, script: Option<std::sync::Arc<crate::graph::Script>>) {
+        if let Source::Machine(m) = &mut self.source {
+            m.set_script(script);
         }
-        m.restart();
-        let (mut next, mut before) = (0, 0.0);
-        let mut look = None;
-        let mut treadmill = Vec3::ZERO;
-        for t in crate::graph::script::update_times(fps, f64::from(time).max(0.0)) {
-            if let Some(script) = script {
-                script.apply_due(t, &mut next, m.player_mut());
-            }
-            m.update(t - before);
-            before = t;
-            let out = SourceOut {
-                pose: &mut self.output.local.local,
-                morph: &mut self.output.morph_weights,
-                expressions: &mut self.source_expression_weights,
-                look: &mut look,
-                treadmill: &mut treadmill,
-            };
-            // A failed sample leaves the pose as it was; the evaluation after the seek reports it.
-            let _ = m.sample(&self.skeleton, self.accumulate_loops, out);
+    }
+
+    /// The state machine's script and how far it has played, if one plays.
+    pub fn script(&self) -> Option<&crate::graph::ScriptCursor> {
+        match &self.source {
+            Source::Machine(m) => m.script(),
+            _ => None,
         }
-        next
     }
 
     /// Moves the blend space's sample point (clamped to its axes); the phase is kept.
@@ -598,7 +601,8 @@ impl Evaluator {
     fn advance_by(&mut self, d: f64, looping: bool) {
         let timing = self.timing();
         if let Source::Machine(m) = &mut self.source {
-            m.update(self.clock.advance_machine(d));
+            let dt = self.clock.advance_machine(d);
+            m.advance(self.clock.elapsed, dt);
         } else {
             self.clock.advance(d, looping, timing);
         }

@@ -14,4 +14,4 @@ pub use machine::{
     ParameterValue, State, StateMachine, Transition, TransitionModel,
 };
 pub use player::{ActiveTransition, MachineEvent, MachinePlayer, Motion, StateInfo, Term};
-pub use script::{Script, ScriptEvent};
+pub use script::{Script, ScriptCursor, ScriptEvent};

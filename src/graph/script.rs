@@ -57,6 +57,60 @@ pub struct Script {
 /// Times within this of an update's count as at it (a frame grid's k/fps rounds).
 const TIME_SLACK: f64 = 1e-9;
 
+/// A script being played: how many of its events have been applied. The one cursor over a script (the state
+/// machine source owns one; `play` below steps a player alone with one). An event is due at the first update at
+/// or after its time, its time compared within [`TIME_SLACK`] or the rounding of an f32 clock at `t`, whichever
+/// is larger.
+#[derive(Clone, Debug)]
+pub struct ScriptCursor {
+    script: std::sync::Arc<Script>,
+    next: usize,
+}
+
+impl ScriptCursor {
+    /// At the script's start.
+    pub fn new(script: std::sync::Arc<Script>) -> Self {
+        ScriptCursor { script, next: 0 }
+    }
+
+    /// The script played.
+    pub fn script(&self) -> &Script {
+        &self.script
+    }
+
+    /// How many events have been applied.
+    pub fn applied(&self) -> usize {
+        self.next
+    }
+
+    /// Whether every event has been applied.
+    pub fn done(&self) -> bool {
+        self.next >= self.script.events.len()
+    }
+
+    /// Back to the script's start.
+    pub fn rewind(&mut self) {
+        self.next = 0;
+    }
+
+    /// Applies to `player` the events not yet applied that are due by time `t`.
+    pub fn apply_due(&mut self, t: f64, player: &mut MachinePlayer) {
+        let slack = TIME_SLACK.max(t.abs() * f64::from(f32::EPSILON));
+        while let Some(e) = self.script.events.get(self.next) {
+            if e.time() > t + slack {
+                break;
+            }
+            match e {
+                ScriptEvent::Set { set, value, .. } => player.set(set, *value),
+                ScriptEvent::Trigger { trigger, .. } => {
+                    player.set(trigger, ParameterValue::Bool(true))
+                }
+            };
+            self.next += 1;
+        }
+    }
+}
+
 impl Script {
     /// Parses a script, checking each event's time and size; `source` names it in errors.
     pub fn parse(text: &str, source: &str) -> Result<Script, String> {
@@ -113,22 +167,6 @@ impl Script {
             .map(ScriptEvent::parameter)
             .find(|p| player.machine().parameter_index(p).is_none())
     }
-
-    /// Applies to `player` the events from position `*next` that are due by time `t`, advancing `*next`.
-    pub fn apply_due(&self, t: f64, next: &mut usize, player: &mut MachinePlayer) {
-        while let Some(e) = self.events.get(*next) {
-            if e.time() > t + TIME_SLACK {
-                break;
-            }
-            match e {
-                ScriptEvent::Set { set, value, .. } => player.set(set, *value),
-                ScriptEvent::Trigger { trigger, .. } => {
-                    player.set(trigger, ParameterValue::Bool(true))
-                }
-            };
-            *next += 1;
-        }
-    }
 }
 
 /// The times a script is played at, `fps` updates a second up to `until` seconds: 0, then k/fps for every whole
@@ -148,10 +186,10 @@ pub fn play(
     until: f64,
     mut frame: impl FnMut(usize, &MachinePlayer),
 ) {
-    let mut next = 0;
+    let mut cursor = ScriptCursor::new(std::sync::Arc::new(script.clone()));
     let mut before = 0.0;
     for (k, t) in update_times(fps, until).enumerate() {
-        script.apply_due(t, &mut next, player);
+        cursor.apply_due(t, player);
         player.update(t - before);
         before = t;
         frame(k, player);

@@ -265,7 +265,9 @@ pub fn bake_stream(
             "the script sets '{name}', which the state machine has no parameter for"
         )));
     }
-    let mut next_event = 0;
+    if let Some(script) = script {
+        ev.set_script(Some(std::sync::Arc::new(script.clone())));
+    }
     ev.set_play_range(spec.clip_range);
     let start = match (&spec.source, ev.play_range()) {
         (StreamSource::Clip(_), Some([a, _])) => {
@@ -309,9 +311,6 @@ pub fn bake_stream(
     for (k, &t) in times.iter().enumerate() {
         if !progress(k, times.len()) {
             return Err(ExportError::Cancelled);
-        }
-        if let (Some(script), Some(player)) = (script, ev.machine_mut()) {
-            script.apply_due(f64::from(t), &mut next_event, player);
         }
         let input = EvalInput {
             clock: ClockStep::Continue(start + t),

@@ -106,6 +106,13 @@ impl EditorState {
         c.placed.clear();
     }
 
+    /// The first character's replayed script, played by the second too.
+    pub(super) fn compare_set_script(&mut self, script: std::sync::Arc<crate::graph::Script>) {
+        if let Some(eval) = self.compare.as_mut().and_then(|c| c.eval.as_mut()) {
+            eval.set_script(Some(script));
+        }
+    }
+
     /// A parameter change of the first character, made on the second too.
     pub(super) fn compare_set(&mut self, name: &str, value: ParameterValue) {
         if let Some(p) = self
@@ -116,21 +123,6 @@ impl EditorState {
         {
             p.set(name, value);
         }
-    }
-
-    /// The replayed script's changes due by `to`, from event `from` on, on the second character.
-    pub(super) fn compare_script_due(&mut self, to: f64, from: usize) {
-        let (Some(script), Some(p)) = (
-            self.session.machine.script.as_ref(),
-            self.compare
-                .as_mut()
-                .and_then(|c| c.eval.as_mut())
-                .and_then(Evaluator::machine_mut),
-        ) else {
-            return;
-        };
-        let mut next = from;
-        script.apply_due(to, &mut next, p);
     }
 
     /// After the first character's evaluation: the second one to the same machine time, placed beside it.
@@ -149,8 +141,8 @@ impl EditorState {
         // while the parameters are a replayed script's (as the first did).
         if time < eval.time() {
             match super::machine::replayed_script(&self.session.machine) {
-                Some(script) => {
-                    eval.seek_script(time, crate::eval::MACHINE_SEEK_FPS, script);
+                Some(_) => {
+                    eval.seek_script(time, crate::eval::MACHINE_SEEK_FPS);
                 }
                 None => eval.seek(time),
             }

@@ -47,7 +47,7 @@ impl EditorState {
 
     /// True while the script replays.
     pub fn replaying(&self) -> bool {
-        self.session.machine.replay_next.is_some() && self.machine_player().is_some()
+        self.session.machine.replaying && self.machine_player().is_some()
     }
 
     /// The seconds one loop of a state takes at its speed (None when its motion is unknown): from the player
@@ -188,7 +188,7 @@ impl EditorState {
     /// Plays the machine from its entry; false (with the reason in the status bar) when it cannot.
     pub(super) fn play_machine(&mut self) -> bool {
         self.session.machine.preview = None;
-        self.session.machine.replay_next = None;
+        self.session.machine.replaying = false;
         self.session.machine.replayed = false;
         let Some(m) = self.machine().cloned() else {
             self.session
@@ -274,7 +274,7 @@ impl EditorState {
                     .report(format!("The transition cannot be previewed: {e}"), true);
                 return;
             }
-            self.session.machine.replay_next = None;
+            self.session.machine.replaying = false;
             let (character, clips) = (&self.doc.model.character, &self.doc.clips);
             self.session
                 .eval
@@ -330,7 +330,10 @@ impl EditorState {
             let text = format!("The script sets '{name}', which the state machine does not have");
             self.session.report(text, true);
         }
-        self.session.machine.replay_next = Some(0);
+        let shared = std::sync::Arc::new(script.clone());
+        self.session.eval.set_script(Some(shared.clone()));
+        self.compare_set_script(shared);
+        self.session.machine.replaying = true;
         self.session.machine.replayed = true;
         self.session.report(
             format!("Replaying {} parameter changes", script.events().len()),
@@ -361,43 +364,29 @@ impl EditorState {
     pub(super) fn seek_to(&mut self, time: f32) {
         match replayed_script(&self.session.machine) {
             Some(script) => {
-                let applied =
-                    self.session
-                        .eval
-                        .seek_script(time, crate::eval::MACHINE_SEEK_FPS, script);
-                let left = applied < script.events().len();
-                self.session.machine.replay_next = left.then_some(applied);
+                let applied = self
+                    .session
+                    .eval
+                    .seek_script(time, crate::eval::MACHINE_SEEK_FPS);
+                self.session.machine.replaying = applied < script.events().len();
             }
             None => self.session.eval.seek(time),
         }
     }
 
-    /// Before an evaluation that takes the machine to `to` seconds: the replayed script's changes due by then.
-    pub(super) fn apply_script_due(&mut self, to: f64) {
-        let (Some(mut next), Some(script)) = (
-            self.session.machine.replay_next,
-            self.session.machine.script.as_ref(),
-        ) else {
-            return;
-        };
-        if self.session.machine.preview.is_some() {
-            self.session.machine.replay_next = None;
+    /// After an evaluation: the end of a replay (its last change applied by the machine) told in the status bar.
+    pub(super) fn note_replay_progress(&mut self) {
+        if !self.session.machine.replaying {
             return;
         }
-        let Some(player) = self.session.eval.machine_mut() else {
-            self.session.machine.replay_next = None;
+        if self.session.machine.preview.is_some() {
+            self.session.machine.replaying = false;
             return;
-        };
-        let from = next;
-        script.apply_due(to, &mut next, player);
-        let done = next >= script.events().len();
-        self.compare_script_due(to, from);
-        if done {
-            self.session.machine.replay_next = None;
+        }
+        if self.session.eval.script().is_none_or(|c| c.done()) {
+            self.session.machine.replaying = false;
             self.session
                 .report("Script replayed: the machine plays on".into(), false);
-        } else {
-            self.session.machine.replay_next = Some(next);
         }
     }
 

@@ -460,12 +460,6 @@ impl EditorState {
             self.session.shake_time += dt.max(0.0);
         }
         self.drive(dt);
-        if matches!(clock, ClockStep::Advance(_)) && self.session.eval.is_playing() {
-            let to = self.session.eval.time()
-                + dt.clamp(0.0, MAX_FRAME_STEP_S) * self.session.eval.speed();
-            // A microsecond over: the clock's f32 time and this sum may round apart by an ulp.
-            self.apply_script_due(f64::from(to) + 1e-6);
-        }
         // Marker sync: the clips' foot-down markers, found again after each new binding of the space.
         let key = (self.doc.generation, self.doc.revision);
         if self.doc.tuning.blend.sync == crate::blend::TimeSync::Markers
@@ -496,6 +490,7 @@ impl EditorState {
             }
         }
         self.stamp_recording();
+        self.note_replay_progress();
         self.step_compare(placement);
         self.placed.clear();
         if placement != Mat4::IDENTITY {

@@ -114,8 +114,8 @@ pub struct MachineSession {
     pub recording: Option<Vec<crate::graph::ScriptEvent>>,
     /// The script last recorded or opened.
     pub script: Option<crate::graph::Script>,
-    /// While the script replays: its next event.
-    pub replay_next: Option<usize>,
+    /// While the script replays (the Evaluator's machine plays it until its last event).
+    pub replaying: bool,
     /// Whether the parameters are the replayed script's (from its replay's start until a parameter is set by
     /// hand or the machine is played anew): a seek then replays the script to the time.
     pub replayed: bool,

@@ -20,7 +20,8 @@ use crate::blend::{BlendSpace, TimeSync};
 use crate::core::{Character, Skeleton, Transform};
 use crate::graph::inertial::{dead_blend_weight, dead_extrapolate, inertial_offset};
 use crate::graph::{
-    MachineEvent, MachinePlayer, Motion, StateInfo, StateMachine, Term, TransitionModel,
+    MachineEvent, MachinePlayer, Motion, Script, ScriptCursor, StateInfo, StateMachine, Term,
+    TransitionModel,
 };
 use crate::runtime::{BlendingJob, JobError};
 
@@ -84,6 +85,8 @@ pub(crate) struct MachineSource {
     look: LookMix,
     /// How root motion plays (the Evaluator's transport says whether kept root motion accumulates over loops).
     root: RootPlay,
+    /// The parameter script played, if any: its events are applied as the machine's time reaches them.
+    script: Option<ScriptCursor>,
 }
 
 /// A bone's pose and velocity where a per-bone transition started, and for inertialization its offset from the
@@ -179,6 +182,7 @@ impl MachineSource {
                 joint: crate::blend::sampler::root_motion_joint(character),
                 accumulate_loops: false,
             },
+            script: None,
         };
         source.faced = source.states.iter().any(|m| {
             let faced = |c: &CompiledClip| c.morph.has_face();
@@ -258,6 +262,74 @@ impl MachineSource {
         self.before_last.clear();
         self.start_of = None;
         self.refresh_infos(true);
+    }
+
+    /// Plays `script` from its start as the machine's time goes on (None: no script).
+    pub(crate) fn set_script(&mut self, script: Option<std::sync::Arc<Script>>) {
+        self.script = script.map(ScriptCursor::new);
+    }
+
+    /// The script played and how far.
+    pub(crate) fn script(&self) -> Option<&ScriptCursor> {
+        self.script.as_ref()
+    }
+
+    /// Steps the machine by `dt` seconds to its time `to`, the script's events due by `to` applied first.
+    pub(crate) fn advance(&mut self, to: f64, dt: f64) {
+        if let Some(cursor) = &mut self.script {
+            cursor.apply_due(to, &mut self.player);
+        }
+        self.update(dt);
+    }
+
+    /// Replays the machine from its entry to `time` (at least 0) at `fps` steps a second (the times of
+    /// [`crate::graph::script::update_times`]), sampling after each step into `out` so that frozen poses and the
+    /// outputs per-bone transitions start from are what a live run leaves. With `under_script`, the parameters
+    /// go back to their defaults and the script plays from its start; otherwise the parameters stay as they are
+    /// and the script's cursor where it is. Returns the script's events applied.
+    pub(crate) fn replay(
+        &mut self,
+        time: f64,
+        fps: f64,
+        under_script: bool,
+        skeleton: &Skeleton,
+        accumulate_loops: bool,
+        out: SourceOut,
+    ) -> usize {
+        let under_script = under_script && self.script.is_some();
+        if under_script {
+            self.player.reset_parameters();
+            if let Some(cursor) = &mut self.script {
+                cursor.rewind();
+            }
+        }
+        self.restart();
+        let SourceOut {
+            pose,
+            morph,
+            expressions,
+            look,
+            treadmill,
+        } = out;
+        let mut before = 0.0;
+        for t in crate::graph::script::update_times(fps, time.max(0.0)) {
+            if under_script {
+                self.advance(t, t - before);
+            } else {
+                self.update(t - before);
+            }
+            before = t;
+            let out = SourceOut {
+                pose: &mut *pose,
+                morph: &mut *morph,
+                expressions: &mut *expressions,
+                look: &mut *look,
+                treadmill: &mut *treadmill,
+            };
+            // A failed sample leaves the pose as it was; the evaluation after the seek reports it.
+            let _ = self.sample(skeleton, accumulate_loops, out);
+        }
+        self.script.as_ref().map_or(0, ScriptCursor::applied)
     }
 
     /// Steps the machine by `dt` seconds (the blend states' points follow their parameters first).
@@ -900,10 +972,10 @@ mod tests {
             Evaluator::with_precision(c, clips, m, LayerParams::off(), Precision::Exact)
         };
         let until = 0.55;
+        let script = std::sync::Arc::new(script);
         let mut played = evaluator();
-        let mut next = 0;
+        played.set_script(Some(script.clone()));
         for t in crate::graph::script::update_times(60.0, until) {
-            script.apply_due(t, &mut next, played.machine_mut().unwrap());
             played.evaluate(&EvalInput {
                 clock: ClockStep::Continue(t as f32),
                 ..Default::default()
@@ -914,7 +986,8 @@ mod tests {
             .machine_mut()
             .unwrap()
             .set("n", ParameterValue::Number(2.0));
-        let applied = sought.seek_script(until as f32, 60.0, &script);
+        sought.set_script(Some(script));
+        let applied = sought.seek_script(until as f32, 60.0);
         sought.evaluate(&EvalInput::default());
         assert_eq!(applied, 3, "the events due by {until} s");
         let (a, b) = (played.machine().unwrap(), sought.machine().unwrap());
