@@ -1,9 +1,8 @@
 //! The state machine: its data as presets hold it ([`machine`]), its player under Unity's transition rules with
-//! Godot's, inertialization and dead blending as selectable models ([`player`], [`inertial`]), and parameter
+//! Godot's, inertialization and dead blending as selectable models ([`player`], [`crate::runtime::inertialize`]), and parameter
 //! scripts ([`script`]), and the edits a graph view makes ([`edit`]). Headless: the Evaluator samples and blends the motions the player names.
 
 pub mod edit;
-pub mod inertial;
 pub mod machine;
 pub mod player;
 pub mod script;

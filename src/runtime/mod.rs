@@ -14,6 +14,7 @@ pub mod blend;
 pub mod ik_aim;
 mod ik_math;
 pub mod ik_two_bone;
+pub mod inertialize;
 pub mod local_to_model;
 pub mod packed;
 pub mod sample;
@@ -23,6 +24,9 @@ pub use animation::{Animation, COMPACT_TOLERANCE};
 pub use blend::{AdditiveLayer, BlendingJob, additive_delta};
 pub use ik_aim::IkAimJob;
 pub use ik_two_bone::IkTwoBoneJob;
+pub use inertialize::{
+    BoneStart, DeadBlendingJob, InertialOffsetJob, InertializationJob, TransitionStartJob,
+};
 pub use local_to_model::LocalToModelJob;
 pub use sample::{SamplingContext, SamplingJob, fast_slerp, polynomial_slerp};
 pub use skin::SkinningJob;

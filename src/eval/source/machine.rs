@@ -2,12 +2,9 @@
 //! space driven by two parameters), the player stepped with the clock, and the player's terms sampled and blended
 //! through the BlendingJob. The pose frozen at an interruption is kept here.
 //!
-//! Inertialization and dead blending work per bone on the pose as it was shown. When such a transition starts,
-//! the last output and its velocity (from the output before it) are recorded. Inertialization then adds to the
-//! destination the offset from that pose, each bone's rotation angle and translation length decaying by
-//! `graph::inertial::inertial_offset` along a fixed axis (Bollo's vector form). Dead blending extrapolates that pose
-//! with its velocity halving every half-life (`dead_extrapolate`) and crossfades it into the destination by
-//! `dead_blend_weight`. Scale is the destination's.
+//! Inertialization and dead blending work per bone on the pose as it was shown: when such a transition starts,
+//! the last output and its velocity (from the output before it) are recorded, and the jobs of
+//! `runtime::inertialize` turn the destination into the transition's pose.
 
 use glam::DVec2;
 
@@ -18,12 +15,14 @@ use super::nodes::{BoundSpace, FaceMix, NodeOutput, RootPlay, SpaceTime, next_sl
 use crate::blend::markers::FootMarker;
 use crate::blend::{BlendSpace, TimeSync};
 use crate::core::{Character, Skeleton, Transform};
-use crate::graph::inertial::{dead_blend_weight, dead_extrapolate, inertial_offset};
 use crate::graph::{
     MachineEvent, MachinePlayer, Motion, Script, ScriptCursor, StateInfo, StateMachine, Term,
     TransitionModel,
 };
-use crate::runtime::{BlendingJob, JobError};
+use crate::runtime::{
+    BlendingJob, BoneStart, DeadBlendingJob, InertialOffsetJob, InertializationJob, JobError,
+    TransitionStartJob,
+};
 
 /// A state's motion, bound.
 #[derive(Clone, Debug)]
@@ -87,22 +86,6 @@ pub(crate) struct MachineSource {
     root: RootPlay,
     /// The parameter script played, if any: its events are applied as the machine's time reaches them.
     script: Option<ScriptCursor>,
-}
-
-/// A bone's pose and velocity where a per-bone transition started, and for inertialization its offset from the
-/// destination then: a translation (direction, length, speed along it) and a rotation (axis, angle, angular speed
-/// about it), each decayed along its fixed direction.
-#[derive(Clone, Copy, Debug)]
-struct BoneStart {
-    pose: Transform,
-    velocity: glam::Vec3A,
-    angular: glam::Vec3A,
-    offset_dir: glam::Vec3A,
-    offset_len: f32,
-    offset_speed: f32,
-    offset_axis: glam::Vec3,
-    offset_angle: f32,
-    offset_spin: f32,
 }
 
 impl MachineSource {
@@ -474,10 +457,12 @@ impl MachineSource {
                 }];
                 keep_first(&mut result, self.blend_terms(&dest, skeleton, out));
                 if fresh {
-                    self.fix_offsets(out);
+                    keep_first(&mut result, self.fix_offsets(out));
                 }
                 let halflife = self.player.machine().transitions[a.transition].halflife;
-                self.apply_per_bone(model, a.elapsed, a.duration, a.progress(), halflife, out);
+                let applied =
+                    self.apply_per_bone(model, a.elapsed, a.duration, a.progress(), halflife, out);
+                keep_first(&mut result, applied);
             }
             None => {
                 self.start_of = None;
@@ -507,60 +492,28 @@ impl MachineSource {
         } else {
             skeleton.rest()
         };
-        let moving = self.before_last.len() == shown.len() && self.last_dt > 0.0;
-        let inv_dt = if moving {
-            (1.0 / self.last_dt) as f32
-        } else {
-            0.0
-        };
-        self.start = shown
-            .iter()
-            .enumerate()
-            .map(|(j, pose)| {
-                let (velocity, angular) = match self.before_last.get(j).filter(|_| moving) {
-                    Some(prev) => {
-                        let turn = pose.rotation * prev.rotation.inverse();
-                        let turn = if turn.w < 0.0 { -turn } else { turn };
-                        (
-                            (pose.translation - prev.translation) * inv_dt,
-                            glam::Vec3A::from(turn.to_scaled_axis()) * inv_dt,
-                        )
-                    }
-                    None => (glam::Vec3A::ZERO, glam::Vec3A::ZERO),
-                };
-                BoneStart {
-                    pose: *pose,
-                    velocity,
-                    angular,
-                    offset_dir: glam::Vec3A::ZERO,
-                    offset_len: 0.0,
-                    offset_speed: 0.0,
-                    offset_axis: glam::Vec3::X,
-                    offset_angle: 0.0,
-                    offset_spin: 0.0,
-                }
-            })
-            .collect();
+        self.start.resize(shown.len(), BoneStart::default());
+        // The buffers are sized here: the job cannot refuse them.
+        let _ = TransitionStartJob {
+            shown,
+            previous: if self.before_last.len() == shown.len() {
+                &self.before_last
+            } else {
+                &[]
+            },
+            dt: self.last_dt,
+            output: &mut self.start,
+        }
+        .run();
     }
 
     /// Inertialization's offsets: each bone's start against the destination `dest` as it starts.
-    fn fix_offsets(&mut self, dest: &[Transform]) {
-        for (start, dest) in self.start.iter_mut().zip(dest) {
-            let offset = start.pose.translation - dest.translation;
-            start.offset_len = offset.length();
-            if start.offset_len > 0.0 {
-                start.offset_dir = offset / start.offset_len;
-                start.offset_speed = start.velocity.dot(start.offset_dir);
-            }
-            let turn = start.pose.rotation * dest.rotation.inverse();
-            let turn = if turn.w < 0.0 { -turn } else { turn };
-            let (axis, angle) = turn.to_axis_angle();
-            if angle > 0.0 && axis.is_finite() {
-                start.offset_axis = axis;
-                start.offset_angle = angle;
-                start.offset_spin = start.angular.dot(glam::Vec3A::from(axis));
-            }
+    fn fix_offsets(&mut self, dest: &[Transform]) -> Result<(), JobError> {
+        InertialOffsetJob {
+            destination: dest,
+            start: &mut self.start,
         }
+        .run()
     }
 
     /// Turns `out` (the destination) into the per-bone model's pose `elapsed` seconds into a transition of
@@ -573,49 +526,24 @@ impl MachineSource {
         progress: f64,
         halflife: f64,
         out: &mut [Transform],
-    ) {
-        for (dest, start) in out.iter_mut().zip(&self.start) {
-            match model {
-                TransitionModel::Inertialization => {
-                    let decay = |x0: f32, v0: f32| {
-                        inertial_offset(f64::from(x0), f64::from(v0), duration, elapsed) as f32
-                    };
-                    if start.offset_len > 0.0 {
-                        let x = decay(start.offset_len, start.offset_speed);
-                        dest.translation += start.offset_dir * x;
-                    }
-                    if start.offset_angle > 0.0 {
-                        let x = decay(start.offset_angle, start.offset_spin);
-                        let turn = glam::Quat::from_axis_angle(start.offset_axis, x);
-                        dest.rotation = (turn * dest.rotation).normalize();
-                    }
-                }
-                TransitionModel::DeadBlending => {
-                    let reach =
-                        |v: f32| dead_extrapolate(0.0, f64::from(v), halflife, elapsed) as f32;
-                    let translation = start.pose.translation
-                        + glam::Vec3A::new(
-                            reach(start.velocity.x),
-                            reach(start.velocity.y),
-                            reach(start.velocity.z),
-                        );
-                    let spin = glam::Vec3::new(
-                        reach(start.angular.x),
-                        reach(start.angular.y),
-                        reach(start.angular.z),
-                    );
-                    let rotation = glam::Quat::from_scaled_axis(spin) * start.pose.rotation;
-                    let w = dead_blend_weight(progress) as f32;
-                    let aligned = if rotation.dot(dest.rotation) < 0.0 {
-                        -dest.rotation
-                    } else {
-                        dest.rotation
-                    };
-                    dest.translation = translation.lerp(dest.translation, w);
-                    dest.rotation = rotation.lerp(aligned, w).normalize();
-                }
-                TransitionModel::Unity | TransitionModel::Godot => {}
+    ) -> Result<(), JobError> {
+        match model {
+            TransitionModel::Inertialization => InertializationJob {
+                start: &self.start,
+                elapsed,
+                duration,
+                pose: out,
             }
+            .run(),
+            TransitionModel::DeadBlending => DeadBlendingJob {
+                start: &self.start,
+                elapsed,
+                progress,
+                halflife,
+                pose: out,
+            }
+            .run(),
+            TransitionModel::Unity | TransitionModel::Godot => Ok(()),
         }
     }
 
