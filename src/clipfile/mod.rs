@@ -1,6 +1,7 @@
 //! Baked clips: a clip sampled on a frame grid, compacted, and stored as `.animclip` (native) or in the
 //! Unity-side AnimDataSequence layout.
 
+mod messagepack;
 pub mod native;
 pub mod packed;
 pub mod rest;
@@ -238,23 +239,6 @@ impl ClipFile {
             ClipFile::Unity(_) => "unity",
         }
     }
-}
-
-/// Decodes one MessagePack value that must span all of `bytes`: trailing bytes (a second value, garbage, a file
-/// cut and pasted twice) are an error, not silently ignored.
-pub(crate) fn decode_whole<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, String> {
-    let mut rest = bytes;
-    let value =
-        T::deserialize(&mut rmp_serde::Deserializer::new(&mut rest)).map_err(|e| e.to_string())?;
-    if !rest.is_empty() {
-        return Err(format!(
-            "{} trailing bytes after the data (byte {} of {})",
-            rest.len(),
-            bytes.len() - rest.len(),
-            bytes.len()
-        ));
-    }
-    Ok(value)
 }
 
 /// Reads a clip file, telling the two layouts apart by their first element (a tag string or an int id).

@@ -876,7 +876,8 @@ pub fn decode(bytes: &[u8], path: &Path) -> Result<BakedClip, ClipFileError> {
             supported: VERSION,
         });
     }
-    let (_, _, body): (String, u32, Body) = super::decode_whole(bytes).map_err(format)?;
+    let (_, _, body): (String, u32, Body) =
+        super::messagepack::decode_whole(bytes).map_err(format)?;
     let ck = Checker { path };
     if !body.duration.is_finite()
         || !(0.0..=MAX_KEY_TIME).contains(&body.duration)

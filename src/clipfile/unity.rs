@@ -189,10 +189,11 @@ pub fn encode(clip: &UnityClip) -> Vec<u8> {
 
 /// Decodes and validates Unity-layout bytes; `path` names the source in errors.
 pub fn decode(bytes: &[u8], path: &Path) -> Result<UnityClip, ClipFileError> {
-    let clip: UnityClip = super::decode_whole(bytes).map_err(|e| ClipFileError::Format {
-        path: path.to_path_buf(),
-        message: format!("neither an .animclip nor a Unity AnimDataSequence: {e}"),
-    })?;
+    let clip: UnityClip =
+        super::messagepack::decode_whole(bytes).map_err(|e| ClipFileError::Format {
+            path: path.to_path_buf(),
+            message: format!("neither an .animclip nor a Unity AnimDataSequence: {e}"),
+        })?;
     let invalid = |message: String| ClipFileError::Invalid {
         path: path.to_path_buf(),
         message,

@@ -43,6 +43,18 @@ pub struct Character {
 }
 
 impl Character {
+    /// How tall the character stands at rest: the span of its joints' rest heights (None when that is not a
+    /// usable length).
+    pub fn rest_height(&self) -> Option<f32> {
+        let model = super::Pose::rest(&self.skeleton).model_matrices(&self.skeleton);
+        let (low, high) = model
+            .iter()
+            .map(|m| m.w_axis.y)
+            .fold((f32::MAX, f32::MIN), |(lo, hi), y| (lo.min(y), hi.max(y)));
+        let h = high - low;
+        (h.is_finite() && h > 1e-4).then_some(h)
+    }
+
     /// A character with a skeleton and humanoid map only (no meshes): what clip baking and evaluation need.
     pub fn skeleton_only(skeleton: &Skeleton, humanoid: Option<&HumanoidMap>) -> Self {
         Character {

@@ -5,7 +5,8 @@
 
 use glam::{Mat4, Quat, Vec3A, Vec4};
 
-use super::{JobError, check_len};
+use super::JobError;
+use super::check::check_len;
 use crate::core::Transform;
 
 /// A pose added on top of the normalised blend (ozz's additive layer), usually a difference from a reference pose

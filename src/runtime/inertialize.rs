@@ -11,7 +11,8 @@
 
 use glam::{Quat, Vec3, Vec3A};
 
-use super::{JobError, check_len};
+use super::JobError;
+use super::check::check_len;
 use crate::core::Transform;
 
 use std::f64::consts::LN_2;
@@ -453,7 +454,7 @@ mod tests {
         }
         .run()
         .unwrap();
-        for (t, along, degrees) in [(0.5, 0.5, 45.0), (0.25, 0.896_484_4, 0.896_484_375 * 90.0)] {
+        for (t, along, degrees) in [(0.5, 0.5, 45.0), (0.25, 0.896_484_4, 0.896_484_4 * 90.0)] {
             let mut pose = dest;
             InertializationJob {
                 start: &start,

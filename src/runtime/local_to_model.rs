@@ -4,7 +4,8 @@
 
 use glam::{Mat4, Vec4};
 
-use super::{JobError, check_len};
+use super::JobError;
+use super::check::check_len;
 use crate::core::transform::compose;
 use crate::core::{Skeleton, Transform};
 

@@ -11,6 +11,7 @@
 
 pub mod animation;
 pub mod blend;
+mod check;
 pub mod ik_aim;
 mod ik_math;
 pub mod ik_two_bone;
@@ -60,17 +61,4 @@ pub enum JobError {
     /// A vector that must have unit length does not.
     #[error("{0} is not a unit vector")]
     NotNormalized(&'static str),
-}
-
-/// Checks that a buffer has the expected length.
-pub(crate) fn check_len(what: &'static str, got: usize, expected: usize) -> Result<(), JobError> {
-    if got == expected {
-        Ok(())
-    } else {
-        Err(JobError::Length {
-            what,
-            got,
-            expected,
-        })
-    }
 }

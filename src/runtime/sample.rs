@@ -10,9 +10,10 @@
 
 use glam::{Mat4, Quat, Vec3A, Vec4};
 
+use super::JobError;
 use super::animation::{Animation, CubicSegment, Group, LinearGroup};
+use super::check::check_len;
 use super::packed::{BlockCache, GroupCursor, PackedProperty};
-use super::{JobError, check_len};
 use crate::core::Transform;
 
 /// Per-clip playback state: for each set of key times, the key interval of the last sample; for each packed

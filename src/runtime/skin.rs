@@ -2,7 +2,8 @@
 
 use glam::Mat4;
 
-use super::{JobError, check_len};
+use super::JobError;
+use super::check::check_len;
 
 /// Computes one skin's palette.
 pub struct SkinningJob<'a> {

@@ -1,14 +1,17 @@
 //! The module structure ARCHITECTURE.md describes, checked on the source: the top-level modules import each
 //! other without a cycle, and the headless layers (core, runtime, eval, offline, import and the formats)
 //! never reach up into the app, the CLI or the renderer. Inside the app, its modules import each other without a
-//! cycle too, and `command` (the vocabulary: commands, purposes, kinds) imports nothing of the app.
+//! cycle too, and `command` (the vocabulary: commands, purposes, kinds) imports nothing of the app. No file imports
+//! its parent module's private items back (a parent uses its children, not the other way round), and the
+//! Evaluator's sources (`eval/source/`) import nothing of `eval/mod.rs`.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// Modules that must not import `app`, `cli` or `render`.
-const HEADLESS: [&str; 9] = [
-    "core", "runtime", "eval", "offline", "import", "clipfile", "blend", "layers", "io",
+const HEADLESS: [&str; 11] = [
+    "core", "runtime", "eval", "offline", "import", "clipfile", "blend", "layers", "io", "graph",
+    "analysis",
 ];
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -215,4 +218,143 @@ fn a_planted_cycle_is_found() {
     g.insert("b".to_string(), BTreeSet::from(["c".to_string()]));
     g.insert("c".to_string(), BTreeSet::from(["a".to_string()]));
     assert_eq!(find_cycle(&g).unwrap(), ["a", "b", "c", "a"]);
+}
+
+/// The shipped code of a file: before its tests, without comment lines.
+fn shipped_code(path: &Path) -> String {
+    let text = std::fs::read_to_string(path).unwrap();
+    text.split("#[cfg(test)]")
+        .next()
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("//"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The names a file reaches through `super::` (`use super::{A, b::C}` gives A and b; `super::x(…)` gives x).
+fn super_names(code: &str) -> BTreeSet<String> {
+    let ident = |rest: &str| -> String {
+        rest.chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect()
+    };
+    let mut names = BTreeSet::new();
+    for (i, _) in code.match_indices("super::") {
+        let rest = &code[i + "super::".len()..];
+        if let Some(list) = rest.strip_prefix('{') {
+            let list = &list[..list.find('}').unwrap_or(list.len())];
+            names.extend(list.split(',').map(|n| ident(n.trim())));
+        } else {
+            names.insert(ident(rest));
+        }
+    }
+    names.remove("");
+    names
+}
+
+/// The items a module file defines at its top level that are not `pub` (private, `pub(crate)`, `pub(super)`).
+fn private_items(code: &str) -> BTreeSet<String> {
+    let mut items = BTreeSet::new();
+    for line in code.lines() {
+        let rest = line
+            .strip_prefix("pub(crate) ")
+            .or_else(|| line.strip_prefix("pub(super) "))
+            .unwrap_or(line);
+        if rest.starts_with("pub ") {
+            continue;
+        }
+        for kind in [
+            "fn ", "struct ", "enum ", "const ", "static ", "type ", "trait ",
+        ] {
+            if let Some(name) = rest.strip_prefix(kind) {
+                let name: String = name
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                items.insert(name);
+            }
+        }
+    }
+    items
+}
+
+#[test]
+fn no_file_imports_its_parent_modules_private_items() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let mut checked = 0;
+    let mut found = Vec::new();
+    for f in &files {
+        if f.file_name().is_some_and(|n| n == "tests.rs") {
+            continue;
+        }
+        let dir = f.parent().unwrap();
+        let parent = if f.file_name().is_some_and(|n| n == "mod.rs") {
+            dir.parent().unwrap().join("mod.rs")
+        } else {
+            dir.join("mod.rs")
+        };
+        if !parent.is_file() {
+            continue;
+        }
+        checked += 1;
+        let private = private_items(&shipped_code(&parent));
+        let reached: Vec<String> = super_names(&shipped_code(f))
+            .intersection(&private)
+            .cloned()
+            .collect();
+        if !reached.is_empty() {
+            found.push(format!(
+                "{} uses {reached:?} of {}",
+                f.display(),
+                parent.display()
+            ));
+        }
+    }
+    assert!(checked > 50, "read the module files: {checked}");
+    assert!(found.is_empty(), "{found:#?}");
+}
+
+#[test]
+fn the_sources_import_nothing_of_the_evaluators_module() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/eval/source");
+    let mut files = Vec::new();
+    rust_files(&dir, &mut files);
+    assert!(files.len() >= 6, "{files:?}");
+    let siblings = ["clock", "source"];
+    for f in &files {
+        let code = shipped_code(f);
+        assert!(
+            !code.contains("super::super"),
+            "{} reaches into eval/mod.rs",
+            f.display()
+        );
+        for (i, _) in code.match_indices("crate::eval::") {
+            let name: String = code[i + "crate::eval::".len()..]
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            assert!(
+                siblings.contains(&name.as_str()),
+                "{} uses crate::eval::{name}: a source takes nothing of the Evaluator",
+                f.display()
+            );
+        }
+    }
+}
+
+#[test]
+fn the_checks_of_the_module_files_read_what_they_should() {
+    assert_eq!(
+        super_names("use super::{JobError, check::check_len};\nlet x = super::wrap(1);"),
+        BTreeSet::from(["JobError".into(), "check".into(), "wrap".into()])
+    );
+    assert_eq!(
+        private_items(
+            "pub fn a() {}\nfn b() {}\npub(crate) struct C;\npub(super) enum D {}\npub struct E;"
+        ),
+        BTreeSet::from(["b".into(), "C".into(), "D".into()])
+    );
 }

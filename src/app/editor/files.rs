@@ -45,7 +45,7 @@ impl EditorState {
         self.doc.revision += 1;
         self.doc.base_humanoid = model.character.humanoid.clone();
         self.doc.tuning.humanoid.clear();
-        let height_before = super::character_height(&self.doc.model.character);
+        let height_before = self.doc.model.character.rest_height();
         self.doc.model = model;
         self.doc.name = path
             .file_name()

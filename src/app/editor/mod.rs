@@ -1209,14 +1209,14 @@ impl EditorState {
             blend: None,
             spaces,
             layers: Some(self.doc.tuning.layers.clone()),
-            look_target_height: character_height(&self.doc.model.character),
+            look_target_height: self.doc.model.character.rest_height(),
         }
     }
 
     /// Scales the look-at target (model space, about the character's origin) from a character `from` tall to the
     /// open one, so a target placed before the eyes of one stays before the eyes of another.
     fn rescale_look_target(&mut self, from: Option<f32>) {
-        let (Some(from), Some(to)) = (from, character_height(&self.doc.model.character)) else {
+        let (Some(from), Some(to)) = (from, self.doc.model.character.rest_height()) else {
             return;
         };
         let ratio = to / from;
@@ -1270,18 +1270,6 @@ impl EditorState {
             .map(|(j, _)| j)
             .or_else(on_screen)
     }
-}
-
-/// How tall a character stands at rest: the span of its joints' rest heights (None when that is not a usable
-/// length).
-fn character_height(c: &crate::core::Character) -> Option<f32> {
-    let model = crate::core::Pose::rest(&c.skeleton).model_matrices(&c.skeleton);
-    let (low, high) = model
-        .iter()
-        .map(|m| m.w_axis.y)
-        .fold((f32::MAX, f32::MIN), |(lo, hi), y| (lo.min(y), hi.max(y)));
-    let h = high - low;
-    (h.is_finite() && h > 1e-4).then_some(h)
 }
 
 #[cfg(test)]

@@ -7,8 +7,8 @@ use crate::runtime::{BlendingJob, JobError};
 
 use super::compiled::ClipCache;
 use super::face::{Face, LookMix};
+use super::frame::{SourceOut, SourceTime};
 use super::nodes::{BoundSpace, FaceMix, NodeOutput, RootPlay, SpaceTime};
-use super::{SourceOut, SourceTime};
 
 /// A blend space playing as the source.
 #[derive(Clone, Debug)]

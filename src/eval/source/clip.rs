@@ -9,7 +9,7 @@ use crate::core::Skeleton;
 use crate::runtime::JobError;
 
 use super::compiled::{CompiledClip, shift_root};
-use super::{SourceOut, SourceTime};
+use super::frame::{SourceOut, SourceTime};
 
 /// Samples `c` at `at.time` into `out`.
 pub(crate) fn sample(

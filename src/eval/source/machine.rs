@@ -8,9 +8,9 @@
 
 use glam::DVec2;
 
-use super::SourceOut;
 use super::compiled::{ClipCache, CompiledClip, keep_first};
 use super::face::{Face, LookMix};
+use super::frame::SourceOut;
 use super::nodes::{BoundSpace, FaceMix, NodeOutput, RootPlay, SpaceTime, next_slot};
 use crate::blend::markers::FootMarker;
 use crate::blend::{BlendSpace, TimeSync};

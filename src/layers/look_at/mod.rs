@@ -5,6 +5,8 @@
 pub mod trig;
 pub mod unity_original;
 
+use trig::{from_yaw_pitch, partial_turn, wrap_angle, yaw_pitch};
+
 use glam::{Quat, Vec3};
 use serde::{Deserialize, Serialize};
 
@@ -288,28 +290,6 @@ pub struct LookBoneReport {
     pub limited: bool,
 }
 
-/// Direction → (yaw about +Y from +Z toward +X, elevation), radians.
-fn yaw_pitch(d: Vec3) -> (f32, f32) {
-    (trig::atan2(d.x, d.z), trig::asin(d.y))
-}
-
-fn from_yaw_pitch(yaw: f32, pitch: f32) -> Vec3 {
-    let ((sy, cy), (sp, cp)) = (trig::sin_cos(yaw), trig::sin_cos(pitch));
-    Vec3::new(sy * cp, sp, cy * cp)
-}
-
-/// An angle in (−3π, 3π) (a difference of two angles in [−π, π]) brought into [−π, π).
-fn wrap_angle(a: f32) -> f32 {
-    use std::f32::consts::{PI, TAU};
-    if a >= PI {
-        a - TAU
-    } else if a < -PI {
-        a + TAU
-    } else {
-        a
-    }
-}
-
 /// Applies a limit to a turn `turn` (model space) of a bone whose forward direction is `forward`.
 /// Returns the allowed turn, its yaw and pitch (radians) and whether the limit cut it.
 pub fn limit_turn(turn: Quat, forward: Vec3, limit: LookLimit) -> (Quat, f32, f32, bool) {
@@ -371,26 +351,6 @@ pub fn limit_turn(turn: Quat, forward: Vec3, limit: LookLimit) -> (Quat, f32, f3
             (q, dy, dp, limited)
         }
     }
-}
-
-/// The fraction `weight` (clamped to [0, 1]) of the turn `full`: slerp from the identity, i.e. the same axis and
-/// `weight` times the angle (one arctangent and one sine-cosine pair, where glam's slerp takes an arccosine and
-/// three sines); `full` itself at 1.
-fn partial_turn(full: Quat, weight: f32) -> Quat {
-    let w = weight.clamp(0.0, 1.0);
-    if w >= 1.0 {
-        return full;
-    }
-    // The shorter way round: w ≥ 0.
-    let full = if full.w < 0.0 { -full } else { full };
-    let v = Vec3::new(full.x, full.y, full.z);
-    let s = v.length();
-    if s < 1e-12 {
-        return Quat::IDENTITY;
-    }
-    let (sin, cos) = trig::sin_cos(w * trig::atan2(s, full.w));
-    let v = v * (sin / s);
-    Quat::from_xyzw(v.x, v.y, v.z, cos)
 }
 
 /// Turns `from` toward `to` by at most `max_angle` radians.

@@ -4,6 +4,8 @@
 
 use std::f32::consts::{FRAC_PI_2, PI};
 
+use glam::{Quat, Vec3};
+
 /// Largest error of [`atan2`] and [`asin`], radians (measured by the property tests at about 2e-6; the bound
 /// leaves room for float rounding).
 pub const ANGLE_ERROR: f32 = 5e-6;
@@ -58,6 +60,48 @@ pub fn sin_cos(a: f32) -> (f32, f32) {
         2 => (-s, -c),
         _ => (-c, s),
     }
+}
+
+/// Direction → (yaw about +Y from +Z toward +X, elevation), radians.
+pub(crate) fn yaw_pitch(d: Vec3) -> (f32, f32) {
+    (atan2(d.x, d.z), asin(d.y))
+}
+
+pub(crate) fn from_yaw_pitch(yaw: f32, pitch: f32) -> Vec3 {
+    let ((sy, cy), (sp, cp)) = (sin_cos(yaw), sin_cos(pitch));
+    Vec3::new(sy * cp, sp, cy * cp)
+}
+
+/// An angle in (−3π, 3π) (a difference of two angles in [−π, π]) brought into [−π, π).
+pub(crate) fn wrap_angle(a: f32) -> f32 {
+    use std::f32::consts::{PI, TAU};
+    if a >= PI {
+        a - TAU
+    } else if a < -PI {
+        a + TAU
+    } else {
+        a
+    }
+}
+
+/// The fraction `weight` (clamped to [0, 1]) of the turn `full`: slerp from the identity, i.e. the same axis and
+/// `weight` times the angle (one arctangent and one sine-cosine pair, where glam's slerp takes an arccosine and
+/// three sines); `full` itself at 1.
+pub(crate) fn partial_turn(full: Quat, weight: f32) -> Quat {
+    let w = weight.clamp(0.0, 1.0);
+    if w >= 1.0 {
+        return full;
+    }
+    // The shorter way round: w ≥ 0.
+    let full = if full.w < 0.0 { -full } else { full };
+    let v = Vec3::new(full.x, full.y, full.z);
+    let s = v.length();
+    if s < 1e-12 {
+        return Quat::IDENTITY;
+    }
+    let (sin, cos) = sin_cos(w * atan2(s, full.w));
+    let v = v * (sin / s);
+    Quat::from_xyzw(v.x, v.y, v.z, cos)
 }
 
 #[cfg(test)]

@@ -24,7 +24,8 @@
 use glam::{Mat3, Mat4, Quat, Vec3};
 use serde::{Deserialize, Serialize};
 
-use super::{LookAtParams, LookAtRig, LookBoneReport, partial_turn, yaw_pitch};
+use super::trig::{partial_turn, wrap_angle, yaw_pitch};
+use super::{LookAtParams, LookAtRig, LookBoneReport};
 use crate::core::pose::{refresh_path, set_world_rotation};
 use crate::core::unity_axes::{mirror_position, mirror_rotation};
 use crate::core::{Skeleton, Transform};
@@ -341,7 +342,7 @@ impl LookAtRig {
                 index: b.index,
                 angle_deg: super::super::twist::rotation_distance(turn, Quat::IDENTITY)
                     .to_degrees(),
-                yaw_deg: super::wrap_angle(y1 - y0).to_degrees(),
+                yaw_deg: wrap_angle(y1 - y0).to_degrees(),
                 pitch_deg: (p1 - p0).to_degrees(),
                 limited: !finish,
             });
