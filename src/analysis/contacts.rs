@@ -383,7 +383,7 @@ impl BlendMeter {
                 .iter()
                 .all(|a| a.name.to_lowercase().contains("velocity"));
         let markers = (space.sync == crate::blend::TimeSync::Markers)
-            .then(|| super::markers::for_space(character, clips, &space));
+            .then(|| super::foot_markers::for_space(character, clips, &space));
         let mut ev = Evaluator::with_precision(
             character,
             clips,

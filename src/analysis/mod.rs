@@ -4,7 +4,7 @@
 //! names and measured speeds).
 
 pub mod contacts;
-pub mod markers;
+pub mod foot_markers;
 pub mod positions;
 pub mod root_motion;
 pub mod suggest;

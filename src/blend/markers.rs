@@ -1,5 +1,5 @@
 //! Foot-phase sync as a blend space plays it (`TimeSync::Markers`): each clip's foot-down markers (found by
-//! `analysis::markers` and handed to the sampler by whoever binds the space), and where a follower plays
+//! `analysis::foot_markers` and handed to the sampler by whoever binds the space), and where a follower plays
 //! so that it sits at the leader's fraction between matching markers, as Unreal's sync markers.
 
 /// One foot coming down.

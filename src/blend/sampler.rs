@@ -129,7 +129,7 @@ impl BlendSampler {
         self.nodes.get(node)?.as_ref().map(|b| &b.binding)
     }
 
-    /// Hands each node its clip's foot-down markers (node order; `analysis::markers::for_space` finds
+    /// Hands each node its clip's foot-down markers (node order; `analysis::foot_markers::for_space` finds
     /// them), for a space synced on markers.
     pub fn set_markers(&mut self, markers: Vec<Vec<super::markers::FootMarker>>) {
         for (node, m) in self.nodes.iter_mut().zip(markers) {

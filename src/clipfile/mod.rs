@@ -3,7 +3,7 @@
 
 mod messagepack;
 pub mod native;
-pub mod packed;
+pub mod packed_rotations;
 pub mod rest;
 pub mod unity;
 

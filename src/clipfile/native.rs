@@ -15,7 +15,7 @@ pub const TAG: &str = "animtune-clip";
 /// The newest format version this build writes and reads. Version 2 adds the parent's rest origin and scale to the
 /// rest data of tracks with a translation channel (hips placement in retargeting); tracks without them (and
 /// version 1 files) read as 0 and 1. Version 3 adds rotation channels packed in as few bits as their error
-/// budget allows (kind 4, [`super::packed`]). Version 4 adds the runtime's packed form
+/// budget allows (kind 4, [`super::packed_rotations`]). Version 4 adds the runtime's packed form
 /// ([`crate::runtime::packed`]): the body's `packed` groups hold the keys of channels that share their key
 /// frames, each lane naming its track (whose channel is then nil). Version 5 always writes the packed groups
 /// (an empty array when there are none) and adds morph-weight tracks after them: `[node, width, times, values]`,
@@ -36,14 +36,14 @@ const KIND_ROTATIONS_PACKED: u8 = 4;
 
 /// How keyed values are stored.
 #[derive(Clone, Copy, Debug)]
-pub enum Precision<'a> {
+pub enum KeyStorage<'a> {
     /// 32-bit floats.
     Full,
     /// 16-bit fractions of each channel's range per component.
     Fixed16,
     /// The runtime's packed form (version 4): keyed channels sharing their key frames packed together, each
     /// lane on a grid of the track's budget (per track: translation units, rotation quaternion units, scale
-    /// units; see [`crate::runtime::packed`]); channels it cannot pack as [`Precision::Fixed16`].
+    /// units; see [`crate::runtime::packed`]); channels it cannot pack as [`KeyStorage::Fixed16`].
     Packed(&'a [[f32; 3]]),
 }
 
@@ -304,9 +304,9 @@ pub fn encode(clip: &BakedClip, quantize: bool) -> Vec<u8> {
     encode_with(
         clip,
         if quantize {
-            Precision::Fixed16
+            KeyStorage::Fixed16
         } else {
-            Precision::Full
+            KeyStorage::Full
         },
     )
 }
@@ -394,10 +394,10 @@ fn packed_groups(clip: &BakedClip, budgets: &[[f32; 3]]) -> (Vec<FileGroup>, Vec
 }
 
 /// Encodes a baked clip as `.animclip` bytes, keyed values stored as `precision` says.
-pub fn encode_with(clip: &BakedClip, precision: Precision) -> Vec<u8> {
-    let quantize = !matches!(precision, Precision::Full);
+pub fn encode_with(clip: &BakedClip, precision: KeyStorage) -> Vec<u8> {
+    let quantize = !matches!(precision, KeyStorage::Full);
     let (packed, members) = match precision {
-        Precision::Packed(budgets) => packed_groups(clip, budgets),
+        KeyStorage::Packed(budgets) => packed_groups(clip, budgets),
         _ => (Vec::new(), Vec::new()),
     };
     let in_group = |track: usize, property: u8| members.contains(&(track, property));
@@ -627,13 +627,13 @@ impl Checker<'_> {
             )));
         }
         let u16_at = |i: usize| u16::from_le_bytes([grid[2 * i], grid[2 * i + 1]]);
-        let packed = super::packed::PackedRotations {
+        let packed = super::packed_rotations::PackedRotations {
             bits,
             low: [u16_at(0), u16_at(1), u16_at(2)],
             high: [u16_at(3), u16_at(4), u16_at(5)],
             data: c.values.clone(),
         };
-        let values = super::packed::unpack(&packed, frames.len())
+        let values = super::packed_rotations::unpack(&packed, frames.len())
             .map_err(|e| self.invalid(format!("{what}: {e}")))?;
         Ok(Channel::Keys { frames, values })
     }
@@ -1164,8 +1164,8 @@ mod tests {
             unreachable!()
         };
         // A version 3 writer's kind 4 channel: x, y, z in b bits of their range, w rebuilt.
-        let p = super::super::packed::pack(values, 1e-4).unwrap();
-        let mut body = body_of(&encode_with(&clip, Precision::Fixed16));
+        let p = super::super::packed_rotations::pack(values, 1e-4).unwrap();
+        let mut body = body_of(&encode_with(&clip, KeyStorage::Fixed16));
         let channel = body.tracks[0].rotation.as_mut().unwrap();
         channel.kind = KIND_ROTATIONS_PACKED;
         channel.values = p.data.clone();
@@ -1178,7 +1178,7 @@ mod tests {
             panic!("{:?}", back.tracks[0].rotation)
         };
         for (a, b) in values.iter().zip(read) {
-            assert!(super::super::packed::rotation_angle(*a, *b) <= 1e-4);
+            assert!(super::super::packed_rotations::rotation_angle(*a, *b) <= 1e-4);
         }
     }
 
@@ -1186,7 +1186,7 @@ mod tests {
     fn packed_groups_are_checked() {
         let clip = turning_clip();
         let budgets = [[1e-4; 3]];
-        let bytes = encode_with(&clip, Precision::Packed(&budgets));
+        let bytes = encode_with(&clip, KeyStorage::Packed(&budgets));
         let good = body_of(&bytes);
         assert_eq!(good.packed.len(), 1);
         assert!(
@@ -1202,7 +1202,7 @@ mod tests {
             panic!()
         };
         for (a, b) in want.iter().zip(values) {
-            assert!(super::super::packed::rotation_angle(*a, *b) < 3e-4);
+            assert!(super::super::packed_rotations::rotation_angle(*a, *b) < 3e-4);
         }
         let refused = |edit: &dyn Fn(&mut Body), version: u32, needle: &str| {
             let mut body = body_of(&bytes);
@@ -1255,7 +1255,7 @@ mod tests {
         refused(
             &|b| {
                 b.tracks[0].rotation = Some(
-                    body_of(&encode_with(&turning_clip(), Precision::Full)).tracks[0]
+                    body_of(&encode_with(&turning_clip(), KeyStorage::Full)).tracks[0]
                         .rotation
                         .take()
                         .unwrap(),

@@ -76,7 +76,7 @@ fn push_floats(out: &mut Vec<u8>, values: &[f32]) {
 pub fn encode(rest: &Rest, placed: bool, derived: Option<Quat>) -> Vec<u8> {
     let has_scale = !Vec3::from(rest.local.scale).abs_diff_eq(Vec3::ONE, 1e-6);
     let derive = derived.is_some_and(|d| {
-        super::packed::rotation_angle(d.normalize(), rest.parent_rotation.normalize())
+        super::packed_rotations::rotation_angle(d.normalize(), rest.parent_rotation.normalize())
             <= DERIVED_TOLERANCE
     });
     let mut out = Vec::with_capacity(60);

@@ -742,7 +742,7 @@ impl Evaluator {
     }
 
     /// Hands the blend space's sampler each node's foot-down markers (node order; found by
-    /// `analysis::markers::for_space`) for marker sync. A new binding of the space drops them.
+    /// `analysis::foot_markers::for_space`) for marker sync. A new binding of the space drops them.
     pub fn set_sync_markers(&mut self, markers: Vec<Vec<crate::blend::markers::FootMarker>>) {
         if let Source::Blend(b) = &mut self.source {
             b.bound.sampler.set_markers(markers);

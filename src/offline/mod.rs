@@ -200,7 +200,7 @@ fn encode_and_decode(
     character: &Character,
     clip: &BakedClip,
     format: ExportFormat,
-    precision: native::Precision,
+    precision: native::KeyStorage,
     unity_axes: UnityAxes,
 ) -> (Vec<u8>, Result<Clip, String>) {
     let path = std::path::Path::new("<encoded>");
@@ -278,9 +278,9 @@ pub fn encode(
                 tolerance * factor * (1.0 - compact::KEY_SHARE),
             );
             let precision = if q {
-                native::Precision::Packed(&budgets)
+                native::KeyStorage::Packed(&budgets)
             } else {
-                native::Precision::Full
+                native::KeyStorage::Full
             };
             let (bytes, back) =
                 encode_and_decode(character, &clip, format, precision, settings.unity_axes);
@@ -315,7 +315,7 @@ pub fn encode(
             character,
             &clip,
             format,
-            native::Precision::Full,
+            native::KeyStorage::Full,
             settings.unity_axes,
         )
     {

@@ -349,11 +349,12 @@ fn an_independent_reader_decodes_every_grid_frame_of_a_baked_clip_as_animtune_do
             let target = &ours.tracks[i].target;
             assert_eq!(Vec3::from(target.rest.translation), rest_t, "{path}");
             assert!(
-                clipfile::packed::rotation_angle(target.rest.rotation, rest_r) < 1e-6,
+                clipfile::packed_rotations::rotation_angle(target.rest.rotation, rest_r) < 1e-6,
                 "{path}"
             );
             assert!(
-                clipfile::packed::rotation_angle(target.parent_rest_rotation, rest_p) < 1e-5,
+                clipfile::packed_rotations::rotation_angle(target.parent_rest_rotation, rest_p)
+                    < 1e-5,
                 "{path}"
             );
             assert_eq!(Vec3::from(target.rest.scale), rest_s, "{path}");
@@ -381,7 +382,8 @@ fn an_independent_reader_decodes_every_grid_frame_of_a_baked_clip_as_animtune_do
                 }
                 if let (Some(ch), Some(k)) = (&channels[1], &track.rotation) {
                     let theirs = Quat::from_array(at(ch, f, &time, true));
-                    let angle = clipfile::packed::rotation_angle(theirs.normalize(), k.sample(s));
+                    let angle =
+                        clipfile::packed_rotations::rotation_angle(theirs.normalize(), k.sample(s));
                     assert!(angle < 1e-5, "{path} rotation at frame {f}: {angle} rad");
                     compared += 1;
                 }

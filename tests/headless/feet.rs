@@ -159,7 +159,7 @@ fn time_shifted(clip: &Clip, shift: f32, name: &str) -> Clip {
 #[test]
 fn marker_sync_aligns_a_late_footed_walk_with_an_early_one() {
     use animtune::analysis::contacts::blend_skate;
-    use animtune::analysis::markers::clip_markers;
+    use animtune::analysis::foot_markers::clip_markers;
     use animtune::blend::{BlendSpace, TimeSync};
     let model = load_file(&quaternius()).unwrap();
     let walk = model

@@ -468,7 +468,7 @@ impl EditorState {
             && self.markers_tried != Some(key)
         {
             self.markers_tried = Some(key);
-            let markers = crate::analysis::markers::for_space(
+            let markers = crate::analysis::foot_markers::for_space(
                 &self.doc.model.character,
                 &self.doc.clips,
                 &self.doc.tuning.blend,

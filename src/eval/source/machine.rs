@@ -1013,7 +1013,7 @@ mod tests {
             let mut as_state = Evaluator::new(c, clips, SourceSpec::StateMachine(machine), off());
             let mut as_space = Evaluator::new(c, clips, SourceSpec::Blend(space), off());
             for ev in [&mut as_state, &mut as_space] {
-                crate::analysis::markers::hand_to(ev, c, clips);
+                crate::analysis::foot_markers::hand_to(ev, c, clips);
                 ev.set_accumulate_loops(true);
             }
             if sync == "markers" {
