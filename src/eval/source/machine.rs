@@ -1151,4 +1151,60 @@ mod tests {
             );
         }
     }
+
+    /// A script's event on a frame's time takes effect at that frame however the clock carries the time: driven
+    /// by f32 grid times (`bake` steps `Continue(k / fps)`, `pose` takes `--time` as f32), the machine's script
+    /// cursor changes state where the player stepped alone at the exact f64 times does (`graph::script::play`,
+    /// the reference of "at the first update at or after its time"). Events at 1.9 s and 0.7 s sit on the 30 and
+    /// 60 fps grids, and 1.9 and 0.7 as f32 fall below them.
+    #[test]
+    fn script_events_on_a_frame_take_effect_at_that_frame() {
+        let (loaded, machine) = four_state_machine();
+        let script = crate::graph::Script::parse(
+            r#"[{"time": 0.7, "set": "n", "value": 1}, {"time": 1.9, "set": "n", "value": 2}]"#,
+            "test",
+        )
+        .unwrap();
+        assert!(f64::from(1.9f32) < 1.9 && f64::from(0.7f32) < 0.7);
+        for fps in [30.0, 60.0] {
+            let mut reference = Vec::new();
+            let mut player = MachinePlayer::new(
+                &machine,
+                vec![
+                    StateInfo {
+                        length: 1.0,
+                        looping: true
+                    };
+                    4
+                ],
+            );
+            crate::graph::script::play(&mut player, &script, fps, 2.5, |_, p| {
+                reference.push((p.current(), p.active().map(|a| a.to)));
+            });
+            let (c, clips) = (&loaded.character, &loaded.clips);
+            let mut ev = Evaluator::new(
+                c,
+                clips,
+                SourceSpec::StateMachine(machine.clone()),
+                LayerParams::off(),
+            );
+            ev.set_script(Some(std::sync::Arc::new(script.clone())));
+            for (k, t) in crate::graph::script::update_times(fps, 2.5).enumerate() {
+                ev.evaluate(&EvalInput {
+                    clock: ClockStep::Continue(t as f32),
+                    ..Default::default()
+                });
+                let p = ev.machine().unwrap();
+                // The state a transition heads to, from the frame it starts, is what the event decides.
+                let heading = p.active().map_or(p.current(), |a| a.to);
+                let (current, to) = reference[k];
+                assert_eq!(
+                    heading,
+                    to.unwrap_or(current),
+                    "{fps} fps, frame {k} ({t} s)"
+                );
+            }
+            assert!(ev.script().unwrap().done());
+        }
+    }
 }
