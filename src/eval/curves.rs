@@ -1,5 +1,5 @@
 //! Curves of one joint's local channels over a clip or a blend cycle: the source pose, and the pose after each
-//! procedural layer in stack order (breath → look-at → twist → springs), so that what each layer adds can be seen (the
+//! layer in stack order (clip layers → foot lock → breath → look-at → twist → springs), so that what each layer adds can be seen (the
 //! editor's curves view, Blender's Graph Editor and Unity's Curves view being the models).
 //!
 //! Each stage is a copy of the caller's [`Evaluator`] (same source, root motion and blend point) with the layers
@@ -22,6 +22,8 @@ pub enum Stage {
     Source,
     /// After the clip layers.
     Clips,
+    /// After foot lock.
+    FootLock,
     /// After breath.
     Breath,
     /// After breath and look-at.
@@ -38,6 +40,7 @@ impl Stage {
         match self {
             Stage::Source => "source",
             Stage::Clips => "+ clip layers",
+            Stage::FootLock => "+ foot lock",
             Stage::Breath => "+ breath",
             Stage::LookAt => "+ look-at",
             Stage::Twist => "+ twist",
@@ -51,7 +54,8 @@ impl Stage {
         if self == Stage::Source {
             l.clips.clear();
         }
-        l.breath.enabled &= !matches!(self, Stage::Source | Stage::Clips);
+        l.foot_lock.enabled &= !matches!(self, Stage::Source | Stage::Clips);
+        l.breath.enabled &= !matches!(self, Stage::Source | Stage::Clips | Stage::FootLock);
         l.look_at.enabled &= matches!(self, Stage::LookAt | Stage::Twist | Stage::Springs);
         l.twist.enabled &= matches!(self, Stage::Twist | Stage::Springs);
         l.springs.enabled &= self == Stage::Springs;
@@ -125,6 +129,10 @@ pub fn joint_curves(
             (
                 Stage::Clips,
                 crate::layers::clip_layer::playing(&layers.clips).contains(&true),
+            ),
+            (
+                Stage::FootLock,
+                layers.foot_lock.enabled && eval.layer_rig().foot_lock.problem.is_none(),
             ),
             (Stage::Breath, layers.breath.enabled),
             (Stage::LookAt, layers.look_at.enabled),
@@ -326,6 +334,48 @@ mod tests {
             .map(|(a, b)| a.rotation.angle_between(b.rotation).to_degrees())
             .fold(0.0f32, f32::max);
         assert!(turned > 5.0, "the head turns: {turned}°");
+    }
+
+    /// Foot lock is a stage of its own, after the clip layers and before breath: the source stage is the clip
+    /// as it plays without it, and the knee's curve changes at the foot-lock stage.
+    #[test]
+    fn foot_lock_has_its_own_stage_and_leaves_the_source_alone() {
+        let crate::import::ImportedModel { character, clips } = crate::demo::mannequin::load();
+        let walk = clips.iter().position(|c| c.name == "WalkForward").unwrap();
+        let knee = character
+            .humanoid
+            .joint(crate::core::HumanBone::LeftLowerLeg)
+            .unwrap();
+        let ev = Evaluator::new(
+            &character,
+            &clips,
+            SourceSpec::Clip(walk),
+            LayerParams::off(),
+        );
+        let times = curve_times(ev.duration(), 30.0);
+        let plain = joint_curves(&ev, &character, &clips, None, knee, &times);
+        let mut layers = LayerParams::off();
+        layers.foot_lock.enabled = true;
+        layers.breath.enabled = true;
+        let mut ev = ev.clone();
+        ev.set_layers(&character, &clips, &layers);
+        let locked = joint_curves(&ev, &character, &clips, None, knee, &times);
+        assert_eq!(
+            locked.stages.iter().map(|s| s.stage).collect::<Vec<_>>(),
+            [Stage::Source, Stage::FootLock, Stage::Breath]
+        );
+        assert_eq!(
+            locked.source(),
+            plain.source(),
+            "the source is the clip alone"
+        );
+        let bent = locked.stages[1]
+            .local
+            .iter()
+            .zip(&plain.source().local)
+            .map(|(a, b)| a.rotation.angle_between(b.rotation).to_degrees())
+            .fold(0.0f32, f32::max);
+        assert!(bent > 0.5, "foot lock bends the knee: {bent}°");
     }
 
     #[test]
