@@ -77,7 +77,7 @@ fn bench_springs(c: &mut Criterion, label: &str, file: &str) {
                 &params,
                 &ch.skeleton,
                 glam::Mat4::IDENTITY,
-                Some(1.0 / 60.0),
+                animtune::layers::Step::Advance(1.0 / 60.0),
                 &mut state,
                 black_box(&mut local),
             );

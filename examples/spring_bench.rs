@@ -54,7 +54,7 @@ fn main() {
             &params,
             &c.skeleton,
             Mat4::IDENTITY,
-            Some(1.0 / 60.0),
+            animtune::layers::Step::Advance(1.0 / 60.0),
             &mut state,
             black_box(&mut local),
         );

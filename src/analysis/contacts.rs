@@ -225,7 +225,7 @@ pub fn foot_tracks(
             } else {
                 ClockStep::Seek(t)
             },
-            spring_dt: stepped.then_some(1.0 / fps),
+            simulation_dt: stepped.then_some(1.0 / fps),
             ..EvalInput::default()
         })
         .model
@@ -427,7 +427,7 @@ impl BlendMeter {
         let (times, tracks) = track(character, &self.feet, cycle, fps, |t| {
             ev.evaluate(&EvalInput {
                 clock: ClockStep::Continue(t),
-                spring_dt: Some(1.0 / fps),
+                simulation_dt: Some(1.0 / fps),
                 ..EvalInput::default()
             })
             .model

@@ -298,7 +298,7 @@ impl SpringRun {
             blend_point: None,
             look_target: target,
             placement: Some(self.placement(k as f32 * dt)),
-            spring_dt: Some(dt),
+            simulation_dt: Some(dt),
         };
         // The reset: the tails where the first pose puts them.
         ev.evaluate(&input(ClockStep::Seek(0.0), 0));

@@ -30,7 +30,9 @@ use crate::blend::{BlendSampler, BlendSpace, RootMotion};
 use crate::core::mesh::Skin;
 use crate::core::{Character, Clip, ClipBinding, Pose, Skeleton, Transform};
 use crate::layers::look_at::LookBoneReport;
-use crate::layers::{FootLockState, LayerParams, LayerRig, LayerScratch, LookAtState, SpringState};
+use crate::layers::{
+    FootLockState, LayerInput, LayerParams, LayerRig, LayerScratch, LayerState, Step,
+};
 use crate::runtime::{JobError, LocalToModelJob, SkinningJob};
 
 use clip_layers::ClipLayers;
@@ -80,9 +82,9 @@ pub struct EvalInput {
     pub look_target: Option<Vec3>,
     /// Where the character stands in the world (the springs move in world space): None for the origin.
     pub placement: Option<Mat4>,
-    /// Steps the stateful layers (foot lock, springs) by this instead of the clock's step (a bake steps them on
-    /// its grid).
-    pub spring_dt: Option<f32>,
+    /// Steps the simulated layers (foot lock, the springs) by this instead of the clock's step (a bake steps them
+    /// on its grid).
+    pub simulation_dt: Option<f32>,
 }
 
 /// The result of an evaluation, kept by the Evaluator between frames.
@@ -123,11 +125,8 @@ pub struct Evaluator {
     source: Source,
     layers: LayerParams,
     rig: LayerRig,
-    look: LookAtState,
-    springs: SpringState,
-    foot_lock: FootLockState,
-    /// Model matrices foot lock places the pose with.
-    foot_lock_model: Vec<Mat4>,
+    /// What the stateful layers keep between evaluations (look-at's filter, foot lock, the springs).
+    layer_state: LayerState,
     clock: Clock,
     layer_scratch: LayerScratch,
     /// The clip layers, bound (see [`crate::layers::clip_layer`]).
@@ -187,10 +186,7 @@ impl Evaluator {
             source: Source::Rest,
             rig: LayerRig::bind(&layers, character),
             layers,
-            look: LookAtState::default(),
-            springs: SpringState::default(),
-            foot_lock: FootLockState::default(),
-            foot_lock_model: Vec::new(),
+            layer_state: LayerState::default(),
             clock: Clock::default(),
             layer_scratch: LayerScratch::default(),
             clip_layers: ClipLayers::new(character),
@@ -277,11 +273,15 @@ impl Evaluator {
         };
         let space = &mut blend.bound.space;
         if space.nodes != new.nodes {
-            let (phase, elapsed, look) = (self.clock.phase, self.clock.elapsed, self.look.clone());
+            let (phase, elapsed, look) = (
+                self.clock.phase,
+                self.clock.elapsed,
+                self.layer_state.look.clone(),
+            );
             self.set_source(character, clips, SourceSpec::Blend(new.clone()));
             self.clock.phase = phase;
             self.clock.elapsed = elapsed;
-            self.look = look;
+            self.layer_state.look = look;
         } else {
             *space = new.clone();
             blend.invalidate_weights();
@@ -488,9 +488,7 @@ impl Evaluator {
     /// the springs and foot lock start over).
     fn seek_clocks(&mut self, t: f64) {
         self.clock.seek(t, self.timing());
-        self.look.reset();
-        self.springs.reset();
-        self.foot_lock.reset();
+        self.layer_state.reset();
     }
 
     /// A seek of a state machine under its parameter script ([`Evaluator::set_script`]): the parameters back at
@@ -649,34 +647,21 @@ impl Evaluator {
         // the travel (a treadmill under the character).
         let placement =
             input.placement.unwrap_or(Mat4::IDENTITY) * Mat4::from_translation(self.treadmill);
-        let stateful_dt = input.spring_dt.unwrap_or(dt);
-        self.rig.foot_lock.apply(
-            &self.layers.foot_lock,
-            &self.skeleton,
+        let layer_input = LayerInput {
+            time: self.clock.elapsed as f32,
+            look_step: Step::Advance(dt),
+            simulation_step: Step::Advance(input.simulation_dt.unwrap_or(dt)),
+            look_target: input.look_target,
             placement,
-            Some(stateful_dt),
-            &mut self.foot_lock,
-            &mut self.output.local.local,
-            &mut self.foot_lock_model,
-        );
+        };
         self.rig.apply(
             &self.layers,
             &self.skeleton,
-            self.clock.elapsed as f32,
-            Some(dt),
-            input.look_target,
-            &mut self.look,
+            &layer_input,
+            &mut self.layer_state,
             &mut self.output.local.local,
             &mut self.layer_scratch,
             &mut self.output.look,
-        );
-        self.rig.springs.apply(
-            &self.layers.springs,
-            &self.skeleton,
-            placement,
-            Some(stateful_dt),
-            &mut self.springs,
-            &mut self.output.local.local,
         );
         let mut result = LocalToModelJob::all(
             &self.skeleton,
@@ -738,7 +723,7 @@ impl Evaluator {
 
     /// Updates the springs took in the last evaluation.
     pub fn spring_steps(&self) -> u32 {
-        self.springs.steps()
+        self.layer_state.springs.steps()
     }
 
     /// Hands the blend space's sampler each node's foot-down markers (node order; found by
@@ -775,12 +760,12 @@ impl Evaluator {
 
     /// Foot lock's state after the last evaluation: each foot's lock, its weight, and the pelvis drop.
     pub fn foot_lock(&self) -> &FootLockState {
-        &self.foot_lock
+        &self.layer_state.foot_lock
     }
 
     /// Forgets the springs' motion: the next evaluation puts their tails where its pose puts them.
     pub fn reset_springs(&mut self) {
-        self.springs.reset();
+        self.layer_state.springs.reset();
     }
 
     /// How many times [`Evaluator::evaluate`] ran (the editor evaluates once per frame).
@@ -801,13 +786,18 @@ impl Evaluator {
             return 0;
         }
         local.copy_from_slice(source);
+        let input = LayerInput {
+            time: self.clock.elapsed as f32,
+            look_step: Step::Advance(dt),
+            simulation_step: Step::Hold,
+            look_target: None,
+            placement: Mat4::IDENTITY,
+        };
         self.rig.apply(
             &self.layers,
             &self.skeleton,
-            self.clock.elapsed as f32,
-            Some(dt),
-            None,
-            &mut self.look,
+            &input,
+            &mut self.layer_state,
             local,
             &mut self.layer_scratch,
             &mut self.output.look,

@@ -274,7 +274,7 @@ fn stop_resets_the_breath_clock_and_the_look_at_filter() {
         ..Default::default()
     });
     assert!(
-        ev.look.direction().is_some(),
+        ev.layer_state.look.direction().is_some(),
         "the filter holds a direction"
     );
     ev.stop();
@@ -282,7 +282,7 @@ fn stop_resets_the_breath_clock_and_the_look_at_filter() {
     assert_eq!(ev.time(), 0.0);
     assert_eq!(ev.layer_time(), 0.0, "stop restarts the breath clock");
     assert!(
-        ev.look.direction().is_none(),
+        ev.layer_state.look.direction().is_none(),
         "stop forgets the look direction"
     );
     let after_stop = ev
@@ -441,7 +441,7 @@ fn editing_the_blend_nodes_keeps_the_phase_and_the_look_direction() {
         advance(&mut ev, 1.0 / 30.0);
     }
     let phase = ev.clock.phase;
-    let look = ev.look.direction();
+    let look = ev.layer_state.look.direction();
     assert!(look.is_some() && phase > 0.0);
     let mut edited = space;
     edited.nodes[1].position[0] += 0.25;
@@ -449,7 +449,7 @@ fn editing_the_blend_nodes_keeps_the_phase_and_the_look_direction() {
     assert_eq!(ev.blend_space().map(|s| &s.nodes), Some(&edited.nodes));
     assert_eq!(ev.clock.phase, phase, "a node edit is not a seek");
     assert_eq!(
-        ev.look.direction(),
+        ev.layer_state.look.direction(),
         look,
         "the look-at filter keeps its direction"
     );

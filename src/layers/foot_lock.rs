@@ -226,8 +226,8 @@ impl FootLockRig {
         }
     }
 
-    /// Holds the planted feet of `local` (the pose after the clip layers) and steps `state` by `dt` (None: a
-    /// re-evaluation that moves no clock). `placement` puts the model in the world (the character's placement
+    /// Holds the planted feet of `local` (the pose after the clip layers) and steps `state` by `step` (a reset
+    /// plants afresh). `placement` puts the model in the world (the character's placement
     /// times an in-place clip's treadmill). `model` is scratch for the model matrices. Allocates nothing once the
     /// state and scratch have their size.
     #[allow(clippy::too_many_arguments)]
@@ -236,7 +236,7 @@ impl FootLockRig {
         params: &FootLockParams,
         skeleton: &Skeleton,
         placement: Mat4,
-        dt: Option<f32>,
+        step: super::Step,
         state: &mut FootLockState,
         local: &mut [Transform],
         model: &mut Vec<Mat4>,
@@ -252,12 +252,15 @@ impl FootLockRig {
         if LocalToModelJob::all(skeleton, local, model).run().is_err() {
             return;
         }
+        if step == super::Step::Reset {
+            state.reset();
+        }
         let fresh = state.feet.len() != self.legs.len();
         if fresh {
             state.feet.clear();
             state.feet.resize(self.legs.len(), FootLockFoot::default());
         }
-        let dt = dt.filter(|d| d.is_finite() && *d > 0.0).unwrap_or(0.0);
+        let dt = step.seconds();
         let ground = params.ground_m.unwrap_or(self.rest_ground);
         let to_model = placement.inverse();
         // Each leg's ankle target (model space; None: no lock pulls it) and the pelvis drop it needs.

@@ -9,6 +9,7 @@ pub mod foot_lock;
 pub mod look_at;
 pub mod springs;
 pub mod stack;
+pub mod step;
 pub mod twist;
 
 pub use breath::{BreathParams, BreathRig};
@@ -17,7 +18,8 @@ pub use easing::Easing;
 pub use foot_lock::{FootLockParams, FootLockRig, FootLockState};
 pub use look_at::{LookAtParams, LookAtRig, LookAtState, LookLimit};
 pub use springs::{SpringParams, SpringRig, SpringState, SpringStep};
-pub use stack::{LayerParams, LayerRig, LayerScratch};
+pub use stack::{LayerInput, LayerParams, LayerRig, LayerScratch, LayerState};
+pub use step::Step;
 pub use twist::{TwistParams, TwistRig};
 
 use crate::core::{Character, HumanBone};

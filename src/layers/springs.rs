@@ -465,13 +465,14 @@ impl SpringRig {
     }
 
     /// Steps the springs and writes their joints' rotations into `local` (see the module documentation).
-    /// `placement` puts the character in the world; `dt` None resets the state from this pose.
+    /// `placement` puts the character in the world; a [`super::Step::Reset`] rests the springs where this pose puts
+    /// them.
     pub fn apply(
         &self,
         params: &SpringParams,
         skeleton: &Skeleton,
         placement: Mat4,
-        dt: Option<f32>,
+        step: super::Step,
         state: &mut SpringState,
         local: &mut [Transform],
     ) {
@@ -503,13 +504,16 @@ impl SpringRig {
             }
         }
         let sized = state.current.len() == self.joints.len();
-        if !sized || !state.fresh || dt.is_none() {
+        if !sized || !state.fresh || step == super::Step::Reset {
             self.reset(skeleton, root, state, local);
             state.fresh = true;
             state.steps = 0;
             return;
         }
-        let dt = dt.unwrap_or(0.0);
+        let dt = match step {
+            super::Step::Advance(dt) => dt,
+            super::Step::Hold | super::Step::Reset => 0.0,
+        };
         let (steps, h) = match params.step {
             SpringStep::PerFrame => (u32::from(dt > 0.0), dt),
             SpringStep::Fixed => {
@@ -929,7 +933,7 @@ mod tests {
                 params,
                 &c.skeleton,
                 placement(k),
-                Some(dt),
+                crate::layers::Step::Advance(dt),
                 &mut state,
                 &mut local,
             );
@@ -1095,7 +1099,7 @@ mod tests {
                 &params,
                 &c.skeleton,
                 Mat4::IDENTITY,
-                Some(1.0 / 60.0),
+                crate::layers::Step::Advance(1.0 / 60.0),
                 state,
                 local,
             );

@@ -128,32 +128,43 @@ impl LayerRig {
         }
     }
 
-    /// Applies the stack to a local pose at time `time`. `target` replaces the look-at target (the camera, a
-    /// command line point); `dt` steps the look-at smoothing (None: it snaps). `report` gets what look-at did.
-    /// Allocates nothing once `scratch` and `report` have room.
+    /// Applies the stack after the clip layers to a local pose, in the default order: foot lock → breath →
+    /// look-at → twist → springs. `input` says the layers' time, how look-at's filter and the simulated layers
+    /// (foot lock, the springs) step, where the character stands and what look-at looks at; `report` gets what
+    /// look-at did. Allocates nothing once `state`, `scratch` and `report` have room.
     #[allow(clippy::too_many_arguments)]
     pub fn apply(
         &self,
         params: &LayerParams,
         skeleton: &Skeleton,
-        time: f32,
-        dt: Option<f32>,
-        target: Option<Vec3>,
-        state: &mut LookAtState,
+        input: &LayerInput,
+        state: &mut LayerState,
         local: &mut [Transform],
         scratch: &mut LayerScratch,
         report: &mut Vec<LookBoneReport>,
     ) {
+        self.foot_lock.apply(
+            &params.foot_lock,
+            skeleton,
+            input.placement,
+            input.simulation_step,
+            &mut state.foot_lock,
+            local,
+            &mut scratch.foot_lock_model,
+        );
         scratch.model.resize(skeleton.len(), Mat4::IDENTITY);
         scratch.world.resize(skeleton.len(), Quat::IDENTITY);
-        self.breath.apply(&params.breath, skeleton, time, local);
-        let target = target.unwrap_or(Vec3::from_array(params.look_at.target));
+        self.breath
+            .apply(&params.breath, skeleton, input.time, local);
+        let target = input
+            .look_target
+            .unwrap_or(Vec3::from_array(params.look_at.target));
         self.look_at.apply(
             &params.look_at,
             skeleton,
             target,
-            dt,
-            state,
+            input.look_step,
+            &mut state.look,
             local,
             &mut scratch.model,
             &mut scratch.world,
@@ -161,6 +172,50 @@ impl LayerRig {
         );
         self.twist
             .apply(&params.twist, skeleton, local, &mut scratch.world);
+        self.springs.apply(
+            &params.springs,
+            skeleton,
+            input.placement,
+            input.simulation_step,
+            &mut state.springs,
+            local,
+        );
+    }
+}
+
+/// What one application of the layer stack needs besides the pose.
+#[derive(Clone, Copy, Debug)]
+pub struct LayerInput {
+    /// The layers' clock (breath), seconds.
+    pub time: f32,
+    /// How look-at's filter steps.
+    pub look_step: super::Step,
+    /// How the simulated layers step: foot lock and the springs.
+    pub simulation_step: super::Step,
+    /// Replaces the look-at target of the parameters (the camera, a command line point), model space.
+    pub look_target: Option<Vec3>,
+    /// Where the character stands in the world (the springs and foot lock work in world space).
+    pub placement: Mat4,
+}
+
+/// What the stateful layers keep between evaluations: look-at's filter, foot lock's plants, the springs' tails.
+#[derive(Clone, Debug, Default)]
+pub struct LayerState {
+    /// Look-at's filtered direction.
+    pub look: LookAtState,
+    /// Each foot's lock and the pelvis drop.
+    pub foot_lock: super::FootLockState,
+    /// The springs' tails.
+    pub springs: super::SpringState,
+}
+
+impl LayerState {
+    /// Every layer starts over: look-at snaps, foot lock plants afresh, the springs rest where the next pose
+    /// puts them.
+    pub fn reset(&mut self) {
+        self.look.reset();
+        self.foot_lock.reset();
+        self.springs.reset();
     }
 }
 
@@ -169,4 +224,6 @@ impl LayerRig {
 pub struct LayerScratch {
     model: Vec<Mat4>,
     world: Vec<Quat>,
+    /// The model matrices foot lock places the pose with.
+    foot_lock_model: Vec<Mat4>,
 }

@@ -280,7 +280,7 @@ pub fn bake_stream(
     // of 1 / fps from the reset at the first pose (and the springs' preroll updates with that pose held).
     let springs = layers.springs.enabled && !ev.layer_rig().springs.is_empty();
     let foot_lock = layers.foot_lock.enabled && ev.layer_rig().foot_lock.problem.is_none();
-    let spring_dt = (springs || foot_lock).then(|| 1.0 / spec.fps);
+    let simulation_dt = (springs || foot_lock).then(|| 1.0 / spec.fps);
     if springs || foot_lock {
         let first = spec.source.point_at(0.0);
         ev.evaluate(&EvalInput {
@@ -292,7 +292,7 @@ pub fn bake_stream(
         for _ in 0..prerolls {
             ev.evaluate(&EvalInput {
                 blend_point: first,
-                spring_dt,
+                simulation_dt,
                 ..Default::default()
             });
         }
@@ -316,7 +316,7 @@ pub fn bake_stream(
             clock: ClockStep::Continue(start + t),
             blend_point: spec.source.point_at(t),
             look_target: None,
-            spring_dt,
+            simulation_dt,
             ..Default::default()
         };
         let out = ev.evaluate(&input);

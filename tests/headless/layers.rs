@@ -484,11 +484,16 @@ pub(crate) fn look(
     let mut model = vec![glam::Mat4::IDENTITY; s.len()];
     let mut world = vec![Quat::IDENTITY; s.len()];
     let mut report = Vec::new();
+    // No step: a reset (look-at snaps).
+    let step = dt.map_or(
+        animtune::layers::Step::Reset,
+        animtune::layers::Step::Advance,
+    );
     rig.apply(
         params,
         s,
         target,
-        dt,
+        step,
         state,
         &mut pose.local,
         &mut model,

@@ -415,13 +415,19 @@ impl LookAtRig {
         params: &LookAtParams,
         skeleton: &Skeleton,
         target: Vec3,
-        dt: Option<f32>,
+        step: super::Step,
         state: &mut LookAtState,
         local: &mut [Transform],
         model: &mut [Mat4],
         world: &mut [Quat],
         report: &mut Vec<LookBoneReport>,
     ) {
+        // The filter's step: none after a reset (it snaps), else the seconds that passed.
+        let dt = match step {
+            super::Step::Reset => None,
+            super::Step::Hold => Some(0.0),
+            super::Step::Advance(dt) => Some(dt),
+        };
         report.clear();
         if !params.enabled || self.bones.is_empty() || !target.is_finite() {
             return;
