@@ -195,35 +195,21 @@ fn run_stream(args: &BakeArgs, model: &ImportedModel, clip_settings: &SettingsMa
         p.layers.look_at.enabled = false;
         p
     });
-    if let Some(solver) = args.look_solver {
-        preset.layers.look_at.solver = solver.solver();
-    }
-    // Springs only when asked for: a bake is the clip and the layers, the springs' motion on top by --springs.
-    preset.layers.springs.enabled = args.springs;
-    if args.foot_lock {
-        preset.layers.foot_lock.enabled = true;
-        if let Some(problem) = crate::layers::FootLockRig::bind(&model.character).problem {
-            bail!("{file}: --foot-lock: {problem}");
-        }
-    }
-    if let Some(p) = args.preroll {
-        if !(p.is_finite() && (0.0..=600.0).contains(&p)) {
-            bail!("--preroll {p}: expected 0 to 600 seconds");
-        }
-        preset.layers.springs.preroll_s = p;
-    }
-    if args.springs
-        && crate::layers::SpringRig::bind(&preset.layers.springs, &model.character).is_empty()
-    {
-        bail!(
-            "{file}: --springs: the model has no spring bones (VRM springBone or secondaryAnimation) and the \
-             preset adds no chain it can bind"
-        );
-    }
-    if let Some(text) = &args.look_at {
-        preset.layers.look_at.enabled = true;
-        preset.layers.look_at.target = super::pose::parse_point3(text)?.to_array();
-    }
+    let look_at = args
+        .look_at
+        .as_deref()
+        .map(super::pose::parse_point3)
+        .transpose()?;
+    let flags = crate::layers::LayerFlags {
+        look_at,
+        look_solver: args.look_solver.map(|s| s.solver()),
+        springs: args.springs,
+        foot_lock: args.foot_lock,
+        preroll_s: args.preroll,
+    };
+    preset.layers = flags
+        .apply(preset.layers, &model.character, file)
+        .map_err(|e| anyhow::anyhow!(e))?;
     let name = args
         .model
         .preset

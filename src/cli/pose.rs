@@ -398,30 +398,27 @@ pub(super) fn evaluate_stack(
         .map_or_else(|| "the preset".into(), |p| p.display().to_string());
     let target = src.look_at.as_deref().map(parse_point3).transpose()?;
     let layers_on = preset.is_some() || target.is_some();
-    let mut layers = match (&preset, layers_on) {
+    let layers = match (&preset, layers_on) {
         (Some(p), _) => p.layers.clone(),
         (None, true) => LayerParams::default(),
         (None, false) => LayerParams::off(),
     };
-    if target.is_some() {
-        layers.look_at.enabled = true;
-    }
-    if let Some(solver) = src.look_solver {
-        layers.look_at.solver = solver.solver();
-    }
     let spring_flag = springs.is_some_and(|s| s.springs);
-    if springs.is_some_and(|s| s.foot_lock) {
-        layers.foot_lock.enabled = true;
-        if let Some(problem) = crate::layers::FootLockRig::bind(&model.character).problem {
-            bail!("{file}: --foot-lock: {problem}");
-        }
-    }
+    let flags = crate::layers::LayerFlags {
+        look_at: target,
+        look_solver: src.look_solver.map(|s| s.solver()),
+        springs: spring_flag,
+        foot_lock: springs.is_some_and(|s| s.foot_lock),
+        preroll_s: None,
+    };
+    let layers = flags
+        .apply(layers, &model.character, file)
+        .map_err(|e| anyhow::anyhow!(e))?;
     // The stateful layers are stepped from 0 at the rate: the springs when asked for, foot lock when on.
     let spring_run = springs
         .filter(|s| s.springs || layers.foot_lock.enabled)
         .map(SpringRun::parse)
         .transpose()?;
-    layers.springs.enabled = spring_flag;
     let no_clip_option = src.clip.is_none() && src.clip_file.is_none() && src.baked.is_none();
     let machine = preset
         .as_ref()
@@ -507,18 +504,6 @@ pub(super) fn evaluate_stack(
     } else {
         ClockStep::Seek(src.time)
     };
-    if spring_flag && ev.layer_rig().springs.is_empty() {
-        let problems = &ev.layer_rig().springs.problems;
-        bail!(
-            "{file}: --springs: the model has no spring bones (VRM springBone or secondaryAnimation) and the \
-             preset adds no chain it can bind{}",
-            if problems.is_empty() {
-                String::new()
-            } else {
-                format!(" ({})", problems.join("; "))
-            }
-        );
-    }
     if let Some(clip) = ev.missing_machine_clips().first() {
         bail!(
             "{preset_file}: the state machine plays clip '{clip}', which the model ({file}) does not have"

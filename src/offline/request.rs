@@ -228,6 +228,10 @@ impl BakeRequest<'_> {
                 if let Some(missing) = missing_layer_clip(self.layers, &clips, self.clip_settings) {
                     return Err(ExportError::Tuning(missing));
                 }
+                let rig = crate::layers::LayerRig::bind(self.layers, character);
+                if let Some(problem) = crate::layers::policy::rig_problem(self.layers, &rig) {
+                    return Err(ExportError::Tuning(problem));
+                }
                 let frames =
                     bake_stream(character, &clips, self.blend, self.layers, spec, progress)?;
                 spring_seam = super::measure::spring_seam(character, self.layers, &frames);
@@ -265,5 +269,46 @@ impl BakeRequest<'_> {
             loop_match,
             spring_seam,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::offline::{StreamSource, StreamSpec};
+
+    /// A stream bake asked to run foot lock on a character it cannot run on (the Fox maps no humanoid legs)
+    /// is refused with the reason, not baked without it.
+    #[test]
+    fn a_stream_bake_with_foot_lock_on_a_rig_without_legs_is_refused() {
+        let model = crate::import::load_file(&crate::test_support::asset("Fox.glb")).unwrap();
+        let rig = crate::layers::FootLockRig::bind(&model.character);
+        assert!(rig.problem.is_some(), "the Fox has no humanoid legs");
+        let mut layers = crate::layers::LayerParams::off();
+        layers.foot_lock.enabled = true;
+        let request = BakeRequest {
+            character: &model.character,
+            clips: &model.clips,
+            clip_settings: &BTreeMap::new(),
+            blend: None,
+            layers: &layers,
+            source: BakeSource::Stream(StreamSpec {
+                source: StreamSource::Clip(0),
+                duration: 0.5,
+                fps: 30.0,
+                clip_range: None,
+            }),
+            name: "walk".into(),
+            format: ExportFormat::Native,
+            animation_only: false,
+            settings: BakeSettings::default(),
+        };
+        match request.run(&mut |_, _| true) {
+            Err(ExportError::Tuning(e)) => assert!(e.starts_with("foot lock is on, but"), "{e}"),
+            other => panic!(
+                "expected a refusal, got {:?}",
+                other.map(|o| o.encoded.report.bytes)
+            ),
+        }
     }
 }

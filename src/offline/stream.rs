@@ -278,18 +278,16 @@ pub fn bake_stream(
     };
     // The stateful layers (springs, foot lock) are stepped on the grid: frame k is the state after k + 1 updates
     // of 1 / fps from the reset at the first pose (and the springs' preroll updates with that pose held).
-    let springs = layers.springs.enabled && !ev.layer_rig().springs.is_empty();
-    let foot_lock = layers.foot_lock.enabled && ev.layer_rig().foot_lock.problem.is_none();
-    let simulation_dt = (springs || foot_lock).then(|| 1.0 / spec.fps);
-    if springs || foot_lock {
+    let run = crate::layers::SimulationRun::on_grid(layers, ev.layer_rig(), spec.fps);
+    let simulation_dt = run.map(|r| r.dt);
+    if let Some(run) = run {
         let first = spec.source.point_at(0.0);
         ev.evaluate(&EvalInput {
             clock: ClockStep::Seek(start),
             blend_point: first,
             ..Default::default()
         });
-        let prerolls = (f64::from(layers.springs.preroll_s) * f64::from(spec.fps)).round() as usize;
-        for _ in 0..prerolls {
+        for _ in 0..run.preroll_steps {
             ev.evaluate(&EvalInput {
                 blend_point: first,
                 simulation_dt,
