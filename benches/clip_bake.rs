@@ -3,7 +3,7 @@
 use std::hint::black_box;
 use std::path::Path;
 
-use animtune::clipfile::{self, native, unity};
+use animtune::clipfile::{self, unity};
 use animtune::import::load_file;
 use animtune::offline::frames::prepare;
 use animtune::offline::{BakeSettings, ExportFormat, bake_clip, encode};
@@ -65,7 +65,7 @@ fn bench(c: &mut Criterion) {
     group.bench_function("encode native", |b| {
         b.iter(|| {
             for x in &baked {
-                black_box(native::encode(&x.clip, true));
+                black_box(animtune::offline::encode::native::encode(&x.clip, true));
             }
         })
     });
@@ -78,7 +78,10 @@ fn bench(c: &mut Criterion) {
     });
     let unity_files: Vec<Vec<u8>> = baked
         .iter()
-        .map(|x| unity::encode(&unity::from_baked(&x.clip, unity::UnityAxes::Unity).0))
+        .map(|x| {
+            use animtune::offline::encode::unity as encode;
+            encode::encode(&encode::from_baked(&x.clip, unity::UnityAxes::Unity).0)
+        })
         .collect();
     group.throughput(Throughput::Bytes(
         unity_files.iter().map(Vec::len).sum::<usize>() as u64,

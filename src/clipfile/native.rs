@@ -26,70 +26,57 @@ pub const VERSION: u32 = 5;
 pub const MAX_PACKED_VALUES: u64 = 16 << 20;
 
 /// Quaternions further than this from unit length are refused; closer ones are renormalised.
-const UNIT_TOLERANCE: f32 = 1e-3;
+pub(crate) const UNIT_TOLERANCE: f32 = 1e-3;
 
-const KIND_REST: u8 = 0;
-const KIND_CONSTANT: u8 = 1;
-const KIND_KEYS: u8 = 2;
-const KIND_KEYS_QUANTIZED: u8 = 3;
-const KIND_ROTATIONS_PACKED: u8 = 4;
-
-/// How keyed values are stored.
-#[derive(Clone, Copy, Debug)]
-pub enum KeyStorage<'a> {
-    /// 32-bit floats.
-    Full,
-    /// 16-bit fractions of each channel's range per component.
-    Fixed16,
-    /// The runtime's packed form (version 4): keyed channels sharing their key frames packed together, each
-    /// lane on a grid of the track's budget (per track: translation units, rotation quaternion units, scale
-    /// units; see [`crate::runtime::packed`]); channels it cannot pack as [`KeyStorage::Fixed16`].
-    Packed(&'a [[f32; 3]]),
-}
+pub(crate) const KIND_REST: u8 = 0;
+pub(crate) const KIND_CONSTANT: u8 = 1;
+pub(crate) const KIND_KEYS: u8 = 2;
+pub(crate) const KIND_KEYS_QUANTIZED: u8 = 3;
+pub(crate) const KIND_ROTATIONS_PACKED: u8 = 4;
 
 /// Version 4: keyed channels of one property sharing their key frames, in the runtime's packed form
 /// ([`crate::runtime::packed`], linear interpolation), four to a block.
 #[derive(Serialize, Deserialize)]
-struct FileGroup {
+pub(crate) struct FileGroup {
     /// 0 translation, 1 rotation, 2 scale.
-    property: u8,
+    pub(crate) property: u8,
     /// The key frames, as deltas (the first from frame 0).
-    frames: Vec<u32>,
+    pub(crate) frames: Vec<u32>,
     /// Per block, the track of each of its four lanes (padding lanes repeat the last real one).
-    tracks: Vec<u32>,
+    pub(crate) tracks: Vec<u32>,
     /// Per block, the lanes in use (1–4).
     #[serde(with = "serde_bytes")]
-    lanes: Vec<u8>,
+    pub(crate) lanes: Vec<u8>,
     /// Per block of rotations, the component rebuilt from the others (0–3, or 4 for none stored); 3 for vectors.
     #[serde(with = "serde_bytes")]
-    dropped: Vec<u8>,
+    pub(crate) dropped: Vec<u8>,
     /// Per block, each lane's grid step (4 f32, little-endian).
     #[serde(with = "serde_bytes")]
-    steps: Vec<u8>,
+    pub(crate) steps: Vec<u8>,
     /// The residual stream.
     #[serde(with = "serde_bytes")]
-    bits: Vec<u8>,
+    pub(crate) bits: Vec<u8>,
 }
 
 #[derive(Serialize, Deserialize)]
-struct FileChannel {
-    kind: u8,
+pub(crate) struct FileChannel {
+    pub(crate) kind: u8,
     /// Frame index deltas (first from 0), one per key.
-    frames: Vec<u32>,
+    pub(crate) frames: Vec<u32>,
     /// f32 little-endian values (KIND_CONSTANT, KIND_KEYS) or u16 little-endian quantized values.
     #[serde(with = "serde_bytes")]
-    values: Vec<u8>,
+    pub(crate) values: Vec<u8>,
     /// Quantized only: per-component minimum then per-component range, f32 little-endian.
     #[serde(with = "serde_bytes")]
-    range: Vec<u8>,
+    pub(crate) range: Vec<u8>,
     /// Version 3: the key frames as a bitmap over the clip's frames (bit f set: a key on frame f, least
     /// significant bit first), written instead of `frames` where it is shorter.
     #[serde(default, skip_serializing_if = "Vec::is_empty", with = "serde_bytes")]
-    key_bitmap: Vec<u8>,
+    pub(crate) key_bitmap: Vec<u8>,
 }
 
 /// `c` with its key frames as a bitmap over `frame_count` frames when that is shorter than their deltas.
-fn smaller_frames(mut c: FileChannel, frame_count: u64) -> FileChannel {
+pub(crate) fn smaller_frames(mut c: FileChannel, frame_count: u64) -> FileChannel {
     if c.frames.is_empty() {
         return c;
     }
@@ -121,56 +108,56 @@ fn smaller_frames(mut c: FileChannel, frame_count: u64) -> FileChannel {
 }
 
 #[derive(Serialize, Deserialize)]
-struct FileTrack {
+pub(crate) struct FileTrack {
     /// Bytes of the previous track's path this one starts with (paths share their prefixes).
-    path_shared: u32,
+    pub(crate) path_shared: u32,
     /// The rest of the path.
-    path_rest: String,
+    pub(crate) path_rest: String,
     /// Joint name; empty when it is the path's last segment.
-    name: String,
+    pub(crate) name: String,
     /// Index into Unity's HumanBodyBones order, if the joint is a human bone.
-    human_bone: Option<u8>,
+    pub(crate) human_bone: Option<u8>,
     /// Version 3: [`super::rest`]'s bytes. Versions 1 and 2: f32 little-endian rest translation (3), rotation
     /// (4), scale (3), parent rest rotation (4), rest height (1), and in version 2 for tracks with a translation
     /// channel the parent's rest origin (3) and scale (1).
     #[serde(with = "serde_bytes")]
-    rest: Vec<u8>,
+    pub(crate) rest: Vec<u8>,
     /// Nil when the channel stays at rest (version 3; older files write a kind-0 channel).
-    translation: Option<FileChannel>,
+    pub(crate) translation: Option<FileChannel>,
     /// As `translation`.
-    rotation: Option<FileChannel>,
+    pub(crate) rotation: Option<FileChannel>,
     /// As `translation`.
-    scale: Option<FileChannel>,
+    pub(crate) scale: Option<FileChannel>,
 }
 
 /// Rest data per track: translation, rotation, scale, parent rest rotation, rest height; then, in version 2 and
 /// for tracks with a translation channel, the parent's rest origin and scale.
-const REST_FLOATS_PLACED: usize = 19;
+pub(crate) const REST_FLOATS_PLACED: usize = 19;
 /// Rest data per track without the parent's origin and scale (every track of a version 1 file).
-const REST_FLOATS: usize = 15;
+pub(crate) const REST_FLOATS: usize = 15;
 
 /// Explicit frame times: f32 little-endian bytes (version 3), or an array of floats (versions 1 and 2).
 #[derive(Serialize, Deserialize)]
 #[serde(untagged)]
-enum FileTimes {
+pub(crate) enum FileTimes {
     Bytes(#[serde(with = "serde_bytes")] Vec<u8>),
     Floats(Vec<f32>),
 }
 
 #[derive(Serialize, Deserialize)]
-struct Body {
-    id: i32,
-    name: String,
-    duration: f32,
-    frame_rate: f32,
-    times: Option<FileTimes>,
-    tracks: Vec<FileTrack>,
+pub(crate) struct Body {
+    pub(crate) id: i32,
+    pub(crate) name: String,
+    pub(crate) duration: f32,
+    pub(crate) frame_rate: f32,
+    pub(crate) times: Option<FileTimes>,
+    pub(crate) tracks: Vec<FileTrack>,
     /// Version 4: the packed groups (version 5 writes them even when there are none).
     #[serde(default)]
-    packed: Vec<FileGroup>,
+    pub(crate) packed: Vec<FileGroup>,
     /// Version 5: morph-weight tracks.
     #[serde(default)]
-    morph: Vec<FileMorph>,
+    pub(crate) morph: Vec<FileMorph>,
 }
 
 /// Most morph-weight values (keys × targets) one file may hold: 16 M.
@@ -178,17 +165,17 @@ pub const MAX_MORPH_VALUES: u64 = 16 << 20;
 
 /// A morph-weight track in the file (version 5).
 #[derive(Serialize, Deserialize)]
-struct FileMorph {
+pub(crate) struct FileMorph {
     /// The node it animates.
-    node: String,
+    pub(crate) node: String,
     /// Targets per key.
-    width: u32,
+    pub(crate) width: u32,
     /// Key times, f32 little-endian.
     #[serde(with = "serde_bytes")]
-    times: Vec<u8>,
+    pub(crate) times: Vec<u8>,
     /// `width` weights per key, f32 little-endian.
     #[serde(with = "serde_bytes")]
-    values: Vec<u8>,
+    pub(crate) values: Vec<u8>,
 }
 
 /// True when the bytes start like a native clip (an array whose first element is the tag).
@@ -200,7 +187,7 @@ pub fn looks_native(bytes: &[u8]) -> bool {
     }
 }
 
-trait Components: Copy {
+pub(crate) trait Components: Copy {
     const N: usize;
     fn to_vec(self) -> Vec<f32>;
     fn from_slice(s: &[f32]) -> Self;
@@ -224,262 +211,6 @@ impl Components for Quat {
     fn from_slice(s: &[f32]) -> Self {
         Quat::from_vec4(Vec4::from_slice(s))
     }
-}
-
-/// Length in bytes of the common prefix of two paths, cut at a character boundary.
-fn common_prefix(a: &str, b: &str) -> usize {
-    a.char_indices()
-        .zip(b.chars())
-        .take_while(|((_, x), y)| x == y)
-        .last()
-        .map_or(0, |((i, x), _)| i + x.len_utf8())
-}
-
-fn f32_bytes(values: &[f32]) -> Vec<u8> {
-    values.iter().flat_map(|v| v.to_le_bytes()).collect()
-}
-
-fn encode_channel<T: Components>(c: &Channel<T>, quantize: bool) -> FileChannel {
-    let empty = |kind| FileChannel {
-        kind,
-        frames: Vec::new(),
-        values: Vec::new(),
-        range: Vec::new(),
-        key_bitmap: Vec::new(),
-    };
-    match c {
-        Channel::Rest => empty(KIND_REST),
-        Channel::Constant(v) => FileChannel {
-            values: f32_bytes(&v.to_vec()),
-            ..empty(KIND_CONSTANT)
-        },
-        Channel::Keys { frames, values } => {
-            let deltas = frame_deltas(frames);
-            let flat: Vec<f32> = values.iter().flat_map(|v| v.to_vec()).collect();
-            if !quantize {
-                return FileChannel {
-                    frames: deltas,
-                    values: f32_bytes(&flat),
-                    ..empty(KIND_KEYS)
-                };
-            }
-            let mut min = vec![f32::MAX; T::N];
-            let mut max = vec![f32::MIN; T::N];
-            for v in flat.chunks_exact(T::N) {
-                for i in 0..T::N {
-                    min[i] = min[i].min(v[i]);
-                    max[i] = max[i].max(v[i]);
-                }
-            }
-            let extent: Vec<f32> = min.iter().zip(&max).map(|(a, b)| b - a).collect();
-            let q: Vec<u8> = flat
-                .chunks_exact(T::N)
-                .flat_map(|v| {
-                    (0..T::N)
-                        .map(|i| {
-                            let u = if extent[i] > 0.0 {
-                                (v[i] - min[i]) / extent[i]
-                            } else {
-                                0.0
-                            };
-                            (u * 65535.0).round().clamp(0.0, 65535.0) as u16
-                        })
-                        .collect::<Vec<_>>()
-                })
-                .flat_map(u16::to_le_bytes)
-                .collect();
-            FileChannel {
-                kind: KIND_KEYS_QUANTIZED,
-                frames: deltas,
-                values: q,
-                range: f32_bytes(&[min, extent].concat()),
-                key_bitmap: Vec::new(),
-            }
-        }
-    }
-}
-
-/// Encodes a baked clip as `.animclip` bytes; `quantize` stores keyed values as 16-bit fractions of each track's range.
-pub fn encode(clip: &BakedClip, quantize: bool) -> Vec<u8> {
-    encode_with(
-        clip,
-        if quantize {
-            KeyStorage::Fixed16
-        } else {
-            KeyStorage::Full
-        },
-    )
-}
-
-/// None for a channel at rest (written as nil); else the channel, its key frames written the shorter way for a
-/// clip of `frame_count` frames.
-fn unless_rest(c: FileChannel, frame_count: u64) -> Option<FileChannel> {
-    (c.kind != KIND_REST).then(|| smaller_frames(c, frame_count))
-}
-
-fn frame_deltas(frames: &[u32]) -> Vec<u32> {
-    let mut prev = 0;
-    frames
-        .iter()
-        .enumerate()
-        .map(|(i, &f)| {
-            let d = if i == 0 { f } else { f - prev };
-            prev = f;
-            d
-        })
-        .collect()
-}
-
-/// The keyed channels of `clip` packed as the runtime packs them, grouped by property and key frames; with the
-/// (track, property) pairs they hold. Groups that cannot be packed (a key not finite) are left out.
-fn packed_groups(clip: &BakedClip, budgets: &[[f32; 3]]) -> (Vec<FileGroup>, Vec<(usize, u8)>) {
-    use crate::runtime::packed::{ChannelToPack, PackedProperty, pack_channels};
-    let mut groups: std::collections::BTreeMap<(u8, Vec<u32>), Vec<ChannelToPack>> =
-        std::collections::BTreeMap::new();
-    if clip.tracks.len() > usize::from(u16::MAX) || budgets.len() != clip.tracks.len() {
-        return (Vec::new(), Vec::new());
-    }
-    for (i, t) in clip.tracks.iter().enumerate() {
-        let mut add = |property: u8, frames: &Vec<u32>, keys: Vec<[f32; 4]>| {
-            groups
-                .entry((property, frames.clone()))
-                .or_default()
-                .push(ChannelToPack {
-                    lane: i as u16,
-                    hold: false,
-                    keys,
-                });
-        };
-        let vectors = |values: &[Vec3]| values.iter().map(|v| v.extend(0.0).to_array()).collect();
-        if let Channel::Keys { frames, values } = &t.translation {
-            add(0, frames, vectors(values));
-        }
-        if let Channel::Keys { frames, values } = &t.rotation {
-            add(1, frames, values.iter().map(|q| q.to_array()).collect());
-        }
-        if let Channel::Keys { frames, values } = &t.scale {
-            add(2, frames, vectors(values));
-        }
-    }
-    let mut out = Vec::new();
-    let mut members = Vec::new();
-    for ((property, frames), channels) in groups {
-        let Some(kind) = PackedProperty::from_code(property) else {
-            continue;
-        };
-        let lanes: Vec<usize> = channels.iter().map(|c| usize::from(c.lane)).collect();
-        let Some(g) = pack_channels(kind, 0, frames.len(), channels, |lane| {
-            budgets[usize::from(lane)][usize::from(property)]
-        }) else {
-            continue;
-        };
-        members.extend(lanes.into_iter().map(|t| (t, property)));
-        let mut bits = g.bits;
-        bits.truncate(bits.len().saturating_sub(8));
-        out.push(FileGroup {
-            property,
-            frames: frame_deltas(&frames),
-            tracks: g.joints.iter().flatten().map(|&t| u32::from(t)).collect(),
-            lanes: g.lanes,
-            dropped: g.dropped,
-            steps: g
-                .steps
-                .iter()
-                .flat_map(|s| f32_bytes(&s.to_array()))
-                .collect(),
-            bits,
-        });
-    }
-    (out, members)
-}
-
-/// Encodes a baked clip as `.animclip` bytes, keyed values stored as `precision` says.
-pub fn encode_with(clip: &BakedClip, precision: KeyStorage) -> Vec<u8> {
-    let quantize = !matches!(precision, KeyStorage::Full);
-    let (packed, members) = match precision {
-        KeyStorage::Packed(budgets) => packed_groups(clip, budgets),
-        _ => (Vec::new(), Vec::new()),
-    };
-    let in_group = |track: usize, property: u8| members.contains(&(track, property));
-    let frames = clip.frame_count();
-    // The previous track's path and rest as a reader will see them (a child derives its parent rotation).
-    let mut previous: Option<(String, super::rest::Rest)> = None;
-    let body = Body {
-        id: clip.id,
-        name: clip.name.clone(),
-        duration: clip.duration,
-        frame_rate: clip.frame_rate,
-        times: clip.times.as_ref().map(|t| FileTimes::Bytes(f32_bytes(t))),
-        tracks: clip
-            .tracks
-            .iter()
-            .enumerate()
-            .scan("", |prev: &mut &str, (i, t)| {
-                let path = t.target.path.as_str();
-                let shared = common_prefix(prev, path);
-                *prev = path;
-                // The rest height, parent origin and parent scale place a translation in model space (hips
-                // placement): only tracks that move their joint carry them.
-                let placed = !matches!(t.translation, Channel::Rest);
-                let derived = previous
-                    .as_ref()
-                    .filter(|(p, _)| path.rsplit_once('/').is_some_and(|(parent, _)| parent == p))
-                    .map(|(_, r)| super::rest::derived_parent(r));
-                let rest = super::rest::encode(
-                    &super::rest::Rest {
-                        local: t.target.rest,
-                        parent_rotation: t.target.parent_rest_rotation,
-                        height: t.target.rest_height,
-                        parent_origin: t.target.parent_rest_origin,
-                        parent_scale: t.target.parent_rest_scale,
-                    },
-                    placed,
-                    derived,
-                );
-                let read_back =
-                    super::rest::decode(&rest, derived).expect("rest data just written reads");
-                previous = Some((path.to_string(), read_back));
-                let last_segment = path.rsplit('/').next().unwrap_or_default();
-                Some(FileTrack {
-                    path_shared: shared as u32,
-                    path_rest: path[shared..].to_string(),
-                    name: if t.target.name == last_segment {
-                        String::new()
-                    } else {
-                        t.target.name.clone()
-                    },
-                    human_bone: t
-                        .target
-                        .human_bone
-                        .and_then(|b| HumanBone::ALL.iter().position(|&x| x == b))
-                        .map(|i| i as u8),
-                    rest,
-                    // A channel a packed group holds is nil here.
-                    translation: (!in_group(i, 0))
-                        .then(|| unless_rest(encode_channel(&t.translation, quantize), frames))
-                        .flatten(),
-                    rotation: (!in_group(i, 1))
-                        .then(|| unless_rest(encode_channel(&t.rotation, quantize), frames))
-                        .flatten(),
-                    scale: (!in_group(i, 2))
-                        .then(|| unless_rest(encode_channel(&t.scale, quantize), frames))
-                        .flatten(),
-                })
-            })
-            .collect(),
-        packed,
-        morph: clip
-            .morph
-            .iter()
-            .map(|m| FileMorph {
-                node: m.node.clone(),
-                width: m.width as u32,
-                times: f32_bytes(&m.times),
-                values: f32_bytes(&m.values),
-            })
-            .collect(),
-    };
-    rmp_serde::to_vec(&(TAG, VERSION, body)).expect("clip data always serializes")
 }
 
 struct Checker<'a> {
@@ -1064,6 +795,7 @@ pub fn decode(bytes: &[u8], path: &Path) -> Result<BakedClip, ClipFileError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::offline::encode::native::{KeyStorage, encode_with};
 
     fn rest_channel() -> FileChannel {
         FileChannel {

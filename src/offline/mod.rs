@@ -4,13 +4,12 @@
 //! `.animclip`, the Unity layout, or a `.glb`).
 
 pub mod compact;
+pub mod encode;
 pub mod frames;
-pub mod gltf;
 pub mod measure;
 pub mod mirror;
 pub mod request;
 pub mod stream;
-pub mod vrma;
 
 use serde::{Deserialize, Serialize};
 
@@ -20,10 +19,11 @@ pub use measure::{max_vertex_error, measure};
 pub use request::{BakeOutcome, BakeRequest, BakeSource, apply_clip_settings};
 pub use stream::{PathPoint, StreamSource, StreamSpec, bake_stream};
 
+use crate::clipfile::BakedClip;
 use crate::clipfile::unity::UnityAxes;
-use crate::clipfile::{BakedClip, native, unity};
 use crate::core::{Character, Clip};
 use compact::RotationInterp;
+use encode::{gltf, native, unity};
 
 /// The frame times a clip is baked on.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
@@ -207,12 +207,12 @@ fn encode_and_decode(
     match format {
         ExportFormat::Native => {
             let bytes = native::encode_with(clip, precision);
-            let back = native::decode(&bytes, path).map(|c| c.to_clip());
+            let back = crate::clipfile::native::decode(&bytes, path).map(|c| c.to_clip());
             (bytes, back.map_err(|e| e.to_string()))
         }
         ExportFormat::Unity => {
             let bytes = unity::encode(&unity::from_baked(clip, unity_axes).0);
-            let back = unity::decode(&bytes, path).map(|c| c.to_clip(unity_axes));
+            let back = crate::clipfile::unity::decode(&bytes, path).map(|c| c.to_clip(unity_axes));
             (bytes, back.map_err(|e| e.to_string()))
         }
         ExportFormat::Gltf | ExportFormat::Vrma => {

@@ -247,7 +247,7 @@ impl BakeRequest<'_> {
         // A VRM Animation holds the human bones on a normalized rig: the frames move onto it first, and the
         // error is measured there.
         let normalized = if self.format == ExportFormat::Vrma {
-            Some(super::vrma::normalize(character, &frames).map_err(ExportError::Invalid)?)
+            Some(super::encode::vrma::normalize(character, &frames).map_err(ExportError::Invalid)?)
         } else {
             None
         };

@@ -490,9 +490,12 @@ fn files_that_claim_four_billion_entries_fail_fast() {
         })],
         morph: Vec::new(),
     };
-    let err = clipfile::decode(&native::encode(&clip, false), Path::new("k.animclip"))
-        .unwrap_err()
-        .to_string();
+    let err = clipfile::decode(
+        &animtune::offline::encode::native::encode(&clip, false),
+        Path::new("k.animclip"),
+    )
+    .unwrap_err()
+    .to_string();
     assert!(err.contains("past the clip's 31 frames"), "{err}");
 }
 
@@ -532,7 +535,8 @@ fn one_track_clip(rotation: Channel<Quat>) -> BakedClip {
 fn versions_values_and_quaternions_are_validated() {
     let p = Path::new("v.animclip");
     // Newer version: a clear error naming both versions.
-    let mut bytes = native::encode(&one_track_clip(Channel::Rest), false);
+    let mut bytes =
+        animtune::offline::encode::native::encode(&one_track_clip(Channel::Rest), false);
     let at = 2 + native::TAG.len();
     assert_eq!(bytes[at], native::VERSION as u8);
     bytes[at] = 9;
@@ -546,7 +550,7 @@ fn versions_values_and_quaternions_are_validated() {
     }
     // NaN.
     let nan = one_track_clip(Channel::Constant(Quat::from_xyzw(f32::NAN, 0.0, 0.0, 1.0)));
-    let err = clipfile::decode(&native::encode(&nan, false), p)
+    let err = clipfile::decode(&animtune::offline::encode::native::encode(&nan, false), p)
         .unwrap_err()
         .to_string();
     assert!(
@@ -556,13 +560,13 @@ fn versions_values_and_quaternions_are_validated() {
     // Far from unit length: refused. Slightly off: renormalised.
     let long = one_track_clip(Channel::Constant(Quat::from_xyzw(0.0, 0.0, 0.0, 2.0)));
     assert!(
-        clipfile::decode(&native::encode(&long, false), p)
+        clipfile::decode(&animtune::offline::encode::native::encode(&long, false), p)
             .unwrap_err()
             .to_string()
             .contains("not a rotation")
     );
     let near = one_track_clip(Channel::Constant(Quat::from_xyzw(0.0, 0.0, 0.0, 1.0005)));
-    match clipfile::decode(&native::encode(&near, false), p).unwrap() {
+    match clipfile::decode(&animtune::offline::encode::native::encode(&near, false), p).unwrap() {
         ClipFile::Native(c) => match &c.tracks[0].rotation {
             Channel::Constant(q) => assert!((q.length() - 1.0).abs() < 1e-6),
             other => panic!("{other:?}"),
@@ -640,7 +644,7 @@ fn a_unity_layout_file_with_350k_keys_poses_in_about_a_second() {
     let clip = UnityClip(1, n as f32 / 1000.0, 1000.0, "long".into(), vec![hips]);
     let dir = common::temp_dir("unity-many-keys");
     let file = dir.join("long.bytes");
-    std::fs::write(&file, animtune::clipfile::unity::encode(&clip)).unwrap();
+    std::fs::write(&file, animtune::offline::encode::unity::encode(&clip)).unwrap();
     let started = std::time::Instant::now();
     let out = common::animtune(&[
         "pose",

@@ -135,6 +135,8 @@ fn the_headless_layers_never_import_the_app_the_cli_or_the_renderer() {
     // The encoders verify what they write with their own decoders, not through the importer.
     assert!(!g["offline"].contains("import"), "{:?}", g["offline"]);
     assert!(!g["clipfile"].contains("import"), "{:?}", g["clipfile"]);
+    // The formats and their decoders: the encoders are offline's (offline/encode/).
+    assert!(!g["clipfile"].contains("offline"), "{:?}", g["clipfile"]);
 }
 
 /// Dependency graph of the modules of `src/app/` (`command`, `state`, `editor`, `panels`, …), from `crate::app::`

@@ -15,9 +15,9 @@
 
 use glam::{Mat4, Quat, Vec3, Vec3A};
 
-use super::frames::Frames;
 use crate::core::humanoid::{HumanoidMap, MappingSource};
 use crate::core::{Character, HumanBone, JointDef, Pose, Skeleton, Transform};
+use crate::offline::frames::Frames;
 
 /// The character's human bones on a normalized rig, and the frames posed on it.
 pub struct Normalized {
@@ -157,7 +157,7 @@ mod tests {
         let model = crate::demo::mannequin::load();
         let c = &model.character;
         let clip = &model.clips[0];
-        let frames = super::super::frames::sample_frames(
+        let frames = crate::offline::frames::sample_frames(
             clip,
             &c.skeleton,
             Some(&c.humanoid),

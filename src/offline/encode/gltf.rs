@@ -5,11 +5,11 @@
 use glam::{Mat4, Quat, Vec3, Vec3A};
 use serde_json::{Value, json};
 
-use super::compact::track_targets;
 use crate::clipfile::{BakedClip, Channel};
 use crate::core::mesh::{Mesh, MeshPlacement, Primitive};
 use crate::core::{Character, Clip, Interpolation, Keys, Skeleton, Track, Transform};
 use crate::io::glb::{Component, GlbBuilder, Target};
+use crate::offline::compact::track_targets;
 
 /// Node index of joint `j` (node 0 is the character root holding the transform above the skeleton).
 fn joint_node(j: usize) -> usize {
@@ -387,7 +387,7 @@ pub fn glb_bytes(character: &Character, clip: &BakedClip, animation_only: bool) 
 pub fn vrma_bytes(
     character: &Character,
     clip: &BakedClip,
-    expressions: &[super::frames::ExpressionKeys],
+    expressions: &[crate::offline::frames::ExpressionKeys],
     look_at: Option<&Keys<Quat>>,
 ) -> Vec<u8> {
     let skeleton = &character.skeleton;
@@ -403,7 +403,7 @@ pub fn vrma_bytes(
         .collect();
     let mut preset = serde_json::Map::new();
     let mut custom = serde_json::Map::new();
-    for super::frames::ExpressionKeys {
+    for crate::offline::frames::ExpressionKeys {
         name,
         times,
         weights,
