@@ -1,6 +1,6 @@
 //! What a command's flags turn on over a preset's layers, whether the simulated layers (foot lock, the springs)
 //! can run on a rig, and how a run steps them: decided once, for `pose`, `bake`, the stream bake and the editor's
-//! export (through [`crate::offline::BakeRequest`]).
+//! export (through the bake request).
 
 use glam::Vec3;
 
