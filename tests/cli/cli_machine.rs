@@ -114,14 +114,7 @@ fn machine_pose(dir: &Path, transitions: &str, script: &str, time: f64) -> serde
     common::json_of(&out)
 }
 
-/// The angle between two rotations in degrees, in f64 from the normalised quaternions and by atan2 of the
-/// relative rotation's parts: `acos` of an f32 dot would read the printed quaternions' last-digit rounding as
-/// hundredths of a degree.
-fn angle_deg(a: Quat, b: Quat) -> f64 {
-    let (a, b) = (a.as_dquat().normalize(), b.as_dquat().normalize());
-    let r = a.conjugate() * b;
-    (2.0 * r.xyz().length().atan2(r.w.abs())).to_degrees()
-}
+use crate::common::angle_deg;
 
 /// Every joint within 0.05° of the expected rotation.
 fn assert_matches(case: &str, got: &serde_json::Value, want: &[Quat]) {

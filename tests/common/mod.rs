@@ -8,6 +8,14 @@ mod support;
 #[allow(unused_imports)]
 pub use support::*;
 
+/// The angle between two rotations in degrees, from the relative rotation's vector part in f64 (the acos of an
+/// f32 dot product near 1 reads rounding in the last digits as hundredths of a degree).
+pub fn angle_deg(a: glam::Quat, b: glam::Quat) -> f64 {
+    let (a, b) = (a.as_dquat().normalize(), b.as_dquat().normalize());
+    let r = a.conjugate() * b;
+    (2.0 * r.xyz().length().atan2(r.w.abs())).to_degrees()
+}
+
 /// Runs the built `animtune` binary.
 pub fn animtune(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_animtune"))

@@ -10,16 +10,7 @@ use egui::accesskit::Role;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 
-fn harness() -> Harness<'static, AnimtuneApp> {
-    harness_sized(1280.0, 800.0)
-}
-
-fn harness_sized(w: f32, h: f32) -> Harness<'static, AnimtuneApp> {
-    Harness::builder()
-        .with_size(egui::vec2(w, h))
-        .wgpu()
-        .build_eframe(|cc| AnimtuneApp::new(cc, None, None))
-}
+use crate::kittest::{harness, harness_sized};
 
 /// Runs frames until the background measurements are done (at most a minute).
 fn settle(h: &mut Harness<'static, AnimtuneApp>) {

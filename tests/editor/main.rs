@@ -3,6 +3,8 @@
 
 #[path = "../common/mod.rs"]
 mod common;
+#[path = "../common/kittest.rs"]
+mod kittest;
 
 mod export;
 mod feet;

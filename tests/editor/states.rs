@@ -12,11 +12,9 @@ use egui_kittest::kittest::Queryable;
 
 use crate::ui::drag;
 
+/// The editor in a window tall enough for the graph and the inspector side by side.
 fn harness() -> Harness<'static, AnimtuneApp> {
-    Harness::builder()
-        .with_size(egui::vec2(1280.0, 1000.0))
-        .wgpu()
-        .build_eframe(|cc| AnimtuneApp::new(cc, None, None))
+    crate::kittest::harness_sized(1280.0, 1000.0)
 }
 
 /// Where state `name`'s box is on the screen now.

@@ -9,12 +9,7 @@ use egui::accesskit::Role;
 use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT, Queryable};
 
-fn harness() -> Harness<'static, AnimtuneApp> {
-    Harness::builder()
-        .with_size(egui::vec2(1280.0, 800.0))
-        .wgpu()
-        .build_eframe(|cc| AnimtuneApp::new(cc, None, None))
-}
+use crate::kittest::harness;
 
 /// Sends the current layers, edited, as a panel would.
 fn edit_layers(h: &mut Harness<'static, AnimtuneApp>, edit: impl FnOnce(&mut LayerParams)) {

@@ -12,18 +12,7 @@ use egui::accesskit::Role;
 use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT, Queryable};
 
-fn harness_sized(w: f32, h: f32) -> Harness<'static, AnimtuneApp> {
-    harness_scaled(w, h, 1.0)
-}
-
-/// The editor in a window of `w`×`h` points at `scale` pixels per point (a UI scale).
-fn harness_scaled(w: f32, h: f32, scale: f32) -> Harness<'static, AnimtuneApp> {
-    Harness::builder()
-        .with_size(egui::vec2(w, h))
-        .with_pixels_per_point(scale)
-        .wgpu()
-        .build_eframe(|cc| AnimtuneApp::new(cc, None, None))
-}
+use crate::kittest::{harness_scaled, harness_sized};
 
 fn open(h: &mut Harness<'static, AnimtuneApp>, path: std::path::PathBuf) {
     h.state_mut().send(Command::Open(path));

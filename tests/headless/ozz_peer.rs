@@ -374,15 +374,7 @@ fn ik_jobs_agree_with_ozz_within_1e_5() {
 #[path = "../../examples/support/ozz_archive.rs"]
 mod ozz_archive;
 
-/// The angle between two rotations, in degrees: from the relative rotation's vector part, which (unlike the acos
-/// of a dot product near 1) keeps its precision for small angles.
-fn angle_deg(a: Quat, b: Quat) -> f32 {
-    let d = a.inverse() * b;
-    2.0 * Vec3::new(d.x, d.y, d.z)
-        .length()
-        .atan2(d.w.abs())
-        .to_degrees()
-}
+use crate::common::angle_deg;
 
 /// A rotation channel at `time` as ozz interpolates it: the normalised lerp of the two keys around it (the
 /// second on the first's side), where our source sampler slerps.
@@ -426,7 +418,7 @@ fn ozz_archives_play_our_keys() {
             .arg(name)
             .args(ratios.iter().map(|r| r.to_string()));
         let out = peer_output(command);
-        let (mut worst_deg, mut worst_m, mut compared) = (0.0f32, 0.0f32, 0);
+        let (mut worst_deg, mut worst_m, mut compared) = (0.0f64, 0.0f32, 0);
         for line in out.lines() {
             let v: Vec<f32> = line
                 .split_whitespace()

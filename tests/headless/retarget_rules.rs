@@ -24,9 +24,7 @@ fn retargeted(target: &ImportedModel, clip: &Clip, bone: HumanBone, time: f32) -
     (rotation(&m), m.w_axis.truncate())
 }
 
-fn angle_deg(a: Quat, b: Quat) -> f32 {
-    a.angle_between(b).to_degrees()
-}
+use crate::common::angle_deg;
 
 /// Quaternius's Jog with its rest pose turned 45° about +Y at the hips (its keys unchanged), as a VRMA authored
 /// off the spec's T-pose would be, and the VRMA's facing: its rest legs show the turn.
@@ -91,7 +89,7 @@ fn a_vrm_animation_keeps_the_specs_facing_whatever_its_rest_pose() {
     // As every player binds: the source's UpperChest, which this target lacks, folded into its Chest.
     let (twisted, spec) = bind_folding(&twisted, &c.skeleton, Some(&c.humanoid));
     let (guessed, guess) = bind_folding(&guessed, &c.skeleton, Some(&c.humanoid));
-    let mut worst_guess = 0f32;
+    let mut worst_guess = 0f64;
     for time in [0.1, 0.3, 0.55] {
         let mut src = Pose::rest(&s.skeleton);
         jog(&source).sample_into(&own, time, Wrap::Clamp, &mut src);
