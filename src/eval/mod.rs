@@ -1,23 +1,14 @@
-//! The Evaluator: the one place that turns (source, time, parameters) into a pose. It composes the runtime
-//! jobs — sample → blend → layers (breath → look-at → twist) → local to model → skinning — and owns what
-//! persists between frames: the clock and its seek/stop rules, the blend phase, the look-at filter, the sampling
-//! cursors and every scratch buffer. The editor, `pose`, `render`, bake/export, the benches and the fuzz targets
-//! all evaluate through it.
-//!
-//! Clock rules (one place):
-//! - **Advance(dt)** (playing): while playing, source and layer clocks move by `dt × speed`; a clip wraps into
-//!   (0, duration] when looping (it stops at an end otherwise); a blend space advances its *phase* by
-//!   `dt × speed / cycle`, so changing weights (and so the cycle) never makes the feet jump. The look-at filter is
-//!   stepped by `dt` even while paused (it follows a moving target).
-//! - **Seek(t)** (scrub, step, stop, a new source): the source clock jumps to `t` (clamped into the clip or
-//!   cycle), the layer clock to `t`, and the look-at filter forgets its direction, so the next pose snaps.
-//! - **Continue(t)** (baking on a time grid): moves every clock continuously to `t` seconds since the start, as
-//!   playing at speed 1 with looping would, stepping the filter by the difference.
-//! - **Hold**: evaluates again where it is (after an edit).
+//! The Evaluator: the one place that turns (source, time, parameters) into a pose. `evaluate` runs clock
+//! (`clock.rs`: the transport and its rules) → source (`source/`: the rest pose, a clip, a blend space or a state
+//! machine, each sampled by the runtime jobs) → clip layers (`clip_layers.rs`) → the layer stack
+//! (`layers::LayerRig::apply`: foot lock → breath → look-at → twist → springs, stepped through one `LayerState`) →
+//! expressions (`expressions.rs`) → local to model → skinning, and keeps what persists between frames. The editor,
+//! `pose`, `render`, bake/export, the benches and the fuzz targets all evaluate through it.
 
 mod clip_layers;
 pub mod clock;
 pub mod curves;
+mod expressions;
 mod source;
 
 pub use clock::wrap_cycle;
@@ -36,6 +27,7 @@ use crate::layers::{
 use crate::runtime::{JobError, LocalToModelJob, SkinningJob};
 
 use clip_layers::ClipLayers;
+use expressions::Expressions;
 pub use source::Precision;
 use source::compiled::ClipCache;
 use source::look::VrmLook;
@@ -133,15 +125,8 @@ pub struct Evaluator {
     clip_layers: ClipLayers,
     /// The meshes' default morph weights, and scratch of the same shape for blends and clip layers.
     morph_defaults: Vec<Vec<f32>>,
-    /// The character's expressions, which the layer parameters' expression weights drive.
-    expressions: Vec<crate::core::expression::Expression>,
-    /// The expressions are a VRM's: they clear the targets they bind first.
-    vrm_expressions: bool,
-    /// Per expression: the layer parameters' weight, the source's (its clips' expression tracks), and the sum the
-    /// last evaluation applied.
-    layer_expression_weights: Vec<f32>,
-    source_expression_weights: Vec<f32>,
-    expression_weights: Vec<f32>,
+    /// The character's expressions and their weights (the source's, the layers' sliders).
+    expressions: Expressions,
     /// The character's VRM look-at, what it drives, for a clip's look-at track.
     vrm_look: VrmLook,
     /// The travel an in-place clip took out of the pose (model space): the springs move with it, as the
@@ -174,8 +159,6 @@ impl Evaluator {
     ) -> Self {
         let n = character.skeleton.len();
         let morph_defaults = crate::core::morph::default_weights(character);
-        let layer_expression_weights =
-            crate::core::expression::weights_of(&character.expressions, &layers.expressions);
         let mut ev = Evaluator {
             precision,
             skeleton: character.skeleton.clone(),
@@ -185,6 +168,7 @@ impl Evaluator {
             accumulate_loops: false,
             source: Source::Rest,
             rig: LayerRig::bind(&layers, character),
+            expressions: Expressions::bind(character, &layers),
             layers,
             layer_state: LayerState::default(),
             clock: Clock::default(),
@@ -204,11 +188,6 @@ impl Evaluator {
                 error: None,
             },
             morph_defaults,
-            expressions: character.expressions.clone(),
-            vrm_expressions: character.vrm_expressions,
-            layer_expression_weights,
-            source_expression_weights: vec![0.0; character.expressions.len()],
-            expression_weights: vec![0.0; character.expressions.len()],
             vrm_look: VrmLook::bind(character),
             treadmill: Vec3::ZERO,
             evaluations: 0,
@@ -293,8 +272,7 @@ impl Evaluator {
     pub fn set_layers(&mut self, character: &Character, clips: &[Clip], layers: &LayerParams) {
         if *layers != self.layers {
             self.rig = LayerRig::bind(layers, character);
-            self.layer_expression_weights =
-                crate::core::expression::weights_of(&character.expressions, &layers.expressions);
+            self.expressions.set_layers(character, layers);
             let rebind = layers.clips != self.layers.clips || layers.masks != self.layers.masks;
             self.layers = layers.clone();
             if rebind {
@@ -519,7 +497,7 @@ impl Evaluator {
         let out = SourceOut {
             pose: &mut self.output.local.local,
             morph: &mut self.output.morph_weights,
-            expressions: &mut self.source_expression_weights,
+            expressions: &mut self.expressions.from_source,
             look: &mut look,
             treadmill: &mut treadmill,
         };
@@ -609,39 +587,35 @@ impl Evaluator {
     /// Moves the clock as `input` says and evaluates the whole stack. Allocates nothing after the first frames
     /// (the blend weights are recomputed, and may allocate, only when the sample point moves).
     pub fn evaluate(&mut self, input: &EvalInput) -> &EvalOutput {
+        self.evaluations += 1;
         if let Some(p) = input.blend_point {
             self.set_blend_point(p);
         }
         self.refresh_weights();
         self.step(input.clock);
-        self.evaluations += 1;
-        self.output.error = self
-            .sample_source()
-            .and_then(|()| {
-                self.clip_layers.apply(
-                    self.source_phase(),
-                    self.clock.elapsed,
-                    &self.skeleton,
-                    self.root_motion_joint,
-                    &mut self.output.local.local,
-                    &mut self.output.morph_weights,
-                )
-            })
-            .err();
-        for ((w, s), l) in self
-            .expression_weights
-            .iter_mut()
-            .zip(&self.source_expression_weights)
-            .zip(&self.layer_expression_weights)
-        {
-            *w = (s + l).min(1.0);
-        }
-        crate::core::expression::apply(
-            &self.expressions,
-            &self.expression_weights,
+        let sampled = self.sample_source().and_then(|()| self.apply_clip_layers());
+        self.apply_layers(input);
+        self.expressions.apply_to(&mut self.output.morph_weights);
+        let posed = self.pose_model_and_skins();
+        self.output.error = sampled.err().or(posed.err());
+        &self.output
+    }
+
+    /// The clip layers over the source.
+    fn apply_clip_layers(&mut self) -> Result<(), JobError> {
+        self.clip_layers.apply(
+            self.source_phase(),
+            self.clock.elapsed,
+            &self.skeleton,
+            self.root_motion_joint,
+            &mut self.output.local.local,
             &mut self.output.morph_weights,
-            self.vrm_expressions,
-        );
+        )
+    }
+
+    /// The layer stack after the clip layers, stepped by the clock (look-at) and by `input`'s simulation step or
+    /// the clock's (foot lock, the springs).
+    fn apply_layers(&mut self, input: &EvalInput) {
         let dt = std::mem::take(&mut self.clock.look_dt);
         // An in-place clip still travels in the world: foot lock holds feet on that ground, and the springs feel
         // the travel (a treadmill under the character).
@@ -663,6 +637,10 @@ impl Evaluator {
             &mut self.layer_scratch,
             &mut self.output.look,
         );
+    }
+
+    /// Model matrices of the final pose, then each skin's matrices.
+    fn pose_model_and_skins(&mut self) -> Result<(), JobError> {
         let mut result = LocalToModelJob::all(
             &self.skeleton,
             &self.output.local.local,
@@ -680,10 +658,7 @@ impl Evaluator {
                 .run(),
             );
         }
-        if self.output.error.is_none() {
-            self.output.error = result.err();
-        }
-        &self.output
+        result
     }
 
     /// The state machine's player when the source is one (its current state, transition and parameters).
@@ -713,7 +688,7 @@ impl Evaluator {
     /// The weight of each of the character's expressions in the last evaluation: its clips' expression tracks
     /// plus the layer parameters' weight, at most 1.
     pub fn expression_weights(&self) -> &[f32] {
-        &self.expression_weights
+        self.expressions.applied()
     }
 
     /// Joint names of the skeleton it evaluates.
@@ -822,13 +797,13 @@ impl Evaluator {
         for (m, d) in morph.iter_mut().zip(&self.morph_defaults) {
             m.copy_from_slice(d);
         }
-        self.source_expression_weights.fill(0.0);
+        self.expressions.from_source.fill(0.0);
         self.treadmill = Vec3::ZERO;
         let mut look = None;
         let out = SourceOut {
             pose: &mut self.output.local.local,
             morph,
-            expressions: &mut self.source_expression_weights,
+            expressions: &mut self.expressions.from_source,
             look: &mut look,
             treadmill: &mut self.treadmill,
         };
@@ -862,7 +837,7 @@ impl Evaluator {
         if let Some(rotation) = look {
             self.vrm_look.apply(
                 rotation,
-                &mut self.source_expression_weights,
+                &mut self.expressions.from_source,
                 &mut self.output.local.local,
             );
         }
