@@ -6,11 +6,11 @@ mod common;
 
 mod animclip_reader;
 mod atomic_writes;
+mod bake;
 mod baked_clips;
-mod cli_bake;
-mod cli_blend;
-mod cli_machine;
+mod blend;
 mod commands;
 mod gltf_spec_eval;
 mod import_fbx;
 mod render;
+mod state_machine;

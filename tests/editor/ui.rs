@@ -52,7 +52,7 @@ fn arrow_keys_step_frames_and_home_end_jump() {
     assert!(!h.state().editor().eval().is_playing());
     h.key_press(egui::Key::End);
     h.run_steps(1);
-    // The blend space loops: End lands on its last frame, not on the end that is frame 0 again (C14).
+    // The blend space loops: End lands on its last frame, not on the end that is frame 0 again.
     let e = h.state().editor();
     let rate = e.session().frame_rate;
     let last = ((e.eval().duration() * rate).ceil() - 1.0) / rate;

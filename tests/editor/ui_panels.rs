@@ -480,7 +480,7 @@ fn command_line_clips_keep_the_blend_space_playing_and_a_preset_opens_after_them
     );
     assert!(
         e.eval().blend_space().is_some(),
-        "the mannequin's blend space still plays (B21)"
+        "the mannequin's blend space still plays"
     );
     assert_eq!(
         e.tuning().layers.breath.effect_rate,
@@ -492,7 +492,7 @@ fn command_line_clips_keep_the_blend_space_playing_and_a_preset_opens_after_them
 
 #[test]
 fn a_look_at_row_standing_in_for_a_missing_bone_says_which_it_drives() {
-    // The VRM 1.0 sample has no UpperChest: the default chain's UpperChest row drives Chest (B18).
+    // The VRM 1.0 sample has no UpperChest: the default chain's UpperChest row drives Chest.
     let mut h = harness_sized(1280.0, 800.0);
     h.run_steps(2);
     open(&mut h, common::asset("vrm/mtoon_default.vrm"));
@@ -566,8 +566,8 @@ fn the_joint_tab_shows_every_value_of_a_row_at_the_default_width() {
 /// The editor at 1280x800 with the built-in file browser chosen (View → File → "Built-in file browser", as a
 /// user without a system dialog would find it), so that opening a file shows no platform dialog.
 pub fn built_in_browser_harness() -> Harness<'static, AnimtuneApp> {
-    // egui_file labels folders and files with icons (🗀 🗋 📂) that egui's text fonts lack; they drew as boxes
-    // (B17) until egui's emoji fonts were turned on. The harness fails on any missing glyph.
+    // egui_file labels folders and files with icons (🗀 🗋 📂) that egui's text fonts lack: the emoji fonts draw
+    // them. The harness fails on any missing glyph.
     let mut h = Harness::builder()
         .with_size(egui::vec2(1280.0, 800.0))
         .wgpu()

@@ -292,7 +292,7 @@ impl ExportDialog {
             })
         };
         // One line each, whatever their length (the full text in the tooltip): a line that wraps moves every
-        // control below it (C12).
+        // control below it.
         let line = |ui: &mut egui::Ui, text: String| {
             ui.add(egui::Label::new(text.as_str()).truncate())
                 .on_hover_text(text);

@@ -374,7 +374,7 @@ impl EditorState {
                 self.session.eval.set_clip_root_motion(mode);
                 self.session.root_trail.clear();
                 // The root jumps (in place: back near the origin; kept: on to where the loops took it): the
-                // next frame brings the camera over it instead of leaving the view empty (B2).
+                // next frame brings the camera over it instead of leaving the view empty.
                 self.session.recenter_on_root = true;
             }
             Command::FollowRoot(on) => self.session.follow_root = on,

@@ -132,7 +132,7 @@ fn transport_row(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands, curves_
 const SOURCE_BOX_WIDTH: f32 = 150.0;
 
 /// The playhead's time and frame in digits of one width, in a box as wide as the longest readout a clip can have
-/// (an hour, 5-digit frames), so the buttons after it never move as the digits change (C7).
+/// (an hour, 5-digit frames), so the buttons after it never move as the digits change.
 fn time_readout(ui: &mut egui::Ui, time: f32, frame: u32) {
     let text = |t: &str| egui::RichText::new(t).monospace();
     let widest = egui::WidgetText::from(text("3600.000 s  frame 99999")).into_galley(
@@ -447,7 +447,7 @@ fn source_choice(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) {
     };
     let mut chosen = before;
     // A box of one width whatever the name (a long one is truncated, in full in the tooltip), so the buttons
-    // after it stay put (C7).
+    // after it stay put.
     let width = SOURCE_BOX_WIDTH;
     ui.allocate_ui(Vec2::new(width, ui.spacing().interact_size.y), |ui| {
         ui.set_max_width(width);
