@@ -98,14 +98,15 @@ impl SimulationRun {
     }
 }
 
-/// Why `layers` cannot run as asked on the character `rig` is bound to, if so: foot lock on where it cannot run.
-/// (Springs on a rig without any are not an error: on by default, they run where a model has them.)
-pub fn rig_problem(layers: &LayerParams, rig: &LayerRig) -> Option<String> {
-    let problem = rig.foot_lock.problem.as_ref()?;
-    layers
-        .foot_lock
-        .enabled
-        .then(|| format!("foot lock is on, but {problem}"))
+/// Why `layers` cannot run as asked on `character`, if so: foot lock on where it cannot run (only foot lock's legs
+/// are bound to find out). Springs on a rig without any are not an error: on by default, they run where a model
+/// has them.
+pub fn rig_problem(layers: &LayerParams, character: &Character) -> Option<String> {
+    if !layers.foot_lock.enabled {
+        return None;
+    }
+    let problem = FootLockRig::bind(character).problem?;
+    Some(format!("foot lock is on, but {problem}"))
 }
 
 #[cfg(test)]
@@ -159,6 +160,6 @@ mod tests {
         layers.springs.preroll_s = 0.5;
         let run = SimulationRun::on_grid(&layers, &rig, 30.0).unwrap();
         assert_eq!((run.dt, run.preroll_steps), (1.0 / 30.0, 15));
-        assert_eq!(rig_problem(&layers, &rig), None);
+        assert_eq!(rig_problem(&layers, &mannequin), None);
     }
 }

@@ -228,8 +228,7 @@ impl BakeRequest<'_> {
                 if let Some(missing) = missing_layer_clip(self.layers, &clips, self.clip_settings) {
                     return Err(ExportError::Tuning(missing));
                 }
-                let rig = crate::layers::LayerRig::bind(self.layers, character);
-                if let Some(problem) = crate::layers::policy::rig_problem(self.layers, &rig) {
+                if let Some(problem) = crate::layers::policy::rig_problem(self.layers, character) {
                     return Err(ExportError::Tuning(problem));
                 }
                 let frames =
