@@ -287,6 +287,18 @@ fn feet_of(
     .collect()
 }
 
+/// The times and both feet's contact points over `duration` at `fps`, from a pose's model matrices at each time;
+/// an error names what the character lacks.
+pub fn track_feet(
+    character: &crate::core::Character,
+    duration: f32,
+    fps: f32,
+    model_at: impl FnMut(f32) -> Vec<glam::Mat4>,
+) -> Result<(Vec<f32>, Vec<FootTrack>), String> {
+    let feet = feet_of(character, fps)?;
+    Ok(track(character, &feet, duration, fps, model_at))
+}
+
 /// The feet's contact points over `duration` at `fps`, from a pose's model matrices at each time.
 fn track(
     character: &crate::core::Character,
@@ -382,18 +394,13 @@ impl BlendMeter {
                 .axes
                 .iter()
                 .all(|a| a.name.to_lowercase().contains("velocity"));
-        let markers = (space.sync == crate::blend::TimeSync::Markers)
-            .then(|| super::foot_markers::for_space(character, clips, &space));
-        let mut ev = Evaluator::with_precision(
+        let ev = Evaluator::with_precision(
             character,
             clips,
             SourceSpec::Blend(space),
             layers_with(foot_lock),
             Precision::Exact,
         );
-        if let Some(m) = markers {
-            ev.set_sync_markers(m);
-        }
         Ok(BlendMeter {
             ev,
             feet,

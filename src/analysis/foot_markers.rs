@@ -35,64 +35,71 @@ pub fn from_contacts(report: &SkateReport, duration: f32, frame: f32) -> Vec<Foo
     out
 }
 
-/// The foot-down markers of `clip` on `character` (its contacts at 60 fps, root motion kept).
+/// The rate feet are tracked at to find markers.
+const MARKER_FPS: f32 = 60.0;
+
+/// The foot-down markers of a clip of `duration` seconds on `character` from its model-space pose at each time
+/// (`model_at`: the clip sampled with its root motion kept and no layer): its contacts at 60 fps, measured on
+/// still ground when its root-motion joint travels from the first pose to the last faster than 5 cm/s, else on
+/// the treadmill under it. What the source of a space synced on markers finds for each of its clips.
+pub fn from_model_poses(
+    character: &crate::core::Character,
+    duration: f32,
+    mut model_at: impl FnMut(f32) -> Vec<glam::Mat4>,
+) -> Result<Vec<FootMarker>, String> {
+    let (times, feet) =
+        super::contacts::track_feet(character, duration, MARKER_FPS, &mut model_at)?;
+    let travels = travels_on_root_motion(character, duration, &mut model_at);
+    let report = super::contacts::measure(
+        &times,
+        &feet,
+        travels.then_some(super::Ground::RootMotion),
+        &super::ContactSettings::default(),
+    );
+    Ok(from_contacts(&report, duration, 1.0 / MARKER_FPS))
+}
+
+/// Whether the root-motion joint travels faster than 5 cm/s from the first pose to the last, as
+/// [`super::root_motion`] measures its average speed (its last sample at Unity's 30 fps grid's end).
+fn travels_on_root_motion(
+    character: &crate::core::Character,
+    duration: f32,
+    model_at: &mut impl FnMut(f32) -> Vec<glam::Mat4>,
+) -> bool {
+    let Some(root) = crate::blend::sampler::root_motion_joint(character) else {
+        return false;
+    };
+    if duration <= 0.0 || !duration.is_finite() {
+        return false;
+    }
+    let rate = super::root_motion::SAMPLE_RATE;
+    let frames = (duration * rate).ceil().max(1.0) as usize;
+    let last = (frames as f32 / rate).min(duration);
+    let at = |m: Vec<glam::Mat4>| m.get(root).map(|m| m.w_axis.truncate());
+    let (Some(first), Some(last)) = (at(model_at(0.0)), at(model_at(last))) else {
+        return false;
+    };
+    let velocity = (last - first) / duration;
+    velocity.is_finite() && velocity.length() > 0.05
+}
+
+/// The foot-down markers of `clip` on `character`, sampled exact through the Evaluator with every layer off (the
+/// markers a blend space synced on them plays this clip at).
 pub fn clip_markers(
     character: &crate::core::Character,
     clip: &crate::core::Clip,
 ) -> Result<Vec<FootMarker>, String> {
-    let fps = 60.0;
-    let report = super::contacts::clip_skate(
-        character,
-        clip,
-        fps,
-        &super::ContactSettings::default(),
-        None,
-    )?;
-    Ok(from_contacts(&report, clip.duration, 1.0 / fps))
-}
-
-/// Every node's foot-down markers for a space synced on them (empty where a node's clip is missing or its feet
-/// cannot be tracked), in node order: what [`crate::eval::Evaluator::set_sync_markers`] takes.
-pub fn for_space(
-    character: &crate::core::Character,
-    clips: &[crate::core::Clip],
-    space: &crate::blend::BlendSpace,
-) -> Vec<Vec<FootMarker>> {
-    space
-        .nodes
-        .iter()
-        .map(|n| {
-            clips
-                .iter()
-                .find(|c| c.name == n.clip)
-                .and_then(|c| clip_markers(character, c).ok())
-                .unwrap_or_default()
+    use crate::eval::{ClockStep, EvalInput, Evaluator};
+    let mut ev = Evaluator::for_clip_exact(character, clip);
+    ev.set_looping(false);
+    from_model_poses(character, clip.duration, |t| {
+        ev.evaluate(&EvalInput {
+            clock: ClockStep::Seek(t),
+            ..EvalInput::default()
         })
-        .collect()
-}
-
-/// Hands `ev` the foot-down markers of what it plays that syncs on them: its blend space's nodes, or each blend
-/// state of its state machine (what `pose`, `bake` and the editor call after binding a source).
-pub fn hand_to(
-    ev: &mut crate::eval::Evaluator,
-    character: &crate::core::Character,
-    clips: &[crate::core::Clip],
-) {
-    if let Some(space) = ev
-        .blend_space()
-        .filter(|s| s.sync == crate::blend::TimeSync::Markers)
-    {
-        let markers = for_space(character, clips, space);
-        ev.set_sync_markers(markers);
-    }
-    let states: Vec<(usize, Vec<Vec<FootMarker>>)> = ev
-        .machine_marker_spaces()
-        .into_iter()
-        .map(|(s, space)| (s, for_space(character, clips, space)))
-        .collect();
-    for (s, markers) in states {
-        ev.set_state_sync_markers(s, markers);
-    }
+        .model
+        .clone()
+    })
 }
 
 #[cfg(test)]

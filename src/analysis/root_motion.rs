@@ -15,7 +15,7 @@ use crate::core::{Character, Clip, Pose};
 use crate::eval::{ClockStep, EvalInput, Evaluator};
 
 /// Unity samples a motion at 30 fps for its average speeds.
-const SAMPLE_RATE: f32 = 30.0;
+pub(crate) const SAMPLE_RATE: f32 = 30.0;
 
 /// A clip's average root motion (see the module documentation).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]

@@ -129,8 +129,8 @@ impl BlendSampler {
         self.nodes.get(node)?.as_ref().map(|b| &b.binding)
     }
 
-    /// Hands each node its clip's foot-down markers (node order; `analysis::foot_markers::for_space` finds
-    /// them), for a space synced on markers.
+    /// Hands each node its clip's foot-down markers (node order; the Evaluator's node sampler finds them when
+    /// it binds a space synced on markers).
     pub fn set_markers(&mut self, markers: Vec<Vec<super::markers::FootMarker>>) {
         for (node, m) in self.nodes.iter_mut().zip(markers) {
             if let Some(n) = node {

@@ -489,7 +489,6 @@ pub(super) fn evaluate_stack(
         layers,
         precision,
     );
-    crate::analysis::foot_markers::hand_to(&mut ev, &model.character, chosen.clips);
     let settings = preset.map(|p| p.clip_settings).unwrap_or_default();
     if let Some(missing) =
         crate::offline::request::missing_layer_clip(ev.layers(), chosen.clips, &settings)

@@ -263,6 +263,7 @@ impl Evaluator {
             self.layer_state.look = look;
         } else {
             *space = new.clone();
+            blend.bound.find_markers(character, clips);
             blend.invalidate_weights();
         }
         self.refresh_weights();
@@ -701,34 +702,7 @@ impl Evaluator {
         self.layer_state.springs.steps()
     }
 
-    /// Hands the blend space's sampler each node's foot-down markers (node order; found by
-    /// `analysis::foot_markers::for_space`) for marker sync. A new binding of the space drops them.
-    pub fn set_sync_markers(&mut self, markers: Vec<Vec<crate::blend::markers::FootMarker>>) {
-        if let Source::Blend(b) = &mut self.source {
-            b.bound.sampler.set_markers(markers);
-        }
-    }
-
-    /// The state machine's blend states synced on foot-down markers: (state, its blend space).
-    pub fn machine_marker_spaces(&self) -> Vec<(usize, &BlendSpace)> {
-        match &self.source {
-            Source::Machine(m) => m.marker_spaces(),
-            _ => Vec::new(),
-        }
-    }
-
-    /// Hands a blend state of the state machine its nodes' foot-down markers (node order), for marker sync.
-    pub fn set_state_sync_markers(
-        &mut self,
-        state: usize,
-        markers: Vec<Vec<crate::blend::markers::FootMarker>>,
-    ) {
-        if let Source::Machine(m) = &mut self.source {
-            m.set_state_markers(state, markers);
-        }
-    }
-
-    /// Whether the blend space's sampler has foot-down markers (see [`Evaluator::set_sync_markers`]).
+    /// Whether the blend space's sampler has foot-down markers (found when a space synced on them is bound).
     pub fn has_sync_markers(&self) -> bool {
         matches!(&self.source, Source::Blend(b) if b.bound.sampler.has_markers())
     }

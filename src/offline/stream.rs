@@ -242,7 +242,6 @@ pub fn bake_stream(
     };
     let mut ev =
         Evaluator::with_precision(character, clips, source, layers.clone(), Precision::Exact);
-    crate::analysis::foot_markers::hand_to(&mut ev, character, clips);
     if let Some(missing) = ev.missing_layer_clips().first() {
         return Err(ExportError::Tuning(format!(
             "a clip layer plays clip '{missing}', which the model does not have"

@@ -239,3 +239,42 @@ fn new_space_from_clips_places_in_place_gaits_by_their_feet() {
         "{walk:?} {jog:?} {sprint:?}"
     );
 }
+
+/// A space synced on markers finds its clips' foot-down markers itself when it is bound (no caller hands them
+/// over): each node's are its clip's own, as `clip_markers` samples them through the Evaluator. A space on
+/// normalised time finds none until an edit switches it to markers.
+#[test]
+fn a_space_finds_its_clips_markers_when_it_is_bound_on_marker_sync() {
+    use animtune::analysis::foot_markers::clip_markers;
+    use animtune::blend::{BlendSpace, TimeSync};
+    use animtune::eval::{Evaluator, SourceSpec};
+    use animtune::layers::LayerParams;
+    let model = load_file(&quaternius()).unwrap();
+    let clips = &model.clips;
+    let (walk, run) = ("Walk_Loop", "Jog_Fwd_Loop");
+    let clip = |name: &str| clips.iter().find(|c| c.name == name).unwrap();
+    let mut space: BlendSpace = serde_json::from_value(serde_json::json!({
+        "mode": "1d", "axes": [{"name": "speed", "min": 0, "max": 1}, {"name": "", "min": -1, "max": 1}],
+        "nodes": [{"clip": walk, "position": [0, 0]}, {"clip": run, "position": [1, 0]}]
+    }))
+    .unwrap();
+    let c = &model.character;
+    let mut ev = Evaluator::new(
+        c,
+        clips,
+        SourceSpec::Blend(space.clone()),
+        LayerParams::off(),
+    );
+    assert!(!ev.has_sync_markers(), "normalised time needs no markers");
+    space.sync = TimeSync::Markers;
+    ev.set_blend_space(c, clips, &space);
+    let bound = Evaluator::new(c, clips, SourceSpec::Blend(space), LayerParams::off());
+    for ev in [&ev, &bound] {
+        let sampler = ev.blend_sampler().unwrap();
+        for (node, name) in [walk, run].into_iter().enumerate() {
+            let expected = clip_markers(c, clip(name)).unwrap();
+            assert!(expected.len() >= 2, "{name}: {expected:?}");
+            assert_eq!(sampler.markers(node), &expected[..], "{name}");
+        }
+    }
+}

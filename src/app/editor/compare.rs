@@ -99,11 +99,6 @@ impl EditorState {
             SourceSpec::StateMachine(with_model(m, c.model)),
             self.doc.tuning.layers.clone(),
         );
-        crate::analysis::foot_markers::hand_to(
-            &mut eval,
-            &self.doc.model.character,
-            &self.doc.clips,
-        );
         eval.play();
         c.eval = Some(eval);
         c.step = side_step(&self.doc.model.character);

@@ -210,7 +210,6 @@ impl EditorState {
         self.session
             .eval
             .set_source(character, clips, SourceSpec::StateMachine(m));
-        crate::analysis::foot_markers::hand_to(&mut self.session.eval, character, clips);
         self.session.eval.play();
         let missing = self.session.eval.missing_machine_clips();
         if missing.is_empty() {
@@ -279,7 +278,6 @@ impl EditorState {
             self.session
                 .eval
                 .set_source(character, clips, SourceSpec::StateMachine(preview));
-            crate::analysis::foot_markers::hand_to(&mut self.session.eval, character, clips);
             self.session.machine.preview = Some(transition);
         }
         self.clock_jumped = true;

@@ -45,8 +45,6 @@ pub struct EditorState {
     camera_framed: bool,
     /// The skate meter of what plays and the skate map, measured in the background.
     feet: crate::app::feet::FeetAnalysis,
-    /// The document (generation, revision) whose clips' foot-down markers were last looked for (marker sync).
-    markers_tried: Option<(u64, u64)>,
     /// A second character playing the machine under another transition model, beside the first.
     compare: Option<compare::Compare>,
 }
@@ -77,7 +75,6 @@ impl EditorState {
             placed: Vec::new(),
             camera_framed: false,
             feet: crate::app::feet::FeetAnalysis::new(),
-            markers_tried: None,
             compare: None,
             doc,
         };
@@ -460,21 +457,6 @@ impl EditorState {
             self.session.shake_time += dt.max(0.0);
         }
         self.drive(dt);
-        // Marker sync: the clips' foot-down markers, found again after each new binding of the space.
-        let key = (self.doc.generation, self.doc.revision);
-        if self.doc.tuning.blend.sync == crate::blend::TimeSync::Markers
-            && self.blending()
-            && !self.session.eval.has_sync_markers()
-            && self.markers_tried != Some(key)
-        {
-            self.markers_tried = Some(key);
-            let markers = crate::analysis::foot_markers::for_space(
-                &self.doc.model.character,
-                &self.doc.clips,
-                &self.doc.tuning.blend,
-            );
-            self.session.eval.set_sync_markers(markers);
-        }
         let placement = self.session.placement();
         let input = EvalInput {
             clock,
@@ -1138,7 +1120,6 @@ impl EditorState {
 
     /// Plays the blend space from the start of its cycle, paused.
     fn play_blend(&mut self) {
-        self.markers_tried = None;
         let blend = SourceSpec::Blend(self.doc.tuning.blend.clone());
         let character = &self.doc.model.character;
         self.session

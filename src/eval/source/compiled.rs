@@ -2,16 +2,17 @@
 //! compiled clip, its binding and its morph and expression tracks are shared by every copy playing the same clip
 //! ([`ClipCache`] compiles each once per character); each copy keeps its own sampling cursors.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use glam::{Vec3, Vec3A};
 
 use crate::blend::TimeSync;
+use crate::blend::markers::FootMarker;
 use crate::blend::sampler::{root_motion_joint, root_travel};
 use crate::core::morph::{MorphBinding, MorphTrack};
 use crate::core::{Character, Clip, ClipBinding, Skeleton, Transform};
 use crate::eval::clock::wrap_cycle;
-use crate::runtime::{Animation, JobError, SamplingContext, SamplingJob};
+use crate::runtime::{Animation, JobError, LocalToModelJob, SamplingContext, SamplingJob};
 
 /// How an Evaluator compiles its clips.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -38,6 +39,9 @@ pub(crate) struct CompiledClip {
     pub(crate) looping: bool,
     /// Its morph-weight tracks and the meshes they drive (shared like the compiled clip).
     pub(crate) morph: Arc<ClipMorph>,
+    /// Its foot-down markers, found the first time a space synced on markers plays it (shared like the
+    /// compiled clip).
+    markers: Arc<OnceLock<Vec<FootMarker>>>,
 }
 
 /// A clip's morph-weight tracks bound to the character's meshes, and its expression tracks bound to the
@@ -131,7 +135,30 @@ impl CompiledClip {
             binding: Arc::new(binding),
             root_travel,
             looping: clips[index].looping,
+            markers: Arc::default(),
         }
+    }
+
+    /// The clip's foot-down markers on `character` (`clip` is the one it was compiled from), found the first time
+    /// they are asked for: the clip sampled exact with its root motion kept, its feet's contacts at 60 fps
+    /// ([`crate::analysis::foot_markers::from_model_poses`]). Empty when its feet cannot be tracked.
+    pub(crate) fn markers(&self, character: &Character, clip: &Clip) -> &[FootMarker] {
+        self.markers.get_or_init(|| {
+            let mut exact =
+                CompiledClip::new(std::slice::from_ref(clip), 0, character, Precision::Exact);
+            let skeleton = &character.skeleton;
+            let mut pose = skeleton.rest().to_vec();
+            let mut model = vec![glam::Mat4::IDENTITY; skeleton.len()];
+            crate::analysis::foot_markers::from_model_poses(character, clip.duration, |t| {
+                let sampled = exact.sample(t, &mut pose);
+                let posed = LocalToModelJob::all(skeleton, &pose, &mut model).run();
+                if sampled.and(posed).is_err() {
+                    model.fill(glam::Mat4::IDENTITY);
+                }
+                model.clone()
+            })
+            .unwrap_or_default()
+        })
     }
 
     /// The clip's time `elapsed` seconds after its start: wrapped into its cycle when it loops, else held at
@@ -180,7 +207,7 @@ impl CompiledClip {
 /// clip, each with cursors of its own.
 pub(crate) struct ClipCache<'a> {
     pub(crate) clips: &'a [Clip],
-    character: &'a Character,
+    pub(crate) character: &'a Character,
     precision: Precision,
     compiled: std::collections::HashMap<usize, CompiledClip>,
 }

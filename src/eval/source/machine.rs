@@ -12,8 +12,6 @@ use super::compiled::{ClipCache, CompiledClip, keep_first};
 use super::face::{Face, LookMix};
 use super::frame::SourceOut;
 use super::nodes::{BoundSpace, FaceMix, NodeOutput, RootPlay, SpaceTime, next_slot};
-use crate::blend::markers::FootMarker;
-use crate::blend::{BlendSpace, TimeSync};
 use crate::core::{Character, Skeleton, Transform};
 use crate::graph::{
     MachineEvent, MachinePlayer, Motion, Script, ScriptCursor, StateInfo, StateMachine, Term,
@@ -190,32 +188,6 @@ impl MachineSource {
         source.poses.reserve(2 * n);
         source.refresh_infos(true);
         source
-    }
-
-    /// The blend states synced on foot-down markers: (state, its blend space).
-    pub(crate) fn marker_spaces(&self) -> Vec<(usize, &BlendSpace)> {
-        self.states
-            .iter()
-            .enumerate()
-            .filter_map(|(s, m)| match m {
-                StateMotion::Blend { bound, .. } if bound.space.sync == TimeSync::Markers => {
-                    Some((s, &bound.space))
-                }
-                _ => None,
-            })
-            .collect()
-    }
-
-    /// Hands a blend state's nodes their clips' foot-down markers (node order).
-    pub(crate) fn set_state_markers(&mut self, state: usize, markers: Vec<Vec<FootMarker>>) {
-        if let Some(StateMotion::Blend {
-            bound, weights_at, ..
-        }) = self.states.get_mut(state)
-        {
-            bound.sampler.set_markers(markers);
-            // Measured again at the next refresh (a cycle may be timed by its markers).
-            *weights_at = None;
-        }
     }
 
     /// The player (its parameters are set through it).
@@ -1013,7 +985,6 @@ mod tests {
             let mut as_state = Evaluator::new(c, clips, SourceSpec::StateMachine(machine), off());
             let mut as_space = Evaluator::new(c, clips, SourceSpec::Blend(space), off());
             for ev in [&mut as_state, &mut as_space] {
-                crate::analysis::foot_markers::hand_to(ev, c, clips);
                 ev.set_accumulate_loops(true);
             }
             if sync == "markers" {

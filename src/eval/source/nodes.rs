@@ -1,6 +1,7 @@
 //! The one node sampler: a blend space bound to a character, and where each of its playing nodes sits (its clip
 //! time under the space's sync mode, its foot-down marker time, or its own clock), its pose sampled with the
-//! space's root motion applied, its face and look-at track added. A blend-space source and a state machine's
+//! space's root motion applied, its face and look-at track added. Under marker sync it finds its clips'
+//! foot-down markers itself when bound. A blend-space source and a state machine's
 //! blend states both sample their nodes here, so a blend state plays as its space does.
 
 use crate::blend::{BlendSampler, BlendSpace, RootMotion, TimeSync};
@@ -79,12 +80,32 @@ impl BoundSpace {
             .into_iter()
             .map(|c| c.map(|i| cache.get(i)))
             .collect();
-        BoundSpace {
+        let mut bound = BoundSpace {
             space,
             sampler,
             nodes,
             marker_times: Vec::new(),
+        };
+        bound.find_markers(character, clips);
+        bound
+    }
+
+    /// Under marker sync, hands the sampler each node's foot-down markers, found once per compiled clip (and
+    /// shared by every space and state playing it); under another sync, nothing.
+    pub(crate) fn find_markers(&mut self, character: &Character, clips: &[Clip]) {
+        if self.space.sync != TimeSync::Markers {
+            return;
         }
+        let markers = self
+            .nodes
+            .iter()
+            .map(|node| {
+                node.as_ref()
+                    .and_then(|c| Some(c.markers(character, clips.get(c.index)?).to_vec()))
+                    .unwrap_or_default()
+            })
+            .collect();
+        self.sampler.set_markers(markers);
     }
 
     /// Whether any of the `live` nodes' clips moves the face.
