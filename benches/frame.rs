@@ -23,7 +23,7 @@ fn bench(c: &mut Criterion) {
             .build_eframe(|cc| AnimtuneApp::new(cc, model.clone(), None));
         h.run_steps(3);
         assert!(
-            h.state().editor().eval().is_playing(),
+            h.state().editor().eval().clock().is_playing(),
             "{name} plays a clip"
         );
         c.bench_function(&format!("editor frame: evaluate + UI ({name})"), |b| {

@@ -162,7 +162,11 @@ fn full_stack(
     }));
     crossfade.evaluate(&EvalInput::default());
     assert!(
-        crossfade.machine().and_then(|m| m.active()).is_some(),
+        crossfade
+            .source()
+            .machine()
+            .and_then(|m| m.active())
+            .is_some(),
         "{label}: crossfading"
     );
     // The budget in one call, so that it meets the caches the crossfade meets: the full stack as above, then one

@@ -14,8 +14,7 @@ use crate::blend::sampler::root_motion_joint;
 use crate::core::{Character, Clip, Pose};
 use crate::eval::{ClockStep, EvalInput, Evaluator};
 
-/// Unity samples a motion at 30 fps for its average speeds.
-pub(crate) const SAMPLE_RATE: f32 = 30.0;
+use crate::blend::sampler::AVERAGE_SPEED_RATE as SAMPLE_RATE;
 
 /// A clip's average root motion (see the module documentation).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -39,7 +38,7 @@ pub fn root_motion(character: &Character, clip: &Clip) -> Option<RootMotionStats
         .to_scale_rotation_translation()
         .1;
     let mut ev = Evaluator::for_clip_exact(character, clip);
-    ev.set_looping(false);
+    ev.clock_mut().set_looping(false);
     let frames = (clip.duration * SAMPLE_RATE).ceil().max(1.0) as usize;
     let mut first = Vec3::ZERO;
     let mut last = Vec3::ZERO;

@@ -72,7 +72,7 @@ impl FrameTimes {
     /// run is over (figures printed).
     pub fn frame(&mut self, ctx: &egui::Context, e: &EditorState, out: &mut Commands) -> bool {
         let now = Instant::now();
-        if !e.eval().is_playing() {
+        if !e.eval().clock().is_playing() {
             out.push(Command::Transport(Transport::Play));
         }
         let time = e.eval().time();

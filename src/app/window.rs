@@ -697,7 +697,7 @@ impl eframe::App for AnimtuneApp {
 
         self.frames += 1;
         self.screenshots(&ctx);
-        if self.editor.eval().is_playing() || !self.queue.is_empty() {
+        if self.editor.eval().clock().is_playing() || !self.queue.is_empty() {
             ctx.request_repaint();
         }
     }

@@ -47,6 +47,9 @@ fn model_position(skeleton: &Skeleton, pose: &Pose, joint: usize) -> Vec3 {
         .transform_point3(pose.local[joint].translation.into())
 }
 
+/// The rate Unity samples a motion at for its average speeds (`Motion.averageSpeed`).
+pub const AVERAGE_SPEED_RATE: f32 = 30.0;
+
 /// The joint whose travel is root motion: the hips, else the first root joint.
 pub fn root_motion_joint(character: &Character) -> Option<usize> {
     let skeleton = &character.skeleton;

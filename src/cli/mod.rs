@@ -12,8 +12,6 @@ mod blend;
 mod clip;
 mod inspect;
 mod model;
-#[cfg(all(test, feature = "editor"))]
-mod paths_agree;
 mod pose;
 mod preset;
 mod render;
@@ -634,6 +632,19 @@ pub fn parse_overrides(entries: &[String]) -> Result<BTreeMap<HumanBone, String>
         out.insert(bone, joint.to_string());
     }
     Ok(out)
+}
+
+/// The model-space matrices of the pose a `pose` or `render` command evaluates (what it prints or draws), without
+/// printing or drawing; an error for another subcommand.
+pub fn evaluated_model(command: &Command) -> Result<Vec<glam::Mat4>> {
+    match command {
+        Command::Pose(a) => {
+            let model = model::open(&a.model)?;
+            Ok(pose::evaluate_stack(&model, &a.model, &a.source, Some(&a.springs))?.model)
+        }
+        Command::Render(a) => Ok(render::posed(a)?.1.model),
+        _ => anyhow::bail!("only `pose` and `render` evaluate a pose"),
+    }
 }
 
 /// Runs one subcommand, printing to stdout.

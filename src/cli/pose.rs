@@ -317,7 +317,8 @@ impl SpringRun {
             if self.trace {
                 let place = self.placement(k as f32 * dt);
                 trace.push(
-                    ev.layer_rig()
+                    ev.layer_stage()
+                        .rig()
                         .springs
                         .tails(&out.model)
                         .iter()
@@ -328,7 +329,7 @@ impl SpringRun {
         }
         let place = self.placement(frames as f32 * dt);
         let out = ev.output();
-        let rig = &ev.layer_rig().springs;
+        let rig = &ev.layer_stage().rig().springs;
         let infos = rig.joint_infos();
         let tails = rig.tails(&out.model);
         let skeleton_names = ev.skeleton_names();
@@ -490,9 +491,11 @@ pub(super) fn evaluate_stack(
         precision,
     );
     let settings = preset.map(|p| p.clip_settings).unwrap_or_default();
-    if let Some(missing) =
-        crate::offline::request::missing_layer_clip(ev.layers(), chosen.clips, &settings)
-    {
+    if let Some(missing) = crate::offline::request::missing_layer_clip(
+        ev.layer_stage().params(),
+        chosen.clips,
+        &settings,
+    ) {
         bail!("{preset_file}: {missing}");
     }
     // Looping (always for a blend space): as if played from 0 for `time` seconds, so the layers' clock (breath)
@@ -503,7 +506,7 @@ pub(super) fn evaluate_stack(
     } else {
         ClockStep::Seek(src.time)
     };
-    if let Some(clip) = ev.missing_machine_clips().first() {
+    if let Some(clip) = ev.source().missing_machine_clips().first() {
         bail!(
             "{preset_file}: the state machine plays clip '{clip}', which the model ({file}) does not have"
         );
@@ -553,11 +556,11 @@ pub(super) fn evaluate_stack(
         .character
         .expressions
         .iter()
-        .zip(ev.expression_weights())
+        .zip(ev.layer_stage().expression_weights())
         .map(|(e, w)| (e.name.clone(), *w))
         .collect();
     let report = layers_on.then(|| {
-        let (params, rig) = (ev.layers(), ev.layer_rig());
+        let (params, rig) = (ev.layer_stage().params(), ev.layer_stage().rig());
         LayersReport {
             clips: params
                 .clips
@@ -580,7 +583,7 @@ pub(super) fn evaluate_stack(
         }
     });
     Ok(Evaluated {
-        state_machine: ev.machine().map(MachineReport::of),
+        state_machine: ev.source().machine().map(MachineReport::of),
         pose,
         model: model_m,
         clip: chosen.clip,
@@ -612,14 +615,15 @@ fn play_machine<'a>(
     if frames > 10_000_000.0 {
         bail!("--time {time} at --fps {fps}: over ten million frames");
     }
-    let Some(player) = ev.machine() else {
+    let Some(player) = ev.source().machine() else {
         bail!("the state machine did not bind");
     };
     if let Some(name) = script.unknown_parameter(player) {
         let path = script_path.map_or_else(String::new, |p| format!("{}: ", p.display()));
         bail!("{path}the state machine has no parameter '{name}'");
     }
-    ev.set_script(Some(std::sync::Arc::new(script.clone())));
+    ev.source_mut()
+        .set_script(Some(std::sync::Arc::new(script.clone())));
     for t in crate::graph::script::update_times(fps, time) {
         ev.evaluate(&EvalInput {
             clock: ClockStep::Continue(t as f32),

@@ -4,6 +4,7 @@ pub mod binding;
 pub mod character;
 pub mod clip;
 pub mod clip_settings;
+pub mod contacts;
 pub mod expression;
 pub mod fold;
 pub mod gpu_fit;

@@ -34,7 +34,7 @@ pub(crate) struct Timing {
 
 /// The transport and the source and layer clocks.
 #[derive(Clone, Debug)]
-pub(crate) struct Clock {
+pub struct Clock {
     /// Clip time (clip source) in [0, duration]; seconds since the start for a machine.
     pub(crate) time: f64,
     /// Blend phase in [0, 1].
@@ -70,14 +70,52 @@ impl Default for Clock {
 }
 
 impl Clock {
+    /// True while the clock advances.
+    pub fn is_playing(&self) -> bool {
+        self.playing
+    }
+
+    /// Stops advancing, keeping the time.
+    pub fn pause(&mut self) {
+        self.playing = false;
+    }
+
+    /// True when the source wraps at its end instead of stopping.
+    pub fn is_looping(&self) -> bool {
+        self.looping
+    }
+
+    /// Sets looping.
+    pub fn set_looping(&mut self, looping: bool) {
+        self.looping = looping;
+    }
+
+    /// Playback speed (negative plays backwards).
+    pub fn speed(&self) -> f32 {
+        self.speed
+    }
+
+    /// Sets the speed; NaN or infinity is ignored.
+    pub fn set_speed(&mut self, speed: f32) {
+        if speed.is_finite() {
+            self.speed = speed;
+        }
+    }
+
+    /// The layers' time (breathing): continuous while playing, the source time after a seek.
+    pub fn layer_time(&self) -> f32 {
+        self.elapsed as f32
+    }
+
+    /// Limits a clip's playback to an in/out range of seconds (None: the whole clip): playing loops (or stops)
+    /// within it. A range that is empty or not finite clears it; it is clamped into the clip when used.
+    pub fn set_play_range(&mut self, range: Option<[f32; 2]>) {
+        self.range = range.filter(|[a, b]| a.is_finite() && b.is_finite() && a < b);
+    }
+
     /// Whether the source starts over after its end: the transport's loop, unless the source does not loop.
     pub(crate) fn loops(&self, timing: Timing) -> bool {
         self.looping && timing.source_loops
-    }
-
-    /// Sets the in/out range; one that is empty or not finite clears it.
-    pub(crate) fn set_range(&mut self, range: Option<[f32; 2]>) {
-        self.range = range.filter(|[a, b]| a.is_finite() && b.is_finite() && a < b);
     }
 
     /// The in/out range in effect, clamped into the source (None unless the source is a clip and the range
@@ -256,12 +294,12 @@ mod tests {
     #[test]
     fn an_in_out_range_loops_within_and_playing_starts_inside_it() {
         let mut c = Clock::default();
-        c.set_range(Some([0.2, 0.6]));
+        c.set_play_range(Some([0.2, 0.6]));
         assert_eq!(c.play_seek(clip(1.0, true)), Some(0.2));
         c.seek(0.5, clip(1.0, true));
         c.advance(0.3, true, clip(1.0, true));
         assert!((c.time - 0.4).abs() < 1e-6, "{}", c.time);
-        c.set_range(Some([0.6, 0.2]));
+        c.set_play_range(Some([0.6, 0.2]));
         assert_eq!(c.range(clip(1.0, true)), None, "an empty range clears it");
     }
 

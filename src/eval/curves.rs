@@ -122,7 +122,7 @@ pub fn joint_curves(
     joint: usize,
     times: &[f32],
 ) -> JointCurves {
-    let layers = eval.layers().clone();
+    let layers = eval.layer_stage().params().clone();
     let mut stages = vec![Stage::Source];
     stages.extend(
         [
@@ -132,14 +132,14 @@ pub fn joint_curves(
             ),
             (
                 Stage::FootLock,
-                layers.foot_lock.enabled && eval.layer_rig().foot_lock.problem.is_none(),
+                layers.foot_lock.enabled && eval.layer_stage().rig().foot_lock.problem.is_none(),
             ),
             (Stage::Breath, layers.breath.enabled),
             (Stage::LookAt, layers.look_at.enabled),
             (Stage::Twist, layers.twist.enabled),
             (
                 Stage::Springs,
-                layers.springs.enabled && !eval.layer_rig().springs.is_empty(),
+                layers.springs.enabled && !eval.layer_stage().rig().springs.is_empty(),
             ),
         ]
         .into_iter()
@@ -152,7 +152,7 @@ pub fn joint_curves(
         .into_iter()
         .map(|stage| {
             let mut ev = eval.clone();
-            ev.set_play_range(None);
+            ev.clock_mut().set_play_range(None);
             ev.set_layers(character, clips, &stage.layers(&layers));
             let local = times
                 .iter()

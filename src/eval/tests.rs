@@ -9,6 +9,8 @@ use std::sync::Arc;
 use glam::{Mat4, Vec3};
 
 use super::*;
+use crate::blend::RootMotion;
+use crate::core::ClipBinding;
 use crate::import::ImportedModel;
 use crate::offline::max_vertex_error;
 use crate::runtime::Animation;
@@ -112,10 +114,10 @@ fn wrap_cycle_keeps_the_end_of_a_cycle() {
 fn a_new_evaluator_is_stopped_at_zero_and_loops() {
     let model = mannequin();
     let ev = clip_evaluator(&model);
-    assert!(!ev.is_playing());
-    assert!(ev.is_looping());
+    assert!(!ev.clock().is_playing());
+    assert!(ev.clock().is_looping());
     assert_eq!(ev.time(), 0.0);
-    assert_eq!(ev.clip(), Some(0));
+    assert_eq!(ev.source().clip(), Some(0));
     assert!(
         ev.duration() > 0.5,
         "the mannequin's first clip has a length"
@@ -131,10 +133,10 @@ fn play_pause_and_advance() {
     ev.play();
     advance(&mut ev, 0.25);
     assert!(close(ev.time(), 0.25));
-    ev.pause();
+    ev.clock_mut().pause();
     advance(&mut ev, 0.25);
     assert!(close(ev.time(), 0.25));
-    ev.set_speed(2.0);
+    ev.clock_mut().set_speed(2.0);
     ev.play();
     advance(&mut ev, 0.1);
     assert!(
@@ -142,8 +144,8 @@ fn play_pause_and_advance() {
         "speed scales the step: {}",
         ev.time()
     );
-    ev.set_speed(f32::NAN);
-    assert_eq!(ev.speed(), 2.0, "NaN speed is ignored");
+    ev.clock_mut().set_speed(f32::NAN);
+    assert_eq!(ev.clock().speed(), 2.0, "NaN speed is ignored");
     advance(&mut ev, f32::NAN);
     assert!(close(ev.time(), 0.45), "a NaN step moves nothing");
 }
@@ -158,9 +160,9 @@ fn looping_wraps_into_the_cycle_and_keeps_its_end() {
     assert!(close(ev.time(), d), "exactly one cycle shows the last pose");
     advance(&mut ev, 0.1);
     assert!(close(ev.time(), 0.1), "then it wraps: {}", ev.time());
-    assert!(ev.is_playing());
+    assert!(ev.clock().is_playing());
     assert!(
-        close(ev.layer_time(), d + 0.1),
+        close(ev.clock().layer_time(), d + 0.1),
         "the layer clock keeps running"
     );
 }
@@ -170,11 +172,11 @@ fn non_looping_stops_at_the_end_and_play_replays_from_the_start() {
     let model = mannequin();
     let mut ev = clip_evaluator(&model);
     let d = ev.duration();
-    ev.set_looping(false);
+    ev.clock_mut().set_looping(false);
     ev.play();
     advance(&mut ev, d + 0.3);
     assert_eq!(ev.time(), d);
-    assert!(!ev.is_playing(), "it stops at the end");
+    assert!(!ev.clock().is_playing(), "it stops at the end");
     ev.play();
     assert_eq!(ev.time(), 0.0, "play at the end starts over");
     advance(&mut ev, 0.2);
@@ -188,13 +190,13 @@ fn a_clip_with_loop_time_off_plays_once_and_holds_its_last_pose() {
     let mut ev = clip_evaluator(&model);
     let d = ev.duration();
     assert!(
-        ev.is_looping() && !ev.loops(),
+        ev.clock().is_looping() && !ev.loops(),
         "the transport loops, the clip does not"
     );
     ev.play();
     advance(&mut ev, d + 0.3);
     assert_eq!(ev.time(), d, "it holds its end");
-    assert!(!ev.is_playing());
+    assert!(!ev.clock().is_playing());
     let end = ev.output().local.local.clone();
     // A bake's continuous clock holds it as well.
     let mut stream = clip_evaluator(&model);
@@ -212,18 +214,18 @@ fn negative_speed_plays_backwards_and_wraps_or_stops_at_zero() {
     let model = mannequin();
     let mut ev = clip_evaluator(&model);
     let d = ev.duration();
-    ev.set_speed(-1.0);
+    ev.clock_mut().set_speed(-1.0);
     ev.seek(0.5);
     ev.play();
     advance(&mut ev, 0.2);
     assert!(close(ev.time(), 0.3));
     advance(&mut ev, 0.4);
     assert!(close(ev.time(), d - 0.1), "wraps backwards: {}", ev.time());
-    ev.set_looping(false);
+    ev.clock_mut().set_looping(false);
     ev.seek(0.1);
     advance(&mut ev, 0.3);
     assert_eq!(ev.time(), 0.0);
-    assert!(!ev.is_playing(), "it stops at the start");
+    assert!(!ev.clock().is_playing(), "it stops at the start");
     ev.play();
     assert_eq!(ev.time(), d, "play at the start replays from the end");
 }
@@ -241,7 +243,7 @@ fn seek_clamps_and_ignores_nan() {
     ev.seek(f32::NAN);
     assert!(close(ev.time(), 0.4));
     assert!(
-        close(ev.layer_time(), 0.4),
+        close(ev.clock().layer_time(), 0.4),
         "the layer clock follows a seek"
     );
 }
@@ -274,15 +276,19 @@ fn stop_resets_the_breath_clock_and_the_look_at_filter() {
         ..Default::default()
     });
     assert!(
-        ev.layer_state.look.direction().is_some(),
+        ev.layers.state.look.direction().is_some(),
         "the filter holds a direction"
     );
     ev.stop();
-    assert!(!ev.is_playing());
+    assert!(!ev.clock().is_playing());
     assert_eq!(ev.time(), 0.0);
-    assert_eq!(ev.layer_time(), 0.0, "stop restarts the breath clock");
+    assert_eq!(
+        ev.clock().layer_time(),
+        0.0,
+        "stop restarts the breath clock"
+    );
     assert!(
-        ev.layer_state.look.direction().is_none(),
+        ev.layers.state.look.direction().is_none(),
         "stop forgets the look direction"
     );
     let after_stop = ev
@@ -441,15 +447,18 @@ fn editing_the_blend_nodes_keeps_the_phase_and_the_look_direction() {
         advance(&mut ev, 1.0 / 30.0);
     }
     let phase = ev.clock.phase;
-    let look = ev.layer_state.look.direction();
+    let look = ev.layers.state.look.direction();
     assert!(look.is_some() && phase > 0.0);
     let mut edited = space;
     edited.nodes[1].position[0] += 0.25;
     ev.set_blend_space(&model.character, &model.clips, &edited);
-    assert_eq!(ev.blend_space().map(|s| &s.nodes), Some(&edited.nodes));
+    assert_eq!(
+        ev.source().blend_space().map(|s| &s.nodes),
+        Some(&edited.nodes)
+    );
     assert_eq!(ev.clock.phase, phase, "a node edit is not a seek");
     assert_eq!(
-        ev.layer_state.look.direction(),
+        ev.layers.state.look.direction(),
         look,
         "the look-at filter keeps its direction"
     );
@@ -462,7 +471,7 @@ fn a_single_clip_plays_in_place_or_walks_on_over_its_loops() {
     let run = m.clips.iter().position(|c| c.name == "RunForward").unwrap();
     let clip = &m.clips[run];
     let mut ev = Evaluator::new(c, &m.clips, SourceSpec::Clip(run), LayerParams::off());
-    let root = ev.root_joint().unwrap();
+    let root = ev.source().root_joint().unwrap();
     let hips = |ev: &Evaluator| ev.output().model[root].w_axis.truncate();
     ev.play();
     advance(&mut ev, 0.0);
@@ -473,14 +482,14 @@ fn a_single_clip_plays_in_place_or_walks_on_over_its_loops() {
     let snapped = hips(&ev) - start;
     // Accumulating: two more whole cycles of travel on top.
     ev.seek(0.0);
-    ev.set_accumulate_loops(true);
+    ev.source_mut().set_accumulate_loops(true);
     advance(&mut ev, 2.5 * d);
     let walked = hips(&ev) - start;
     let travel = walked - snapped;
     assert!(travel.z > 1.0, "two cycles travel forward: {travel}");
     assert!(travel.y.abs() < 1e-4, "travel is horizontal: {travel}");
     // In place: the hips hardly move forward over a cycle.
-    ev.set_clip_root_motion(RootMotion::InPlace);
+    ev.source_mut().set_clip_root_motion(RootMotion::InPlace);
     ev.seek(0.0);
     advance(&mut ev, 0.0);
     let a = hips(&ev);
@@ -499,7 +508,7 @@ fn playback_loops_within_the_in_out_range() {
     let m = mannequin();
     let mut ev = clip_evaluator(&m);
     let d = ev.duration();
-    ev.set_play_range(Some([0.25 * d, 0.5 * d]));
+    ev.clock_mut().set_play_range(Some([0.25 * d, 0.5 * d]));
     ev.seek(0.3 * d);
     ev.play();
     for _ in 0..40 {
@@ -508,25 +517,25 @@ fn playback_loops_within_the_in_out_range() {
         assert!((0.25 * d - 1e-5..=0.5 * d + 1e-5).contains(&t), "{t}");
     }
     // Not looping: it stops at the out point.
-    ev.set_looping(false);
+    ev.clock_mut().set_looping(false);
     ev.seek(0.3 * d);
     ev.play();
     advance(&mut ev, d);
-    assert!((ev.time() - 0.5 * d).abs() < 1e-5 && !ev.is_playing());
+    assert!((ev.time() - 0.5 * d).abs() < 1e-5 && !ev.clock().is_playing());
     // Play at the out point with looping off starts over at the in point, and so does Play from before it.
     for start in [0.5 * d, 0.0] {
         ev.seek(start);
         ev.play();
         advance(&mut ev, 0.05 * d);
         assert!(
-            (ev.time() - 0.3 * d).abs() < 1e-4 && ev.is_playing(),
+            (ev.time() - 0.3 * d).abs() < 1e-4 && ev.clock().is_playing(),
             "from {start}: at {} playing {}",
             ev.time(),
-            ev.is_playing()
+            ev.clock().is_playing()
         );
     }
     // An empty range is no range.
-    ev.set_play_range(Some([0.4, 0.4]));
+    ev.clock_mut().set_play_range(Some([0.4, 0.4]));
     assert_eq!(ev.play_range(), None);
 }
 
@@ -780,12 +789,13 @@ fn an_additive_layer_can_take_its_reference_pose_from_another_clip() {
         ..layer
     }];
     let ev = Evaluator::new(&model.character, &clips, SourceSpec::Clip(hold), params);
-    assert_eq!(ev.missing_layer_clips(), ["NoSuchClip"]);
+    assert_eq!(ev.layer_stage().missing_clips(), ["NoSuchClip"]);
 }
 
 /// Distinct compiled clips behind the clip layers.
 fn compiled_layer_clips(ev: &Evaluator) -> usize {
     let mut seen: Vec<*const Animation> = ev
+        .layers
         .clip_layers
         .bound()
         .iter()
@@ -818,6 +828,7 @@ fn clip_layers_share_their_compiled_clips_and_an_edit_rebinds_one_layer() {
     );
     assert_eq!(compiled_layer_clips(&ev), 2);
     let before: Vec<*const ClipBinding> = ev
+        .layers
         .clip_layers
         .bound()
         .iter()
@@ -827,7 +838,7 @@ fn clip_layers_share_their_compiled_clips_and_an_edit_rebinds_one_layer() {
     params.clips[5].weight = 0.5;
     ev.set_layers(&model.character, &model.clips, &params);
     assert_eq!(compiled_layer_clips(&ev), 2);
-    let after = ev.clip_layers.bound();
+    let after = ev.layers.clip_layers.bound();
     assert!(
         after
             .iter()

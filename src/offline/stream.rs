@@ -242,12 +242,12 @@ pub fn bake_stream(
     };
     let mut ev =
         Evaluator::with_precision(character, clips, source, layers.clone(), Precision::Exact);
-    if let Some(missing) = ev.missing_layer_clips().first() {
+    if let Some(missing) = ev.layer_stage().missing_clips().first() {
         return Err(ExportError::Tuning(format!(
             "a clip layer plays clip '{missing}', which the model does not have"
         )));
     }
-    if let Some(missing) = ev.missing_machine_clips().first() {
+    if let Some(missing) = ev.source().missing_machine_clips().first() {
         return Err(ExportError::Tuning(format!(
             "the state machine plays clip '{missing}', which the model does not have"
         )));
@@ -257,7 +257,7 @@ pub fn bake_stream(
         StreamSource::Machine(_, script) => Some(script),
         _ => None,
     };
-    if let (Some(script), Some(player)) = (script, ev.machine())
+    if let (Some(script), Some(player)) = (script, ev.source().machine())
         && let Some(name) = script.unknown_parameter(player)
     {
         return Err(ExportError::Tuning(format!(
@@ -265,9 +265,10 @@ pub fn bake_stream(
         )));
     }
     if let Some(script) = script {
-        ev.set_script(Some(std::sync::Arc::new(script.clone())));
+        ev.source_mut()
+            .set_script(Some(std::sync::Arc::new(script.clone())));
     }
-    ev.set_play_range(spec.clip_range);
+    ev.clock_mut().set_play_range(spec.clip_range);
     let start = match (&spec.source, ev.play_range()) {
         (StreamSource::Clip(_), Some([a, _])) => {
             ev.seek(a);
@@ -277,7 +278,7 @@ pub fn bake_stream(
     };
     // The stateful layers (springs, foot lock) are stepped on the grid: frame k is the state after k + 1 updates
     // of 1 / fps from the reset at the first pose (and the springs' preroll updates with that pose held).
-    let run = crate::layers::SimulationRun::on_grid(layers, ev.layer_rig(), spec.fps);
+    let run = crate::layers::SimulationRun::on_grid(layers, ev.layer_stage().rig(), spec.fps);
     let simulation_dt = run.map(|r| r.dt);
     if let Some(run) = run {
         let first = spec.source.point_at(0.0);
@@ -324,7 +325,10 @@ pub fn bake_stream(
         }
         poses.push(out.local.clone());
         morph.push(out.morph_weights.concat());
-        for (keys, &now) in expressions.iter_mut().zip(ev.expression_weights()) {
+        for (keys, &now) in expressions
+            .iter_mut()
+            .zip(ev.layer_stage().expression_weights())
+        {
             keys.weights.push(now);
         }
     }

@@ -278,7 +278,7 @@ fn the_same_time_gives_the_same_pose() {
     };
     let a: Pose = player.evaluate(&at(ClockStep::Seek(0.7))).local.clone();
     player.play();
-    player.set_speed(-1.5);
+    player.clock_mut().set_speed(-1.5);
     for _ in 0..37 {
         player.evaluate(&at(ClockStep::Advance(0.013)));
     }

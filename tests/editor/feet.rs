@@ -59,9 +59,9 @@ fn contacts_and_the_skate_figure_show_and_foot_lock_drops_the_skate() {
         "with foot lock {locked:?}, without {free:?}"
     );
     assert!(
-        e.eval().foot_lock().feet.len() == 2,
+        e.eval().layer_stage().foot_lock().feet.len() == 2,
         "{:?}",
-        e.eval().foot_lock()
+        e.eval().layer_stage().foot_lock()
     );
     h.get_by_label_contains("skate 0 %");
 }

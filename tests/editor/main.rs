@@ -9,6 +9,7 @@ mod kittest;
 mod export;
 mod feet;
 mod malformed;
+mod paths_agree;
 mod states;
 mod ui;
 mod ui_panels;

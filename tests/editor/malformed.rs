@@ -829,7 +829,7 @@ fn the_camera_stays_over_the_root_when_root_motion_changes() {
     editor.apply(Command::SetClipRootMotion(RootMotion::Keep));
     editor.apply(Command::Transport(animtune::app::command::Transport::Play));
     let off_root = |e: &animtune::app::editor::EditorState| {
-        let root = e.eval().root_joint().unwrap();
+        let root = e.eval().source().root_joint().unwrap();
         let p = e.matrices()[root].w_axis;
         let t = e.session().camera.target;
         glam::Vec2::new(p.x - t.x, p.z - t.z).length()
@@ -838,7 +838,7 @@ fn the_camera_stays_over_the_root_when_root_motion_changes() {
         editor.update(1.0 / 60.0, false);
     }
     let travelled = {
-        let root = editor.eval().root_joint().unwrap();
+        let root = editor.eval().source().root_joint().unwrap();
         editor.matrices()[root].w_axis.z
     };
     assert!(

@@ -275,7 +275,7 @@ fn scrubbing_the_preview_timeline_plays_the_transition_at_that_time() {
     h.run_steps(2);
     let e = h.state().editor();
     assert_eq!(e.machine_preview(), Some(0));
-    assert!(!e.eval().is_playing());
+    assert!(!e.eval().clock().is_playing());
     let t = e.eval().time();
     assert!(t > 0.0, "scrubbed to {t}");
     // Idle's exit time is 0.75 of its loop, the blend 0.25 s: the preview's progress follows from the time.

@@ -23,18 +23,18 @@ fn play_pause_buttons_and_space() {
     let mut h = harness();
     h.run_steps(2);
     assert!(
-        h.state().editor().eval().is_playing(),
+        h.state().editor().eval().clock().is_playing(),
         "the mannequin plays its locomotion blend at start"
     );
     h.get_by_label("Pause").click();
     h.run_steps(2);
-    assert!(!h.state().editor().eval().is_playing());
+    assert!(!h.state().editor().eval().clock().is_playing());
     h.get_by_label("Play").click();
     h.run_steps(2);
-    assert!(h.state().editor().eval().is_playing());
+    assert!(h.state().editor().eval().clock().is_playing());
     h.key_press(egui::Key::Space);
     h.run_steps(2);
-    assert!(!h.state().editor().eval().is_playing());
+    assert!(!h.state().editor().eval().clock().is_playing());
 }
 
 #[test]
@@ -49,7 +49,7 @@ fn arrow_keys_step_frames_and_home_end_jump() {
     h.key_press(egui::Key::ArrowRight);
     h.run_steps(1);
     assert_eq!(h.state().editor().frame(), 2);
-    assert!(!h.state().editor().eval().is_playing());
+    assert!(!h.state().editor().eval().clock().is_playing());
     h.key_press(egui::Key::End);
     h.run_steps(1);
     // The blend space loops: End lands on its last frame, not on the end that is frame 0 again.
@@ -265,7 +265,7 @@ fn arrow_keys_move_the_sample_point_when_the_canvas_has_focus() {
     let q = h.state().editor().tuning().blend.point;
     assert!((q[0] - (p[0] - 0.04)).abs() < 1e-6, "{p:?} -> {q:?}");
     assert_eq!(q[1], p[1]);
-    assert!(h.state().editor().frame() >= frame || h.state().editor().eval().is_playing());
+    assert!(h.state().editor().frame() >= frame || h.state().editor().eval().clock().is_playing());
 }
 
 #[test]
@@ -411,7 +411,7 @@ fn the_stop_button_restarts_the_breath_clock_and_the_look_at_smoothing() {
     h.get_by_label("Stop").click();
     h.run_steps(2);
     let e = h.state().editor();
-    assert!(!e.eval().is_playing());
+    assert!(!e.eval().clock().is_playing());
     assert_eq!(e.eval().time(), 0.0);
     assert_eq!(e.layer_time(), 0.0, "Stop restarts the breath clock");
     // After Stop the pose is a fresh start's: the look-at filter snapped to the target instead of lagging.
@@ -522,7 +522,7 @@ fn a_character_takes_the_clips_of_another_file_into_its_clip_list() {
     h.run_steps(3);
     let e = h.state().editor();
     assert_eq!(e.clip(), Some(run));
-    assert!(e.eval().is_playing());
+    assert!(e.eval().clock().is_playing());
     let t0 = e.eval().time();
     h.run_steps(3);
     assert!(
@@ -939,7 +939,10 @@ fn a_model_without_clips_is_not_playing() {
     h.run_steps(3);
     let e = h.state().editor();
     assert!(e.doc().clips.is_empty());
-    assert!(!e.eval().is_playing(), "nothing to play, so not playing");
+    assert!(
+        !e.eval().clock().is_playing(),
+        "nothing to play, so not playing"
+    );
     assert!(
         h.query_by_label("Pause").is_none(),
         "the button offers Play"
@@ -1009,10 +1012,10 @@ fn playback_keeps_real_time_when_frames_take_half_a_second() {
         .wgpu()
         .build_eframe(|cc| AnimtuneApp::new(cc, None, None));
     h.run_steps(3);
-    assert!(h.state().editor().eval().is_playing());
-    let start = h.state().editor().eval().layer_time();
+    assert!(h.state().editor().eval().clock().is_playing());
+    let start = h.state().editor().eval().clock().layer_time();
     h.run_steps(8);
-    let advanced = h.state().editor().eval().layer_time() - start;
+    let advanced = h.state().editor().eval().clock().layer_time() - start;
     assert!(
         (advanced - 4.0).abs() <= 0.05 * 4.0,
         "8 frames of 0.5 s advanced {advanced} s of animation"
@@ -1770,7 +1773,7 @@ fn a_preset_saved_on_a_clip_plays_that_clip_again() {
     let e = h.state().editor();
     assert_eq!(e.clip(), Some(walk), "{}", e.status().text);
     assert!(!e.blending());
-    assert!(e.eval().is_playing());
+    assert!(e.eval().clock().is_playing());
     assert!(
         !h.get_by_label("Pause").accesskit_node().is_disabled(),
         "the transport is on"
@@ -2084,7 +2087,7 @@ fn loop_time_off_holds_the_end_while_the_transport_loops() {
         last = t;
     }
     assert_eq!(last, duration, "it holds its end");
-    assert!(!h.state().editor().eval().is_playing());
+    assert!(!h.state().editor().eval().clock().is_playing());
 }
 
 /// B6: with Loop off, Play at the out point starts over at the in point (and at the end of the clip, from 0).
@@ -2106,7 +2109,7 @@ fn play_at_the_out_point_with_loop_off_starts_over() {
     h.run_steps(2);
     let e = h.state().editor();
     assert!(
-        e.eval().is_playing() || e.eval().time() < 0.7,
+        e.eval().clock().is_playing() || e.eval().time() < 0.7,
         "Play did nothing"
     );
     assert!(e.eval().time() >= 0.2);

@@ -479,7 +479,7 @@ fn command_line_clips_keep_the_blend_space_playing_and_a_preset_opens_after_them
         e.status().text
     );
     assert!(
-        e.eval().blend_space().is_some(),
+        e.eval().source().blend_space().is_some(),
         "the mannequin's blend space still plays"
     );
     assert_eq!(
@@ -628,7 +628,7 @@ fn an_fbx_character_plays_in_the_editor_and_lends_its_clip_to_a_glb() {
     assert_eq!(e.doc().name, "Samba_Dancing.fbx", "{}", e.status().text);
     assert!(e.doc().model.character.humanoid.is_humanoid());
     assert!(
-        e.clip().is_some() && e.eval().is_playing(),
+        e.clip().is_some() && e.eval().clock().is_playing(),
         "its clip plays"
     );
     let before = e.pose().local.clone();

@@ -265,12 +265,15 @@ fn a_space_finds_its_clips_markers_when_it_is_bound_on_marker_sync() {
         SourceSpec::Blend(space.clone()),
         LayerParams::off(),
     );
-    assert!(!ev.has_sync_markers(), "normalised time needs no markers");
+    assert!(
+        !ev.source().has_sync_markers(),
+        "normalised time needs no markers"
+    );
     space.sync = TimeSync::Markers;
     ev.set_blend_space(c, clips, &space);
     let bound = Evaluator::new(c, clips, SourceSpec::Blend(space), LayerParams::off());
     for ev in [&ev, &bound] {
-        let sampler = ev.blend_sampler().unwrap();
+        let sampler = ev.source().blend_sampler().unwrap();
         for (node, name) in [walk, run].into_iter().enumerate() {
             let expected = clip_markers(c, clip(name)).unwrap();
             assert!(expected.len() >= 2, "{name}: {expected:?}");

@@ -325,7 +325,7 @@ fn the_sources_import_nothing_of_the_evaluators_module() {
     let mut files = Vec::new();
     rust_files(&dir, &mut files);
     assert!(files.len() >= 6, "{files:?}");
-    let siblings = ["clock", "source"];
+    let siblings = ["clock", "io", "source"];
     for f in &files {
         let code = shipped_code(f);
         assert!(

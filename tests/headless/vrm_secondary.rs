@@ -123,7 +123,7 @@ fn the_evaluator_steps_springs_while_playing_and_resets_them_on_a_seek() {
     }
     assert!(swung > 0.05, "the hair swung {swung} rad");
     let held = at(&mut ev, ClockStep::Hold);
-    assert_eq!(ev.spring_steps(), 0);
+    assert_eq!(ev.layer_stage().spring_steps(), 0);
     assert_eq!(at(&mut ev, ClockStep::Hold), held);
     assert_eq!(at(&mut ev, ClockStep::Seek(0.5)), rest);
 }
@@ -220,8 +220,8 @@ fn a_preset_chain_swings_the_fox_tail() {
         ..SpringChain::default()
     });
     let mut ev = Evaluator::new(c, &model.clips, SourceSpec::Clip(walk), layers);
-    assert!(ev.layer_rig().springs.problems.is_empty());
-    assert_eq!(ev.layer_rig().springs.joint_infos().len(), 3);
+    assert!(ev.layer_stage().rig().springs.problems.is_empty());
+    assert_eq!(ev.layer_stage().rig().springs.joint_infos().len(), 3);
     let tip = c.skeleton.find_by_name("b_Tail03_014").unwrap();
     let mut plain = Evaluator::new(c, &model.clips, SourceSpec::Clip(walk), LayerParams::off());
     ev.play();
@@ -271,8 +271,8 @@ fn springs_feel_the_travel_an_in_place_clip_takes_out() {
     let hips = c.skeleton.find_by_name("DEF-hips").unwrap();
     let offsets = |mode: RootMotion| {
         let mut ev = Evaluator::new(c, &model.clips, SourceSpec::Clip(roll), layers.clone());
-        ev.set_clip_root_motion(mode);
-        ev.set_looping(false);
+        ev.source_mut().set_clip_root_motion(mode);
+        ev.clock_mut().set_looping(false);
         ev.evaluate(&EvalInput {
             clock: ClockStep::Seek(0.0),
             ..Default::default()

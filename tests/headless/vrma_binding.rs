@@ -170,7 +170,7 @@ fn upper_chest_motion_folds_into_the_chest_of_a_rig_without_one() {
             })
             .local
             .clone();
-        (pose, ev.binding().unwrap().folded.clone())
+        (pose, ev.source().binding().unwrap().folded.clone())
     };
     let (on_source, _) = play(&quaternius);
     let (on_godette, folded) = play(&godette);

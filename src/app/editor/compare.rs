@@ -50,7 +50,7 @@ impl EditorState {
     /// The second character's player, while the machine plays.
     pub fn compare_player(&self) -> Option<&MachinePlayer> {
         self.machine_player()?;
-        self.compare.as_ref()?.eval.as_ref()?.machine()
+        self.compare.as_ref()?.eval.as_ref()?.source().machine()
     }
 
     /// The second character's joint matrices, placed beside the first, while the machine plays.
@@ -108,7 +108,7 @@ impl EditorState {
     /// The first character's replayed script, played by the second too.
     pub(super) fn compare_set_script(&mut self, script: std::sync::Arc<crate::graph::Script>) {
         if let Some(eval) = self.compare.as_mut().and_then(|c| c.eval.as_mut()) {
-            eval.set_script(Some(script));
+            eval.source_mut().set_script(Some(script));
         }
     }
 
@@ -118,7 +118,7 @@ impl EditorState {
             .compare
             .as_mut()
             .and_then(|c| c.eval.as_mut())
-            .and_then(Evaluator::machine_mut)
+            .and_then(|e| e.source_mut().machine_mut())
         {
             p.set(name, value);
         }

@@ -162,7 +162,7 @@ impl EditorState {
         };
         self.doc.clip_sources.push(source);
         self.rebind_blend();
-        if play_first || self.session.eval.blend_space().is_none() {
+        if play_first || self.session.eval.source().blend_space().is_none() {
             self.select_clip(Some(first));
         }
         self.session.eval.play();

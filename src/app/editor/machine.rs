@@ -18,6 +18,7 @@ impl EditorState {
     pub fn machine_player(&self) -> Option<&MachinePlayer> {
         self.session
             .eval
+            .source()
             .machine()
             .filter(|_| self.session.machine.preview.is_none())
     }
@@ -27,12 +28,12 @@ impl EditorState {
         self.session
             .machine
             .preview
-            .filter(|_| self.session.eval.machine().is_some())
+            .filter(|_| self.session.eval.source().machine().is_some())
     }
 
     /// The player of what plays now, the machine or a transition's preview.
     pub fn any_machine_player(&self) -> Option<&MachinePlayer> {
-        self.session.eval.machine()
+        self.session.eval.source().machine()
     }
 
     /// True while parameter changes are recorded.
@@ -147,7 +148,12 @@ impl EditorState {
     /// with the parameter values it had; a preview shows the edited transition at the same time.
     pub(super) fn machine_changed(&mut self) {
         // Undo and redo of other tuning land here too: what plays is left alone when its machine is the same.
-        let playing = self.session.eval.machine().map(MachinePlayer::machine);
+        let playing = self
+            .session
+            .eval
+            .source()
+            .machine()
+            .map(MachinePlayer::machine);
         let wanted = match self.machine_preview() {
             Some(k) => self.machine().and_then(|m| preview_machine(m, k)),
             None => self.machine().cloned(),
@@ -171,17 +177,17 @@ impl EditorState {
             .enumerate()
             .map(|(i, p)| (p.name.clone(), old.value(i)))
             .collect();
-        let playing = self.session.eval.is_playing();
+        let playing = self.session.eval.clock().is_playing();
         if !self.play_machine() {
             return;
         }
-        if let Some(p) = self.session.eval.machine_mut() {
+        if let Some(p) = self.session.eval.source_mut().machine_mut() {
             for (name, v) in values {
                 p.set(&name, ParameterValue::Number(v));
             }
         }
         if !playing {
-            self.session.eval.pause();
+            self.session.eval.clock_mut().pause();
         }
     }
 
@@ -211,7 +217,7 @@ impl EditorState {
             .eval
             .set_source(character, clips, SourceSpec::StateMachine(m));
         self.session.eval.play();
-        let missing = self.session.eval.missing_machine_clips();
+        let missing = self.session.eval.source().missing_machine_clips();
         if missing.is_empty() {
             self.session
                 .report("Playing the state machine".into(), false);
@@ -230,7 +236,7 @@ impl EditorState {
         // Stamped by the update that sees the change (`stamp_recording`): a script's change takes effect at
         // the first update at or after its time.
         let time = f64::NAN;
-        let Some(player) = self.session.eval.machine_mut() else {
+        let Some(player) = self.session.eval.source_mut().machine_mut() else {
             self.session.report(
                 "The state machine is not playing: press Play in the States tab".into(),
                 true,
@@ -281,7 +287,7 @@ impl EditorState {
             self.session.machine.preview = Some(transition);
         }
         self.clock_jumped = true;
-        self.session.eval.pause();
+        self.session.eval.clock_mut().pause();
         self.session.eval.seek(time.max(0.0));
     }
 
@@ -322,6 +328,7 @@ impl EditorState {
         if let Some(name) = self
             .session
             .eval
+            .source()
             .machine()
             .and_then(|p| script.unknown_parameter(p))
         {
@@ -329,7 +336,10 @@ impl EditorState {
             self.session.report(text, true);
         }
         let shared = std::sync::Arc::new(script.clone());
-        self.session.eval.set_script(Some(shared.clone()));
+        self.session
+            .eval
+            .source_mut()
+            .set_script(Some(shared.clone()));
         self.compare_set_script(shared);
         self.session.machine.replaying = true;
         self.session.machine.replayed = true;
@@ -381,7 +391,7 @@ impl EditorState {
             self.session.machine.replaying = false;
             return;
         }
-        if self.session.eval.script().is_none_or(|c| c.done()) {
+        if self.session.eval.source().script().is_none_or(|c| c.done()) {
             self.session.machine.replaying = false;
             self.session
                 .report("Script replayed: the machine plays on".into(), false);
@@ -613,7 +623,7 @@ pub(super) mod tests {
             0.0,
         );
         assert_eq!(s.machine_preview(), Some(3));
-        assert!(!s.eval().is_playing(), "scrubbing pauses");
+        assert!(!s.eval().clock().is_playing(), "scrubbing pauses");
         let p = s.any_machine_player().unwrap();
         let a = p.active().expect("in the blend");
         assert!((a.progress() - 0.1 / 0.25).abs() < 1e-4, "{}", a.progress());

@@ -114,7 +114,7 @@ impl EditorState {
 
     /// The layers bound to the current character (detected axes, twist pairs, what is missing).
     pub fn layer_rig(&self) -> &LayerRig {
-        self.session.eval.layer_rig()
+        self.session.eval.layer_stage().rig()
     }
 
     /// The current local pose.
@@ -144,17 +144,17 @@ impl EditorState {
 
     /// Time the layers see: follows playback continuously (clips loop, breathing does not) and jumps with seeks.
     pub fn layer_time(&self) -> f32 {
-        self.session.eval.layer_time()
+        self.session.eval.clock().layer_time()
     }
 
     /// The clip playing, as an index into the document's clips (None for the blend space or the rest pose).
     pub fn clip(&self) -> Option<usize> {
-        self.session.eval.clip()
+        self.session.eval.source().clip()
     }
 
     /// True when the pose comes from the blend space instead of one clip.
     pub fn blending(&self) -> bool {
-        self.session.eval.blend_space().is_some()
+        self.session.eval.source().blend_space().is_some()
     }
 
     /// The blend space's clips resolved against the current model.
@@ -164,7 +164,7 @@ impl EditorState {
 
     /// The clip binding's report: tracks that found no joint and joints without a track.
     pub fn binding(&self) -> Option<&ClipBinding> {
-        self.session.eval.binding()
+        self.session.eval.source().binding()
     }
 
     /// Current frame number at the editor's frame rate.
@@ -368,7 +368,7 @@ impl EditorState {
             Command::RemoveSplit(name) => self.remove_split(&name),
             Command::ChooseFile(_) => {}
             Command::SetClipRootMotion(mode) => {
-                self.session.eval.set_clip_root_motion(mode);
+                self.session.eval.source_mut().set_clip_root_motion(mode);
                 self.session.root_trail.clear();
                 // The root jumps (in place: back near the origin; kept: on to where the loops took it): the
                 // next frame brings the camera over it instead of leaving the view empty.
@@ -385,7 +385,7 @@ impl EditorState {
                         false,
                     );
                 } else {
-                    self.session.eval.set_play_range(range);
+                    self.session.eval.clock_mut().set_play_range(range);
                 }
             }
             Command::ShowSkeleton(on) => self.session.show_skeleton = on,
@@ -420,7 +420,7 @@ impl EditorState {
                 self.session.shake = on;
                 self.session.shake_time = 0.0;
             }
-            Command::ResetSprings => self.session.eval.reset_springs(),
+            Command::ResetSprings => self.session.eval.layer_stage_mut().reset_springs(),
             Command::NewMachine => self.new_machine(),
             Command::EditMachine(edit) => self.edit_machine(edit),
             Command::PlayMachine => {
@@ -512,12 +512,12 @@ impl EditorState {
         }
         self.session.eval.set_blend_point(held);
         if self.doc.tuning.blend.root_motion == crate::blend::RootMotion::InPlace
-            && self.session.eval.is_playing()
-            && let Some(sampler) = self.session.eval.blend_sampler()
+            && self.session.eval.clock().is_playing()
+            && let Some(sampler) = self.session.eval.source().blend_sampler()
         {
             let velocity = sampler
                 .travel_velocity(&self.doc.tuning.blend.weights(), self.doc.tuning.blend.sync)
-                * self.session.eval.speed();
+                * self.session.eval.clock().speed();
             let by = velocity * dt as f32;
             if by.is_finite() {
                 self.session.character_offset += by;
@@ -541,8 +541,8 @@ impl EditorState {
             .foot_lock
             .enabled
             .then(|| tuning.layers.foot_lock.clone());
-        let clip = self.session.eval.clip();
-        let space = self.session.eval.blend_space().cloned();
+        let clip = self.session.eval.source().clip();
+        let space = self.session.eval.source().blend_space().cloned();
         let character = &self.doc.model.character;
         if clip.is_some() || space.is_some() {
             let key = FeetKey {
@@ -591,19 +591,19 @@ impl EditorState {
         let step = onion.step_frames.max(1) as f32 / self.session.frame_rate.max(1.0);
         let mut ghost = eval.clone();
         let seek = |ghost: &mut Evaluator, t: f32| {
-            let t = if eval.is_looping() {
+            let t = if eval.clock().is_looping() {
                 crate::eval::wrap_cycle(f64::from(t), f64::from(duration)) as f32
             } else {
                 t.clamp(0.0, duration)
             };
-            ghost.pause();
+            ghost.clock_mut().pause();
             ghost.evaluate(&EvalInput {
                 clock: ClockStep::Seek(t),
                 ..EvalInput::default()
             });
         };
         // The loops' travel: where the root is now, against where a seek to the same time puts it.
-        let root = eval.root_joint();
+        let root = eval.source().root_joint();
         let root_at = |m: &[Mat4]| {
             root.and_then(|r| m.get(r))
                 .map_or(Vec3::ZERO, |m| m.w_axis.truncate())
@@ -629,7 +629,7 @@ impl EditorState {
     /// view follows without turning; after a change of root motion it is put over the root), and extends the root
     /// trail while the clip's motion is kept.
     fn follow_root(&mut self) {
-        let Some(root) = self.session.eval.root_joint() else {
+        let Some(root) = self.session.eval.source().root_joint() else {
             return;
         };
         // The clip's own travel (the user's drag and the sway are not followed: the character is seen moving).
@@ -639,8 +639,8 @@ impl EditorState {
         let p = m.w_axis.truncate();
         let here = Vec3::new(p.x, 0.0, p.z);
         let playing_clip = self.clip().is_some();
-        let kept =
-            playing_clip && self.session.eval.clip_root_motion() == crate::blend::RootMotion::Keep;
+        let kept = playing_clip
+            && self.session.eval.source().clip_root_motion() == crate::blend::RootMotion::Keep;
         let s = &mut self.session;
         if !playing_clip || !here.is_finite() {
             s.root_trail.clear();
@@ -678,22 +678,22 @@ impl EditorState {
         match t {
             Transport::Play => eval.play(),
             Transport::TogglePlay => {
-                if eval.is_playing() {
-                    eval.pause();
+                if eval.clock().is_playing() {
+                    eval.clock_mut().pause();
                 } else {
                     eval.play();
                 }
             }
             Transport::Stop => {
-                eval.pause();
+                eval.clock_mut().pause();
                 self.seek_to(0.0);
             }
             Transport::Scrub(time) => {
-                eval.pause();
+                eval.clock_mut().pause();
                 self.seek_to(time);
             }
             Transport::ScrubToEnd => {
-                eval.pause();
+                eval.clock_mut().pause();
                 let end = eval.play_range().map_or(eval.duration(), |[_, b]| b);
                 // A looping clip's end is its first frame again: End shows the last frame before it, as
                 // Blender's and Unity's End do.
@@ -705,13 +705,13 @@ impl EditorState {
                 self.seek_to(t);
             }
             Transport::StepFrames(frames) => {
-                eval.pause();
+                eval.clock_mut().pause();
                 let rate = self.session.frame_rate;
                 let t = (self.session.frame() as i32 + frames).max(0) as f32 / rate;
                 self.seek_to(t);
             }
-            Transport::SetLooping(on) => eval.set_looping(on),
-            Transport::SetSpeed(speed) => eval.set_speed(speed),
+            Transport::SetLooping(on) => eval.clock_mut().set_looping(on),
+            Transport::SetSpeed(speed) => eval.clock_mut().set_speed(speed),
         }
     }
 
@@ -898,7 +898,7 @@ impl EditorState {
         self.tuning_replaced();
         self.history.close(&self.doc.tuning);
         // The new clip plays whole: the range was the take's.
-        self.session.eval.set_play_range(None);
+        self.session.eval.clock_mut().set_play_range(None);
         self.play_loaded_clip(&name);
         self.session
             .report(format!("Made clip {name} from take {shown}"), false);
@@ -967,16 +967,16 @@ impl EditorState {
     /// A new evaluator on the current character and clips, playing what the old one played, at its time.
     fn rebuild_evaluator(&mut self) {
         let old = &self.session.eval;
-        let source = if let Some(space) = old.blend_space() {
+        let source = if let Some(space) = old.source().blend_space() {
             SourceSpec::Blend(space.clone())
-        } else if let Some(i) = old.clip() {
+        } else if let Some(i) = old.source().clip() {
             SourceSpec::Clip(i)
         } else {
             SourceSpec::Rest
         };
-        let (time, playing, range) = (old.time(), old.is_playing(), old.play_range());
+        let (time, playing, range) = (old.time(), old.clock().is_playing(), old.play_range());
         let mut eval = self.new_evaluator(source);
-        eval.set_play_range(range);
+        eval.clock_mut().set_play_range(range);
         eval.seek(time);
         if playing {
             eval.play();
@@ -997,10 +997,11 @@ impl EditorState {
             source,
             self.doc.tuning.layers.clone(),
         );
-        eval.set_looping(old.is_looping());
-        eval.set_speed(old.speed());
-        eval.set_clip_root_motion(old.clip_root_motion());
-        eval.set_accumulate_loops(true);
+        eval.clock_mut().set_looping(old.clock().is_looping());
+        eval.clock_mut().set_speed(old.clock().speed());
+        eval.source_mut()
+            .set_clip_root_motion(old.source().clip_root_motion());
+        eval.source_mut().set_accumulate_loops(true);
         eval
     }
 
@@ -1125,7 +1126,7 @@ impl EditorState {
         self.session
             .eval
             .set_source(character, &self.doc.clips, blend);
-        self.session.eval.pause();
+        self.session.eval.clock_mut().pause();
     }
 
     /// Chooses the clip to play (None: the rest pose), from time 0, paused.
@@ -1136,13 +1137,13 @@ impl EditorState {
         };
         // An in/out range was set on the clip it was set on: another clip starts whole.
         if self.clip() != index {
-            self.session.eval.set_play_range(None);
+            self.session.eval.clock_mut().set_play_range(None);
         }
         let character = &self.doc.model.character;
         self.session
             .eval
             .set_source(character, &self.doc.clips, source);
-        self.session.eval.pause();
+        self.session.eval.clock_mut().pause();
     }
 
     /// Restores what a previous session saved.

@@ -27,7 +27,7 @@ fn starts_on_the_mannequin_playing_its_locomotion_blend() {
     assert!(s.blending());
     assert_eq!(s.clip(), None);
     assert_eq!(s.doc().clips[0].name, "Idle");
-    assert!(s.eval().is_playing());
+    assert!(s.eval().clock().is_playing());
     assert!(s.blend_sampler().missing().is_empty());
     assert!((s.blend_weights().iter().sum::<f64>() - 1.0).abs() < 1e-9);
     assert_eq!(s.matrices().len(), s.doc().model.character.skeleton.len());
@@ -142,7 +142,7 @@ fn the_tuning_survives_a_restart() {
     let mut t = EditorState::new();
     t.restore(serde_json::from_str(&saved).unwrap());
     assert_eq!(t.tuning(), s.tuning());
-    assert!(t.blending() && t.eval().is_playing());
+    assert!(t.blending() && t.eval().clock().is_playing());
     // An older session without tuning, or a broken one, leaves the defaults.
     let mut u = EditorState::new();
     u.restore(serde_json::from_str(r#"{"recent":[],"camera":null,"show_skeleton":true}"#).unwrap());
@@ -178,7 +178,7 @@ fn unreadable_files_go_to_the_status_bar() {
 fn stepping_and_scrubbing_pause_and_move_by_frames() {
     let mut s = EditorState::new();
     frame(&mut s, [Command::Transport(Transport::Scrub(1.0))]);
-    assert!(!s.eval().is_playing());
+    assert!(!s.eval().clock().is_playing());
     assert_eq!(s.frame(), 30);
     frame(&mut s, [Command::Transport(Transport::StepFrames(1))]);
     assert_eq!(s.frame(), 31);

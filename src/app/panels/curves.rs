@@ -87,7 +87,7 @@ impl CurvesPanel {
             blending: e.blending(),
             joint,
             look_target: e.look_target().to_array(),
-            root_motion: e.eval().clip_root_motion(),
+            root_motion: e.eval().source().clip_root_motion(),
             frame_rate: e.session().frame_rate,
         };
         if self.cache.as_ref().is_some_and(|(k, _)| *k == key) {

@@ -232,7 +232,7 @@ pub fn ui(
             .on_hover_text("Size of all text and controls (Ctrl+= / Ctrl+-)");
             ui.separator();
             ui.label("Root motion of a clip");
-            let mode = e.eval().clip_root_motion();
+            let mode = e.eval().source().clip_root_motion();
             for (m, name, tip) in [
                 (RootMotion::Keep, "Keep", "The hips travel as authored; loops walk on, the camera follows"),
                 (RootMotion::InPlace, "In place", "The clip's average horizontal travel is removed"),

@@ -52,7 +52,7 @@ fn transport_row(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands, curves_
             egui::Button::new(text).min_size(Vec2::new(width, 0.0)),
         )
     };
-    let label = if eval.is_playing() && playable {
+    let label = if eval.clock().is_playing() && playable {
         "Pause"
     } else {
         "Play"
@@ -96,7 +96,7 @@ fn transport_row(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands, curves_
         }
     }
     source_choice(ui, e, out);
-    let mut looping = eval.is_looping();
+    let mut looping = eval.clock().is_looping();
     let loop_box = ui
         .checkbox(&mut looping, "Loop")
         .on_hover_text(if looping && !eval.loops() {
@@ -104,7 +104,7 @@ fn transport_row(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands, curves_
         } else {
             "Start over at the end (off: stop at the end)"
         });
-    let mut speed = eval.speed();
+    let mut speed = eval.clock().speed();
     let speed_box = ui
         .add(
             egui::DragValue::new(&mut speed)

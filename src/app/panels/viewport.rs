@@ -295,7 +295,7 @@ impl ViewportPanel {
         if e.tuning().layers.foot_lock.enabled {
             let cyan = egui::Stroke::new(2.0, Color32::from_rgb(80, 220, 240));
             let placement = e.session().placement();
-            for foot in &e.eval().foot_lock().feet {
+            for foot in &e.eval().layer_stage().foot_lock().feet {
                 if let Some(p) = foot
                     .model_lock
                     .filter(|_| foot.weight > 0.0)
@@ -330,7 +330,7 @@ impl ViewportPanel {
         if compact {
             // A small viewport keeps the character in sight: the frame rate alone, in the bottom-left corner.
             let mut text = format!("{:.0} fps", 1.0 / frame_s.max(1e-3));
-            if e.eval().is_playing() && playback_note(frame_s).is_some() {
+            if e.eval().clock().is_playing() && playback_note(frame_s).is_some() {
                 text.push_str(", frames skipped");
             }
             let painter = ui.painter();
@@ -352,7 +352,7 @@ impl ViewportPanel {
             "eval {eval_micros:.0} µs  frame {:.1} ms",
             frame_s * 1000.0
         )];
-        if e.eval().is_playing()
+        if e.eval().clock().is_playing()
             && let Some(note) = playback_note(frame_s)
         {
             lines.push(note);

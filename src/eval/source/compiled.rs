@@ -141,7 +141,7 @@ impl CompiledClip {
 
     /// The clip's foot-down markers on `character` (`clip` is the one it was compiled from), found the first time
     /// they are asked for: the clip sampled exact with its root motion kept, its feet's contacts at 60 fps
-    /// ([`crate::analysis::foot_markers::from_model_poses`]). Empty when its feet cannot be tracked.
+    /// ([`crate::blend::markers::from_model_poses`]). Empty when its feet cannot be tracked.
     pub(crate) fn markers(&self, character: &Character, clip: &Clip) -> &[FootMarker] {
         self.markers.get_or_init(|| {
             let mut exact =
@@ -149,7 +149,7 @@ impl CompiledClip {
             let skeleton = &character.skeleton;
             let mut pose = skeleton.rest().to_vec();
             let mut model = vec![glam::Mat4::IDENTITY; skeleton.len()];
-            crate::analysis::foot_markers::from_model_poses(character, clip.duration, |t| {
+            crate::blend::markers::from_model_poses(character, clip.duration, |t| {
                 let sampled = exact.sample(t, &mut pose);
                 let posed = LocalToModelJob::all(skeleton, &pose, &mut model).run();
                 if sampled.and(posed).is_err() {

@@ -720,7 +720,8 @@ mod tests {
         let (mut poses, mut walks) = (Vec::new(), Vec::new());
         for k in 0..=72 {
             if k == 30 {
-                ev.machine_mut()
+                ev.source_mut()
+                    .machine_mut()
                     .unwrap()
                     .set("go", ParameterValue::Bool(true));
             }
@@ -830,7 +831,8 @@ mod tests {
                 _ => None,
             };
             if let Some(n) = n {
-                ev.machine_mut()
+                ev.source_mut()
+                    .machine_mut()
                     .unwrap()
                     .set("n", ParameterValue::Number(n));
             }
@@ -843,15 +845,15 @@ mod tests {
                 out.local.local.iter().all(|t| t.rotation.is_normalized()),
                 "frame {k}"
             );
-            let player = ev.machine().unwrap();
+            let player = ev.source().machine().unwrap();
             frozen_twice |= k == 26
                 && player
                     .active()
                     .is_some_and(|a| a.frozen_source && a.to == 3);
         }
         assert!(frozen_twice, "the third change interrupts the second");
-        assert_eq!(ev.machine().unwrap().current(), 3);
-        assert!(ev.machine().unwrap().active().is_none());
+        assert_eq!(ev.source().machine().unwrap().current(), 3);
+        assert!(ev.source().machine().unwrap().active().is_none());
     }
 
     /// A seek under a script lands where playing the script frame by frame does (as `pose --script` plays it):
@@ -874,7 +876,7 @@ mod tests {
         let until = 0.55;
         let script = std::sync::Arc::new(script);
         let mut played = evaluator();
-        played.set_script(Some(script.clone()));
+        played.source_mut().set_script(Some(script.clone()));
         for t in crate::graph::script::update_times(60.0, until) {
             played.evaluate(&EvalInput {
                 clock: ClockStep::Continue(t as f32),
@@ -883,14 +885,18 @@ mod tests {
         }
         let mut sought = evaluator();
         sought
+            .source_mut()
             .machine_mut()
             .unwrap()
             .set("n", ParameterValue::Number(2.0));
-        sought.set_script(Some(script));
+        sought.source_mut().set_script(Some(script));
         let applied = sought.seek_script(until as f32, 60.0);
         sought.evaluate(&EvalInput::default());
         assert_eq!(applied, 3, "the events due by {until} s");
-        let (a, b) = (played.machine().unwrap(), sought.machine().unwrap());
+        let (a, b) = (
+            played.source().machine().unwrap(),
+            sought.source().machine().unwrap(),
+        );
         // (`Continue` carries f32 times, the seek f64 ones: normalised times agree to rounding.)
         assert_eq!(a.current(), b.current());
         assert!(
@@ -907,7 +913,7 @@ mod tests {
         assert!(worst_angle(a, b) < 1e-4, "{}°", worst_angle(a, b));
         // A plain seek replays with the parameters as they are (n = 3 now): straight into D, no interruption.
         sought.seek(until as f32);
-        let player = sought.machine().unwrap();
+        let player = sought.source().machine().unwrap();
         assert!(player.active().is_none_or(|t| !t.frozen_source));
     }
 
@@ -931,7 +937,7 @@ mod tests {
             SourceSpec::StateMachine(machine),
             LayerParams::off(),
         );
-        let crate::eval::source::Source::Machine(m) = &ev.source else {
+        let crate::eval::source::player::Source::Machine(m) = &ev.source.source else {
             panic!("a machine source")
         };
         let (StateMotion::Clip(Some(alone)), StateMotion::Blend { bound, .. }) =
@@ -985,11 +991,11 @@ mod tests {
             let mut as_state = Evaluator::new(c, clips, SourceSpec::StateMachine(machine), off());
             let mut as_space = Evaluator::new(c, clips, SourceSpec::Blend(space), off());
             for ev in [&mut as_state, &mut as_space] {
-                ev.set_accumulate_loops(true);
+                ev.source_mut().set_accumulate_loops(true);
             }
             if sync == "markers" {
                 assert!(
-                    as_space.has_sync_markers(),
+                    as_space.source().has_sync_markers(),
                     "the walk and run have foot-down markers"
                 );
             }
@@ -1088,7 +1094,7 @@ mod tests {
                     ..Default::default()
                 };
                 let alone = evaluators[0].evaluate(&input).clone();
-                let alone_expressions = evaluators[0].expression_weights().to_vec();
+                let alone_expressions = evaluators[0].layer_stage().expression_weights().to_vec();
                 let rest = c.skeleton.rest();
                 for &j in &eyes {
                     moved = moved.max(angle(alone.local.local[j].rotation, rest[j].rotation));
@@ -1108,7 +1114,12 @@ mod tests {
                             "{kind:?}, source {i}, step {k}: an eye is {d}° off"
                         );
                     }
-                    for (a, b) in ev.expression_weights().iter().zip(&alone_expressions) {
+                    for (a, b) in ev
+                        .layer_stage()
+                        .expression_weights()
+                        .iter()
+                        .zip(&alone_expressions)
+                    {
                         assert!(
                             (a - b).abs() < 1e-5,
                             "{kind:?}, source {i}, step {k}: {a} vs {b}"
@@ -1159,13 +1170,14 @@ mod tests {
                 SourceSpec::StateMachine(machine.clone()),
                 LayerParams::off(),
             );
-            ev.set_script(Some(std::sync::Arc::new(script.clone())));
+            ev.source_mut()
+                .set_script(Some(std::sync::Arc::new(script.clone())));
             for (k, t) in crate::graph::script::update_times(fps, 2.5).enumerate() {
                 ev.evaluate(&EvalInput {
                     clock: ClockStep::Continue(t as f32),
                     ..Default::default()
                 });
-                let p = ev.machine().unwrap();
+                let p = ev.source().machine().unwrap();
                 // The state a transition heads to, from the frame it starts, is what the event decides.
                 let heading = p.active().map_or(p.current(), |a| a.to);
                 let (current, to) = reference[k];
@@ -1175,7 +1187,7 @@ mod tests {
                     "{fps} fps, frame {k} ({t} s)"
                 );
             }
-            assert!(ev.script().unwrap().done());
+            assert!(ev.source().script().unwrap().done());
         }
     }
 }

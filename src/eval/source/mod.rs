@@ -11,15 +11,7 @@ pub(crate) mod frame;
 pub(crate) mod look;
 pub(crate) mod machine;
 pub(crate) mod nodes;
+pub(crate) mod player;
 
 pub use compiled::Precision;
 pub(crate) use frame::{SourceOut, SourceTime};
-
-/// The compiled source.
-#[derive(Clone, Debug)]
-pub(crate) enum Source {
-    Rest,
-    Clip(compiled::CompiledClip),
-    Blend(Box<blend::BlendSource>),
-    Machine(Box<machine::MachineSource>),
-}

@@ -255,7 +255,7 @@ fn masks_section(ui: &mut egui::Ui, p: &mut LayerParams) {
 /// Draws the section on `p`'s clip layers.
 pub fn ui(ui: &mut egui::Ui, e: &EditorState, p: &mut LayerParams) {
     let clips: Vec<&str> = e.doc().clips.iter().map(|c| c.name.as_str()).collect();
-    let missing = e.eval().missing_layer_clips();
+    let missing = e.eval().layer_stage().missing_clips();
     if clips.is_empty() {
         ui.label("The character has no clips to layer.");
     }

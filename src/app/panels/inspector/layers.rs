@@ -771,7 +771,7 @@ fn foot_lock(ui: &mut egui::Ui, e: &EditorState, p: &mut LayerParams) {
         "leg reach",
         "The share of a leg's length it may stretch to (below 1 keeps the knee from locking straight)",
     );
-    let state = e.eval().foot_lock();
+    let state = e.eval().layer_stage().foot_lock();
     if f.enabled && !state.feet.is_empty() {
         let rig = &e.layer_rig().foot_lock;
         let feet: Vec<String> = rig

@@ -127,8 +127,8 @@ pub fn ui(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) {
                 SpringStep::PerFrame => "one update per frame".to_string(),
                 SpringStep::Fixed => format!("fixed {} Hz steps", p.rate_hz),
             },
-            e.eval().spring_steps(),
-            if e.eval().spring_steps() == 1 {
+            e.eval().layer_stage().spring_steps(),
+            if e.eval().layer_stage().spring_steps() == 1 {
                 ""
             } else {
                 "s"

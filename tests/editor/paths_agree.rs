@@ -4,17 +4,18 @@
 
 use std::path::{Path, PathBuf};
 
+use animtune::app::command::Command as EditorCommand;
+use animtune::app::editor::EditorState;
+use animtune::cli::{Cli, evaluated_model};
+use animtune::core::Pose;
+use animtune::offline::max_vertex_error;
+use animtune::offline::{StreamSource, StreamSpec, bake_stream};
+use animtune::preset::Preset;
+use animtune::runtime::COMPACT_TOLERANCE;
 use clap::Parser;
 use glam::Mat4;
 
-use super::{Cli, Command};
-use crate::app::command::Command as EditorCommand;
-use crate::app::editor::EditorState;
-use crate::core::Pose;
-use crate::offline::max_vertex_error;
-use crate::offline::{StreamSource, StreamSpec, bake_stream};
-use crate::preset::Preset;
-use crate::runtime::COMPACT_TOLERANCE;
+use crate::common;
 
 /// Frames the editor plays at 30 fps before the poses are compared.
 const FRAMES: usize = 40;
@@ -34,7 +35,7 @@ fn write_preset(dir: &Path, mut preset: Preset) -> PathBuf {
     path
 }
 
-fn model_matrices(skeleton: &crate::core::Skeleton, pose: &Pose) -> Vec<Mat4> {
+fn model_matrices(skeleton: &animtune::core::Skeleton, pose: &Pose) -> Vec<Mat4> {
     let mut m = Vec::new();
     pose.model_matrices_into(skeleton, &mut m);
     m
@@ -43,7 +44,7 @@ fn model_matrices(skeleton: &crate::core::Skeleton, pose: &Pose) -> Vec<Mat4> {
 /// Plays `preset` on `model` in the editor, then asks `pose`, `render` and `bake` for the same time, and
 /// compares all four at 3 cm virtual points.
 fn assert_paths_agree(model: &str, preset: Preset) {
-    let dir = crate::test_support::temp_dir(&format!("paths-{}", model.len()));
+    let dir = common::temp_dir(&format!("paths-{}", model.len()));
     let preset_path = write_preset(&dir, preset);
     let preset_arg = preset_path.to_str().expect("utf-8 temp path");
     let time = FRAMES as f32 / FPS;
@@ -56,7 +57,10 @@ fn assert_paths_agree(model: &str, preset: Preset) {
     // The frame that opens the preset shows its time 0; each later frame advances.
     editor.update(1.0 / FPS, false);
     assert!(!editor.status().is_error, "{}", editor.status().text);
-    assert!(editor.eval().is_playing(), "opening a preset plays it");
+    assert!(
+        editor.eval().clock().is_playing(),
+        "opening a preset plays it"
+    );
     assert_eq!(editor.eval().time(), 0.0);
     for _ in 0..FRAMES {
         editor.update(1.0 / FPS, false);
@@ -73,13 +77,8 @@ fn assert_paths_agree(model: &str, preset: Preset) {
     let pose_cli = Cli::parse_from([
         "animtune", "pose", model, "--preset", preset_arg, "--time", &time_arg,
     ]);
-    let Some(Command::Pose(pose_args)) = pose_cli.command else {
-        panic!("parsed a pose command");
-    };
-    let opened = super::model::open(&pose_args.model).expect("pose opens the model");
-    let from_pose = super::pose::evaluate_stack(&opened, &pose_args.model, &pose_args.source, None)
-        .expect("pose evaluates")
-        .model;
+    let from_pose =
+        evaluated_model(&pose_cli.command.expect("a pose command")).expect("pose evaluates");
 
     let png = dir.join("out.png");
     let render_cli = Cli::parse_from([
@@ -93,13 +92,8 @@ fn assert_paths_agree(model: &str, preset: Preset) {
         "-o",
         png.to_str().expect("utf-8 temp path"),
     ]);
-    let Some(Command::Render(render_args)) = render_cli.command else {
-        panic!("parsed a render command");
-    };
-    let from_render = super::render::posed(&render_args)
-        .expect("render evaluates")
-        .1
-        .model;
+    let from_render =
+        evaluated_model(&render_cli.command.expect("a render command")).expect("render evaluates");
 
     let preset = Preset::load(&preset_path).expect("preset loads");
     let space = preset.blend.as_ref().expect("the preset has a blend space");
@@ -109,9 +103,10 @@ fn assert_paths_agree(model: &str, preset: Preset) {
         fps: FPS,
         clip_range: None,
     };
+    // The bake streams the clips the editor opened (the model's, under the preset's clip settings).
     let frames = bake_stream(
-        &opened.character,
-        &opened.clips,
+        &editor.doc().model.character,
+        &editor.doc().clips,
         preset.blend.as_ref(),
         &preset.layers,
         &spec,
@@ -147,7 +142,7 @@ fn assert_paths_agree(model: &str, preset: Preset) {
 #[test]
 fn mannequin_blend_with_every_layer() {
     let mut preset = Preset {
-        blend: Some(crate::demo::locomotion::default_blend_space()),
+        blend: Some(animtune::demo::locomotion::default_blend_space()),
         ..Preset::default()
     };
     if let Some(space) = &mut preset.blend {
@@ -158,8 +153,8 @@ fn mannequin_blend_with_every_layer() {
 
 #[test]
 fn quaternius_blend_with_every_layer() {
-    let preset_file = crate::test_support::preset("quaternius_locomotion.json");
+    let preset_file = common::preset("quaternius_locomotion.json");
     let preset = Preset::load(&preset_file).expect("the shipped Quaternius preset loads");
-    let model = crate::test_support::quaternius();
+    let model = common::quaternius();
     assert_paths_agree(model.to_str().expect("utf-8 asset path"), preset);
 }
