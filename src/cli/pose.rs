@@ -425,6 +425,10 @@ pub(super) fn evaluate_stack(
         .as_ref()
         .and_then(|p| p.state_machine.clone())
         .filter(|_| no_clip_option);
+    if let Some(m) = &machine {
+        m.validate_playable()
+            .map_err(|e| anyhow::anyhow!("{preset_file}: state_machine: {e}"))?;
+    }
     if src.script.is_some() && machine.is_none() {
         bail!(
             "--script: {preset_file} holds no state machine (or a clip option chose a clip instead)"

@@ -104,9 +104,12 @@ impl MachineEdit {
             }
             MachineEdit::SetState(i, new) => {
                 let slot = m.states.get_mut(i).ok_or_else(|| format!("no state {i}"))?;
-                if !new.speed.is_finite() {
-                    return Err(format!("state '{}': the speed must be a number", slot.name));
+                State {
+                    name: slot.name.clone(),
+                    ..(*new).clone()
                 }
+                .check_numbers()
+                .map_err(|e| e.to_string())?;
                 let name = std::mem::take(&mut slot.name);
                 *slot = State { name, ..*new };
             }
@@ -140,6 +143,8 @@ impl MachineEdit {
                     .transitions
                     .get_mut(i)
                     .ok_or_else(|| format!("no transition {i}"))?;
+                new.check_numbers(&format!("transition {i} ({} -> {})", slot.from, slot.to))
+                    .map_err(|e| e.to_string())?;
                 let (from, to) = (std::mem::take(&mut slot.from), std::mem::take(&mut slot.to));
                 *slot = Transition { from, to, ..*new };
             }

@@ -17,6 +17,22 @@ pub const EXIT: &str = "exit";
 /// The most states, parameters or transitions a machine may have (each bounds the work of one update).
 pub const MAX_MACHINE_ITEMS: usize = 1000;
 
+/// The most conditions one transition may have, and all of a machine's transitions together (each is tested on
+/// every update).
+pub const MAX_CONDITIONS: usize = 64;
+/// See [`MAX_CONDITIONS`].
+pub const MAX_MACHINE_CONDITIONS: usize = 4000;
+
+/// The most points of a transition's xfade curve.
+pub const MAX_CURVE_POINTS: usize = 256;
+
+/// The largest speed a state may play at (either way): beyond it, normalised time runs away.
+pub const MAX_STATE_SPEED: f64 = 100.0;
+
+/// The largest exit time, duration, offset (either way) or half-life a transition may have, in seconds or
+/// normalised time: an hour, or 3600 loops.
+pub const MAX_TRANSITION_SPAN: f64 = 3600.0;
+
 /// A state machine (see the module documentation).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -300,6 +316,93 @@ pub enum MachineError {
     /// A number is out of its range.
     #[error("{0}: {1}")]
     Value(String, String),
+    /// The machine has no state to play.
+    #[error("the state machine has no state to play")]
+    NoState,
+}
+
+/// A number as an error message shows it: as written when short, else in scientific notation.
+fn shown(v: f64) -> String {
+    if v.is_finite() && v.abs() < 1e9 {
+        v.to_string()
+    } else {
+        format!("{v:e}")
+    }
+}
+
+impl State {
+    /// Checks its speed's range.
+    pub fn check_numbers(&self) -> Result<(), MachineError> {
+        if !(self.speed.is_finite() && self.speed.abs() <= MAX_STATE_SPEED) {
+            return Err(MachineError::Value(
+                format!("state '{}'", self.name),
+                format!(
+                    "speed {} must be a number from -{MAX_STATE_SPEED} to {MAX_STATE_SPEED}",
+                    shown(self.speed)
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl Transition {
+    /// Checks its times' ranges, its counts of conditions and curve points, its curve and thresholds; `at`
+    /// names it in the error.
+    pub fn check_numbers(&self, at: &str) -> Result<(), MachineError> {
+        let t = self;
+        let at = || at.to_string();
+        let span = MAX_TRANSITION_SPAN;
+        for (name, v, min) in [
+            ("exit_time", t.exit_time, 0.0),
+            ("duration", t.duration, 0.0),
+            ("halflife", t.halflife, 0.0),
+            ("offset", t.offset, -span),
+        ] {
+            if !(v.is_finite() && v >= min && v <= span) {
+                return Err(MachineError::Value(
+                    at(),
+                    format!("{name} {} must be a number from {min} to {span}", shown(v)),
+                ));
+            }
+        }
+        if t.conditions.len() > MAX_CONDITIONS {
+            return Err(MachineError::Value(
+                at(),
+                format!(
+                    "{} conditions, over the {MAX_CONDITIONS} a transition may have",
+                    t.conditions.len()
+                ),
+            ));
+        }
+        if t.xfade_curve.len() > MAX_CURVE_POINTS {
+            return Err(MachineError::Value(
+                at(),
+                format!(
+                    "{} xfade_curve points, over the {MAX_CURVE_POINTS} a curve may have",
+                    t.xfade_curve.len()
+                ),
+            ));
+        }
+        let curve_ok = t
+            .xfade_curve
+            .iter()
+            .all(|p| p.iter().all(|v| v.is_finite()))
+            && t.xfade_curve.windows(2).all(|w| w[0][0] < w[1][0]);
+        if !curve_ok {
+            return Err(MachineError::Value(
+                at(),
+                "xfade_curve needs finite points with x increasing".into(),
+            ));
+        }
+        if let Some(c) = t.conditions.iter().find(|c| !c.threshold.is_finite()) {
+            return Err(MachineError::Value(
+                format!("{} condition on '{}'", at(), c.parameter),
+                format!("threshold {} is not a finite number", shown(c.threshold)),
+            ));
+        }
+        Ok(())
+    }
 }
 
 impl StateMachine {
@@ -313,7 +416,17 @@ impl StateMachine {
         self.parameters.iter().position(|p| p.name == name)
     }
 
-    /// Checks names, references, types and ranges, naming the first problem.
+    /// [`StateMachine::validate`], and a state to play: what `pose`, `render` and a bake need (an editor's
+    /// machine may be saved before its first state).
+    pub fn validate_playable(&self) -> Result<(), MachineError> {
+        self.validate()?;
+        if self.states.is_empty() {
+            return Err(MachineError::NoState);
+        }
+        Ok(())
+    }
+
+    /// Checks names, references, types, counts and ranges, naming the first problem.
     pub fn validate(&self) -> Result<(), MachineError> {
         for (n, what) in [
             (self.states.len(), "states"),
@@ -331,12 +444,7 @@ impl StateMachine {
             if s.clip.is_some() == s.blend_space.is_some() {
                 return Err(MachineError::Motion(s.name.clone()));
             }
-            if !s.speed.is_finite() {
-                return Err(MachineError::Value(
-                    format!("state '{}'", s.name),
-                    format!("speed {} is not a finite number", s.speed),
-                ));
-            }
+            s.check_numbers()?;
             for p in s.point_parameters.iter().flatten() {
                 self.expect_parameter(p, &[ParameterKind::Float, ParameterKind::Int], || {
                     format!("state '{}' point parameter", s.name)
@@ -347,6 +455,15 @@ impl StateMachine {
             if self.parameters[..i].iter().any(|o| o.name == p.name) {
                 return Err(MachineError::Duplicate("parameters", p.name.clone()));
             }
+        }
+        let conditions: usize = self.transitions.iter().map(|t| t.conditions.len()).sum();
+        if conditions > MAX_MACHINE_CONDITIONS {
+            return Err(MachineError::Value(
+                "transitions".into(),
+                format!(
+                    "{conditions} conditions, over the {MAX_MACHINE_CONDITIONS} a state machine may have"
+                ),
+            ));
         }
         if !self.states.is_empty() && self.state_index(&self.entry).is_none() {
             return Err(MachineError::NoEntry(self.entry.clone()));
@@ -362,32 +479,7 @@ impl StateMachine {
                 return Err(unknown(&t.to));
             }
             let at = || format!("transition {i} ({} -> {})", t.from, t.to);
-            for (name, v, min) in [
-                ("exit_time", t.exit_time, 0.0),
-                ("duration", t.duration, 0.0),
-                ("halflife", t.halflife, 0.0),
-            ] {
-                if !(v.is_finite() && v >= min) {
-                    return Err(MachineError::Value(
-                        at(),
-                        format!("{name} {v} must be a number at least {min}"),
-                    ));
-                }
-            }
-            if !t.offset.is_finite() {
-                return Err(MachineError::Value(at(), "offset is not finite".into()));
-            }
-            let curve_ok = t
-                .xfade_curve
-                .iter()
-                .all(|p| p.iter().all(|v| v.is_finite()))
-                && t.xfade_curve.windows(2).all(|w| w[0][0] < w[1][0]);
-            if !curve_ok {
-                return Err(MachineError::Value(
-                    at(),
-                    "xfade_curve needs finite points with x increasing".into(),
-                ));
-            }
+            t.check_numbers(&at())?;
             for c in &t.conditions {
                 let kinds: &[ParameterKind] = match c.mode {
                     ConditionMode::If => &[ParameterKind::Bool, ParameterKind::Trigger],

@@ -187,6 +187,9 @@ impl StreamSpec {
             StreamSource::BlendPoint(_) | StreamSource::BlendPath(_) if blend.is_none() => Err(
                 ExportError::Invalid("a blend source needs a blend space (in the preset)".into()),
             ),
+            StreamSource::Machine(machine, _) => machine
+                .validate_playable()
+                .map_err(|e| ExportError::Tuning(format!("state_machine: {e}"))),
             _ => Ok(()),
         }
     }

@@ -250,6 +250,114 @@ fn scripts_and_machines_that_do_not_fit_are_refused() {
     assert_eq!(out.status.code(), Some(2), "--script needs --preset (clap)");
 }
 
+/// Hostile machines, each generated: no state, a transition lasting 1e30 s, a state speed of 1e308, and 200,000
+/// conditions. `preset validate` accepts a machine without a state (the editor saves one before its first
+/// state), but `pose`, `render` and a bake refuse it by name; every other one is refused by `preset validate` and
+/// by each command, naming the file and the value, with exit 1, at once.
+#[test]
+fn hostile_state_machines_are_refused_by_name() {
+    let dir = common::temp_dir("cli-machine-hostile");
+    let preset = |name: &str, machine: serde_json::Value| {
+        let path = dir.join(name);
+        let text = serde_json::json!({"format": "animtune-preset", "version": 5, "state_machine": machine});
+        std::fs::write(&path, text.to_string()).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    let two_states = |transitions: serde_json::Value, speed: f64| {
+        serde_json::json!({
+            "parameters": [{"name": "go", "type": "trigger"}],
+            "states": [{"name": "A", "clip": "Idle", "speed": speed}, {"name": "B", "clip": "WalkForward"}],
+            "entry": "A", "transitions": transitions})
+    };
+    let script = dir.join("script.json");
+    std::fs::write(&script, "[]").unwrap();
+    let script = script.to_str().unwrap();
+    let out_file = dir.join("out.animclip");
+    let out_file = out_file.to_str().unwrap();
+    let png = dir.join("out.png");
+    let png = png.to_str().unwrap();
+    let runs = |p: &str| {
+        [
+            common::animtune(&["pose", "mannequin", "--preset", p, "--time", "2"]),
+            common::animtune(&["render", "mannequin", "--preset", p, "-o", png]),
+            common::animtune(&[
+                "bake",
+                "mannequin",
+                "--preset",
+                p,
+                "--script",
+                script,
+                "--duration",
+                "1",
+                "-o",
+                out_file,
+            ]),
+        ]
+    };
+
+    let empty = preset(
+        "empty.json",
+        serde_json::json!({"states": [], "entry": "A"}),
+    );
+    let validate = common::animtune(&["preset", "validate", &empty]);
+    common::assert_success(&validate);
+    for out in runs(&empty) {
+        common::assert_clean_failure(&out, &["empty.json", "no state to play"]);
+    }
+
+    let long = serde_json::json!([{"from": "A", "to": "B", "model": "inertialization", "duration": 1e30,
+        "fixed_duration": true, "has_exit_time": true, "exit_time": 0.1}]);
+    let many: Vec<serde_json::Value> = (0..200_000)
+        .map(|_| serde_json::json!({"parameter": "go", "mode": "if"}))
+        .collect();
+    let cases = [
+        ("long.json", two_states(long, 1.0), "duration 1e30"),
+        (
+            "fast.json",
+            two_states(serde_json::json!([]), 1e308),
+            "speed 1e308",
+        ),
+        (
+            "many.json",
+            two_states(
+                serde_json::json!([{"from": "A", "to": "B", "conditions": many}]),
+                1.0,
+            ),
+            "200000 conditions",
+        ),
+    ];
+    for (name, machine, problem) in cases {
+        let p = preset(name, machine);
+        let started = std::time::Instant::now();
+        common::assert_clean_failure(
+            &common::animtune(&["preset", "validate", &p]),
+            &[name, problem],
+        );
+        for out in runs(&p) {
+            common::assert_clean_failure(&out, &[name, problem]);
+        }
+        assert!(started.elapsed().as_secs() < 20, "{name}: refused at once");
+    }
+    // The largest transition allowed plays without a NaN.
+    let longest = serde_json::json!([{"from": "A", "to": "B", "model": "inertialization", "duration": 3600,
+        "fixed_duration": true, "has_exit_time": true, "exit_time": 0.1}]);
+    let p = preset("longest.json", two_states(longest, 100.0));
+    let out = common::animtune(&["pose", "mannequin", "--preset", &p, "--time", "2", "--json"]);
+    common::assert_success(&out);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        !text.contains("NaN") && !text.contains("inf"),
+        "finite pose"
+    );
+    let pose = common::json_of(&out);
+    let joints = pose["joints"].as_array().expect("joints");
+    assert!(joints.iter().all(|j| {
+        j["local"]["translation"]
+            .as_array()
+            .is_some_and(|t| t.iter().all(|v| v.as_f64().is_some_and(f64::is_finite)))
+    }));
+}
+
 /// `bake --preset P --script S --duration D`: the scripted run as one clip, within its bake tolerance of the
 /// machine, and its frame at 0.8 s where `pose --script` puts every joint (model space, within 0.1 mm).
 #[test]

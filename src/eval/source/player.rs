@@ -77,6 +77,8 @@ impl SourcePlayer {
             SourceSpec::Rest => Source::Rest,
             SourceSpec::Clip(i) if i < clips.len() => Source::Clip(cache.get(i)),
             SourceSpec::Clip(_) => Source::Rest,
+            // A machine without a state has nothing to play (the editor's and the CLI's checks say so).
+            SourceSpec::StateMachine(m) if m.states.is_empty() => Source::Rest,
             SourceSpec::Blend(space) => Source::Blend(Box::new(super::blend::BlendSource::bind(
                 space, character, clips, cache,
             ))),
