@@ -132,9 +132,12 @@ impl MachineEdit {
                         "a state machine may have {MAX_MACHINE_ITEMS} transitions"
                     ));
                 }
+                // As Unity makes them: a transition out of Any State fires on its conditions alone.
+                let has_exit_time = from != ANY_STATE;
                 m.transitions.push(Transition {
                     from,
                     to,
+                    has_exit_time,
                     ..Transition::default()
                 });
             }
@@ -388,6 +391,21 @@ mod tests {
         let t = &m.transitions[0];
         assert!(t.has_exit_time && t.fixed_duration);
         assert_eq!((t.exit_time, t.duration, t.offset), (0.75, 0.25, 0.0));
+        m.validate().unwrap();
+    }
+
+    /// Unity's Any State transitions start without an exit time: a trigger-driven jump fires at once.
+    #[test]
+    fn a_new_transition_out_of_any_state_has_no_exit_time() {
+        let mut m = machine();
+        MachineEdit::AddTransition {
+            from: ANY_STATE.into(),
+            to: "Walk".into(),
+        }
+        .apply(&mut m)
+        .unwrap();
+        let t = m.transitions.last().unwrap();
+        assert!(!t.has_exit_time && t.fixed_duration, "{t:?}");
         m.validate().unwrap();
     }
 

@@ -8,7 +8,7 @@ use animtune::app::panels::inspector::states::transition::TIMELINE_LABEL;
 use animtune::graph::{ConditionMode, MachineEdit, ParameterKind};
 use egui::accesskit::Role;
 use egui_kittest::Harness;
-use egui_kittest::kittest::Queryable;
+use egui_kittest::kittest::{NodeT, Queryable};
 
 use crate::ui::drag;
 
@@ -352,4 +352,52 @@ fn the_wheel_zooms_the_graph_about_the_pointer() {
     click_last(&mut h, Role::Button, "RunForward");
     let run = state_box(&h, "RunForward");
     assert!((run.min - click).length() < 2.0, "{run:?} at {click:?}");
+}
+
+/// The transport drives a playing state machine as it does a clip: Pause pauses it, a frame step moves it one frame
+/// (replaying it to that time), and Stop takes it back to its start.
+#[test]
+fn the_transport_pauses_steps_and_stops_a_playing_machine() {
+    let mut h = with_a_new_machine();
+    send(&mut h, Command::PlayMachine);
+    h.run_steps(20);
+    assert!(
+        h.state().editor().machine_player().is_some(),
+        "the machine plays"
+    );
+    assert!(h.state().editor().eval().clock().is_playing());
+    let pause = h.get_by_role_and_label(Role::Button, "Pause");
+    assert!(
+        !pause.accesskit_node().is_disabled(),
+        "Pause is on while the machine plays"
+    );
+    pause.click();
+    h.run_steps(2);
+    assert!(!h.state().editor().eval().clock().is_playing(), "paused");
+    let before = h.state().editor().eval().time();
+    h.run_steps(5);
+    assert_eq!(
+        h.state().editor().eval().time(),
+        before,
+        "a paused machine holds"
+    );
+    h.get_by_role_and_label(Role::Button, ">").click();
+    h.run_steps(2);
+    let stepped = h.state().editor().eval().time();
+    let frame = 1.0 / 30.0;
+    assert!(
+        stepped > before && stepped - before < 2.0 * frame,
+        "one frame on: {before} → {stepped}"
+    );
+    h.get_by_role_and_label(Role::Button, "Stop").click();
+    h.run_steps(2);
+    assert_eq!(
+        h.state().editor().eval().time(),
+        0.0,
+        "Stop goes back to the start"
+    );
+    assert!(
+        h.state().editor().machine_player().is_some(),
+        "the machine still plays"
+    );
 }

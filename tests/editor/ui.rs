@@ -1994,6 +1994,18 @@ fn the_clip_tab_shows_the_whole_take_and_its_handles_crop_it() {
     // The bar still shows the whole take: the start handle has not moved, the end sits inside it.
     assert_eq!(h.get_by_label("Take start handle").rect(), start);
     assert!(h.get_by_label("Take end handle").rect().center().x < take.right() - 40.0);
+    // The drag is one undo step: one undo gives the whole take back, and nothing is left to undo.
+    h.state_mut().send(Command::Undo);
+    h.run_steps(2);
+    assert!(
+        !h.state()
+            .editor()
+            .tuning()
+            .clip_settings
+            .contains_key("WalkForward"),
+        "one undo takes the whole drag back"
+    );
+    assert!(!h.state().editor().can_undo(), "the drag made one step");
 }
 
 /// C13: several clips from one take. "New clip from this take" makes a copy of the take cropped to the in/out

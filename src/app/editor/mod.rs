@@ -1046,7 +1046,8 @@ impl EditorState {
         }
         self.doc.revision += 1;
         self.tuning_replaced();
-        self.history.close(&self.doc.tuning);
+        // A drag of a handle or a field sends a change per pointer sample: the step closes when the
+        // interaction ends ([`EditorState::update`]).
     }
 
     fn set_hips_placement(&mut self, placement: crate::core::HipsPlacement) {

@@ -30,8 +30,11 @@ pub fn ui(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands, curves_open: &
 /// The transport row's widgets.
 fn transport_row(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands, curves_open: &mut bool) {
     let eval = e.eval();
-    // An empty blend space plays nothing: its transport is off, as with no clip.
-    let playable = (e.blending() && !e.tuning().blend.nodes.is_empty()) || e.clip().is_some();
+    // An empty blend space plays nothing: its transport is off, as with no clip. A state machine plays as a clip
+    // does: it pauses, stops and steps (a seek replays it from its entry).
+    let playable = (e.blending() && !e.tuning().blend.nodes.is_empty())
+        || e.clip().is_some()
+        || eval.source().machine().is_some();
     // At least as wide as "Pause" in the current font, which is wider than BUTTON_WIDTH at some sizes.
     let width = ["Play", "Pause"]
         .into_iter()
