@@ -112,6 +112,39 @@ impl ScriptCursor {
 }
 
 impl Script {
+    /// What it holds, per parameter in the order first met: "speed (21 values), jump (1 trigger)" (a drag of a
+    /// slider records a value per frame, which reads as one gesture); "nothing" when empty.
+    pub fn summary(&self) -> String {
+        let mut counts: Vec<(&str, bool, usize)> = Vec::new();
+        for e in self.events() {
+            let (name, trigger) = match e {
+                ScriptEvent::Set { set, .. } => (set.as_str(), false),
+                ScriptEvent::Trigger { trigger, .. } => (trigger.as_str(), true),
+            };
+            match counts.iter_mut().find(|c| c.0 == name && c.1 == trigger) {
+                Some(c) => c.2 += 1,
+                None => counts.push((name, trigger, 1)),
+            }
+        }
+        if counts.is_empty() {
+            return "nothing".into();
+        }
+        let plural =
+            |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+        counts
+            .iter()
+            .map(|&(name, trigger, n)| {
+                let what = if trigger {
+                    plural(n, "trigger", "triggers")
+                } else {
+                    plural(n, "value", "values")
+                };
+                format!("{name} ({what})")
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
     /// Parses a script, checking each event's time and size; `source` names it in errors.
     pub fn parse(text: &str, source: &str) -> Result<Script, String> {
         let mut events: Vec<ScriptEvent> = serde_json::from_str(text)
@@ -199,6 +232,27 @@ pub fn play(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A drag's values and a trigger read as what they are, in the singular for one.
+    #[test]
+    fn a_recording_is_summed_up_per_parameter() {
+        let set = |time: f64, value: f64| ScriptEvent::Set {
+            time,
+            set: "speed".into(),
+            value: super::super::ParameterValue::Number(value),
+        };
+        let jump = ScriptEvent::Trigger {
+            time: 0.5,
+            trigger: "jump".into(),
+        };
+        let drag = Script::from_events(vec![set(0.1, 0.2), set(0.2, 0.4), jump, set(0.3, 0.6)]);
+        assert_eq!(drag.summary(), "speed (3 values), jump (1 trigger)");
+        assert_eq!(
+            Script::from_events(vec![set(0.1, 1.0)]).summary(),
+            "speed (1 value)"
+        );
+        assert_eq!(Script::from_events(Vec::new()).summary(), "nothing");
+    }
     use crate::graph::machine::StateMachine;
     use crate::graph::player::StateInfo;
 

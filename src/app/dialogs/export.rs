@@ -270,8 +270,8 @@ impl ExportDialog {
         } else if e.machine_player().is_some() {
             match e.script() {
                 Some(s) => format!(
-                    "the state machine from its entry, with the script's {} parameter changes",
-                    s.events().len()
+                    "the state machine from its entry, with the script's {}",
+                    s.summary()
                 ),
                 None => {
                     "the state machine from its entry, its parameters at their defaults (no script)"

@@ -306,8 +306,8 @@ impl EditorState {
         if let Some(events) = self.session.machine.recording.take() {
             let script = Script::from_events(events);
             let text = format!(
-                "Recorded {} parameter changes over {:.2} s: Replay plays them again, Save script writes them",
-                script.events().len(),
+                "Recorded {} over {:.2} s: Replay plays it again, Save script writes it",
+                script.summary(),
                 self.session.eval.time()
             );
             self.session.machine.script = Some(script);
@@ -343,10 +343,8 @@ impl EditorState {
         self.compare_set_script(shared);
         self.session.machine.replaying = true;
         self.session.machine.replayed = true;
-        self.session.report(
-            format!("Replaying {} parameter changes", script.events().len()),
-            false,
-        );
+        self.session
+            .report(format!("Replaying {}", script.summary()), false);
     }
 
     /// After an evaluation: the changes recorded since the last one get its time, when they took effect.
@@ -404,16 +402,14 @@ impl EditorState {
             .and_then(|text| Script::parse(&text, &path.display().to_string()));
         match read {
             Ok(script) => {
-                let n = script.events().len();
+                let text = format!(
+                    "Opened script {} ({}): Replay plays it",
+                    path.display(),
+                    script.summary()
+                );
                 self.session.machine.script = Some(script);
                 self.session.remember(path);
-                self.session.report(
-                    format!(
-                        "Opened script {} ({n} parameter changes): Replay plays it",
-                        path.display()
-                    ),
-                    false,
-                );
+                self.session.report(text, false);
             }
             Err(e) => self.session.report(e, true),
         }
@@ -445,6 +441,7 @@ pub(super) fn replayed_script(m: &crate::app::state::session::MachineSession) ->
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
+
     use crate::app::command::{Command, Transport};
     use crate::graph::edit::clip_state;
     use crate::graph::{Condition, ConditionMode, Parameter, ParameterKind, Transition};
