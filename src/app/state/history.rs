@@ -62,29 +62,41 @@ impl History {
         !self.redo.is_empty()
     }
 
-    /// Swaps `current` with the step before it; false when there is none.
+    /// Swaps `current` with the step before it; false when there is none. The sample point stays where it is:
+    /// moving it is never a step, so no step puts it back.
     pub fn undo(&mut self, current: &mut Tuning) -> bool {
         self.close(current);
         match self.undo.pop_back() {
             Some(prev) => {
-                self.redo.push(std::mem::replace(current, prev));
+                let done = swap_keeping_point(current, prev);
+                self.redo.push(done);
                 true
             }
             None => false,
         }
     }
 
-    /// Swaps `current` with the last undone step; false when there is none.
+    /// Swaps `current` with the last undone step; false when there is none. The sample point stays.
     pub fn redo(&mut self, current: &mut Tuning) -> bool {
         self.close(current);
         match self.redo.pop() {
             Some(next) => {
-                self.undo.push_back(std::mem::replace(current, next));
+                let undone = swap_keeping_point(current, next);
+                self.undo.push_back(undone);
                 true
             }
             None => false,
         }
     }
+}
+
+/// Puts `step` in `current`'s place with `current`'s sample point (clamped to the step's axes); returns what
+/// `current` was.
+fn swap_keeping_point(current: &mut Tuning, step: Tuning) -> Tuning {
+    let point = current.blend.point;
+    let was = std::mem::replace(current, step);
+    current.blend.set_point(point);
+    was
 }
 
 #[cfg(test)]
@@ -131,6 +143,28 @@ mod tests {
         now.blend.point = [0.5, 0.5];
         h.close(&now);
         assert!(!h.can_undo());
+    }
+
+    /// An edit made while the point sat somewhere, then a drag of the point: undoing the edit leaves the point
+    /// where the drag left it (not where it was when the edit began, a value the user no longer sees).
+    #[test]
+    fn undo_and_redo_leave_the_sample_point_where_it_is() {
+        let mut h = History::default();
+        let mut now = tuning(1.0);
+        now.blend.point = [0.1, 0.2];
+        h.before_edit(&now);
+        now.layers.breath.effect_rate = 2.0;
+        h.close(&now);
+        h.before_edit(&now);
+        now.blend.point = [0.7, 0.9];
+        h.close(&now);
+        assert!(h.undo(&mut now));
+        assert_eq!(now.layers.breath.effect_rate, 1.0);
+        assert_eq!(now.blend.point, [0.7, 0.9]);
+        now.blend.point = [0.3, 0.4];
+        assert!(h.redo(&mut now));
+        assert_eq!(now.layers.breath.effect_rate, 2.0);
+        assert_eq!(now.blend.point, [0.3, 0.4]);
     }
 
     #[test]
