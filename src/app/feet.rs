@@ -305,6 +305,16 @@ impl FeetAnalysis {
         }
     }
 
+    /// Forgets the meter (what plays is neither a clip nor a blend space): nothing is shown for it, and any
+    /// measurement under way stops.
+    pub fn clear_meter(&mut self) {
+        if self.meter_key.take().is_some() {
+            self.meter.submit_cancel();
+        }
+        self.report = None;
+        self.report_current = false;
+    }
+
     /// Asks for the skate map of `key` (None: the map is not shown, and any under way stops).
     pub fn update_map(&mut self, key: Option<FeetKey>, character: &Character, clips: &[Clip]) {
         let Some(key) = key else {

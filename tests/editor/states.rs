@@ -401,3 +401,75 @@ fn the_transport_pauses_steps_and_stops_a_playing_machine() {
         "the machine still plays"
     );
 }
+
+/// The skate figure measures a clip or a blend space: while a state machine plays it shows none (not the figure
+/// of what played before, nor 0 %).
+#[test]
+fn a_playing_machine_shows_no_skate_figure_of_what_played_before() {
+    let mut h = with_a_new_machine();
+    while h.state().editor().feet().busy() {
+        h.run_steps(1);
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    h.run_steps(2);
+    assert!(
+        h.query_by_label_contains("skate ").is_some(),
+        "the blend's figure"
+    );
+    send(&mut h, Command::PlayMachine);
+    h.run_steps(3);
+    assert!(
+        h.query_by_label_contains("skate ").is_none(),
+        "no figure for the machine"
+    );
+    h.get_by_label("feet: —");
+}
+
+/// The States tab's rows stay where they are while the machine plays through a transition and while recording
+/// starts and stops: the status lines keep one place, and Record keeps its width.
+#[test]
+fn the_states_tab_rows_never_move_while_the_machine_plays_and_records() {
+    use animtune::graph::{MachineEdit, State};
+    let mut h = with_a_new_machine();
+    let walk = State {
+        name: "Walk".into(),
+        clip: Some("WalkForward".into()),
+        ..h.state().editor().machine().unwrap().states[0].clone()
+    };
+    send(
+        &mut h,
+        Command::EditMachine(MachineEdit::AddState(Box::new(walk))),
+    );
+    for (from, to) in [("Idle", "Walk"), ("Walk", "Idle")] {
+        send(
+            &mut h,
+            Command::EditMachine(MachineEdit::AddTransition {
+                from: from.into(),
+                to: to.into(),
+            }),
+        );
+    }
+    let rows = |h: &Harness<'static, AnimtuneApp>| {
+        [
+            h.get_by_label("Graph window").rect(),
+            h.get_by_role_and_label(Role::Button, "Replay").rect(),
+        ]
+    };
+    let still = rows(&h);
+    send(&mut h, Command::PlayMachine);
+    let mut saw_transition = false;
+    for _ in 0..240 {
+        h.run_steps(1);
+        saw_transition |= h
+            .state()
+            .editor()
+            .machine_player()
+            .is_some_and(|p| p.active().is_some());
+        assert_eq!(rows(&h), still, "a row moved while the machine played");
+    }
+    assert!(saw_transition, "the machine went through a transition");
+    send(&mut h, Command::RecordScript(true));
+    assert_eq!(rows(&h), still, "a row moved when recording started");
+    send(&mut h, Command::RecordScript(false));
+    assert_eq!(rows(&h), still, "a row moved when recording stopped");
+}

@@ -553,6 +553,8 @@ impl EditorState {
                 foot_lock: foot_lock.clone(),
             };
             self.feet.update_meter(key, character, &self.doc.clips);
+        } else {
+            self.feet.clear_meter();
         }
         let map_key = (self.session.show_skate_map && self.blend_sampler.missing().is_empty())
             .then(|| {

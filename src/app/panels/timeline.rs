@@ -370,7 +370,12 @@ fn contact_bars(painter: &egui::Painter, rect: Rect, e: &EditorState, x_of: impl
 /// The skate meter's figures for what plays, in the transport row, the whole sentence in its hover text.
 fn skate_figures(ui: &mut egui::Ui, e: &EditorState) {
     let Some((report, current)) = e.feet().report() else {
-        if e.eval().duration() > 0.0 {
+        if e.eval().source().machine().is_some() {
+            ui.label(egui::RichText::new("feet: —").weak()).on_hover_text(
+                "The skate meter measures a clip or a blend space over its cycle; a state machine runs on, so \
+                 measure its states' clips, or bake its run and measure the baked clip (`animtune skate`)",
+            );
+        } else if e.eval().duration() > 0.0 {
             ui.label(egui::RichText::new("feet: measuring…").weak())
                 .on_hover_text("The skate meter is measuring what plays");
         }

@@ -138,8 +138,10 @@ impl StatesPanel {
             }
             let recording = e.recording();
             let record = if recording { "Stop recording" } else { "Record" };
+            // As wide as its longer label: the buttons after it never move when recording starts or stops.
+            let width = button_width(ui, "Stop recording");
             if ui
-                .button(record)
+                .add(egui::Button::new(record).min_size(Vec2::new(width, 0.0)))
                 .on_hover_text(
                     "Record the parameters you change and the triggers you fire, with their times, as a script",
                 )
@@ -191,23 +193,55 @@ impl StatesPanel {
                      transition under this model",
                 );
         });
+        // Three rows whatever plays, each one line (truncated, never wrapped): the rows below never move as a
+        // transition starts and ends, as recording starts, or as the machine starts or stops.
+        let row = ui.spacing().interact_size.y;
+        let height = 3.0 * row + 2.0 * ui.spacing().item_spacing.y;
+        let (rect, _) = ui.allocate_exact_size(
+            Vec2::new(ui.available_width(), height),
+            egui::Sense::hover(),
+        );
+        let mut block = ui.new_child(
+            egui::UiBuilder::new()
+                .max_rect(rect)
+                .layout(egui::Layout::top_down(egui::Align::Min)),
+        );
+        let ui = &mut block;
+        let line = |ui: &mut egui::Ui, text: RichText| {
+            ui.add_sized(
+                Vec2::new(ui.available_width(), row),
+                egui::Label::new(text).truncate(),
+            );
+        };
         match (e.machine_player(), e.machine_preview()) {
-            (Some(p), _) => live_state(ui, e, p),
+            (Some(p), _) => live_state(ui, e, p, row),
             (None, Some(t)) => {
-                ui.label(format!(
-                    "Previewing transition {} -> {} at {:.2} s (Play machine to run the machine)",
-                    m.transitions[t].from,
-                    m.transitions[t].to,
-                    e.eval().time()
-                ));
+                line(
+                    ui,
+                    RichText::new(format!(
+                        "Previewing transition {} -> {} at {:.2} s (Play machine to run the machine)",
+                        m.transitions[t].from,
+                        m.transitions[t].to,
+                        e.eval().time()
+                    )),
+                );
+                line(ui, RichText::new(""));
             }
             (None, None) => {
-                ui.weak("Not playing: press Play machine.");
+                line(ui, RichText::new("Not playing: press Play machine.").weak());
+                line(ui, RichText::new(""));
             }
         }
-        if let Err(err) = m.validate() {
-            ui.colored_label(Color32::LIGHT_RED, format!("Cannot play: {err}"));
-        }
+        let status = if let Err(err) = m.validate() {
+            RichText::new(format!("Cannot play: {err}")).color(Color32::LIGHT_RED)
+        } else if e.recording() {
+            RichText::new("recording").color(Color32::from_rgb(230, 80, 80))
+        } else if e.replaying() {
+            RichText::new("replaying the script")
+        } else {
+            RichText::new("")
+        };
+        line(ui, status);
     }
 
     /// The selected state: name, motion, speed, mirror, its point's parameters, entry, its transitions.
@@ -445,39 +479,51 @@ impl StatesPanel {
     }
 }
 
-/// The current state, its normalised time and loop, and the transition's progress.
-fn live_state(ui: &mut egui::Ui, e: &EditorState, p: &MachinePlayer) {
+/// The current state, its normalised time and loop, and the transition's progress: two rows of `row` points,
+/// the second there (empty) when no transition runs.
+fn live_state(ui: &mut egui::Ui, e: &EditorState, p: &MachinePlayer, row: f32) {
     let m = p.machine();
     let name = |s: usize| m.states.get(s).map_or("?", |x| x.name.as_str());
     let t = p.time();
-    ui.label(format!(
+    let text = format!(
         "{:.2} s · state {} at {:.2} (loop {}, {:.0} %)",
         e.eval().time(),
         name(p.current()),
         t,
         t.floor().max(0.0) as i64 + 1,
         t.rem_euclid(1.0) * 100.0
-    ));
-    if let Some(a) = p.active() {
-        ui.horizontal(|ui| {
+    );
+    ui.add_sized(
+        Vec2::new(ui.available_width(), row),
+        egui::Label::new(text).truncate(),
+    );
+    ui.horizontal(|ui| {
+        ui.set_min_height(row);
+        if let Some(a) = p.active() {
             let frozen = if a.frozen_source {
                 " (from the frozen pose)"
             } else {
                 ""
             };
-            ui.label(format!("-> {}{frozen}", name(a.to)));
             ui.add(
                 egui::ProgressBar::new(a.progress() as f32)
                     .desired_width(140.0)
                     .show_percentage(),
             );
-        });
-    }
-    if e.recording() {
-        ui.colored_label(Color32::from_rgb(230, 80, 80), "recording");
-    } else if e.replaying() {
-        ui.label("replaying the script");
-    }
+            ui.add(egui::Label::new(format!("-> {}{frozen}", name(a.to))).truncate());
+        }
+    });
+}
+
+/// The width of a button showing `text` in the current font.
+fn button_width(ui: &egui::Ui, text: &str) -> f32 {
+    let galley = egui::WidgetText::from(text).into_galley(
+        ui,
+        Some(egui::TextWrapMode::Extend),
+        f32::INFINITY,
+        egui::TextStyle::Button,
+    );
+    (galley.size().x + 2.0 * ui.spacing().button_padding.x).ceil()
 }
 
 /// A parameter's value: the live one while the machine plays, else its default (an undo step).
