@@ -3,7 +3,9 @@
 
 use animtune::app::AnimtuneApp;
 use animtune::app::command::Command;
-use animtune::app::panels::inspector::states::graph::{GRAPH_LABEL, NODE, state_rect};
+use animtune::app::panels::inspector::states::graph::{
+    GRAPH_LABEL, NODE, Node, node_rect, state_rect,
+};
 use animtune::app::panels::inspector::states::transition::TIMELINE_LABEL;
 use animtune::graph::{ConditionMode, MachineEdit, ParameterKind};
 use egui::accesskit::Role;
@@ -472,4 +474,63 @@ fn the_states_tab_rows_never_move_while_the_machine_plays_and_records() {
     assert_eq!(rows(&h), still, "a row moved when recording started");
     send(&mut h, Command::RecordScript(false));
     assert_eq!(rows(&h), still, "a row moved when recording stopped");
+}
+
+/// Clicking Any State selects it and lists its transitions in the order they are tested, as Unity's inspector
+/// does; clicking one selects that transition.
+#[test]
+fn selecting_any_state_lists_its_transitions_in_order() {
+    use animtune::graph::State;
+    use animtune::graph::machine::ANY_STATE;
+    let mut h = with_a_new_machine();
+    for (name, clip) in [("Walk", "WalkForward"), ("Run", "RunForward")] {
+        let state = State {
+            name: name.into(),
+            clip: Some(clip.into()),
+            ..h.state().editor().machine().unwrap().states[0].clone()
+        };
+        send(
+            &mut h,
+            Command::EditMachine(MachineEdit::AddState(Box::new(state))),
+        );
+    }
+    for to in ["Run", "Walk"] {
+        send(
+            &mut h,
+            Command::EditMachine(MachineEdit::AddTransition {
+                from: ANY_STATE.into(),
+                to: to.into(),
+            }),
+        );
+    }
+    let any = {
+        let m = h.state().editor().machine().unwrap();
+        let canvas = h.get_by_label(GRAPH_LABEL).rect();
+        let panel = h.state().states_panel();
+        node_rect(m, Node::Any, canvas, panel.pan, panel.zoom())
+    };
+    h.hover_at(any.center());
+    h.run_steps(1);
+    for pressed in [true, false] {
+        h.event(egui::Event::PointerButton {
+            pos: any.center(),
+            button: egui::PointerButton::Primary,
+            pressed,
+            modifiers: egui::Modifiers::NONE,
+        });
+        h.run_steps(1);
+    }
+    h.run_steps(2);
+    h.get_by_label("Any State");
+    let (run, walk) = (
+        h.get_by_label("-> Run").rect(),
+        h.get_by_label("-> Walk").rect(),
+    );
+    assert!(run.top() < walk.top(), "in the order they are tested");
+    h.get_by_label("-> Walk").click();
+    h.run_steps(2);
+    assert!(
+        h.query_by_label("Any State").is_none(),
+        "the transition is selected instead"
+    );
 }

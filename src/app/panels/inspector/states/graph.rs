@@ -57,12 +57,17 @@ pub const ZOOM: std::ops::RangeInclusive<f32> = 0.4..=2.0;
 /// Where state `i`'s box lies on the screen in a graph canvas drawn at `canvas`, the view moved by `pan` and
 /// scaled by `zoom`.
 pub fn state_rect(m: &StateMachine, i: usize, canvas: Rect, pan: Vec2, zoom: f32) -> Rect {
+    node_rect(m, Node::State(i), canvas, pan, zoom)
+}
+
+/// Where `node`'s box lies on the screen (see [`state_rect`]).
+pub fn node_rect(m: &StateMachine, node: Node, canvas: Rect, pan: Vec2, zoom: f32) -> Rect {
     Layout {
         m,
         origin: canvas.min.to_vec2() + MARGIN + pan,
         zoom,
     }
-    .rect(Node::State(i))
+    .rect(node)
 }
 
 /// A state's corner in graph units: where it was placed, else a grid by index.
@@ -301,6 +306,7 @@ impl StatesPanel {
             } else {
                 self.selected = match (node, layout.arrow_at(pos)) {
                     (Some(Node::State(i)), _) => Some(Selected::State(m.states[i].name.clone())),
+                    (Some(Node::Any), _) => Some(Selected::AnyState),
                     (_, Some(t)) => Some(Selected::Transition(t)),
                     _ => None,
                 };
@@ -514,8 +520,11 @@ impl StatesPanel {
                 }
             };
             painter.rect_filled(r, 4.0, fill);
-            let selected = matches!((node, &self.selected),
-                (Node::State(i), Some(Selected::State(n))) if m.states[i].name == *n);
+            let selected = match (node, &self.selected) {
+                (Node::State(i), Some(Selected::State(n))) => m.states[i].name == *n,
+                (Node::Any, Some(Selected::AnyState)) => true,
+                _ => false,
+            };
             if selected {
                 painter.rect_stroke(
                     r,

@@ -10,6 +10,7 @@ use egui::{Color32, RichText, Vec2};
 
 use crate::app::command::{Command, Commands, Purpose};
 use crate::app::editor::EditorState;
+use crate::graph::machine::ANY_STATE;
 use crate::graph::{
     MachineEdit, MachinePlayer, Parameter, ParameterKind, ParameterValue, StateMachine,
     TransitionModel,
@@ -22,6 +23,8 @@ use transition::TimelineDrag;
 pub enum Selected {
     /// A state, by name.
     State(String),
+    /// Any State: its transitions.
+    AnyState,
     /// A transition, by index.
     Transition(usize),
 }
@@ -119,6 +122,16 @@ impl StatesPanel {
             Some(Selected::Transition(t)) if t < m.transitions.len() => {
                 ui.separator();
                 self.transition(ui, e, m, t, out);
+            }
+            Some(Selected::AnyState) => {
+                ui.separator();
+                ui.strong("Any State").on_hover_text(
+                    "Transitions that may fire whichever state plays, tested before that state's own (Unity's \
+                     Any State)",
+                );
+                if !self.transition_list(ui, m, ANY_STATE) {
+                    ui.weak("No transitions: drag from Any State's dot onto a state to add one");
+                }
             }
             _ => {}
         }
@@ -373,21 +386,29 @@ impl StatesPanel {
         if n != *s {
             out.push(Command::EditMachine(MachineEdit::SetState(i, Box::new(n))));
         }
+        self.transition_list(ui, m, &s.name);
+    }
+
+    /// The transitions out of `from` (a state's name or [`ANY_STATE`]) in the order they are tested, each
+    /// selecting it when clicked; false when there are none.
+    fn transition_list(&mut self, ui: &mut egui::Ui, m: &StateMachine, from: &str) -> bool {
         let outgoing: Vec<usize> = (0..m.transitions.len())
-            .filter(|&k| m.transitions[k].from == s.name)
+            .filter(|&k| m.transitions[k].from == from)
             .collect();
-        if !outgoing.is_empty() {
-            ui.label("Transitions, in the order they are tested");
-            for k in outgoing {
-                if ui
-                    .selectable_label(false, format!("-> {}", m.transitions[k].to))
-                    .on_hover_text("Select this transition")
-                    .clicked()
-                {
-                    self.selected = Some(Selected::Transition(k));
-                }
+        if outgoing.is_empty() {
+            return false;
+        }
+        ui.label("Transitions, in the order they are tested");
+        for k in outgoing {
+            if ui
+                .selectable_label(false, format!("-> {}", m.transitions[k].to))
+                .on_hover_text("Select this transition")
+                .clicked()
+            {
+                self.selected = Some(Selected::Transition(k));
             }
         }
+        true
     }
 
     /// The parameters: name, type, value (the default while stopped, the live value while playing), trigger
