@@ -12,6 +12,7 @@ use egui::accesskit::Role;
 use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT, Queryable};
 
+use crate::common;
 use crate::ui::drag;
 
 /// The editor in a window tall enough for the graph and the inspector side by side.
@@ -533,4 +534,40 @@ fn selecting_any_state_lists_its_transitions_in_order() {
         h.query_by_label("Any State").is_none(),
         "the transition is selected instead"
     );
+}
+
+/// A result in the status bar (an export's) stays while a script's replay ends: the end shows on the States tab's
+/// status row instead.
+#[test]
+fn the_end_of_a_replay_leaves_the_status_bar_alone() {
+    use animtune::graph::{Parameter, ParameterValue};
+    let dir = common::temp_dir("replay-status");
+    let mut h = with_a_new_machine();
+    send(
+        &mut h,
+        Command::EditMachine(MachineEdit::AddParameter(Parameter {
+            name: "speed".into(),
+            kind: ParameterKind::Float,
+            default: ParameterValue::Number(0.0),
+        })),
+    );
+    let script = dir.join("script.json");
+    std::fs::write(&script, r#"[{"time": 1.0, "set": "speed", "value": 0.5}]"#).unwrap();
+    send(&mut h, Command::OpenScript(script));
+    send(&mut h, Command::ReplayScript);
+    assert!(h.state().editor().replaying());
+    let result = "wrote run.glb: 1.00 s at 30 fps";
+    send(
+        &mut h,
+        Command::Report {
+            text: result.into(),
+            is_error: false,
+        },
+    );
+    for _ in 0..120 {
+        h.run_steps(1);
+    }
+    assert!(!h.state().editor().replaying(), "the replay ended");
+    assert_eq!(h.state().editor().status().text, result);
+    h.get_by_label("script replayed: the machine plays on");
 }

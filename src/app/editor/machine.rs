@@ -51,6 +51,14 @@ impl EditorState {
         self.session.machine.replaying && self.machine_player().is_some()
     }
 
+    /// True once a replayed script has made its last change and the machine plays on under its parameters.
+    pub fn script_replayed(&self) -> bool {
+        self.session.machine.replayed
+            && !self.session.machine.replaying
+            && self.machine_player().is_some()
+            && replayed_script(&self.session.machine).is_some()
+    }
+
     /// The seconds one loop of a state takes at its speed (None when its motion is unknown): from the player
     /// when the machine plays, else from its clip (a blend-space state from its space at its point).
     pub fn state_seconds(&self, state: usize) -> Option<f64> {
@@ -380,7 +388,7 @@ impl EditorState {
         }
     }
 
-    /// After an evaluation: the end of a replay (its last change applied by the machine) told in the status bar.
+    /// After an evaluation: the end of a replay (its last change applied by the machine) noted.
     pub(super) fn note_replay_progress(&mut self) {
         if !self.session.machine.replaying {
             return;
@@ -389,10 +397,9 @@ impl EditorState {
             self.session.machine.replaying = false;
             return;
         }
+        // The States tab says so on its status row: the status bar keeps what it shows (an export's result).
         if self.session.eval.source().script().is_none_or(|c| c.done()) {
             self.session.machine.replaying = false;
-            self.session
-                .report("Script replayed: the machine plays on".into(), false);
         }
     }
 

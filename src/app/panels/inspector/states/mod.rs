@@ -251,6 +251,8 @@ impl StatesPanel {
             RichText::new("recording").color(Color32::from_rgb(230, 80, 80))
         } else if e.replaying() {
             RichText::new("replaying the script")
+        } else if e.script_replayed() {
+            RichText::new("script replayed: the machine plays on")
         } else {
             RichText::new("")
         };
