@@ -62,6 +62,9 @@ pub struct Preset {
     /// The state machine, when the preset drives one ([`crate::graph`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub state_machine: Option<crate::graph::StateMachine>,
+    /// The keys the editor fires the state machine's triggers with: trigger name → key name (a letter or digit).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub trigger_keys: BTreeMap<String, String>,
 }
 
 impl Default for Preset {
@@ -78,6 +81,7 @@ impl Default for Preset {
             clip_splits: Vec::new(),
             plays: None,
             state_machine: None,
+            trigger_keys: BTreeMap::new(),
         }
     }
 }
@@ -208,6 +212,32 @@ impl Preset {
                 field: format!("blend.{}", e.field),
                 problem: e.problem,
             })?;
+        }
+        if self.trigger_keys.len() > crate::graph::machine::MAX_MACHINE_ITEMS {
+            let n = self.trigger_keys.len();
+            return Err(invalid(
+                "trigger_keys".into(),
+                format!("{n} keys, over the number of parameters a machine may have"),
+            ));
+        }
+        for (trigger, key) in &self.trigger_keys {
+            let is_trigger = self.state_machine.as_ref().is_some_and(|m| {
+                m.parameters
+                    .iter()
+                    .any(|p| p.name == *trigger && p.kind == crate::graph::ParameterKind::Trigger)
+            });
+            if !is_trigger {
+                return Err(invalid(
+                    format!("trigger_keys.{trigger}"),
+                    "the state machine has no trigger of that name".into(),
+                ));
+            }
+            if !(key.len() == 1 && key.chars().all(|c| c.is_ascii_alphanumeric())) {
+                return Err(invalid(
+                    format!("trigger_keys.{trigger}"),
+                    format!("'{key}' is not a letter or digit key"),
+                ));
+            }
         }
         if let Some(machine) = &self.state_machine {
             machine
@@ -434,6 +464,12 @@ mod tests {
         assert!(v4.state_machine.is_none());
         let e = Preset::parse(&text.replace(r#""to":"Walk""#, r#""to":"Run""#), p()).unwrap_err();
         assert!(e.to_string().contains("no state named 'Run'"), "{e}");
+        // Trigger keys name a trigger of the machine and a letter or digit key.
+        let keyed = |keys: &str| text.replacen('{', &format!(r#"{{"trigger_keys":{keys},"#), 1);
+        let e = Preset::parse(&keyed(r#"{"jump":"J"}"#), p()).unwrap_err();
+        assert!(e.to_string().contains("trigger_keys.jump"), "{e}");
+        let e = Preset::parse(&keyed(r#"{"speed":"J"}"#), p()).unwrap_err();
+        assert!(e.to_string().contains("no trigger of that name"), "{e}");
     }
 
     #[test]

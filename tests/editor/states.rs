@@ -571,3 +571,39 @@ fn the_end_of_a_replay_leaves_the_status_bar_alone() {
     assert_eq!(h.state().editor().status().text, result);
     h.get_by_label("script replayed: the machine plays on");
 }
+
+/// A trigger's key is saved in the preset and bound again when the preset is opened.
+#[test]
+fn trigger_keys_are_saved_in_the_preset() {
+    use animtune::graph::{Parameter, ParameterValue};
+    let dir = common::temp_dir("trigger-keys");
+    let mut h = with_a_new_machine();
+    send(
+        &mut h,
+        Command::EditMachine(MachineEdit::AddParameter(Parameter {
+            name: "jump".into(),
+            kind: ParameterKind::Trigger,
+            default: ParameterValue::Bool(false),
+        })),
+    );
+    send(
+        &mut h,
+        Command::SetTriggerKey("jump".into(), Some("J".into())),
+    );
+    let path = dir.join("keys.json");
+    send(
+        &mut h,
+        Command::SavePreset {
+            path: path.clone(),
+            overwrite: false,
+        },
+    );
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(saved["trigger_keys"]["jump"], "J", "{saved}");
+    let mut fresh = harness();
+    fresh.run_steps(2);
+    send(&mut fresh, Command::Open(path));
+    let keys = &fresh.state().editor().session().machine.trigger_keys;
+    assert_eq!(keys.get("jump").map(String::as_str), Some("J"));
+}

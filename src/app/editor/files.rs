@@ -198,6 +198,23 @@ impl EditorState {
                 }
             }
             let plays = preset.plays.clone();
+            // Keys the editor's own shortcuts use cannot fire triggers: those bindings are left out, and said so.
+            let free = crate::app::panels::inspector::states::TRIGGER_KEYS;
+            let (keys, taken): (std::collections::BTreeMap<_, _>, Vec<_>) = (
+                preset
+                    .trigger_keys
+                    .iter()
+                    .filter(|(_, k)| free.contains(&k.as_str()))
+                    .map(|(t, k)| (t.clone(), k.clone()))
+                    .collect(),
+                preset
+                    .trigger_keys
+                    .iter()
+                    .filter(|(_, k)| !free.contains(&k.as_str()))
+                    .map(|(t, k)| format!("{k} ({t})"))
+                    .collect(),
+            );
+            self.session.machine.trigger_keys = keys;
             let has_blend = preset.blend.is_some();
             let clip_files = preset.clip_files.len();
             let clip_settings = preset.clip_settings.len();
@@ -229,6 +246,12 @@ impl EditorState {
                 let mut restored = self.preset_restored(has_blend, clip_files);
                 if clip_settings > 0 {
                     restored.push_str(&format!("; clip settings of {clip_settings} clip(s)"));
+                }
+                if !taken.is_empty() {
+                    restored.push_str(&format!(
+                        "; trigger keys {} left unbound (the editor's own shortcuts)",
+                        taken.join(", ")
+                    ));
                 }
                 let text = format!("Opened preset {}: {restored}", path.display());
                 self.session.report(text, false);
@@ -324,6 +347,7 @@ impl EditorState {
             clip_settings: self.doc.tuning.clip_settings.clone(),
             clip_splits: self.doc.tuning.clip_splits.clone(),
             state_machine: self.doc.tuning.state_machine.clone(),
+            trigger_keys: self.session.machine.trigger_keys.clone(),
             plays: self
                 .clip()
                 .filter(|_| !self.blending())
