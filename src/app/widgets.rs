@@ -32,6 +32,42 @@ pub fn slider<N: egui::emath::Numeric>(
     .inner
 }
 
+/// [`slider`] whose bar spans `soft` (the usual values) while its number field takes any value in `hard`, as
+/// Blender's soft and hard limits: typing 3 where the bar ends at 2 keeps 3, and the bar shows it at its end.
+pub fn soft_slider(
+    ui: &mut egui::Ui,
+    value: &mut f32,
+    soft: std::ops::RangeInclusive<f32>,
+    hard: std::ops::RangeInclusive<f32>,
+    text: &str,
+    tip: &str,
+) -> egui::Response {
+    ui.horizontal(|ui| {
+        let span = soft.end() - soft.start();
+        let bar = ui
+            .add(
+                egui::Slider::new(value, soft)
+                    .clamping(egui::SliderClamping::Edits)
+                    .show_value(false),
+            )
+            .on_hover_text(tip);
+        let shown = f64::from(*value);
+        bar.widget_info(|| egui::WidgetInfo::slider(true, shown, text));
+        let number = ui
+            .add(
+                egui::DragValue::new(value)
+                    .update_while_editing(false)
+                    .range(hard)
+                    .speed(f64::from(span) / 300.0)
+                    .max_decimals(3),
+            )
+            .on_hover_text(tip);
+        ui.label(text);
+        bar | number
+    })
+    .inner
+}
+
 /// `response` with its tooltip, except after it was dragged: from a drag until the pointer leaves the widget the
 /// tooltip stays hidden, so it does not cover what was just dragged (a canvas, a ruler, a handle).
 pub fn tooltip_unless_dragged(response: egui::Response, text: &str) -> egui::Response {

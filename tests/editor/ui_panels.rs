@@ -966,7 +966,7 @@ fn the_springs_tab_tunes_a_whole_chain_in_one_undo_step_and_sway_swings_the_hair
         let r = h.get_by_label(tab).rect();
         assert!(r.right() <= 1280.0 && r.width() > 20.0, "{tab}: {r:?}");
     }
-    h.get_by_label("group 0").click();
+    h.get_by_label_contains("group 0: FrontHair").click();
     h.run_steps(2);
     let slider = h
         .get_by_role_and_label(Role::Slider, "Stiffness (group 0)")
@@ -1008,6 +1008,50 @@ fn the_springs_tab_tunes_a_whole_chain_in_one_undo_step_and_sway_swings_the_hair
     assert!(swung > 0.02, "the hair swung {swung} rad");
 }
 
+/// A VRM 0.x group without a comment shows its first joint beside its number, and a value typed past the end of
+/// a spring slider's bar is kept (the bar spans the usual values, as Blender's soft limits): Gravity 3 stays 3.
+#[test]
+fn a_gravity_typed_past_the_bar_is_kept() {
+    let mut h = harness_sized(1280.0, 800.0);
+    open(&mut h, common::asset("Godette_vrm_v4.vrm"));
+    h.get_by_label("Springs").click();
+    h.run_steps(2);
+    h.get_by_label_contains("group 2: HairBall").click();
+    h.run_steps(2);
+    let bar = h
+        .get_by_role_and_label(Role::Slider, "Gravity (group 2)")
+        .rect();
+    let field = h
+        .get_all_by_role(Role::SpinButton)
+        .filter(|n| {
+            let r = n.rect();
+            (r.center().y - bar.center().y).abs() < 4.0 && r.left() > bar.right()
+        })
+        .map(|n| n.rect())
+        .next()
+        .expect("the number beside the bar");
+    let at = field.center();
+    h.hover_at(at);
+    h.run_steps(1);
+    h.drag_at(at);
+    h.run_steps(1);
+    h.drop_at(at);
+    h.run_steps(2);
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    h.run_steps(1);
+    h.event(egui::Event::Text("3".into()));
+    h.run_steps(1);
+    h.key_press(egui::Key::Enter);
+    h.run_steps(3);
+    let e = h.state().editor();
+    let joints = &e.tuning().layers.springs.joints;
+    assert!(!joints.is_empty(), "the whole chain was set");
+    assert!(
+        joints.values().all(|s| s.gravity_power == 3.0),
+        "{joints:?}"
+    );
+}
+
 /// The Springs tab at 900×600 and at UI scale 2: its controls stay inside the window (the tab bar wraps; the
 /// chains' sliders scroll rather than widen the panel).
 #[test]
@@ -1018,7 +1062,7 @@ fn the_springs_tab_fits_at_900x600_and_at_scale_2() {
         open(&mut h, common::asset("Godette_vrm_v4.vrm"));
         h.get_by_label("Springs").click();
         h.run_steps(2);
-        h.get_by_label("group 0").click();
+        h.get_by_label_contains("group 0: ").click();
         h.run_steps(2);
         let (width, height) = (w / zoom, h_ / zoom);
         for label in ["Springs", "Sway", "Reset", "Simulate springs"] {

@@ -199,7 +199,7 @@ impl EditorState {
             }
             let plays = preset.plays.clone();
             // Keys the editor's own shortcuts use cannot fire triggers: those bindings are left out, and said so.
-            let free = crate::app::panels::inspector::states::TRIGGER_KEYS;
+            let free = crate::app::state::session::TRIGGER_KEYS;
             let (keys, taken): (std::collections::BTreeMap<_, _>, Vec<_>) = (
                 preset
                     .trigger_keys

@@ -103,6 +103,11 @@ pub struct Session {
     pub machine: MachineSession,
 }
 
+/// Keys a trigger can be bound to: letters and digits the editor's own shortcuts leave free.
+pub const TRIGGER_KEYS: [&str; 16] = [
+    "G", "H", "J", "K", "L", "N", "M", "U", "B", "C", "V", "X", "2", "4", "5", "6",
+];
+
 /// The state machine as the editor plays it: a transition's preview, a recording, a script replaying, the keys
 /// that fire triggers. None of it is undone or saved in a preset.
 #[derive(Clone, Debug, Default)]

@@ -7,7 +7,7 @@ use egui::RichText;
 
 use crate::app::command::{Command, Commands};
 use crate::app::editor::EditorState;
-use crate::app::widgets::slider;
+use crate::app::widgets::{slider, soft_slider};
 use crate::core::spring::SpringSettings;
 use crate::layers::springs::{SpringChain, SpringJointInfo, SpringParams, SpringStep};
 
@@ -22,18 +22,21 @@ const DIR_TIP: &str = "Direction of gravity in the world (used as given, as thre
 /// Sliders for one set of settings; true when one changed.
 fn settings_ui(ui: &mut egui::Ui, s: &mut SpringSettings, id: &str) -> bool {
     let mut changed = false;
-    changed |= slider(
+    // The bars span the values VRM models use; a typed value goes past them up to what the layer accepts.
+    changed |= soft_slider(
         ui,
         &mut s.stiffness,
         0.0..=4.0,
+        0.0..=1000.0,
         &format!("Stiffness {id}"),
         STIFFNESS_TIP,
     )
     .changed();
-    changed |= slider(
+    changed |= soft_slider(
         ui,
         &mut s.gravity_power,
         0.0..=2.0,
+        0.0..=1000.0,
         &format!("Gravity {id}"),
         GRAVITY_TIP,
     )
@@ -46,10 +49,11 @@ fn settings_ui(ui: &mut egui::Ui, s: &mut SpringSettings, id: &str) -> bool {
         DRAG_TIP,
     )
     .changed();
-    changed |= slider(
+    changed |= soft_slider(
         ui,
         &mut s.hit_radius,
         0.0..=0.2,
+        0.0..=10.0,
         &format!("Radius {id}"),
         RADIUS_TIP,
     )
@@ -199,7 +203,19 @@ pub fn ui(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) {
                 }
             }
             let preset = p.chains.iter().position(|c| c.name == *name);
-            egui::CollapsingHeader::new(RichText::new(name).strong())
+            // A VRM 0.x group without a comment is only numbered: its first joint says which it is.
+            let numbered = name
+                .strip_prefix("group ")
+                .is_some_and(|n| n.parse::<usize>().is_ok());
+            let title = match joints.first() {
+                Some(j) if numbered => {
+                    let first = character.skeleton.name(j.joint);
+                    let more = joints.len().saturating_sub(1);
+                    format!("{name}: {first} (+{more} joints)")
+                }
+                _ => name.clone(),
+            };
+            egui::CollapsingHeader::new(RichText::new(title).strong())
                 .id_salt(("spring", spring))
                 .show(ui, |ui| {
                     if let Some(first) = joints.first() {

@@ -29,10 +29,7 @@ pub enum Selected {
     Transition(usize),
 }
 
-/// Keys a trigger can be bound to: letters and digits the editor's own shortcuts leave free.
-pub const TRIGGER_KEYS: [&str; 16] = [
-    "G", "H", "J", "K", "L", "N", "M", "U", "B", "C", "V", "X", "2", "4", "5", "6",
-];
+pub use crate::app::state::session::TRIGGER_KEYS;
 
 /// The States tab's own state.
 #[derive(Default)]
