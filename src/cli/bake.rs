@@ -1,7 +1,12 @@
 //! `animtune bake`: bake clips of a model, or the stream a preset plays, through the offline pipeline into
-//! `.animclip` (native), the Unity layout or a `.glb`.
+//! `.animclip` (native), the Unity layout, a `.glb` or a `.vrma`.
+//!
+//! A preset, a blend source or a layer flag (`--look-at`, `--look-solver`, `--springs`, `--foot-lock`) makes the
+//! bake a stream bake, whose layers `layers::policy` turns on and checks against the rig (a layer the rig cannot
+//! run is refused naming the model). A bake refused for any reason writes nothing: every output path is checked
+//! (an existing one needs `--force`) and every file baked before the first is written, each atomically.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Result, bail};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -79,14 +84,52 @@ pub(super) fn parse_point2(text: &str) -> Result<[f64; 2]> {
     }
 }
 
-fn stream_mode(args: &BakeArgs) -> bool {
-    args.springs
-        || args.model.preset.is_some()
-        || args.look_at.is_some()
-        || args.blend_point.is_some()
-        || args.blend_path.is_some()
-        || args.duration.is_some()
-        || args.per_node
+/// What makes a bake a stream bake, if anything: the flag (or `--preset`) that asks for the layers or a blend
+/// source, which play over a uniform grid at `--fps` as the editor plays them.
+fn stream_reason(args: &BakeArgs) -> Option<&'static str> {
+    [
+        (args.model.preset.is_some(), "--preset"),
+        (args.springs, "--springs"),
+        (args.foot_lock, "--foot-lock"),
+        (args.look_at.is_some(), "--look-at"),
+        (args.look_solver.is_some(), "--look-solver"),
+        (args.blend_point.is_some(), "--blend-point"),
+        (args.blend_path.is_some(), "--blend-path"),
+        (args.script.is_some(), "--script"),
+        (args.duration.is_some(), "--duration"),
+        (args.per_node, "--per-node"),
+    ]
+    .into_iter()
+    .find_map(|(on, flag)| on.then_some(flag))
+}
+
+/// The files a bake of `stems` (each with its index) writes into `dir` with extension `ext`: a stem already
+/// taken (also differing only in case, which is one file on some file systems) gets its index appended.
+fn files_in(dir: &Path, stems: &[(usize, String)], ext: &str) -> Vec<PathBuf> {
+    let mut taken = std::collections::HashSet::new();
+    stems
+        .iter()
+        .map(|(index, stem)| {
+            let mut stem = stem.clone();
+            if !taken.insert(stem.to_lowercase()) {
+                stem = format!("{stem}_{index}");
+                taken.insert(stem.to_lowercase());
+            }
+            dir.join(format!("{stem}.{ext}"))
+        })
+        .collect()
+}
+
+/// Refuses, before anything is written, a bake one of whose `outputs` exists (a link included) without
+/// `--force`.
+fn refuse_existing(outputs: &[PathBuf], force: bool) -> Result<()> {
+    if !force && let Some(existing) = outputs.iter().find(|p| p.symlink_metadata().is_ok()) {
+        bail!(
+            "{}: already exists (use --force to replace it); nothing was written",
+            existing.display()
+        );
+    }
+    Ok(())
 }
 
 /// Refuses a bake further from its source than `--tolerance-cm` unless `--accept-error` was given.
@@ -112,22 +155,17 @@ struct StreamInputs<'a> {
     preset: &'a Preset,
 }
 
-/// Bakes one stream and writes it; returns what was written.
+/// Bakes one stream for `out` and checks it against the tolerance; the caller writes it once every stream of the
+/// bake has baked.
 fn bake_one(
     inputs: &StreamInputs,
     spec: &StreamSpec,
     name: &str,
     args: &BakeArgs,
-    out: &std::path::Path,
+    out: &Path,
     label: String,
     id: i32,
 ) -> Result<StreamWritten> {
-    if !args.force && out.exists() {
-        bail!(
-            "{}: already exists (use --force to replace it)",
-            out.display()
-        );
-    }
     let frames_total = crate::clipfile::uniform_frame_count(spec.duration, spec.fps);
     let bar = if frames_total > 300 {
         let b = ProgressBar::new(frames_total);
@@ -161,7 +199,6 @@ fn bake_one(
     let encoded = outcome.encoded;
     bar.finish_and_clear();
     within_tolerance(&encoded, out, args)?;
-    write_atomic(out, &encoded.bytes, args.force)?;
     Ok(StreamWritten {
         file: out.display().to_string(),
         source: label,
@@ -184,16 +221,21 @@ fn bake_error(args: &BakeArgs, error: crate::offline::ExportError) -> anyhow::Er
     }
 }
 
-/// `bake` with a preset or a blend source: the whole stream, then the layers.
-fn run_stream(args: &BakeArgs, model: &ImportedModel, clip_settings: &SettingsMap) -> Result<()> {
+/// `bake` with a preset, a layer flag or a blend source (`reason` names which): the whole stream, then the layers,
+/// as the editor plays them. Every output path is checked and every stream baked before the first file is written,
+/// so a refusal writes nothing.
+fn run_stream(
+    args: &BakeArgs,
+    model: &ImportedModel,
+    clip_settings: &SettingsMap,
+    candidates: usize,
+    reason: &str,
+) -> Result<()> {
     let file = args.model.model.as_str();
-    let mut preset = super::model::preset(&args.model)?.unwrap_or_else(|| {
-        // Without a preset: no blend space, and every layer off.
-        let mut p = Preset::default();
-        p.layers.breath.enabled = false;
-        p.layers.twist.enabled = false;
-        p.layers.look_at.enabled = false;
-        p
+    let mut preset = super::model::preset(&args.model)?.unwrap_or_else(|| Preset {
+        // Without a preset: no blend space, and every layer off but those the flags turn on.
+        layers: crate::layers::LayerParams::off(),
+        ..Preset::default()
     });
     let look_at = args
         .look_at
@@ -251,12 +293,11 @@ fn run_stream(args: &BakeArgs, model: &ImportedModel, clip_settings: &SettingsMa
         }
         Ok(sampler.cycle_length(&space.weights_at(glam::DVec2::from_array(point))))
     };
+    let ext = args.format.export_format().extension();
     let mut written = Vec::new();
     if args.per_node {
         let space =
             blend.ok_or_else(|| anyhow::anyhow!("--per-node needs a preset with a blend space"))?;
-        std::fs::create_dir_all(&args.output)
-            .map_err(|e| anyhow::anyhow!("{}: cannot create folder: {e}", args.output.display()))?;
         let specs = crate::offline::stream::per_node_specs(
             space,
             &clips,
@@ -264,25 +305,40 @@ fn run_stream(args: &BakeArgs, model: &ImportedModel, clip_settings: &SettingsMa
             args.fps.unwrap_or(DEFAULT_FPS),
             args.duration,
         );
-        for (i, (clip, spec)) in specs.iter().enumerate() {
-            let out = args.output.join(format!(
-                "{}.{}",
-                file_stem(clip, i),
-                args.format.export_format().extension()
-            ));
+        let stems: Vec<(usize, String)> = specs
+            .iter()
+            .enumerate()
+            .map(|(i, (clip, _))| (i, file_stem(clip, i)))
+            .collect();
+        let outs = files_in(&args.output, &stems, ext);
+        let preset_out = args.output.join("preset.json");
+        refuse_existing(
+            &outs
+                .iter()
+                .chain([&preset_out])
+                .cloned()
+                .collect::<Vec<_>>(),
+            args.force,
+        )?;
+        for (i, ((clip, spec), out)) in specs.iter().zip(&outs).enumerate() {
             written.push(bake_one(
                 &inputs,
                 spec,
                 clip,
                 args,
-                &out,
+                out,
                 format!("node {i} ({clip})"),
                 i as i32,
             )?);
         }
-        let preset_out = args.output.join("preset.json");
+        std::fs::create_dir_all(&args.output)
+            .map_err(|e| anyhow::anyhow!("{}: cannot create folder: {e}", args.output.display()))?;
+        for (w, out) in written.iter().zip(&outs) {
+            write_atomic(out, &w.encoded.bytes, args.force)?;
+        }
         write_atomic(&preset_out, preset.to_json().as_bytes(), args.force)?;
     } else {
+        refuse_existing(std::slice::from_ref(&args.output), args.force)?;
         let (source, duration, label) = if let Some(text) = &args.blend_point {
             let p = parse_point2(text)?;
             (
@@ -334,14 +390,18 @@ fn run_stream(args: &BakeArgs, model: &ImportedModel, clip_settings: &SettingsMa
                 format!("clip {}", clip.name),
             )
         } else if args.clip.len() > 1 {
-            bail!("with a preset, bake one --clip at a time (or use --per-node)");
+            bail!(
+                "{reason} bakes one --clip at a time (bake each in turn, or use --per-node with a preset's \
+                 blend space)"
+            );
         } else if let Some(space) = blend {
             (
                 StreamSource::BlendPoint(space.point),
                 args.duration.map_or_else(|| cycle_at(space.point), Ok)?,
                 "the preset's blend point".to_string(),
             )
-        } else if clips.len() == 1 {
+        } else if candidates == 1 {
+            // The one clip --clip would choose from: a --clip-file's (which come first), else the model's.
             (
                 StreamSource::Clip(0),
                 args.duration.unwrap_or(clips[0].duration),
@@ -349,7 +409,8 @@ fn run_stream(args: &BakeArgs, model: &ImportedModel, clip_settings: &SettingsMa
             )
         } else {
             bail!(
-                "{file}: choose what to bake: --clip NAME, --blend-point X,Y or --blend-path FILE (the preset has no blend space)"
+                "{file}: choose what to bake: --clip NAME, --blend-point X,Y or --blend-path FILE (no preset \
+                 blend space to bake)"
             );
         };
         let spec = StreamSpec {
@@ -358,15 +419,9 @@ fn run_stream(args: &BakeArgs, model: &ImportedModel, clip_settings: &SettingsMa
             fps: args.fps.unwrap_or(DEFAULT_FPS),
             clip_range: None,
         };
-        written.push(bake_one(
-            &inputs,
-            &spec,
-            &name,
-            args,
-            &args.output,
-            label,
-            0,
-        )?);
+        let w = bake_one(&inputs, &spec, &name, args, &args.output, label, 0)?;
+        write_atomic(&args.output, &w.encoded.bytes, args.force)?;
+        written.push(w);
     }
     if args.json {
         outln!("{}", serde_json::to_string_pretty(&written)?);
@@ -465,7 +520,10 @@ pub fn run(args: &BakeArgs) -> Result<()> {
     // A --clip-file's clips come first, so `--clip NAME` and blend nodes find them before the model's own.
     let external = match &args.clip_file {
         Some(path) => {
-            let clips = crate::import::load_clips(path)?;
+            let (clips, warnings) = crate::import::load_clips_and_warnings(path)?;
+            for w in &warnings {
+                eprintln!("warning: {}: {w}", path.display());
+            }
             let n = clips.len();
             model.clips.splice(0..0, clips);
             n
@@ -497,8 +555,19 @@ pub fn run(args: &BakeArgs) -> Result<()> {
             }
         }
     }
-    if stream_mode(args) {
-        return run_stream(args, &model, &clip_settings);
+    if let Some(reason) = stream_reason(args) {
+        if args.all {
+            bail!(
+                "--all bakes each clip on its own keys, with no layers; {reason} bakes one stream: pick one --clip"
+            );
+        }
+        if args.keep_source_keys {
+            bail!(
+                "--keep-source-keys: {reason} bakes on a uniform grid at --fps (the layers and blending are stepped \
+                 on it)"
+            );
+        }
+        return run_stream(args, &model, &clip_settings, candidates, reason);
     }
     let file = match &args.clip_file {
         Some(path) => path.to_str().unwrap_or("--clip-file"),
@@ -509,10 +578,6 @@ pub fn run(args: &BakeArgs) -> Result<()> {
     let ext = args.format.export_format().extension();
     let several = chosen.len() > 1;
     let into_dir = several || args.output.is_dir();
-    if into_dir {
-        std::fs::create_dir_all(&args.output)
-            .map_err(|e| anyhow::anyhow!("{}: cannot create folder: {e}", args.output.display()))?;
-    }
     let bar = if several {
         let b = ProgressBar::new(chosen.len() as u64);
         b.set_style(
@@ -522,31 +587,18 @@ pub fn run(args: &BakeArgs) -> Result<()> {
     } else {
         ProgressBar::hidden()
     };
-    // Every output path first: clips with the same name (also differing only in case, which is one file on
-    // some file systems) get their index appended, and nothing is written when one would be refused.
-    let mut taken = std::collections::HashSet::new();
-    let outs: Vec<PathBuf> = chosen
-        .iter()
-        .map(|&index| {
-            if !into_dir {
-                return args.output.clone();
-            }
-            let mut stem = file_stem(names[index], index);
-            if !taken.insert(stem.to_lowercase()) {
-                stem = format!("{stem}_{index}");
-                taken.insert(stem.to_lowercase());
-            }
-            args.output.join(format!("{stem}.{ext}"))
-        })
-        .collect();
-    if !args.force
-        && let Some(existing) = outs.iter().find(|p| p.symlink_metadata().is_ok())
-    {
-        bail!(
-            "{}: already exists (use --force to replace it); nothing was written",
-            existing.display()
-        );
-    }
+    // Every output path first (clips with the same name get their index appended), and nothing is written when
+    // one would be refused.
+    let outs: Vec<PathBuf> = if into_dir {
+        let stems: Vec<(usize, String)> = chosen
+            .iter()
+            .map(|&index| (index, file_stem(names[index], index)))
+            .collect();
+        files_in(&args.output, &stems, ext)
+    } else {
+        vec![args.output.clone()]
+    };
+    refuse_existing(&outs, args.force)?;
     let mut written = Vec::new();
     for &index in &chosen {
         let clip = &model.clips[index];
@@ -591,6 +643,10 @@ pub fn run(args: &BakeArgs) -> Result<()> {
         bar.inc(1);
     }
     bar.finish_and_clear();
+    if into_dir {
+        std::fs::create_dir_all(&args.output)
+            .map_err(|e| anyhow::anyhow!("{}: cannot create folder: {e}", args.output.display()))?;
+    }
     for (out, encoded) in baked {
         write_atomic(&out, &encoded.bytes, args.force)?;
         let r = &encoded.report;

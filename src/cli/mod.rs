@@ -508,7 +508,8 @@ pub struct SpringArgs {
     /// Seconds of updates with the first pose held, before the clip starts, to settle the springs.
     #[arg(long, default_value_t = 0.0, requires = "springs")]
     pub preroll: f32,
-    /// Move the character about while it plays: its root is offset by (X,Y,Z) × sin(2π × HZ × t) metres.
+    /// Move the character about while it plays: its root is offset by (X,Y,Z) × sin(2π × HZ × t) metres; X, Y
+    /// and Z are each within ±10 m, HZ from 0 to 100.
     #[arg(
         long,
         value_name = "X,Y,Z,HZ",

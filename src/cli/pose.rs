@@ -225,6 +225,13 @@ struct SpringJointReport {
     tail_world: [f32; 3],
 }
 
+/// The largest `--sway` offset along each axis, metres: ten metres either way is far past any sway that tests a
+/// character's springs, and keeps the root's placement (and the tails it drags) far from f32's overflow.
+pub const MAX_SWAY_M: f32 = 10.0;
+
+/// The highest `--sway` frequency, Hz (past the update rate's half, a sway only aliases).
+pub const MAX_SWAY_HZ: f32 = 100.0;
+
 /// `--springs` parsed.
 struct SpringRun {
     fps: f32,
@@ -249,12 +256,19 @@ impl SpringRun {
                     .map(|p| p.trim().parse::<f32>())
                     .collect::<Result<_, _>>()
                     .with_context(|| format!("--sway '{text}': expected X,Y,Z,HZ"))?;
-                match v.as_slice() {
-                    [x, y, z, hz] if v.iter().all(|c| c.is_finite()) => {
-                        Some((glam::Vec3::new(*x, *y, *z), *hz))
-                    }
-                    _ => bail!("--sway '{text}': expected four finite numbers X,Y,Z,HZ"),
+                let [x, y, z, hz] = v.as_slice() else {
+                    bail!("--sway '{text}': expected four finite numbers X,Y,Z,HZ");
+                };
+                let offset = glam::Vec3::new(*x, *y, *z);
+                if !(offset.is_finite() && offset.abs().max_element() <= MAX_SWAY_M) {
+                    bail!(
+                        "--sway '{text}': X, Y and Z are metres, each from -{MAX_SWAY_M} to {MAX_SWAY_M}"
+                    );
                 }
+                if !(hz.is_finite() && (0.0..=MAX_SWAY_HZ).contains(hz)) {
+                    bail!("--sway '{text}': HZ is a frequency from 0 to {MAX_SWAY_HZ}");
+                }
+                Some((offset, *hz))
             }
         };
         Ok(SpringRun {

@@ -113,7 +113,9 @@ impl KeyValue for Quat {
             + glam::Vec4::from(out0) * (td * h10)
             + glam::Vec4::from(v1) * h01
             + glam::Vec4::from(in1) * (td * h11);
-        Quat::from_vec4(v).normalize()
+        // A spline through (or overflowing past) zero has no direction there: the arc between the keys stands in.
+        v.try_normalize()
+            .map_or_else(|| slerp_shortest(v0, v1, t), Quat::from_vec4)
     }
     fn max_difference(a: Self, b: Self) -> f32 {
         let (a, b) = (glam::Vec4::from(a), glam::Vec4::from(b));

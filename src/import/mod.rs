@@ -126,14 +126,23 @@ pub enum ClipsError {
 /// carrying its joint's path, name, humanoid bone and rest pose so it binds to another character), or a baked
 /// clip (.animclip, or the Unity layout in Unity's axes). Unnamed clips take the file's name.
 pub fn load_clips(path: &Path) -> Result<Vec<Clip>, ClipsError> {
+    load_clips_and_warnings(path).map(|(clips, _)| clips)
+}
+
+/// [`load_clips`], and what the user must hear about although the clips loaded (the importer's
+/// [`Character::warnings`], such as keys it had to bound), for the caller to show naming the file.
+pub fn load_clips_and_warnings(path: &Path) -> Result<(Vec<Clip>, Vec<String>), ClipsError> {
     let ext = path
         .extension()
         .and_then(|e| e.to_str())
         .unwrap_or("")
         .to_ascii_lowercase();
-    let mut clips = match ext.as_str() {
-        "animclip" | "bytes" => vec![crate::clipfile::load(path)?.to_clip()],
-        _ => load_file(path)?.clips,
+    let (mut clips, warnings) = match ext.as_str() {
+        "animclip" | "bytes" => (vec![crate::clipfile::load(path)?.to_clip()], Vec::new()),
+        _ => {
+            let model = load_file(path)?;
+            (model.clips, model.character.warnings)
+        }
     };
     if clips.is_empty() {
         return Err(ClipsError::NoClips(path.to_path_buf()));
@@ -153,5 +162,5 @@ pub fn load_clips(path: &Path) -> Result<Vec<Clip>, ClipsError> {
             format!("{stem} {i}")
         };
     }
-    Ok(clips)
+    Ok((clips, warnings))
 }

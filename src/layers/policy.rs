@@ -29,8 +29,8 @@ pub const MAX_PREROLL_S: f32 = 600.0;
 
 impl LayerFlags {
     /// `layers` with the flags applied, checked against `character` (`file` names it in the errors): foot lock
-    /// asked for on a character it cannot run on, springs asked for on one with none, and a preroll out of range
-    /// are errors.
+    /// asked for on a character it cannot run on, springs asked for on one with none, a preroll out of range and
+    /// a look-at solver chosen while look-at stays off are errors.
     pub fn apply(
         &self,
         mut layers: LayerParams,
@@ -70,6 +70,13 @@ impl LayerFlags {
         if let Some(point) = self.look_at {
             layers.look_at.enabled = true;
             layers.look_at.target = point.to_array();
+        }
+        if self.look_solver.is_some() && !layers.look_at.enabled {
+            return Err(
+                "--look-solver: look-at is off, so no solver runs (turn it on with --look-at X,Y,Z or in the \
+                 preset's layers)"
+                    .into(),
+            );
         }
         Ok(layers)
     }
@@ -142,6 +149,14 @@ mod tests {
             ..Default::default()
         };
         assert!(preroll.apply(LayerParams::off(), &mannequin, "m").is_err());
+        let solver = LayerFlags {
+            look_solver: Some(LookSolver::UnityOriginal),
+            ..Default::default()
+        };
+        let e = solver
+            .apply(LayerParams::off(), &mannequin, "m")
+            .unwrap_err();
+        assert!(e.starts_with("--look-solver: look-at is off"), "{e}");
     }
 
     #[test]

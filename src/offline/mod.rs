@@ -349,6 +349,25 @@ pub fn encode(
                     "the model was turned to face +Z at import; the file keeps that facing".into(),
                 );
             }
+            let unbound = gltf::unbound_morph(character, &clip, animation_only);
+            if !unbound.is_empty() {
+                let why = if animation_only {
+                    "the file has no meshes (animation only)".to_string()
+                } else {
+                    format!(
+                        "they drive no mesh of '{}' (by node or mesh name, with as many targets)",
+                        character.name
+                    )
+                };
+                notes.push(format!(
+                    "morph-weight tracks left out of the file: {}{}: {why}",
+                    unbound[..unbound.len().min(5)].join(", "),
+                    match unbound.len().saturating_sub(5) {
+                        0 => String::new(),
+                        more => format!(" and {more} more"),
+                    }
+                ));
+            }
             if animation_only {
                 bytes
             } else {

@@ -5,12 +5,19 @@
 //! - 0.x: the preset name maps to 1.0's (`a` → `aa`, `joy` → `happy`, `sorrow` → `sad`, `fun` → `relaxed`…),
 //!   else the group's name; a repeated name is skipped; a bind names a mesh, which binds every node showing it,
 //!   and its weight (0 to 100) is scaled to 0 to 1;
-//! - a bind whose target index is past the mesh's targets is skipped.
+//! - a bind whose target index is past the mesh's targets is skipped (one note per expression names the first
+//!   and counts the others).
 //!
 //! Material colour and texture-transform binds (and 0.x material values) are not applied: one warning names the
 //! expressions that have them.
+//!
+//! Bounds: a file with more than [`MAX_EXPRESSIONS`] expressions (1.0's presets and custom ones together, or
+//! 0.x's blend shape groups, counted as listed), or an expression with more than [`MAX_EXPRESSION_BINDS`]
+//! morph-target binds (as listed, and for 0.x once each bind is spread over the nodes showing its mesh), is
+//! refused, naming the count and the limit; both are checked before the list is read. Reading takes time linear
+//! in the file's expressions and binds.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use ::gltf as gl;
 use serde_json::Value;
@@ -19,6 +26,34 @@ use super::nodes::NodeGraph;
 use crate::core::expression::{Expression, ExpressionOverride, MorphBind, VRM_PRESETS};
 use crate::core::mesh::Mesh;
 use crate::core::vrm_look_at::{LookAtKind, RangeMap, VrmLookAt};
+
+/// The most expressions a model may have: real models have the 18 presets and up to a few hundred custom ones
+/// (ARKit's 52 blend shapes and visemes among them).
+pub const MAX_EXPRESSIONS: usize = 1_024;
+
+/// The most morph-target binds one expression may have: real ones bind a few targets on a few meshes.
+pub const MAX_EXPRESSION_BINDS: usize = 256;
+
+/// Refuses an expression with `count` binds, over [`MAX_EXPRESSION_BINDS`].
+fn check_binds(name: &str, count: usize) -> Result<(), String> {
+    if count > MAX_EXPRESSION_BINDS {
+        return Err(format!(
+            "expression '{name}' has {count} morph-target binds, more than the {MAX_EXPRESSION_BINDS} an \
+             expression may have"
+        ));
+    }
+    Ok(())
+}
+
+/// Refuses `count` expressions, over [`MAX_EXPRESSIONS`]; `what` says where they are listed.
+fn check_expressions(what: &str, count: usize) -> Result<(), String> {
+    if count > MAX_EXPRESSIONS {
+        return Err(format!(
+            "{what}: {count} expressions, more than the {MAX_EXPRESSIONS} a model may have"
+        ));
+    }
+    Ok(())
+}
 
 /// three-vrm's `v0v1PresetNameMap`.
 fn vrm1_preset_of(v0: &str) -> Option<&'static str> {
@@ -72,9 +107,22 @@ struct Targets<'a> {
     /// Expressions with binds left unapplied (material colours, texture transforms).
     unapplied: Vec<String>,
     notes: Vec<String>,
+    /// Binds of the expression being read skipped for a target past their mesh's (the first is noted).
+    skipped: usize,
 }
 
 impl Targets<'_> {
+    /// Notes how many more of `expression`'s binds were skipped than the one noted, and starts the count again.
+    fn end_expression(&mut self, expression: &str) {
+        if self.skipped > 1 {
+            self.notes.push(format!(
+                "expression '{expression}': {} more binds past their mesh's morph targets skipped",
+                self.skipped - 1
+            ));
+        }
+        self.skipped = 0;
+    }
+
     /// A bind of target `index` on the mesh node `node` shows, if the mesh has that target.
     fn bind(
         &mut self,
@@ -89,10 +137,13 @@ impl Targets<'_> {
             .as_ref()
             .map_or(0, |m| m.target_names.len());
         if index >= targets {
-            self.notes.push(format!(
-                "expression '{expression}' binds morph target {index} of mesh '{}', which has {targets}; skipped",
-                self.meshes[mesh].name
-            ));
+            if self.skipped == 0 {
+                self.notes.push(format!(
+                    "expression '{expression}' binds morph target {index} of mesh '{}', which has {targets}; skipped",
+                    self.meshes[mesh].name
+                ));
+            }
+            self.skipped += 1;
             return None;
         }
         Some(MorphBind {
@@ -168,31 +219,36 @@ pub(super) fn look_at(document: &gl::Document) -> Option<VrmLookAt> {
 }
 
 /// The file's expressions, or None when it has none (VRM 1.0 first, as three-vrm reads). Notes and the warning
-/// about binds left unapplied go to `notes` and `warnings`.
+/// about binds left unapplied go to `notes` and `warnings`. Err: the expressions are over a bound (see the module
+/// docs), saying which.
 pub(super) fn read(
     document: &gl::Document,
     graph: &NodeGraph,
     meshes: &[Mesh],
     notes: &mut Vec<String>,
     warnings: &mut Vec<String>,
-) -> Option<Vec<Expression>> {
+) -> Result<Option<Vec<Expression>>, String> {
     let mut t = Targets {
         mesh_of_node: mesh_of_node(document, graph),
         meshes,
         unapplied: Vec::new(),
         notes: Vec::new(),
+        skipped: 0,
     };
     let out = if let Some(e) = document
         .extension_value("VRMC_vrm")
         .and_then(|v| v.get("expressions"))
     {
-        read_vrm1(e, &mut t)
+        read_vrm1(e, &mut t).map_err(|e| format!("VRMC_vrm expressions: {e}"))?
     } else {
-        let groups = document
-            .extension_value("VRM")?
-            .pointer("/blendShapeMaster/blendShapeGroups")?
-            .as_array()?;
-        read_vrm0(document, groups, &mut t)
+        let Some(groups) = document
+            .extension_value("VRM")
+            .and_then(|v| v.pointer("/blendShapeMaster/blendShapeGroups"))
+            .and_then(Value::as_array)
+        else {
+            return Ok(None);
+        };
+        read_vrm0(document, groups, &mut t).map_err(|e| format!("VRM blendShapeMaster: {e}"))?
     };
     notes.append(&mut t.notes);
     if !t.unapplied.is_empty() {
@@ -209,11 +265,17 @@ pub(super) fn read(
         notes.push(warning.clone());
         warnings.push(warning);
     }
-    Some(out)
+    Ok(Some(out))
 }
 
-fn read_vrm1(expressions: &Value, t: &mut Targets) -> Vec<Expression> {
-    let mut out = Vec::new();
+fn read_vrm1(expressions: &Value, t: &mut Targets) -> Result<Vec<Expression>, String> {
+    let listed: usize = ["preset", "custom"]
+        .iter()
+        .filter_map(|kind| expressions.get(kind).and_then(Value::as_object))
+        .map(serde_json::Map::len)
+        .sum();
+    check_expressions("preset and custom", listed)?;
+    let mut out = Vec::with_capacity(listed);
     for (kind, preset) in [("preset", true), ("custom", false)] {
         let Some(map) = expressions.get(kind).and_then(Value::as_object) else {
             continue;
@@ -235,12 +297,12 @@ fn read_vrm1(expressions: &Value, t: &mut Targets) -> Vec<Expression> {
             x.override_blink = override_of(e, "overrideBlink");
             x.override_look_at = override_of(e, "overrideLookAt");
             x.override_mouth = override_of(e, "overrideMouth");
-            for b in e
+            let binds = e
                 .get("morphTargetBinds")
                 .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
+                .map_or(&[][..], Vec::as_slice);
+            check_binds(name, binds.len())?;
+            for b in binds {
                 let (Some(node), Some(index)) = (
                     b.get("node").and_then(Value::as_u64),
                     b.get("index").and_then(Value::as_u64),
@@ -251,6 +313,7 @@ fn read_vrm1(expressions: &Value, t: &mut Targets) -> Vec<Expression> {
                 x.binds
                     .extend(t.bind(name, node as usize, index as usize, weight));
             }
+            t.end_expression(name);
             let has = |key: &str| {
                 e.get(key)
                     .and_then(Value::as_array)
@@ -262,18 +325,24 @@ fn read_vrm1(expressions: &Value, t: &mut Targets) -> Vec<Expression> {
             out.push(x);
         }
     }
-    out
+    Ok(out)
 }
 
-fn read_vrm0(document: &gl::Document, groups: &[Value], t: &mut Targets) -> Vec<Expression> {
-    let mut out: Vec<Expression> = Vec::new();
-    let nodes_of_mesh = |mesh: usize| -> Vec<usize> {
-        document
-            .nodes()
-            .filter(|n| n.mesh().is_some_and(|m| m.index() == mesh))
-            .map(|n| n.index())
-            .collect()
-    };
+fn read_vrm0(
+    document: &gl::Document,
+    groups: &[Value],
+    t: &mut Targets,
+) -> Result<Vec<Expression>, String> {
+    check_expressions("blendShapeGroups", groups.len())?;
+    let mut out: Vec<Expression> = Vec::with_capacity(groups.len());
+    let mut names: HashSet<String> = HashSet::with_capacity(groups.len());
+    // The nodes showing each mesh, in node order.
+    let mut nodes_of_mesh: HashMap<usize, Vec<usize>> = HashMap::new();
+    for n in document.nodes() {
+        if let Some(m) = n.mesh() {
+            nodes_of_mesh.entry(m.index()).or_default().push(n.index());
+        }
+    }
     for g in groups {
         let preset = g
             .get("presetName")
@@ -287,7 +356,7 @@ fn read_vrm0(document: &gl::Document, groups: &[Value], t: &mut Targets) -> Vec<
                 .push("a blend shape group has no name; ignored".to_string());
             continue;
         };
-        if out.iter().any(|e| e.name == name) {
+        if !names.insert(name.clone()) {
             t.notes.push(format!(
                 "expression '{name}' appears twice; the second is ignored"
             ));
@@ -295,12 +364,14 @@ fn read_vrm0(document: &gl::Document, groups: &[Value], t: &mut Targets) -> Vec<
         }
         let mut x = Expression::new(name.clone(), Vec::new());
         x.is_binary = g.get("isBinary").and_then(Value::as_bool).unwrap_or(false);
-        for b in g
+        let binds = g
             .get("binds")
             .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
+            .map_or(&[][..], Vec::as_slice);
+        check_binds(&name, binds.len())?;
+        // Binds spread over the nodes showing their mesh, counted before they are made.
+        let mut spread = 0usize;
+        for b in binds {
             let (Some(mesh), Some(index)) = (
                 b.get("mesh").and_then(Value::as_u64),
                 b.get("index").and_then(Value::as_u64),
@@ -308,10 +379,24 @@ fn read_vrm0(document: &gl::Document, groups: &[Value], t: &mut Targets) -> Vec<
                 continue;
             };
             let weight = 0.01 * b.get("weight").and_then(Value::as_f64).unwrap_or(100.0) as f32;
-            for node in nodes_of_mesh(mesh as usize) {
+            let Some(nodes) = usize::try_from(mesh)
+                .ok()
+                .and_then(|m| nodes_of_mesh.get(&m))
+            else {
+                continue;
+            };
+            spread += nodes.len();
+            if spread > MAX_EXPRESSION_BINDS {
+                return Err(format!(
+                    "expression '{name}' binds more than {MAX_EXPRESSION_BINDS} morph targets (the most an \
+                     expression may have) once its binds are spread over the nodes showing their meshes"
+                ));
+            }
+            for &node in nodes {
                 x.binds.extend(t.bind(&name, node, index as usize, weight));
             }
         }
+        t.end_expression(&name);
         if g.get("materialValues")
             .and_then(Value::as_array)
             .is_some_and(|a| !a.is_empty())
@@ -320,5 +405,5 @@ fn read_vrm0(document: &gl::Document, groups: &[Value], t: &mut Targets) -> Vec<
         }
         out.push(x);
     }
-    out
+    Ok(out)
 }

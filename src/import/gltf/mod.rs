@@ -20,8 +20,10 @@ use super::{ImportError, ImportedModel, Limits};
 use crate::core::Character;
 use crate::core::humanoid::MappingSource;
 
+pub use expressions::{MAX_EXPRESSION_BINDS, MAX_EXPRESSIONS};
 pub use materials::image_decodes_on_this_thread;
 pub use meshes::generate_normals;
+pub use springs::{MAX_SPRING_COLLIDERS, MAX_SPRING_JOINTS};
 
 /// Imports from bytes; `base` is the folder external files are read from (None: external files refused),
 /// `path` names the source in errors.
@@ -74,7 +76,11 @@ pub fn load_bytes_with(
         Mat4::IDENTITY
     };
     let vrm_nodes: Vec<usize> = vrm.bones.iter().map(|(_, n)| *n).collect();
-    let spring_nodes = springs::SpringNodes::read(&document, &nodes);
+    let over_limit = |what: String| ImportError::OverLimit {
+        path: path.to_path_buf(),
+        what,
+    };
+    let spring_nodes = springs::SpringNodes::read(&document, &nodes).map_err(over_limit)?;
     // A node with a mesh is never made a joint for a spring (three-vrm would swing the mesh itself).
     let has_mesh: Vec<bool> = document.nodes().map(|n| n.mesh().is_some()).collect();
     let required: Vec<usize> = spring_nodes
@@ -103,7 +109,7 @@ pub fn load_bytes_with(
         &mut notes,
     )
     .map_err(data_err)?;
-    let mut clips = animations::read_clips(
+    let (mut clips, clip_warnings) = animations::read_clips(
         &document,
         &buffers,
         &skeleton,
@@ -113,6 +119,7 @@ pub fn load_bytes_with(
         &mut notes,
     )
     .map_err(data_err)?;
+    warnings.extend(clip_warnings);
     // VRM and VRM Animation fix the character's axes (+Z forward, once VRM 0.x is turned): their clips are
     // retargeted as facing +Z, not by a guess from their rest pose.
     if vrm.source != MappingSource::None {
@@ -146,7 +153,9 @@ pub fn load_bytes_with(
         &character.meshes,
         &mut character.notes,
         &mut character.warnings,
-    ) {
+    )
+    .map_err(over_limit)?
+    {
         Some(file) => {
             character.expressions = file;
             character.vrm_expressions = true;

@@ -4,7 +4,15 @@
 //!   `center` and collider groups apply to all of them; a property left out takes three-vrm's default.
 //! - 0.x: every node below (and including) each of a bone group's `bones` is a joint, in depth-first order, and
 //!   its tail is its first child (a leaf gets a virtual tail); collider offsets have z negated; `stiffiness` is
-//!   read; `center` −1 means none.
+//!   read; `center` −1 means none. A node reached twice in one bone group (a bone listed twice, or listed under
+//!   another of the group's bones) is one joint, where three-vrm would simulate it twice.
+//!
+//! Bounds: a model has at most [`MAX_SPRING_JOINTS`] spring joints and as many springs (bone groups), at most
+//! [`MAX_SPRING_COLLIDERS`] colliders and as many collider groups, and one spring reaches at most
+//! [`MAX_SPRING_COLLIDERS`] colliders through its groups; a file over any of them is refused, the message naming
+//! the count (for 0.x joints, that it is past the limit) and the limit. Counts are checked before their lists
+//! are read, and 0.x joints as they are reached, so no more than the limit is ever made. A collider listed
+//! twice in a group, or a group listed twice by a spring, counts once.
 //!
 //! Everything is read by node first ([`SpringNodes`]) so the skeleton can include every node the springs use,
 //! then mapped to joints ([`SpringNodes::into_joints`]).
@@ -20,6 +28,16 @@ use crate::core::spring::{
     Collider, ColliderGroup, ColliderShape, Spring, SpringJoint, SpringSettings, SpringSetup,
     SpringSource,
 };
+
+/// The most spring joints a model may have, all its springs together (and the most springs): real models
+/// have tens to a few thousand; at this many, even on a few nodes listed over and over, a release build binds
+/// the rig in a tenth of a second and runs an update in under 2 ms.
+pub const MAX_SPRING_JOINTS: usize = 10_000;
+
+/// The most colliders (and collider groups) a model's springs may have, and the most colliders one spring may
+/// reach through its collider groups: real models have tens. Every update tests each spring joint against the
+/// colliders its spring reaches, so this and [`MAX_SPRING_JOINTS`] bound an update's work.
+pub const MAX_SPRING_COLLIDERS: usize = 1_024;
 
 /// A spring joint by node.
 struct NodeJoint {
@@ -89,19 +107,58 @@ fn settings_of(v: &Value, stiffness_key: &str, gravity_dir: Option<Vec3>) -> Spr
     }
 }
 
-/// The indices listed under `key` that are below `limit` (others are dropped, as three-vrm drops them).
-fn indices_below(v: &Value, key: &str, limit: usize) -> Vec<usize> {
+/// The array under `key`, empty when it is missing or not an array.
+fn array_of<'v>(v: &'v Value, key: &str) -> &'v [Value] {
     v.get(key)
         .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(|i| i.as_u64().map(|i| i as usize).filter(|&i| i < limit))
+        .map_or(&[], Vec::as_slice)
+}
+
+/// Refuses `count` `what` over `limit`.
+fn check_count(what: &str, count: usize, limit: usize) -> Result<(), String> {
+    if count > limit {
+        return Err(format!(
+            "{count} {what}, more than the {limit} a model may have"
+        ));
+    }
+    Ok(())
+}
+
+/// The indices listed under `key` that are below `limit` (others are dropped, as three-vrm drops them), each
+/// once, in the order they first appear: the result has at most `limit` entries whatever the list's length.
+fn indices_below(v: &Value, key: &str, limit: usize) -> Vec<usize> {
+    let mut seen = vec![false; limit];
+    array_of(v, key)
+        .iter()
+        .filter_map(|i| i.as_u64().and_then(|i| usize::try_from(i).ok()))
+        .filter(|&i| i < limit && !std::mem::replace(&mut seen[i], true))
         .collect()
 }
 
+/// The colliders a spring reaches through its collider groups (a collider in two groups counts twice, as the
+/// update tests it twice), refused over [`MAX_SPRING_COLLIDERS`].
+fn check_reach(
+    name: &str,
+    groups: &[usize],
+    collider_groups: &[ColliderGroup],
+) -> Result<(), String> {
+    let reach: usize = groups
+        .iter()
+        .map(|&g| collider_groups[g].colliders.len())
+        .sum();
+    if reach > MAX_SPRING_COLLIDERS {
+        return Err(format!(
+            "spring '{name}' reaches {reach} colliders through its collider groups, more than the \
+             {MAX_SPRING_COLLIDERS} a spring may have"
+        ));
+    }
+    Ok(())
+}
+
 impl SpringNodes {
-    /// Reads the springs of `document` (1.0 first, as three-vrm does); none when it has neither extension.
-    pub(super) fn read(document: &gl::Document, graph: &NodeGraph) -> Self {
+    /// Reads the springs of `document` (1.0 first, as three-vrm does); none when it has neither extension. Err:
+    /// the springs are over a bound (see the module docs), saying which.
+    pub(super) fn read(document: &gl::Document, graph: &NodeGraph) -> Result<Self, String> {
         let mut out = SpringNodes {
             source: SpringSource::None,
             springs: Vec::new(),
@@ -111,26 +168,34 @@ impl SpringNodes {
         };
         if let Some(ext) = document.extension_value("VRMC_springBone") {
             out.source = SpringSource::Vrm1;
-            out.read_vrm1(ext, graph.len());
+            out.read_vrm1(ext, graph.len())
+                .map_err(|e| format!("VRMC_springBone: {e}"))?;
         } else if let Some(sa) = document
             .extension_value("VRM")
             .and_then(|v| v.get("secondaryAnimation"))
         {
             out.source = SpringSource::Vrm0;
-            out.read_vrm0(sa, graph);
+            out.read_vrm0(sa, graph)
+                .map_err(|e| format!("VRM secondaryAnimation: {e}"))?;
         }
-        out
+        Ok(out)
     }
 
-    fn read_vrm1(&mut self, ext: &Value, nodes: usize) {
-        let mut collider_index: Vec<Option<usize>> = Vec::new();
-        for (i, c) in ext
-            .get("colliders")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .enumerate()
-        {
+    fn read_vrm1(&mut self, ext: &Value, nodes: usize) -> Result<(), String> {
+        let colliders = array_of(ext, "colliders");
+        check_count("spring colliders", colliders.len(), MAX_SPRING_COLLIDERS)?;
+        let groups = array_of(ext, "colliderGroups");
+        check_count("collider groups", groups.len(), MAX_SPRING_COLLIDERS)?;
+        let springs = array_of(ext, "springs");
+        check_count("springs", springs.len(), MAX_SPRING_JOINTS)?;
+        // Each joint but a spring's last is a spring joint.
+        let joints: usize = springs
+            .iter()
+            .map(|s| array_of(s, "joints").len().saturating_sub(1))
+            .sum();
+        check_count("spring joints", joints, MAX_SPRING_JOINTS)?;
+        let mut collider_index: Vec<Option<usize>> = Vec::with_capacity(colliders.len());
+        for (i, c) in colliders.iter().enumerate() {
             let Some(node) = node_of(c.get("node"), nodes) else {
                 self.notes
                     .push(format!("spring collider {i} names no node; skipped"));
@@ -156,20 +221,10 @@ impl SpringNodes {
                 }
             }
         }
-        for (i, g) in ext
-            .get("colliderGroups")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .enumerate()
-        {
-            let colliders = g
-                .get("colliders")
-                .and_then(Value::as_array)
+        for (i, g) in groups.iter().enumerate() {
+            let colliders = indices_below(g, "colliders", collider_index.len())
                 .into_iter()
-                .flatten()
-                .filter_map(|c| c.as_u64().and_then(|c| collider_index.get(c as usize)))
-                .filter_map(|c| *c)
+                .filter_map(|c| collider_index[c])
                 .collect();
             let name = g
                 .get("name")
@@ -178,40 +233,38 @@ impl SpringNodes {
             self.collider_groups.push(ColliderGroup { name, colliders });
         }
         let groups = self.collider_groups.len();
-        for (i, s) in ext
-            .get("springs")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .enumerate()
-        {
-            let schema: Vec<&Value> = s
-                .get("joints")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .collect();
-            let mut joints = Vec::new();
+        for (i, s) in springs.iter().enumerate() {
+            let schema = array_of(s, "joints");
+            let mut joints = Vec::with_capacity(schema.len().saturating_sub(1));
+            let mut missing = false;
             for pair in schema.windows(2) {
                 let (Some(node), Some(tail)) = (
                     node_of(pair[0].get("node"), nodes),
                     node_of(pair[1].get("node"), nodes),
                 ) else {
-                    self.notes
-                        .push(format!("spring {i} has a joint without a node; skipped"));
+                    missing = true;
                     continue;
                 };
                 joints.push(NodeJoint {
                     node,
                     tail: Some(tail),
-                    settings: settings_of(pair[0], "stiffness", vec3_of(pair[0].get("gravityDir"))),
+                    settings: settings_of(
+                        &pair[0],
+                        "stiffness",
+                        vec3_of(pair[0].get("gravityDir")),
+                    ),
                 });
+            }
+            if missing {
+                self.notes
+                    .push(format!("spring {i} has a joint without a node; skipped"));
             }
             let collider_groups = indices_below(s, "colliderGroups", groups);
             let name = s
                 .get("name")
                 .and_then(Value::as_str)
                 .map_or_else(|| format!("spring {i}"), str::to_string);
+            check_reach(&name, &collider_groups, &self.collider_groups)?;
             self.springs.push(NodeSpring {
                 name,
                 joints,
@@ -219,17 +272,29 @@ impl SpringNodes {
                 center: node_of(s.get("center"), nodes),
             });
         }
+        Ok(())
     }
 
-    fn read_vrm0(&mut self, sa: &Value, graph: &NodeGraph) {
+    fn read_vrm0(&mut self, sa: &Value, graph: &NodeGraph) -> Result<(), String> {
         let nodes = graph.len();
-        for (i, g) in sa
-            .get("colliderGroups")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .enumerate()
-        {
+        let collider_groups = array_of(sa, "colliderGroups");
+        check_count(
+            "collider groups",
+            collider_groups.len(),
+            MAX_SPRING_COLLIDERS,
+        )?;
+        let colliders: usize = collider_groups
+            .iter()
+            .map(|g| array_of(g, "colliders").len())
+            .sum();
+        check_count("spring colliders", colliders, MAX_SPRING_COLLIDERS)?;
+        let bone_groups = array_of(sa, "boneGroups");
+        check_count(
+            "springs (bone groups)",
+            bone_groups.len(),
+            MAX_SPRING_JOINTS,
+        )?;
+        for (i, g) in collider_groups.iter().enumerate() {
             let Some(node) = node_of(g.get("node"), nodes) else {
                 self.notes
                     .push(format!("collider group {i} names no node; skipped"));
@@ -240,12 +305,7 @@ impl SpringNodes {
                 continue;
             };
             let mut colliders = Vec::new();
-            for c in g
-                .get("colliders")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
+            for c in array_of(g, "colliders") {
                 let offset = c.get("offset").map_or(Vec3::ZERO, xyz_of);
                 colliders.push(self.colliders.len());
                 self.colliders.push((
@@ -264,13 +324,10 @@ impl SpringNodes {
             });
         }
         let groups = self.collider_groups.len();
-        for (i, g) in sa
-            .get("boneGroups")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .enumerate()
-        {
+        // The bone group that last reached each node: a node reached twice in one group is one joint.
+        let mut reached_in: Vec<Option<usize>> = vec![None; nodes];
+        let mut total = 0usize;
+        for (i, g) in bone_groups.iter().enumerate() {
             // VRM 0.x spells stiffness "stiffiness".
             let settings = settings_of(g, "stiffiness", g.get("gravityDir").map(xyz_of));
             let collider_groups = indices_below(g, "colliderGroups", groups);
@@ -280,22 +337,35 @@ impl SpringNodes {
                 .filter(|&c| c >= 0)
                 .and_then(|c| usize::try_from(c).ok())
                 .filter(|&c| c < nodes);
+            let comment = g.get("comment").and_then(Value::as_str).unwrap_or("");
+            let name = if comment.is_empty() {
+                format!("group {i}")
+            } else {
+                comment.to_string()
+            };
+            check_reach(&name, &collider_groups, &self.collider_groups)?;
             let mut joints = Vec::new();
-            for root in g
-                .get("bones")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
+            let mut missing = false;
+            for root in array_of(g, "bones") {
                 let Some(root) = node_of(Some(root), nodes) else {
-                    self.notes.push(format!(
-                        "spring bone group {i} names a missing node; skipped"
-                    ));
+                    missing = true;
                     continue;
                 };
                 // Depth-first, children in file order (three.js's `traverse`); the tail is the first child.
                 let mut stack = vec![root];
                 while let Some(n) = stack.pop() {
+                    if reached_in[n] == Some(i) {
+                        continue;
+                    }
+                    reached_in[n] = Some(i);
+                    total += 1;
+                    if total > MAX_SPRING_JOINTS {
+                        return Err(format!(
+                            "more than {MAX_SPRING_JOINTS} spring joints (the limit a model may have) in bone \
+                             groups 0 to {i} of {}",
+                            bone_groups.len()
+                        ));
+                    }
                     joints.push(NodeJoint {
                         node: n,
                         tail: graph.children[n].first().copied(),
@@ -304,18 +374,19 @@ impl SpringNodes {
                     stack.extend(graph.children[n].iter().rev());
                 }
             }
-            let comment = g.get("comment").and_then(Value::as_str).unwrap_or("");
+            if missing {
+                self.notes.push(format!(
+                    "spring bone group {i} names a missing node; skipped"
+                ));
+            }
             self.springs.push(NodeSpring {
-                name: if comment.is_empty() {
-                    format!("group {i}")
-                } else {
-                    comment.to_string()
-                },
+                name,
                 joints,
                 collider_groups,
                 center,
             });
         }
+        Ok(())
     }
 
     /// Every node the springs use: the skeleton must hold them as joints.

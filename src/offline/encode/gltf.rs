@@ -1,11 +1,13 @@
 //! The glTF encoder: a `.glb` holding the character (skeleton nodes, meshes, skin, materials, textures) or only
 //! its skeleton, plus the baked animation as LINEAR samplers; and the decoder that verifies it, reading only
-//! the animation back with the `gltf` crate (no importer, no images).
+//! the animation back with the `gltf` crate (no importer, no images). Every file written holds one animation
+//! with at least one channel, so it opens as a clip of the bake's length in animtune and elsewhere; a morph-weight
+//! track that drives no mesh of the character is left out (the bake notes it).
 
 use glam::{Mat4, Quat, Vec3, Vec3A};
 use serde_json::{Value, json};
 
-use crate::clipfile::{BakedClip, Channel};
+use crate::clipfile::{BakedClip, BakedMorph, Channel};
 use crate::core::mesh::{Mesh, MeshPlacement, Primitive};
 use crate::core::{Character, Clip, Interpolation, Keys, Skeleton, Track, Transform};
 use crate::io::glb::{Component, GlbBuilder, Target};
@@ -335,6 +337,64 @@ fn add_sampler(
     }
 }
 
+/// The nodes (of `mesh_nodes`, each mesh's node) whose morph set the morph-weight track `m` drives: by node, then
+/// mesh name, with as many targets as the track has weights.
+fn morph_nodes(character: &Character, mesh_nodes: &[usize], m: &BakedMorph) -> Vec<usize> {
+    character
+        .meshes
+        .iter()
+        .zip(mesh_nodes)
+        .filter(|(mesh, _)| {
+            mesh.morph.as_ref().is_some_and(|s| {
+                s.target_names.len() == m.width && (s.node == m.node || s.mesh == m.node)
+            })
+        })
+        .map(|(_, &n)| n)
+        .collect()
+}
+
+/// The morph-weight tracks of `clip` that drive no mesh of `character` (with `animation_only`, every one: the
+/// file has no meshes), named with their width: a `.glb` leaves them out, and the bake notes them.
+pub fn unbound_morph(character: &Character, clip: &BakedClip, animation_only: bool) -> Vec<String> {
+    let mesh_nodes: Vec<usize> = if animation_only {
+        Vec::new()
+    } else {
+        (0..character.meshes.len()).collect()
+    };
+    clip.morph
+        .iter()
+        .filter(|m| morph_nodes(character, &mesh_nodes, m).is_empty())
+        .map(|m| format!("'{}' ({} weights)", m.node, m.width))
+        .collect()
+}
+
+/// Gives an animation without a channel one: the first joint held at its rest rotation from 0 to `duration`, so
+/// that the file is a clip of that length which every reader (animtune's included) opens; the glTF schema wants
+/// at least one channel. A skeleton without joints is left as it is.
+fn hold_if_empty(glb: &mut GlbBuilder, animation: &mut Value, skeleton: &Skeleton, duration: f32) {
+    let empty = animation["channels"].as_array().is_none_or(Vec::is_empty);
+    if !empty || skeleton.is_empty() {
+        return;
+    }
+    let times: Vec<f32> = if duration > 0.0 {
+        vec![0.0, duration]
+    } else {
+        vec![0.0]
+    };
+    let rest = skeleton.rest()[0].rotation.normalize().to_array();
+    let values: Vec<f32> = times.iter().flat_map(|_| rest).collect();
+    let input = glb.floats(&times, "SCALAR", 1, None, true);
+    let output = glb.floats(&values, "VEC4", 4, None, false);
+    add_sampler(
+        animation,
+        input,
+        output,
+        "LINEAR",
+        &[joint_node(0)],
+        "rotation",
+    );
+}
+
 /// The `.glb` of a baked clip on a character (`animation_only`: skeleton nodes and animation, no meshes).
 pub fn glb_bytes(character: &Character, clip: &BakedClip, animation_only: bool) -> Vec<u8> {
     let skeleton = &character.skeleton;
@@ -350,32 +410,21 @@ pub fn glb_bytes(character: &Character, clip: &BakedClip, animation_only: bool) 
     } else {
         add_character(&mut glb, character, &mut nodes, &mut scene, &mut document)
     };
-    let mut animation = animation_json(&mut glb, skeleton, clip);
-    // Morph weights drive the mesh nodes whose morph set the track names (by node, then mesh name).
+    let mut animation = animation_json(&mut glb, skeleton, clip)
+        .unwrap_or_else(|| json!({"name": clip.name, "channels": [], "samplers": []}));
+    // Morph weights drive the mesh nodes whose morph set the track names; a track that drives none is left out
+    // (see [`unbound_morph`]).
     for m in &clip.morph {
-        let targets: Vec<usize> = character
-            .meshes
-            .iter()
-            .zip(&mesh_nodes)
-            .filter(|(mesh, _)| {
-                mesh.morph.as_ref().is_some_and(|s| {
-                    s.target_names.len() == m.width && (s.node == m.node || s.mesh == m.node)
-                })
-            })
-            .map(|(_, &n)| n)
-            .collect();
+        let targets = morph_nodes(character, &mesh_nodes, m);
         if targets.is_empty() {
             continue;
         }
-        let a = animation
-            .get_or_insert_with(|| json!({"name": clip.name, "channels": [], "samplers": []}));
         let input = glb.floats(&m.times, "SCALAR", 1, None, true);
         let output = glb.floats(&m.values, "SCALAR", 1, None, false);
-        add_sampler(a, input, output, "LINEAR", &targets, "weights");
+        add_sampler(&mut animation, input, output, "LINEAR", &targets, "weights");
     }
-    if let Some(animation) = animation {
-        document["animations"] = json!([animation]);
-    }
+    hold_if_empty(&mut glb, &mut animation, skeleton, clip.duration);
+    document["animations"] = json!([animation]);
     document["nodes"] = Value::Array(nodes);
     document["scenes"] = json!([{"name": character.name, "nodes": scene}]);
     glb.finish(document)
@@ -455,6 +504,7 @@ pub fn vrma_bytes(
         );
         extension["lookAt"] = json!({"node": node});
     }
+    hold_if_empty(&mut glb, &mut animation, skeleton, clip.duration);
     if !preset.is_empty() || !custom.is_empty() {
         extension["expressions"] = json!({"preset": preset, "custom": custom});
     }
