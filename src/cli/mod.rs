@@ -30,7 +30,13 @@ use crate::core::HumanBone;
 #[command(
     name = "animtune",
     version,
-    about = "Humanoid animation preview and tuning: glTF/VRM import, clip sampling, poses",
+    about = "Humanoid animation preview and tuning: see a character move, tune it, bake the result",
+    long_about = "Humanoid animation preview and tuning: see a character move, tune it, bake the result.\n\n\
+        With no command, the editor window opens (on the model given, else the built-in mannequin). It reads \
+        glTF 2.0, VRM 0.x/1.0, VRM Animation (.vrma) and FBX models and clips, plays clips, blend spaces and \
+        state machines (Unity's transition rules) with procedural layers (foot lock, breath, look-at, twist, \
+        VRM spring bones, expressions), and bakes to .animclip, Unity's AnimDataSequence layout, glTF and VRMA.\n\n\
+        Every capability is also a command below; `animtune help <command>` explains its options.",
     args_conflicts_with_subcommands = true
 )]
 pub struct Cli {

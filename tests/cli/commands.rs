@@ -913,3 +913,23 @@ fn heatmap_skate_paints_the_skate_map() {
         &["--grid"],
     );
 }
+
+/// `--help` says what the tool is: the window it opens with no command, the formats it reads and writes, and what
+/// it plays (a user's first question, answered before the command list).
+#[test]
+fn help_says_what_the_tool_reads_plays_and_writes() {
+    let out = common::animtune(&["--help"]);
+    common::assert_success(&out);
+    let text = String::from_utf8_lossy(&out.stdout);
+    for needle in [
+        "editor window opens",
+        "FBX",
+        "VRM 0.x/1.0",
+        "blend spaces",
+        "state machines",
+        "spring bones",
+        "glTF and VRMA",
+    ] {
+        assert!(text.contains(needle), "'{needle}' not in:\n{text}");
+    }
+}
