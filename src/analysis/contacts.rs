@@ -11,13 +11,13 @@ use serde::Serialize;
 
 /// Samples `clip` on `character` at `fps` (its root motion kept) and tracks both feet's contact points; an error
 /// names what the character lacks. With `foot_lock`, the clip plays under that layer (and no other), stepped from
-/// time 0 at the rate as a bake steps it.
+/// time 0 at the rate as a bake steps it, on the treadmill the clip walks on when it is authored in place.
 pub fn foot_tracks(
     character: &crate::core::Character,
     clip: &crate::core::Clip,
     fps: f32,
     foot_lock: Option<&crate::layers::FootLockParams>,
-) -> Result<(Vec<f32>, Vec<FootTrack>), String> {
+) -> Result<TrackedFeet, String> {
     use crate::eval::{ClockStep, EvalInput, Evaluator, Precision, SourceSpec};
     let feet = feet_of(character, fps)?;
     let layers = layers_with(foot_lock);
@@ -30,8 +30,9 @@ pub fn foot_tracks(
     );
     ev.clock_mut().set_looping(false);
     let stepped = foot_lock.is_some();
-    Ok(track(character, &feet, clip.duration.max(0.0), fps, |t| {
-        ev.evaluate(&EvalInput {
+    let mut walk = Walk::default();
+    let (times, tracks) = track(character, &feet, clip.duration.max(0.0), fps, |t| {
+        let out = ev.evaluate(&EvalInput {
             clock: if stepped {
                 ClockStep::Continue(t)
             } else {
@@ -39,10 +40,51 @@ pub fn foot_tracks(
             },
             simulation_dt: stepped.then_some(1.0 / fps),
             ..EvalInput::default()
-        })
-        .model
-        .clone()
-    }))
+        });
+        walk.note(t, out.treadmill);
+        out.model.clone()
+    });
+    Ok(TrackedFeet {
+        times,
+        feet: tracks,
+        walk: walk.velocity(),
+    })
+}
+
+/// Both feet tracked over a clip ([`foot_tracks`]).
+pub struct TrackedFeet {
+    /// The sample times (seconds).
+    pub times: Vec<f32>,
+    /// Each foot's contact point at those times (model space).
+    pub feet: Vec<FootTrack>,
+    /// The velocity of the treadmill foot lock held the feet on (an in-place clip under foot lock; else None).
+    pub walk: Option<Vec3>,
+}
+
+/// The treadmill's first and last places over a run, to tell how fast it moved.
+#[derive(Default)]
+struct Walk {
+    first: Option<(f32, Vec3)>,
+    last: Option<(f32, Vec3)>,
+}
+
+impl Walk {
+    fn note(&mut self, time: f32, treadmill: Vec3) {
+        self.first.get_or_insert((time, treadmill));
+        self.last = Some((time, treadmill));
+    }
+
+    /// The treadmill's mean velocity (m/s); None when it stood still.
+    fn velocity(&self) -> Option<Vec3> {
+        let ((t0, a), (t1, b)) = (self.first?, self.last?);
+        let v = (b - a) / (t1 - t0);
+        (t1 > t0 && v.is_finite() && v != Vec3::ZERO).then_some(v)
+    }
+
+    /// The ground the feet stand on when the treadmill carried the character: it moves back as fast.
+    fn ground(&self) -> Option<Ground> {
+        self.velocity().map(|v| Ground::Treadmill((-v).to_array()))
+    }
 }
 
 /// The velocity a clip authored in place walks at (model space, m/s): the opposite of the mean velocity of its low
@@ -52,12 +94,7 @@ pub fn in_place_velocity(
     clip: &crate::core::Clip,
 ) -> Option<Vec3> {
     let report = clip_skate(character, clip, 60.0, &ContactSettings::default(), None).ok()?;
-    match report.ground {
-        Ground::Treadmill(v) if report.contact_frames > 0 && v.iter().all(|c| c.is_finite()) => {
-            Some(-Vec3::from_array(v))
-        }
-        _ => None,
-    }
+    crate::blend::markers::walk_velocity(&report)
 }
 
 /// Every layer off but foot lock, on with `foot_lock`'s settings when given.
@@ -136,13 +173,15 @@ impl BlendMeter {
                 .axes
                 .iter()
                 .all(|a| a.name.to_lowercase().contains("velocity"));
-        let ev = Evaluator::with_precision(
+        let mut ev = Evaluator::with_precision(
             character,
             clips,
             SourceSpec::Blend(space),
             layers_with(foot_lock),
             Precision::Exact,
         );
+        // Free or locked, the feet are measured on the treadmill the clips authored in place walk on.
+        ev.walk_in_place(character, clips);
         Ok(BlendMeter {
             ev,
             feet,
@@ -158,7 +197,7 @@ impl BlendMeter {
         use crate::eval::{ClockStep, EvalInput};
         self.ev.set_blend_point(point);
         let p = self.ev.source().blend_space().map_or(point, |s| s.point);
-        let ground = if self.travels {
+        let nominal = if self.travels {
             Some(Ground::RootMotion)
         } else if self.velocity_axes {
             // x to the right (-X in glTF's axes), y forward (+Z).
@@ -173,15 +212,19 @@ impl BlendMeter {
             clock: ClockStep::Seek(0.0),
             ..EvalInput::default()
         });
+        let mut walk = Walk::default();
         let (times, tracks) = track(character, &self.feet, cycle, fps, |t| {
-            ev.evaluate(&EvalInput {
+            let out = ev.evaluate(&EvalInput {
                 clock: ClockStep::Continue(t),
                 simulation_dt: Some(1.0 / fps),
                 ..EvalInput::default()
-            })
-            .model
-            .clone()
+            });
+            walk.note(t, out.treadmill);
+            out.model.clone()
         });
+        // Clips authored in place stand on the treadmill they walk on (their own feet's, in proportion to their
+        // weights), which foot lock holds feet on too.
+        let ground = nominal.or_else(|| walk.ground());
         measure(&times, &tracks, ground, &self.settings)
     }
 }
@@ -300,12 +343,14 @@ pub fn clip_skate(
     settings: &ContactSettings,
     foot_lock: Option<&crate::layers::FootLockParams>,
 ) -> Result<SkateReport, String> {
-    let (times, feet) = foot_tracks(character, clip, fps, foot_lock)?;
+    let TrackedFeet { times, feet, walk } = foot_tracks(character, clip, fps, foot_lock)?;
     let travels = super::root_motion(character, clip).is_some_and(|r| r.speed > 0.05);
-    Ok(measure(
-        &times,
-        &feet,
-        travels.then_some(Ground::RootMotion),
-        settings,
-    ))
+    // Locked, an in-place clip's feet are held on the treadmill it walks on: measured against that ground (the
+    // one its free feet give), not one estimated from the locked feet.
+    let ground = if travels {
+        Some(Ground::RootMotion)
+    } else {
+        walk.map(|v| Ground::Treadmill((-v).to_array()))
+    };
+    Ok(measure(&times, &feet, ground, settings))
 }

@@ -108,7 +108,7 @@ pub fn from_contacts(
 }
 
 /// The rate feet are tracked at to find markers.
-const MARKER_FPS: f32 = 60.0;
+pub const MARKER_FPS: f32 = 60.0;
 
 /// The foot-down markers of a clip of `duration` seconds on `character` from its model-space pose at each time
 /// (`model_at`: the clip sampled with its root motion kept and no layer): its contacts at 60 fps, measured on
@@ -117,18 +117,42 @@ const MARKER_FPS: f32 = 60.0;
 pub fn from_model_poses(
     character: &crate::core::Character,
     duration: f32,
-    mut model_at: impl FnMut(f32) -> Vec<glam::Mat4>,
+    model_at: impl FnMut(f32) -> Vec<glam::Mat4>,
 ) -> Result<Vec<FootMarker>, String> {
+    let report = feet_report(character, duration, model_at)?;
+    Ok(from_contacts(&report, duration, 1.0 / MARKER_FPS))
+}
+
+/// The contacts of a clip of `duration` seconds from its model-space poses, as [`from_model_poses`] measures
+/// them (60 fps; still ground when the root-motion joint travels, else the treadmill under the feet): its
+/// foot-down markers come from it, and the velocity an in-place clip walks at ([`walk_velocity`]).
+pub fn feet_report(
+    character: &crate::core::Character,
+    duration: f32,
+    mut model_at: impl FnMut(f32) -> Vec<glam::Mat4>,
+) -> Result<crate::core::contacts::SkateReport, String> {
     let (times, feet) =
         crate::core::contacts::track_feet(character, duration, MARKER_FPS, &mut model_at)?;
     let travels = travels_on_root_motion(character, duration, &mut model_at);
-    let report = crate::core::contacts::measure(
+    Ok(crate::core::contacts::measure(
         &times,
         &feet,
         travels.then_some(crate::core::contacts::Ground::RootMotion),
         &crate::core::contacts::ContactSettings::default(),
-    );
-    Ok(from_contacts(&report, duration, 1.0 / MARKER_FPS))
+    ))
+}
+
+/// The velocity a clip authored in place walks at (model space, m/s): the opposite of the treadmill its feet
+/// stand on in `report`; None when it travels on its root, or no foot is in contact.
+pub fn walk_velocity(report: &crate::core::contacts::SkateReport) -> Option<glam::Vec3> {
+    match report.ground {
+        crate::core::contacts::Ground::Treadmill(v)
+            if report.contact_frames > 0 && v.iter().all(|c| c.is_finite()) =>
+        {
+            Some(-glam::Vec3::from_array(v))
+        }
+        _ => None,
+    }
 }
 
 /// Whether the root-motion joint travels faster than 5 cm/s from the first pose to the last, as

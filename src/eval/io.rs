@@ -72,6 +72,10 @@ pub struct EvalOutput {
     /// The first job that refused its buffers in this evaluation (a skin naming a joint outside the skeleton;
     /// the Evaluator sizes everything else itself). Its output is left as it was.
     pub error: Option<JobError>,
+    /// How far the treadmill under an in-place clip has carried the character (model space, metres): the
+    /// travel in-place mode took out of the pose, and the walk of a clip authored in place once its feet are
+    /// known. Zero otherwise.
+    pub treadmill: Vec3,
 }
 
 /// Steps a second a seek replays a state machine at: `pose`'s default `--fps`, so a scrub shows what `pose --time`
@@ -79,6 +83,22 @@ pub struct EvalOutput {
 pub const MACHINE_SEEK_FPS: f64 = 60.0;
 
 impl EvalOutput {
+    /// `character` at rest: its rest pose, its meshes' default morph weights, buffers sized for it.
+    pub(crate) fn at_rest(character: &crate::core::Character) -> Self {
+        EvalOutput {
+            morph_weights: crate::core::morph::default_weights(character),
+            local: Pose::rest(&character.skeleton),
+            model: vec![Mat4::IDENTITY; character.skeleton.len()],
+            skins: (character.skins.iter())
+                .map(|s| vec![Mat4::IDENTITY; s.joints.len()])
+                .collect(),
+            look: Vec::new(),
+            weights: Vec::new(),
+            error: None,
+            treadmill: Vec3::ZERO,
+        }
+    }
+
     /// The pose, morph weights and look-at report, as the layers write them.
     pub(crate) fn layer_out(&mut self) -> super::layer_stage::LayerOut<'_> {
         super::layer_stage::LayerOut {

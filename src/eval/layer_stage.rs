@@ -96,6 +96,12 @@ impl LayerStage {
         }
     }
 
+    /// Whether a layer feels where the character stands in the world (foot lock holds feet on the ground, the
+    /// springs swing with the travel): the source then finds the ground an in-place clip walks on.
+    pub(crate) fn feels_the_ground(&self) -> bool {
+        self.params.foot_lock.enabled || self.params.springs.enabled
+    }
+
     /// The layer parameters in use.
     pub fn params(&self) -> &LayerParams {
         &self.params

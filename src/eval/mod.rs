@@ -24,7 +24,7 @@ use glam::Mat4;
 
 use crate::blend::BlendSpace;
 use crate::core::mesh::Skin;
-use crate::core::{Character, Clip, Pose, Skeleton, Transform};
+use crate::core::{Character, Clip, Skeleton, Transform};
 use crate::layers::{LayerInput, LayerParams, Step};
 use crate::runtime::{JobError, LocalToModelJob, SkinningJob};
 
@@ -65,26 +65,13 @@ impl Evaluator {
         layers: LayerParams,
         precision: Precision,
     ) -> Self {
-        let n = character.skeleton.len();
         let mut ev = Evaluator {
             skeleton: character.skeleton.clone(),
             skins: character.skins.clone(),
             clock: Clock::default(),
             source: SourcePlayer::new(character, precision),
             layers: LayerStage::bind(character, layers),
-            output: EvalOutput {
-                morph_weights: crate::core::morph::default_weights(character),
-                local: Pose::rest(&character.skeleton),
-                model: vec![Mat4::IDENTITY; n],
-                skins: character
-                    .skins
-                    .iter()
-                    .map(|s| vec![Mat4::IDENTITY; s.joints.len()])
-                    .collect(),
-                look: Vec::new(),
-                weights: Vec::new(),
-                error: None,
-            },
+            output: EvalOutput::at_rest(character),
             evaluations: 0,
         };
         ev.set_source(character, clips, source);
@@ -131,6 +118,7 @@ impl Evaluator {
         let mut cache = ClipCache::new(clips, character, self.source.precision);
         self.source.bind(character, clips, source, &mut cache);
         self.layers.bind_clip_layers(character, &mut cache, false);
+        self.find_ground(character, clips);
         self.seek(0.0);
     }
 
@@ -158,6 +146,20 @@ impl Evaluator {
     pub fn set_layers(&mut self, character: &Character, clips: &[Clip], layers: &LayerParams) {
         let precision = self.source.precision;
         self.layers.set_params(character, clips, layers, precision);
+        self.find_ground(character, clips);
+    }
+
+    /// When a layer feels the ground, the source finds the treadmill its in-place clips walk on.
+    fn find_ground(&mut self, character: &Character, clips: &[Clip]) {
+        if self.layers.feels_the_ground() {
+            self.walk_in_place(character, clips);
+        }
+    }
+
+    /// Finds the walk of the clips it plays that are authored in place (their feet's treadmill), so that
+    /// [`EvalOutput::treadmill`] moves even with no layer feeling the ground: the skate meter measures on it.
+    pub fn walk_in_place(&mut self, character: &Character, clips: &[Clip]) {
+        self.source.find_feet(character, clips);
     }
 
     /// Length of what plays: the clip's duration, the blend cycle at the current weights, 0 for the rest pose.
@@ -180,14 +182,12 @@ impl Evaluator {
         &mut self.clock
     }
 
-    /// The in/out range in effect for the current source, clamped into it (None: the whole clip, or the
-    /// source is not a clip, or the range lies outside it).
+    /// The in/out range in effect, clamped into the clip (None: the whole clip, not a clip, or outside it).
     pub fn play_range(&self) -> Option<[f32; 2]> {
         self.clock.range(self.source.timing())
     }
 
-    /// Whether the source starts over after its end: the transport's loop, unless the clip playing has Loop Time
-    /// off.
+    /// Whether the source starts over after its end: the transport's loop, unless the clip's Loop Time is off.
     pub fn loops(&self) -> bool {
         self.clock.loops(self.source.timing())
     }
@@ -300,7 +300,7 @@ impl Evaluator {
     }
 
     /// Moves the clock as `input` says and evaluates the whole stack. Allocates nothing after the first frames
-    /// (the blend weights are recomputed, and may allocate, only when the sample point moves).
+    /// but when the sample point moves (the blend weights are recomputed).
     pub fn evaluate(&mut self, input: &EvalInput) -> &EvalOutput {
         self.evaluations += 1;
         if let Some(p) = input.blend_point {
@@ -339,6 +339,7 @@ impl Evaluator {
         );
         let posed = self.pose_model_and_skins();
         self.output.error = layered.err().or(posed.err());
+        self.output.treadmill = treadmill;
         &self.output
     }
 
@@ -375,8 +376,8 @@ impl Evaluator {
         &self.output
     }
 
-    /// Only the layer stack, on `source` (a local pose), stepping look-at by `dt`: what the benchmarks time as
-    /// "layer stack". Returns the number of look-at report entries.
+    /// Only the layer stack on `source` (a local pose), look-at stepped by `dt` (the benchmarks' "layer stack"):
+    /// the number of look-at report entries.
     pub fn layers_only(&mut self, source: &[Transform], dt: f32) -> usize {
         if source.len() != self.output.local.local.len() {
             return 0;

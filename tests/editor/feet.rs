@@ -204,8 +204,10 @@ fn foot_phase_sync_is_chosen_in_the_blend_tab_and_measured() {
     assert!(e.blending());
     let synced = measured(&h);
     assert!(synced.contact_frames > 0, "{synced:?}");
+    // Both on the walk's own treadmill: in step, the planted feet slide markedly slower and skate far less.
     assert!(
-        synced.planted_speed_cm_s.mean < normalized.planted_speed_cm_s.mean / 2.0,
+        synced.planted_speed_cm_s.mean < normalized.planted_speed_cm_s.mean / 1.5
+            && synced.skate_ratio < normalized.skate_ratio / 3.0,
         "markers {synced:?} against normalised {normalized:?}"
     );
     h.state_mut().send(Command::Undo);
@@ -214,4 +216,28 @@ fn foot_phase_sync_is_chosen_in_the_blend_tab_and_measured() {
         h.state().editor().tuning().blend.sync,
         animtune::blend::TimeSync::Normalized
     );
+}
+
+/// The skate map's status (its progress, then its legend) takes one row, so the rows under it stay where they
+/// are while it is measured; the whole legend shows on hover.
+#[test]
+fn the_skate_map_status_is_one_row() {
+    let (width, height) = (1280.0, 1300.0);
+    let mut h = harness_sized(width, height);
+    h.run_steps(2);
+    h.get_by_label("skate").click();
+    h.run_steps(2);
+    let row = h.ctx.global_style().spacing.interact_size.y;
+    assert!(h.state().editor().feet().map_progress().is_some(), "measuring");
+    let measuring = h.get_by_role(egui::accesskit::Role::ProgressIndicator).rect();
+    settle(&mut h);
+    h.run_steps(2);
+    let legend = h.get_by_label_contains("skate map: planted slide").rect();
+    assert!(legend.height() <= row + 1.0, "one row: {legend:?}");
+    assert_eq!(
+        legend.top(),
+        measuring.top(),
+        "the legend takes the progress bar's place"
+    );
+    assert!(legend.right() <= width, "inside the window: {legend:?}");
 }

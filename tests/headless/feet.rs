@@ -211,8 +211,19 @@ fn marker_sync_aligns_a_late_footed_walk_with_an_early_one() {
         synced.planted_speed_cm_s.mean <= alone.planted_speed_cm_s.mean * 1.5 + 1.0,
         "{synced:?} against the walk's {alone:?}"
     );
+    // Both stand on the walk's own treadmill (the two clips are one walk): out of step, the planted feet slide
+    // half as fast again and skate several times as often.
+    let ground = |r: &animtune::analysis::SkateReport| match r.ground {
+        Ground::Treadmill(v) => Vec3::from_array(v),
+        other => panic!("on a treadmill: {other:?}"),
+    };
     assert!(
-        normalized.planted_speed_cm_s.mean > 2.0 * synced.planted_speed_cm_s.mean,
+        ground(&normalized).distance(ground(&alone)) < 0.01,
+        "{normalized:?}"
+    );
+    assert!(
+        normalized.planted_speed_cm_s.mean > 1.5 * synced.planted_speed_cm_s.mean
+            && normalized.skate_ratio > 3.0 * synced.skate_ratio,
         "normalized {normalized:?}, synced {synced:?}"
     );
 }
@@ -279,5 +290,53 @@ fn a_space_finds_its_clips_markers_when_it_is_bound_on_marker_sync() {
             assert!(expected.len() >= 2, "{name}: {expected:?}");
             assert_eq!(sampler.markers(node), &expected[..], "{name}");
         }
+    }
+}
+
+/// Foot lock on an in-place blend space (Quaternius's locomotion preset, its clips authored in place): the lock
+/// holds feet on the treadmill the clips walk on, the ground the meter measures on, so locking never measures
+/// worse than free: at the walk node and between the idle and the walk the planted slide at least halves and
+/// the skate share does not grow; the ground is the same free and locked.
+#[test]
+fn foot_lock_on_an_in_place_blend_space_holds_feet_on_its_treadmill() {
+    use animtune::analysis::contacts::blend_skate;
+    use animtune::preset::Preset;
+    let model = load_file(&quaternius()).unwrap();
+    let preset = Preset::load(&crate::common::preset("quaternius_locomotion.json")).unwrap();
+    let space = preset.blend.expect("a blend space");
+    let settings = ContactSettings::default();
+    let lock = animtune::layers::FootLockParams::default();
+    for point in [[1.4, 0.0], [0.5, 0.0]] {
+        let skate = |foot_lock| {
+            blend_skate(
+                &model.character,
+                &model.clips,
+                &space,
+                point,
+                60.0,
+                &settings,
+                foot_lock,
+            )
+            .unwrap()
+        };
+        let (free, locked) = (skate(None), skate(Some(&lock)));
+        assert!(
+            matches!(free.ground, Ground::Treadmill(v) if Vec3::from_array(v).length() > 0.1),
+            "{point:?}: in place, on a treadmill: {:?}",
+            free.ground
+        );
+        assert_eq!(free.ground, locked.ground, "{point:?}: one ground");
+        assert!(
+            locked.planted_speed_cm_s.mean <= 0.5 * free.planted_speed_cm_s.mean,
+            "{point:?}: planted {} → {} cm/s",
+            free.planted_speed_cm_s.mean,
+            locked.planted_speed_cm_s.mean
+        );
+        assert!(
+            locked.skate_ratio <= free.skate_ratio,
+            "{point:?}: skate {} → {}",
+            free.skate_ratio,
+            locked.skate_ratio
+        );
     }
 }

@@ -89,6 +89,7 @@ impl BlendSource {
         }
         self.look.clear();
         self.blend_weights.clear();
+        let mut travel = glam::Vec3::ZERO;
         let result = self.bound.sample_nodes(
             &self.contributions,
             SpaceTime {
@@ -108,8 +109,13 @@ impl BlendSource {
                     scratch: &mut self.morph_scratch,
                 }),
                 look: &mut self.look,
+                travel: &mut travel,
             },
         );
+        let total: f32 = self.blend_weights.iter().sum();
+        if total > 0.0 && travel.is_finite() {
+            *out.treadmill = travel / total;
+        }
         if faced && self.face.total > 0.0 {
             self.face.normalize();
             self.face.write_to(out.morph, out.expressions);

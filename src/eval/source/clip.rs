@@ -1,6 +1,7 @@
 //! The single-clip source: the clip sampled at the source time with its morph weights, expression tracks and
 //! VRM Animation look-at track, and its root motion as the transport asks (in place, with the travel taken out
-//! kept as a treadmill under the character; or kept, accumulating over loops).
+//! kept as a treadmill under the character; or kept, accumulating over loops). A clip authored in place walks on
+//! a treadmill at the velocity its feet give.
 
 use glam::Vec3;
 
@@ -38,6 +39,11 @@ pub(crate) fn sample(
     };
     if let Some(r) = root_joint {
         shift_root(skeleton, out.pose, r, offset);
+    }
+    // A clip authored in place walks on a treadmill whatever the mode: the character goes on in the world at
+    // the velocity its feet give (once they were found, for the layers that feel it).
+    if let Some(walk) = c.walk() {
+        *out.treadmill = walk * (at.cycles as f64 * duration + at.time) as f32;
     }
     result
 }

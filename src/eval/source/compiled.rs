@@ -39,9 +39,19 @@ pub(crate) struct CompiledClip {
     pub(crate) looping: bool,
     /// Its morph-weight tracks and the meshes they drive (shared like the compiled clip).
     pub(crate) morph: Arc<ClipMorph>,
-    /// Its foot-down markers, found the first time a space synced on markers plays it (shared like the
-    /// compiled clip).
-    markers: Arc<OnceLock<Vec<FootMarker>>>,
+    /// Its feet's contacts (foot-down markers, the velocity it walks at when authored in place), found the
+    /// first time they are asked for (shared like the compiled clip).
+    feet: Arc<OnceLock<ClipFeet>>,
+}
+
+/// What a clip's feet say, measured once per compiled clip.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ClipFeet {
+    /// Its foot-down markers (empty when its feet cannot be tracked).
+    pub(crate) markers: Vec<FootMarker>,
+    /// The velocity it walks at when authored in place (model space, m/s): its feet's treadmill reversed; None
+    /// when it travels on its root or no foot stands.
+    pub(crate) walk: Option<Vec3>,
 }
 
 /// A clip's morph-weight tracks bound to the character's meshes, and its expression tracks bound to the
@@ -135,30 +145,45 @@ impl CompiledClip {
             binding: Arc::new(binding),
             root_travel,
             looping: clips[index].looping,
-            markers: Arc::default(),
+            feet: Arc::default(),
         }
     }
 
-    /// The clip's foot-down markers on `character` (`clip` is the one it was compiled from), found the first time
-    /// they are asked for: the clip sampled exact with its root motion kept, its feet's contacts at 60 fps
-    /// ([`crate::blend::markers::from_model_poses`]). Empty when its feet cannot be tracked.
-    pub(crate) fn markers(&self, character: &Character, clip: &Clip) -> &[FootMarker] {
-        self.markers.get_or_init(|| {
+    /// What the clip's feet say on `character` (`clip` is the one it was compiled from), found the first time
+    /// it is asked for: the clip sampled exact with its root motion kept, its feet's contacts at 60 fps
+    /// ([`crate::blend::markers::feet_report`]).
+    pub(crate) fn feet(&self, character: &Character, clip: &Clip) -> &ClipFeet {
+        self.feet.get_or_init(|| {
             let mut exact =
                 CompiledClip::new(std::slice::from_ref(clip), 0, character, Precision::Exact);
             let skeleton = &character.skeleton;
             let mut pose = skeleton.rest().to_vec();
             let mut model = vec![glam::Mat4::IDENTITY; skeleton.len()];
-            crate::blend::markers::from_model_poses(character, clip.duration, |t| {
+            let report = crate::blend::markers::feet_report(character, clip.duration, |t| {
                 let sampled = exact.sample(t, &mut pose);
                 let posed = LocalToModelJob::all(skeleton, &pose, &mut model).run();
                 if sampled.and(posed).is_err() {
                     model.fill(glam::Mat4::IDENTITY);
                 }
                 model.clone()
-            })
-            .unwrap_or_default()
+            });
+            report.map_or_else(
+                |_| ClipFeet::default(),
+                |r| ClipFeet {
+                    markers: crate::blend::markers::from_contacts(
+                        &r,
+                        clip.duration,
+                        1.0 / crate::blend::markers::MARKER_FPS,
+                    ),
+                    walk: crate::blend::markers::walk_velocity(&r),
+                },
+            )
         })
+    }
+
+    /// The velocity the clip walks at when authored in place, once its feet were found ([`CompiledClip::feet`]).
+    pub(crate) fn walk(&self) -> Option<Vec3> {
+        self.feet.get().and_then(|f| f.walk)
     }
 
     /// The clip's time `elapsed` seconds after its start: wrapped into its cycle when it loops, else held at

@@ -615,6 +615,7 @@ impl MachineSource {
                     cycles: cycles as i64,
                 };
                 let node_weights = &*weights;
+                let mut unused_travel = glam::Vec3::ZERO;
                 keep_first(
                     &mut result,
                     bound.sample_nodes(
@@ -632,6 +633,8 @@ impl MachineSource {
                                 scratch: &mut self.morph_scratch,
                             }),
                             look: &mut self.look,
+                            // A machine's states stand on no treadmill (their root motion plays as kept).
+                            travel: &mut unused_travel,
                         },
                     ),
                 );

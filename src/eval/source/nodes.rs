@@ -47,6 +47,9 @@ pub(crate) struct NodeOutput<'a> {
     pub(crate) weights: &'a mut Vec<f32>,
     pub(crate) face: Option<FaceMix<'a>>,
     pub(crate) look: &'a mut LookMix,
+    /// The weighted sum of the nodes' travel out of the pose (the treadmill under the character): in place, a
+    /// node's root travel so far; a node authored in place, the walk its feet give so far.
+    pub(crate) travel: &'a mut glam::Vec3,
 }
 
 /// A face being mixed: the sums, the meshes' default morph weights, and scratch of their shape.
@@ -101,7 +104,7 @@ impl BoundSpace {
             .iter()
             .map(|node| {
                 node.as_ref()
-                    .and_then(|c| Some(c.markers(character, clips.get(c.index)?).to_vec()))
+                    .and_then(|c| Some(c.feet(character, clips.get(c.index)?).markers.clone()))
                     .unwrap_or_default()
             })
             .collect();
@@ -147,25 +150,42 @@ impl BoundSpace {
             let slot = next_slot(out.poses, out.weights.len(), n);
             let pose = &mut out.poses[slot];
             keep_first(&mut result, c.sample(t as f32, pose));
-            if let (Some(r), Some(v)) = (root.joint, sampler.root_velocity(node)) {
+            // Whole cycles the node has played: what kept root motion accumulates, and the treadmill counts.
+            let cycles = || match space.sync {
+                TimeSync::Independent if duration > 0.0 && c.looping => {
+                    ((elapsed() - t) / duration).round() as i64
+                }
+                TimeSync::Independent => 0,
+                TimeSync::Normalized | TimeSync::Markers => at.cycles,
+            };
+            let velocity = sampler.root_velocity(node);
+            if let (Some(r), Some(v)) = (root.joint, velocity) {
                 let offset = match space.root_motion {
                     // In place: the node's average travel so far taken out.
                     RootMotion::InPlace => -v * t as f32,
                     RootMotion::Keep if root.accumulate_loops => {
-                        let cycles = match space.sync {
-                            TimeSync::Independent if duration > 0.0 && c.looping => {
-                                ((elapsed() - t) / duration).round() as i64
-                            }
-                            TimeSync::Independent => 0,
-                            TimeSync::Normalized | TimeSync::Markers => at.cycles,
-                        };
-                        v * (duration * cycles as f64) as f32
+                        v * (duration * cycles() as f64) as f32
                     }
                     RootMotion::Keep => glam::Vec3::ZERO,
                 };
                 shift_root(skeleton, pose, r, offset);
             }
             let weight = weigh(node, w);
+            // Seconds of the clip played since the seek, continuous across its loops: on its own clock what it
+            // has played; in step with the space its share of the space's cycles (a marker-synced node's time
+            // wraps where its markers put it, but on average it keeps the space's pace).
+            let played = match space.sync {
+                TimeSync::Independent => t + duration * cycles() as f64,
+                TimeSync::Normalized | TimeSync::Markers => {
+                    (at.cycles as f64 + at.phase) * duration
+                }
+            } as f32;
+            *out.travel += weight
+                * match (c.walk(), space.root_motion, velocity) {
+                    (Some(walk), _, _) => walk * played,
+                    (None, RootMotion::InPlace, Some(v)) => v * played,
+                    _ => glam::Vec3::ZERO,
+                };
             out.weights.push(weight);
             if let Some(f) = out.face.as_mut() {
                 // The face blends as the pose does: a weighted mean over the nodes that play.

@@ -88,6 +88,21 @@ impl SourcePlayer {
         };
     }
 
+    /// Finds the feet of the clips it plays (a clip, a blend space's nodes) once per compiled clip: the walk of a
+    /// clip authored in place, the treadmill foot lock holds feet on and the springs feel.
+    pub(crate) fn find_feet(&mut self, character: &Character, clips: &[Clip]) {
+        let find = |c: &super::compiled::CompiledClip| {
+            if let Some(clip) = clips.get(c.index) {
+                c.feet(character, clip);
+            }
+        };
+        match &self.source {
+            Source::Clip(c) => find(c),
+            Source::Blend(b) => b.bound.nodes.iter().flatten().for_each(find),
+            Source::Rest | Source::Machine(_) => {}
+        }
+    }
+
     /// Replaces the blend space's axes or modes, its nodes unchanged (finding markers when it now syncs on
     /// them); the weights are computed again at the next refresh.
     pub(crate) fn edit_blend_space(

@@ -220,10 +220,13 @@ fn label_rects(nodes: &[Pos2], sizes: &[Vec2], frame: Rect) -> Vec<Option<Rect>>
         .collect()
 }
 
-/// Under the canvas while it paints the skate map: its progress, or what it shows, or why it cannot be measured.
+/// Under the canvas while it paints the skate map: its progress, or what it shows, or why it cannot be measured;
+/// always one row (truncated, whole on hover), so the rows below never move as it is measured.
 fn skate_map_status(ui: &mut egui::Ui, e: &EditorState) {
+    let size = egui::vec2(ui.available_width(), ui.spacing().interact_size.y);
     if let Some(done) = e.feet().map_progress() {
-        ui.add(
+        ui.add_sized(
+            size,
             egui::ProgressBar::new(done)
                 .show_percentage()
                 .text(format!("measuring the skate map… {:.0} %", 100.0 * done)),
@@ -233,24 +236,35 @@ fn skate_map_status(ui: &mut egui::Ui, e: &EditorState) {
         );
         return;
     }
-    match e.feet().skate_map() {
+    let (text, tip) = match e.feet().skate_map() {
         Some((Ok(map), _)) => {
             let (lo, hi) = map
                 .planted_cm_s
                 .iter()
                 .fold((f32::INFINITY, 0.0f32), |(a, b), &v| (a.min(v), b.max(v)));
-            ui.label(format!(
+            let text = format!(
                 "skate map: planted slide {lo:.0} to {hi:.0} cm/s (dark still, bright {SKATE_MAP_FULL_CM_S:.0}+){}",
-                if e.tuning().layers.foot_lock.enabled { ", foot lock on" } else { "" }
-            ))
-            .on_hover_text(
-                "The skate meter's mean planted-foot slide over one cycle at each of 12 x 12 points of the space",
+                if e.tuning().layers.foot_lock.enabled {
+                    ", foot lock on"
+                } else {
+                    ""
+                }
             );
+            let tip = format!(
+                "{text}. The skate meter's mean planted-foot slide over one cycle at each of 12 x 12 points of the \
+                 space"
+            );
+            (egui::RichText::new(text), tip)
         }
         Some((Err(why), _)) => {
-            ui.label(egui::RichText::new(format!("skate map: {why}")).weak());
+            let text = format!("skate map: {why}");
+            (egui::RichText::new(&text).weak(), text)
         }
-        None => {}
+        None => (egui::RichText::new(""), String::new()),
+    };
+    let label = ui.add_sized(size, egui::Label::new(text).truncate());
+    if !tip.is_empty() {
+        label.on_hover_text(tip);
     }
 }
 
