@@ -228,8 +228,13 @@ fn the_skate_map_status_is_one_row() {
     h.get_by_label("skate").click();
     h.run_steps(2);
     let row = h.ctx.global_style().spacing.interact_size.y;
-    assert!(h.state().editor().feet().map_progress().is_some(), "measuring");
-    let measuring = h.get_by_role(egui::accesskit::Role::ProgressIndicator).rect();
+    assert!(
+        h.state().editor().feet().map_progress().is_some(),
+        "measuring"
+    );
+    let measuring = h
+        .get_by_role(egui::accesskit::Role::ProgressIndicator)
+        .rect();
     settle(&mut h);
     h.run_steps(2);
     let legend = h.get_by_label_contains("skate map: planted slide").rect();

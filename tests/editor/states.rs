@@ -607,3 +607,31 @@ fn trigger_keys_are_saved_in_the_preset() {
     let keys = &fresh.state().editor().session().machine.trigger_keys;
     assert_eq!(keys.get("jump").map(String::as_str), Some("J"));
 }
+
+/// "Compare with" shows both characters: the camera frames the second beside the first, and each is labelled
+/// over its head with what it plays its transitions as.
+#[test]
+fn compare_frames_both_characters_and_labels_each() {
+    use animtune::graph::TransitionModel;
+    let mut h = with_a_new_machine();
+    send(&mut h, Command::PlayMachine);
+    send(
+        &mut h,
+        Command::CompareModels(Some(TransitionModel::Inertialization)),
+    );
+    h.run_steps(5);
+    let viewport = h
+        .get_by_label(animtune::app::panels::viewport::VIEWPORT_LABEL)
+        .rect();
+    let first = h.get_by_label_contains(": transitions as authored").rect();
+    let second = h
+        .get_by_label_contains(": every transition as Inertialization")
+        .rect();
+    for (which, r) in [("first", first), ("second", second)] {
+        assert!(
+            viewport.contains_rect(r),
+            "the {which} label is in view: {r:?} in {viewport:?}"
+        );
+    }
+    assert!(second.center().x > first.center().x + 20.0, "side by side");
+}

@@ -18,6 +18,8 @@ pub(super) struct Compare {
     step: f32,
     /// Its pose placed beside the first character's (model space of the scene).
     placed: Vec<Mat4>,
+    /// The camera frames both once the second is first placed.
+    frame_both: bool,
 }
 
 impl Compare {
@@ -28,6 +30,7 @@ impl Compare {
             eval: None,
             step: 0.0,
             placed: Vec::new(),
+            frame_both: true,
         }
     }
 }
@@ -156,6 +159,21 @@ impl EditorState {
         c.placed.clear();
         c.placed
             .extend(eval.output().model.iter().map(|m| beside * *m));
+        if std::mem::take(&mut c.frame_both) {
+            self.frame_pending = true;
+        }
+    }
+
+    /// What each character shows, to label it in the viewport: the first plays the machine's transitions as
+    /// authored, the second every transition under the compared model (None without a comparison).
+    pub fn compare_labels(&self) -> Option<[String; 2]> {
+        let c = self.compare.as_ref()?;
+        self.compare_matrices()?;
+        let name = &self.doc.name;
+        Some([
+            format!("{name}: transitions as authored"),
+            format!("{name}: every transition as {}", c.model.label()),
+        ])
     }
 }
 

@@ -1231,7 +1231,13 @@ impl EditorState {
 
     /// Points the camera at the posed character, fitting it to the viewport's aspect on every axis.
     fn frame_model(&mut self) {
-        let (min, max) = posed_bounds(&self.doc.model.character, self.matrices());
+        let character = &self.doc.model.character;
+        let (mut min, mut max) = posed_bounds(character, self.matrices());
+        // A comparison's second character is framed with the first.
+        if let Some(second) = self.compare_matrices() {
+            let (a, b) = posed_bounds(character, second);
+            (min, max) = (min.min(a), max.max(b));
+        }
         let aspect = self.session.viewport_aspect;
         self.session.camera.frame(min, max, aspect);
         self.camera_framed = true;

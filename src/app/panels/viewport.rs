@@ -181,6 +181,7 @@ impl ViewportPanel {
             Self::springs_overlay(ui, rect, view_proj, e);
         }
         Self::feet_overlay(ui, rect, view_proj, e);
+        Self::compare_labels(ui, rect, view_proj, e);
         let gizmo_pick = self.gizmo(ui, gizmo_center, radius, view_proj);
         if response.clicked()
             && let Some(pos) = response.interact_pointer_pos()
@@ -203,6 +204,44 @@ impl ViewportPanel {
             Self::offscreen_arrow(ui, rect, view_proj, target);
         }
         self.hud(ui, rect, e, hovered, eval_micros);
+    }
+
+    /// With a comparison, each character's label over its head: what it plays its transitions as.
+    fn compare_labels(ui: &egui::Ui, rect: Rect, view_proj: glam::Mat4, e: &EditorState) {
+        let (Some(labels), Some(second)) = (e.compare_labels(), e.compare_matrices()) else {
+            return;
+        };
+        let character = &e.doc().model.character;
+        let painter = ui.painter_at(rect);
+        for (k, (text, matrices)) in labels.iter().zip([e.matrices(), second]).enumerate() {
+            let (min, max) = crate::render::camera::posed_bounds(character, matrices);
+            let head = Vec3::new(0.5 * (min.x + max.x), max.y, 0.5 * (min.z + max.z));
+            let Some(at) = to_screen(view_proj, rect, head) else {
+                continue;
+            };
+            let galley = painter.layout_no_wrap(
+                text.clone(),
+                egui::FontId::proportional(13.0),
+                Color32::from_gray(235),
+            );
+            let mut label = Rect::from_center_size(
+                at - egui::vec2(0.0, 10.0 + galley.size().y / 2.0),
+                galley.size() + egui::vec2(8.0, 4.0),
+            );
+            // Kept inside the view: a character near its edge keeps its whole label.
+            let shift = (rect.left() + 4.0 - label.left()).max(0.0)
+                + (rect.right() - 4.0 - label.right()).min(0.0);
+            label = label.translate(egui::vec2(shift, 0.0));
+            painter.rect_filled(label, 3.0, Color32::from_black_alpha(150));
+            painter.galley(
+                label.min + egui::vec2(4.0, 2.0),
+                galley,
+                Color32::from_gray(235),
+            );
+            let id = ui.scope_id().with(("compare label", k));
+            ui.interact(label, id, egui::Sense::hover())
+                .widget_info(|| egui::WidgetInfo::labeled(egui::Role::Label, true, text));
+        }
     }
 
     /// The spring joints (a line to each tail, the tail's hit sphere) in yellow and the colliders (spheres and
