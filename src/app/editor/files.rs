@@ -83,8 +83,8 @@ impl EditorState {
     }
 
     /// Adds every clip of a file (a model, .vrma, .animclip or Unity layout) to the character's clip list, each
-    /// bound by path, then joint name, then humanoid bone; plays the first (with `play_first`, or when no blend
-    /// space plays). Clips none of whose tracks find a joint are left out; the file's binding report goes to the
+    /// bound by path, then joint name, then humanoid bone; plays the first (with `play_first`, or when neither a
+    /// clip nor a blend space plays). Clips none of whose tracks find a joint are left out; the file's binding report goes to the
     /// clip list and the status bar.
     fn add_clips(&mut self, path: &Path, play_first: bool) -> anyhow::Result<()> {
         let clips = crate::import::load_clips(path)?;
@@ -150,6 +150,9 @@ impl EditorState {
         // head were recognised) play, but not as they were meant to: said in red, not accepted silently.
         let c = &self.doc.model.character;
         let partial = source.by_human_bone > 0 && !c.humanoid.is_humanoid();
+        // Many tracks finding no joint: clips made for another skeleton, which may play wrong. Said in red too.
+        let bound = source.by_path + source.by_name + source.by_human_bone;
+        let foreign = source.unbound > 0 && 4 * source.unbound >= bound + source.unbound;
         let text = if partial {
             format!(
                 "{text}. Warning: {} is not a humanoid ({} required bone(s) unmapped), so the tracks bound by \
@@ -157,16 +160,27 @@ impl EditorState {
                 self.doc.name,
                 c.humanoid.missing_required.len()
             )
+        } else if foreign {
+            format!(
+                "{text}. Warning: {} of {} tracks found no joint of {}: these clips were made for another \
+                 skeleton and may play wrong (check the Humanoid tab's mapping)",
+                source.unbound,
+                bound + source.unbound,
+                self.doc.name
+            )
         } else {
             text
         };
         self.doc.clip_sources.push(source);
         self.rebind_blend();
-        if play_first || self.session.eval.source().blend_space().is_none() {
+        // Added from the command line (`--clips`), the clips join the list and what plays keeps playing (the
+        // model's own clip, its blend space); added by the user, the first new clip plays.
+        let nothing_plays = self.clip().is_none() && !self.blending();
+        if play_first || nothing_plays {
             self.select_clip(Some(first));
         }
         self.session.eval.play();
-        self.session.report(text, partial);
+        self.session.report(text, partial || foreign);
         Ok(())
     }
 

@@ -255,3 +255,47 @@ fn a_new_viewport_shape_reframes_until_the_user_moves_the_camera() {
     frame(&mut s, [Command::Camera(CameraMove::SetAspect(1.6))]);
     assert_eq!(s.session().camera, zoomed);
 }
+
+/// Clips added from the command line (`--clips`) join the list and what plays keeps playing; clips the user adds
+/// play their first at once.
+#[test]
+fn clips_from_the_command_line_leave_what_plays_and_added_clips_play() {
+    let vrma = crate::test_support::asset("three-vrm_test.vrma");
+    let mut s = EditorState::new();
+    frame(&mut s, [Command::PlayClip(Some(1))]);
+    assert_eq!(s.clip(), Some(1));
+    let before = s.doc().clips.len();
+    frame(&mut s, [Command::AddClipsKeepingSource(vrma.clone())]);
+    assert!(s.doc().clips.len() > before, "{}", s.status().text);
+    assert_eq!(s.clip(), Some(1), "the model's own clip keeps playing");
+    frame(&mut s, [Command::PlayBlend]);
+    frame(&mut s, [Command::AddClipsKeepingSource(vrma.clone())]);
+    assert!(s.blending(), "the blend space keeps playing");
+    let first_new = s.doc().clips.len();
+    frame(&mut s, [Command::AddClips(vrma)]);
+    assert_eq!(s.clip(), Some(first_new), "a clip the user adds plays");
+}
+
+/// Clips made for another skeleton (most of their tracks find no joint) are added with a warning in red, not a
+/// plain note.
+#[test]
+fn clips_for_another_skeleton_come_with_a_warning() {
+    let mut s = EditorState::new();
+    frame(
+        &mut s,
+        [Command::Open(crate::test_support::asset(
+            "RobotExpressive.glb",
+        ))],
+    );
+    frame(
+        &mut s,
+        [Command::AddClips(crate::test_support::quaternius())],
+    );
+    let status = s.status();
+    assert!(status.is_error, "{}", status.text);
+    assert!(
+        status.text.contains("tracks found no joint"),
+        "{}",
+        status.text
+    );
+}
