@@ -1104,3 +1104,27 @@ fn compute_positions_places_the_nodes_by_root_velocity_in_one_undo_step() {
     h.run_steps(2);
     assert_eq!(node(&h), moved);
 }
+
+/// In a window 900 wide the breath and look-at rows' remove buttons stay inside it: they lead their rows, which a
+/// narrow panel cuts at the end (where the live look-at angle also changes width). Tall, so every row shows.
+#[test]
+fn breath_and_look_at_rows_keep_their_remove_buttons_in_view_at_900_wide() {
+    let mut h = harness_sized(900.0, 2400.0);
+    h.run_steps(2);
+    h.get_by_label("Layers").click();
+    h.run_steps(2);
+    let mut layers = h.state().editor().tuning().layers.clone();
+    layers.breath.enabled = true;
+    layers.look_at.enabled = true;
+    h.state_mut().send(Command::SetLayers(Box::new(layers)));
+    h.run_steps(3);
+    let removes: Vec<egui::Rect> = h
+        .get_all_by_role(Role::Button)
+        .filter(|n| n.accesskit_node().label().as_deref() == Some("x"))
+        .map(|n| n.rect())
+        .collect();
+    assert!(removes.len() >= 3, "remove buttons shown: {removes:?}");
+    for r in removes {
+        assert!(r.right() <= 900.0, "a remove button ends at {r:?}");
+    }
+}

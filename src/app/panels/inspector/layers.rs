@@ -270,6 +270,14 @@ impl LayersPanel {
         let mut remove = None;
         for (i, bone) in b.bones.iter_mut().enumerate() {
             ui.horizontal(|ui| {
+                // First in the row: a narrow panel cuts the row's end.
+                if ui
+                    .small_button("x")
+                    .on_hover_text("Remove: stop breathing on this bone")
+                    .clicked()
+                {
+                    remove = Some(i);
+                }
                 ui.label(&bone.bone);
                 ui.add(
                     egui::DragValue::new(&mut bone.inhale_deg)
@@ -308,13 +316,6 @@ impl LayersPanel {
                                 "No human bone or joint of this name here: it is skipped",
                             );
                     }
-                }
-                if ui
-                    .small_button("Remove")
-                    .on_hover_text("Stop breathing on this bone")
-                    .clicked()
-                {
-                    remove = Some(i);
                 }
             });
             if let Some(axis) = &mut bone.axis {
@@ -493,6 +494,11 @@ fn chain_bone(
     let report = e.look_report().iter().find(|r| r.index == i);
     let mut remove = false;
     ui.horizontal(|ui| {
+        // First in the row: a narrow panel cuts the row's end, and the live angle there changes width.
+        remove = ui
+            .small_button("x")
+            .on_hover_text("Remove: take this bone out of the chain")
+            .clicked();
         ui.add(egui::TextEdit::singleline(&mut bone.bone).desired_width(80.0))
             .on_hover_text("The chain bone: a human bone or joint name");
         if found.is_none() {
@@ -538,10 +544,6 @@ fn chain_bone(
             };
             ui.colored_label(color, text);
         }
-        remove = ui
-            .small_button("Remove")
-            .on_hover_text("Take this bone out of the chain")
-            .clicked();
     });
     match solver {
         LookSolver::Shares => shares_limit(ui, i, bone),
