@@ -25,7 +25,8 @@ fi
 # ANIMTUNE_EXTRA_ASSETS. Without it the extended tests do not run and the last lines say so; with
 # ANIMTUNE_REQUIRE_EXTRA=1 (CI) their absence is a failure.
 extended_fixtures=(mixamo/Xbot.glb mixamo/Soldier.glb mixamo/Michelle.glb mixamo/readyplayer.me.glb
-  fbx/Samba_Dancing.fbx fbx/mixamo.fbx broken_human_bone_vrm0.vrm vrm/basic_armature_vrm0.vrm)
+  fbx/Samba_Dancing.fbx fbx/mixamo.fbx broken_human_bone_vrm0.vrm vrm/basic_armature_vrm0.vrm
+  more/kaykit/Knight.glb more/kaykit/Rig_Medium_MovementBasic.glb more/kaykit/Rig_Medium_General.glb)
 extra="${ANIMTUNE_EXTRA_ASSETS:-}"
 extended_missing=""
 if [ -z "$extra" ]; then

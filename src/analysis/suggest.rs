@@ -1,16 +1,36 @@
-//! "New space from clips": a starting blend space laid out from a character's clips. Each clip is placed by its
-//! name (idle, walk, run, jog, sprint, strafe, forward, back, left, right) and by the horizontal root speed it
-//! measures (for a gait authored in place, its name's direction at the speed its planted feet move back at); clips
-//! that say nothing about locomotion (a T-pose, a jump) are left out and listed.
+//! "New space from clips": a starting blend space laid out from a character's clips, as a Unity user lays out a
+//! locomotion blend tree: one node per gait and direction, the plain take of each.
 //!
-//! Clips that all move forward (or stand) give a 1D space over speed; any sideways or backward clip gives a 2D
-//! Freeform Directional space over velocity, right and forward in m/s, like Unity's locomotion blend trees.
+//! A clip's name is read word by word (split at non-letters and lower→upper case changes): its **gait** (idle,
+//! walk, jog, run, sprint, as Unity, Mixamo, Quaternius and KayKit name them: `Idle`, `Walking`, `Jog_Fwd_Loop`,
+//! `Running_A`, `Sprint_Loop`, `Breathing Idle`), its **direction** (forward, back, left, right, strafe, and Unity
+//! Starter Assets' compass `N`/`S`/`E`/`W`, `L`/`R`), its **pace** (slow, fast), its **stance** (crouch, sneak, crawl,
+//! injured, formal, drunk, combat, and a weapon held: pistol, rifle, sword, torch…), its **take** (a single letter
+//! or digits: `Walking_B`, `Idle_02`), and words that say nothing (loop, in place, root motion, mixamo…). Any other
+//! word is a modifier (`Idle_Talking_Loop`). A name with an action word (jump, attack, death, sit, swim, start,
+//! turn…) is no gait, whatever else it says.
+//!
+//! Gaits fall into **families**: one gait, direction (strafe apart), pace and stance. The space is built for the
+//! clips without a stance (the plain locomotion), or when there are none for the stance with the most families
+//! (a crouch-only library). Each family gives one node, its plainest name: the fewest modifiers, then no take, then
+//! the first take, then the first clip (`Idle_Loop` before `Idle_Talking_Loop`, `Walking_A` before `Walking_B`);
+//! the family's other clips, and the gaits of other stances (`Crouch_Idle_Loop`, `Walk_Formal_Loop` beside
+//! `Walk_Loop`), are left out as variants, listed. Clips that name no gait and do not move (a T-pose) or name an
+//! action are left out and listed.
+//!
+//! Each node is placed by the horizontal root velocity its clip measures over its cycle; a gait authored in place
+//! (its root under 0.2 m/s) in its name's direction at the speed its planted feet move back at, else at the name's
+//! speed; an idle at the origin. Positions are rounded to 1e-3 m/s. Clips that all move forward (or stand) give a
+//! 1D space over speed; any sideways or backward clip gives a 2D Freeform Directional space over velocity, right
+//! and forward in m/s, like Unity's locomotion blend trees.
 
 use glam::Vec3;
 
 use crate::blend::sampler::{root_motion_joint, root_travel};
 use crate::blend::{BlendAxis, BlendMode, BlendNode, BlendSpace, RootMotion, TimeSync};
 use crate::core::{Character, Clip};
+
+use super::positions::rounded;
 
 /// Root speed (m/s) below which a clip counts as standing still, measured.
 pub const STILL_SPEED: f32 = 0.2;
@@ -37,7 +57,7 @@ pub struct NamedGait {
 pub struct Placement {
     /// The clip's name.
     pub clip: String,
-    /// Its node position: (speed, 0) in 1D, (right, forward) velocity in 2D.
+    /// Its node position: (speed, 0) in 1D, (right, forward) velocity in 2D; rounded to 1e-3 m/s.
     pub position: [f64; 2],
     /// The horizontal root speed measured over its cycle, m/s.
     pub measured_speed: f32,
@@ -56,8 +76,10 @@ pub struct Suggestion {
     /// Clips left out: neither their name nor their root motion says how they move, or it names an action
     /// (a jump, an attack) rather than a gait.
     pub left_out: Vec<String>,
-    /// Clips left out as variants of a gait already placed at the same point (`Walking_B` beside `Walking_A`):
-    /// stacked nodes would split the weight between them and hide one another on the canvas.
+    /// Gaits left out as variants, in clip order: another clip of a family already placed (`Walking_B` beside
+    /// `Walking_A`, `Idle_Talking_Loop` beside `Idle_Loop`), or a gait of another stance than the space's
+    /// (`Crouch_Idle_Loop`, `Walk_Formal_Loop`). Placed too, they would stack beside the plain gait and split its
+    /// weight.
     pub variants: Vec<String>,
 }
 
@@ -87,55 +109,328 @@ fn words(name: &str) -> Vec<String> {
     out
 }
 
-/// Words that make a clip an action, not a gait, whatever else its name says ("Jump_Idle", "Walk_Attack").
+/// Words that make a clip an action, not a gait, whatever else its name says ("Jump_Idle", "Walk_Attack",
+/// "Walk_Start", "Idle_To_Run").
 const ACTIONS: &[&str] = &[
-    "jump", "land", "fall", "attack", "hit", "death", "die", "dead", "roll", "punch", "kick",
-    "shoot", "reload", "sit", "sitting", "interact", "pickup", "pick", "spell", "throw", "cast",
-    "emote", "dance", "climb", "swim",
+    "jump",
+    "land",
+    "fall",
+    "attack",
+    "hit",
+    "death",
+    "die",
+    "dead",
+    "roll",
+    "punch",
+    "kick",
+    "shoot",
+    "reload",
+    "sit",
+    "sitting",
+    "interact",
+    "pickup",
+    "pick",
+    "spell",
+    "throw",
+    "cast",
+    "emote",
+    "dance",
+    "climb",
+    "swim",
+    "swimming",
+    "fly",
+    "flying",
+    "start",
+    "stop",
+    "end",
+    "enter",
+    "exit",
+    "turn",
+    "turning",
+    "pivot",
+    "transition",
+    "to",
 ];
+
+/// A gait, slowest first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Gait {
+    Idle,
+    Walk,
+    Jog,
+    Run,
+    Sprint,
+}
+
+/// The words naming each gait.
+const GAITS: &[(&str, Gait)] = &[
+    ("idle", Gait::Idle),
+    ("idling", Gait::Idle),
+    ("stand", Gait::Idle),
+    ("standing", Gait::Idle),
+    ("breathing", Gait::Idle),
+    ("walk", Gait::Walk),
+    ("walking", Gait::Walk),
+    ("walks", Gait::Walk),
+    ("stroll", Gait::Walk),
+    ("strolling", Gait::Walk),
+    ("jog", Gait::Jog),
+    ("jogging", Gait::Jog),
+    ("trot", Gait::Jog),
+    ("trotting", Gait::Jog),
+    ("run", Gait::Run),
+    ("running", Gait::Run),
+    ("runs", Gait::Run),
+    ("sprint", Gait::Sprint),
+    ("sprinting", Gait::Sprint),
+];
+
+/// Words naming a sideways gait (a walk when nothing else names the gait).
+const STRAFE: &[&str] = &["strafe", "strafing"];
+
+/// Words naming a direction, as (right, forward): spelled out, abbreviated, and Unity Starter Assets' compass
+/// (`Walk_N`, `Run_SE`).
+const DIRECTIONS: &[(&str, [i8; 2])] = &[
+    ("forward", [0, 1]),
+    ("forwards", [0, 1]),
+    ("fwd", [0, 1]),
+    ("front", [0, 1]),
+    ("n", [0, 1]),
+    ("back", [0, -1]),
+    ("backward", [0, -1]),
+    ("backwards", [0, -1]),
+    ("bwd", [0, -1]),
+    ("bw", [0, -1]),
+    ("s", [0, -1]),
+    ("left", [-1, 0]),
+    ("l", [-1, 0]),
+    ("w", [-1, 0]),
+    ("right", [1, 0]),
+    ("r", [1, 0]),
+    ("e", [1, 0]),
+    ("ne", [1, 1]),
+    ("nw", [-1, 1]),
+    ("se", [1, -1]),
+    ("sw", [-1, -1]),
+];
+
+/// Words naming a pace within a gait, with the share of the gait's nominal speed.
+const PACES: &[(&str, i8, f32)] = &[
+    ("slow", -1, 0.75),
+    ("slower", -1, 0.75),
+    ("fast", 1, 1.25),
+    ("faster", 1, 1.25),
+    ("quick", 1, 1.25),
+];
+
+/// Words naming a stance: a locomotion set of its own (Unity users give it its own blend tree), as the stance they
+/// name. Sneaking and crawling are walks; any stance with a direction and no gait word is a walk (`Crouch_Fwd`).
+const STANCES: &[(&str, &str)] = &[
+    ("crouch", "crouch"),
+    ("crouched", "crouch"),
+    ("crouching", "crouch"),
+    ("squat", "crouch"),
+    ("sneak", "sneak"),
+    ("sneaking", "sneak"),
+    ("stealth", "sneak"),
+    ("tiptoe", "sneak"),
+    ("crawl", "crawl"),
+    ("crawling", "crawl"),
+    ("prone", "crawl"),
+    ("injured", "injured"),
+    ("wounded", "injured"),
+    ("hurt", "injured"),
+    ("limp", "injured"),
+    ("limping", "injured"),
+    ("formal", "formal"),
+    ("drunk", "drunk"),
+    ("combat", "combat"),
+    ("battle", "combat"),
+    ("armed", "combat"),
+    ("aim", "aim"),
+    ("aiming", "aim"),
+    ("pistol", "pistol"),
+    ("rifle", "rifle"),
+    ("gun", "rifle"),
+    ("sword", "sword"),
+    ("shield", "shield"),
+    ("torch", "torch"),
+    ("bow", "bow"),
+    ("spear", "spear"),
+    ("axe", "axe"),
+    ("melee", "melee"),
+    ("weapon", "weapon"),
+    ("carry", "carry"),
+    ("carrying", "carry"),
+];
+
+/// Stances that are themselves a gait (a walk) when no gait word is there ("Sneaking").
+const MOVING_STANCES: &[&str] = &["sneak", "sneaking", "tiptoe", "crawl", "crawling"];
+
+/// Words that say nothing about the gait: loop markers, in place or root motion, exporters' and tools' words.
+const NEUTRAL: &[&str] = &[
+    "loop",
+    "looping",
+    "looped",
+    "cycle",
+    "in",
+    "place",
+    "inplace",
+    "ip",
+    "root",
+    "rm",
+    "motion",
+    "anim",
+    "animation",
+    "armature",
+    "mixamo",
+    "com",
+    "take",
+    "layer",
+    "humanoid",
+    "standard",
+    "default",
+    "base",
+    "basic",
+    "normal",
+    "generic",
+    "locomotion",
+    "clip",
+];
+
+/// Everything a clip's name says about it as a gait.
+#[derive(Clone, Debug, PartialEq)]
+struct NameReading {
+    gait: Gait,
+    /// (right, forward), each −1, 0 or 1; (0, 0) when the name gives none.
+    direction: [i8; 2],
+    strafe: bool,
+    /// −1 slow, 0, 1 fast.
+    pace: i8,
+    /// The stances named, sorted, each once.
+    stance: Vec<&'static str>,
+    /// How many words modify the gait beyond it (unknown words, and gait words past the first).
+    modifiers: usize,
+    /// The take: single letters and digits that number a clip among its family's ("b" in `Walking_B`).
+    take: String,
+}
+
+impl NameReading {
+    /// The family: clips that differ only by take and modifiers.
+    fn family(&self) -> (Gait, [i8; 2], bool, i8, &[&'static str]) {
+        (
+            self.gait,
+            self.direction,
+            self.strafe,
+            self.pace,
+            &self.stance,
+        )
+    }
+
+    /// How plain a name is within its family: the least wins.
+    fn plainness(&self) -> (usize, bool, &str) {
+        (self.modifiers, !self.take.is_empty(), &self.take)
+    }
+
+    fn named(&self) -> NamedGait {
+        let speed = match self.gait {
+            Gait::Idle => {
+                return NamedGait {
+                    speed: 0.0,
+                    direction: [0.0, 1.0],
+                };
+            }
+            Gait::Walk => NOMINAL_WALK,
+            Gait::Jog => NOMINAL_JOG,
+            Gait::Run => NOMINAL_RUN,
+            Gait::Sprint => NOMINAL_SPRINT,
+        };
+        let share = PACES
+            .iter()
+            .find(|(_, p, _)| *p == self.pace)
+            .map_or(1.0, |(_, _, s)| *s);
+        let [right, forward] = match self.direction {
+            [0, 0] => [0.0, 1.0],
+            [r, f] => [f32::from(r), f32::from(f)],
+        };
+        let len = right.hypot(forward);
+        NamedGait {
+            speed: speed * share,
+            direction: [right / len, forward / len],
+        }
+    }
+}
+
+/// Reads a clip's name as a gait, or None when it names no locomotion (or names an action).
+fn read_name(name: &str) -> Option<NameReading> {
+    let words = words(name);
+    if words.iter().any(|w| ACTIONS.contains(&w.as_str())) {
+        return None;
+    }
+    let mut gait: Option<Gait> = None;
+    let mut gait_words = 0;
+    let mut direction = [0i8; 2];
+    let mut strafe = false;
+    let mut pace = 0;
+    let mut stance: Vec<&'static str> = Vec::new();
+    let mut moving_stance = false;
+    let mut modifiers = 0;
+    let mut take: String = name.chars().filter(char::is_ascii_digit).collect();
+    for w in &words {
+        let w = w.as_str();
+        if NEUTRAL.contains(&w) {
+            continue;
+        }
+        if let Some(&(_, g)) = GAITS.iter().find(|(n, _)| *n == w) {
+            gait = gait.max(Some(g));
+            gait_words += 1;
+        } else if STRAFE.contains(&w) {
+            strafe = true;
+        } else if let Some((_, d)) = DIRECTIONS.iter().find(|(n, _)| *n == w) {
+            for (axis, v) in direction.iter_mut().zip(d) {
+                if *v != 0 {
+                    *axis = *v;
+                }
+            }
+        } else if let Some(&(_, p, _)) = PACES.iter().find(|(n, _, _)| *n == w) {
+            pace = p;
+        } else if let Some(&(_, s)) = STANCES.iter().find(|(n, _)| *n == w) {
+            moving_stance |= MOVING_STANCES.contains(&w);
+            if !stance.contains(&s) {
+                stance.push(s);
+            }
+        } else if w.chars().count() == 1 {
+            take.push_str(w);
+        } else {
+            modifiers += 1;
+        }
+    }
+    let gait = match gait {
+        Some(g) => g,
+        None if strafe || moving_stance || (!stance.is_empty() && direction != [0, 0]) => {
+            Gait::Walk
+        }
+        None => return None,
+    };
+    stance.sort_unstable();
+    Some(NameReading {
+        gait,
+        direction: match gait {
+            Gait::Idle => [0, 0],
+            _ if direction == [0, 0] && !strafe => [0, 1],
+            _ => direction,
+        },
+        strafe: strafe && gait != Gait::Idle,
+        pace: if gait == Gait::Idle { 0 } else { pace },
+        stance,
+        modifiers: modifiers + gait_words.max(1) - 1,
+        take,
+    })
+}
 
 /// Reads a gait from a clip name, or None when the name names no locomotion (or names an action).
 pub fn gait_from_name(name: &str) -> Option<NamedGait> {
-    let words = words(name);
-    let has = |w: &[&str]| words.iter().any(|x| w.contains(&x.as_str()));
-    if has(ACTIONS) {
-        return None;
-    }
-    let speed = if has(&["sprint"]) {
-        NOMINAL_SPRINT
-    } else if has(&["run", "running"]) {
-        NOMINAL_RUN
-    } else if has(&["jog", "jogging", "trot"]) {
-        NOMINAL_JOG
-    } else if has(&["walk", "walking", "strafe", "strafing"]) {
-        NOMINAL_WALK
-    } else if has(&["idle", "stand", "standing", "breathing"]) {
-        return Some(NamedGait {
-            speed: 0.0,
-            direction: [0.0, 1.0],
-        });
-    } else {
-        return None;
-    };
-    let mut right = 0.0f32;
-    let mut forward = 0.0f32;
-    if has(&["left"]) {
-        right -= 1.0;
-    }
-    if has(&["right"]) {
-        right += 1.0;
-    }
-    if has(&["back", "backward", "backwards", "bwd"]) {
-        forward -= 1.0;
-    }
-    if has(&["forward", "forwards", "fwd"]) || (forward == 0.0 && right == 0.0) {
-        forward += 1.0;
-    }
-    let len = (right * right + forward * forward).sqrt();
-    Some(NamedGait {
-        speed,
-        direction: [right / len, forward / len],
-    })
+    read_name(name).map(|r| r.named())
 }
 
 /// Horizontal root velocity of a clip over its cycle as (right, forward), m/s: model +Z is forward and the
@@ -160,25 +455,83 @@ fn axis_end(max: f64) -> f64 {
     (max * 2.0).ceil() / 2.0
 }
 
-/// Lays out a blend space over `clips` (their names, else their measured root speed), or explains why none can.
+/// The stance a space is built for: none when some gait has none (the plain locomotion), else the stance with the
+/// most families (the first such on a tie).
+fn chosen_stance(readings: &[&NameReading]) -> Vec<&'static str> {
+    if readings.iter().any(|r| r.stance.is_empty()) {
+        return Vec::new();
+    }
+    let mut best: Option<(usize, &[&'static str])> = None;
+    for r in readings {
+        let mut families = Vec::new();
+        for o in readings.iter().filter(|o| o.stance == r.stance) {
+            if !families.contains(&o.family()) {
+                families.push(o.family());
+            }
+        }
+        if best.is_none_or(|(most, _)| families.len() > most) {
+            best = Some((families.len(), &r.stance));
+        }
+    }
+    best.map(|(_, s)| s.to_vec()).unwrap_or_default()
+}
+
+/// For each reading, whether it gives its family's node: its stance is `stance` and no other clip of its family has
+/// a plainer name (or as plain, earlier).
+fn family_nodes(readings: &[Option<NameReading>], stance: &[&str]) -> Vec<bool> {
+    let rank = |k: usize| readings[k].as_ref().map(|r| (r.plainness(), k));
+    (0..readings.len())
+        .map(|k| {
+            let Some(r) = readings[k].as_ref().filter(|r| r.stance == stance) else {
+                return false;
+            };
+            let plainest = (0..readings.len())
+                .filter(|&j| {
+                    readings[j]
+                        .as_ref()
+                        .is_some_and(|o| o.family() == r.family())
+                })
+                .min_by(|&a, &b| rank(a).cmp(&rank(b)));
+            plainest == Some(k)
+        })
+        .collect()
+}
+
+/// Lays out a blend space over `clips` (one node per gait family, placed by its measured root velocity, else its
+/// feet, else its name), or explains why none can.
 pub fn space_from_clips(character: &Character, clips: &[Clip]) -> Result<Suggestion, String> {
-    let mut placed: Vec<(Placement, [f32; 2])> = Vec::new();
-    let mut left_out = Vec::new();
-    let mut variants = Vec::new();
+    // Each name once (a node names its clip), with what it says.
+    let mut names: Vec<(usize, String)> = Vec::new();
     for (i, clip) in clips.iter().enumerate() {
         let name = if clip.name.is_empty() {
             format!("clip {i}")
         } else {
             clip.name.clone()
         };
-        if placed.iter().any(|(p, _)| p.clip == name) {
+        if !names.iter().any(|(_, n)| *n == name) {
+            names.push((i, name));
+        }
+    }
+    let readings: Vec<Option<NameReading>> = names.iter().map(|(_, n)| read_name(n)).collect();
+    let gaits: Vec<&NameReading> = readings.iter().flatten().collect();
+    let nodes = family_nodes(&readings, &chosen_stance(&gaits));
+    let mut placed: Vec<(Placement, [f32; 2])> = Vec::new();
+    let mut left_out = Vec::new();
+    let mut variants = Vec::new();
+    for (((i, name), reading), node) in names.into_iter().zip(&readings).zip(nodes) {
+        if reading.is_some() && !node {
+            variants.push(name);
             continue;
         }
-        let named = gait_from_name(&name);
-        let actions = words(&name).iter().any(|w| ACTIONS.contains(&w.as_str()));
+        if words(&name).iter().any(|w| ACTIONS.contains(&w.as_str())) {
+            left_out.push(name);
+            continue;
+        }
+        let clip = &clips[i];
+        let named = reading.as_ref().map(NameReading::named);
         let mut velocity = measured_velocity(character, clip);
         let still = |v: [f32; 2]| (v[0] * v[0] + v[1] * v[1]).sqrt() < STILL_SPEED;
-        if let Some(g) = named.filter(|g| still(velocity) && g.speed > 0.0 && !actions) {
+        if let Some(g) = named.filter(|g| still(velocity) && g.speed > 0.0) {
             // An in-place gait: its name's direction at the speed its planted feet move back at (the skate meter's
             // treadmill; only its size, since which way a character faces in its own space is not known).
             if let Some(v) = feet_velocity(character, clip) {
@@ -190,14 +543,15 @@ pub fn space_from_clips(character: &Character, clips: &[Clip]) -> Result<Suggest
         let (vel, measured) = match named {
             // An idle stays at the origin even if it sways.
             Some(g) if g.speed == 0.0 => ([0.0, 0.0], false),
-            _ if speed >= STILL_SPEED && speed.is_finite() && !actions => (velocity, true),
+            _ if speed >= STILL_SPEED && speed.is_finite() => (velocity, true),
             Some(g) => ([g.direction[0] * g.speed, g.direction[1] * g.speed], false),
             None => {
                 left_out.push(name);
                 continue;
             }
         };
-        // A second clip of a gait already placed there (a variant, placed by its name) is kept out.
+        // Two families placed by name at one point (`WalkLeft` and `StrafeLeft` on a character whose feet cannot be
+        // read) would stack: the second is kept out.
         let same_place = |(p, v): &(Placement, [f32; 2])| {
             !measured && !p.measured && (v[0] - vel[0]).abs() < 1e-3 && (v[1] - vel[1]).abs() < 1e-3
         };
@@ -237,7 +591,7 @@ pub fn space_from_clips(character: &Character, clips: &[Clip]) -> Result<Suggest
     if forward_only {
         placed.sort_by(|a, b| a.1[1].total_cmp(&b.1[1]));
         for (p, v) in &mut placed {
-            p.position = [f64::from(v[1].max(0.0)), 0.0];
+            p.position = [rounded(f64::from(v[1].max(0.0))), 0.0];
         }
         let top = placed
             .iter()
@@ -257,7 +611,7 @@ pub fn space_from_clips(character: &Character, clips: &[Clip]) -> Result<Suggest
         ];
     } else {
         for (p, v) in &mut placed {
-            p.position = [f64::from(v[0]), f64::from(v[1])];
+            p.position = [rounded(f64::from(v[0])), rounded(f64::from(v[1]))];
         }
         let reach = placed
             .iter()
@@ -353,6 +707,99 @@ mod tests {
         assert_eq!(back.direction, [0.0, -1.0]);
         assert!(gait_from_name("TPose").is_none());
         assert!(gait_from_name("Jump").is_none());
+    }
+
+    /// The family and plainness each library's names give, as Unity, Mixamo, Quaternius and KayKit spell them.
+    #[test]
+    fn names_fall_into_families_and_the_plainest_leads_each() {
+        let r = |n: &str| read_name(n).unwrap_or_else(|| panic!("{n} reads as no gait"));
+        let family = |n: &str| format!("{:?}", r(n).family());
+        // Quaternius: the plain idle and walk lead; crouch, formal, torch and pistol are stances of their own.
+        assert_eq!(family("Idle_Loop"), family("Idle_Talking_Loop"));
+        assert!(r("Idle_Loop").plainness() < r("Idle_Talking_Loop").plainness());
+        assert_eq!(r("Crouch_Idle_Loop").stance, ["crouch"]);
+        assert_eq!(r("Walk_Formal_Loop").stance, ["formal"]);
+        assert_eq!(r("Idle_Torch_Loop").stance, ["torch"]);
+        assert_eq!(r("Pistol_Idle_Loop").stance, ["pistol"]);
+        assert_eq!(family("Jog_Fwd_Loop"), family("Jog"));
+        assert_eq!(r("Crouch_Fwd_Loop").gait, Gait::Walk);
+        assert!(
+            read_name("Swim_Fwd_Loop").is_none() && read_name("Spell_Simple_Idle_Loop").is_none()
+        );
+        // KayKit: takes A, B, C of one family, A first; Sneaking is a walk of its own stance.
+        assert_eq!(family("Walking_A"), family("Walking_C"));
+        assert!(r("Walking_A").plainness() < r("Walking_B").plainness());
+        assert_eq!(family("Walking_Backwards"), family("Walk_Back"));
+        assert_ne!(family("Walking_Backwards"), family("Walking_A"));
+        assert_ne!(family("Running_Strafe_Left"), family("Running_Left"));
+        assert_eq!(r("Sneaking").stance, ["sneak"]);
+        // Mixamo: "Breathing Idle" is an idle, plainer "Idle" leads it; paces and injuries are families of their own.
+        assert_eq!(family("Breathing Idle"), family("Idle"));
+        assert!(r("Idle").plainness() < r("Breathing Idle").plainness());
+        assert_eq!(family("Standard Run"), family("Running"));
+        assert_ne!(family("Slow Run"), family("Fast Run"));
+        assert!(
+            gait_from_name("Slow Run").unwrap().speed < gait_from_name("Fast Run").unwrap().speed
+        );
+        assert_eq!(r("Injured Walk").stance, ["injured"]);
+        assert!(read_name("Start Walking").is_none() && read_name("Idle To Run").is_none());
+        // Unity: HumanoidCrouchWalk is a crouch; Starter Assets' compass directions.
+        assert_eq!(r("HumanoidCrouchWalk").stance, ["crouch"]);
+        assert_eq!(family("HumanoidWalk"), family("Walk_N"));
+        assert_eq!(
+            gait_from_name("Run_SE").unwrap().direction[1],
+            -(0.5f32.sqrt())
+        );
+        assert_eq!(r("Walk_W").direction, [-1, 0]);
+    }
+
+    /// Quaternius-like names: the plain idle leads (not the crouch idle, which sorts first), the formal walk and the
+    /// crouch clips are variants of other stances; a crouch-only library builds its crouch space.
+    #[test]
+    fn the_plain_idle_leads_and_other_stances_are_variants() {
+        let m = crate::demo::mannequin::load();
+        let idle = m.clips.iter().find(|c| c.name == "Idle").unwrap();
+        let clips = |names: &[&str]| -> Vec<Clip> {
+            names
+                .iter()
+                .map(|n| Clip {
+                    name: n.to_string(),
+                    ..idle.clone()
+                })
+                .collect()
+        };
+        let s = space_from_clips(
+            &m.character,
+            &clips(&[
+                "Crouch_Fwd_Loop",
+                "Crouch_Idle_Loop",
+                "Idle_Loop",
+                "Idle_Talking_Loop",
+                "Jog_Fwd_Loop",
+                "Walk_Formal_Loop",
+                "Walk_Loop",
+            ]),
+        )
+        .unwrap();
+        let placed: Vec<&str> = s.placed.iter().map(|p| p.clip.as_str()).collect();
+        assert_eq!(placed, ["Idle_Loop", "Walk_Loop", "Jog_Fwd_Loop"]);
+        assert_eq!(
+            s.variants,
+            [
+                "Crouch_Fwd_Loop",
+                "Crouch_Idle_Loop",
+                "Idle_Talking_Loop",
+                "Walk_Formal_Loop"
+            ]
+        );
+        let crouch = space_from_clips(
+            &m.character,
+            &clips(&["Crouch_Idle", "Crouch_Walk", "Idle_Torch"]),
+        )
+        .unwrap();
+        let placed: Vec<&str> = crouch.placed.iter().map(|p| p.clip.as_str()).collect();
+        assert_eq!(placed, ["Crouch_Idle", "Crouch_Walk"]);
+        assert_eq!(crouch.variants, ["Idle_Torch"]);
     }
 
     #[test]

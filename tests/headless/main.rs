@@ -4,6 +4,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod blend_layout;
 mod blend_pose;
 mod blend_weights;
 mod extended;

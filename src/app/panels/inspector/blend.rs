@@ -345,8 +345,10 @@ impl BlendPanel {
             if ui
                 .button("New space from clips")
                 .on_hover_text(
-                    "Replace this space with one laid out from the clips: by name (idle, walk, run, strafe, \
-                     back, left, right) and by each clip's measured root speed. Undo brings the old one back.",
+                    "Replace this space with one laid out from the clips: one node per gait family named (idle, \
+                     walk, jog, run, sprint; forward, back, left, right, strafe; crouch, formal… apart), the plain \
+                     take of each, at each clip's measured root speed (in place: its feet's). Undo brings the old \
+                     one back.",
                 )
                 .clicked()
             {
@@ -363,7 +365,7 @@ impl BlendPanel {
                         let mut text = format!("New blend space from clips: {}", placed.join(", "));
                         if !s.variants.is_empty() {
                             text.push_str(&format!(
-                                "; variants of a gait already placed, left out: {}",
+                                "; variants (another take, modifier or stance of a gait), left out: {}",
                                 s.variants.join(", ")
                             ));
                         }
@@ -395,7 +397,8 @@ impl BlendPanel {
                     .add_enabled(fits, egui::Button::new(kind.name()))
                     .on_hover_text(
                         "Place every node from its clip's average root motion, as Unity's Compute Positions \
-                         (right and forward in m/s, turn rate in rad/s). Undo puts them back.",
+                         (right and forward in m/s, turn rate in rad/s); a clip authored in place by the speed its \
+                         planted feet move back at. Undo puts them back.",
                     )
                     .on_disabled_hover_text(if kind.is_2d() {
                         "Places nodes on a plane: for a 2D space with two nodes or more"
@@ -406,12 +409,22 @@ impl BlendPanel {
                 if clicked {
                     let c = &e.doc().model.character;
                     match compute_positions(blend, c, &e.doc().clips, kind) {
-                        Ok(space) => {
-                            out.push(Command::EditBlend(BlendEdit::Replace(Box::new(space))));
-                            out.push(Command::Report {
-                                text: format!("Nodes placed by {}", kind.name()),
-                                is_error: false,
-                            });
+                        Ok(done) => {
+                            let mut text = format!("Nodes placed by {}", kind.name());
+                            if !done.by_feet.is_empty() {
+                                text.push_str(&format!(
+                                    "; authored in place, read from their feet: {}",
+                                    done.by_feet.join(", ")
+                                ));
+                            }
+                            if !done.unread.is_empty() {
+                                text.push_str(&format!(
+                                    "; authored in place, feet not readable, by root motion: {}",
+                                    done.unread.join(", ")
+                                ));
+                            }
+                            out.push(Command::EditBlend(BlendEdit::Replace(Box::new(done.space))));
+                            out.push(Command::Report { text, is_error: false });
                         }
                         Err(why) => out.push(Command::Report {
                             text: format!("{}: Compute positions: {why}", e.doc().name),
@@ -425,8 +438,8 @@ impl BlendPanel {
             Self::homogeneous_speed(ui, e, out);
         });
         menu.response.on_hover_text(
-            "Place the nodes from their clips' root motion (Unity's blend tree Compute Positions), or adjust \
-             their time scales (Homogeneous speed)",
+            "Place the nodes from their clips' root motion, or for clips authored in place their feet (Unity's \
+             blend tree Compute Positions), or adjust their time scales (Homogeneous speed)",
         );
     }
 
