@@ -164,8 +164,11 @@ impl CurvesPanel {
             .set_margin_fraction(egui::Vec2::new(0.0, 0.1))
             .default_x_bounds(0.0, duration)
             .x_axis_label("time (s)")
-            .y_axis_label(channel.name())
+            // The unit alone: the channel's name is in the row above, and a long title turned on its side is
+            // cut by a short plot.
+            .y_axis_label(unit(channel))
             .y_axis_min_width(48.0)
+            .y_grid_spacer(egui_plot::uniform_grid_spacer(one_two_five_steps))
             .show(ui, |plot| {
                 if frame_all {
                     plot.set_plot_bounds_x(0.0..=duration);
@@ -283,9 +286,53 @@ fn interpolate(times: &[f32], values: &[f64], t: f32) -> f64 {
     }
 }
 
+/// The unit a channel's values are in.
+fn unit(channel: Channel) -> &'static str {
+    match channel {
+        Channel::Translation => "m",
+        Channel::Euler => "°",
+        Channel::Quaternion | Channel::Scale => "",
+    }
+}
+
+/// Grid steps of 1, 2 or 5 times a power of ten, the smallest at least the plot's minimum step: a short plot
+/// gets a label every 20° or 50° rather than only at the powers of ten (−100 and 0 over −135…+10°).
+fn one_two_five_steps(input: egui_plot::GridInput) -> [f64; 3] {
+    let next = |at_least: f64| {
+        let at_least = at_least.max(1e-9);
+        let power = 10f64.powf(at_least.log10().floor());
+        [1.0, 2.0, 5.0, 10.0]
+            .into_iter()
+            .map(|m| m * power)
+            .find(|&s| s >= at_least * (1.0 - 1e-9))
+            .unwrap_or(10.0 * power)
+    };
+    let small = next(input.base_step_size);
+    let medium = next(small * 1.5);
+    [small, medium, next(medium * 1.5)]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Over −135…+10° in a short plot (a 12° minimum step) the grid steps 20°, 50°, 100°: several labels, not two.
+    #[test]
+    fn grid_steps_are_one_two_five() {
+        let steps = |base_step_size| {
+            one_two_five_steps(egui_plot::GridInput {
+                bounds: (-135.0, 10.0),
+                base_step_size,
+            })
+        };
+        assert_eq!(steps(12.0), [20.0, 50.0, 100.0]);
+        assert_eq!(steps(20.0), [20.0, 50.0, 100.0]);
+        let small = steps(0.3);
+        assert!(
+            (small[0] - 0.5).abs() < 1e-12 && (small[1] - 1.0).abs() < 1e-12,
+            "{small:?}"
+        );
+    }
 
     #[test]
     fn key_markers_sit_on_the_sampled_curve() {
