@@ -412,6 +412,10 @@ impl AnimtuneApp {
                 text,
                 is_error: false,
             }),
+            Polled::Error(text) => self.queue.push(Command::Report {
+                text,
+                is_error: true,
+            }),
             Polled::Chosen(purpose, path) => match purpose {
                 Purpose::Open(OpenKind::Clips) => self.queue.push(Command::AddClips(path)),
                 Purpose::Open(_) => self.queue.push(Command::Open(path)),

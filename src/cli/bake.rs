@@ -16,7 +16,7 @@ use super::{BakeArgs, ClipFormat};
 use crate::core::ClipSettings;
 use crate::import::ImportedModel;
 use crate::io::fsutil::write_atomic;
-use crate::offline::stream::file_stem;
+use crate::offline::stream::{file_stem, files_in};
 use crate::offline::{
     BakeRequest, BakeSettings, BakeSource, Encoded, ExportFormat, Grid, StreamSource, StreamSpec,
     frames,
@@ -64,6 +64,9 @@ struct StreamWritten {
     source: String,
     duration: f32,
     fps: f32,
+    /// With --script: the rate the state machine simulated at, Hz.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    sim_rate_hz: Option<f64>,
     /// With --springs: how far (cm) the springs' tails at the last frame are from the first, about their joints.
     #[serde(skip_serializing_if = "Option::is_none")]
     spring_seam_cm: Option<f32>,
@@ -101,23 +104,6 @@ fn stream_reason(args: &BakeArgs) -> Option<&'static str> {
     ]
     .into_iter()
     .find_map(|(on, flag)| on.then_some(flag))
-}
-
-/// The files a bake of `stems` (each with its index) writes into `dir` with extension `ext`: a stem already
-/// taken (also differing only in case, which is one file on some file systems) gets its index appended.
-fn files_in(dir: &Path, stems: &[(usize, String)], ext: &str) -> Vec<PathBuf> {
-    let mut taken = std::collections::HashSet::new();
-    stems
-        .iter()
-        .map(|(index, stem)| {
-            let mut stem = stem.clone();
-            if !taken.insert(stem.to_lowercase()) {
-                stem = format!("{stem}_{index}");
-                taken.insert(stem.to_lowercase());
-            }
-            dir.join(format!("{stem}.{ext}"))
-        })
-        .collect()
 }
 
 /// Refuses, before anything is written, a bake one of whose `outputs` exists (a link included) without
@@ -204,6 +190,10 @@ fn bake_one(
         source: label,
         duration: spec.duration,
         fps: spec.fps,
+        sim_rate_hz: match &spec.source {
+            StreamSource::Machine { sim_rate, .. } => Some(*sim_rate),
+            _ => None,
+        },
         spring_seam_cm: outcome.spring_seam.map(|m| m * 100.0),
         encoded,
     })
@@ -374,7 +364,11 @@ fn run_stream(
             let script = crate::graph::Script::parse(&text, &path.display().to_string())
                 .map_err(|e| anyhow::anyhow!(e))?;
             (
-                StreamSource::Machine(Box::new(machine), script),
+                StreamSource::Machine {
+                    machine: Box::new(machine),
+                    script,
+                    sim_rate: super::pose::sim_rate(args.sim_rate)?,
+                },
                 args.duration.unwrap_or_default(),
                 format!("state machine, script {}", path.display()),
             )
@@ -427,8 +421,11 @@ fn run_stream(
         outln!("{}", serde_json::to_string_pretty(&written)?);
     } else {
         for w in &written {
+            let simulated = w
+                .sim_rate_hz
+                .map_or(String::new(), |hz| format!(", simulated at {hz} Hz"));
             outln!(
-                "wrote {} ({}, {}, {:.3} s at {} fps, {} frames, {} bytes, max error {:.5} cm)",
+                "wrote {} ({}, {}{simulated}, {:.3} s at {} fps, {} frames, {} bytes, max error {:.5} cm)",
                 w.file,
                 w.encoded.format.name(),
                 w.source,
@@ -510,6 +507,8 @@ pub fn run(args: &BakeArgs) -> Result<()> {
             fps_range.end()
         );
     }
+    // Checked before any file is read, as --fps is.
+    super::pose::sim_rate(args.sim_rate)?;
     if !(args.tolerance_cm.is_finite() && args.tolerance_cm > 0.0) {
         bail!(
             "--tolerance-cm {}: must be a positive number of centimetres",
@@ -719,7 +718,8 @@ fn print_table(w: &[Written]) {
         _ => outln!("grid: per clip in --json"),
     }
     outln!(
-        "max err: measured against the source at {checked} times (grid, source keys, midpoints between keys)"
+        "max err: measured against the source at {checked} times (grid, source keys, a quarter, half and three \
+         quarters between keys and between frames)"
     );
     for x in w {
         for n in &x.encoded.notes {

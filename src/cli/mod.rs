@@ -354,6 +354,10 @@ pub struct BakeArgs {
     /// {"time", "trigger"}) for --duration seconds.
     #[arg(long, value_name = "FILE.json", requires = "duration", conflicts_with_all = ["all", "blend_point", "blend_path", "clip", "per_node"])]
     pub script: Option<PathBuf>,
+    /// With --script: the rate the state machine simulates at, Hz (10 to 1000): its transitions decide on ticks
+    /// of 1/HZ s whatever --fps is, so a bake at any --fps samples the run `pose --script` shows.
+    #[arg(long, value_name = "HZ", requires = "script")]
+    pub sim_rate: Option<f64>,
     /// Length of the bake in seconds (default: the clip's length, the blend cycle, or the path's end).
     #[arg(long)]
     pub duration: Option<f32>,
@@ -590,9 +594,13 @@ pub struct ClipSourceArgs {
     #[arg(long)]
     pub exact: bool,
     /// With a preset that holds a state machine: a parameter script (a JSON list of {"time", "set", "value"} and
-    /// {"time", "trigger"}) played from 0 to --time at --fps (`pose`; 60 Hz for `render`).
+    /// {"time", "trigger"}) played from 0 to --time (`pose`: with the layers stepped at --fps).
     #[arg(long, value_name = "FILE", requires = "preset")]
     pub script: Option<PathBuf>,
+    /// With a preset that holds a state machine: the rate it simulates at, Hz (10 to 1000; default 60): its
+    /// transitions decide on ticks of 1/HZ s whatever the frame rate.
+    #[arg(long, value_name = "HZ", requires = "preset")]
+    pub sim_rate: Option<f64>,
 }
 
 /// Arguments of `mannequin`.

@@ -36,6 +36,8 @@ struct PoseReport {
 /// Where a state machine stands: its current state and normalised time, the running transition.
 #[derive(Serialize)]
 pub(super) struct MachineReport {
+    /// The rate it simulated at, Hz.
+    sim_rate_hz: f64,
     state: String,
     normalized_time: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -59,9 +61,10 @@ struct TransitionReport {
 }
 
 impl MachineReport {
-    fn of(player: &crate::graph::MachinePlayer) -> Self {
+    fn of(player: &crate::graph::MachinePlayer, sim_rate_hz: f64) -> Self {
         let m = player.machine();
         MachineReport {
+            sim_rate_hz,
             state: m.states[player.current()].name.clone(),
             normalized_time: player.time(),
             transition: player.active().map(|a| TransitionReport {
@@ -443,11 +446,17 @@ pub(super) fn evaluate_stack(
         m.validate_playable()
             .map_err(|e| anyhow::anyhow!("{preset_file}: state_machine: {e}"))?;
     }
-    if src.script.is_some() && machine.is_none() {
-        bail!(
-            "--script: {preset_file} holds no state machine (or a clip option chose a clip instead)"
-        );
+    for (given, flag) in [
+        (src.script.is_some(), "--script"),
+        (src.sim_rate.is_some(), "--sim-rate"),
+    ] {
+        if given && machine.is_none() {
+            bail!(
+                "{flag}: {preset_file} holds no state machine (or a clip option chose a clip instead)"
+            );
+        }
     }
+    let sim_rate = sim_rate(src.sim_rate)?;
     let external: Vec<Clip>;
     let with_mirrors: Vec<Clip>;
     let chosen = match preset.as_ref().and_then(|p| p.blend.as_ref()) {
@@ -541,6 +550,7 @@ pub(super) fn evaluate_stack(
                 None => Script::default(),
             };
             let fps = springs.map_or(60.0, |s| f64::from(s.fps));
+            ev.set_sim_rate(sim_rate);
             play_machine(
                 &mut ev,
                 &script,
@@ -601,7 +611,8 @@ pub(super) fn evaluate_stack(
         }
     });
     Ok(Evaluated {
-        state_machine: ev.source().machine().map(MachineReport::of),
+        state_machine: (ev.source().machine())
+            .map(|p| MachineReport::of(p, ev.source().sim_rate())),
         pose,
         model: model_m,
         clip: chosen.clip,
@@ -613,10 +624,10 @@ pub(super) fn evaluate_stack(
     })
 }
 
-/// Plays the Evaluator's state machine from 0 to `time` at `fps` under `script` (`script_path` names it in
-/// errors): an evaluation at 0, then one per frame k at k/fps (and one at `time` when it falls between frames),
-/// each after the events due by its time (`graph::script::update_times`), as `graph::script::play` steps the
-/// player alone.
+/// Plays the Evaluator's state machine from 0 to `time` under `script` (`script_path` names it in errors),
+/// evaluated at `fps` frames a second for the layers: at 0, then at each frame k at k/fps (and at `time` when it
+/// falls between frames; `graph::script::update_times`). The machine runs the ticks of its simulation rate due by
+/// each frame, each after the script's events due by its time, so the pose at `time` is the same at any `fps`.
 fn play_machine<'a>(
     ev: &'a mut Evaluator,
     script: &Script,
@@ -632,6 +643,13 @@ fn play_machine<'a>(
     let frames = (time * fps + 1e-9).floor();
     if frames > 10_000_000.0 {
         bail!("--time {time} at --fps {fps}: over ten million frames");
+    }
+    let rate = ev.source().sim_rate();
+    if time * rate > crate::graph::script::MAX_TICKS_AT_ONCE as f64 {
+        bail!(
+            "--time {time} at --sim-rate {rate}: over {} ticks",
+            crate::graph::script::MAX_TICKS_AT_ONCE
+        );
     }
     let Some(player) = ev.source().machine() else {
         bail!("the state machine did not bind");
@@ -650,6 +668,20 @@ fn play_machine<'a>(
         });
     }
     Ok(ev.output())
+}
+
+/// `--sim-rate`'s value, checked (the default without one).
+pub(super) fn sim_rate(given: Option<f64>) -> Result<f64> {
+    let range = crate::graph::script::SIM_RATE_RANGE;
+    match given {
+        None => Ok(crate::graph::script::DEFAULT_SIM_RATE),
+        Some(hz) if range.contains(&hz) => Ok(hz),
+        Some(hz) => bail!(
+            "--sim-rate {hz}: expected a simulation rate from {} to {} Hz",
+            range.start(),
+            range.end()
+        ),
+    }
 }
 
 /// Picks the clip `src` names in `clips` and checks that it binds to the model.

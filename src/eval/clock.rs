@@ -183,12 +183,11 @@ impl Clock {
         self.look_dt = 0.0;
     }
 
-    /// A machine's clocks moved on by `d` seconds (never backwards): what the machine must be stepped by.
+    /// A machine's clocks moved on by `d` seconds (never backwards): the machine's time now.
     pub(crate) fn advance_machine(&mut self, d: f64) -> f64 {
-        let d = d.max(0.0);
-        self.elapsed += d;
+        self.elapsed += d.max(0.0);
         self.time = self.elapsed;
-        d
+        self.elapsed
     }
 
     /// The source and layer clocks moved by `d` seconds of source time, wrapping when `looping` and the source

@@ -78,10 +78,6 @@ pub struct EvalOutput {
     pub treadmill: Vec3,
 }
 
-/// Steps a second a seek replays a state machine at: `pose`'s default `--fps`, so a scrub shows what `pose --time`
-/// prints.
-pub const MACHINE_SEEK_FPS: f64 = 60.0;
-
 impl EvalOutput {
     /// `character` at rest: its rest pose, its meshes' default morph weights, buffers sized for it.
     pub(crate) fn at_rest(character: &crate::core::Character) -> Self {

@@ -15,7 +15,7 @@ mod source;
 
 pub use clock::wrap_cycle;
 use clock::{Clock, SourceKind};
-pub use io::{ClockStep, EvalInput, EvalOutput, MACHINE_SEEK_FPS, SourceSpec};
+pub use io::{ClockStep, EvalInput, EvalOutput, SourceSpec};
 pub use layer_stage::LayerStage;
 pub use source::Precision;
 pub use source::player::SourcePlayer;
@@ -28,9 +28,7 @@ use crate::core::{Character, Clip, Skeleton, Transform};
 use crate::layers::{LayerInput, LayerParams, Step};
 use crate::runtime::{JobError, LocalToModelJob, SkinningJob};
 
-use source::SourceTime;
-use source::compiled::ClipCache;
-use source::player::SampleOut;
+use source::{SourceTime, compiled::ClipCache, player::SampleOut};
 
 /// The one evaluator of poses (see the module documentation).
 #[derive(Clone, Debug)]
@@ -207,31 +205,33 @@ impl Evaluator {
     }
 
     /// Jumps to a time (clamped into the clip or cycle; NaN is ignored): the layer clock follows and the look-at
-    /// filter resets. A state machine is replayed from its entry state to the time, its parameters as they are
-    /// now, stepped as `pose` steps it.
+    /// filter resets. A state machine is replayed from its entry to the time, its parameters as they are now.
     pub fn seek(&mut self, time: f32) {
         if !time.is_finite() {
             return;
         }
         self.refresh_weights();
-        self.replay_machine(time, MACHINE_SEEK_FPS, false);
+        self.replay_machine(time, false);
         self.seek_clocks(Clock::seek_target(time, self.source.timing()));
     }
 
+    /// Simulates a state machine at `rate` Hz ([`SourcePlayer::sim_rate`]; clamped into its range), replayed to
+    /// the time shown as a seek does. Other sources keep the rate for a machine played later.
+    pub fn set_sim_rate(&mut self, rate: f64) {
+        self.source.set_sim_rate(rate);
+        self.seek(self.time());
+    }
+
     /// A seek of a state machine under its parameter script ([`SourcePlayer::set_script`]): the parameters back
-    /// at their defaults, the machine replayed from its entry to `time` at `fps` steps a second with the script's
-    /// events due by each step, as `pose --script --time --fps` plays it; the script goes on from there. Returns
-    /// how many of the script's events it applied. Other sources, or a machine without a script, seek as
-    /// [`Evaluator::seek`] does, and apply none.
-    pub fn seek_script(&mut self, time: f32, fps: f64) -> usize {
-        if !time.is_finite() {
-            return 0;
-        }
-        if self.source.script().is_none() {
+    /// at their defaults, the machine replayed from its entry to `time` with the script's events due by each
+    /// tick, as `pose --script` plays it; the script goes on from there. Returns the events applied. Other
+    /// sources, or a machine without a script, seek as [`Evaluator::seek`] does and apply none.
+    pub fn seek_script(&mut self, time: f32) -> usize {
+        if !time.is_finite() || self.source.script().is_none() {
             self.seek(time);
             return 0;
         }
-        let applied = self.replay_machine(time, fps, true);
+        let applied = self.replay_machine(time, true);
         self.seek_clocks(f64::from(time).max(0.0));
         applied
     }
@@ -243,14 +243,14 @@ impl Evaluator {
         self.layers.state.reset();
     }
 
-    fn replay_machine(&mut self, time: f32, fps: f64, under_script: bool) -> usize {
+    fn replay_machine(&mut self, time: f32, under_script: bool) -> usize {
         let out = SampleOut {
             pose: &mut self.output.local.local,
             morph: &mut self.output.morph_weights,
             expressions: &mut self.layers.expressions.from_source,
         };
         self.source
-            .replay_machine(time, fps, under_script, &self.skeleton, out)
+            .replay_machine(time, under_script, &self.skeleton, out)
     }
 
     /// Moves the blend space's sample point (clamped to its axes); the phase is kept.
@@ -288,12 +288,12 @@ impl Evaluator {
     }
 
     /// Moves the source and layer clocks by `d` seconds of source time (see [`Clock::advance`]); a machine is
-    /// stepped by what its clock moved.
+    /// taken to its clock's new time.
     fn advance_by(&mut self, d: f64, looping: bool) {
         let timing = self.source.timing();
         if timing.kind == SourceKind::Machine {
-            let dt = self.clock.advance_machine(d);
-            self.source.advance_machine(self.clock.elapsed, dt);
+            let to = self.clock.advance_machine(d);
+            self.source.advance_machine(to, &self.skeleton);
         } else {
             self.clock.advance(d, looping, timing);
         }

@@ -424,6 +424,32 @@ fn evaluate_allocates_nothing_after_warm_up_on_quaternius() {
     );
 }
 
+/// A state machine's frames allocate nothing once warm either: the compare-outputs machine at a speed that
+/// crossfades Idle → Walk and then inertializes into Run, played, sought (each seek replays its ticks and
+/// starts both transitions again) and continued, under the layers.
+#[test]
+fn evaluate_allocates_nothing_after_warm_up_on_a_state_machine() {
+    let path = crate::test_support::quaternius();
+    let model = crate::import::load_file(&path).expect("the Quaternius rig loads");
+    let machine = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/scripts/compare-outputs/machine.json"
+    );
+    let preset = crate::preset::Preset::load(std::path::Path::new(machine)).expect("it loads");
+    let machine = preset.state_machine.expect("a state machine");
+    let mut ev = Evaluator::new(
+        &model.character,
+        &model.clips,
+        SourceSpec::StateMachine(machine),
+        all_layers(),
+    );
+    let player = ev.source_mut().machine_mut().expect("a machine plays");
+    player.set("speed", crate::graph::ParameterValue::Number(3.0));
+    assert_eq!(allocations_per_run(&mut ev, None, 120), 0);
+    let run = ev.source().machine().unwrap();
+    assert_eq!(run.machine().states[run.current()].name, "Run");
+}
+
 #[test]
 fn the_allocation_counter_sees_allocations() {
     let n = allocations_during(|| {

@@ -1,7 +1,9 @@
 //! The state machine's player: parameter values, the current state and its normalised time, and the running
 //! transition, stepped by `dt` under Unity's transition rules (with the Godot model's one difference). It knows
 //! no poses: [`MachinePlayer::terms`] says which motions to sample at which normalised times and weights, and an
-//! interruption hands the caller the terms of the pose to freeze ([`MachinePlayer::take_freeze`]).
+//! interruption hands the caller the terms of the pose to freeze ([`MachinePlayer::take_freeze`]). Its caller
+//! updates it at the ticks of a simulation rate (`script::SimClock`) and between them coasts it on from the last
+//! tick's state ([`MachinePlayer::coast`]), which it puts back before the next update ([`TickState`]).
 //!
 //! One update, as Unity's Animator (the rules as written in Unity's manual and its 2016 blog post on transition
 //! interruptions, "Wait, I've changed my mind!"):
@@ -82,6 +84,17 @@ impl ActiveTransition {
             1.0
         }
     }
+}
+
+/// What an update moves besides the parameters: the current state, its normalised time and the running
+/// transition. A caller that shows the machine between two updates keeps it after an update
+/// ([`MachinePlayer::tick_state`]), moves the player on to the time shown ([`MachinePlayer::coast`]) and puts it
+/// back before the next update ([`MachinePlayer::set_tick_state`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TickState {
+    current: usize,
+    time: f64,
+    active: Option<ActiveTransition>,
 }
 
 /// Something that happened in an update, for the editor's log and the CLI.
@@ -285,6 +298,37 @@ impl MachinePlayer {
             },
             weight: w,
         });
+    }
+
+    /// The state the last update left (see [`TickState`]).
+    pub fn tick_state(&self) -> TickState {
+        TickState {
+            current: self.current,
+            time: self.time,
+            active: self.active,
+        }
+    }
+
+    /// Back to a state an update left (the parameters keep their values).
+    pub fn set_tick_state(&mut self, state: TickState) {
+        self.current = state.current;
+        self.time = state.time;
+        self.active = state.active;
+    }
+
+    /// Moves the current state (unless it is a frozen pose) and a running transition on by `dt` seconds as an
+    /// update's first step does, but decides nothing: no transition completes or starts (a transition past its
+    /// duration shows its destination alone), no trigger is consumed. The pose between two updates.
+    pub fn coast(&mut self, dt: f64) {
+        let dt = if dt.is_finite() { dt.max(0.0) } else { 0.0 };
+        if !self.active.is_some_and(|a| a.frozen_source) {
+            self.time += dt * self.rate(self.current);
+        }
+        if let Some(mut a) = self.active {
+            a.elapsed += dt;
+            a.to_time += dt * self.rate(a.to);
+            self.active = Some(a);
+        }
     }
 
     /// Normalised time per second of a state.

@@ -1,5 +1,10 @@
 //! Parameter scripts: a JSON list of `{"time", "set", "value"}` and `{"time", "trigger"}`, played
-//! deterministically at a frame rate. A change at time t takes effect at the first update at or after t.
+//! deterministically. A change at time t takes effect at the first update at or after t.
+//!
+//! The machine's simulation clock ([`SimClock`]): a state machine decides (applies a script's due events, tests
+//! and starts transitions) only at ticks k / rate seconds from its start, the first at 0 with dt 0, the rate
+//! [`DEFAULT_SIM_RATE`] unless set within [`SIM_RATE_RANGE`]. Whatever rate the frames come at, the ticks and so
+//! the decisions are the same; a frame between two ticks shows the last tick's state moved on in time.
 
 use serde::{Deserialize, Serialize};
 
@@ -57,6 +62,92 @@ pub struct Script {
 /// Times within this of an update's count as at it (a frame grid's k/fps rounds).
 const TIME_SLACK: f64 = 1e-9;
 
+/// The rate a state machine simulates at unless told otherwise, Hz.
+pub const DEFAULT_SIM_RATE: f64 = 60.0;
+
+/// The simulation rates a state machine may step at, Hz.
+pub const SIM_RATE_RANGE: std::ops::RangeInclusive<f64> = 10.0..=1000.0;
+
+/// The most ticks a machine runs one by one to reach a time (ten million, the frames `pose` allows; at the
+/// highest rate, more than the longest bake): past that, a jump takes those before the last ones in one update,
+/// so an absurd time cannot hang a caller.
+pub const MAX_TICKS_AT_ONCE: u64 = 10_000_000;
+
+/// The rounding allowed when a time is compared with a tick's or an event's: [`TIME_SLACK`] or that of an f32
+/// clock at `t`, whichever is larger (`bake` and the editor carry frame times as f32).
+fn slack(t: f64) -> f64 {
+    TIME_SLACK.max(t.abs() * f64::from(f32::EPSILON))
+}
+
+/// A state machine's simulation clock (see the module documentation): which ticks are due by a time and when
+/// each falls. Tick k is at exactly k / rate seconds; it is due by a time within [`slack`] of it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SimClock {
+    rate: f64,
+    /// The index of the next tick to run.
+    next: u64,
+}
+
+impl Default for SimClock {
+    fn default() -> Self {
+        SimClock::new(DEFAULT_SIM_RATE)
+    }
+}
+
+impl SimClock {
+    /// A clock at `rate` Hz (clamped into [`SIM_RATE_RANGE`]; not a number: the default) before its first tick.
+    pub fn new(rate: f64) -> Self {
+        let rate = if rate.is_nan() {
+            DEFAULT_SIM_RATE
+        } else {
+            rate.clamp(*SIM_RATE_RANGE.start(), *SIM_RATE_RANGE.end())
+        };
+        SimClock { rate, next: 0 }
+    }
+
+    /// Ticks a second.
+    pub fn rate(&self) -> f64 {
+        self.rate
+    }
+
+    /// Back before the first tick.
+    pub fn restart(&mut self) {
+        self.next = 0;
+    }
+
+    /// Seconds of the last tick run (0 before the first).
+    pub fn last_time(&self) -> f64 {
+        self.next.saturating_sub(1) as f64 / self.rate
+    }
+
+    /// Seconds of the next tick to run.
+    pub fn next_time(&self) -> f64 {
+        self.next as f64 / self.rate
+    }
+
+    /// How many ticks not yet run are due by `t` seconds.
+    pub fn due(&self, t: f64) -> u64 {
+        if !(t.is_finite() && t + slack(t) >= 0.0) {
+            return 0;
+        }
+        // The index of the last tick due: k / rate <= t + slack.
+        let last = ((t + slack(t)) * self.rate).floor();
+        if last >= u64::MAX as f64 {
+            return u64::MAX - self.next;
+        }
+        (last as u64 + 1).saturating_sub(self.next)
+    }
+
+    /// Runs the `n`-th tick from now (at least the next), skipping those before it: its time, and the seconds
+    /// since the last tick run (0 for the first tick).
+    pub fn tick_over(&mut self, n: u64) -> (f64, f64) {
+        let before = self.last_time();
+        self.next = self.next.saturating_add(n.max(1));
+        let now = self.last_time();
+        (now, now - before)
+    }
+}
+
 /// A script being played: how many of its events have been applied. The one cursor over a script (the state
 /// machine source owns one; `play` below steps a player alone with one). An event is due at the first update at
 /// or after its time, its time compared within [`TIME_SLACK`] or the rounding of an f32 clock at `t`, whichever
@@ -95,7 +186,7 @@ impl ScriptCursor {
 
     /// Applies to `player` the events not yet applied that are due by time `t`.
     pub fn apply_due(&mut self, t: f64, player: &mut MachinePlayer) {
-        let slack = TIME_SLACK.max(t.abs() * f64::from(f32::EPSILON));
+        let slack = slack(t);
         while let Some(e) = self.script.events.get(self.next) {
             if e.time() > t + slack {
                 break;
@@ -210,8 +301,9 @@ pub fn update_times(fps: f64, until: f64) -> impl Iterator<Item = f64> {
     (0..=frames).map(move |k| k as f64 / fps).chain(last)
 }
 
-/// Plays `script` on `player` from its start at the [`update_times`] of `fps` up to `until`, each update after
-/// the events due by its time (the first, at 0, with dt 0). Calls `frame(k, player)` after the k-th.
+/// Plays `script` on `player` alone from its start at the [`update_times`] of `fps` up to `until`, each update
+/// after the events due by its time (the first, at 0, with dt 0). Calls `frame(k, player)` after the k-th. At
+/// `fps` equal to a machine's simulation rate these are its ticks (up to a last update at `until`).
 pub fn play(
     player: &mut MachinePlayer,
     script: &Script,
@@ -297,6 +389,37 @@ mod tests {
         // the machine is in Jump, which has no transition to Walk.
         assert_eq!(started, vec![(3, 1)]);
         assert_eq!(p.value_of("speed"), Some(1.0));
+    }
+
+    /// Ticks fall at exactly k / rate, the first at 0 with dt 0; a tick is due by a frame on it however an f32
+    /// clock rounds the frame's time (1.9 as f32 is below 1.9), and not before; a jump runs one update over the
+    /// ticks it skips.
+    #[test]
+    fn ticks_fall_at_whole_multiples_of_the_period_and_are_due_by_frames_on_them() {
+        let mut clock = SimClock::new(60.0);
+        assert_eq!(clock.due(-0.5), 0);
+        assert_eq!(clock.due(0.0), 1);
+        assert_eq!(clock.tick_over(1), (0.0, 0.0));
+        assert_eq!(clock.due(0.0), 0);
+        assert!(f64::from(1.9f32) < 1.9);
+        assert_eq!(clock.due(f64::from(1.9f32)), 114, "ticks 1 to 114 (1.9 s)");
+        assert_eq!(clock.due(1.9 - 1e-4), 113);
+        let mut times = Vec::new();
+        for _ in 0..114 {
+            times.push(clock.tick_over(1));
+        }
+        assert_eq!(times[113].0, 114.0 / 60.0);
+        assert!(times.iter().all(|(_, dt)| (dt - 1.0 / 60.0).abs() < 1e-12));
+        assert_eq!(clock.last_time(), 1.9);
+        assert_eq!(clock.next_time(), 115.0 / 60.0);
+        let (t, dt) = clock.tick_over(6);
+        assert_eq!(t, 2.0);
+        assert!((dt - 0.1).abs() < 1e-12);
+        clock.restart();
+        assert_eq!((clock.last_time(), clock.due(0.05)), (0.0, 4));
+        assert_eq!(SimClock::new(5.0).rate(), 10.0);
+        assert_eq!(SimClock::new(f64::NAN).rate(), DEFAULT_SIM_RATE);
+        assert!(SimClock::new(60.0).due(f64::INFINITY) == 0 && SimClock::new(60.0).due(1e300) > 0);
     }
 
     #[test]

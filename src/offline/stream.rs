@@ -1,6 +1,9 @@
-//! The first stage of the offline pipeline for what the editor plays: the final pose stream (a clip or the
-//! blend space at a point or along a path of points over time, then breath, look-at and twist) sampled
-//! over a duration at a frame rate.
+//! The first stage of the offline pipeline for what the editor plays: the final pose stream (a clip, the blend
+//! space at a point or along a path of points over time, or a state machine under a script; then the layers)
+//! sampled over a duration at a frame rate. A state machine simulates at its own rate whatever the frame rate
+//! (`graph::script::SimClock`): its frames are what `pose --script` shows at their times.
+
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
@@ -20,8 +23,15 @@ pub enum StreamSource {
     BlendPoint([f64; 2]),
     /// The blend space along a path of points over time.
     BlendPath(Vec<PathPoint>),
-    /// A state machine driven by a parameter script (played from 0 on the bake's grid).
-    Machine(Box<crate::graph::StateMachine>, crate::graph::Script),
+    /// A state machine driven by a parameter script, played from 0.
+    Machine {
+        /// The machine.
+        machine: Box<crate::graph::StateMachine>,
+        /// The parameter script.
+        script: crate::graph::Script,
+        /// The rate it simulates at, Hz (decisions on ticks of that rate, whatever the frame rate).
+        sim_rate: f64,
+    },
 }
 
 impl StreamSource {
@@ -30,7 +40,7 @@ impl StreamSource {
         match self {
             StreamSource::BlendPath(path) => Some(path_point(path, t)),
             StreamSource::BlendPoint(p) => Some(*p),
-            StreamSource::Clip(_) | StreamSource::Machine(..) => None,
+            StreamSource::Clip(_) | StreamSource::Machine { .. } => None,
         }
     }
 }
@@ -75,6 +85,24 @@ pub fn file_stem(name: &str, index: usize) -> String {
     } else {
         clean
     }
+}
+
+/// The files a bake of `stems` (each with its index, a node's or a clip's) writes into `dir` with extension
+/// `ext`, in order: a stem already taken (also differing only in case, which is one file on some file systems)
+/// gets its index appended. The `bake` command and the editor's export name their files with it.
+pub fn files_in(dir: &Path, stems: &[(usize, String)], ext: &str) -> Vec<PathBuf> {
+    let mut taken = std::collections::HashSet::new();
+    stems
+        .iter()
+        .map(|(index, stem)| {
+            let mut stem = stem.clone();
+            if !taken.insert(stem.to_lowercase()) {
+                stem = format!("{stem}_{index}");
+                taken.insert(stem.to_lowercase());
+            }
+            dir.join(format!("{stem}.{ext}"))
+        })
+        .collect()
 }
 
 /// One stream per blend node: the space at the node's point, for `duration` or one cycle of the weights there.
@@ -187,7 +215,17 @@ impl StreamSpec {
             StreamSource::BlendPoint(_) | StreamSource::BlendPath(_) if blend.is_none() => Err(
                 ExportError::Invalid("a blend source needs a blend space (in the preset)".into()),
             ),
-            StreamSource::Machine(machine, _) => machine
+            StreamSource::Machine { sim_rate, .. }
+                if !crate::graph::script::SIM_RATE_RANGE.contains(sim_rate) =>
+            {
+                let range = crate::graph::script::SIM_RATE_RANGE;
+                Err(ExportError::Invalid(format!(
+                    "simulation rate {sim_rate}: must be in [{}, {}] Hz",
+                    range.start(),
+                    range.end()
+                )))
+            }
+            StreamSource::Machine { machine, .. } => machine
                 .validate_playable()
                 .map_err(|e| ExportError::Tuning(format!("state_machine: {e}"))),
             _ => Ok(()),
@@ -220,7 +258,7 @@ pub fn bake_stream(
     // A machine's mirrored states play mirrored copies of their clips, made here.
     let with_mirrors;
     let (clips, mirrored_machine) = match &spec.source {
-        StreamSource::Machine(machine, _) => {
+        StreamSource::Machine { machine, .. } => {
             let (all, machine) = super::mirror::machine_clips(character, clips, machine);
             with_mirrors = all;
             (&with_mirrors[..], Some(machine))
@@ -229,7 +267,7 @@ pub fn bake_stream(
     };
     let source = match (&spec.source, blend) {
         (StreamSource::Clip(i), _) => SourceSpec::Clip(*i),
-        (StreamSource::Machine(machine, _), _) => {
+        (StreamSource::Machine { machine, .. }, _) => {
             SourceSpec::StateMachine(mirrored_machine.unwrap_or_else(|| (**machine).clone()))
         }
         (_, Some(space)) => {
@@ -255,9 +293,15 @@ pub fn bake_stream(
             "the state machine plays clip '{missing}', which the model does not have"
         )));
     }
-    // A machine's script: the events due by each frame's time are applied before it (as `pose --script`).
+    // A machine simulates at its rate, its script's events applied at the first tick at or after their times
+    // (as `pose --script` plays it).
     let script = match &spec.source {
-        StreamSource::Machine(_, script) => Some(script),
+        StreamSource::Machine {
+            script, sim_rate, ..
+        } => {
+            ev.set_sim_rate(*sim_rate);
+            Some(script)
+        }
         _ => None,
     };
     if let (Some(script), Some(player)) = (script, ev.source().machine())
@@ -285,8 +329,15 @@ pub fn bake_stream(
     let simulation_dt = run.map(|r| r.dt);
     if let Some(run) = run {
         let first = spec.source.point_at(0.0);
+        // A machine is sought under its script, so that the tick at 0 takes the script's events at 0.
+        let clock = if script.is_some() {
+            ev.seek_script(start);
+            ClockStep::Hold
+        } else {
+            ClockStep::Seek(start)
+        };
         ev.evaluate(&EvalInput {
-            clock: ClockStep::Seek(start),
+            clock,
             blend_point: first,
             ..Default::default()
         });
@@ -404,6 +455,60 @@ mod tests {
             }
         }
         path[path.len() - 1].point
+    }
+
+    /// A machine baked under a stateful layer (foot lock: its run seeks to the first pose before the frames)
+    /// takes its script's events at 0 at the tick at 0, as a bake without one does: the arms and the spine, which
+    /// foot lock leaves alone, are the same at every frame of an Idle → Walk crossfade that starts at 0.
+    #[test]
+    fn a_machine_bake_under_foot_lock_applies_its_events_at_0_at_the_first_tick() {
+        let model = crate::import::load_file(&crate::test_support::quaternius()).unwrap();
+        let (c, clips) = (&model.character, &model.clips);
+        let machine: crate::graph::StateMachine = serde_json::from_str(
+            r#"{"parameters": [{"name": "speed", "type": "float"}],
+                "states": [{"name": "Idle", "clip": "Idle_Loop"}, {"name": "Walk", "clip": "Walk_Loop"}],
+                "entry": "Idle",
+                "transitions": [{"from": "Idle", "to": "Walk", "has_exit_time": false, "duration": 0.25,
+                                 "conditions": [{"parameter": "speed", "mode": "greater", "threshold": 0.5}]}]}"#,
+        )
+        .unwrap();
+        let script =
+            crate::graph::Script::parse(r#"[{"time": 0, "set": "speed", "value": 1.4}]"#, "test")
+                .unwrap();
+        let spec = StreamSpec {
+            source: StreamSource::Machine {
+                machine: Box::new(machine),
+                script,
+                sim_rate: 60.0,
+            },
+            duration: 0.4,
+            fps: 30.0,
+            clip_range: None,
+        };
+        let mut locked = LayerParams::off();
+        locked.foot_lock.enabled = true;
+        let bake = |layers: &LayerParams| {
+            bake_stream(c, clips, None, layers, &spec, &mut |_, _| true).unwrap()
+        };
+        let (free, locked) = (bake(&LayerParams::off()), bake(&locked));
+        use crate::core::HumanBone;
+        let upper = [
+            HumanBone::Spine,
+            HumanBone::LeftUpperArm,
+            HumanBone::RightLowerArm,
+        ];
+        for (k, (a, b)) in free.poses.iter().zip(&locked.poses).enumerate() {
+            for bone in upper {
+                let j = c.humanoid.joint(bone).unwrap();
+                let (p, q) = (
+                    a.local[j].rotation.as_dquat(),
+                    b.local[j].rotation.as_dquat(),
+                );
+                let r = p.normalize().conjugate() * q.normalize();
+                let d = (2.0 * r.xyz().length().atan2(r.w.abs())).to_degrees();
+                assert!(d < 1e-4, "frame {k}, {bone:?}: {d}°");
+            }
+        }
     }
 
     #[test]

@@ -248,6 +248,45 @@ fn scripts_and_machines_that_do_not_fit_are_refused() {
     common::assert_clean_failure(&out, &["script.json", "time -2"]);
     let out = common::animtune(&["pose", q, "--script", script, "--time", "0.5"]);
     assert_eq!(out.status.code(), Some(2), "--script needs --preset (clap)");
+    // A simulation rate outside 10 to 1000 Hz, or with nothing to simulate, is refused naming the flag.
+    let out = common::animtune(&[
+        "pose",
+        q,
+        "--preset",
+        preset,
+        "--sim-rate",
+        "5",
+        "--time",
+        "0.5",
+    ]);
+    common::assert_clean_failure(&out, &["--sim-rate 5", "from 10 to 1000 Hz"]);
+    let baked = dir.join("out.animclip");
+    let out = common::animtune(&[
+        "bake",
+        q,
+        "--preset",
+        preset,
+        "--script",
+        script,
+        "--duration",
+        "1",
+        "--sim-rate",
+        "2000",
+        "-o",
+        baked.to_str().unwrap(),
+    ]);
+    common::assert_clean_failure(&out, &["--sim-rate 2000", "from 10 to 1000 Hz"]);
+    let out = common::animtune(&[
+        "pose",
+        q,
+        "--preset",
+        preset,
+        "--clip",
+        "Walk_Loop",
+        "--sim-rate",
+        "30",
+    ]);
+    common::assert_clean_failure(&out, &["--sim-rate", "holds no state machine"]);
 }
 
 /// Hostile machines, each generated: no state, a transition lasting 1e30 s, a state speed of 1e308, and 200,000
@@ -536,4 +575,132 @@ fn a_blend_space_blends_its_nodes_morph_weights_as_their_poses() {
         "mode": "1d", "point": [0.4, 0], "sync": "independent", "root_motion": "keep",
         "nodes": [{"clip": "Linear", "position": [0, 0]}, {"clip": "Step", "position": [1, 0]}]}}"#;
     assert_morph_mix("blend-morph", preset, None, "0.3", 0.6);
+}
+
+/// Every joint's model matrix from a `pose --json` output.
+fn model_matrices(pose: &serde_json::Value) -> Vec<glam::Mat4> {
+    let v = |j: &serde_json::Value, key: &str| -> Vec<f32> {
+        j["model"][key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_f64().unwrap() as f32)
+            .collect()
+    };
+    pose["joints"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| {
+            let (t, r, s) = (v(j, "translation"), v(j, "rotation"), v(j, "scale"));
+            glam::Mat4::from_scale_rotation_translation(
+                glam::Vec3::new(s[0], s[1], s[2]),
+                Quat::from_xyzw(r[0], r[1], r[2], r[3]),
+                glam::Vec3::new(t[0], t[1], t[2]),
+            )
+        })
+        .collect()
+}
+
+/// The machine of `scripts/compare-outputs` (Idle → Walk → Run on the Quaternius clips: Unity crossfades,
+/// inertialization, dead blending, a trigger to Idle) under its script simulates at one rate (60 Hz) whatever the
+/// frame rate: a bake at 30 fps, `pose` at 60 fps and `pose` at 30 fps agree at their shared times, and `pose`
+/// at 24, 30 and 60 fps between their frames, every virtual vertex within the runtime's compact tolerance (so
+/// within what a bake keeps); as do two frame rates at `--sim-rate 30`. The bake's report and `pose`'s name the
+/// rate. The times: the crossfade to Walk, the inertialization into Run and the dead blending back, the
+/// trigger's crossfade to Idle and the last walk. (Before the machine had a rate of its own, the per-bone
+/// transitions put the 30 fps bake up to 81 cm from `pose` at 60 fps, at 1.7 s.)
+#[test]
+fn a_machine_simulates_at_one_rate_whatever_the_frame_rate() {
+    let dir = common::temp_dir("cli-machine-rate");
+    let q = common::quaternius();
+    let q = q.to_str().unwrap();
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/compare-outputs");
+    let (preset, script) = (fixtures.join("machine.json"), fixtures.join("script.json"));
+    let (preset, script) = (preset.to_str().unwrap(), script.to_str().unwrap());
+    let baked = dir.join("run30.animclip");
+    // Unquantized and compacted within a tenth of the compact tolerance, the file read back exact holds the bake's
+    // frames (its report's error, which counts the runtime's packed form too, may pass that: --accept-error).
+    let report = common::json_of(&common::animtune(&[
+        "bake",
+        q,
+        "--preset",
+        preset,
+        "--script",
+        script,
+        "--duration",
+        "3",
+        "--fps",
+        "30",
+        "--no-quantize",
+        "--tolerance-cm",
+        "0.0008",
+        "--accept-error",
+        "-o",
+        baked.to_str().unwrap(),
+        "--json",
+    ]));
+    assert_eq!(report[0]["sim_rate_hz"], 60.0, "{}", report[0]);
+    let pose = |time: &str, how: &[&str]| {
+        let mut args = vec!["pose", q, "--time", time, "--exact", "--json"];
+        args.extend_from_slice(how);
+        common::json_of(&common::animtune(&args))
+    };
+    let machine = ["--preset", preset, "--script", script];
+    let tolerance = animtune::runtime::COMPACT_TOLERANCE;
+    let mut worst = [0.0f32; 2];
+    for time in [
+        "0.4", "0.6", "1.0", "1.1", "1.2", "1.6", "1.7", "1.8", "2.0", "2.1", "2.6",
+    ] {
+        let at60 = pose(time, &machine);
+        if time == "1.1" {
+            let m = &at60["state_machine"];
+            assert_eq!(m["sim_rate_hz"], 60.0, "{m}");
+            assert_eq!(m["transition"]["to"], "Run", "{m}");
+        }
+        let mut at30 = machine.to_vec();
+        at30.extend_from_slice(&["--fps", "30"]);
+        let at30 = pose(time, &at30);
+        let from_bake = pose(time, &["--baked", baked.to_str().unwrap()]);
+        let reference = model_matrices(&at60);
+        for (i, other) in [at30, from_bake].iter().enumerate() {
+            let e = animtune::offline::max_vertex_error(&reference, &model_matrices(other));
+            worst[i] = worst[i].max(e);
+            let what = ["pose --fps 30", "the 30 fps bake"][i];
+            assert!(
+                e <= tolerance,
+                "at {time} s, {what} is {} cm from pose --fps 60",
+                e * 100.0
+            );
+        }
+    }
+    // Between frames (of 24, 30 and 60 fps): the pose is the same however many frames led there.
+    for time in ["1.01", "1.15", "1.55"] {
+        let at = |fps: &str| {
+            let mut args = machine.to_vec();
+            args.extend_from_slice(&["--fps", fps]);
+            model_matrices(&pose(time, &args))
+        };
+        let reference = at("60");
+        for fps in ["30", "24"] {
+            let e = animtune::offline::max_vertex_error(&reference, &at(fps));
+            worst[0] = worst[0].max(e);
+            assert!(e <= tolerance, "at {time} s, --fps {fps}: {} cm", e * 100.0);
+        }
+    }
+    // Another rate: its own ticks, whatever the frames.
+    let at = |fps: &str| {
+        let mut args = machine.to_vec();
+        args.extend_from_slice(&["--sim-rate", "30", "--fps", fps]);
+        pose("1.15", &args)
+    };
+    let (a, b) = (at("60"), at("24"));
+    assert_eq!(a["state_machine"]["sim_rate_hz"], 30.0);
+    let e = animtune::offline::max_vertex_error(&model_matrices(&a), &model_matrices(&b));
+    assert!(e <= tolerance, "at 30 Hz: {} cm", e * 100.0);
+    eprintln!(
+        "worst: pose --fps 30 {:.6} cm, the 30 fps bake {:.6} cm",
+        worst[0] * 100.0,
+        worst[1] * 100.0
+    );
 }

@@ -561,19 +561,34 @@ fn a_recorded_state_machine_bakes_as_the_editor_replays_it() {
     let mut dialog = animtune::app::dialogs::export::ExportDialog::default();
     dialog.set_path(&temp_dir("machine-export").join("run.animclip"));
     let job = dialog.job(&e, false).unwrap();
-    let Some(StreamSource::Machine(machine, script)) = &job.source else {
+    let Some(StreamSource::Machine {
+        machine,
+        script,
+        sim_rate,
+    }) = &job.source
+    else {
         panic!("the export bakes the machine: {:?}", job.source.is_some());
     };
     assert_eq!(script, e.script().unwrap());
+    assert_eq!(*sim_rate, animtune::graph::script::DEFAULT_SIM_RATE);
     let model = animtune::demo::mannequin::load();
     let frames = baked(
         &model.character,
         &model.clips,
         None,
         &e.tuning().layers,
-        StreamSource::Machine(machine.clone(), script.clone()),
+        StreamSource::Machine {
+            machine: machine.clone(),
+            script: script.clone(),
+            sim_rate: *sim_rate,
+        },
         2.0,
     );
+
+    let status = job
+        .run(&Default::default(), &Default::default())
+        .expect("the export runs");
+    assert!(status.contains("simulated at 60 Hz"), "{status}");
 
     step(&mut e, vec![Command::ReplayScript], 0.0);
     let s = &model.character.skeleton;
@@ -588,4 +603,26 @@ fn a_recorded_state_machine_bakes_as_the_editor_replays_it() {
         walked |= p.machine().states[p.current()].name == "Walk";
     }
     assert!(walked, "the script took the machine into Walk");
+}
+
+/// The Export window says at what rate the state machine that plays simulates (its transitions decide on ticks
+/// of that rate whatever the bake's fps).
+#[test]
+fn the_export_window_names_the_machines_simulation_rate() {
+    use egui_kittest::kittest::Queryable;
+    let mut h = crate::kittest::harness_sized(1280.0, 1000.0);
+    h.run_steps(2);
+    for command in [Command::NewMachine, Command::PlayMachine] {
+        h.state_mut().send(command);
+        h.run_steps(2);
+    }
+    assert!(h.state().editor().machine_player().is_some(), "it plays");
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::E);
+    h.run_steps(2);
+    assert!(h.state_mut().export_dialog().open);
+    let rate = "simulated at 60 Hz whatever the fps";
+    assert!(
+        h.query_by_label_contains(rate).is_some(),
+        "the window names the rate"
+    );
 }

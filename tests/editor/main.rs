@@ -6,6 +6,7 @@ mod common;
 #[path = "../common/kittest.rs"]
 mod kittest;
 
+mod browser;
 mod export;
 mod feet;
 mod malformed;

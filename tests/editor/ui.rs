@@ -343,6 +343,144 @@ fn export_window_writes_a_file_and_asks_before_replacing_it() {
     assert_eq!(std::fs::read(&path).unwrap(), written);
 }
 
+/// Runs frames until the export window's export has ended (at most about 40 s).
+fn until_the_export_ends(h: &mut Harness<'static, AnimtuneApp>) {
+    for _ in 0..2000 {
+        h.run_steps(1);
+        if !h.state_mut().export_dialog().is_running() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    h.run_steps(2);
+}
+
+/// The names in `dir`, sorted (none when it does not exist).
+fn names_in(dir: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .map(|r| {
+            r.map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
+}
+
+/// The export window set to one clip per blend node into `folder`.
+fn per_node_export_into(h: &mut Harness<'static, AnimtuneApp>, folder: &std::path::Path) {
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::E);
+    h.run_steps(2);
+    h.get_by_label("Blend space: one clip per node + preset")
+        .click();
+    h.run_steps(2);
+    h.state_mut().export_dialog().path = folder.display().to_string();
+    h.run_steps(1);
+}
+
+/// A per-node export writes all of its files or none: one node's clip already in the folder (and no preset) is
+/// asked about before anything is baked, and keeping it leaves the folder as it was.
+#[test]
+fn a_per_node_export_asks_about_any_file_it_would_replace_and_writes_all_or_nothing() {
+    let dir = common::temp_dir("ui-export-nodes");
+    let folder = dir.join("nodes");
+    std::fs::create_dir(&folder).unwrap();
+    let mut h = harness();
+    h.run_steps(2);
+    let clips: Vec<String> = h
+        .state()
+        .editor()
+        .tuning()
+        .blend
+        .nodes
+        .iter()
+        .map(|n| n.clip.clone())
+        .collect();
+    assert!(clips.len() > 2, "{clips:?}");
+    // The last node's clip is there already: the nodes before it would be written first.
+    let last = format!("{}.glb", clips.last().unwrap());
+    std::fs::write(folder.join(&last), b"mine").unwrap();
+    per_node_export_into(&mut h, &folder);
+    h.get_by_role_and_label(Role::Button, "Export").click();
+    h.run_steps(2);
+    until_the_export_ends(&mut h);
+    assert_eq!(
+        names_in(&folder),
+        [last.as_str()],
+        "{}",
+        h.state().editor().status().text
+    );
+    assert!(
+        h.query_by_label_contains(&format!("{last} exists. Replace it?"))
+            .is_some(),
+        "no question about {last}"
+    );
+    h.get_by_label("Keep it").click();
+    h.run_steps(2);
+    assert_eq!(names_in(&folder), [last.as_str()]);
+    assert_eq!(std::fs::read(folder.join(&last)).unwrap(), b"mine");
+    // Replacing writes every node's clip and the preset, and the status line names them.
+    h.get_by_role_and_label(Role::Button, "Export").click();
+    h.run_steps(2);
+    h.get_by_label("Replace").click();
+    h.run_steps(2);
+    until_the_export_ends(&mut h);
+    let status = h.state().editor().status().text.clone();
+    let mut expected: Vec<String> = clips.iter().map(|c| format!("{c}.glb")).collect();
+    expected.push("preset.json".into());
+    for name in &expected {
+        assert!(status.contains(name.as_str()), "{name} not in: {status}");
+    }
+    expected.sort();
+    assert_eq!(names_in(&folder), expected, "{status}");
+    assert_ne!(std::fs::read(folder.join(&last)).unwrap(), b"mine");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Cancel while a per-node export bakes its nodes: nothing is written, not even the folder, and the status
+/// line says so.
+#[test]
+fn cancelling_a_per_node_export_part_way_writes_nothing() {
+    let dir = common::temp_dir("ui-export-cancel");
+    let folder = dir.join("nodes");
+    let mut h = harness();
+    h.run_steps(2);
+    let nodes = h.state().editor().tuning().blend.nodes.len();
+    per_node_export_into(&mut h, &folder);
+    // A finer grid makes each node's bake long enough to cancel between two of them.
+    h.state_mut().export_dialog().fps = 240.0;
+    h.run_steps(1);
+    h.get_by_role_and_label(Role::Button, "Export").click();
+    // Past the first node's share of the progress bar, that node is baked.
+    let first_share = 100.0 / nodes as f64;
+    loop {
+        h.run_steps(1);
+        assert!(
+            h.state_mut().export_dialog().is_running(),
+            "the export ended before it could be cancelled: {}",
+            h.state().editor().status().text
+        );
+        let done = h
+            .query_by_role(Role::ProgressIndicator)
+            .and_then(|p| p.accesskit_node().numeric_value())
+            .unwrap_or(0.0);
+        if done > first_share + 1.0 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    h.get_by_role_and_label(Role::Button, "Cancel").click();
+    until_the_export_ends(&mut h);
+    let status = h.state().editor().status();
+    assert_eq!(status.text, "Export cancelled; nothing was written");
+    assert!(
+        !folder.exists(),
+        "the cancelled export left {:?}",
+        names_in(&folder)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A file dropped on the window, as the platform layer reports it.
 #[derive(Debug)]
 struct Dropped(std::path::PathBuf);

@@ -566,7 +566,7 @@ fn the_joint_tab_shows_every_value_of_a_row_at_the_default_width() {
 /// The editor at 1280x800 with the built-in file browser chosen (View → File → "Built-in file browser", as a
 /// user without a system dialog would find it), so that opening a file shows no platform dialog.
 pub fn built_in_browser_harness() -> Harness<'static, AnimtuneApp> {
-    // egui_file labels folders and files with icons (🗀 🗋 📂) that egui's text fonts lack: the emoji fonts draw
+    // The browser labels folders and files with icons (🗀 🗋 📂) that egui's text fonts lack: the emoji fonts draw
     // them. The harness fails on any missing glyph.
     let mut h = Harness::builder()
         .with_size(egui::vec2(1280.0, 800.0))

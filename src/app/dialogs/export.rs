@@ -9,7 +9,7 @@ use std::sync::mpsc;
 use crate::app::command::Purpose;
 use crate::app::command::{Command, Commands};
 use crate::app::editor::EditorState;
-use crate::app::export_job::ExportJob;
+use crate::app::export_job::{ExportJob, per_node_outputs};
 use crate::clipfile::unity::UnityAxes;
 use crate::offline::{ExportFormat, StreamSource};
 
@@ -163,6 +163,25 @@ impl ExportDialog {
         ((frames - 1.0) / f64::from(self.fps.max(1.0))).max(0.1) as f32
     }
 
+    /// The files of the export as set that exist already (a link included): the file, or, one clip per node,
+    /// any node's clip or the preset in the folder.
+    fn existing_outputs(&self, e: &EditorState) -> Vec<PathBuf> {
+        let path = self.path.trim();
+        if path.is_empty() {
+            return Vec::new();
+        }
+        let target = PathBuf::from(path);
+        let outputs = if self.per_node {
+            per_node_outputs(&e.tuning().blend, &target, self.format)
+        } else {
+            vec![target]
+        };
+        outputs
+            .into_iter()
+            .filter(|p| p.symlink_metadata().is_ok())
+            .collect()
+    }
+
     /// True while an export runs.
     pub fn is_running(&self) -> bool {
         self.running.is_some()
@@ -177,8 +196,11 @@ impl ExportDialog {
             }
             None
         } else if let (Some(m), Some(_)) = (e.machine(), e.machine_player()) {
-            let script = e.script().cloned().unwrap_or_default();
-            Some(StreamSource::Machine(Box::new(m.clone()), script))
+            Some(StreamSource::Machine {
+                machine: Box::new(m.clone()),
+                script: e.script().cloned().unwrap_or_default(),
+                sim_rate: e.eval().source().sim_rate(),
+            })
         } else if e.blending() {
             Some(StreamSource::BlendPoint(blend.point))
         } else {
@@ -268,16 +290,14 @@ impl ExportDialog {
                 blend.nodes.len()
             )
         } else if e.machine_player().is_some() {
-            match e.script() {
-                Some(s) => format!(
-                    "the state machine from its entry, with the script's {}",
-                    s.summary()
-                ),
-                None => {
-                    "the state machine from its entry, its parameters at their defaults (no script)"
-                        .into()
-                }
-            }
+            let script = match e.script() {
+                Some(s) => format!("with the script's {}", s.summary()),
+                None => "its parameters at their defaults (no script)".into(),
+            };
+            format!(
+                "the state machine from its entry, {script}, simulated at {} Hz whatever the fps",
+                e.eval().source().sim_rate()
+            )
         } else if e.blending() {
             format!(
                 "the blend space at ({:.2}, {:.2})",
@@ -474,22 +494,23 @@ impl ExportDialog {
             }
             return;
         }
-        let target = PathBuf::from(self.path.trim());
-        let exists = !self.path.trim().is_empty()
-            && if self.per_node {
-                target.join("preset.json").exists()
-            } else {
-                target.exists()
+        let existing = self.existing_outputs(e);
+        let exists = !existing.is_empty();
+        if self.confirm
+            && let Some((first, more)) = existing.split_first()
+        {
+            let question = match more.len() {
+                0 => format!("{} exists. Replace it?", first.display()),
+                n => format!(
+                    "{} and {n} more of the files exist. Replace them?",
+                    first.display()
+                ),
             };
-        if self.confirm && exists {
-            ui.colored_label(
-                egui::Color32::from_rgb(230, 170, 60),
-                format!("{} exists. Replace it?", target.display()),
-            );
+            ui.colored_label(egui::Color32::from_rgb(230, 170, 60), question);
             ui.horizontal(|ui| {
                 if ui
                     .button("Replace")
-                    .on_hover_text("Write over the existing file")
+                    .on_hover_text("Write over the existing files")
                     .clicked()
                 {
                     self.confirm = false;

@@ -1,11 +1,12 @@
 //! File dialogs that always work: the platform's dialog (rfd) on its own thread, so the window keeps
 //! repainting while it is open, or, where the platform has none (no XDG portal and no zenity on Linux, or the
-//! platform dialog came back at once without a file), the in-app browser of the `egui_file` crate.
+//! platform dialog came back at once without a file), the in-app [`Browser`].
 
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use super::browser::{Browser, Mode, Outcome};
 use crate::app::command::{OpenKind, Purpose};
 use crate::app::editor::EditorState;
 use crate::app::state::layout::DialogChoice;
@@ -64,6 +65,8 @@ pub fn platform_dialog_available() -> bool {
 /// A platform dialog running on its own thread.
 struct Native {
     purpose: Purpose,
+    /// The name it suggested, for the in-app browser should the platform have no dialog.
+    file_name: Option<String>,
     started: Instant,
     done: mpsc::Receiver<Option<PathBuf>>,
 }
@@ -74,7 +77,7 @@ pub struct FileDialogs {
     /// Which dialog to use.
     pub choice: DialogChoice,
     native: Option<Native>,
-    browser: Option<(Purpose, egui_file::FileDialog)>,
+    browser: Option<(Purpose, Browser)>,
     /// The platform dialog came back at once without a file: use the in-app browser from now on.
     platform_failed: bool,
 }
@@ -145,44 +148,31 @@ impl FileDialogs {
         });
         self.native = Some(Native {
             purpose,
+            file_name: file_name.map(str::to_string),
             started: Instant::now(),
             done: rx,
         });
     }
 
     fn open_browser(&mut self, purpose: Purpose, folder: PathBuf, file_name: Option<&str>) {
-        let mut dialog = match purpose {
-            Purpose::Open(_) | Purpose::OpenScript => egui_file::FileDialog::open_file(),
-            Purpose::ExportFolder => egui_file::FileDialog::select_folder(),
-            Purpose::SavePreset | Purpose::SaveScript | Purpose::ExportFile(_) => {
-                egui_file::FileDialog::save_file()
-            }
-        }
-        .initial_path(folder)
-        .title(purpose.title())
-        .id(egui::Id::unique("animtune_file_browser"))
-        .anchor(egui::Align2::CENTER_CENTER, [0.0, 0.0])
-        .default_size([560.0, 400.0])
-        .resizable(false)
-        .show_rename(false)
-        .keep_on_top(true);
-        let extensions = purpose.extensions();
-        if !extensions.is_empty() {
-            dialog = dialog.show_files_filter(Box::new(move |p: &Path| {
-                p.extension()
-                    .and_then(|e| e.to_str())
-                    .is_some_and(|e| extensions.iter().any(|x| x.eq_ignore_ascii_case(e)))
-            }));
-        }
-        if let Some(name) = file_name {
-            dialog = dialog.default_filename(name);
-        }
-        dialog.open();
-        self.browser = Some((purpose, dialog));
+        let mode = match purpose {
+            Purpose::Open(_) | Purpose::OpenScript => Mode::Open,
+            Purpose::ExportFolder => Mode::Folder,
+            Purpose::SavePreset | Purpose::SaveScript | Purpose::ExportFile(_) => Mode::Save,
+        };
+        let browser = Browser::new(
+            mode,
+            purpose.title(),
+            purpose.extensions(),
+            folder,
+            file_name,
+        );
+        self.browser = Some((purpose, browser));
     }
 
     /// Draws the in-app browser when open and collects a chosen path. Returns (purpose, path) when the user
-    /// chose one, and a status line when a dialog ended without one.
+    /// chose one, a status line when a dialog ended without one, and an error when the browser refused what was
+    /// typed (it stays open).
     pub fn poll(&mut self, ctx: &egui::Context, e: &EditorState) -> Polled {
         if let Some(native) = &self.native {
             ctx.request_repaint_after(Duration::from_millis(100));
@@ -193,13 +183,14 @@ impl FileDialogs {
                 native.purpose,
                 native.started.elapsed() < TOO_FAST_TO_BE_A_USER,
             );
+            let file_name = native.file_name.clone();
             self.native = None;
             return match picked {
                 Some(path) => Polled::Chosen(purpose, path),
                 None if fast => {
                     // Nobody could have cancelled that fast: the platform has no dialog to show.
                     self.platform_failed = true;
-                    self.open_browser(purpose, start_folder(e), None);
+                    self.open_browser(purpose, start_folder(e), file_name.as_deref());
                     Polled::Note(
                         "The system file dialog did not open; using the built-in file browser"
                             .into(),
@@ -208,22 +199,18 @@ impl FileDialogs {
                 None => Polled::Note("No file chosen".into()),
             };
         }
-        let Some((purpose, dialog)) = &mut self.browser else {
+        let Some((purpose, browser)) = &mut self.browser else {
             return Polled::Nothing;
         };
         let purpose = *purpose;
-        dialog.show(ctx);
-        match dialog.state() {
-            egui_file::State::Open => Polled::Nothing,
-            egui_file::State::Selected => {
-                let path = dialog.path().map(Path::to_path_buf);
+        match browser.show(ctx) {
+            Outcome::Open => Polled::Nothing,
+            Outcome::Failed(text) => Polled::Error(text),
+            Outcome::Chosen(path) => {
                 self.browser = None;
-                match path {
-                    Some(path) => Polled::Chosen(purpose, path),
-                    None => Polled::Note("No file chosen".into()),
-                }
+                Polled::Chosen(purpose, path)
             }
-            egui_file::State::Cancelled | egui_file::State::Closed => {
+            Outcome::Cancelled => {
                 self.browser = None;
                 Polled::Note("No file chosen".into())
             }
@@ -240,6 +227,8 @@ pub enum Polled {
     Chosen(Purpose, PathBuf),
     /// A dialog ended without a path, or fell back to the in-app browser: a status line.
     Note(String),
+    /// The in-app browser refused what was typed (a file that does not exist…): an error for the status bar.
+    Error(String),
 }
 
 #[cfg(test)]

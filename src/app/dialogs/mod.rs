@@ -1,4 +1,5 @@
 //! Windows the editor opens over its panels.
 
+pub mod browser;
 pub mod export;
 pub mod files;

@@ -144,7 +144,7 @@ impl EditorState {
         if time < eval.time() {
             match super::machine::replayed_script(&self.session.machine) {
                 Some(_) => {
-                    eval.seek_script(time, crate::eval::MACHINE_SEEK_FPS);
+                    eval.seek_script(time);
                 }
                 None => eval.seek(time),
             }

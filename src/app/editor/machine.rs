@@ -241,9 +241,14 @@ impl EditorState {
     }
 
     pub(super) fn set_parameter(&mut self, name: &str, value: ParameterValue, trigger: bool) {
-        // Stamped by the update that sees the change (`stamp_recording`): a script's change takes effect at
-        // the first update at or after its time.
-        let time = f64::NAN;
+        // Stamped with the time of the machine's next tick, the update that sees the change: a script's change
+        // takes effect at the first tick at or after its time, so the replay applies it at that same tick.
+        let time = self
+            .session
+            .eval
+            .source()
+            .machine_next_tick()
+            .unwrap_or(0.0);
         let Some(player) = self.session.eval.source_mut().machine_mut() else {
             self.session.report(
                 "The state machine is not playing: press Play in the States tab".into(),
@@ -355,22 +360,6 @@ impl EditorState {
             .report(format!("Replaying {}", script.summary()), false);
     }
 
-    /// After an evaluation: the changes recorded since the last one get its time, when they took effect.
-    pub(super) fn stamp_recording(&mut self) {
-        let now = f64::from(self.session.eval.time());
-        if let Some(events) = &mut self.session.machine.recording {
-            for e in events.iter_mut().rev() {
-                let time = match e {
-                    ScriptEvent::Set { time, .. } | ScriptEvent::Trigger { time, .. } => time,
-                };
-                if !time.is_nan() {
-                    break;
-                }
-                *time = now;
-            }
-        }
-    }
-
     /// A seek of the timeline. While the parameters are a replayed script's (during its replay and after it,
     /// until one is set by hand), the machine is replayed under it to `time` (its parameters from their
     /// defaults, as `pose --script` plays it) and the replay goes on from there; otherwise a plain seek (a
@@ -378,10 +367,7 @@ impl EditorState {
     pub(super) fn seek_to(&mut self, time: f32) {
         match replayed_script(&self.session.machine) {
             Some(script) => {
-                let applied = self
-                    .session
-                    .eval
-                    .seek_script(time, crate::eval::MACHINE_SEEK_FPS);
+                let applied = self.session.eval.seek_script(time);
                 self.session.machine.replaying = applied < script.events().len();
             }
             None => self.session.eval.seek(time),

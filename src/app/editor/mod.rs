@@ -471,7 +471,6 @@ impl EditorState {
                 self.session.report(text, true);
             }
         }
-        self.stamp_recording();
         self.note_replay_progress();
         self.step_compare(placement);
         self.placed.clear();

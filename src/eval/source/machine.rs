@@ -2,9 +2,19 @@
 //! space driven by two parameters), the player stepped with the clock, and the player's terms sampled and blended
 //! through the BlendingJob. The pose frozen at an interruption is kept here.
 //!
-//! Inertialization and dead blending work per bone on the pose as it was shown: when such a transition starts,
-//! the last output and its velocity (from the output before it) are recorded, and the jobs of
-//! `runtime::inertialize` turn the destination into the transition's pose.
+//! The machine simulates at its own rate ([`SimClock`], 60 Hz unless set), whatever the rate its poses are asked
+//! for: it decides only at ticks k / rate seconds from its start (the first at 0 with dt 0), each applying the
+//! script's events due by its time, then updating the player by the time since the tick before (which tests and
+//! starts transitions). A pose at a time between ticks is the last tick's state moved on to that time by
+//! [`MachinePlayer::coast`] (the state's and the transition's clocks run; nothing is decided), and the tick's
+//! state is put back before the next tick. A replay from the entry (a seek) runs the same ticks, so any two runs
+//! of the same script agree at the same time, whatever their frames, to the rounding of their times.
+//!
+//! Inertialization and dead blending work per bone on the pose as the simulation showed it: when such a
+//! transition starts at a tick, the pose of the tick before and its velocity (from the tick before that) are
+//! recorded, and the jobs of `runtime::inertialize` turn the destination into the transition's pose. A machine
+//! with such a transition so samples its pose at every tick; another samples only at an interruption (the pose
+//! it freezes) and when asked for its pose.
 
 use glam::DVec2;
 
@@ -13,6 +23,8 @@ use super::face::{Face, LookMix};
 use super::frame::SourceOut;
 use super::nodes::{BoundSpace, FaceMix, NodeOutput, RootPlay, SpaceTime, next_slot};
 use crate::core::{Character, Skeleton, Transform};
+use crate::graph::player::TickState;
+use crate::graph::script::{MAX_TICKS_AT_ONCE, SimClock};
 use crate::graph::{
     MachineEvent, MachinePlayer, Motion, Script, ScriptCursor, StateInfo, StateMachine, Term,
     TransitionModel,
@@ -55,14 +67,15 @@ pub(crate) struct MachineSource {
     /// The pose frozen at the last interruption, and the buffer the next one is blended into.
     frozen: Vec<Transform>,
     frozen_next: Vec<Transform>,
-    /// The last two outputs and the step between them, for the per-bone models' starting velocity.
+    /// The poses of the last two ticks and the seconds between them, for the per-bone models' start.
     last: Vec<Transform>,
     before_last: Vec<Transform>,
     last_dt: f64,
-    /// Whether any transition blends per bone (only then are the last outputs kept).
+    /// Whether any transition blends per bone (only then is the pose of each tick sampled and kept).
     per_bone: bool,
-    /// Whether the machine was stepped since the last output (a re-evaluation without a step keeps the history).
-    stepped: bool,
+    /// The simulation's ticks, and the player's state the last one left (put back before the next).
+    clock: SimClock,
+    tick: TickState,
     /// What a per-bone transition started from: per bone the pose shown and its velocity (translation per
     /// second, rotation vector per second).
     start: Vec<BoneStart>,
@@ -131,8 +144,10 @@ impl MachineSource {
             })
             .collect();
         let n = character.skeleton.len();
+        let player = MachinePlayer::new(machine, infos);
+        let tick = player.tick_state();
         let mut source = MachineSource {
-            player: MachinePlayer::new(machine, infos),
+            player,
             states,
             missing,
             terms: Vec::new(),
@@ -143,7 +158,8 @@ impl MachineSource {
             last: Vec::new(),
             before_last: Vec::new(),
             last_dt: 0.0,
-            stepped: false,
+            clock: SimClock::default(),
+            tick,
             per_bone: machine.transitions.iter().any(|t| {
                 matches!(
                     t.model,
@@ -210,18 +226,36 @@ impl MachineSource {
         self.length_of(self.player.current()) as f32
     }
 
-    /// Back to the entry state's start (the parameters keep their values).
+    /// Back to the entry state's start, before the first tick (the parameters keep their values).
     pub(crate) fn restart(&mut self) {
         self.player.restart();
+        self.clock.restart();
+        self.tick = self.player.tick_state();
         self.last.clear();
         self.before_last.clear();
         self.start_of = None;
         self.refresh_infos(true);
     }
 
-    /// Plays `script` from its start as the machine's time goes on (None: no script).
+    /// The simulation's clock: its rate and the ticks run.
+    pub(crate) fn sim_clock(&self) -> &SimClock {
+        &self.clock
+    }
+
+    /// Simulates at `rate` Hz (clamped into [`crate::graph::script::SIM_RATE_RANGE`]), back at the entry
+    /// state's start ([`MachineSource::restart`]).
+    pub(crate) fn set_sim_rate(&mut self, rate: f64) {
+        self.clock = SimClock::new(rate);
+        self.restart();
+    }
+
+    /// Plays `script` from its start as the machine's time goes on (None: no script). A machine that has run no
+    /// tick past 0 goes back before its first, so that the script's events at 0 apply at the tick at 0.
     pub(crate) fn set_script(&mut self, script: Option<std::sync::Arc<Script>>) {
         self.script = script.map(ScriptCursor::new);
+        if self.clock.last_time() <= 0.0 {
+            self.restart();
+        }
     }
 
     /// The script played and how far.
@@ -229,23 +263,20 @@ impl MachineSource {
         self.script.as_ref()
     }
 
-    /// Steps the machine by `dt` seconds to its time `to`, the script's events due by `to` applied first.
-    pub(crate) fn advance(&mut self, to: f64, dt: f64) {
-        if let Some(cursor) = &mut self.script {
-            cursor.apply_due(to, &mut self.player);
-        }
-        self.update(dt);
+    /// Takes the machine to its time `to` (seconds since its start): runs every tick due by then, each after the
+    /// script's events due by its time, then shows the last tick's state moved on to `to`.
+    pub(crate) fn advance(&mut self, to: f64, skeleton: &Skeleton, accumulate_loops: bool) {
+        self.run_to(to, true, skeleton, accumulate_loops);
     }
 
-    /// Replays the machine from its entry to `time` (at least 0) at `fps` steps a second (the times of
-    /// [`crate::graph::script::update_times`]), sampling after each step into `out` so that frozen poses and the
-    /// outputs per-bone transitions start from are what a live run leaves. With `under_script`, the parameters
-    /// go back to their defaults and the script plays from its start; otherwise the parameters stay as they are
-    /// and the script's cursor where it is. Returns the script's events applied.
+    /// Replays the machine from its entry to `time` (at least 0): the same ticks a run that played to `time`
+    /// ran, whatever its frames, so that frozen poses and where per-bone transitions start are what a live run
+    /// leaves; then samples it into `out`. With `under_script`, the parameters go back to their defaults and the
+    /// script plays from its start; otherwise the parameters stay as they are and the script's cursor where it
+    /// is. Returns the script's events applied.
     pub(crate) fn replay(
         &mut self,
         time: f64,
-        fps: f64,
         under_script: bool,
         skeleton: &Skeleton,
         accumulate_loops: bool,
@@ -259,40 +290,96 @@ impl MachineSource {
             }
         }
         self.restart();
-        let SourceOut {
-            pose,
-            morph,
-            expressions,
-            look,
-            treadmill,
-        } = out;
-        let mut before = 0.0;
-        for t in crate::graph::script::update_times(fps, time.max(0.0)) {
-            if under_script {
-                self.advance(t, t - before);
-            } else {
-                self.update(t - before);
-            }
-            before = t;
-            let out = SourceOut {
-                pose: &mut *pose,
-                morph: &mut *morph,
-                expressions: &mut *expressions,
-                look: &mut *look,
-                treadmill: &mut *treadmill,
-            };
-            // A failed sample leaves the pose as it was; the evaluation after the seek reports it.
-            let _ = self.sample(skeleton, accumulate_loops, out);
-        }
+        self.run_to(time.max(0.0), under_script, skeleton, accumulate_loops);
+        // A failed sample leaves the pose as it was; the evaluation after the seek reports it.
+        let _ = self.sample(skeleton, accumulate_loops, out);
         self.script.as_ref().map_or(0, ScriptCursor::applied)
     }
 
-    /// Steps the machine by `dt` seconds (the blend states' points follow their parameters first).
-    pub(crate) fn update(&mut self, dt: f64) {
+    /// Runs the ticks due by `to` (their script's events applied when `under_script`), then coasts the player
+    /// from the last one to `to`. A jump of more than [`MAX_TICKS_AT_ONCE`] ticks takes those before the last
+    /// ones in one update.
+    fn run_to(&mut self, to: f64, under_script: bool, skeleton: &Skeleton, accumulate_loops: bool) {
+        self.root.accumulate_loops = accumulate_loops;
+        self.player.set_tick_state(self.tick);
+        let mut due = self.clock.due(to);
+        if due > MAX_TICKS_AT_ONCE {
+            self.tick(due - MAX_TICKS_AT_ONCE + 1, under_script, skeleton);
+            due = MAX_TICKS_AT_ONCE - 1;
+        }
+        for _ in 0..due {
+            self.tick(1, under_script, skeleton);
+        }
+        self.player.coast(to - self.clock.last_time());
+    }
+
+    /// Runs the `n`-th tick from now (one update over those skipped): the script's events due by its time when
+    /// `under_script`, the blend states' points and lengths, then the player's update. What it decided is kept
+    /// as poses: the pose an interruption froze and, for per-bone transitions, the tick's pose and where one
+    /// that started here starts from. A failed blend here leaves its buffer as it was; the sample of the same
+    /// clips asked for next reports it.
+    fn tick(&mut self, n: u64, under_script: bool, skeleton: &Skeleton) {
+        let (time, dt) = self.clock.tick_over(n);
+        if under_script && let Some(cursor) = &mut self.script {
+            cursor.apply_due(time, &mut self.player);
+        }
         self.refresh_infos(false);
         self.player.update(dt);
+        if let Some(terms) = self.player.take_freeze() {
+            // Blended into a second buffer: the terms may hold the pose frozen before (an interruption of an
+            // interruption).
+            let mut fresh = std::mem::take(&mut self.frozen_next);
+            fresh.resize(skeleton.len(), Transform::IDENTITY);
+            let _ = self.blend_terms(&terms, skeleton, &mut fresh);
+            self.frozen_next = std::mem::replace(&mut self.frozen, fresh);
+            if self.faced {
+                std::mem::swap(&mut self.frozen_face_next, &mut self.face);
+                std::mem::swap(&mut self.frozen_face, &mut self.frozen_face_next);
+            }
+        }
+        if self.per_bone {
+            self.keep_tick_pose(skeleton, dt);
+        }
+        self.tick = self.player.tick_state();
+    }
+
+    /// The running transition and its model when it blends per bone.
+    fn per_bone_transition(&self) -> Option<(crate::graph::ActiveTransition, TransitionModel)> {
+        let a = self.player.active()?;
+        let model = self.player.machine().transitions[a.transition].model;
+        matches!(
+            model,
+            TransitionModel::Inertialization | TransitionModel::DeadBlending
+        )
+        .then_some((*a, model))
+    }
+
+    /// After a tick `dt` seconds after the one before: records where a per-bone transition that started at it
+    /// starts (the pose of the tick before and its velocity), then samples the tick's pose as the last one.
+    fn keep_tick_pose(&mut self, skeleton: &Skeleton, dt: f64) {
+        let started = self.player.events().iter().rev().find_map(|e| match e {
+            MachineEvent::Started { transition, .. } => Some(*transition),
+            _ => None,
+        });
+        let fresh = match self.per_bone_transition() {
+            Some((a, _)) => {
+                let fresh = started == Some(a.transition) || self.start_of != Some(a.transition);
+                if fresh {
+                    self.record_start(skeleton);
+                    self.start_of = Some(a.transition);
+                }
+                fresh
+            }
+            None => {
+                self.start_of = None;
+                false
+            }
+        };
+        let mut pose = std::mem::take(&mut self.before_last);
+        pose.resize(skeleton.len(), Transform::IDENTITY);
+        let _ = self.compose(skeleton, &mut pose, fresh);
+        self.before_last = std::mem::replace(&mut self.last, pose);
         self.last_dt = dt;
-        self.stepped = true;
     }
 
     fn point_of(&self, state: usize) -> Option<[f64; 2]> {
@@ -370,9 +457,9 @@ impl MachineSource {
         }
     }
 
-    /// Samples the player's pose into `out` (sized for the skeleton), first freezing the pose an interruption
-    /// left; the states' clips' morph weights and expressions blend as the pose does into `morph` and
-    /// `expressions` (which hold the meshes' defaults and zeros, left as they are when no clip has such tracks).
+    /// Samples the player's pose as it stands into `out` (sized for the skeleton); the states' clips' morph
+    /// weights and expressions blend as the pose does into `morph` and `expressions` (which hold the meshes'
+    /// defaults and zeros, left as they are when no clip has such tracks).
     pub(crate) fn sample(
         &mut self,
         skeleton: &Skeleton,
@@ -388,76 +475,50 @@ impl MachineSource {
             ..
         } = out;
         self.refresh_infos(false);
-        let mut result = Ok(());
-        if let Some(terms) = self.player.take_freeze() {
-            // Blended into a second buffer: the terms may hold the pose frozen before (an interruption of an
-            // interruption).
-            let mut fresh = std::mem::take(&mut self.frozen_next);
-            fresh.resize(skeleton.len(), Transform::IDENTITY);
-            result = self.blend_terms(&terms, skeleton, &mut fresh);
-            self.frozen_next = std::mem::replace(&mut self.frozen, fresh);
-            if self.faced {
-                std::mem::swap(&mut self.frozen_face_next, &mut self.face);
-                std::mem::swap(&mut self.frozen_face, &mut self.frozen_face_next);
-            }
-        }
-        let started = self.player.events().iter().rev().find_map(|e| match e {
-            MachineEvent::Started { transition, .. } => Some(*transition),
-            _ => None,
-        });
-        let per_bone = self.player.active().and_then(|a| {
-            let model = self.player.machine().transitions[a.transition].model;
-            matches!(
-                model,
-                TransitionModel::Inertialization | TransitionModel::DeadBlending
-            )
-            .then_some((*a, model))
-        });
-        match per_bone {
-            Some((a, model)) => {
-                let fresh = started == Some(a.transition) || self.start_of != Some(a.transition);
-                if fresh {
-                    self.record_start(skeleton);
-                    self.start_of = Some(a.transition);
-                }
-                let dest = [Term {
-                    motion: Motion::State {
-                        state: a.to,
-                        time: a.to_time,
-                    },
-                    weight: 1.0,
-                }];
-                keep_first(&mut result, self.blend_terms(&dest, skeleton, out));
-                if fresh {
-                    keep_first(&mut result, self.fix_offsets(out));
-                }
-                let halflife = self.player.machine().transitions[a.transition].halflife;
-                let applied =
-                    self.apply_per_bone(model, a.elapsed, a.duration, a.progress(), halflife, out);
-                keep_first(&mut result, applied);
-            }
-            None => {
-                self.start_of = None;
-                let mut terms = std::mem::take(&mut self.terms);
-                self.player.terms_into(&mut terms);
-                keep_first(&mut result, self.blend_terms(&terms, skeleton, out));
-                self.terms = terms;
-            }
-        }
+        let result = self.compose(skeleton, out, false);
         if self.faced {
             self.face.write_to(morph, expressions);
         }
         *look = self.look.rotation();
-        if std::mem::take(&mut self.stepped) && self.per_bone {
-            std::mem::swap(&mut self.last, &mut self.before_last);
-            self.last.clear();
-            self.last.extend_from_slice(out);
-        }
         result
     }
 
-    /// Records the last output and its velocity as where a per-bone transition starts (the rest pose and no
-    /// velocity before any output).
+    /// The player's pose as it stands into `out`: its terms in one blend, or a per-bone transition's destination
+    /// turned into the transition's pose (`fresh`: it starts now, and inertialization's offsets are taken
+    /// against this destination first).
+    fn compose(
+        &mut self,
+        skeleton: &Skeleton,
+        out: &mut [Transform],
+        fresh: bool,
+    ) -> Result<(), JobError> {
+        let Some((a, model)) = self.per_bone_transition() else {
+            let mut terms = std::mem::take(&mut self.terms);
+            self.player.terms_into(&mut terms);
+            let result = self.blend_terms(&terms, skeleton, out);
+            self.terms = terms;
+            return result;
+        };
+        let dest = [Term {
+            motion: Motion::State {
+                state: a.to,
+                time: a.to_time,
+            },
+            weight: 1.0,
+        }];
+        let mut result = self.blend_terms(&dest, skeleton, out);
+        if fresh {
+            keep_first(&mut result, self.fix_offsets(out));
+        }
+        let halflife = self.player.machine().transitions[a.transition].halflife;
+        let applied =
+            self.apply_per_bone(model, a.elapsed, a.duration, a.progress(), halflife, out);
+        keep_first(&mut result, applied);
+        result
+    }
+
+    /// Records the last tick's pose and its velocity (from the tick before) as where a per-bone transition
+    /// starts (the rest pose and no velocity before any tick).
     fn record_start(&mut self, skeleton: &Skeleton) {
         let shown: &[Transform] = if self.last.len() == skeleton.len() {
             &self.last
@@ -893,7 +954,7 @@ mod tests {
             .unwrap()
             .set("n", ParameterValue::Number(2.0));
         sought.source_mut().set_script(Some(script));
-        let applied = sought.seek_script(until as f32, 60.0);
+        let applied = sought.seek_script(until as f32);
         sought.evaluate(&EvalInput::default());
         assert_eq!(applied, 3, "the events due by {until} s");
         let (a, b) = (
@@ -1191,6 +1252,136 @@ mod tests {
                 );
             }
             assert!(ev.source().script().unwrap().done());
+        }
+    }
+
+    /// The machine of `scripts/compare-outputs` (Idle → Walk → Run on Quaternius' clips: Unity crossfades,
+    /// inertialization, dead blending, a trigger from Any State) with every transition's model as given.
+    fn compare_outputs_machine() -> StateMachine {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/scripts/compare-outputs/machine.json"
+        );
+        let preset: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        serde_json::from_value(preset["state_machine"].clone()).unwrap()
+    }
+
+    /// The pose of `ev` (every joint's local transform) and where its machine stands.
+    fn shown(ev: &Evaluator) -> (Vec<Transform>, usize, Option<usize>) {
+        let p = ev.source().machine().unwrap();
+        (
+            ev.output().local.local.clone(),
+            p.current(),
+            p.active().map(|a| a.transition),
+        )
+    }
+
+    /// Asserts that two poses agree: every rotation within 1e-4°, every translation within 1e-6 m.
+    fn assert_same_pose(a: &[Transform], b: &[Transform], what: &str) {
+        assert!(worst_angle(a, b) < 1e-4, "{what}: {}°", worst_angle(a, b));
+        for (x, y) in a.iter().zip(b) {
+            let d = (x.translation - y.translation).length();
+            assert!(d < 1e-6, "{what}: {d} m");
+        }
+    }
+
+    /// A machine decides at the ticks of its simulation rate whatever its frames: under scripts whose events fall
+    /// between ticks, the four-state machine (a blend state, interruptions of interruptions) and the
+    /// compare-outputs machine (per-bone transitions, whose start is the pose of the tick before and its
+    /// velocity) show the same pose and state at the times 24, 30, 60 and 144 fps share, and a seek under the
+    /// script (a replay from the entry) lands there too.
+    #[test]
+    fn a_machine_shows_the_same_run_at_any_frame_rate() {
+        let (four, four_machine) = four_state_machine();
+        let four_script = r#"[{"time": 0.21, "set": "n", "value": 1}, {"time": 0.537, "set": "n", "value": 2},
+            {"time": 0.6049, "set": "n", "value": 3}, {"time": 1.013, "set": "n", "value": 1}]"#;
+        let quaternius = crate::import::load_file(&crate::test_support::quaternius()).unwrap();
+        let locomotion_script = r#"[{"time": 0.31, "set": "speed", "value": 1.4},
+            {"time": 1.013, "set": "speed", "value": 3.5}, {"time": 1.52, "set": "speed", "value": 2.0},
+            {"time": 1.905, "trigger": "stop"}, {"time": 1.905, "set": "speed", "value": 0.0}]"#;
+        let cases = [
+            (&four, four_machine, four_script),
+            (&quaternius, compare_outputs_machine(), locomotion_script),
+        ];
+        for (loaded, machine, script) in cases {
+            let script = std::sync::Arc::new(crate::graph::Script::parse(script, "test").unwrap());
+            let evaluator = || {
+                let (c, clips) = (&loaded.character, &loaded.clips);
+                let m = SourceSpec::StateMachine(machine.clone());
+                let mut ev =
+                    Evaluator::with_precision(c, clips, m, LayerParams::off(), Precision::Exact);
+                ev.source_mut().set_script(Some(script.clone()));
+                ev
+            };
+            // Frames at each rate, the pose kept at every sixth of a second (a frame of each rate).
+            let runs: Vec<Vec<_>> = [60u32, 24, 30, 144]
+                .iter()
+                .map(|&fps| {
+                    let mut ev = evaluator();
+                    let mut kept = Vec::new();
+                    for k in 0..=(fps * 5 / 2) {
+                        ev.evaluate(&EvalInput {
+                            clock: ClockStep::Continue(k as f32 / fps as f32),
+                            ..Default::default()
+                        });
+                        if k % (fps / 6) == 0 {
+                            kept.push(shown(&ev));
+                        }
+                    }
+                    kept
+                })
+                .collect();
+            let mut sought = evaluator();
+            for (i, reference) in runs[0].iter().enumerate() {
+                sought.seek_script(i as f32 / 6.0);
+                sought.evaluate(&EvalInput::default());
+                let others = runs[1..].iter().map(|r| &r[i]);
+                for (j, other) in others.chain([&shown(&sought)]).enumerate() {
+                    let what = format!("{} at {i}/6 s, run {j}", machine.entry);
+                    assert_eq!((other.1, other.2), (reference.1, reference.2), "{what}");
+                    assert_same_pose(&reference.0, &other.0, &what);
+                }
+            }
+        }
+    }
+
+    /// At another simulation rate the same script's events take effect at that rate's ticks: an event at 0.51 s
+    /// starts Idle → Walk at 0.5167 s (31 / 60) at 60 Hz and at 0.5333 s (16 / 30) at 30 Hz, whatever the frames.
+    #[test]
+    fn the_simulation_rate_sets_when_the_machine_decides() {
+        let loaded = crate::import::load_file(&crate::test_support::quaternius()).unwrap();
+        let script = crate::graph::Script::parse(
+            r#"[{"time": 0.51, "set": "speed", "value": 1.4}]"#,
+            "test",
+        )
+        .unwrap();
+        let script = std::sync::Arc::new(script);
+        for (rate, started) in [
+            (60.0, 31.0 / 60.0),
+            (30.0, 16.0 / 30.0),
+            (240.0, 123.0 / 240.0),
+        ] {
+            let (c, clips) = (&loaded.character, &loaded.clips);
+            let m = SourceSpec::StateMachine(compare_outputs_machine());
+            let mut ev = Evaluator::new(c, clips, m, LayerParams::off());
+            ev.set_sim_rate(rate);
+            assert_eq!(ev.source().sim_rate(), rate);
+            ev.source_mut().set_script(Some(script.clone()));
+            for k in 0..=33 {
+                ev.evaluate(&EvalInput {
+                    clock: ClockStep::Continue(k as f32 / 60.0),
+                    ..Default::default()
+                });
+            }
+            let a = *ev
+                .source()
+                .machine()
+                .unwrap()
+                .active()
+                .expect("Idle → Walk");
+            let since = 0.55 - a.elapsed;
+            assert!((since - started).abs() < 1e-6, "{rate} Hz: {since} s");
         }
     }
 }

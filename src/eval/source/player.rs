@@ -41,6 +41,8 @@ pub struct SourcePlayer {
     /// The travel an in-place clip took out of the pose (model space): the springs move with it, as the
     /// character does in the world.
     pub(crate) treadmill: Vec3,
+    /// The rate a state machine simulates at, Hz (kept for the machines bound later).
+    sim_rate: f64,
 }
 
 /// Where a sample goes: the local pose, the meshes' morph weights and the expressions' weights.
@@ -62,6 +64,7 @@ impl SourcePlayer {
             morph_defaults: crate::core::morph::default_weights(character),
             vrm_look: VrmLook::bind(character),
             treadmill: Vec3::ZERO,
+            sim_rate: crate::graph::script::DEFAULT_SIM_RATE,
         }
     }
 
@@ -82,9 +85,11 @@ impl SourcePlayer {
             SourceSpec::Blend(space) => Source::Blend(Box::new(super::blend::BlendSource::bind(
                 space, character, clips, cache,
             ))),
-            SourceSpec::StateMachine(m) => Source::Machine(Box::new(
-                super::machine::MachineSource::bind(&m, character, cache),
-            )),
+            SourceSpec::StateMachine(m) => {
+                let mut machine = super::machine::MachineSource::bind(&m, character, cache);
+                machine.set_sim_rate(self.sim_rate);
+                Source::Machine(Box::new(machine))
+            }
         };
     }
 
@@ -163,7 +168,8 @@ impl SourcePlayer {
         }
     }
 
-    /// The state machine's player, to set its parameters before an evaluation.
+    /// The state machine's player, to set its parameters before an evaluation (its state is the source's to
+    /// step: an update or a restart through it would be undone at the next tick).
     pub fn machine_mut(&mut self) -> Option<&mut crate::graph::MachinePlayer> {
         match &mut self.source {
             Source::Machine(m) => Some(m.player_mut()),
@@ -179,9 +185,10 @@ impl SourcePlayer {
         }
     }
 
-    /// Plays `script` on the state machine from its start as the machine's time goes on: each evaluation that
-    /// takes the machine to a time first applies the events due by then (None stops it). The machine's
-    /// parameters are not reset: a new machine starts at their defaults. No effect on other sources.
+    /// Plays `script` on the state machine from its start as the machine's time goes on: each tick applies the
+    /// events due by its time first (None stops it). The machine's parameters are not reset: a new machine starts
+    /// at their defaults, and one that has run no tick past 0 runs its tick at 0 again with the script's events
+    /// at 0. No effect on other sources.
     pub fn set_script(&mut self, script: Option<std::sync::Arc<crate::graph::Script>>) {
         if let Source::Machine(m) = &mut self.source {
             m.set_script(script);
@@ -274,20 +281,44 @@ impl SourcePlayer {
         }
     }
 
-    /// Steps a state machine by `dt` seconds to `to` seconds since its start (nothing for another source).
-    pub(crate) fn advance_machine(&mut self, to: f64, dt: f64) {
+    /// The rate a state machine simulates at, Hz: its decisions fall on ticks 1 / rate seconds apart whatever
+    /// the rate of the frames (see [`crate::graph::script::SimClock`]).
+    pub fn sim_rate(&self) -> f64 {
+        self.sim_rate
+    }
+
+    /// Simulates state machines at `rate` Hz (clamped into [`crate::graph::script::SIM_RATE_RANGE`]): the
+    /// machine playing goes back to its entry state's start (`Evaluator::set_sim_rate` replays it to the time).
+    pub(crate) fn set_sim_rate(&mut self, rate: f64) {
+        let clock = crate::graph::script::SimClock::new(rate);
+        self.sim_rate = clock.rate();
         if let Source::Machine(m) = &mut self.source {
-            m.advance(to, dt);
+            m.set_sim_rate(self.sim_rate);
         }
     }
 
-    /// Replays the machine from its entry to `time` at `fps` steps a second (see
-    /// [`super::machine::MachineSource::replay`]), under its script or with its parameters as they are; the
-    /// number of script events applied (0 for another source).
+    /// The time of the state machine's next tick, the update that sees a parameter set now (None for another
+    /// source): what a recording stamps the change with, so that a replay applies it at the same tick.
+    pub fn machine_next_tick(&self) -> Option<f64> {
+        match &self.source {
+            Source::Machine(m) => Some(m.sim_clock().next_time()),
+            _ => None,
+        }
+    }
+
+    /// Takes a state machine to `to` seconds since its start (nothing for another source; see
+    /// [`super::machine::MachineSource::advance`]).
+    pub(crate) fn advance_machine(&mut self, to: f64, skeleton: &Skeleton) {
+        if let Source::Machine(m) = &mut self.source {
+            m.advance(to, skeleton, self.accumulate_loops);
+        }
+    }
+
+    /// Replays the machine from its entry to `time` (see [`super::machine::MachineSource::replay`]), under its
+    /// script or with its parameters as they are; the number of script events applied (0 for another source).
     pub(crate) fn replay_machine(
         &mut self,
         time: f32,
-        fps: f64,
         under_script: bool,
         skeleton: &Skeleton,
         out: SampleOut,
@@ -305,7 +336,6 @@ impl SourcePlayer {
         };
         m.replay(
             f64::from(time),
-            fps,
             under_script,
             skeleton,
             self.accumulate_loops,

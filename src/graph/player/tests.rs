@@ -392,3 +392,43 @@ fn a_restart_goes_back_to_the_entry_and_keeps_the_parameters() {
     assert!(p.active().is_none());
     assert_eq!(p.value_of("go"), Some(1.0));
 }
+
+/// Coasting moves the clocks as an update's first step does but decides nothing: a transition past its duration
+/// stays running (its destination alone in the terms), an exit time crossed starts nothing, a trigger stays set;
+/// put back, the tick's state updates as if the coast had not happened.
+#[test]
+fn coasting_moves_the_clocks_and_decides_nothing() {
+    let mut p = machine(
+        r#"[{"from": "A", "to": "B", "has_exit_time": false, "duration": 0.1,
+             "conditions": [{"parameter": "jump", "mode": "if"}]},
+            {"from": "B", "to": "D", "has_exit_time": true, "exit_time": 0.1, "duration": 0.2}]"#,
+    );
+    p.update(0.0);
+    assert!(p.set("jump", ParameterValue::Bool(true)));
+    let tick = p.tick_state();
+    p.coast(0.05);
+    assert!(close(p.time(), 0.05) && p.active().is_none());
+    assert_eq!(p.value_of("jump"), Some(1.0), "no trigger consumed");
+    p.set_tick_state(tick);
+    p.update(0.05);
+    let started = *p.active().unwrap();
+    assert_eq!(started.to, 1);
+    // Coasting 0.3 s: the transition's 0.1 s are over and B's exit time (0.1 of 2 s) is crossed, but A → B
+    // still runs, B alone in the terms, and nothing starts.
+    let tick = p.tick_state();
+    p.coast(0.3);
+    let a = *p.active().unwrap();
+    assert!(close(a.elapsed, 0.3) && close(a.to_time, 0.15));
+    assert!(close(p.time(), 0.35));
+    let terms = p.terms();
+    assert_eq!(terms.len(), 1);
+    assert!(matches!(terms[0].motion, Motion::State { state: 1, time } if close(time, 0.15)));
+    p.set_tick_state(tick);
+    assert_eq!(p.tick_state(), tick);
+    p.update(0.3);
+    // The update completes A → B and, B's exit time crossed at 0.2 s of its time, starts B → D.
+    assert_eq!(p.current(), 1);
+    let a = *p.active().unwrap();
+    assert_eq!(a.to, 3);
+    assert!(close(a.elapsed, 0.1), "{a:?}");
+}
