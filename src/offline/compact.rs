@@ -1,6 +1,13 @@
 //! Compaction: reduce reference frames to the keys each channel needs, and the one error search that lowers
 //! the local tolerance until the encoded file, decoded again, is within the bound (measured by
 //! [`super::measure`]).
+//!
+//! Contracts: a channel keeps a key wherever interpolating from its kept neighbours, by every reading of
+//! [`RotationInterp::readings`], would part from the reference frames or the source's check poses between them
+//! ([`Frames::checks`]) by more than the local tolerance; where the frames allow it, rotation keys read by nlerp
+//! are never further apart than [`nlerp_turn_limit`] of that tolerance (nor than [`NLERP_MAX_TURN`]), so that
+//! nlerp's parting from slerp stays within it between the checks too. A bake is within its budget exactly when
+//! [`within_budget`] says so, the same comparison its report's figure passes.
 
 use glam::{Quat, Vec3};
 
@@ -12,7 +19,7 @@ use crate::core::humanoid::HumanoidMap;
 use crate::core::metric::joint_scales;
 
 /// Rotation angle between two unit quaternions, precise for tiny angles (where acos of the dot product is not).
-fn angle(a: Quat, b: Quat) -> f32 {
+pub fn angle(a: Quat, b: Quat) -> f32 {
     let b = if a.dot(b) < 0.0 { -b } else { b };
     let chord = (glam::Vec4::from(a) - glam::Vec4::from(b)).length();
     4.0 * (chord * 0.5).min(1.0).asin()
@@ -39,6 +46,38 @@ impl RotationInterp {
             RotationInterp::Both => &[Quat::interpolate, nlerp],
         }
     }
+
+    /// True when a player reads rotation keys by nlerp (alone or as one of both readings).
+    pub fn reads_nlerp(self) -> bool {
+        self != RotationInterp::Slerp
+    }
+}
+
+/// The widest turn between neighbouring rotation keys that a reduction read by nlerp keeps: 24°, where nlerp
+/// parts from slerp by 0.017° at worst (0.01 cm at 34 cm from the joint). A bake read by nlerp splits the
+/// source's wider turns between frames too ([`super::frames::prepare_for`]).
+pub const NLERP_MAX_TURN: f32 = 24.0 * std::f32::consts::PI / 180.0;
+
+/// The share of the error budget that nlerp's parting from slerp between two neighbouring keys may take on one
+/// joint: the turns a bake read by nlerp splits are sized by it ([`nlerp_turn_limit`]), leaving the rest to the
+/// reduction and to the joints above in the chain.
+pub const NLERP_SPLIT_SHARE: f32 = 0.25;
+
+/// The widest turn (radians, at most [`NLERP_MAX_TURN`]) between two rotation keys for which nlerp stays within
+/// `tolerance` radians of slerp everywhere between them. Between keys θ apart (quaternions θ/2 apart), nlerp
+/// parts from slerp by about √3/432 · θ³, at its worst near u = (3 ∓ √3)/6 ≈ 0.21 and 0.79 of the way (that
+/// estimate is within 1 % up to 48°).
+pub fn nlerp_turn_limit(tolerance: f32) -> f32 {
+    (tolerance.max(0.0) * 432.0 / 3f32.sqrt())
+        .cbrt()
+        .min(NLERP_MAX_TURN)
+}
+
+/// Whether an error of `error` metres is within a budget of `tolerance_cm` centimetres: compared in centimetres,
+/// as [`super::BakeReport::max_error_cm`] states it (`error * 100`), so that the search accepts no bake its own
+/// report would put over the budget, nor refuses one it would put within.
+pub fn within_budget(error: f32, tolerance_cm: f32) -> bool {
+    error * 100.0 <= tolerance_cm
 }
 
 /// Unity's and Blender's reading of two rotation keys: per-component lerp on the shorter side, normalised.
@@ -48,11 +87,15 @@ pub fn nlerp(a: Quat, b: Quat, u: f32) -> Quat {
 }
 
 /// Frames to keep so that interpolation between kept frames, by every one of `interps`, stays within `tol` of
-/// every sample.
+/// every sample and of every check between them (`checks`: the source's values off the frames, by increasing
+/// time), and no two neighbouring kept values are more than `max_span` apart (by `dist`). Neighbouring frames are
+/// kept whatever they hold: nothing between them can be kept instead.
 fn keep_frames<T: Copy>(
     times: &[f32],
     values: &[T],
+    checks: &[(f32, T)],
     tol: f32,
+    max_span: f32,
     dist: impl Fn(T, T) -> f32,
     interps: &[fn(T, T, f32) -> T],
 ) -> Vec<u32> {
@@ -63,12 +106,20 @@ fn keep_frames<T: Copy>(
         let mut b = a + 1;
         while b + 1 < n {
             let cand = b + 1;
-            let ok = (a + 1..cand).all(|i| {
-                let u = (times[i] - times[a]) / (times[cand] - times[a]);
+            let (ta, span) = (times[a], times[cand] - times[a]);
+            let within = |t: f32, v: T| {
+                let u = (t - ta) / span;
                 interps
                     .iter()
-                    .all(|interp| dist(interp(values[a], values[cand], u), values[i]) <= tol)
-            });
+                    .all(|interp| dist(interp(values[a], values[cand], u), v) <= tol)
+            };
+            let first = checks.partition_point(|c| c.0 <= ta);
+            let last = checks.partition_point(|c| c.0 < times[cand]);
+            let ok = dist(values[a], values[cand]) <= max_span
+                && (a + 1..cand).all(|i| within(times[i], values[i]))
+                && checks[first..last.max(first)]
+                    .iter()
+                    .all(|&(t, v)| within(t, v));
             if !ok {
                 break;
             }
@@ -80,19 +131,25 @@ fn keep_frames<T: Copy>(
     kept
 }
 
+/// One channel of the reduction: at rest, constant, or the keys [`keep_frames`] keeps (every frame with
+/// [`KeyReduction::None`]); the checks count as samples too.
+#[allow(clippy::too_many_arguments)]
 fn channel<T: Copy>(
     times: &[f32],
     values: Vec<T>,
+    checks: &[(f32, T)],
     rest: T,
     tol: f32,
+    max_span: f32,
     keys: KeyReduction,
     dist: impl Fn(T, T) -> f32 + Copy,
     interps: &[fn(T, T, f32) -> T],
 ) -> Channel<T> {
-    if values.iter().all(|&v| dist(v, rest) <= tol) {
+    let samples = || values.iter().copied().chain(checks.iter().map(|c| c.1));
+    if samples().all(|v| dist(v, rest) <= tol) {
         return Channel::Rest;
     }
-    if values.iter().all(|&v| dist(v, values[0]) <= tol) {
+    if samples().all(|v| dist(v, values[0]) <= tol) {
         return Channel::Constant(values[0]);
     }
     if keys == KeyReduction::None {
@@ -101,7 +158,7 @@ fn channel<T: Copy>(
             values,
         };
     }
-    let frames = keep_frames(times, &values, tol, dist, interps);
+    let frames = keep_frames(times, &values, checks, tol, max_span, dist, interps);
     let values = frames.iter().map(|&f| values[f as usize]).collect();
     Channel::Keys { frames, values }
 }
@@ -196,42 +253,63 @@ pub fn reduce(
     let targets = track_targets(skeleton, humanoid);
     let times = &frames.times;
     let tol = how.tolerance * how.factor;
+    // The source between the frames, by time: a channel is checked against it as against the frames.
+    let mut checks: Vec<&(f32, crate::core::Pose)> = frames.checks.iter().collect();
+    checks.sort_by(|a, b| a.0.total_cmp(&b.0));
     let mut tracks = Vec::new();
     for (j, target) in targets.into_iter().enumerate() {
         let s = &scales[j];
         let rest = skeleton.rest()[j];
         let col = |f: fn(&crate::core::Transform) -> Vec3| {
-            frames
-                .poses
-                .iter()
-                .map(|p| f(&p.local[j]))
-                .collect::<Vec<_>>()
+            let on_grid: Vec<Vec3> = frames.poses.iter().map(|p| f(&p.local[j])).collect();
+            let between: Vec<(f32, Vec3)> =
+                checks.iter().map(|(t, p)| (*t, f(&p.local[j]))).collect();
+            (on_grid, between)
         };
         let lerp: &[fn(Vec3, Vec3, f32) -> Vec3] = &[Vec3::lerp];
+        let (values, between) = col(|t| t.translation.into());
         let translation = channel(
             times,
-            col(|t| t.translation.into()),
+            values,
+            &between,
             rest.translation.into(),
             tol / s.parent_scale,
+            f32::INFINITY,
             keys,
             |a, b| a.distance(b),
             lerp,
         );
         let rotations: Vec<Quat> = frames.poses.iter().map(|p| p.local[j].rotation).collect();
+        let between: Vec<(f32, Quat)> = checks
+            .iter()
+            .map(|(t, p)| (*t, p.local[j].rotation))
+            .collect();
+        // Read by nlerp, neighbouring keys stay close enough for nlerp's parting from slerp to be within the
+        // channel's tolerance wherever it falls between the checks.
+        let rotation_span = if rotation_interp.reads_nlerp() {
+            nlerp_turn_limit(tol / s.reach)
+        } else {
+            f32::INFINITY
+        };
         let rotation = channel(
             times,
             rotations,
+            &between,
             rest.rotation,
             tol / s.reach,
+            rotation_span,
             keys,
             angle,
             rotation_interp.readings(),
         );
+        let (values, between) = col(|t| t.scale.into());
         let scale = channel(
             times,
-            col(|t| t.scale.into()),
+            values,
+            &between,
             rest.scale.into(),
             tol / s.reach,
+            f32::INFINITY,
             keys,
             |a, b| (a - b).abs().max_element(),
             lerp,
@@ -297,9 +375,9 @@ pub fn add_rest_tracks(clip: &mut BakedClip, skeleton: &Skeleton, humanoid: Opti
 
 /// Runs `attempt(factor, quantize)` with decreasing local tolerances (every quantized one first when allowed:
 /// a quantized file with more keys is still smaller than a float one) until the measured error (second value,
-/// metres) is within `tolerance`; the last attempt keeps every frame unquantized.
+/// metres) is within `tolerance_cm` by [`within_budget`]; the last attempt keeps every frame unquantized.
 pub fn search<T>(
-    tolerance: f32,
+    tolerance_cm: f32,
     quantize: bool,
     mut attempt: impl FnMut(f32, bool) -> (T, f32),
 ) -> (T, f32, bool) {
@@ -318,7 +396,7 @@ pub fn search<T>(
     let last = plan.len() - 1;
     for (i, (factor, q)) in plan.into_iter().enumerate() {
         let (out, error) = attempt(factor, q);
-        if error <= tolerance || i == last {
+        if within_budget(error, tolerance_cm) || i == last {
             return (out, error, q);
         }
     }
@@ -337,7 +415,15 @@ mod tests {
             .map(|&t| Vec3::new(t * 2.0, 1.0, 0.0))
             .collect();
         assert_eq!(
-            keep_frames(&times, &values, 1e-5, |a, b| a.distance(b), &[Vec3::lerp]),
+            keep_frames(
+                &times,
+                &values,
+                &[],
+                1e-5,
+                f32::INFINITY,
+                |a, b| a.distance(b),
+                &[Vec3::lerp]
+            ),
             vec![0, 9]
         );
     }
@@ -348,7 +434,15 @@ mod tests {
         let v = |x: f32| Vec3::new(x, 0.0, 0.0);
         let values = vec![v(0.0), v(1.0), v(2.0), v(1.0), v(0.0)];
         assert_eq!(
-            keep_frames(&times, &values, 1e-5, |a, b| a.distance(b), &[Vec3::lerp]),
+            keep_frames(
+                &times,
+                &values,
+                &[],
+                1e-5,
+                f32::INFINITY,
+                |a, b| a.distance(b),
+                &[Vec3::lerp]
+            ),
             vec![0, 2, 4]
         );
     }
@@ -361,7 +455,15 @@ mod tests {
             .map(|&t| Vec3::new((t * 3.0).sin(), (t * 7.0).cos() * 0.2, t))
             .collect();
         let tol = 1e-2;
-        let kept = keep_frames(&times, &values, tol, |a, b| a.distance(b), &[Vec3::lerp]);
+        let kept = keep_frames(
+            &times,
+            &values,
+            &[],
+            tol,
+            f32::INFINITY,
+            |a, b| a.distance(b),
+            &[Vec3::lerp],
+        );
         assert!(kept.len() < values.len());
         for i in 0..values.len() {
             let k = kept.partition_point(|&f| f as usize <= i) - 1;
@@ -380,5 +482,121 @@ mod tests {
         let b = Quat::from_rotation_x(1e-5);
         assert!((angle(a, b) - 1e-5).abs() < 1e-7, "{}", angle(a, b));
         assert!((angle(a, -Quat::from_rotation_y(0.5)) - 0.5).abs() < 1e-5);
+    }
+
+    /// Keys at 0°, 30° and 60° about one axis, one second apart, and the source between them (a slerp) a
+    /// quarter, half and three quarters of the way: the middle key is where nlerp and slerp agree by symmetry.
+    fn sixty_degrees_in_two_steps() -> (Vec<f32>, Vec<Quat>, Vec<(f32, Quat)>) {
+        let at = |t: f32| Quat::from_rotation_x(t * 30f32.to_radians());
+        let times = vec![0.0, 1.0, 2.0];
+        let values = times.iter().map(|&t| at(t)).collect();
+        let checks = [0.25, 0.5, 0.75, 1.25, 1.5, 1.75]
+            .iter()
+            .map(|&t| (t, at(t)))
+            .collect();
+        (times, values, checks)
+    }
+
+    #[test]
+    fn nlerp_is_checked_against_the_source_a_quarter_of_the_way_between_keys() {
+        let (times, values, checks) = sixty_degrees_in_two_steps();
+        // 60° between the outer keys: nlerp parts from slerp by 0.27° near a quarter of the way.
+        let tol = 0.1f32.to_radians();
+        let keep = |checks: &[(f32, Quat)], interps: &[fn(Quat, Quat, f32) -> Quat]| {
+            keep_frames(&times, &values, checks, tol, f32::INFINITY, angle, interps)
+        };
+        let both = RotationInterp::Both.readings();
+        // Checked at the keys alone, the middle key (where nlerp and slerp agree) lets nlerp span 60°.
+        assert_eq!(keep(&[], both), vec![0, 2]);
+        // The source a quarter of the way between the keys shows nlerp's parting: the middle key stays.
+        assert_eq!(keep(&checks, both), vec![0, 1, 2]);
+        // Read by slerp alone, the turn is one straight slerp.
+        assert_eq!(keep(&checks, RotationInterp::Slerp.readings()), vec![0, 2]);
+        let quarter = nlerp(values[0], values[2], 0.25);
+        assert!(angle(quarter, checks[0].1) > 0.25f32.to_radians());
+    }
+
+    #[test]
+    fn rotation_keys_read_by_nlerp_are_never_further_apart_than_the_cap() {
+        let at = |t: f32| Quat::from_rotation_y(t * 20f32.to_radians());
+        let times: Vec<f32> = (0..4).map(|k| k as f32).collect();
+        let values: Vec<Quat> = times.iter().map(|&t| at(t)).collect();
+        let keep = |span: f32| {
+            keep_frames(
+                &times,
+                &values,
+                &[],
+                1.0,
+                span,
+                angle,
+                RotationInterp::Slerp.readings(),
+            )
+        };
+        assert_eq!(keep(f32::INFINITY), vec![0, 3]);
+        // 20° steps: two make 40°, over the 24° cap.
+        assert_eq!(keep(NLERP_MAX_TURN), vec![0, 1, 2, 3]);
+    }
+
+    /// The largest angle (radians) by which nlerp parts from slerp between keys `turn` apart, sampled finely.
+    fn nlerp_parting(turn: f32) -> f32 {
+        let (a, b) = (Quat::IDENTITY, Quat::from_rotation_z(turn));
+        (1..1000)
+            .map(|i| {
+                let u = i as f32 / 1000.0;
+                angle(nlerp(a, b, u), a.slerp(b, u))
+            })
+            .fold(0.0, f32::max)
+    }
+
+    #[test]
+    fn the_turn_limit_keeps_nlerp_within_its_tolerance_and_under_the_cap() {
+        for tolerance in [1e-5f32, 1e-4, 3e-4, 1e-3] {
+            let limit = nlerp_turn_limit(tolerance);
+            assert!(limit <= NLERP_MAX_TURN);
+            let parting = nlerp_parting(limit);
+            assert!(
+                parting <= tolerance * 1.01,
+                "{tolerance}: {parting} at {}°",
+                limit.to_degrees()
+            );
+        }
+        // A joint with a 3 cm reach and the default budget: the cap decides (24°, 0.017° of parting).
+        assert_eq!(nlerp_turn_limit(1e-4 / 0.03), NLERP_MAX_TURN);
+        let parting = nlerp_parting(NLERP_MAX_TURN).to_degrees();
+        assert!((parting - 0.0169).abs() < 0.0005, "{parting}°");
+        // The Knight's lower leg turned 60° between two keys: 0.27° of parting.
+        let parting = nlerp_parting(60f32.to_radians()).to_degrees();
+        assert!((parting - 0.267).abs() < 0.002, "{parting}°");
+    }
+
+    /// The budget is checked as the report states the error (`max_error_cm = error * 100`): the search accepts an
+    /// attempt exactly when that figure is within the tolerance, f32 rounding included.
+    #[test]
+    fn the_search_accepts_a_bake_exactly_when_its_reported_error_is_within_the_budget() {
+        let step = |x: f32, ulps: i32| f32::from_bits((x.to_bits() as i32 + ulps) as u32);
+        let mut differed = 0;
+        for k in 1..=3000 {
+            let tolerance_cm = k as f32 / 1000.0;
+            for ulps in -2..=2 {
+                let error = step(tolerance_cm / 100.0, ulps);
+                let reported_cm = error * 100.0;
+                let (chosen, _, _) = search(tolerance_cm, false, |factor, _| {
+                    (factor, if factor == 1.0 { error } else { 0.0 })
+                });
+                assert_eq!(
+                    chosen == 1.0,
+                    reported_cm <= tolerance_cm,
+                    "{tolerance_cm} cm: error {error} m reported as {reported_cm} cm"
+                );
+                differed +=
+                    usize::from((error <= tolerance_cm / 100.0) != (reported_cm <= tolerance_cm));
+            }
+        }
+        // Compared in metres, the budget would have accepted bakes whose report reads over it (0.027 cm:
+        // 0.00027000002 m is within 0.027 / 100, reported as 0.027000003 cm) and refused some that read within.
+        assert!(differed > 100, "{differed}");
+        let error = 0.027f32 / 100.0;
+        assert!(error <= 0.027 / 100.0 && error * 100.0 > 0.027);
+        assert!(!within_budget(error, 0.027));
     }
 }

@@ -1,12 +1,15 @@
 //! The first stage of the offline pipeline for a clip: reference frames sampled through the Evaluator on a
-//! grid (uniform at a rate, with or without the source's key times, or the key times alone), and the source's
-//! poses at its keys and between them, where the bake's error is measured too.
+//! grid (uniform at a rate, with or without the source's key times, or the key times alone; for a file read by
+//! nlerp, split where the source turns too far between frames), and the source's poses at its keys and between
+//! them and between the frames, where the bake's error is measured too. A stream's frames, which have no source
+//! between them, get the same splits and checks for a file read by nlerp, from their own slerp reading.
 
-use super::compact::ClipMeta;
+use super::compact::{ClipMeta, RotationInterp};
 use super::{BakeSettings, Grid};
 use crate::core::humanoid::HumanoidMap;
 use crate::core::{Clip, Interpolation, Keys, Pose, Skeleton};
 use crate::eval::{ClockStep, EvalInput, Evaluator};
+use glam::Quat;
 
 /// Reference poses on a grid of frame times.
 #[derive(Clone, Debug)]
@@ -17,8 +20,10 @@ pub struct Frames {
     pub poses: Vec<Pose>,
     /// Joints the source animates (a clip's tracks; every joint for a stream): what a raw size counts.
     pub source_joints: usize,
-    /// Source poses off the grid (its key times and the midpoints between them) where the error is also
-    /// measured; empty for a stream.
+    /// Source poses off the grid, by increasing time, where the error is also measured: its key times, and a
+    /// quarter, half and three quarters of the way between consecutive keys and between consecutive frames
+    /// ([`CHECK_FRACTIONS`]). A stream has no source between its frames: empty, or for a file read by nlerp its
+    /// frames as slerp reads them between them ([`split_stream_for_nlerp`]).
     pub checks: Vec<(f32, Pose)>,
     /// Expression weights by expression name (the clip's expression tracks, or a stream's weights in use); empty
     /// when nothing drives an expression.
@@ -253,19 +258,145 @@ fn merged(a: &[f32], b: &[f32]) -> Vec<f32> {
     out
 }
 
-/// Every source key time and the midpoint between consecutive ones: where a bake is checked against its source.
-pub fn source_check_times(clip: &Clip) -> Vec<f32> {
-    let keys = source_key_times(clip);
-    let mids: Vec<f32> = keys.windows(2).map(|w| 0.5 * (w[0] + w[1])).collect();
-    merged(&keys, &mids)
+/// Where between two consecutive times a bake is checked against its source: nlerp parts from slerp most near
+/// a quarter and three quarters of the way (and, by symmetry, not at all midway, where a slerp reader cuts a
+/// source's corners most).
+pub const CHECK_FRACTIONS: [f32; 3] = [0.25, 0.5, 0.75];
+
+/// The [`CHECK_FRACTIONS`] of the way between consecutive `times`.
+fn between(times: &[f32]) -> Vec<f32> {
+    times
+        .windows(2)
+        .flat_map(|w| CHECK_FRACTIONS.map(|u| w[0] + u * (w[1] - w[0])))
+        .collect()
 }
 
-/// The reference frames and clip identity a bake of `clip` works from.
+/// Sorted, with times within 1e-6 s of the one before dropped.
+fn distinct(mut times: Vec<f32>) -> Vec<f32> {
+    times.sort_by(f32::total_cmp);
+    times.dedup_by(|a, b| (*a - *b).abs() <= 1e-6);
+    times
+}
+
+/// Every source key time and the [`CHECK_FRACTIONS`] of the way between consecutive ones: where a bake is
+/// checked against its source (with the same fractions between its grid frames).
+pub fn source_check_times(clip: &Clip) -> Vec<f32> {
+    let keys = source_key_times(clip);
+    distinct(merged(&keys, &between(&keys)))
+}
+
+/// Most pieces one grid interval is split into for a reading by nlerp.
+const MAX_TURN_PIECES: usize = 16;
+
+/// Times splitting, evenly, every interval between consecutive `frames` over which a joint's rotation turns
+/// further than nlerp reads within its share of `tolerance` (metres) at the joint's reach
+/// ([`super::compact::nlerp_turn_limit`] of [`super::compact::NLERP_SPLIT_SHARE`] of it, and never more than
+/// [`super::compact::NLERP_MAX_TURN`]), in at most [`MAX_TURN_PIECES`] pieces.
+fn turn_splits(skeleton: &Skeleton, frames: &Frames, tolerance: f32) -> Vec<f32> {
+    use super::compact::{NLERP_SPLIT_SHARE, angle, nlerp_turn_limit};
+    let limits: Vec<f32> = crate::core::metric::joint_scales(skeleton)
+        .iter()
+        .map(|s| nlerp_turn_limit(tolerance * NLERP_SPLIT_SHARE / s.reach))
+        .collect();
+    let mut out = Vec::new();
+    for (t, p) in frames.times.windows(2).zip(frames.poses.windows(2)) {
+        let pieces = p[0]
+            .local
+            .iter()
+            .zip(&p[1].local)
+            .zip(&limits)
+            .map(|((a, b), &limit)| (angle(a.rotation, b.rotation) / limit).ceil())
+            .fold(1.0, f32::max)
+            .min(MAX_TURN_PIECES as f32) as usize;
+        out.extend((1..pieces).map(|k| t[0] + (t[1] - t[0]) * k as f32 / pieces as f32));
+    }
+    out
+}
+
+/// A stream's pose at `t` as a glTF player reads its frames (at least two; rotations by slerp, translations and
+/// scales by lerp, held past the ends): what a stream is between its frames, where nothing else defines it.
+fn read_between_frames(frames: &Frames, t: f32) -> Pose {
+    use crate::core::clip::KeyValue;
+    let k = frames
+        .times
+        .partition_point(|&x| x <= t)
+        .clamp(1, frames.times.len() - 1);
+    let (t0, t1) = (frames.times[k - 1], frames.times[k]);
+    let u = if t1 > t0 {
+        ((t - t0) / (t1 - t0)).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    let local = frames.poses[k - 1]
+        .local
+        .iter()
+        .zip(&frames.poses[k].local)
+        .map(|(x, y)| crate::core::Transform {
+            translation: x.translation.lerp(y.translation, u),
+            rotation: Quat::interpolate(x.rotation, y.rotation, u),
+            scale: x.scale.lerp(y.scale, u),
+        })
+        .collect();
+    Pose { local }
+}
+
+/// Readies a stream's frames (no source between them) for a file read by nlerp: the [`turn_splits`] of
+/// `tolerance` (metres) join the grid, and checks go at the [`CHECK_FRACTIONS`] between the frames, both read
+/// from the stream's own frames as a glTF player (slerp) reads them, so that an nlerp reader plays what a slerp
+/// reader plays within the budget. `meta` says so in its grid and keeps the times.
+pub fn split_stream_for_nlerp(
+    skeleton: &Skeleton,
+    frames: &mut Frames,
+    meta: &mut ClipMeta,
+    tolerance: f32,
+) {
+    if frames.times.len() < 2 {
+        return;
+    }
+    let splits = turn_splits(skeleton, frames, tolerance);
+    let stream = frames.clone();
+    if !splits.is_empty() {
+        let times = merged(&stream.times, &splits);
+        frames.poses = times
+            .iter()
+            .map(|&t| read_between_frames(&stream, t))
+            .collect();
+        frames.times = times;
+        meta.explicit_times = true;
+        meta.grid = format!(
+            "{} + {} times splitting turns too wide for nlerp",
+            meta.grid,
+            splits.len()
+        );
+    }
+    frames.checks = between(&frames.times)
+        .into_iter()
+        .filter(|&t| !on(&frames.times, t))
+        .map(|t| (t, read_between_frames(&stream, t)))
+        .collect();
+}
+
+/// The reference frames and clip identity a bake of `clip` works from, for a file read by slerp (see
+/// [`prepare_for`]).
 pub fn prepare(
     skeleton: &Skeleton,
     humanoid: Option<&HumanoidMap>,
     clip: &Clip,
     settings: &BakeSettings,
+) -> (Frames, ClipMeta) {
+    prepare_for(skeleton, humanoid, clip, settings, RotationInterp::Slerp)
+}
+
+/// The reference frames and clip identity a bake of `clip` works from, for a file whose rotation keys are read
+/// by `reading`. Read by nlerp, the grid also holds the [`turn_splits`] of the settings' tolerance, sampled from
+/// the source, so that neighbouring keys are close enough for nlerp to read them as the source turns. The checks
+/// are the source at [`source_check_times`] and at the [`CHECK_FRACTIONS`] between grid frames, off the grid.
+pub fn prepare_for(
+    skeleton: &Skeleton,
+    humanoid: Option<&HumanoidMap>,
+    clip: &Clip,
+    settings: &BakeSettings,
+    reading: RotationInterp,
 ) -> (Frames, ClipMeta) {
     let own_rate = match settings.grid {
         Grid::UniformWithSourceKeys => source_rate(clip),
@@ -275,7 +406,7 @@ pub fn prepare(
     let uniform = uniform_times(clip.duration, fps);
     let uniform_len = uniform.len();
     let keys = source_key_times(clip);
-    let (times, grid) = match settings.grid {
+    let (times, mut grid) = match settings.grid {
         Grid::Uniform => (uniform, format!("{} fps", settings.fps)),
         Grid::UniformWithSourceKeys if own_rate.is_some() => (
             uniform,
@@ -295,9 +426,28 @@ pub fn prepare(
             (keys, grid)
         }
     };
-    let explicit_times = times.len() != uniform_len || settings.grid == Grid::SourceKeys;
+    let frame_rate = if settings.grid == Grid::SourceKeys && clip.duration > 0.0 {
+        (times.len().saturating_sub(1)) as f32 / clip.duration
+    } else {
+        fps
+    };
+    let mut explicit_times = times.len() != uniform_len || settings.grid == Grid::SourceKeys;
     let mut frames = sample_frames(clip, skeleton, humanoid, times);
-    let checks: Vec<f32> = source_check_times(clip)
+    if reading.reads_nlerp() {
+        let splits = turn_splits(skeleton, &frames, settings.tolerance_cm / 100.0);
+        if !splits.is_empty() {
+            grid = format!(
+                "{grid} + {} times splitting turns too wide for nlerp",
+                splits.len()
+            );
+            explicit_times = true;
+            let times = merged(&frames.times, &splits);
+            frames = sample_frames(clip, skeleton, humanoid, times);
+        }
+    }
+    let mut checks = source_check_times(clip);
+    checks.extend(between(&frames.times));
+    let checks: Vec<f32> = distinct(checks)
         .into_iter()
         .filter(|&t| !on(&frames.times, t))
         .collect();
@@ -307,11 +457,7 @@ pub fn prepare(
         id: settings.id,
         name: clip.name.clone(),
         duration: clip.duration,
-        frame_rate: if settings.grid == Grid::SourceKeys && clip.duration > 0.0 {
-            (frames.times.len().saturating_sub(1)) as f32 / clip.duration
-        } else {
-            fps
-        },
+        frame_rate,
         explicit_times,
         grid,
     };
@@ -322,7 +468,7 @@ pub fn prepare(
 mod tests {
     use super::*;
     use crate::core::{Track, TrackTarget};
-    use glam::Quat;
+    use crate::offline::compact::{NLERP_SPLIT_SHARE, angle, nlerp_turn_limit};
 
     fn clip(times: &[f32], interpolation: Interpolation, moving: bool) -> Clip {
         let values = times
@@ -359,5 +505,126 @@ mod tests {
             source_rate(&clip(&[0.0, 2.0, 4.0], Interpolation::Linear, true)),
             None
         );
+    }
+
+    /// A leg: hip, knee 45 cm below, ankle 45 cm below that. The knee turns about x by the given angles (degrees)
+    /// at keys 1/30 s apart.
+    fn leg(degrees: &[f32]) -> (Skeleton, Clip) {
+        use crate::core::skeleton::JointDef;
+        let joint = |name: &str, parent: Option<usize>, y: f32| JointDef {
+            name: name.into(),
+            parent,
+            rest: crate::core::Transform {
+                translation: glam::Vec3::new(0.0, y, 0.0).into(),
+                ..crate::core::Transform::IDENTITY
+            },
+            deforms: true,
+        };
+        let joints = vec![
+            joint("hip", None, 1.0),
+            joint("knee", Some(0), -0.45),
+            joint("ankle", Some(1), -0.45),
+        ];
+        let skeleton = Skeleton::new(joints, glam::Mat4::IDENTITY).unwrap();
+        let times: Vec<f32> = (0..degrees.len()).map(|k| k as f32 / 30.0).collect();
+        let values = degrees
+            .iter()
+            .map(|d| Quat::from_rotation_x(d.to_radians()))
+            .collect();
+        let track = Track {
+            target: TrackTarget {
+                rest: skeleton.rest()[1],
+                ..TrackTarget::at_identity("knee")
+            },
+            translation: None,
+            rotation: Some(Keys::new(times, values, Interpolation::Linear).unwrap()),
+            scale: None,
+        };
+        (skeleton, Clip::new("kick", vec![track]))
+    }
+
+    const KICK: [f32; 7] = [0.0, 60.0, 0.0, 30.0, 90.0, 30.0, 0.0];
+
+    fn knee_turns(frames: &Frames) -> Vec<f32> {
+        frames
+            .poses
+            .windows(2)
+            .map(|p| angle(p[0].local[1].rotation, p[1].local[1].rotation))
+            .collect()
+    }
+
+    #[test]
+    fn source_keys_and_frames_are_checked_a_quarter_half_and_three_quarters_between() {
+        let (skeleton, clip) = leg(&KICK);
+        let (frames, meta) = prepare(&skeleton, None, &clip, &BakeSettings::default());
+        // Read by slerp the grid is the source's own keys, and turns of 60° stay between two frames.
+        assert_eq!(frames.times.len(), KICK.len());
+        assert!(!meta.explicit_times);
+        assert!(knee_turns(&frames)[0] > 59f32.to_radians());
+        let checked: Vec<f32> = frames.checks.iter().map(|c| c.0).collect();
+        assert_eq!(checked.len(), 3 * (KICK.len() - 1));
+        for w in frames.times.windows(2) {
+            for u in CHECK_FRACTIONS {
+                assert!(on(&checked, w[0] + u * (w[1] - w[0])), "{w:?} {u}");
+            }
+        }
+    }
+
+    #[test]
+    fn read_by_nlerp_a_wide_turn_is_split_on_the_source_and_its_pieces_are_checked() {
+        let (skeleton, clip) = leg(&KICK);
+        let settings = BakeSettings::default();
+        let (frames, meta) = prepare_for(&skeleton, None, &clip, &settings, RotationInterp::Both);
+        assert!(meta.explicit_times, "{}", meta.grid);
+        assert!(meta.grid.contains("splitting turns"), "{}", meta.grid);
+        // The knee's limit: nlerp within a quarter of the budget at its reach (48 cm), under 24°.
+        let scales = crate::core::metric::joint_scales(&skeleton);
+        let limit = nlerp_turn_limit(1e-4 * NLERP_SPLIT_SHARE / scales[1].reach);
+        assert!(limit < 24f32.to_radians());
+        for (k, turn) in knee_turns(&frames).into_iter().enumerate() {
+            assert!(turn <= limit + 1e-5, "{k}: {}°", turn.to_degrees());
+        }
+        // The source's keys are all frames, and every frame is the source at its time.
+        let source = sample_frames(&clip, &skeleton, None, frames.times.clone());
+        assert_eq!(source.poses, frames.poses);
+        for t in source_key_times(&clip) {
+            assert!(on(&frames.times, t));
+        }
+        // Checks: a quarter, half and three quarters between the split frames too.
+        let checked: Vec<f32> = frames.checks.iter().map(|c| c.0).collect();
+        for w in frames.times.windows(2) {
+            for u in CHECK_FRACTIONS {
+                assert!(on(&checked, w[0] + u * (w[1] - w[0])), "{w:?} {u}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_stream_read_by_nlerp_is_split_and_checked_on_its_frames_read_by_slerp() {
+        let (skeleton, clip) = leg(&KICK);
+        let times: Vec<f32> = (0..KICK.len()).map(|k| k as f32 / 30.0).collect();
+        let stream = sample_frames(&clip, &skeleton, None, times);
+        let mut frames = stream.clone();
+        let mut meta = ClipMeta::uniform(0, "kick", &frames, 30.0);
+        split_stream_for_nlerp(&skeleton, &mut frames, &mut meta, 1e-4);
+        assert!(meta.explicit_times && meta.grid.contains("splitting turns"));
+        assert!(frames.times.len() > stream.times.len());
+        assert!(knee_turns(&frames).iter().all(|&t| t <= 24f32.to_radians()));
+        // Between the stream's frames, the file and its checks follow the frames read by slerp.
+        let slerp = |t: f32| {
+            let k = ((t * 30.0) as usize).min(KICK.len() - 2);
+            let u = t * 30.0 - k as f32;
+            let (a, b) = (
+                stream.poses[k].local[1].rotation,
+                stream.poses[k + 1].local[1].rotation,
+            );
+            <Quat as crate::core::clip::KeyValue>::interpolate(a, b, u)
+        };
+        let poses = frames.times.iter().zip(&frames.poses);
+        for (&t, pose) in poses.chain(frames.checks.iter().map(|(t, p)| (t, p))) {
+            let off = angle(pose.local[1].rotation, slerp(t));
+            assert!(off < 1e-5, "{t}: {off}");
+        }
+        assert_eq!(frames.checks.len(), 3 * (frames.times.len() - 1));
     }
 }

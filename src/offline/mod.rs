@@ -84,8 +84,8 @@ pub struct BakeReport {
     pub frames: u64,
     /// What the grid is ("30 fps + 12 source key times").
     pub grid: String,
-    /// Times the error was measured at: the grid, plus (for a clip) every source key time and the midpoint
-    /// between consecutive keys.
+    /// Times the error was measured at: the grid, plus (for a clip) every source key time and the quarter, half
+    /// and three-quarter points between consecutive source keys and between consecutive grid frames.
     pub checked_times: usize,
     /// Tracks stored (joints that move).
     pub tracks: usize,
@@ -172,6 +172,17 @@ impl ExportFormat {
             ExportFormat::Vrma => "vrma",
         }
     }
+
+    /// How the format's players read rotation keys. glTF says slerp (three.js, animtune), but Blender's importer,
+    /// ozz and ACL read rotation keys by nlerp, and Unity evaluates rotation curves per component and normalizes:
+    /// exports keep keys close enough that both readings play within the tolerance. A native file is read by
+    /// animtune alone (slerp).
+    pub fn rotation_reading(self) -> RotationInterp {
+        match self {
+            ExportFormat::Unity | ExportFormat::Gltf | ExportFormat::Vrma => RotationInterp::Both,
+            ExportFormat::Native => RotationInterp::Slerp,
+        }
+    }
 }
 
 /// An encoded file and what was measured of it.
@@ -238,17 +249,13 @@ pub fn encode(
     let skeleton = &character.skeleton;
     let humanoid = Some(&character.humanoid);
     let tolerance = settings.tolerance_cm / 100.0;
-    // glTF says slerp (three.js, animtune) but Blender's importer, ozz and ACL read rotation keys by nlerp, and
-    // Unity evaluates rotation curves per component and normalizes: exports keep keys close enough that both
-    // readings play within the tolerance. A native file is read by animtune alone (slerp).
-    let interp = match format {
-        ExportFormat::Unity | ExportFormat::Gltf | ExportFormat::Vrma => RotationInterp::Both,
-        ExportFormat::Native => RotationInterp::Slerp,
-    };
+    let interp = format.rotation_reading();
+    let within = |error: f32| compact::within_budget(error, settings.tolerance_cm);
     let quantize = format == ExportFormat::Native && settings.quantize;
     let mut verifications = 0;
     let mut run = |frames: &Frames, meta: &ClipMeta| {
-        compact::search(tolerance, quantize, |factor, q| {
+        let reference = measure::Reference::new(skeleton, frames);
+        compact::search(settings.tolerance_cm, quantize, |factor, q| {
             // Quantized, the key reduction takes a share of the budget and the rotations' bits the rest.
             let key_factor = if q {
                 factor * compact::KEY_SHARE
@@ -288,8 +295,7 @@ pub fn encode(
             // Measured as the file is read (by each reading above) and as animtune's player plays it (compiled
             // to the runtime's packed form): the budget holds for both.
             let error = back.map_or(f32::INFINITY, |c| {
-                measure::measure_reading(skeleton, frames, &c, interp)
-                    .max(measure::measure_player(skeleton, frames, &c))
+                reference.reading(&c, interp).max(reference.player(&c))
             });
             ((clip, bytes), error)
         })
@@ -297,13 +303,13 @@ pub fn encode(
     let mut notes = Vec::new();
     let ((mut clip, mut bytes), mut error, mut quantized) = run(frames, meta);
     let mut meta = meta.clone();
-    if format == ExportFormat::Unity && error > tolerance && !frames.checks.is_empty() {
+    if format == ExportFormat::Unity && !within(error) && !frames.checks.is_empty() {
         // Unity interpolates quaternion components, not slerp: between grid frames a fast rotation drifts from
-        // the source. Keys at the source's keys and midpoints (where the error is measured) bring it back.
+        // the source. Keys at the check times (where the error is measured) bring it back.
         let dense = frames.with_checks_on_grid();
         meta.explicit_times = true;
         meta.grid = format!(
-            "{} + {} source key and midpoint times (Unity interpolates quaternion components)",
+            "{} + {} source key and check times (Unity interpolates quaternion components)",
             meta.grid,
             frames.checks.len()
         );
@@ -319,8 +325,9 @@ pub fn encode(
             settings.unity_axes,
         )
     {
-        let slerp = measure::measure_reading(skeleton, frames, &back, RotationInterp::Slerp);
-        let nlerp = measure::measure_reading(skeleton, frames, &back, RotationInterp::Nlerp);
+        let reference = measure::Reference::new(skeleton, frames);
+        let slerp = reference.reading(&back, RotationInterp::Slerp);
+        let nlerp = reference.reading(&back, RotationInterp::Nlerp);
         notes.push(format!(
             "rotation keys read by slerp (glTF, three.js): {:.5} cm; by nlerp (Blender, Unity, ozz, ACL): {:.5} cm \
              from the source",
@@ -328,7 +335,7 @@ pub fn encode(
             nlerp * 100.0
         ));
     }
-    if error > tolerance {
+    if !within(error) {
         notes.push(format!(
             "{:.5} cm from the source, over the {} cm tolerance even with every grid frame kept: the grid misses \
              the source between its frames (the default grid adds the source's key times)",
@@ -459,5 +466,68 @@ pub fn bake_clip(
     match request.run(&mut |_, _| true) {
         Ok(outcome) => outcome.encoded,
         Err(e) => unreachable!("a clip bake without settings cannot fail: {e}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The figure a bake reports is the measure its budget was checked against: the file decoded again and
+    /// measured against the same reference (every reading and the player) gives it to the bit, and it is within
+    /// the budget as the CLI compares it. Tight budgets make the search end at its edge.
+    #[test]
+    fn a_bakes_reported_error_is_the_figure_its_budget_was_checked_against() {
+        let model = crate::demo::mannequin::load();
+        let c = &model.character;
+        for (format, tolerance_cm) in [
+            (ExportFormat::Native, 0.01),
+            (ExportFormat::Native, 0.027),
+            (ExportFormat::Gltf, 0.01),
+            (ExportFormat::Unity, 0.004),
+        ] {
+            let settings = BakeSettings {
+                tolerance_cm,
+                ..BakeSettings::default()
+            };
+            for clip in model.clips.iter().take(3) {
+                let (frames, meta) = frames::prepare_for(
+                    &c.skeleton,
+                    Some(&c.humanoid),
+                    clip,
+                    &settings,
+                    format.rotation_reading(),
+                );
+                let encoded = encode(c, &frames, &meta, format, true, &settings);
+                let back = match format {
+                    ExportFormat::Native => {
+                        crate::clipfile::native::decode(&encoded.bytes, "x".as_ref())
+                            .unwrap()
+                            .to_clip()
+                    }
+                    ExportFormat::Unity => {
+                        crate::clipfile::unity::decode(&encoded.bytes, "x".as_ref())
+                            .unwrap()
+                            .to_clip(settings.unity_axes)
+                    }
+                    _ => gltf::decode_animation(&encoded.bytes, &c.skeleton).unwrap(),
+                };
+                let reference = measure::Reference::new(&c.skeleton, &frames);
+                let measured = reference
+                    .reading(&back, format.rotation_reading())
+                    .max(reference.player(&back));
+                let reported = encoded.report.max_error_cm;
+                assert_eq!(measured * 100.0, reported, "{format:?} {}", clip.name);
+                assert!(
+                    reported <= tolerance_cm,
+                    "{format:?} {}: {reported} cm",
+                    clip.name
+                );
+                assert_eq!(
+                    encoded.report.checked_times,
+                    frames.times.len() + frames.checks.len()
+                );
+            }
+        }
     }
 }

@@ -205,11 +205,12 @@ impl BakeRequest<'_> {
                 {
                     settings.grid = super::Grid::SourceKeys;
                 }
-                let (frames, meta) = frames::prepare(
+                let (frames, meta) = frames::prepare_for(
                     &character.skeleton,
                     Some(&character.humanoid),
                     &clip,
                     &settings,
+                    self.format.rotation_reading(),
                 );
                 let loop_match = self
                     .clip_settings
@@ -231,15 +232,23 @@ impl BakeRequest<'_> {
                 if let Some(problem) = crate::layers::policy::rig_problem(self.layers, character) {
                     return Err(ExportError::Tuning(problem));
                 }
-                let frames =
+                let mut frames =
                     bake_stream(character, &clips, self.blend, self.layers, spec, progress)?;
                 spring_seam = super::measure::spring_seam(character, self.layers, &frames);
-                let meta = ClipMeta::uniform(self.settings.id, &self.name, &frames, spec.fps);
+                let mut meta = ClipMeta::uniform(self.settings.id, &self.name, &frames, spec.fps);
                 let settings = BakeSettings {
                     fps: spec.fps,
                     grid: super::Grid::Uniform,
                     ..self.settings.clone()
                 };
+                if self.format.rotation_reading().reads_nlerp() {
+                    frames::split_stream_for_nlerp(
+                        &character.skeleton,
+                        &mut frames,
+                        &mut meta,
+                        settings.tolerance_cm / 100.0,
+                    );
+                }
                 (frames, meta, settings, None)
             }
         };

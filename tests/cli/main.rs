@@ -13,6 +13,7 @@ mod blend;
 mod commands;
 mod gltf_spec_eval;
 mod import_fbx;
+mod nlerp_reading;
 mod render;
 mod state_machine;
 mod vrm_limits;
