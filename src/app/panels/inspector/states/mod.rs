@@ -218,10 +218,10 @@ impl StatesPanel {
         );
         let ui = &mut block;
         let line = |ui: &mut egui::Ui, text: RichText| {
-            ui.add_sized(
-                Vec2::new(ui.available_width(), row),
-                egui::Label::new(text).truncate(),
-            );
+            ui.horizontal(|ui| {
+                ui.set_min_height(row);
+                ui.add(egui::Label::new(text).truncate());
+            });
         };
         match (e.machine_player(), e.machine_preview()) {
             (Some(p), _) => live_state(ui, e, p, row),
@@ -513,10 +513,10 @@ fn live_state(ui: &mut egui::Ui, e: &EditorState, p: &MachinePlayer, row: f32) {
         t.floor().max(0.0) as i64 + 1,
         t.rem_euclid(1.0) * 100.0
     );
-    ui.add_sized(
-        Vec2::new(ui.available_width(), row),
-        egui::Label::new(text).truncate(),
-    );
+    ui.horizontal(|ui| {
+        ui.set_min_height(row);
+        ui.add(egui::Label::new(text).truncate());
+    });
     ui.horizontal(|ui| {
         ui.set_min_height(row);
         if let Some(a) = p.active() {
