@@ -9,27 +9,12 @@ pub fn slider<N: egui::emath::Numeric>(
     text: &str,
     tip: &str,
 ) -> egui::Response {
-    ui.horizontal(|ui| {
-        let span = range.end().to_f64() - range.start().to_f64();
-        let bar = ui
-            .add(egui::Slider::new(value, range.clone()).show_value(false))
-            .on_hover_text(tip);
-        // Named as egui names a slider with its text (the label is drawn after the number field instead).
-        let shown = value.to_f64();
-        bar.widget_info(|| egui::WidgetInfo::slider(true, shown, text));
-        let number = ui
-            .add(
-                egui::DragValue::new(value)
-                    .update_while_editing(false)
-                    .range(range)
-                    .speed(span / 300.0)
-                    .max_decimals(3),
-            )
-            .on_hover_text(tip);
-        ui.label(text);
-        bar | number
-    })
-    .inner
+    let limits = Limits {
+        bar: range.clone(),
+        field: range,
+        clamping: egui::SliderClamping::Always,
+    };
+    labelled_slider(ui, value, limits, text, tip)
 }
 
 /// [`slider`] whose bar spans `soft` (the usual values) while its number field takes any value in `hard`, as
@@ -42,23 +27,47 @@ pub fn soft_slider(
     text: &str,
     tip: &str,
 ) -> egui::Response {
+    let limits = Limits {
+        bar: soft,
+        field: hard,
+        clamping: egui::SliderClamping::Edits,
+    };
+    labelled_slider(ui, value, limits, text, tip)
+}
+
+/// What a slider's bar spans, what its number field accepts, and how the bar clamps the value.
+struct Limits<N> {
+    bar: std::ops::RangeInclusive<N>,
+    field: std::ops::RangeInclusive<N>,
+    clamping: egui::SliderClamping,
+}
+
+/// The bar, the number field and the label of [`slider`] and [`soft_slider`].
+fn labelled_slider<N: egui::emath::Numeric>(
+    ui: &mut egui::Ui,
+    value: &mut N,
+    limits: Limits<N>,
+    text: &str,
+    tip: &str,
+) -> egui::Response {
     ui.horizontal(|ui| {
-        let span = soft.end() - soft.start();
+        let span = limits.bar.end().to_f64() - limits.bar.start().to_f64();
         let bar = ui
             .add(
-                egui::Slider::new(value, soft)
-                    .clamping(egui::SliderClamping::Edits)
+                egui::Slider::new(value, limits.bar)
+                    .clamping(limits.clamping)
                     .show_value(false),
             )
             .on_hover_text(tip);
-        let shown = f64::from(*value);
+        // Named as egui names a slider with its text (the label is drawn after the number field instead).
+        let shown = value.to_f64();
         bar.widget_info(|| egui::WidgetInfo::slider(true, shown, text));
         let number = ui
             .add(
                 egui::DragValue::new(value)
                     .update_while_editing(false)
-                    .range(hard)
-                    .speed(f64::from(span) / 300.0)
+                    .range(limits.field)
+                    .speed(span / 300.0)
                     .max_decimals(3),
             )
             .on_hover_text(tip);
