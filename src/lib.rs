@@ -10,6 +10,7 @@ pub mod blend;
 #[cfg(feature = "cli")]
 pub mod cli;
 pub mod clipfile;
+pub mod compile;
 pub mod core;
 pub mod demo;
 pub mod eval;

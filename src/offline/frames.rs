@@ -90,13 +90,14 @@ pub fn source_key_times(clip: &Clip) -> Vec<f32> {
 }
 
 /// True when `keys` run straight between their keys: linear, or holding one value (a constant exported as steps,
-/// its keys equal up to the float noise the runtime folds away, `runtime::HELD_EPSILON`).
+/// its keys equal up to the float noise the runtime folds away, `compile::HELD_EPSILON`).
 fn straight<T: crate::core::clip::KeyValue>(keys: &Keys<T>) -> bool {
     match keys.interpolation() {
         Interpolation::Linear => true,
-        Interpolation::Step => keys.values().iter().all(|&v| {
-            T::max_difference(v, keys.values()[0]) <= crate::runtime::animation::HELD_EPSILON
-        }),
+        Interpolation::Step => keys
+            .values()
+            .iter()
+            .all(|&v| T::max_difference(v, keys.values()[0]) <= crate::compile::HELD_EPSILON),
         Interpolation::CubicSpline => false,
     }
 }

@@ -21,7 +21,7 @@ pub mod packed;
 pub mod sample;
 pub mod skin;
 
-pub use animation::{Animation, COMPACT_TOLERANCE};
+pub use animation::Animation;
 pub use blend::{AdditiveLayer, BlendingJob, additive_delta};
 pub use ik_aim::IkAimJob;
 pub use ik_two_bone::IkTwoBoneJob;

@@ -773,7 +773,7 @@ mod tests {
         let (compact, _) = Animation::bind(&clip, &skel, None);
         let (exact, _) = Animation::bind_exact(&clip, &skel, None);
         let error = compact.compact_error().expect("the mixed clip packs");
-        assert!(error <= super::super::COMPACT_TOLERANCE, "{error}");
+        assert!(error <= crate::compile::COMPACT_TOLERANCE, "{error}");
         assert!(compact.memory_bytes() < exact.memory_bytes());
         let mut contexts = [&compact, &exact].map(SamplingContext::for_animation);
         let n = skel.len();
@@ -836,7 +836,7 @@ mod tests {
         );
         let (anim, binding) = Animation::bind(&clip, &skel, None);
         let error = anim.compact_error().expect("it packs");
-        assert!(error <= super::super::COMPACT_TOLERANCE, "{error}");
+        assert!(error <= crate::compile::COMPACT_TOLERANCE, "{error}");
         let mut ctx = SamplingContext::for_animation(&anim);
         let mut out = vec![Transform::IDENTITY; 1];
         for i in 0..=200 {

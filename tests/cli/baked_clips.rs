@@ -233,7 +233,7 @@ fn the_46_quaternius_clips_compiled_take_no_more_memory_than_acl() {
     let total = shared + compiled.iter().map(|a| a.memory_bytes()).sum::<usize>();
     assert!(total <= ACL_BYTES, "{total} bytes");
     for a in &compiled {
-        assert!(a.compact_error().unwrap_or(0.0) <= animtune::runtime::COMPACT_TOLERANCE);
+        assert!(a.compact_error().unwrap_or(0.0) <= animtune::compile::COMPACT_TOLERANCE);
     }
 }
 

@@ -56,7 +56,7 @@ fn inspect_reports_each_clip_compiled_size_and_its_distance_from_its_keys() {
         let bytes = c["compiled_bytes"].as_u64().unwrap();
         assert!(bytes > 100, "{c}");
         match c["compact_error_cm"].as_f64() {
-            // Packed within runtime::COMPACT_TOLERANCE (0.008 cm).
+            // Packed within compile::COMPACT_TOLERANCE (0.008 cm).
             Some(e) => assert!(e > 0.0 && e <= 0.008, "{c}"),
             None => assert_eq!(
                 c["moving_channels"], 0,

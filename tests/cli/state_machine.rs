@@ -647,7 +647,7 @@ fn a_machine_simulates_at_one_rate_whatever_the_frame_rate() {
         common::json_of(&common::animtune(&args))
     };
     let machine = ["--preset", preset, "--script", script];
-    let tolerance = animtune::runtime::COMPACT_TOLERANCE;
+    let tolerance = animtune::compile::COMPACT_TOLERANCE;
     let mut worst = [0.0f32; 2];
     for time in [
         "0.4", "0.6", "1.0", "1.1", "1.2", "1.6", "1.7", "1.8", "2.0", "2.1", "2.6",

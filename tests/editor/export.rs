@@ -70,7 +70,7 @@ fn assert_shows(
     e.pose().model_matrices_into(s, b);
     let err = max_vertex_error(a, b);
     assert!(
-        err <= animtune::runtime::COMPACT_TOLERANCE,
+        err <= animtune::compile::COMPACT_TOLERANCE,
         "frame {k}: editor and bake differ by {} cm",
         err * 100.0
     );

@@ -7,11 +7,11 @@ use std::path::{Path, PathBuf};
 use animtune::app::command::Command as EditorCommand;
 use animtune::app::editor::EditorState;
 use animtune::cli::{Cli, evaluated_model};
+use animtune::compile::COMPACT_TOLERANCE;
 use animtune::core::Pose;
 use animtune::offline::max_vertex_error;
 use animtune::offline::{StreamSource, StreamSpec, bake_stream};
 use animtune::preset::Preset;
-use animtune::runtime::COMPACT_TOLERANCE;
 use clap::Parser;
 use glam::Mat4;
 

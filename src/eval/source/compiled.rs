@@ -17,7 +17,7 @@ use crate::runtime::{Animation, JobError, LocalToModelJob, SamplingContext, Samp
 /// How an Evaluator compiles its clips.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Precision {
-    /// The runtime's compact form (linear keys packed within [`crate::runtime::COMPACT_TOLERANCE`] of the
+    /// The runtime's compact form (linear keys packed within [`crate::compile::COMPACT_TOLERANCE`] of the
     /// clip's own): what the editor, `pose` and `render` play.
     #[default]
     Compact,

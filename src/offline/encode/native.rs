@@ -130,7 +130,8 @@ fn frame_deltas(frames: &[u32]) -> Vec<u32> {
 /// The keyed channels of `clip` packed as the runtime packs them, grouped by property and key frames; with the
 /// (track, property) pairs they hold. Groups that cannot be packed (a key not finite) are left out.
 fn packed_groups(clip: &BakedClip, budgets: &[[f32; 3]]) -> (Vec<FileGroup>, Vec<(usize, u8)>) {
-    use crate::runtime::packed::{ChannelToPack, PackedProperty, pack_channels};
+    use crate::compile::pack::{ChannelToPack, pack_channels};
+    use crate::runtime::packed::PackedProperty;
     let mut groups: std::collections::BTreeMap<(u8, Vec<u32>), Vec<ChannelToPack>> =
         std::collections::BTreeMap::new();
     if clip.tracks.len() > usize::from(u16::MAX) || budgets.len() != clip.tracks.len() {
