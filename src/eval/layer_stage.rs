@@ -2,19 +2,19 @@
 //! breath → look-at → twist → springs, stepped through one `LayerState`), and the expressions; bound to a
 //! character under one set of layer parameters, with what they keep between evaluations.
 
-use crate::core::{Character, Clip, Skeleton, Transform};
-use crate::layers::look_at::LookBoneReport;
 use glam::{Mat4, Vec3};
 
+use crate::core::{Character, Clip, Skeleton, Transform};
+use crate::layers::clip_layer::ClipLayers;
+use crate::layers::look_at::LookBoneReport;
 use crate::layers::{
     FootLockState, LayerInput, LayerParams, LayerRig, LayerScratch, LayerState, Step,
 };
 use crate::runtime::JobError;
 
-use super::clip_layers::ClipLayers;
 use super::expressions::Expressions;
 use super::io::EvalInput;
-use super::source::compiled::{ClipCache, Precision};
+use super::source::compiled::{ClipCache, CompiledClip, Precision};
 
 /// The layers the Evaluator applies over its source (see the module documentation).
 #[derive(Clone, Debug)]
@@ -24,7 +24,7 @@ pub struct LayerStage {
     /// What the stateful layers keep between evaluations (look-at's filter, foot lock, the springs).
     pub(crate) state: LayerState,
     scratch: LayerScratch,
-    pub(crate) clip_layers: ClipLayers,
+    pub(crate) clip_layers: ClipLayers<CompiledClip>,
     /// The character's expressions and their weights (the source's, the layers' sliders).
     pub(crate) expressions: Expressions,
 }

@@ -5,7 +5,6 @@
 //! model → skinning, and keeps what persists between frames (`io.rs`: what an evaluation takes and gives). The
 //! editor, `pose`, `render`, bake/export, the benches and the fuzz targets all evaluate through it.
 
-mod clip_layers;
 pub mod clock;
 pub mod curves;
 mod expressions;

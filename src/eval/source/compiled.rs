@@ -12,6 +12,7 @@ use crate::blend::sampler::{root_motion_joint, root_travel};
 use crate::core::morph::{MorphBinding, MorphTrack};
 use crate::core::{Character, Clip, ClipBinding, Skeleton, Transform};
 use crate::eval::clock::wrap_cycle;
+use crate::layers::clip_layer::{LayerClip, LayerClipSupply};
 use crate::runtime::{Animation, JobError, LocalToModelJob, SamplingContext, SamplingJob};
 
 /// How an Evaluator compiles its clips.
@@ -264,6 +265,42 @@ impl<'a> ClipCache<'a> {
             .clone();
         source.context = SamplingContext::for_animation(&source.animation);
         source
+    }
+}
+
+impl LayerClip for CompiledClip {
+    fn duration(&self) -> f32 {
+        self.animation.duration()
+    }
+
+    fn time_after(&self, elapsed: f64) -> f64 {
+        CompiledClip::time_after(self, elapsed)
+    }
+
+    fn sample_pose(&mut self, time: f32, pose: &mut [Transform]) -> Result<(), JobError> {
+        self.sample(time, pose)
+    }
+
+    fn has_morph(&self) -> bool {
+        !self.morph.is_empty()
+    }
+
+    fn sample_morph(&self, time: f32, weights: &mut [Vec<f32>]) {
+        self.morph.sample(time, weights);
+    }
+}
+
+impl<'a> LayerClipSupply<'a, CompiledClip> for ClipCache<'a> {
+    fn clips(&self) -> &'a [Clip] {
+        self.clips
+    }
+
+    fn get(&mut self, index: usize) -> CompiledClip {
+        ClipCache::get(self, index)
+    }
+
+    fn keep(&mut self, clip: &CompiledClip) {
+        ClipCache::keep(self, clip);
     }
 }
 
