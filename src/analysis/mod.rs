@@ -11,3 +11,7 @@ pub mod suggest;
 
 pub use contacts::{ContactSettings, Ground, SkateReport, clip_skate};
 pub use root_motion::{RootMotionStats, root_motion};
+
+/// The error an analysis stops with when its progress callback asks it to (a newer request, or the document
+/// changed under it).
+pub const CANCELLED: &str = "cancelled";

@@ -19,6 +19,7 @@
 //! Also Adjust Time Scale → Homogeneous Speed ([`homogeneous_speed`]): each moving node's time scale set so that its
 //! clip moves at its node's speed.
 
+use super::CANCELLED;
 use crate::blend::{BlendMode, BlendSpace};
 use crate::core::{Character, Clip};
 
@@ -133,6 +134,18 @@ pub fn compute_positions(
     clips: &[Clip],
     kind: ComputePositions,
 ) -> Result<Computed, String> {
+    compute_positions_with_progress(space, character, clips, kind, &mut |_, _| true)
+}
+
+/// [`compute_positions`], calling `progress(nodes done, nodes)` after each node; it stops with an error when
+/// `progress` returns false.
+pub fn compute_positions_with_progress(
+    space: &BlendSpace,
+    character: &Character,
+    clips: &[Clip],
+    kind: ComputePositions,
+    progress: &mut dyn FnMut(usize, usize) -> bool,
+) -> Result<Computed, String> {
     if kind.is_2d() != space.mode.is_2d() {
         return Err(format!(
             "{} places nodes on {}, and this is a {} space",
@@ -148,7 +161,11 @@ pub fn compute_positions(
     let mut out = space.clone();
     let mut by_feet: Vec<String> = Vec::new();
     let mut unread: Vec<String> = Vec::new();
-    for node in &mut out.nodes {
+    let total = out.nodes.len();
+    for (done, node) in out.nodes.iter_mut().enumerate() {
+        if !progress(done, total) {
+            return Err(CANCELLED.to_string());
+        }
         let clip = clips
             .iter()
             .find(|c| c.name == node.clip)
@@ -249,9 +266,24 @@ pub fn homogeneous_speed(
     character: &Character,
     clips: &[Clip],
 ) -> Result<BlendSpace, String> {
+    homogeneous_speed_with_progress(space, character, clips, &mut |_, _| true)
+}
+
+/// [`homogeneous_speed`], calling `progress(nodes done, nodes)` after each node; it stops with an error when
+/// `progress` returns false.
+pub fn homogeneous_speed_with_progress(
+    space: &BlendSpace,
+    character: &Character,
+    clips: &[Clip],
+    progress: &mut dyn FnMut(usize, usize) -> bool,
+) -> Result<BlendSpace, String> {
     let mut out = space.clone();
     let mut changed = 0;
-    for node in &mut out.nodes {
+    let total = out.nodes.len();
+    for (done, node) in out.nodes.iter_mut().enumerate() {
+        if !progress(done, total) {
+            return Err(CANCELLED.to_string());
+        }
         let clip = clips
             .iter()
             .find(|c| c.name == node.clip)

@@ -500,6 +500,16 @@ fn family_nodes(readings: &[Option<NameReading>], stance: &[&str]) -> Vec<bool> 
 /// Lays out a blend space over `clips` (one node per gait family, placed by its measured root velocity, else its
 /// feet, else its name), or explains why none can.
 pub fn space_from_clips(character: &Character, clips: &[Clip]) -> Result<Suggestion, String> {
+    space_from_clips_with_progress(character, clips, &mut |_, _| true)
+}
+
+/// [`space_from_clips`], calling `progress(names done, names)` after each clip name; it stops with an error when
+/// `progress` returns false.
+pub fn space_from_clips_with_progress(
+    character: &Character,
+    clips: &[Clip],
+    progress: &mut dyn FnMut(usize, usize) -> bool,
+) -> Result<Suggestion, String> {
     // Each name once (a node names its clip), with what it says.
     let mut names: Vec<(usize, String)> = Vec::new();
     for (i, clip) in clips.iter().enumerate() {
@@ -518,7 +528,13 @@ pub fn space_from_clips(character: &Character, clips: &[Clip]) -> Result<Suggest
     let mut placed: Vec<(Placement, [f32; 2])> = Vec::new();
     let mut left_out = Vec::new();
     let mut variants = Vec::new();
-    for (((i, name), reading), node) in names.into_iter().zip(&readings).zip(nodes) {
+    let total = names.len();
+    for (done, (((i, name), reading), node)) in
+        names.into_iter().zip(&readings).zip(nodes).enumerate()
+    {
+        if !progress(done, total) {
+            return Err(super::CANCELLED.to_string());
+        }
         if reading.is_some() && !node {
             variants.push(name);
             continue;

@@ -10,6 +10,37 @@ use crate::blend::{BlendAxis, BlendMode, BlendNode, BlendSpace, RootMotion, Time
 use crate::layers::LayerParams;
 use crate::render::camera::ViewPreset;
 
+/// An analysis a panel runs over the blend space and the clips (off the UI thread, with progress).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Analysis {
+    /// Blend tab › New space from clips: a space laid out from the clips' names and measured speeds.
+    NewSpaceFromClips,
+    /// Blend tab › Compute positions: the nodes placed from their clips' motion.
+    ComputePositions(crate::analysis::positions::ComputePositions),
+    /// Blend tab › Homogeneous speed: the nodes' time scales set from their clips' speeds.
+    HomogeneousSpeed,
+}
+
+impl Analysis {
+    /// What the status bar calls it while it runs.
+    pub fn name(self) -> String {
+        match self {
+            Analysis::NewSpaceFromClips => "New space from clips".to_string(),
+            Analysis::ComputePositions(kind) => format!("Compute positions ({})", kind.name()),
+            Analysis::HomogeneousSpeed => "Homogeneous speed".to_string(),
+        }
+    }
+
+    /// What its error line says it could not do.
+    pub fn failure(self) -> &'static str {
+        match self {
+            Analysis::NewSpaceFromClips => "cannot lay out a blend space",
+            Analysis::ComputePositions(_) => "Compute positions",
+            Analysis::HomogeneousSpeed => "Homogeneous speed",
+        }
+    }
+}
+
 /// One request from a panel, a shortcut, a dropped file or a script.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Command {
@@ -146,6 +177,12 @@ pub enum Command {
     CompareModels(Option<crate::graph::TransitionModel>),
     /// Binds a key (egui's name for it; None unbinds) to fire a trigger.
     SetTriggerKey(String, Option<String>),
+    /// Runs a panel's analysis in the background; its result arrives as one undo step and a status line.
+    Analyze(Analysis),
+    /// Measures the loop match of a clip in the background (the Clip tab shows it when it comes).
+    MeasureLoopMatch(usize),
+    /// Computes the selected joint's curves in the background (while the curves view is shown).
+    ComputeCurves,
     /// Puts a line in the status bar (a panel's own outcome: an export finished, no file chosen).
     Report {
         /// The message.

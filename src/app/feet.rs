@@ -4,9 +4,7 @@
 //! the clip settings, foot lock); a newer request cancels the one under way. The map reports its progress.
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
-use std::thread::JoinHandle;
+use std::sync::Arc;
 
 use crate::analysis::contacts::{
     BlendMeter, ContactSettings, SkateMap, SkateReport, clip_skate, skate_map,
@@ -15,131 +13,12 @@ use crate::blend::BlendSpace;
 use crate::core::{Character, Clip, ClipSettings};
 use crate::layers::FootLockParams;
 
+use super::worker::Worker;
+
 /// The rate feet are sampled at (the skate meter's default).
 const FPS: f32 = 60.0;
 /// Points per side of the editor's skate map.
 pub const MAP_SIZE: usize = 12;
-
-/// What a worker shares with the UI thread: the newest job, the last result, the job under way and its progress.
-struct Shared<J, R> {
-    slot: Mutex<Slot<J, R>>,
-    wake: Condvar,
-    /// The id of the newest job submitted: a job with another id is stale and stops at its next progress call.
-    newest: AtomicU64,
-    /// The running job's progress in [0, 1], as f32 bits.
-    progress: AtomicU32,
-}
-
-struct Slot<J, R> {
-    job: Option<(u64, J)>,
-    done: Option<(u64, R)>,
-    quit: bool,
-}
-
-/// A thread running the newest job submitted to it, with cancellation and progress.
-struct Worker<J, R> {
-    shared: Arc<Shared<J, R>>,
-    next: u64,
-    thread: Option<JoinHandle<()>>,
-}
-
-impl<J: Send + 'static, R: Send + 'static> Worker<J, R> {
-    /// Starts the thread; `work` runs each job with a progress callback that returns false once the job is stale.
-    fn spawn(
-        name: &str,
-        mut work: impl FnMut(J, &dyn Fn(f32) -> bool) -> R + Send + 'static,
-    ) -> Self {
-        let shared = Arc::new(Shared {
-            slot: Mutex::new(Slot {
-                job: None,
-                done: None,
-                quit: false,
-            }),
-            wake: Condvar::new(),
-            newest: AtomicU64::new(0),
-            progress: AtomicU32::new(0),
-        });
-        let inner = Arc::clone(&shared);
-        let thread = std::thread::Builder::new()
-            .name(name.to_string())
-            .spawn(move || {
-                loop {
-                    let (id, job) = {
-                        let Ok(mut slot) = inner.slot.lock() else {
-                            return;
-                        };
-                        loop {
-                            if slot.quit {
-                                return;
-                            }
-                            if let Some(job) = slot.job.take() {
-                                break job;
-                            }
-                            slot = match inner.wake.wait(slot) {
-                                Ok(s) => s,
-                                Err(_) => return,
-                            };
-                        }
-                    };
-                    inner.progress.store(0f32.to_bits(), Ordering::Relaxed);
-                    let progress = |f: f32| {
-                        inner.progress.store(f.to_bits(), Ordering::Relaxed);
-                        inner.newest.load(Ordering::Relaxed) == id
-                    };
-                    let result = work(job, &progress);
-                    if inner.newest.load(Ordering::Relaxed) == id
-                        && let Ok(mut slot) = inner.slot.lock()
-                    {
-                        slot.done = Some((id, result));
-                    }
-                }
-            })
-            .ok();
-        Worker {
-            shared,
-            next: 0,
-            thread,
-        }
-    }
-
-    /// Queues `job` in place of any waiting one and marks the running one stale; returns its id.
-    fn submit(&mut self, job: J) -> u64 {
-        self.next += 1;
-        self.shared.newest.store(self.next, Ordering::Relaxed);
-        if let Ok(mut slot) = self.shared.slot.lock() {
-            slot.job = Some((self.next, job));
-            slot.done = None;
-        }
-        self.shared.wake.notify_one();
-        self.next
-    }
-
-    /// The newest job's result, once (None while it runs).
-    fn take(&self) -> Option<R> {
-        let mut slot = self.shared.slot.lock().ok()?;
-        match slot.done.take() {
-            Some((id, r)) if id == self.next => Some(r),
-            _ => None,
-        }
-    }
-
-    fn progress(&self) -> f32 {
-        f32::from_bits(self.shared.progress.load(Ordering::Relaxed))
-    }
-}
-
-impl<J, R> Drop for Worker<J, R> {
-    fn drop(&mut self) {
-        self.shared.newest.store(u64::MAX, Ordering::Relaxed);
-        if let Ok(mut slot) = self.shared.slot.lock() {
-            slot.quit = true;
-        }
-        self.shared.wake.notify_all();
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
-    }
-}
 
 /// What the skate meter and map depend on: a change of any of it measures them again.
 #[derive(Clone, Debug, PartialEq)]
@@ -309,7 +188,7 @@ impl FeetAnalysis {
     /// measurement under way stops.
     pub fn clear_meter(&mut self) {
         if self.meter_key.take().is_some() {
-            self.meter.submit_cancel();
+            self.meter.cancel();
         }
         self.report = None;
         self.report_current = false;
@@ -319,7 +198,7 @@ impl FeetAnalysis {
     pub fn update_map(&mut self, key: Option<FeetKey>, character: &Character, clips: &[Clip]) {
         let Some(key) = key else {
             if self.map_key.take().is_some() {
-                self.map.submit_cancel();
+                self.map.cancel();
             }
             return;
         };
@@ -367,17 +246,5 @@ impl FeetAnalysis {
                 .iter()
                 .any(|[a, b]| time >= *a - 0.5 / FPS && time <= *b + 0.5 / FPS)
         })
-    }
-}
-
-impl<J: Send + 'static, R: Send + 'static> Worker<J, R> {
-    /// Marks the running job stale without queueing another.
-    fn submit_cancel(&mut self) {
-        self.next += 1;
-        self.shared.newest.store(self.next, Ordering::Relaxed);
-        if let Ok(mut slot) = self.shared.slot.lock() {
-            slot.job = None;
-            slot.done = None;
-        }
     }
 }

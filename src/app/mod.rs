@@ -1,6 +1,7 @@
 //! The desktop editor (eframe + egui + wgpu). Panels read the editor's state and send commands; nothing here
 //! animates (the [`Evaluator`](crate::eval::Evaluator) does).
 
+pub mod analyses;
 pub mod command;
 pub mod dialogs;
 pub mod editor;
@@ -13,6 +14,7 @@ pub mod soak;
 pub mod state;
 pub mod widgets;
 pub mod window;
+mod worker;
 
 use std::path::PathBuf;
 

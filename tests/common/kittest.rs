@@ -23,3 +23,24 @@ pub fn harness_sized(w: f32, h: f32) -> Harness<'static, AnimtuneApp> {
 pub fn harness() -> Harness<'static, AnimtuneApp> {
     harness_sized(1280.0, 800.0)
 }
+
+/// Runs frames until the panels' background analyses (actions, loop match, curves) are done, at most a minute:
+/// until none has run for three frames in a row (a panel asks for a figure the frame after an edit, and the
+/// editor starts it the frame after that).
+pub fn settle_analyses(h: &mut Harness<'static, AnimtuneApp>) {
+    let start = std::time::Instant::now();
+    let mut idle = 0;
+    while idle < 3 {
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(60),
+            "the panels' analyses did not finish"
+        );
+        h.run_steps(1);
+        if h.state().editor().analyses().busy() {
+            idle = 0;
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        } else {
+            idle += 1;
+        }
+    }
+}

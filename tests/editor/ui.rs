@@ -9,7 +9,7 @@ use egui::accesskit::Role;
 use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT, Queryable};
 
-use crate::kittest::harness;
+use crate::kittest::{harness, settle_analyses};
 
 /// Sends the current layers, edited, as a panel would.
 fn edit_layers(h: &mut Harness<'static, AnimtuneApp>, edit: impl FnOnce(&mut LayerParams)) {
@@ -1275,9 +1275,9 @@ fn the_curves_view_shows_what_look_at_adds_to_the_head_and_not_to_its_source() {
     let mut h = harness();
     h.run_steps(2);
     h.get_by_label("Curves").click();
-    h.run_steps(2);
+    settle_analyses(&mut h);
     assert!(
-        h.state().curves_panel().curves().is_none(),
+        h.state().editor().analyses().latest_curves().is_none(),
         "no joint selected: no curves"
     );
     h.query_by_label_contains("Select a joint")
@@ -1288,8 +1288,12 @@ fn the_curves_view_shows_what_look_at_adds_to_the_head_and_not_to_its_source() {
     };
     h.state_mut().send(Command::SelectJoint(Some(head)));
     edit_layers(&mut h, |l| l.look_at.enabled = false);
-    h.run_steps(3);
-    let before = h.state().curves_panel().curves().unwrap().clone();
+    settle_analyses(&mut h);
+    let curves = |h: &Harness<'static, AnimtuneApp>| {
+        let a = h.state().editor().analyses();
+        a.latest_curves().expect("curves computed").clone()
+    };
+    let before = curves(&h);
     assert_eq!(before.joint, head);
     let stages = |c: &animtune::eval::curves::JointCurves| {
         c.stages.iter().map(|s| s.stage).collect::<Vec<_>>()
@@ -1300,10 +1304,10 @@ fn the_curves_view_shows_what_look_at_adds_to_the_head_and_not_to_its_source() {
         [Stage::Source, Stage::Breath, Stage::Twist],
         "the mannequin's default layers"
     );
-    let computed = h.state().curves_panel().computations;
+    let computed = h.state().editor().analyses().curve_computations;
     h.run_steps(5);
     assert_eq!(
-        h.state().curves_panel().computations,
+        h.state().editor().analyses().curve_computations,
         computed,
         "playing does not recompute the curves"
     );
@@ -1312,8 +1316,8 @@ fn the_curves_view_shows_what_look_at_adds_to_the_head_and_not_to_its_source() {
         l.look_at.follow_camera = false;
         l.look_at.target = [1.5, 1.6, 0.5];
     });
-    h.run_steps(3);
-    let after = h.state().curves_panel().curves().unwrap().clone();
+    settle_analyses(&mut h);
+    let after = curves(&h);
     assert_eq!(
         stages(&after),
         [Stage::Source, Stage::Breath, Stage::LookAt, Stage::Twist]
@@ -1480,7 +1484,7 @@ fn clip_settings_crop_and_close_the_loop_of_the_playing_clip_from_the_clip_tab()
     h.state_mut().send(Command::PlayClip(Some(walk)));
     h.run_steps(2);
     h.get_by_label("Clip").click();
-    h.run_steps(2);
+    settle_analyses(&mut h);
     assert!(
         h.query_by_label_contains("loop match 0.00 cm").is_some(),
         "a whole walk loops"
@@ -1493,17 +1497,18 @@ fn clip_settings_crop_and_close_the_loop_of_the_playing_clip_from_the_clip_tab()
             ..Default::default()
         },
     });
-    h.run_steps(3);
+    settle_analyses(&mut h);
     assert!(
         (h.state().editor().eval().duration() - 0.7).abs() < 1e-4,
         "the cropped clip plays"
     );
     assert!(
-        h.query_by_label_contains("loop match 0.00 cm").is_none(),
+        h.query_by_label_contains("loop match 0.00 cm").is_none()
+            && h.query_by_label_contains("loop match measuring").is_none(),
         "a cropped walk does not loop"
     );
     h.get_by_label("Loop pose").click();
-    h.run_steps(3);
+    settle_analyses(&mut h);
     let set = h.state().editor().tuning().clip_settings["WalkForward"].clone();
     assert!(set.loop_pose && set.start == Some(0.1));
     assert!(
@@ -1941,7 +1946,7 @@ fn the_curves_view_lines_up_with_the_ruler_and_zooms_its_time_with_the_wheel() {
     h.run_steps(2);
     let closed = viewport_rect(&h).height();
     h.get_by_label("Curves").click();
-    h.run_steps(3);
+    settle_analyses(&mut h);
     assert!(
         viewport_rect(&h).height() >= 0.8 * closed,
         "the viewport went from {closed} to {} points high",

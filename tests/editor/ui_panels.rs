@@ -12,7 +12,7 @@ use egui::accesskit::Role;
 use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT, Queryable};
 
-use crate::kittest::{harness_scaled, harness_sized};
+use crate::kittest::{harness_scaled, harness_sized, settle_analyses};
 
 fn open(h: &mut Harness<'static, AnimtuneApp>, path: std::path::PathBuf) {
     h.state_mut().send(Command::Open(path));
@@ -49,7 +49,7 @@ fn new_space_from_clips_lays_soldier_out_on_a_speed_axis() {
     h.run_steps(2);
     open(&mut h, common::extra_asset("mixamo/Soldier.glb"));
     h.get_by_label("New space from clips").click();
-    h.run_steps(3);
+    settle_analyses(&mut h);
     let space = h.state().editor().tuning().blend.clone();
     assert_eq!(space.mode, BlendMode::OneD, "{space:?}");
     assert!(space.axes[0].name.contains("Speed"), "{:?}", space.axes[0]);
@@ -1097,12 +1097,42 @@ fn compute_positions_places_the_nodes_by_root_velocity_in_one_undo_step() {
     h.get_by_label("Compute positions").click();
     h.run_steps(2);
     h.get_by_label("Velocity XZ").click();
-    h.run_steps(3);
+    settle_analyses(&mut h);
     let placed = node(&h);
     assert!(placed != moved && placed[1] > 0.3, "{placed:?}");
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
     h.run_steps(2);
     assert_eq!(node(&h), moved);
+}
+
+/// Compute positions runs off the UI thread: an edit of the document in the frame it was asked in stops it, the
+/// status bar says so, and its result never lands over the edit (one undo step: the edit's).
+#[test]
+fn an_edit_while_compute_positions_runs_stops_it() {
+    use animtune::analysis::positions::ComputePositions;
+    use animtune::app::command::{Analysis, BlendEdit};
+    let mut h = harness_sized(1280.0, 800.0);
+    h.run_steps(2);
+    let moved = [0.7, 0.2];
+    h.state_mut()
+        .send(Command::Analyze(Analysis::ComputePositions(
+            ComputePositions::VelocityXz,
+        )));
+    h.state_mut()
+        .send(Command::EditBlend(BlendEdit::MoveNode(1, moved)));
+    settle_analyses(&mut h);
+    let status = h.state().editor().status().text.clone();
+    assert!(
+        status.contains("Compute positions (Velocity XZ) stopped: the document changed"),
+        "{status}"
+    );
+    assert_eq!(h.state().editor().tuning().blend.nodes[1].position, moved);
+    h.run_steps(10);
+    assert_eq!(
+        h.state().editor().tuning().blend.nodes[1].position,
+        moved,
+        "the stopped result does not land later"
+    );
 }
 
 /// In a window 900 wide the breath and look-at rows' remove buttons stay inside it: they lead their rows, which a

@@ -45,6 +45,8 @@ pub struct EditorState {
     camera_framed: bool,
     /// The skate meter of what plays and the skate map, measured in the background.
     feet: crate::app::feet::FeetAnalysis,
+    /// The panels' analyses (new space, Compute positions, loop match, curves), run in the background.
+    analyses: crate::app::analyses::PanelAnalyses,
     /// A second character playing the machine under another transition model, beside the first.
     compare: Option<compare::Compare>,
 }
@@ -75,6 +77,7 @@ impl EditorState {
             placed: Vec::new(),
             camera_framed: false,
             feet: crate::app::feet::FeetAnalysis::new(),
+            analyses: crate::app::analyses::PanelAnalyses::new(),
             compare: None,
             doc,
         };
@@ -438,6 +441,40 @@ impl EditorState {
             Command::SetTriggerKey(name, key) => self.set_trigger_key(name, key),
             Command::CompareModels(model) => self.set_compare(model),
             Command::Report { text, is_error } => self.session.report(text, is_error),
+            Command::Analyze(analysis) => {
+                let doc = self.doc_key();
+                let d = &self.doc;
+                self.analyses.start(
+                    analysis,
+                    doc,
+                    &d.model.character,
+                    &d.clips,
+                    &d.tuning.blend,
+                    &d.name,
+                );
+            }
+            Command::MeasureLoopMatch(clip) => {
+                let doc = self.doc_key();
+                let d = &self.doc;
+                self.analyses
+                    .ask_loop_match(doc, clip, &d.model.character, &d.clips);
+            }
+            Command::ComputeCurves => match self.curves_key() {
+                Some(key) => {
+                    let doc = self.doc_key();
+                    let look = self.look_target();
+                    let d = &self.doc;
+                    self.analyses.ask_curves(
+                        key,
+                        &self.session.eval,
+                        doc,
+                        &d.model.character,
+                        &d.clips,
+                        look,
+                    );
+                }
+                None => self.analyses.clear_curves(),
+            },
         }
     }
 
@@ -445,6 +482,10 @@ impl EditorState {
     /// field has focus), advances the clock by `dt` seconds (not in a frame whose commands moved the clock:
     /// it shows the time they chose) and evaluates the pose, once.
     pub fn update(&mut self, dt: f32, busy: bool) {
+        for command in self.analyses.poll(self.doc_key()) {
+            self.apply(command);
+        }
+        self.analyses.collect();
         if !busy {
             self.history.close(&self.doc.tuning);
         }
@@ -523,6 +564,30 @@ impl EditorState {
                 self.session.camera.target += by;
             }
         }
+    }
+
+    /// The panels' analyses and what they found.
+    pub fn analyses(&self) -> &crate::app::analyses::PanelAnalyses {
+        &self.analyses
+    }
+
+    /// The document as analyses key it: its character generation and tuning revision.
+    pub fn doc_key(&self) -> crate::app::analyses::DocKey {
+        (self.doc.generation, self.doc.revision)
+    }
+
+    /// What the selected joint's curves depend on (None when no joint is selected).
+    pub fn curves_key(&self) -> Option<crate::app::analyses::CurvesKey> {
+        Some(crate::app::analyses::CurvesKey {
+            generation: self.doc.generation,
+            tuning: self.doc.tuning.clone(),
+            clip: self.clip(),
+            blending: self.blending(),
+            joint: self.session.selected?,
+            look_target: self.look_target().to_array(),
+            root_motion: self.session.eval.source().clip_root_motion(),
+            frame_rate: self.session.frame_rate,
+        })
     }
 
     /// The skate meter of what plays and the blend space's skate map.

@@ -3,18 +3,18 @@
 //! them, with the source's keys marked and the playhead. Drawn with egui_plot: it gives zoom and pan on both axes
 //! (wheel, Ctrl+wheel, drag), box zoom and hover read-outs that a painter of our own would have to rebuild.
 //!
-//! The curves are computed by [`crate::eval::curves`] when what they depend on changes (the model and clips,
-//! the tuning, what plays, the joint, the look-at target, root motion), not every frame.
+//! The curves are computed by [`crate::eval::curves`] in the background ([`crate::app::analyses`]) when what they
+//! depend on changes (the model and clips, the tuning, what plays, the joint, the look-at target, root motion),
+//! not every frame; until the new ones come, the last ones stay shown.
 
 use egui::Color32;
 use egui_plot::{Line, LineStyle, MarkerShape, Plot, PlotPoints, Points, VLine};
 
+use crate::app::analyses::CurvesKey;
 use crate::app::command::{Command, Commands, Transport};
 use crate::app::editor::EditorState;
 use crate::app::panels::timeline::TimeMapping;
-use crate::app::state::document::Tuning;
-use crate::blend::RootMotion;
-use crate::eval::curves::{Channel, JointCurves, Stage, channel_values, curve_times, joint_curves};
+use crate::eval::curves::{Channel, Stage, channel_values};
 
 /// Tallest the plot gets; it takes 12 % of the window's height (the viewport keeps more than four fifths of its
 /// own: the view took a third of it), at least 48 points (a 900×600 window at UI scale 2 is 300 points high, and
@@ -25,19 +25,6 @@ const PLOT_SHARE: f32 = 0.12;
 /// Most key markers drawn per component.
 const MAX_KEY_MARKERS: usize = 2000;
 
-/// What the curves were computed from: any change recomputes them.
-#[derive(Clone, Debug, PartialEq)]
-struct CurvesKey {
-    generation: u64,
-    tuning: Tuning,
-    clip: Option<usize>,
-    blending: bool,
-    joint: usize,
-    look_target: [f32; 3],
-    root_motion: RootMotion,
-    frame_rate: f32,
-}
-
 /// The curves view's state.
 #[derive(Default)]
 pub struct CurvesPanel {
@@ -45,9 +32,8 @@ pub struct CurvesPanel {
     pub channel: Channel,
     /// Show each layer's stage between the source and the final pose.
     pub each_layer: bool,
-    cache: Option<(CurvesKey, JointCurves)>,
-    /// Times the curves were computed (for tests: they must not be recomputed every frame).
-    pub computations: u64,
+    /// The key of the curves last framed: new curves frame themselves once.
+    framed: Option<CurvesKey>,
     frame_all: bool,
     /// Where the plot last put its times on screen: the ruler below draws its seconds there, so the two line up.
     pub time_mapping: Option<TimeMapping>,
@@ -69,47 +55,24 @@ fn component_color(c: usize, source: bool) -> Color32 {
 }
 
 impl CurvesPanel {
-    /// The curves last shown (None when no joint is selected or nothing plays).
-    pub fn curves(&self) -> Option<&JointCurves> {
-        self.cache.as_ref().map(|(_, c)| c)
-    }
-
-    /// Recomputes the curves if what they depend on changed.
-    fn update(&mut self, e: &EditorState) {
-        let Some(joint) = e.session().selected else {
-            self.cache = None;
-            return;
-        };
-        let key = CurvesKey {
-            generation: e.doc().generation,
-            tuning: e.tuning().clone(),
-            clip: e.clip(),
-            blending: e.blending(),
-            joint,
-            look_target: e.look_target().to_array(),
-            root_motion: e.eval().source().clip_root_motion(),
-            frame_rate: e.session().frame_rate,
-        };
-        if self.cache.as_ref().is_some_and(|(k, _)| *k == key) {
-            return;
+    /// Asks for the selected joint's curves when they are not current (they are computed in the background).
+    fn update(&mut self, e: &EditorState, out: &mut Commands) {
+        let key = e.curves_key();
+        let current = e
+            .analyses()
+            .curves(key.as_ref())
+            .is_some_and(|(_, now)| now);
+        if !current {
+            out.push(Command::ComputeCurves);
+        } else if self.framed != key {
+            self.framed = key;
+            self.frame_all = true;
         }
-        let times = curve_times(e.eval().duration(), e.session().frame_rate);
-        let curves = joint_curves(
-            e.eval(),
-            &e.doc().model.character,
-            &e.doc().clips,
-            Some(e.look_target()),
-            joint,
-            &times,
-        );
-        self.computations += 1;
-        self.frame_all = true;
-        self.cache = Some((key, curves));
     }
 
     /// Draws the view: the channel and stage choices, then the plot.
     pub fn ui(&mut self, ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) {
-        self.update(e);
+        self.update(e, out);
         self.time_mapping = None;
         // One row (it scrolls sideways in a narrow window), so that the timeline keeps its height.
         egui::ScrollArea::horizontal().id_salt("curve_options").show(ui, |ui| ui.horizontal(|ui| {
@@ -132,7 +95,8 @@ impl CurvesPanel {
             ui.separator();
             legend(ui, self.channel);
         }));
-        let Some((_, curves)) = &self.cache else {
+        let key = e.curves_key();
+        let Some((curves, _)) = e.analyses().curves(key.as_ref()).filter(|_| key.is_some()) else {
             ui.label(
                 "Select a joint (click it in the viewport or the skeleton list) to see its curves: the source \
                  dashed, the final pose after the layers solid.",

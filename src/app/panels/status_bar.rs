@@ -1,17 +1,42 @@
-//! The status bar: the last message, red when it reports a failure.
+//! The status bar: the last message, red when it reports a failure, and the progress of a panel's analysis while
+//! one runs.
 
 use egui::{Color32, RichText};
 
 use crate::app::editor::EditorState;
 
+/// Width of the analysis progress bar, points.
+const PROGRESS_WIDTH: f32 = 260.0;
+
 /// Draws the status line: always one line, so that a long message never moves the timeline above it (a click
-/// aimed at Play would land elsewhere); a message cut short shows whole on hover.
+/// aimed at Play would land elsewhere); a message cut short shows whole on hover. A running analysis shows its
+/// progress at the line's right end.
 pub fn ui(ui: &mut egui::Ui, e: &EditorState) {
-    let s = e.status();
-    let color = if s.is_error {
-        Color32::from_rgb(240, 110, 100)
-    } else {
-        ui.visuals().text_color()
-    };
-    ui.add(egui::Label::new(RichText::new(&s.text).color(color)).truncate());
+    if let Some((analysis, done)) = e.analyses().running() {
+        ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+            let width = PROGRESS_WIDTH.min(ui.available_width() * 0.5);
+            ui.add(
+                egui::ProgressBar::new(done)
+                    .desired_width(width)
+                    .text(format!("{}… {:.0} %", analysis.name(), 100.0 * done)),
+            )
+            .on_hover_text("Runs in the background; an edit of the document stops it");
+            ui.with_layout(egui::Layout::left_to_right(egui::Align::Center), message(e));
+        });
+        return;
+    }
+    message(e)(ui);
+}
+
+/// The last message, one line.
+fn message(e: &EditorState) -> impl FnOnce(&mut egui::Ui) + '_ {
+    move |ui| {
+        let s = e.status();
+        let color = if s.is_error {
+            Color32::from_rgb(240, 110, 100)
+        } else {
+            ui.visuals().text_color()
+        };
+        ui.add(egui::Label::new(RichText::new(&s.text).color(color)).truncate());
+    }
 }

@@ -5,7 +5,7 @@
 use egui::{Color32, Pos2, Rect, Sense, Stroke, TextureHandle, TextureOptions, Vec2};
 use glam::DVec2;
 
-use crate::app::command::{BlendEdit, Command, Commands};
+use crate::app::command::{Analysis, BlendEdit, Command, Commands};
 use crate::app::editor::EditorState;
 use crate::blend::heatmap::{self, HeatmapView, node_color};
 use crate::blend::{BlendMode, BlendNode, BlendSpace, RootMotion, TimeSync};
@@ -352,35 +352,8 @@ impl BlendPanel {
                 )
                 .clicked()
             {
-                match crate::analysis::suggest::space_from_clips(&e.doc().model.character, &e.doc().clips) {
-                    Ok(s) => {
-                        let placed: Vec<String> = s
-                            .placed
-                            .iter()
-                            .map(|p| {
-                                let how = if p.measured { "measured" } else { "by name" };
-                                format!("{} at {:.2} ({how})", p.clip, p.position[0].hypot(p.position[1]))
-                            })
-                            .collect();
-                        let mut text = format!("New blend space from clips: {}", placed.join(", "));
-                        if !s.variants.is_empty() {
-                            text.push_str(&format!(
-                                "; variants (another take, modifier or stance of a gait), left out: {}",
-                                s.variants.join(", ")
-                            ));
-                        }
-                        if !s.left_out.is_empty() {
-                            text.push_str(&format!("; left out: {}", s.left_out.join(", ")));
-                        }
-                        self.selected = Some(0);
-                        out.push(Command::EditBlend(BlendEdit::Replace(Box::new(s.space))));
-                        out.push(Command::Report { text, is_error: false });
-                    }
-                    Err(why) => out.push(Command::Report {
-                        text: format!("{}: cannot lay out a blend space: {why}", e.doc().name),
-                        is_error: true,
-                    }),
-                }
+                self.selected = Some(0);
+                out.push(Command::Analyze(Analysis::NewSpaceFromClips));
             }
         });
     }
@@ -388,7 +361,7 @@ impl BlendPanel {
     /// Unity's Compute Positions (below the canvas, beside timing and root motion): the nodes placed from their
     /// clips' root motion (one undo step), or the reason in the status bar.
     fn compute_positions(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) {
-        use crate::analysis::positions::{ComputePositions, compute_positions};
+        use crate::analysis::positions::ComputePositions;
         let blend = &e.tuning().blend;
         let menu = ui.menu_button("Compute positions", |ui| {
             for kind in ComputePositions::ALL {
@@ -407,30 +380,7 @@ impl BlendPanel {
                     })
                     .clicked();
                 if clicked {
-                    let c = &e.doc().model.character;
-                    match compute_positions(blend, c, &e.doc().clips, kind) {
-                        Ok(done) => {
-                            let mut text = format!("Nodes placed by {}", kind.name());
-                            if !done.by_feet.is_empty() {
-                                text.push_str(&format!(
-                                    "; authored in place, read from their feet: {}",
-                                    done.by_feet.join(", ")
-                                ));
-                            }
-                            if !done.unread.is_empty() {
-                                text.push_str(&format!(
-                                    "; authored in place, feet not readable, by root motion: {}",
-                                    done.unread.join(", ")
-                                ));
-                            }
-                            out.push(Command::EditBlend(BlendEdit::Replace(Box::new(done.space))));
-                            out.push(Command::Report { text, is_error: false });
-                        }
-                        Err(why) => out.push(Command::Report {
-                            text: format!("{}: Compute positions: {why}", e.doc().name),
-                            is_error: true,
-                        }),
-                    }
+                    out.push(Command::Analyze(Analysis::ComputePositions(kind)));
                     ui.close();
                 }
             }
@@ -460,26 +410,7 @@ impl BlendPanel {
             .on_disabled_hover_text("The space has no nodes yet")
             .clicked();
         if clicked {
-            let c = &e.doc().model.character;
-            match crate::analysis::positions::homogeneous_speed(blend, c, &e.doc().clips) {
-                Ok(space) => {
-                    let scales: Vec<String> = space
-                        .nodes
-                        .iter()
-                        .map(|n| format!("{} ×{:.2}", n.clip, n.time_scale))
-                        .collect();
-                    out.push(Command::EditBlend(BlendEdit::Replace(Box::new(space))));
-                    out.push(Command::Report {
-                        text: format!("Time scales: {}", scales.join(", ")),
-                        is_error: false,
-                    });
-                }
-                Err(why) => out.push(Command::Report {
-                    text: format!("{}: Homogeneous speed: {why}", e.doc().name),
-                    is_error: true,
-                }),
-            }
-            ui.close();
+            out.push(Command::Analyze(Analysis::HomogeneousSpeed));
         }
     }
 

@@ -9,11 +9,9 @@ use crate::app::editor::EditorState;
 use crate::core::ClipSettings;
 use crate::core::clip_settings::MAX_ROOT_OFFSET_M;
 
-/// The Clip tab's state: the loop-match figure of the clip shown, with what it was computed for (document
-/// generation and revision, clip).
+/// The Clip tab's state.
 #[derive(Default)]
 pub struct ClipPanel {
-    loop_match: Option<((u64, u64, usize), f32)>,
     /// The name being typed, for the clip at that index: it applies on Enter or when the field loses focus.
     name_edit: Option<(usize, String)>,
 }
@@ -329,30 +327,27 @@ fn settings(
         ui.add(egui::Slider::new(&mut s.cycle_offset, 0.0..=0.99).update_while_editing(false).text("cycle offset"))
             .on_hover_text("Start the loop this fraction of the way in (Unity's Cycle Offset)");
     });
-    let key = (e.doc().generation, e.doc().revision, i);
-    let gap = match panel.loop_match {
-        Some((k, v)) if k == key => v,
-        _ => {
-            let v =
-                crate::offline::measure::loop_match(&e.doc().model.character, &e.doc().clips[i]);
-            panel.loop_match = Some((key, v));
-            v
-        }
-    };
+    let gap = e.analyses().loop_match(e.doc_key(), i);
+    if gap.is_none() {
+        out.push(Command::MeasureLoopMatch(i));
+    }
     ui.horizontal(|ui| {
         ui.checkbox(&mut s.loop_pose, "Loop pose")
             .on_hover_text("Blend the end into the start so the loop does not pop (Unity's Loop Pose)");
-        let cm = gap * 100.0;
-        let color = if cm < 0.5 {
-            Color32::from_rgb(90, 200, 110)
-        } else if cm < 3.0 {
-            Color32::from_rgb(230, 190, 70)
-        } else {
-            Color32::from_rgb(220, 80, 70)
+        let cm = gap.map(|g| g * 100.0);
+        let color = match cm {
+            None => Color32::from_gray(120),
+            Some(cm) if cm < 0.5 => Color32::from_rgb(90, 200, 110),
+            Some(cm) if cm < 3.0 => Color32::from_rgb(230, 190, 70),
+            Some(_) => Color32::from_rgb(220, 80, 70),
         };
         let (dot, _) = ui.allocate_exact_size(egui::vec2(12.0, 12.0), egui::Sense::hover());
         ui.painter().circle_filled(dot.center(), 5.0, color);
-        ui.label(format!("loop match {cm:.2} cm"))
+        let text = match cm {
+            Some(cm) => format!("loop match {cm:.2} cm"),
+            None => "loop match measuring…".to_string(),
+        };
+        ui.label(text)
             .on_hover_text(
                 "How far the end pose is from the start at points 3 cm from each joint, the root's travel aside \
                  (Unity's loop lights): green under 0.5 cm, yellow under 3 cm",
