@@ -4,6 +4,7 @@
 pub mod analyses;
 pub mod command;
 pub mod dialogs;
+pub mod dock;
 pub mod editor;
 pub mod export_job;
 pub mod feet;

@@ -9,6 +9,7 @@ use egui::Key;
 
 use super::command::{CameraMove, Command, Commands, Transport};
 use super::command::{OpenKind, Purpose};
+use super::dock::{Dock, DockPanes, Pane};
 use super::editor::EditorState;
 use super::gpu::ViewportGpu;
 use super::panels::curves::CurvesPanel;
@@ -26,6 +27,7 @@ use crate::render::camera::ViewPreset;
 
 const STORAGE_KEY: &str = "animtune";
 const LAYOUT_KEY: &str = "animtune_layout";
+const DOCK_KEY: &str = "animtune_dock";
 
 /// The key eframe keeps egui's memory under (its `STORAGE_EGUI_MEMORY_KEY`).
 pub const EGUI_MEMORY_KEY: &str = "egui";
@@ -52,6 +54,10 @@ pub struct AnimtuneApp {
     inspector: Inspector,
     curves: CurvesPanel,
     viewport: ViewportPanel,
+    /// The central area's docked panes (viewport, graph, curves, skate map).
+    dock: Dock,
+    /// The skate map pane's canvas.
+    skate_map: BlendPanel,
     export: ExportDialog,
     soak: Option<super::soak::Soak>,
     frame_times: Option<super::frame_times::FrameTimes>,
@@ -100,6 +106,14 @@ impl AnimtuneApp {
             cc.egui_ctx
                 .set_zoom_factor(layout.ui_scale.clamp(UI_SCALES[0], UI_SCALES[5]));
         }
+        let dock = cc
+            .storage
+            .and_then(|s| eframe::get_value::<Dock>(s, DOCK_KEY))
+            .map(Dock::checked)
+            .unwrap_or_default();
+        // The graph pane comes back with the dock: its toggle follows.
+        let mut inspector = Inspector::default();
+        inspector.states.graph_open = dock.is_open(Pane::StateMachine);
         let mut queue = Commands::new();
         if let Some(path) = model {
             queue.push(Command::Open(path));
@@ -112,9 +126,11 @@ impl AnimtuneApp {
             shots: None,
             frames: 0,
             eval_micros: 0.0,
-            inspector: Inspector::default(),
+            inspector,
             curves: CurvesPanel::default(),
             viewport: ViewportPanel::new(cc.wgpu_render_state.as_ref().map(ViewportGpu::new)),
+            dock,
+            skate_map: BlendPanel::for_skate_map(),
             export: ExportDialog::default(),
             soak: None,
             frame_times: None,
@@ -598,17 +614,17 @@ impl eframe::App for AnimtuneApp {
         egui::Panel::bottom("status")
             .frame(unfilled(egui::Frame::side_top_panel(ui.style())))
             .show(ui, |ui| status_bar::ui(ui, e));
+        // The ruler lines up with the curves (last frame's) while they span most of the window's width, as
+        // they do docked below the viewport.
+        let aligned = self
+            .curves
+            .time_mapping
+            .filter(|m| self.layout.curves_open && m.right - m.left >= 0.5 * window_width);
         egui::Panel::bottom("timeline")
             .frame(unfilled(egui::Frame::side_top_panel(ui.style())))
             .resizable(false)
             .show(ui, |ui| {
                 timeline::ui(ui, e, out, &mut self.layout.curves_open);
-                let aligned = if self.layout.curves_open {
-                    self.curves.ui(ui, e, out);
-                    self.curves.time_mapping
-                } else {
-                    None
-                };
                 timeline::ruler(ui, e, out, aligned);
             });
         // Side panels never take more than their share of the window, and never grow with their contents
@@ -691,9 +707,39 @@ impl eframe::App for AnimtuneApp {
             ui.painter().vline(x, central.y_range(), edge);
         }
         let eval_micros = self.eval_micros;
+        let dock = &mut self.dock;
+        dock.set_open(Pane::Curves, self.layout.curves_open);
+        dock.set_open(Pane::SkateMap, self.layout.skate_map_open);
+        dock.set_open(Pane::StateMachine, self.inspector.states.graph_open);
+        self.curves.time_mapping = None;
+        let mut panes = DockPanes {
+            e,
+            out: &mut *out,
+            viewport: &mut self.viewport,
+            curves: &mut self.curves,
+            states: &mut self.inspector.states,
+            skate_map: &mut self.skate_map,
+            eval_micros,
+            viewport_alone: None,
+            closed: Vec::new(),
+        };
         egui::CentralPanel::default()
             .frame(unfilled(egui::Frame::central_panel(ui.style())))
-            .show(ui, |ui| self.viewport.ui(ui, e, out, eval_micros));
+            .show(ui, |ui| dock.ui(ui, &mut panes));
+        for pane in std::mem::take(&mut panes.closed) {
+            dock.set_open(pane, false);
+        }
+        // A pane closed by its tab's × is closed for its toggle too.
+        self.layout.curves_open = dock.is_open(Pane::Curves);
+        self.layout.skate_map_open = dock.is_open(Pane::SkateMap);
+        self.inspector.states.graph_open = dock.is_open(Pane::StateMachine);
+        // The skate map is measured only while a canvas paints it.
+        let skate = self.inspector.blend.paints_skate_map() || self.skate_map.paints_skate_map();
+        if skate != e.session().show_skate_map {
+            out.push(Command::ShowSkateMap(skate));
+        }
+        self.inspector.blend.shown = false;
+        self.skate_map.shown = false;
         if requests.export {
             self.export.show(e);
         }
@@ -709,6 +755,7 @@ impl eframe::App for AnimtuneApp {
     fn save(&mut self, storage: &mut dyn eframe::Storage) {
         eframe::set_value(storage, STORAGE_KEY, &self.editor.persisted());
         eframe::set_value(storage, LAYOUT_KEY, &self.layout);
+        eframe::set_value(storage, DOCK_KEY, &self.dock);
         // egui's own memory is not kept (see `persist_egui_memory`), but eframe still restores what a version
         // that kept it saved: a zoom, panel widths and scroll offsets from long ago.
         storage.remove_string(EGUI_MEMORY_KEY);

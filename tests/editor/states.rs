@@ -237,7 +237,7 @@ fn scrubbing_the_preview_timeline_plays_the_transition_at_that_time() {
     h.get_by_label("States").click();
     h.run_steps(2);
     send(&mut h, Command::NewMachine);
-    h.get_by_label("Graph window").click();
+    h.get_by_label("Graph panel").click();
     h.run_steps(4);
     send(
         &mut h,
@@ -454,7 +454,7 @@ fn the_states_tab_rows_never_move_while_the_machine_plays_and_records() {
     }
     let rows = |h: &Harness<'static, AnimtuneApp>| {
         [
-            h.get_by_label("Graph window").rect(),
+            h.get_by_label("Graph panel").rect(),
             h.get_by_role_and_label(Role::Button, "Replay").rect(),
         ]
     };
@@ -634,4 +634,66 @@ fn compare_frames_both_characters_and_labels_each() {
         );
     }
     assert!(second.center().x > first.center().x + 20.0, "side by side");
+}
+
+/// At 900×600 and UI scale 2 the graph is a pane docked below the viewport, not a window over the inspector:
+/// Play, Record and Replay stay uncovered, and Frame all brings all six states into view.
+#[test]
+fn the_graph_docks_below_the_viewport_and_frame_all_shows_every_state() {
+    use animtune::graph::State;
+    let mut h = crate::kittest::harness_scaled(900.0, 600.0, 2.0);
+    h.run_steps(2);
+    h.get_by_label("States").click();
+    h.run_steps(2);
+    click_last(&mut h, Role::Button, "New state machine");
+    h.run_steps(3);
+    let first = h.state().editor().machine().unwrap().states[0].clone();
+    for i in 1..6 {
+        let state = State {
+            name: format!("S{i}"),
+            position: None,
+            ..first.clone()
+        };
+        send(
+            &mut h,
+            Command::EditMachine(MachineEdit::AddState(Box::new(state))),
+        );
+    }
+    let canvas = h.get_by_label(GRAPH_LABEL).rect();
+    for label in ["Play", "Record", "Replay"] {
+        if let Some(b) = h.query_by_role_and_label(Role::Button, label) {
+            assert!(
+                !b.rect().intersects(canvas),
+                "{label} {:?} under the graph {canvas:?}",
+                b.rect()
+            );
+        }
+    }
+    let viewport = h
+        .get_by_label(animtune::app::panels::viewport::VIEWPORT_LABEL)
+        .rect();
+    assert!(
+        !viewport.intersects(canvas.shrink(1.0)),
+        "{viewport:?} {canvas:?}"
+    );
+    let graph = canvas;
+    let boxes = |h: &Harness<'static, AnimtuneApp>| {
+        let m = h.state().editor().machine().unwrap();
+        let p = h.state().states_panel();
+        (0..6)
+            .map(|i| state_rect(m, i, graph, p.pan, p.zoom()))
+            .collect::<Vec<_>>()
+    };
+    let inside = |h: &Harness<'static, AnimtuneApp>| {
+        boxes(h).iter().filter(|b| graph.contains_rect(**b)).count()
+    };
+    assert!(inside(&h) < 6, "the states start spread past the pane");
+    h.get_by_label("Frame all").click();
+    h.run_steps(2);
+    assert_eq!(
+        inside(&h),
+        6,
+        "Frame all fits every state in the pane {graph:?}: {:?}",
+        boxes(&h)
+    );
 }

@@ -1973,13 +1973,13 @@ fn the_curves_view_lines_up_with_the_ruler_and_zooms_its_time_with_the_wheel() {
         (t - 0.47).abs() < 0.01,
         "the ruler scrubbed to {t} s where the plot shows 0.47 s"
     );
-    // The key sits in the options row, above the plot.
+    // The key sits in the options row, above the plot, in the curves pane docked above the timeline.
     // (The plot, at least 80 points high, is between it and the ruler.)
     let key = h.get_by_label("final").rect();
     assert!(key.bottom() <= ruler.top() - 80.0, "{key:?} {ruler:?}");
     // The wheel over the plot zooms the time about the pointer; the values stay fitted.
     let span = mapping.end - mapping.start;
-    let over = egui::pos2(x_at(mapping, 0.5), ruler.top() - 40.0);
+    let over = egui::pos2(x_at(mapping, 0.5), key.bottom() + 40.0);
     h.hover_at(over);
     h.run_steps(1);
     h.event(egui::Event::MouseWheel {

@@ -161,7 +161,7 @@ fn every_interactive_widget_has_hover_text() {
     machine_with_a_transition(&mut h);
     h.get_by_label("States").click();
     check(&mut h, "States tab");
-    h.get_by_label("Graph window").click();
+    h.get_by_label("Graph panel").click();
     h.run_steps(2);
     check(&mut h, "States tab, graph window");
     let canvas = h

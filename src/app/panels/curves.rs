@@ -16,12 +16,8 @@ use crate::app::editor::EditorState;
 use crate::app::panels::timeline::TimeMapping;
 use crate::eval::curves::{Channel, Stage, channel_values};
 
-/// Tallest the plot gets; it takes 12 % of the window's height (the viewport keeps more than four fifths of its
-/// own: the view took a third of it), at least 48 points (a 900×600 window at UI scale 2 is 300 points high, and
-/// 80 left the viewport 140 pixels).
-const PLOT_HEIGHT: f32 = 160.0;
-/// Share of the window's height the plot takes, up to [`PLOT_HEIGHT`].
-const PLOT_SHARE: f32 = 0.12;
+/// Lowest the plot gets (a shorter pane scrolls).
+const MIN_PLOT_HEIGHT: f32 = 48.0;
 /// Most key markers drawn per component.
 const MAX_KEY_MARKERS: usize = 2000;
 
@@ -106,7 +102,8 @@ impl CurvesPanel {
         if curves.stages.is_empty() {
             return;
         }
-        let height = (ui.ctx().content_rect().height() * PLOT_SHARE).clamp(48.0, PLOT_HEIGHT);
+        // The pane's height: it is the user's to resize.
+        let height = ui.available_height().max(MIN_PLOT_HEIGHT);
         let channel = self.channel;
         let last = curves.stages.len() - 1;
         let shown: Vec<usize> = (0..curves.stages.len())

@@ -213,8 +213,12 @@ pub fn ui(
                 .on_hover_text("The left panel: the character, its clips and skeleton");
             ui.checkbox(&mut layout.inspector_open, "Inspector")
                 .on_hover_text("The right panel: blend space, clip, joint, humanoid and layers");
-            ui.checkbox(&mut layout.curves_open, "Curves view")
-                .on_hover_text("The selected joint's curves above the timeline's ruler");
+            ui.checkbox(&mut layout.curves_open, "Curves view").on_hover_text(
+                "The selected joint's curves, docked below the viewport (drag its tab to move it)",
+            );
+            ui.checkbox(&mut layout.skate_map_open, "Skate map panel").on_hover_text(
+                "The blend space's skate map in a docked pane beside the viewport, as large as you make it",
+            );
             ui.menu_button("UI scale", |ui| {
                 let zoom = ui.ctx().zoom_factor();
                 for scale in UI_SCALES {

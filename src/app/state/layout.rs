@@ -22,8 +22,10 @@ pub struct Layout {
     pub ui_scale: f32,
     /// Which file dialog to use.
     pub file_dialog: DialogChoice,
-    /// The curves view is open in the timeline.
+    /// The curves pane is open.
     pub curves_open: bool,
+    /// The skate map pane is open.
+    pub skate_map_open: bool,
 }
 
 impl Default for Layout {
@@ -34,6 +36,7 @@ impl Default for Layout {
             ui_scale: 1.0,
             file_dialog: DialogChoice::Automatic,
             curves_open: false,
+            skate_map_open: false,
         }
     }
 }

@@ -81,6 +81,13 @@ pub struct BlendPanel {
     texture: Option<TextureHandle>,
     texture_key: Option<String>,
     pixels: Vec<u8>,
+    /// The canvas's id and accessible label (the Blend tab's, or the skate map pane's).
+    canvas: (egui::Id, &'static str),
+    /// Drawn this frame (the window clears it before the frame): the skate map is measured only while a canvas
+    /// paints it.
+    pub shown: bool,
+    /// The canvas fills the space it is given (the skate map pane) instead of following the tab's width.
+    fill: bool,
     /// How many times the map was recomputed (tests watch it follow edits).
     pub heatmap_updates: u64,
 }
@@ -98,7 +105,40 @@ impl Default for BlendPanel {
             texture_key: None,
             pixels: Vec::new(),
             heatmap_updates: 0,
+            canvas: (canvas_id(), CANVAS_LABEL),
+            shown: false,
+            fill: false,
         }
+    }
+}
+
+/// The skate map pane's canvas label.
+pub const SKATE_MAP_CANVAS_LABEL: &str = "Skate map canvas";
+
+impl BlendPanel {
+    /// The skate map's own pane: the blend space's canvas painted with the skate map, filling the pane.
+    pub fn for_skate_map() -> Self {
+        BlendPanel {
+            heatmap: HeatmapChoice::Skate,
+            canvas: (
+                egui::Id::unique("animtune_skate_map_canvas"),
+                SKATE_MAP_CANVAS_LABEL,
+            ),
+            fill: true,
+            ..BlendPanel::default()
+        }
+    }
+
+    /// Draws the skate map pane's canvas, filling the pane (below its header row, so it never moves as the map
+    /// is measured).
+    pub fn skate_map_pane(&mut self, ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) {
+        self.canvas(ui, e, out);
+        self.shown = true;
+    }
+
+    /// Whether its canvas painted the skate map this frame.
+    pub fn paints_skate_map(&self) -> bool {
+        self.shown && self.heatmap == HeatmapChoice::Skate
     }
 }
 
@@ -222,7 +262,7 @@ fn label_rects(nodes: &[Pos2], sizes: &[Vec2], frame: Rect) -> Vec<Option<Rect>>
 
 /// Under the canvas while it paints the skate map: its progress, or what it shows, or why it cannot be measured;
 /// always one row (truncated, whole on hover), so the rows below never move as it is measured.
-fn skate_map_status(ui: &mut egui::Ui, e: &EditorState) {
+pub fn skate_map_status(ui: &mut egui::Ui, e: &EditorState) {
     let size = egui::vec2(ui.available_width(), ui.spacing().interact_size.y);
     if let Some(done) = e.feet().map_progress() {
         ui.add_sized(
@@ -290,12 +330,6 @@ impl BlendPanel {
 
     /// Draws the panel.
     pub fn ui(&mut self, ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) {
-        if self
-            .selected
-            .is_some_and(|s| s >= e.tuning().blend.nodes.len())
-        {
-            self.selected = None;
-        }
         self.header(ui, e, out);
         self.canvas(ui, e, out);
         if self.heatmap == HeatmapChoice::Skate {
@@ -306,11 +340,7 @@ impl BlendPanel {
         self.settings(ui, e, out);
         ui.separator();
         self.nodes(ui, e, out);
-        // The map is measured only while this tab paints it.
-        let skate = self.heatmap == HeatmapChoice::Skate;
-        if skate != e.session().show_skate_map {
-            out.push(Command::ShowSkateMap(skate));
-        }
+        self.shown = true;
     }
 
     fn header(&mut self, ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) {
@@ -605,6 +635,12 @@ impl BlendPanel {
     }
 
     fn canvas(&mut self, ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) {
+        if self
+            .selected
+            .is_some_and(|s| s >= e.tuning().blend.nodes.len())
+        {
+            self.selected = None;
+        }
         let blend = &e.tuning().blend;
         let (min, max) = shown_range(blend);
         // Equal scale on both axes where it fits, so directions on the canvas are true directions.
@@ -622,14 +658,19 @@ impl BlendPanel {
             - ui.spacing().scroll.bar_width
             - ui.spacing().scroll.bar_outer_margin
             - 12.0;
-        let width = ui.available_width().clamp(MIN_CANVAS, 480.0);
-        // Never flatter than MIN_CANVAS: below that it cannot be used, and the inspector scrolls instead.
-        let height = (width * aspect).min(visible.max(MIN_CANVAS));
+        let (width, height) = if self.fill {
+            let size = ui.available_size();
+            (size.x.max(MIN_CANVAS), size.y.max(MIN_CANVAS))
+        } else {
+            let width = ui.available_width().clamp(MIN_CANVAS, 480.0);
+            // Never flatter than MIN_CANVAS: below that it cannot be used, and the inspector scrolls instead.
+            (width, (width * aspect).min(visible.max(MIN_CANVAS)))
+        };
         let (rect, _) = ui.allocate_exact_size(Vec2::new(width, height), Sense::hover());
-        let id = canvas_id();
+        let (id, label) = self.canvas;
         let response = ui.interact(rect, id, Sense::click_and_drag());
         let painter = ui.painter_at(rect);
-        response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Canvas, true, CANVAS_LABEL));
+        response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Canvas, true, label));
         let response = crate::app::widgets::tooltip_unless_dragged(
             response,
             "Drag the cross (the sample point) or click to move it; drag a node to place it; click a node to \

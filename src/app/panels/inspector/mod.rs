@@ -138,9 +138,6 @@ impl Inspector {
                 }
             }
         });
-        if self.states.graph_open {
-            self.states.graph_window(ui.ctx(), e, out);
-        }
         ui.separator();
         // Contents scroll both ways rather than widen the panel: its width is the user's. Each tab keeps its own
         // scroll offset, so a tab never opens scrolled to where another was left.

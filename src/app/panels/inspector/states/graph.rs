@@ -51,8 +51,11 @@ pub enum GraphDrag {
     Pan,
 }
 
+/// The graph's smallest canvas (points): a smaller pane clips it.
+const MIN_GRAPH: Vec2 = vec2(80.0, 48.0);
+
 /// The graph view's zoom limits.
-pub const ZOOM: std::ops::RangeInclusive<f32> = 0.4..=2.0;
+pub const ZOOM: std::ops::RangeInclusive<f32> = 0.15..=2.0;
 
 /// Where state `i`'s box lies on the screen in a graph canvas drawn at `canvas`, the view moved by `pan` and
 /// scaled by `zoom`.
@@ -187,37 +190,48 @@ fn distance_to_segment(p: Pos2, [a, b]: [Pos2; 2]) -> f32 {
 }
 
 impl StatesPanel {
-    /// The graph in its own window (Unity's Animator window), while it is open and there is a machine.
-    pub fn graph_window(&mut self, ctx: &egui::Context, e: &EditorState, out: &mut Commands) {
+    /// The graph as a docked pane (Unity's Animator window), filling it; `frame_all` (the pane's button) or F
+    /// over the graph fits every state in view.
+    pub fn graph_pane(
+        &mut self,
+        ui: &mut egui::Ui,
+        e: &EditorState,
+        out: &mut Commands,
+        frame_all: bool,
+    ) {
         let Some(m) = e.machine() else {
+            ui.label("No state machine: the States tab's New state machine makes one.");
             return;
         };
-        let mut close = false;
-        // Low over the viewport, above the timeline, where it hides the floor more than the character; in a small
-        // window (or at a large UI scale) no larger than about half of it, so that the inspector stays in view.
-        let screen = ctx.content_rect();
-        let size = vec2(
-            (screen.width() * 0.55).min(580.0),
-            (screen.height() * 0.5).min(320.0),
-        );
-        let left = (screen.left() + 250.0).min(screen.right() - size.x - 20.0);
-        let top = (screen.bottom() - size.y - 160.0).max(screen.top() + 40.0);
-        egui::Window::new("State machine")
-            .collapsible(false)
-            .default_size(size)
-            .default_pos(pos2(left.max(screen.left()), top))
-            .constrain_to(screen)
-            .resizable(true)
-            .show(ctx, |ui| {
-                close = ui
-                    .button("Close")
-                    .on_hover_text("Close the graph (the States tab's Graph window opens it again)")
-                    .clicked();
-                self.graph(ui, e, m, out);
-            });
-        if close {
-            self.graph_open = false;
+        let canvas = ui.available_rect_before_wrap();
+        let f_over_graph = ui.rect_contains_pointer(canvas)
+            && ui.input(|i| i.key_pressed(egui::Key::F) && i.modifiers.is_none());
+        if frame_all || f_over_graph {
+            self.frame_all(m, canvas.size().max(MIN_GRAPH));
         }
+        self.graph(ui, e, m, out);
+    }
+
+    /// Zooms and pans so that every node fits a canvas of `size`, centred.
+    pub fn frame_all(&mut self, m: &StateMachine, size: Vec2) {
+        let mut bounds = Rect::NOTHING;
+        for node in [Node::Entry, Node::Any, Node::Exit]
+            .into_iter()
+            .chain((0..m.states.len()).map(Node::State))
+        {
+            let corner = match node {
+                Node::State(i) => state_position(m, i),
+                other => fixed_position(other),
+            };
+            bounds = bounds.union(Rect::from_min_size(corner, NODE));
+        }
+        let room = (size - 2.0 * MARGIN.y * Vec2::splat(1.0)).max(vec2(1.0, 1.0));
+        let zoom = (room.x / bounds.width())
+            .min(room.y / bounds.height())
+            .clamp(*ZOOM.start(), *ZOOM.end());
+        self.zoom = zoom;
+        // The bounds' centre at the canvas's centre: origin = MARGIN + pan, screen = graph * zoom + origin.
+        self.pan = size * 0.5 - bounds.center().to_vec2() * zoom - MARGIN;
     }
 
     /// Draws the graph of `m` and handles its mouse and keys.
@@ -228,7 +242,7 @@ impl StatesPanel {
         m: &StateMachine,
         out: &mut Commands,
     ) {
-        let size = ui.available_size().max(vec2(200.0, 140.0));
+        let size = ui.available_size().max(MIN_GRAPH);
         let (rect, response) = ui.allocate_exact_size(size, Sense::click_and_drag());
         response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Canvas, true, GRAPH_LABEL));
         let response = crate::app::widgets::tooltip_unless_dragged(

@@ -40,7 +40,7 @@ pub struct StatesPanel {
     pub pan: Vec2,
     /// The graph's scale, screen points per graph unit (0 before the first zoom: 1).
     zoom: f32,
-    /// The graph's window is open.
+    /// The graph's pane is open (docked beside the viewport).
     pub graph_open: bool,
     drag: Option<GraphDrag>,
     /// Make Transition chose a source: the next click on a state connects it.
@@ -103,7 +103,7 @@ impl StatesPanel {
         };
         self.live(ui, e, m, out);
         if ui
-            .selectable_label(self.graph_open, "Graph window")
+            .selectable_label(self.graph_open, "Graph panel")
             .on_hover_text(
                 "The states and transitions as a graph: add, connect, move, rename, delete",
             )
