@@ -252,6 +252,12 @@ impl AnimtuneApp {
         let out = &mut self.queue;
         // While driving, the arrows steer the character instead of stepping frames.
         let arrows_to_canvas = driving || ctx.memory(|m| m.has_focus(canvas_id()));
+        // F over the graph pane frames the graph (the pane handles it), not the model.
+        let pointer = ctx.pointer_hover_pos();
+        let f_to_graph = self
+            .dock
+            .rect(Pane::StateMachine)
+            .is_some_and(|r| pointer.is_some_and(|p| r.contains(p)));
         let editor = &self.editor;
         let (open, export, scale_steps, scale_reset) = ctx.input(|i| {
             let time = editor.eval().time();
@@ -269,6 +275,7 @@ impl AnimtuneApp {
                     modifiers,
                     ..
                 } = event
+                    && !(f_to_graph && *key == Key::F && modifiers.is_none())
                 {
                     shortcut(
                         *key,

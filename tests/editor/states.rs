@@ -688,6 +688,21 @@ fn the_graph_docks_below_the_viewport_and_frame_all_shows_every_state() {
         boxes(h).iter().filter(|b| graph.contains_rect(**b)).count()
     };
     assert!(inside(&h) < 6, "the states start spread past the pane");
+    // F over the graph frames it (the model's F does not take it).
+    h.hover_at(graph.center());
+    h.run_steps(1);
+    h.key_press(egui::Key::F);
+    h.run_steps(2);
+    assert_eq!(inside(&h), 6, "F over the graph fits every state");
+    h.event(egui::Event::MouseWheel {
+        unit: egui::MouseWheelUnit::Point,
+        delta: egui::vec2(0.0, 400.0),
+        modifiers: egui::Modifiers::NONE,
+        phase: egui::TouchPhase::Move,
+        source: egui::MouseWheelSource::Wheel,
+    });
+    h.run_steps(3);
+    assert!(inside(&h) < 6, "zoomed in again");
     h.get_by_label("Frame all").click();
     h.run_steps(2);
     assert_eq!(
