@@ -169,9 +169,9 @@ pub fn run(target: Target, bytes: &[u8]) -> String {
                     let min = glam::DVec2::new(ax.min, ay.min);
                     let max = glam::DVec2::new(ax.max, ay.max);
                     let map = heatmap::compute(space.mode, &space.positions(), min, max, size);
-                    let _ = heatmap::to_rgba(&map, HeatmapView::All);
+                    let _ = heatmap::to_rgba(&map, HeatmapView::All, &heatmap::node_colors(&space));
                     if !space.nodes.is_empty() {
-                        let _ = heatmap::to_rgba(&map, HeatmapView::Node(0));
+                        let _ = heatmap::to_rgba(&map, HeatmapView::Node(0), &[]);
                     }
                     Ok(())
                 })()),

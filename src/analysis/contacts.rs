@@ -246,24 +246,40 @@ pub struct SkateMap {
 }
 
 impl SkateMap {
-    /// The point of the space at the centre of cell (row, col), row 0 at the top.
+    /// The point of the space at grid point (row, col), row 0 at the top: the grid's first and last points lie
+    /// on the axes' ends, so an odd size measures the middle of a symmetric axis (where an idle node usually is).
     pub fn point(&self, row: usize, col: usize) -> [f64; 2] {
         cell_point(self.min, self.max, self.size, row, col)
     }
 
-    /// The planted speed painted on the influence map's colour ramp over `pixels` × `pixels` RGBA pixels (each cell a
-    /// block), from dark (no slide) to bright yellow (`full_cm_s` and faster).
+    /// The planted speed painted on the influence map's colour ramp over `pixels` × `pixels` RGBA pixels, from dark
+    /// (no slide) to bright yellow (`full_cm_s` and faster): interpolated between the measured points (bilinear),
+    /// so a point reads what was measured there, not an average over a cell.
     pub fn to_rgba(&self, pixels: usize, full_cm_s: f32) -> Vec<u8> {
         let mut out = Vec::with_capacity(pixels * pixels * 4);
+        let last = self.size.saturating_sub(1);
+        let value = |row: usize, col: usize| {
+            self.planted_cm_s
+                .get(row * self.size + col)
+                .copied()
+                .unwrap_or(0.0)
+        };
+        // Pixel k's centre in grid units: the grid's first and last points lie on the image's edges.
+        let at = |k: usize| {
+            let f = (k as f32 + 0.5) / pixels.max(1) as f32;
+            (f * last as f32).clamp(0.0, last as f32)
+        };
         for y in 0..pixels {
-            let row = (y * self.size / pixels.max(1)).min(self.size.saturating_sub(1));
+            let gy = at(y);
+            let (r0, ty) = (gy.floor() as usize, gy.fract());
+            let r1 = (r0 + 1).min(last);
             for x in 0..pixels {
-                let col = (x * self.size / pixels.max(1)).min(self.size.saturating_sub(1));
-                let v = self
-                    .planted_cm_s
-                    .get(row * self.size + col)
-                    .copied()
-                    .unwrap_or(0.0);
+                let gx = at(x);
+                let (c0, tx) = (gx.floor() as usize, gx.fract());
+                let c1 = (c0 + 1).min(last);
+                let top = value(r0, c0) * (1.0 - tx) + value(r0, c1) * tx;
+                let bottom = value(r1, c0) * (1.0 - tx) + value(r1, c1) * tx;
+                let v = top * (1.0 - ty) + bottom * ty;
                 let [r, g, b] = crate::blend::heatmap::ramp(v / full_cm_s.max(1e-6));
                 out.extend_from_slice(&[r, g, b, 255]);
             }
@@ -273,8 +289,14 @@ impl SkateMap {
 }
 
 fn cell_point(min: [f64; 2], max: [f64; 2], size: usize, row: usize, col: usize) -> [f64; 2] {
-    let fx = (col as f64 + 0.5) / size as f64;
-    let fy = (row as f64 + 0.5) / size as f64;
+    let step = |k: usize| {
+        if size > 1 {
+            k as f64 / (size - 1) as f64
+        } else {
+            0.5
+        }
+    };
+    let (fx, fy) = (step(col), step(row));
     [
         min[0] + fx * (max[0] - min[0]),
         max[1] - fy * (max[1] - min[1]),

@@ -17,8 +17,9 @@ use super::worker::Worker;
 
 /// The rate feet are sampled at (the skate meter's default).
 const FPS: f32 = 60.0;
-/// Points per side of the editor's skate map.
-pub const MAP_SIZE: usize = 12;
+/// Points per side of the editor's skate map: odd, so that the middle of a symmetric axis (where an idle node
+/// sits) is measured, not averaged with its neighbours.
+pub const MAP_SIZE: usize = 13;
 
 /// What the skate meter and map depend on: a change of any of it measures them again.
 #[derive(Clone, Debug, PartialEq)]

@@ -620,7 +620,26 @@ pub enum HeatmapView {
     All,
 }
 
-/// A distinct colour per node (golden-angle hues), as sRGB bytes.
+/// The colour of each node of `space`, from its clip's name (and, for a clip placed twice, which placement it
+/// is): a node keeps its colour when others are added, removed or reordered.
+pub fn node_colors(space: &crate::blend::BlendSpace) -> Vec<[u8; 3]> {
+    space
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(i, n)| {
+            let repeat = space.nodes[..i].iter().filter(|o| o.clip == n.clip).count();
+            // FNV-1a over the name, then the placement.
+            let mut h: u32 = 0x811c_9dc5;
+            for b in n.clip.bytes().chain(repeat.to_le_bytes()) {
+                h = (h ^ u32::from(b)).wrapping_mul(0x0100_0193);
+            }
+            node_color(h as usize % 4096)
+        })
+        .collect()
+}
+
+/// A distinct colour per index (golden-angle hues), as sRGB bytes.
 pub fn node_color(node: usize) -> [u8; 3] {
     let h = (node as f32 * 137.508).rem_euclid(360.0) / 60.0;
     let (s, v) = (0.75, 0.95);
@@ -662,10 +681,13 @@ pub fn ramp(w: f32) -> [u8; 3] {
     out
 }
 
-/// The map as RGBA bytes, row-major from the top.
-pub fn to_rgba(map: &Heatmap, view: HeatmapView) -> Vec<u8> {
+/// The map as RGBA bytes, row-major from the top; under [`HeatmapView::All`] node `n` in `colors[n]` (grey past
+/// its end).
+pub fn to_rgba(map: &Heatmap, view: HeatmapView, colors: &[[u8; 3]]) -> Vec<u8> {
     let mut out = Vec::with_capacity(map.size * map.size * 4);
-    let colors: Vec<[u8; 3]> = (0..map.nodes).map(node_color).collect();
+    let colors: Vec<[u8; 3]> = (0..map.nodes)
+        .map(|n| colors.get(n).copied().unwrap_or([128; 3]))
+        .collect();
     for row in 0..map.size {
         for col in 0..map.size {
             let rgb = match view {
@@ -779,12 +801,27 @@ mod tests {
             DVec2::splat(1.0),
             4,
         );
-        let img = to_rgba(&map, HeatmapView::Node(0));
+        let colors: Vec<[u8; 3]> = (0..4).map(node_color).collect();
+        let img = to_rgba(&map, HeatmapView::Node(0), &colors);
         // Left column: node 0 dominates (bright); right column: dark.
         assert!(img[0] as u32 + img[1] as u32 > img[12] as u32 + img[13] as u32);
-        let all = to_rgba(&map, HeatmapView::All);
+        let all = to_rgba(&map, HeatmapView::All, &colors);
         let c0 = node_color(0);
         // At the far left only node 0 contributes, so the colour is close to its own.
         assert!((all[0] as i32 - c0[0] as i32).abs() < 80);
+    }
+
+    #[test]
+    fn a_nodes_colour_stays_when_another_node_is_removed() {
+        let mut space = crate::demo::locomotion::default_blend_space();
+        assert!(space.nodes.len() > 3);
+        let before = node_colors(&space);
+        let kept: Vec<[u8; 3]> = before[1..].to_vec();
+        space.nodes.remove(0);
+        assert_eq!(node_colors(&space), kept);
+        // Two placements of one clip get two colours.
+        space.nodes.push(space.nodes[0].clone());
+        let colors = node_colors(&space);
+        assert_ne!(colors[0], colors[colors.len() - 1]);
     }
 }

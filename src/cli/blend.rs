@@ -114,7 +114,7 @@ pub fn heatmap(args: &HeatmapArgs) -> Result<()> {
         (DVec2::new(ax.min, -1.0), DVec2::new(ax.max, 1.0))
     };
     let map = heatmap::compute(space.mode, &space.positions(), min, max, size);
-    let rgba = heatmap::to_rgba(&map, view);
+    let rgba = heatmap::to_rgba(&map, view, &heatmap::node_colors(&space));
     let image = image::RgbaImage::from_raw(args.size, args.size, rgba)
         .context("building the heatmap image")?;
     let mut png = Vec::new();

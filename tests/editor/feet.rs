@@ -80,7 +80,8 @@ fn the_skate_map_is_measured_in_the_background_and_again_when_the_space_changes(
         Some((Ok(map), true)) => map.clone(),
         other => panic!("{other:?}"),
     };
-    assert_eq!(first.planted_cm_s.len(), 144);
+    let side = animtune::app::feet::MAP_SIZE;
+    assert_eq!(first.planted_cm_s.len(), side * side);
     let (lo, hi) = first
         .planted_cm_s
         .iter()

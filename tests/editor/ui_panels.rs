@@ -1135,6 +1135,21 @@ fn an_edit_while_compute_positions_runs_stops_it() {
     );
 }
 
+/// A 1D space's canvas is tall enough to read (it was 95 points at the default width).
+#[test]
+fn a_one_d_canvas_is_at_least_140_points_tall() {
+    let mut h = harness_sized(1280.0, 800.0);
+    h.run_steps(2);
+    let mut space = h.state().editor().tuning().blend.clone();
+    space.mode = BlendMode::OneD;
+    h.state_mut().send(Command::EditBlend(
+        animtune::app::command::BlendEdit::Replace(Box::new(space)),
+    ));
+    h.run_steps(3);
+    let canvas = h.get_by_label(CANVAS_LABEL).rect();
+    assert!(canvas.height() >= 140.0, "{canvas:?}");
+}
+
 /// In a window 900 wide the breath and look-at rows' remove buttons stay inside it: they lead their rows, which a
 /// narrow panel cuts at the end (where the live look-at angle also changes width). Tall, so every row shows.
 #[test]

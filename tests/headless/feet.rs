@@ -340,3 +340,65 @@ fn foot_lock_on_an_in_place_blend_space_holds_feet_on_its_treadmill() {
         );
     }
 }
+
+/// The skate map reads at each of its points what the meter reads there: at the mannequin's idle node (the
+/// middle of its symmetric x axis, 0 on its z axis) it is a point of the grid, so the idle region is painted
+/// as the idle measures, not as an average with the walks around it.
+#[test]
+fn the_skate_map_measures_the_idle_node_itself() {
+    use animtune::analysis::contacts::{BlendMeter, skate_map};
+    let model = animtune::demo::mannequin::load();
+    let space = animtune::demo::locomotion::default_blend_space();
+    let size = 13;
+    let map = skate_map(
+        &model.character,
+        &model.clips,
+        &space,
+        size,
+        60.0,
+        ContactSettings::default(),
+        None,
+        |_, _| true,
+    )
+    .unwrap()
+    .unwrap();
+    let idle = space.nodes.iter().find(|n| n.clip == "Idle").unwrap();
+    let at = (0..size)
+        .flat_map(|r| (0..size).map(move |c| (r, c)))
+        .find(|&(r, c)| {
+            let p = map.point(r, c);
+            (p[0] - idle.position[0]).abs() < 1e-9 && (p[1] - idle.position[1]).abs() < 1e-9
+        })
+        .expect("the idle node is a point of the grid");
+    let mut meter = BlendMeter::new(
+        &model.character,
+        &model.clips,
+        &space,
+        60.0,
+        ContactSettings::default(),
+        None,
+    )
+    .unwrap();
+    let measured = meter.measure(&model.character, idle.position);
+    assert_eq!(
+        map.planted_cm_s[at.0 * size + at.1],
+        measured.planted_speed_cm_s.mean
+    );
+    // Painted at that point: the pixel over the node shows the idle's own figure.
+    let pixels = 121;
+    let rgba = map.to_rgba(pixels, 50.0);
+    let px = |f: f32| ((f * (pixels - 1) as f32).round() as usize).min(pixels - 1);
+    let (fx, fy) = (
+        at.1 as f32 / (size - 1) as f32,
+        at.0 as f32 / (size - 1) as f32,
+    );
+    let i = (px(fy) * pixels + px(fx)) * 4;
+    let want = animtune::blend::heatmap::ramp(measured.planted_speed_cm_s.mean / 50.0);
+    for k in 0..3 {
+        assert!(
+            (i32::from(rgba[i + k]) - i32::from(want[k])).abs() <= 3,
+            "{:?} against {want:?}",
+            &rgba[i..i + 3]
+        );
+    }
+}

@@ -7,7 +7,7 @@ use glam::DVec2;
 
 use crate::app::command::{Analysis, BlendEdit, Command, Commands};
 use crate::app::editor::EditorState;
-use crate::blend::heatmap::{self, HeatmapView, node_color};
+use crate::blend::heatmap::{self, HeatmapView};
 use crate::blend::{BlendMode, BlendNode, BlendSpace, RootMotion, TimeSync};
 
 /// Accessible label of the canvas (tests find it by this).
@@ -208,12 +208,12 @@ fn mode_help(mode: BlendMode) -> &'static str {
 
 /// One node's weight: a swatch and a bar exactly as long as the weight (0 draws no fill), with the clip and
 /// the value.
-fn weight_bar(ui: &mut egui::Ui, node: usize, clip: &str, weight: f64) {
+fn weight_bar(ui: &mut egui::Ui, node: usize, rgb: [u8; 3], clip: &str, weight: f64) {
     let height = ui.text_style_height(&egui::TextStyle::Body) + 4.0;
     let width = ui.available_width().min(260.0);
     let (rect, response) = ui.allocate_exact_size(Vec2::new(width, height), Sense::hover());
     let painter = ui.painter_at(rect);
-    let color = color32(node_color(node));
+    let color = color32(rgb);
     painter.rect_filled(rect, 2.0, Color32::from_gray(40));
     let w = weight.clamp(0.0, 1.0) as f32;
     if w > 0.0 {
@@ -235,10 +235,56 @@ fn weight_bar(ui: &mut egui::Ui, node: usize, clip: &str, weight: f64) {
     ));
 }
 
+/// The axes' titles and ends as the canvas draws them in `rect`: each laid out, with its top-left corner.
+fn axis_title_galleys(
+    painter: &egui::Painter,
+    rect: Rect,
+    space: &BlendSpace,
+) -> Vec<(std::sync::Arc<egui::Galley>, Pos2)> {
+    let (min, max) = shown_range(space);
+    let font = egui::TextStyle::Body.resolve(&painter.ctx().global_style());
+    let mut titles = vec![
+        (
+            format!("{}", min.x),
+            egui::Align2::LEFT_BOTTOM,
+            rect.left_bottom() + Vec2::new(3.0, -2.0),
+        ),
+        (
+            format!("{}  {}", space.axes[0].name, max.x),
+            egui::Align2::RIGHT_BOTTOM,
+            rect.right_bottom() + Vec2::new(-3.0, -2.0),
+        ),
+    ];
+    if space.mode.is_2d() {
+        titles.push((
+            format!("{}  {}", max.y, space.axes[1].name),
+            egui::Align2::LEFT_TOP,
+            rect.left_top() + Vec2::new(3.0, 2.0),
+        ));
+    }
+    titles
+        .into_iter()
+        .map(|(text, align, at)| {
+            let galley = painter.layout_no_wrap(text, font.clone(), Color32::WHITE);
+            let corner = align.anchor_size(at, galley.size()).min;
+            (galley, corner)
+        })
+        .collect()
+}
+
+/// Where the axes' titles lie (node labels keep clear of them).
+fn axis_titles(painter: &egui::Painter, rect: Rect, space: &BlendSpace) -> Vec<Rect> {
+    axis_title_galleys(painter, rect, space)
+        .into_iter()
+        .map(|(g, at)| Rect::from_min_size(at, g.size()))
+        .collect()
+}
+
 /// Where each node's label goes: right or left of the node, above or below it, inside `frame`, the first of those
-/// four places that overlaps no label placed before it; None where all four would.
-fn label_rects(nodes: &[Pos2], sizes: &[Vec2], frame: Rect) -> Vec<Option<Rect>> {
-    let mut placed: Vec<Rect> = Vec::new();
+/// four places that overlaps neither a label placed before it nor one of `taken` (the axes' titles); None where
+/// all four would.
+fn label_rects(nodes: &[Pos2], sizes: &[Vec2], frame: Rect, taken: &[Rect]) -> Vec<Option<Rect>> {
+    let mut placed: Vec<Rect> = taken.to_vec();
     nodes
         .iter()
         .zip(sizes)
@@ -272,7 +318,7 @@ pub fn skate_map_status(ui: &mut egui::Ui, e: &EditorState) {
                 .text(format!("measuring the skate map… {:.0} %", 100.0 * done)),
         )
         .on_hover_text(
-            "Each of the 12 x 12 points plays a whole cycle; editing the space starts it again",
+            "Each of the 13 x 13 points plays a whole cycle; editing the space starts it again",
         );
         return;
     }
@@ -291,7 +337,7 @@ pub fn skate_map_status(ui: &mut egui::Ui, e: &EditorState) {
                 }
             );
             let tip = format!(
-                "{text}. The skate meter's mean planted-foot slide over one cycle at each of 12 x 12 points of the \
+                "{text}. The skate meter's mean planted-foot slide over one cycle at each of 13 x 13 points of the \
                  space"
             );
             (egui::RichText::new(text), tip)
@@ -558,7 +604,7 @@ impl BlendPanel {
             ui.selectable_value(&mut self.heatmap, HeatmapChoice::Skate, "skate")
                 .on_hover_text(
                     "Paint how fast planted feet slide where the point would play: dark still, bright 50 cm/s \
-                     or more (measured in the background over a 12 x 12 grid, with foot lock when it is on)",
+                     or more (measured in the background over a 13 x 13 grid, with foot lock when it is on)",
                 );
             ui.selectable_value(&mut self.heatmap, HeatmapChoice::Off, "off")
                 .on_hover_text("No influence map");
@@ -602,12 +648,13 @@ impl BlendPanel {
         };
         let (min, max) = shown_range(space);
         let positions = space.positions();
-        let key = format!("{:?}{positions:?}{min}{max}{view:?}", space.mode);
+        let colors = heatmap::node_colors(space);
+        let key = format!("{:?}{positions:?}{min}{max}{view:?}{colors:?}", space.mode);
         if self.texture_key.as_deref() == Some(key.as_str()) && self.texture.is_some() {
             return;
         }
         let map = heatmap::compute(space.mode, &positions, min, max, HEATMAP_SIZE);
-        self.pixels = heatmap::to_rgba(&map, view);
+        self.pixels = heatmap::to_rgba(&map, view, &colors);
         self.set_texture(ctx, key);
     }
 
@@ -647,7 +694,7 @@ impl BlendPanel {
         let aspect = if blend.mode.is_2d() {
             (((max.y - min.y) / (max.x - min.x)) as f32).clamp(0.5, 1.6)
         } else {
-            0.35
+            0.55
         };
         // As wide as the panel (at most 480 points), and no taller than what is left on screen, so the whole
         // canvas shows in a small window or at a large UI scale (there the axes' scales may differ), down to
@@ -823,30 +870,9 @@ impl BlendPanel {
                 y += step;
             }
         }
-        let font = egui::TextStyle::Body.resolve(&painter.ctx().global_style());
         let text = Color32::from_gray(210);
-        painter.text(
-            rect.left_bottom() + Vec2::new(3.0, -2.0),
-            egui::Align2::LEFT_BOTTOM,
-            format!("{}", min.x),
-            font.clone(),
-            text,
-        );
-        painter.text(
-            rect.right_bottom() + Vec2::new(-3.0, -2.0),
-            egui::Align2::RIGHT_BOTTOM,
-            format!("{}  {}", space.axes[0].name, max.x),
-            font.clone(),
-            text,
-        );
-        if space.mode.is_2d() {
-            painter.text(
-                rect.left_top() + Vec2::new(3.0, 2.0),
-                egui::Align2::LEFT_TOP,
-                format!("{}  {}", max.y, space.axes[1].name),
-                font,
-                text,
-            );
+        for (galley, at) in axis_title_galleys(painter, rect, space) {
+            painter.galley(at, galley, text);
         }
     }
 
@@ -867,13 +893,14 @@ impl BlendPanel {
             .map(|n| space_to_screen(blend, rect, n.position))
             .collect();
         let sizes: Vec<Vec2> = galleys.iter().map(|g| g.size()).collect();
-        let labels = label_rects(&places, &sizes, frame);
+        let labels = label_rects(&places, &sizes, frame, &axis_titles(painter, rect, blend));
+        let colors = heatmap::node_colors(blend);
         for (i, node) in blend.nodes.iter().enumerate() {
             let at = space_to_screen(blend, rect, node.position);
             let fill = if missing.contains(&i) {
                 Color32::from_gray(90)
             } else {
-                color32(node_color(i))
+                color32(colors[i])
             };
             let selected = self.selected == Some(i);
             painter.circle(
@@ -943,8 +970,9 @@ impl BlendPanel {
         } else {
             blend.weights()
         };
+        let colors = heatmap::node_colors(blend);
         for (i, (node, w)) in blend.nodes.iter().zip(&weights).enumerate() {
-            weight_bar(ui, i, &node.clip, *w);
+            weight_bar(ui, i, colors[i], &node.clip, *w);
         }
         for issue in blend.issues() {
             ui.colored_label(Color32::from_rgb(230, 170, 60), format!("Warning: {issue}"));
@@ -1088,7 +1116,8 @@ mod tests {
 
     #[test]
     fn node_labels_never_overlap() {
-        // B10: nodes side by side (WalkForward, WalkForwardRight) drew their labels over one another.
+        // Nodes side by side (WalkForward, WalkForwardRight) drew their labels over one another, and over the
+        // axis title.
         let frame = Rect::from_min_size(egui::pos2(0.0, 0.0), Vec2::new(300.0, 200.0));
         let nodes = [
             egui::pos2(150.0, 100.0),
@@ -1098,9 +1127,14 @@ mod tests {
             egui::pos2(290.0, 5.0),
         ];
         let sizes = [Vec2::new(90.0, 14.0); 5];
-        let labels = label_rects(&nodes, &sizes, frame);
+        let title = Rect::from_min_size(egui::pos2(200.0, 180.0), Vec2::new(100.0, 20.0));
+        let labels = label_rects(&nodes, &sizes, frame, &[title]);
         let drawn: Vec<Rect> = labels.iter().flatten().copied().collect();
         assert!(drawn.len() >= 4, "{labels:?}");
+        assert!(
+            drawn.iter().all(|r| !r.intersects(title)),
+            "{labels:?} over the axis title"
+        );
         for (i, a) in drawn.iter().enumerate() {
             assert!(frame.contains_rect(*a), "{a:?}");
             for b in &drawn[i + 1..] {
