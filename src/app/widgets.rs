@@ -52,25 +52,23 @@ fn labelled_slider<N: egui::emath::Numeric>(
 ) -> egui::Response {
     ui.horizontal(|ui| {
         let span = limits.bar.end().to_f64() - limits.bar.start().to_f64();
-        let bar = ui
-            .add(
-                egui::Slider::new(value, limits.bar)
-                    .clamping(limits.clamping)
-                    .show_value(false),
-            )
-            .on_hover_text(tip);
+        let bar = ui.add(
+            egui::Slider::new(value, limits.bar)
+                .clamping(limits.clamping)
+                .show_value(false),
+        );
+        let bar = tooltip_unless_dragged(bar, tip);
         // Named as egui names a slider with its text (the label is drawn after the number field instead).
         let shown = value.to_f64();
         bar.widget_info(|| egui::WidgetInfo::slider(true, shown, text));
-        let number = ui
-            .add(
-                egui::DragValue::new(value)
-                    .update_while_editing(false)
-                    .range(limits.field)
-                    .speed(span / 300.0)
-                    .max_decimals(3),
-            )
-            .on_hover_text(tip);
+        let number = ui.add(
+            egui::DragValue::new(value)
+                .update_while_editing(false)
+                .range(limits.field)
+                .speed(span / 300.0)
+                .max_decimals(3),
+        );
+        let number = tooltip_unless_dragged(number, tip);
         ui.label(text);
         bar | number
     })

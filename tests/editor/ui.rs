@@ -2090,6 +2090,42 @@ fn a_tooltip_does_not_cover_what_was_just_dragged() {
     );
 }
 
+/// C14: after a slider drag its tooltip stays hidden while the pointer rests on it (it covered the row below,
+/// the next control); once the pointer has left and come back, it shows again.
+#[test]
+fn a_sliders_tooltip_does_not_cover_the_next_row_after_a_drag() {
+    let mut h = crate::kittest::harness_sized(1280.0, 1000.0);
+    h.run_steps(2);
+    h.get_by_label("Layers").click();
+    h.run_steps(2);
+    let bar = h.get_by_role_and_label(Role::Slider, "inhale s").rect();
+    let tip = "Seconds breathing in";
+    // The tooltip, not the number field that carries the same text as its description.
+    let shown = |h: &Harness<'static, AnimtuneApp>| {
+        h.query_all_by_label_contains(tip)
+            .filter(|n| !matches!(n.accesskit_node().role(), Role::SpinButton | Role::Slider))
+            .count()
+            > 0
+    };
+    let (from, to) = (bar.center(), bar.center() + egui::vec2(20.0, 0.0));
+    h.hover_at(from);
+    h.run_steps(1);
+    h.drag_at(from);
+    h.run_steps(1);
+    h.hover_at(to);
+    h.run_steps(1);
+    h.drop_at(to);
+    h.run_steps(2);
+    h.hover_at(to + egui::vec2(1.0, 1.0));
+    h.run_steps(60);
+    assert!(!shown(&h), "the tooltip covers the next row after the drag");
+    h.hover_at(egui::pos2(5.0, 400.0));
+    h.run_steps(3);
+    h.hover_at(to);
+    h.run_steps(60);
+    assert!(shown(&h), "the tooltip is back");
+}
+
 /// C13: the Clip tab shows the whole take with the crop between start and end handles, as Unity's clip inspector
 /// does; dragging the end handle crops the clip, and the take stays whole on the bar.
 #[test]

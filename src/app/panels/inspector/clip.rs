@@ -324,8 +324,15 @@ fn settings(
         ui.checkbox(&mut s.loop_time, "Loop time").on_hover_text(
             "The clip starts over after its end (Unity's Loop Time); off, it plays once and holds its last pose",
         );
-        ui.add(egui::Slider::new(&mut s.cycle_offset, 0.0..=0.99).update_while_editing(false).text("cycle offset"))
-            .on_hover_text("Start the loop this fraction of the way in (Unity's Cycle Offset)");
+        let offset = ui.add(
+            egui::Slider::new(&mut s.cycle_offset, 0.0..=0.99)
+                .update_while_editing(false)
+                .text("cycle offset"),
+        );
+        crate::app::widgets::tooltip_unless_dragged(
+            offset,
+            "Start the loop this fraction of the way in (Unity's Cycle Offset)",
+        );
     });
     let gap = e.analyses().loop_match(e.doc_key(), i);
     if gap.is_none() {

@@ -126,8 +126,15 @@ fn joint_weights(
             let mut drop = None;
             for (name, w) in weights.iter_mut() {
                 ui.horizontal(|ui| {
-                    ui.add(egui::Slider::new(w, 0.0..=1.0).update_while_editing(false).text(name.as_str()))
-                        .on_hover_text("This joint's weight, over what its body part gives");
+                    let weight = ui.add(
+                        egui::Slider::new(w, 0.0..=1.0)
+                            .update_while_editing(false)
+                            .text(name.as_str()),
+                    );
+                    crate::app::widgets::tooltip_unless_dragged(
+                        weight,
+                        "This joint's weight, over what its body part gives",
+                    );
                     if ui.small_button("x").on_hover_text("Remove").clicked() {
                         drop = Some(name.clone());
                     }

@@ -581,11 +581,8 @@ fn parameter_value(
                 set(out, ParameterValue::Number(v));
             }
             let mut slider = v;
-            if ui
-                .add(egui::Slider::new(&mut slider, -5.0..=5.0).show_value(false))
-                .on_hover_text(tip)
-                .changed()
-            {
+            let bar = ui.add(egui::Slider::new(&mut slider, -5.0..=5.0).show_value(false));
+            if crate::app::widgets::tooltip_unless_dragged(bar, tip).changed() {
                 set(out, ParameterValue::Number(slider));
             }
         }
