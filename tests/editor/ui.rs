@@ -2066,12 +2066,7 @@ fn a_tooltip_does_not_cover_what_was_just_dragged() {
     );
     h.hover_at(from);
     h.run_steps(1);
-    h.drag_at(from);
-    h.run_steps(1);
-    h.hover_at(to);
-    h.run_steps(1);
-    h.drop_at(to);
-    h.run_steps(2);
+    drag(&mut h, from, to);
     // The pointer rests near where the drag ended, as a hand does.
     h.hover_at(to + egui::vec2(3.0, 2.0));
     h.run_steps(60);
@@ -2110,12 +2105,7 @@ fn a_sliders_tooltip_does_not_cover_the_next_row_after_a_drag() {
     let (from, to) = (bar.center(), bar.center() + egui::vec2(20.0, 0.0));
     h.hover_at(from);
     h.run_steps(1);
-    h.drag_at(from);
-    h.run_steps(1);
-    h.hover_at(to);
-    h.run_steps(1);
-    h.drop_at(to);
-    h.run_steps(2);
+    drag(&mut h, from, to);
     h.hover_at(to + egui::vec2(1.0, 1.0));
     h.run_steps(60);
     assert!(!shown(&h), "the tooltip covers the next row after the drag");
