@@ -59,7 +59,7 @@ fn click_last(h: &mut Harness<'static, AnimtuneApp>, role: Role, label: &str) {
     h.run_steps(2);
 }
 
-/// The editor on its States tab, where the user has clicked New state machine (the graph window opens).
+/// The editor on its States tab, where the user has clicked New state machine (the graph pane opens).
 fn with_a_new_machine() -> Harness<'static, AnimtuneApp> {
     let mut h = harness();
     h.run_steps(2);

@@ -156,14 +156,14 @@ fn every_interactive_widget_has_hover_text() {
         h.get_by_label(tab).click();
         check(&mut h, tab);
     }
-    // The States tab with a machine: its graph window, a state's inspector, then a transition's with its
+    // The States tab with a machine: its graph pane, a state's inspector, then a transition's with its
     // timeline, the machine playing.
     machine_with_a_transition(&mut h);
     h.get_by_label("States").click();
     check(&mut h, "States tab");
     h.get_by_label("Graph panel").click();
     h.run_steps(2);
-    check(&mut h, "States tab, graph window");
+    check(&mut h, "States tab, graph pane");
     let canvas = h
         .get_by_label(animtune::app::panels::inspector::states::graph::GRAPH_LABEL)
         .rect();
