@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-600}"
-targets="${FUZZ_TARGETS:-animclip unity preset gltf blend_path render_setup heatmap}"
+targets="${FUZZ_TARGETS:-animclip unity preset gltf blend_path render_setup heatmap fbx machine vrm}"
 export RUSTC_BOOTSTRAP=1
 cargo fuzz build -s none -O
 status=0

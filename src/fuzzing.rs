@@ -25,11 +25,16 @@ pub enum Target {
     Heatmap,
     /// FBX import from bytes (`import::fbx::load_bytes_with`, ufbx), then every clip evaluated.
     Fbx,
+    /// A preset's state machine (text: the preset, then optionally `\n%%\n` and a parameter script), checked,
+    /// then played on the mannequin for a second at 60 Hz under the script, and sought back.
+    Machine,
+    /// VRM import from bytes, then its springs stepped and its expressions set for a few frames.
+    Vrm,
 }
 
 impl Target {
     /// Every target.
-    pub const ALL: [Target; 8] = [
+    pub const ALL: [Target; 10] = [
         Target::Animclip,
         Target::Unity,
         Target::Preset,
@@ -38,6 +43,8 @@ impl Target {
         Target::RenderSetup,
         Target::Heatmap,
         Target::Fbx,
+        Target::Machine,
+        Target::Vrm,
     ];
 
     /// Lowercase name (folder of its corpus).
@@ -51,6 +58,8 @@ impl Target {
             Target::RenderSetup => "render_setup",
             Target::Heatmap => "heatmap",
             Target::Fbx => "fbx",
+            Target::Machine => "machine",
+            Target::Vrm => "vrm",
         }
     }
 
@@ -61,7 +70,10 @@ impl Target {
 
     /// True for targets whose inputs are text (JSON).
     pub fn is_text(self) -> bool {
-        matches!(self, Target::Preset | Target::BlendPath | Target::Heatmap)
+        matches!(
+            self,
+            Target::Preset | Target::BlendPath | Target::Heatmap | Target::Machine
+        )
     }
 }
 
@@ -177,6 +189,18 @@ pub fn run(target: Target, bytes: &[u8]) -> String {
                 })()),
             }
         }
+        Target::Machine => {
+            let text = String::from_utf8_lossy(bytes);
+            let (preset, script) = match text.split_once(SCRIPT_SEPARATOR) {
+                Some((p, s)) => (p, Some(s)),
+                None => (&*text, None),
+            };
+            match crate::preset::Preset::parse(preset, path) {
+                Err(e) => preset_error_kind(e),
+                Ok(p) => outcome(play_machine(p, script)),
+            }
+        }
+        Target::Vrm => outcome(import(bytes).map(|m| step_springs_and_faces(&m))),
         Target::BlendPath => outcome(
             crate::offline::stream::parse_path(&String::from_utf8_lossy(bytes), "fuzz-input")
                 .map(|p| {
@@ -199,6 +223,88 @@ fn evaluate_every_clip(m: &crate::import::ImportedModel) {
         let clock = ClockStep::Seek(clip.duration * 0.5);
         ev.evaluate(&EvalInput {
             clock,
+            ..EvalInput::default()
+        });
+    }
+}
+
+/// Between a machine input's preset and its script.
+pub const SCRIPT_SEPARATOR: &str = "\n%%\n";
+
+/// The mannequin, loaded once for the machine target.
+fn mannequin() -> &'static crate::import::ImportedModel {
+    static MODEL: std::sync::OnceLock<crate::import::ImportedModel> = std::sync::OnceLock::new();
+    MODEL.get_or_init(crate::demo::mannequin::load)
+}
+
+/// Plays the preset's state machine on the mannequin as `pose --script` does: checked, then a second at 60 Hz
+/// under `script` (every parameter changed by it), then sought back to the middle (the script replayed).
+fn play_machine(preset: crate::preset::Preset, script: Option<&str>) -> Result<(), String> {
+    use crate::eval::{ClockStep, EvalInput, Evaluator, SourceSpec};
+    let machine = preset.state_machine.ok_or("no state machine")?;
+    machine.validate_playable().map_err(|e| e.to_string())?;
+    let script = script
+        .map(|s| crate::graph::Script::parse(s, "fuzz-input"))
+        .transpose()?;
+    let model = mannequin();
+    let (clips, machine) =
+        crate::offline::mirror::machine_clips(&model.character, &model.clips, &machine);
+    let mut ev = Evaluator::new(
+        &model.character,
+        &clips,
+        SourceSpec::StateMachine(machine),
+        preset.layers,
+    );
+    let player = ev
+        .source()
+        .machine()
+        .ok_or("the state machine did not bind")?;
+    if let Some(name) = script.as_ref().and_then(|s| s.unknown_parameter(player)) {
+        return Err(format!("no parameter '{name}'"));
+    }
+    ev.source_mut().set_script(script.map(std::sync::Arc::new));
+    for k in 1..=60 {
+        let out = ev.evaluate(&EvalInput {
+            clock: ClockStep::Continue(k as f32 / 60.0),
+            ..EvalInput::default()
+        });
+        if let Some(e) = &out.error {
+            return Err(e.to_string());
+        }
+    }
+    ev.evaluate(&EvalInput {
+        clock: ClockStep::Seek(0.5),
+        ..EvalInput::default()
+    });
+    Ok(())
+}
+
+/// Steps an imported VRM's springs for ten frames at 60 Hz with each of its expressions set in turn (the
+/// springs on, a wind-free sway), as the editor's Springs and Face tabs do.
+fn step_springs_and_faces(m: &crate::import::ImportedModel) {
+    use crate::eval::{ClockStep, EvalInput, Evaluator, SourceSpec};
+    let c = &m.character;
+    let mut layers = crate::layers::LayerParams::off();
+    layers.springs.enabled = true;
+    let source = if m.clips.is_empty() {
+        SourceSpec::Rest
+    } else {
+        SourceSpec::Clip(0)
+    };
+    let mut ev = Evaluator::new(c, &m.clips, source, layers.clone());
+    let names: Vec<String> = c
+        .expressions
+        .iter()
+        .map(|e| e.name.clone())
+        .take(8)
+        .collect();
+    for k in 0..10 {
+        if let Some(name) = names.get(k % names.len().max(1)) {
+            layers.expressions = [(name.clone(), 1.0)].into();
+            ev.set_layers(c, &m.clips, &layers);
+        }
+        ev.evaluate(&EvalInput {
+            clock: ClockStep::Advance(1.0 / 60.0),
             ..EvalInput::default()
         });
     }
@@ -345,6 +451,8 @@ pub fn seeds(target: Target) -> Vec<Vec<u8>> {
             ]
         }
         Target::Fbx => vec![TINY_FBX.as_bytes().to_vec()],
+        Target::Machine => vec![machine_seed().into_bytes()],
+        Target::Vrm => vec![tiny_vrm0(), tiny_vrm1()],
         Target::Heatmap => vec![
             serde_json::to_vec(&crate::demo::locomotion::default_blend_space()).unwrap_or_default(),
         ],
@@ -353,6 +461,108 @@ pub fn seeds(target: Target) -> Vec<Vec<u8>> {
                 .to_vec(),
         ],
     }
+}
+
+/// The machine target's seed: the mannequin's idle, walk and run as states with Unity's transition kinds (exit
+/// time, a bool, a float threshold, a trigger from Any State with inertialization), then a script driving them.
+fn machine_seed() -> String {
+    let preset = r#"{"format": "animtune-preset", "version": 5,
+  "state_machine": {
+    "parameters": [{"name": "go", "type": "bool"}, {"name": "speed", "type": "float", "default": 0.0},
+                   {"name": "jump", "type": "trigger"}],
+    "states": [{"name": "Idle", "clip": "Idle"}, {"name": "Walk", "clip": "WalkForward", "speed": 1.2},
+               {"name": "Run", "clip": "RunForward", "mirror": true}],
+    "entry": "Idle",
+    "transitions": [
+      {"from": "Idle", "to": "Walk", "has_exit_time": false, "duration": 0.2,
+       "conditions": [{"parameter": "go", "mode": "if"}]},
+      {"from": "Walk", "to": "Run", "has_exit_time": true, "exit_time": 0.5, "duration": 0.1,
+       "conditions": [{"parameter": "speed", "mode": "greater", "threshold": 2.0}]},
+      {"from": "any", "to": "Idle", "has_exit_time": false, "duration": 0.3, "model": "inertialization",
+       "interruption_source": "current_then_next",
+       "conditions": [{"parameter": "jump", "mode": "if"}]}]}}"#;
+    let script = r#"[{"time": 0.1, "set": "go", "value": true}, {"time": 0.4, "set": "speed", "value": 3.0},
+ {"time": 0.8, "trigger": "jump"}]"#;
+    format!("{preset}{SCRIPT_SEPARATOR}{script}")
+}
+
+/// [`tiny_glb`] as a VRM 0.x: its joints as hips and spine, a spring bone group on the spine with a sphere
+/// collider on the hips, and a blend-shape group binding a morph target of the quad.
+pub fn tiny_vrm0() -> Vec<u8> {
+    tiny_vrm(|doc| {
+        doc["extensionsUsed"] = serde_json::json!(["VRM"]);
+        doc["extensions"] = serde_json::json!({"VRM": {
+            "specVersion": "0.0",
+            "humanoid": {"humanBones": [{"bone": "hips", "node": 0}, {"bone": "spine", "node": 1}]},
+            "secondaryAnimation": {
+                "boneGroups": [{"stiffiness": 1.0, "gravityPower": 0.2, "gravityDir": {"x": 0, "y": -1, "z": 0},
+                                "dragForce": 0.4, "center": -1, "hitRadius": 0.02, "bones": [1],
+                                "colliderGroups": [0]}],
+                "colliderGroups": [{"node": 0, "colliders": [{"offset": {"x": 0, "y": 0.5, "z": 0}, "radius": 0.1}]}]},
+            "blendShapeMaster": {"blendShapeGroups": [
+                {"name": "Joy", "presetName": "joy", "binds": [{"mesh": 0, "index": 0, "weight": 100}]}]}
+        }});
+    })
+}
+
+/// [`tiny_glb`] as a VRM 1.0: `VRMC_vrm` (humanoid, an expression binding the quad's morph target) and
+/// `VRMC_springBone` (a spring on the spine, a capsule collider on the hips).
+pub fn tiny_vrm1() -> Vec<u8> {
+    tiny_vrm(|doc| {
+        doc["extensionsUsed"] = serde_json::json!(["VRMC_vrm", "VRMC_springBone"]);
+        doc["extensions"] = serde_json::json!({
+            "VRMC_vrm": {"specVersion": "1.0", "meta": {"name": "tiny", "licenseUrl": "https://vrm.dev/licenses/1.0/"},
+                "humanoid": {"humanBones": {"hips": {"node": 0}, "spine": {"node": 1}}},
+                "expressions": {"preset": {"happy": {"morphTargetBinds": [{"node": 2, "index": 0, "weight": 1.0}]}}}},
+            "VRMC_springBone": {"specVersion": "1.0",
+                "colliders": [{"node": 0, "shape": {"capsule": {"offset": [0, 0, 0], "radius": 0.1, "tail": [0, 0.5, 0]}}}],
+                "colliderGroups": [{"colliders": [0]}],
+                "springs": [{"joints": [{"node": 0}, {"node": 1, "stiffness": 1.0, "gravityPower": 0.2,
+                                         "gravityDir": [0, -1, 0], "dragForce": 0.4, "hitRadius": 0.02}],
+                             "colliderGroups": [0]}]}
+        });
+    })
+}
+
+/// [`tiny_glb`] with a morph target on its quad and `extend` applied to its JSON.
+fn tiny_vrm(extend: impl FnOnce(&mut serde_json::Value)) -> Vec<u8> {
+    let bytes = tiny_glb();
+    let Ok(glb) = gltf::binary::Glb::from_slice(&bytes) else {
+        return bytes;
+    };
+    let mut doc: serde_json::Value = serde_json::from_slice(&glb.json).unwrap_or_default();
+    let mut bin = glb.bin.map(|b| b.into_owned()).unwrap_or_default();
+    // The morph target: every vertex 0.1 up, appended to the binary chunk.
+    let offset = bin.len();
+    for _ in 0..4 {
+        for v in [0.0f32, 0.1, 0.0] {
+            bin.extend_from_slice(&v.to_le_bytes());
+        }
+    }
+    let views = doc["bufferViews"].as_array().map_or(0, Vec::len);
+    let accessors = doc["accessors"].as_array().map_or(0, Vec::len);
+    if let Some(v) = doc["bufferViews"].as_array_mut() {
+        v.push(serde_json::json!({"buffer": 0, "byteOffset": offset, "byteLength": 48}));
+    }
+    if let Some(a) = doc["accessors"].as_array_mut() {
+        a.push(serde_json::json!({"bufferView": views, "componentType": 5126, "count": 4, "type": "VEC3",
+                                  "min": [0, 0.1, 0], "max": [0, 0.1, 0]}));
+    }
+    doc["meshes"][0]["primitives"][0]["targets"] = serde_json::json!([{"POSITION": accessors}]);
+    doc["buffers"][0]["byteLength"] = serde_json::json!(bin.len());
+    extend(&mut doc);
+    let json = serde_json::to_vec(&doc).unwrap_or_default();
+    gltf::binary::Glb {
+        header: gltf::binary::Header {
+            magic: *b"glTF",
+            version: 2,
+            length: 0,
+        },
+        json: json.into(),
+        bin: Some(bin.into()),
+    }
+    .to_vec()
+    .unwrap_or(bytes)
 }
 
 /// A small deterministic PRNG (xorshift64*) for the mutator: reproducible runs from a seed.
@@ -489,6 +699,12 @@ mod tests {
             for s in seeds(t) {
                 assert_eq!(run(t, &s), "ok", "{t:?} seed");
             }
+        }
+        // The VRM seeds carry what the target is for: springs and expressions.
+        for seed in seeds(Target::Vrm) {
+            let m = import(&seed).unwrap();
+            assert!(!m.character.springs.is_empty(), "no springs");
+            assert!(!m.character.expressions.is_empty(), "no expressions");
         }
         let mut rng = Rng::new(7);
         let s = seeds(Target::Gltf).remove(0);
