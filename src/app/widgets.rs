@@ -98,3 +98,36 @@ pub fn tooltip_unless_dragged(response: egui::Response, text: &str) -> egui::Res
         response.on_hover_text(text)
     }
 }
+
+/// `text` shortened with an ellipsis in the middle to fit `width` points in `ui`'s body font (whole when it
+/// fits): for titles egui will not truncate itself (a collapsing header's), so that a long file name never
+/// widens its panel.
+pub fn elided(ui: &egui::Ui, text: &str, width: f32) -> String {
+    let font = egui::TextStyle::Body.resolve(ui.style());
+    let fits = |t: &str| {
+        ui.fonts_mut(|f| f.layout_no_wrap(t.to_string(), font.clone(), egui::Color32::WHITE))
+            .size()
+            .x
+            <= width
+    };
+    if fits(text) {
+        return text.to_string();
+    }
+    let chars: Vec<char> = text.chars().collect();
+    // The most characters kept (half from each end) that still fit with the ellipsis.
+    let shortened = |keep: usize| {
+        let head: String = chars[..keep.div_ceil(2)].iter().collect();
+        let tail: String = chars[chars.len() - keep / 2..].iter().collect();
+        format!("{head}…{tail}")
+    };
+    let (mut lo, mut hi) = (0, chars.len());
+    while lo < hi {
+        let mid = (lo + hi).div_ceil(2);
+        if fits(&shortened(mid)) {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    shortened(lo)
+}

@@ -307,3 +307,29 @@ fn the_frame_time_run_plays_in_real_time_at_the_size_asked() {
         assert!((speed - 1.0).abs() <= 0.05, "not real time: {line}");
     }
 }
+
+/// Opened with `--clips` from a long-named file (Quaternius' library), the scene panel opens at its width: the
+/// viewport (its background, sRGB 56, 58, 64, under the mannequin's head height) begins where it does without.
+/// The clip group's header had widened the panel by 80 pixels.
+#[test]
+fn the_scene_panel_opens_at_its_width_with_clips() {
+    let q = common::quaternius();
+    let (img, _) = screenshot_with(
+        &["--window-size", "1280x800", "--clips", q.to_str().unwrap()],
+        &[],
+        "clips.png",
+    );
+    // The first column of viewport background in the row 150 pixels down.
+    let left = (0..img.width() / 2)
+        .find(|&x| {
+            let p = img.get_pixel(x, 150);
+            (i32::from(p[0]) - 56).abs() <= 3
+                && (i32::from(p[1]) - 58).abs() <= 3
+                && (i32::from(p[2]) - 64).abs() <= 3
+        })
+        .expect("the viewport's background");
+    assert!(
+        left < 270,
+        "the viewport begins at {left} px: the scene panel widened"
+    );
+}

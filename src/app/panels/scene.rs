@@ -141,7 +141,10 @@ fn clip_list(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) {
             || s.path.display().to_string(),
             |n| n.to_string_lossy().into_owned(),
         );
-        egui::CollapsingHeader::new(format!("from {file}: {} clip(s)", s.clips.len()))
+        // Elided to the panel's width: a header is not truncated by egui, and a long name widened the panel.
+        let title = format!("from {file}: {} clip(s)", s.clips.len());
+        let room = ui.available_width() - ui.spacing().indent - ui.spacing().icon_width;
+        egui::CollapsingHeader::new(crate::app::widgets::elided(ui, &title, room))
             .id_salt(("clip_source", &s.path))
             .show(ui, |ui| {
                 ui.add(egui::Label::new(s.path.display().to_string()).truncate())
