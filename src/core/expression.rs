@@ -147,6 +147,8 @@ impl Expression {
 /// weight 1, in the order the names first appear.
 pub fn from_target_names(character: &Character) -> Vec<Expression> {
     let mut out: Vec<Expression> = Vec::new();
+    // Each name's expression, found in constant time (a linear search made 100 000 targets take 40 s).
+    let mut by_name: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
     for (mesh, m) in character.meshes.iter().enumerate() {
         let Some(set) = &m.morph else { continue };
         for (target, name) in set.target_names.iter().enumerate() {
@@ -155,9 +157,12 @@ pub fn from_target_names(character: &Character) -> Vec<Expression> {
                 target,
                 weight: 1.0,
             };
-            match out.iter_mut().find(|e| e.name == *name) {
-                Some(e) => e.binds.push(bind),
-                None => out.push(Expression::new(name.clone(), vec![bind])),
+            match by_name.get(name.as_str()) {
+                Some(&e) => out[e].binds.push(bind),
+                None => {
+                    by_name.insert(name, out.len());
+                    out.push(Expression::new(name.clone(), vec![bind]));
+                }
             }
         }
     }
