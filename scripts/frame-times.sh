@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Frame times of the real editor window in software rendering: opens MODEL (default: the built-in mannequin on
-# its blend space) at WxH (default 1280x800) under Xvfb, plays 10 s as opened and 10 s with onion skin, and
+# its blend space) at WxH (default 1280x800) under Xvfb, plays 10 s as opened, 10 s with onion skin and 10 s with the
+# curves and skate map panes open, and
 # prints the figures; the last line is `median frame ms: N` (as opened). Needs xvfb-run (apt-get install xvfb
 # xauth) and lavapipe (mesa-vulkan-drivers) or a GPU. Figures in BENCHMARKS.md, "Editor frame times".
 set -euo pipefail

@@ -1,12 +1,14 @@
 //! The frame-time run (`animtune --frame-times SECONDS`, used by `scripts/frame-times.sh`): the real window plays
 //! what it opened with (the mannequin its blend space, a model its first clip) and records the wall time from one
 //! frame to the next, what a user sees as smoothness. After a warm-up it measures for the given seconds as
-//! opened, then as long again with onion skin on, prints the figures and closes.
+//! opened, then as long again with onion skin on, then with the curves and skate map panes open (the hips
+//! selected, onion skin off), prints the figures and closes.
 
 use std::time::{Duration, Instant};
 
 use super::command::{Command, Commands, OnionSkin, Transport};
 use super::editor::EditorState;
+use super::state::layout::Layout;
 
 /// Time before measuring: the model loads, pipelines and the font atlas settle.
 const WARM_UP: Duration = Duration::from_secs(2);
@@ -70,7 +72,13 @@ impl FrameTimes {
 
     /// One frame: keeps playback going and records the interval since the last frame. Returns true when the
     /// run is over (figures printed).
-    pub fn frame(&mut self, ctx: &egui::Context, e: &EditorState, out: &mut Commands) -> bool {
+    pub fn frame(
+        &mut self,
+        ctx: &egui::Context,
+        e: &EditorState,
+        out: &mut Commands,
+        layout: &mut Layout,
+    ) -> bool {
         let now = Instant::now();
         if !e.eval().clock().is_playing() {
             out.push(Command::Transport(Transport::Play));
@@ -99,11 +107,22 @@ impl FrameTimes {
             self.start = now + SETTLE;
             return false;
         }
+        if self.phases.len() == 2 {
+            out.push(Command::SetOnionSkin(OnionSkin::default()));
+            let hips = e.doc().model.character.humanoid.joint(crate::core::HumanBone::Hips);
+            out.push(Command::SelectJoint(Some(hips.unwrap_or(0))));
+            layout.curves_open = true;
+            layout.skate_map_open = true;
+            self.phases.push(Phase::default());
+            self.start = now + SETTLE;
+            return false;
+        }
         let (median, plain) = self.phases[0].median_and_summary("as opened");
         let (_, onion) = self.phases[1].median_and_summary("with onion skin (2 + 2 ghosts)");
+        let (_, panes) = self.phases[2].median_and_summary("with the curves and skate map panes");
         let size = ctx.content_rect().size() * ctx.pixels_per_point();
         println!(
-            "window: {:.0}x{:.0} pixels, {:.2} pixels per point\n{plain}\n{onion}\nmedian frame ms: {median:.1}",
+            "window: {:.0}x{:.0} pixels, {:.2} pixels per point\n{plain}\n{onion}\n{panes}\nmedian frame ms: {median:.1}",
             size.x,
             size.y,
             ctx.pixels_per_point(),

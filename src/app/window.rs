@@ -568,7 +568,9 @@ impl eframe::App for AnimtuneApp {
             ctx.request_repaint();
         }
         if let Some(run) = &mut self.frame_times {
-            if ctx.current_pass_index() == 0 && run.frame(&ctx, &self.editor, &mut self.queue) {
+            if ctx.current_pass_index() == 0
+                && run.frame(&ctx, &self.editor, &mut self.queue, &mut self.layout)
+            {
                 self.frame_times = None;
                 ctx.send_viewport_cmd(egui::ViewportCommand::Close);
             }
