@@ -109,7 +109,12 @@ impl FrameTimes {
         }
         if self.phases.len() == 2 {
             out.push(Command::SetOnionSkin(OnionSkin::default()));
-            let hips = e.doc().model.character.humanoid.joint(crate::core::HumanBone::Hips);
+            let hips = e
+                .doc()
+                .model
+                .character
+                .humanoid
+                .joint(crate::core::HumanBone::Hips);
             out.push(Command::SelectJoint(Some(hips.unwrap_or(0))));
             layout.curves_open = true;
             layout.skate_map_open = true;

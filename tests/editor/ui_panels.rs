@@ -1150,6 +1150,23 @@ fn a_one_d_canvas_is_at_least_140_points_tall() {
     assert!(canvas.height() >= 140.0, "{canvas:?}");
 }
 
+/// The Blend tab's Time and Root settings each keep a row: Root's choices and Compute positions end inside the
+/// inspector (they were cut at its edge as "Root in p").
+#[test]
+fn the_root_motion_choices_are_not_cut_at_the_inspectors_edge() {
+    let mut h = harness_sized(1280.0, 800.0);
+    h.run_steps(3);
+    let right = 1280.0;
+    for label in ["in place", "keep", "Compute positions", "foot phase"] {
+        let r = h.get_by_label(label).rect();
+        assert!(r.right() <= right - 4.0, "{label} ends at {}", r.right());
+    }
+    assert!(
+        h.get_by_label("keep").rect().top() > h.get_by_label("synced").rect().bottom(),
+        "Root has a row of its own"
+    );
+}
+
 /// In a window 900 wide the breath and look-at rows' remove buttons stay inside it: they lead their rows, which a
 /// narrow panel cuts at the end (where the live look-at angle also changes width). Tall, so every row shows.
 #[test]

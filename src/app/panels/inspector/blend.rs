@@ -525,41 +525,40 @@ impl BlendPanel {
             }
         }
         let blend = &e.tuning().blend;
-        // Each setting (its label and choices) wraps as one piece, never leaving a choice alone on a line.
-        ui.horizontal_wrapped(|ui| {
-            let mut sync = blend.sync;
-            ui.horizontal(|ui| {
-                ui.label("Time");
-                ui.selectable_value(&mut sync, TimeSync::Normalized, "synced")
-                    .on_hover_text(
-                        "Clips share a normalized time; the cycle is the weighted mean length (Unity's blend trees)",
-                    );
-                ui.selectable_value(&mut sync, TimeSync::Independent, "independent")
-                    .on_hover_text("Each clip plays at its own speed and loops on its own");
-                ui.selectable_value(&mut sync, TimeSync::Markers, "foot phase")
-                    .on_hover_text(
-                        "Align the clips on their feet: the heaviest clip leads, and each other clip sits at the \
-                         leader's fraction between its own matching foot-down markers (Unreal's sync markers), so \
-                         a walk with a late left foot does not skate against one with an early one",
-                    );
-            });
-            if sync != blend.sync {
-                out.push(Command::EditBlend(BlendEdit::SetSync(sync)));
-            }
-            let mut root = blend.root_motion;
-            ui.horizontal(|ui| {
-                ui.label("Root");
-                ui.selectable_value(&mut root, RootMotion::InPlace, "in place").on_hover_text(
-                    "Each clip's average horizontal root travel is removed: the character stays put",
+        // One row per setting: a row of two settings was cut at the panel's edge ("Root in p"), since egui
+        // wraps single widgets, not a setting's label and choices as one piece.
+        let mut sync = blend.sync;
+        ui.horizontal(|ui| {
+            ui.label("Time");
+            ui.selectable_value(&mut sync, TimeSync::Normalized, "synced")
+                .on_hover_text(
+                    "Clips share a normalized time; the cycle is the weighted mean length (Unity's blend trees)",
                 );
-                ui.selectable_value(&mut root, RootMotion::Keep, "keep")
-                    .on_hover_text("The hips travel as the clips move them");
-            });
-            if root != blend.root_motion {
-                out.push(Command::EditBlend(BlendEdit::SetRootMotion(root)));
-            }
+            ui.selectable_value(&mut sync, TimeSync::Independent, "independent")
+                .on_hover_text("Each clip plays at its own speed and loops on its own");
+            ui.selectable_value(&mut sync, TimeSync::Markers, "foot phase")
+                .on_hover_text(
+                    "Align the clips on their feet: the heaviest clip leads, and each other clip sits at the \
+                     leader's fraction between its own matching foot-down markers (Unreal's sync markers), so \
+                     a walk with a late left foot does not skate against one with an early one",
+                );
+        });
+        if sync != blend.sync {
+            out.push(Command::EditBlend(BlendEdit::SetSync(sync)));
+        }
+        let mut root = blend.root_motion;
+        ui.horizontal(|ui| {
+            ui.label("Root");
+            ui.selectable_value(&mut root, RootMotion::InPlace, "in place").on_hover_text(
+                "Each clip's average horizontal root travel is removed: the character stays put",
+            );
+            ui.selectable_value(&mut root, RootMotion::Keep, "keep")
+                .on_hover_text("The hips travel as the clips move them");
             Self::compute_positions(ui, e, out);
         });
+        if root != blend.root_motion {
+            out.push(Command::EditBlend(BlendEdit::SetRootMotion(root)));
+        }
         let axes = if blend.mode.is_2d() { 2 } else { 1 };
         for a in 0..axes {
             ui.horizontal(|ui| {
