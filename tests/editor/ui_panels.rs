@@ -1167,6 +1167,27 @@ fn the_root_motion_choices_are_not_cut_at_the_inspectors_edge() {
     );
 }
 
+/// A twist pair that does nothing says why on a line that wraps inside the inspector (on the pair's row it was
+/// cut at the panel's edge). RobotExpressive has no twist joints.
+#[test]
+fn a_twist_pairs_reason_wraps_inside_the_inspector() {
+    let mut h = harness_sized(1280.0, 1600.0);
+    h.run_steps(2);
+    h.state_mut()
+        .send(Command::Open(common::asset("RobotExpressive.glb")));
+    h.run_steps(3);
+    h.get_by_label("Layers").click();
+    h.run_steps(2);
+    let reasons: Vec<egui::Rect> = h
+        .query_all_by_label_contains("no twist joint between")
+        .map(|n| n.rect())
+        .collect();
+    assert!(!reasons.is_empty(), "no reason shown");
+    for r in reasons {
+        assert!(r.right() <= 1280.0 - 4.0, "a reason ends at {}", r.right());
+    }
+}
+
 /// In a window 900 wide the breath and look-at rows' remove buttons stay inside it: they lead their rows, which a
 /// narrow panel cuts at the end (where the live look-at angle also changes width). Tall, so every row shows.
 #[test]

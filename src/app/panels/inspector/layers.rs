@@ -821,41 +821,38 @@ fn twist(ui: &mut egui::Ui, e: &EditorState, p: &mut LayerParams) {
         let Some(pair) = t.pairs.get_mut(found.index) else {
             continue;
         };
+        let label = format!("{} > {}", pair.parent, pair.child);
+        // Why a pair does nothing, wrapped under the pair's name (on one row it was cut at the panel's edge).
+        if let Some(why) = &found.problem {
+            ui.label(RichText::new(format!("{label}: {why}")).weak());
+            continue;
+        }
         ui.horizontal(|ui| {
-            let label = format!("{} > {}", pair.parent, pair.child);
-            match &found.problem {
-                Some(why) => {
-                    ui.label(RichText::new(label).weak()).on_hover_text(why);
-                    ui.label(RichText::new(why).weak());
-                }
-                None => {
-                    let joints: Vec<&str> = found
-                        .in_chain
-                        .iter()
-                        .chain(&found.helpers)
-                        .map(|&j| s.name(j))
-                        .collect();
-                    ui.label(label).on_hover_text(joints.join(", "));
-                    let mut own = pair.intensity.is_some();
-                    if ui
-                        .checkbox(&mut own, "own")
-                        .on_hover_text("Give this pair its own intensity")
-                        .changed()
-                    {
-                        pair.intensity = own.then_some(0.5);
-                    }
-                    if let Some(v) = &mut pair.intensity {
-                        ui.add(
-                            egui::DragValue::new(v)
-                                .update_while_editing(false)
-                                .speed(0.01)
-                                .range(0.0..=1.0),
-                        )
-                        .on_hover_text("This pair's intensity");
-                    }
-                    ui.label(format!("{} joint(s)", joints.len()));
-                }
+            let joints: Vec<&str> = found
+                .in_chain
+                .iter()
+                .chain(&found.helpers)
+                .map(|&j| s.name(j))
+                .collect();
+            ui.label(label).on_hover_text(joints.join(", "));
+            let mut own = pair.intensity.is_some();
+            if ui
+                .checkbox(&mut own, "own")
+                .on_hover_text("Give this pair its own intensity")
+                .changed()
+            {
+                pair.intensity = own.then_some(0.5);
             }
+            if let Some(v) = &mut pair.intensity {
+                ui.add(
+                    egui::DragValue::new(v)
+                        .update_while_editing(false)
+                        .speed(0.01)
+                        .range(0.0..=1.0),
+                )
+                .on_hover_text("This pair's intensity");
+            }
+            ui.label(format!("{} joint(s)", joints.len()));
         });
     }
 }
