@@ -14,7 +14,24 @@ pub fn slider<N: egui::emath::Numeric>(
         field: range,
         clamping: egui::SliderClamping::Always,
     };
-    labelled_slider(ui, value, limits, text, tip)
+    labelled_slider(ui, value, limits, (text, text), tip)
+}
+
+/// [`slider`] showing `shown` beside it while screen readers (and tests) name it `name`: for rows under a
+/// heading that already says what they belong to ("Stiffness" under group 0, named "Stiffness (group 0)").
+pub fn slider_named<N: egui::emath::Numeric>(
+    ui: &mut egui::Ui,
+    value: &mut N,
+    range: std::ops::RangeInclusive<N>,
+    (shown, name): (&str, &str),
+    tip: &str,
+) -> egui::Response {
+    let limits = Limits {
+        bar: range.clone(),
+        field: range,
+        clamping: egui::SliderClamping::Always,
+    };
+    labelled_slider(ui, value, limits, (shown, name), tip)
 }
 
 /// [`slider`] whose bar spans `soft` (the usual values) while its number field takes any value in `hard`, as
@@ -27,12 +44,24 @@ pub fn soft_slider(
     text: &str,
     tip: &str,
 ) -> egui::Response {
+    soft_slider_named(ui, value, soft, hard, (text, text), tip)
+}
+
+/// [`soft_slider`] showing `shown` and named `name` (see [`slider_named`]).
+pub fn soft_slider_named(
+    ui: &mut egui::Ui,
+    value: &mut f32,
+    soft: std::ops::RangeInclusive<f32>,
+    hard: std::ops::RangeInclusive<f32>,
+    (shown, name): (&str, &str),
+    tip: &str,
+) -> egui::Response {
     let limits = Limits {
         bar: soft,
         field: hard,
         clamping: egui::SliderClamping::Edits,
     };
-    labelled_slider(ui, value, limits, text, tip)
+    labelled_slider(ui, value, limits, (shown, name), tip)
 }
 
 /// What a slider's bar spans, what its number field accepts, and how the bar clamps the value.
@@ -42,12 +71,13 @@ struct Limits<N> {
     clamping: egui::SliderClamping,
 }
 
-/// The bar, the number field and the label of [`slider`] and [`soft_slider`].
+/// The bar, the number field and the label (`shown`; the bar is named `name`) of [`slider`] and
+/// [`soft_slider`].
 fn labelled_slider<N: egui::emath::Numeric>(
     ui: &mut egui::Ui,
     value: &mut N,
     limits: Limits<N>,
-    text: &str,
+    (shown, name): (&str, &str),
     tip: &str,
 ) -> egui::Response {
     ui.horizontal(|ui| {
@@ -59,8 +89,8 @@ fn labelled_slider<N: egui::emath::Numeric>(
         );
         let bar = tooltip_unless_dragged(bar, tip);
         // Named as egui names a slider with its text (the label is drawn after the number field instead).
-        let shown = value.to_f64();
-        bar.widget_info(|| egui::WidgetInfo::slider(true, shown, text));
+        let value_now = value.to_f64();
+        bar.widget_info(|| egui::WidgetInfo::slider(true, value_now, name));
         let number = ui.add(
             egui::DragValue::new(value)
                 .update_while_editing(false)
@@ -69,7 +99,7 @@ fn labelled_slider<N: egui::emath::Numeric>(
                 .max_decimals(3),
         );
         let number = tooltip_unless_dragged(number, tip);
-        ui.label(text);
+        ui.label(shown);
         bar | number
     })
     .inner

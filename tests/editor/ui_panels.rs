@@ -1188,6 +1188,31 @@ fn a_twist_pairs_reason_wraps_inside_the_inspector() {
     }
 }
 
+/// In a 900×600 window the Springs tab's setting rows end inside the inspector: their labels say what the row
+/// sets ("Stiffness"), the group or joint being in the heading above (they were cut as "Stiffness (group 0").
+#[test]
+fn spring_setting_labels_fit_a_900_wide_window() {
+    let mut h = harness_sized(900.0, 600.0);
+    h.run_steps(2);
+    h.state_mut()
+        .send(Command::Open(common::asset("Godette_vrm_v4.vrm")));
+    h.run_steps(3);
+    h.get_by_label("Springs").click();
+    h.run_steps(2);
+    h.get_by_label_contains("group 0:").click();
+    h.run_steps(3);
+    for label in ["Stiffness", "Gravity", "Drag", "Radius", "gravity"] {
+        let r = h
+            .query_all_by_label(label)
+            .map(|n| n.rect())
+            .next()
+            .unwrap_or_else(|| panic!("no {label} row"));
+        assert!(r.right() <= 900.0 - 4.0, "{label} ends at {}", r.right());
+    }
+    // The bars keep their full names for screen readers and tests.
+    h.get_by_role_and_label(egui::accesskit::Role::Slider, "Stiffness (group 0)");
+}
+
 /// In a window 900 wide the breath and look-at rows' remove buttons stay inside it: they lead their rows, which a
 /// narrow panel cuts at the end (where the live look-at angle also changes width). Tall, so every row shows.
 #[test]

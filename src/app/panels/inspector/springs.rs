@@ -7,7 +7,7 @@ use egui::RichText;
 
 use crate::app::command::{Command, Commands};
 use crate::app::editor::EditorState;
-use crate::app::widgets::{slider, soft_slider};
+use crate::app::widgets::{slider, slider_named, soft_slider_named};
 use crate::core::spring::SpringSettings;
 use crate::layers::springs::{SpringChain, SpringJointInfo, SpringParams, SpringStep};
 
@@ -23,38 +23,38 @@ const DIR_TIP: &str = "Direction of gravity in the world (used as given, as thre
 fn settings_ui(ui: &mut egui::Ui, s: &mut SpringSettings, id: &str) -> bool {
     let mut changed = false;
     // The bars span the values VRM models use; a typed value goes past them up to what the layer accepts.
-    changed |= soft_slider(
+    changed |= soft_slider_named(
         ui,
         &mut s.stiffness,
         0.0..=4.0,
         0.0..=1000.0,
-        &format!("Stiffness {id}"),
+        ("Stiffness", &format!("Stiffness {id}")),
         STIFFNESS_TIP,
     )
     .changed();
-    changed |= soft_slider(
+    changed |= soft_slider_named(
         ui,
         &mut s.gravity_power,
         0.0..=2.0,
         0.0..=1000.0,
-        &format!("Gravity {id}"),
+        ("Gravity", &format!("Gravity {id}")),
         GRAVITY_TIP,
     )
     .changed();
-    changed |= slider(
+    changed |= slider_named(
         ui,
         &mut s.drag_force,
         0.0..=1.0,
-        &format!("Drag {id}"),
+        ("Drag", &format!("Drag {id}")),
         DRAG_TIP,
     )
     .changed();
-    changed |= soft_slider(
+    changed |= soft_slider_named(
         ui,
         &mut s.hit_radius,
         0.0..=0.2,
         0.0..=10.0,
-        &format!("Radius {id}"),
+        ("Radius", &format!("Radius {id}")),
         RADIUS_TIP,
     )
     .changed();
@@ -70,7 +70,7 @@ fn settings_ui(ui: &mut egui::Ui, s: &mut SpringSettings, id: &str) -> bool {
                 .on_hover_text(DIR_TIP)
                 .changed();
         }
-        ui.label("gravity direction").on_hover_text(DIR_TIP);
+        ui.label("gravity").on_hover_text(DIR_TIP);
     });
     changed
 }
