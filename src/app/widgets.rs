@@ -9,12 +9,7 @@ pub fn slider<N: egui::emath::Numeric>(
     text: &str,
     tip: &str,
 ) -> egui::Response {
-    let limits = Limits {
-        bar: range.clone(),
-        field: range,
-        clamping: egui::SliderClamping::Always,
-    };
-    labelled_slider(ui, value, limits, (text, text), tip)
+    slider_named(ui, value, range, (text, text), tip)
 }
 
 /// [`slider`] showing `shown` beside it while screen readers (and tests) name it `name`: for rows under a
