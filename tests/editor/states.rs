@@ -712,3 +712,46 @@ fn the_graph_docks_below_the_viewport_and_frame_all_shows_every_state() {
         boxes(&h)
     );
 }
+
+/// Two transitions made one after the other are two undo steps, even while the graph keeps the keyboard focus
+/// a drag on it gave (a focused graph counted as typing, which kept one undo step open for every edit).
+#[test]
+fn each_edit_on_a_focused_graph_is_its_own_undo_step() {
+    use animtune::graph::State;
+    let mut h = with_a_new_machine();
+    let first = h.state().editor().machine().unwrap().states[0].clone();
+    let walk = State {
+        name: "Walk".into(),
+        clip: Some("WalkForward".into()),
+        position: Some([200.0, 0.0]),
+        ..first
+    };
+    send(
+        &mut h,
+        Command::EditMachine(MachineEdit::AddState(Box::new(walk))),
+    );
+    // A drag on the empty canvas (a pan) gives the graph the keyboard.
+    let canvas = h.get_by_label(GRAPH_LABEL).rect();
+    let empty = canvas.right_bottom() - egui::vec2(20.0, 20.0);
+    h.hover_at(empty);
+    h.run_steps(1);
+    drag(&mut h, empty, empty - egui::vec2(10.0, 5.0));
+    h.run_steps(2);
+    let idle = h.state().editor().machine().unwrap().entry.clone();
+    for (from, to) in [(idle.as_str(), "Walk"), ("Walk", idle.as_str())] {
+        send(
+            &mut h,
+            Command::EditMachine(MachineEdit::AddTransition {
+                from: from.into(),
+                to: to.into(),
+            }),
+        );
+    }
+    assert_eq!(h.state().editor().machine().unwrap().transitions.len(), 2);
+    send(&mut h, Command::Undo);
+    assert_eq!(
+        h.state().editor().machine().unwrap().transitions.len(),
+        1,
+        "one undo takes back one transition"
+    );
+}

@@ -9,11 +9,14 @@ pub mod status_bar;
 pub mod timeline;
 pub mod viewport;
 
-/// True when a widget other than the blend canvas has the keyboard (a text field being typed in): editor
+/// True when a widget other than a canvas has the keyboard (a text field being typed in): editor
 /// shortcuts wait for it, and an undo step stays open while it lasts.
 pub fn typing(ctx: &egui::Context) -> bool {
-    ctx.memory(|m| {
-        m.focused()
-            .is_some_and(|f| f != inspector::blend::canvas_id())
-    })
+    // The canvases take focus for their keys (arrows, Delete) but are not typed in.
+    let canvases = [
+        inspector::blend::canvas_id(),
+        inspector::blend::skate_map_canvas_id(),
+        inspector::states::graph::graph_canvas_id(),
+    ];
+    ctx.memory(|m| m.focused().is_some_and(|f| !canvases.contains(&f)))
 }

@@ -112,6 +112,11 @@ impl Default for BlendPanel {
     }
 }
 
+/// The skate map pane's canvas id.
+pub fn skate_map_canvas_id() -> egui::Id {
+    egui::Id::unique("animtune_skate_map_canvas")
+}
+
 /// The skate map pane's canvas label.
 pub const SKATE_MAP_CANVAS_LABEL: &str = "Skate map canvas";
 
@@ -120,10 +125,7 @@ impl BlendPanel {
     pub fn for_skate_map() -> Self {
         BlendPanel {
             heatmap: HeatmapChoice::Skate,
-            canvas: (
-                egui::Id::unique("animtune_skate_map_canvas"),
-                SKATE_MAP_CANVAS_LABEL,
-            ),
+            canvas: (skate_map_canvas_id(), SKATE_MAP_CANVAS_LABEL),
             fill: true,
             ..BlendPanel::default()
         }

@@ -51,6 +51,12 @@ pub enum GraphDrag {
     Pan,
 }
 
+/// The graph canvas's id: focused after a drag on it (its Delete key), it is not a field being typed in, so an
+/// edit on it closes its undo step when the pointer is released.
+pub fn graph_canvas_id() -> egui::Id {
+    egui::Id::unique("animtune_state_graph")
+}
+
 /// The graph's smallest canvas (points): a smaller pane clips it.
 const MIN_GRAPH: Vec2 = vec2(80.0, 48.0);
 
@@ -243,7 +249,8 @@ impl StatesPanel {
         out: &mut Commands,
     ) {
         let size = ui.available_size().max(MIN_GRAPH);
-        let (rect, response) = ui.allocate_exact_size(size, Sense::click_and_drag());
+        let (rect, _) = ui.allocate_exact_size(size, Sense::hover());
+        let response = ui.interact(rect, graph_canvas_id(), Sense::click_and_drag());
         response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Canvas, true, GRAPH_LABEL));
         let response = crate::app::widgets::tooltip_unless_dragged(
             response,
