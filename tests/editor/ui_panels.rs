@@ -1213,6 +1213,24 @@ fn spring_setting_labels_fit_a_900_wide_window() {
     h.get_by_role_and_label(egui::accesskit::Role::Slider, "Stiffness (group 0)");
 }
 
+/// The Blend tab's node rows keep Remove inside the inspector (it leads the row; at the end a narrow panel cut it
+/// to "Remo"), and their columns line up from row to row.
+#[test]
+fn node_rows_keep_remove_in_reach_and_columns_aligned() {
+    let mut h = harness_sized(1280.0, 1600.0);
+    h.run_steps(3);
+    let removes: Vec<egui::Rect> = h.query_all_by_label("Remove").map(|n| n.rect()).collect();
+    assert!(removes.len() >= 2, "{removes:?}");
+    for r in &removes {
+        assert!(r.right() <= 1280.0 - 4.0, "Remove ends at {}", r.right());
+        assert_eq!(
+            r.left(),
+            removes[0].left(),
+            "the Remove column is not aligned"
+        );
+    }
+}
+
 /// In a window 900 wide the breath and look-at rows' remove buttons stay inside it: they lead their rows, which a
 /// narrow panel cuts at the end (where the live look-at angle also changes width). Tall, so every row shows.
 #[test]

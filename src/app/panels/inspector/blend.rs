@@ -998,8 +998,9 @@ impl BlendPanel {
         let clip_names: Vec<String> = e.doc().clips.iter().map(|c| c.name.clone()).collect();
         let two_d = blend.mode.is_2d();
         let mut remove = None;
-        for i in 0..blend.nodes.len() {
-            ui.horizontal(|ui| {
+        // A grid, so that each column lines up from row to row.
+        egui::Grid::new("blend_nodes").show(ui, |ui| {
+            for i in 0..blend.nodes.len() {
                 let node = blend.nodes[i].clone();
                 if ui
                     .selectable_label(self.selected == Some(i), format!("{i}"))
@@ -1007,6 +1008,14 @@ impl BlendPanel {
                     .clicked()
                 {
                     self.selected = Some(i);
+                }
+                // Remove leads the row: a narrow panel cuts a row at its end.
+                if ui
+                    .small_button("Remove")
+                    .on_hover_text("Remove this node")
+                    .clicked()
+                {
+                    remove = Some(i);
                 }
                 let mut clip = node.clip.clone();
                 egui::ComboBox::from_id_salt(("node_clip", i))
@@ -1064,15 +1073,9 @@ impl BlendPanel {
                 if clip != node.clip {
                     out.push(Command::EditBlend(BlendEdit::SetNodeClip(i, clip)));
                 }
-                if ui
-                    .small_button("Remove")
-                    .on_hover_text("Remove this node")
-                    .clicked()
-                {
-                    remove = Some(i);
-                }
-            });
-        }
+                ui.end_row();
+            }
+        });
         if let Some(i) = remove {
             out.push(Command::EditBlend(BlendEdit::RemoveNode(i)));
             self.selected = None;
