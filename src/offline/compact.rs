@@ -407,6 +407,19 @@ pub fn search<T>(
 mod tests {
     use super::*;
 
+    /// The frames a linearly read vector channel keeps at a 1e-5 tolerance.
+    fn kept_by_lerp(times: &[f32], values: &[Vec3]) -> Vec<u32> {
+        keep_frames(
+            times,
+            values,
+            &[],
+            1e-5,
+            f32::INFINITY,
+            |a, b| a.distance(b),
+            &[Vec3::lerp],
+        )
+    }
+
     #[test]
     fn straight_lines_keep_only_their_ends() {
         let times: Vec<f32> = (0..10).map(|i| i as f32).collect();
@@ -414,18 +427,7 @@ mod tests {
             .iter()
             .map(|&t| Vec3::new(t * 2.0, 1.0, 0.0))
             .collect();
-        assert_eq!(
-            keep_frames(
-                &times,
-                &values,
-                &[],
-                1e-5,
-                f32::INFINITY,
-                |a, b| a.distance(b),
-                &[Vec3::lerp]
-            ),
-            vec![0, 9]
-        );
+        assert_eq!(kept_by_lerp(&times, &values), vec![0, 9]);
     }
 
     #[test]
@@ -433,18 +435,7 @@ mod tests {
         let times: Vec<f32> = (0..5).map(|i| i as f32).collect();
         let v = |x: f32| Vec3::new(x, 0.0, 0.0);
         let values = vec![v(0.0), v(1.0), v(2.0), v(1.0), v(0.0)];
-        assert_eq!(
-            keep_frames(
-                &times,
-                &values,
-                &[],
-                1e-5,
-                f32::INFINITY,
-                |a, b| a.distance(b),
-                &[Vec3::lerp]
-            ),
-            vec![0, 2, 4]
-        );
+        assert_eq!(kept_by_lerp(&times, &values), vec![0, 2, 4]);
     }
 
     #[test]
