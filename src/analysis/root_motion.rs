@@ -29,7 +29,15 @@ pub struct RootMotionStats {
 
 /// The root motion of `clip` on `character`; None for a clip without length or a character without joints.
 pub fn root_motion(character: &Character, clip: &Clip) -> Option<RootMotionStats> {
-    let root = root_motion_joint(character)?;
+    joint_motion(character, clip, root_motion_joint(character)?)
+}
+
+/// The same figures for any joint `root` (such as a root joint above the hips that carries extracted root
+/// motion); None for a clip without length or a joint the skeleton lacks.
+pub fn joint_motion(character: &Character, clip: &Clip, root: usize) -> Option<RootMotionStats> {
+    if root >= character.skeleton.len() {
+        return None;
+    }
     if clip.duration <= 0.0 || !clip.duration.is_finite() {
         return None;
     }

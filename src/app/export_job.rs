@@ -127,6 +127,7 @@ impl ExportJob {
                 blend: Some(&self.blend),
                 layers: &self.layers,
                 source: BakeSource::Stream(spec.clone()),
+                root_pass: None,
                 name: name.to_string(),
                 format: self.format,
                 animation_only: self.animation_only,

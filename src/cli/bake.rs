@@ -16,6 +16,7 @@ use super::{BakeArgs, ClipFormat};
 use crate::core::ClipSettings;
 use crate::import::ImportedModel;
 use crate::io::fsutil::write_atomic;
+use crate::offline::root_pass::{RootBasis, RootLock, RootPass, RootPassReport};
 use crate::offline::stream::{file_stem, files_in};
 use crate::offline::{
     BakeRequest, BakeSettings, BakeSource, Encoded, ExportFormat, Grid, StreamSource, StreamSpec,
@@ -106,6 +107,35 @@ fn stream_reason(args: &BakeArgs) -> Option<&'static str> {
     .find_map(|(on, flag)| on.then_some(flag))
 }
 
+/// The root-motion pass the flags ask for, if any.
+fn root_pass_of(args: &BakeArgs) -> Result<Option<RootPass>> {
+    use super::{RootFromArg, RootLockArg};
+    let lock = match args.root_lock.unwrap_or(RootLockArg::Ref) {
+        RootLockArg::Ref => RootLock::Reference,
+        RootLockArg::First => RootLock::FirstFrame,
+        RootLockArg::Zero => RootLock::Zero,
+    };
+    let basis = match args.root_from.unwrap_or(RootFromArg::Hips) {
+        RootFromArg::Hips => RootBasis::Hips,
+        RootFromArg::Mass => RootBasis::CenterOfMass,
+        RootFromArg::Feet => RootBasis::Feet,
+    };
+    Ok(match (args.extract_root, args.root_into_pose) {
+        (Some(components), _) => Some(RootPass::Extract {
+            components,
+            basis,
+            lock,
+        }),
+        (None, Some(components)) => Some(RootPass::IntoPose { components, lock }),
+        (None, None) if args.root_lock.is_some() => {
+            bail!(
+                "--root-lock: says where the root stands for --extract-root or --root-into-pose; give one"
+            )
+        }
+        (None, None) => None,
+    })
+}
+
 /// Refuses, before anything is written, a bake one of whose `outputs` exists (a link included) without
 /// `--force`.
 fn refuse_existing(outputs: &[PathBuf], force: bool) -> Result<()> {
@@ -171,6 +201,7 @@ fn bake_one(
         blend: inputs.preset.blend.as_ref(),
         layers: &inputs.preset.layers,
         source: BakeSource::Stream(spec.clone()),
+        root_pass: None,
         name: name.to_string(),
         format: args.format.export_format(),
         animation_only: args.animation_only,
@@ -458,6 +489,9 @@ struct Written {
     encoded: Encoded,
     /// Raw size over encoded size.
     ratio: f64,
+    /// What a root-motion pass did before the bake.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    root_pass: Option<RootPassReport>,
 }
 
 /// The clips to bake, as indices into `names` (the clips' names as their settings make them).
@@ -554,7 +588,18 @@ pub fn run(args: &BakeArgs) -> Result<()> {
             }
         }
     }
+    let root_pass = root_pass_of(args)?;
     if let Some(reason) = stream_reason(args) {
+        if root_pass.is_some() {
+            let flag = if args.extract_root.is_some() {
+                "--extract-root"
+            } else {
+                "--root-into-pose"
+            };
+            bail!(
+                "{flag} makes a clip from one clip on its own keys; {reason} bakes a stream: leave one out"
+            );
+        }
         if args.all {
             bail!(
                 "--all bakes each clip on its own keys, with no layers; {reason} bakes one stream: pick one --clip"
@@ -621,6 +666,7 @@ pub fn run(args: &BakeArgs) -> Result<()> {
             blend: None,
             layers: &crate::layers::LayerParams::off(),
             source: BakeSource::Clip(index),
+            root_pass,
             name: names[index].to_string(),
             format: args.format.export_format(),
             animation_only: args.animation_only,
@@ -636,9 +682,12 @@ pub fn run(args: &BakeArgs) -> Result<()> {
                 gap * 100.0
             );
         }
+        if let (Some(report), false) = (&outcome.root_pass, args.json) {
+            outln!("{}", describe_root_pass(names[index], report));
+        }
         let encoded = outcome.encoded;
         within_tolerance(&encoded, &out, args)?;
-        baked.push((out, encoded));
+        baked.push((out, encoded, outcome.root_pass));
         bar.inc(1);
     }
     bar.finish_and_clear();
@@ -646,7 +695,7 @@ pub fn run(args: &BakeArgs) -> Result<()> {
         std::fs::create_dir_all(&args.output)
             .map_err(|e| anyhow::anyhow!("{}: cannot create folder: {e}", args.output.display()))?;
     }
-    for (out, encoded) in baked {
+    for (out, encoded, root_pass) in baked {
         write_atomic(&out, &encoded.bytes, args.force)?;
         let r = &encoded.report;
         let ratio = r.raw_bytes as f64 / r.bytes.max(1) as f64;
@@ -654,6 +703,7 @@ pub fn run(args: &BakeArgs) -> Result<()> {
             file: out.display().to_string(),
             encoded,
             ratio,
+            root_pass,
         });
     }
     if args.json {
@@ -662,6 +712,37 @@ pub fn run(args: &BakeArgs) -> Result<()> {
         print_table(&written);
     }
     Ok(())
+}
+
+/// One line on what a root-motion pass did to clip `name`.
+fn describe_root_pass(name: &str, r: &RootPassReport) -> String {
+    let travel = |v: [f32; 3]| format!("{:.3} m across, {:+.3} m up", v[0].hypot(v[2]), v[1]);
+    let what = match r.basis {
+        Some(basis) => format!(
+            "{} extracted from the {basis} onto '{}'",
+            r.components.join(", "),
+            r.root_joint
+        ),
+        None => format!(
+            "{} of '{}' moved into the pose",
+            r.components.join(", "),
+            r.root_joint
+        ),
+    };
+    format!(
+        "root motion: {name}: {what} (lock {}): the root travels {} and turns {:+.1}° (was {}, {:+.1}°); the hips \
+         are at most {:.1} cm from it across; every other joint within {:.5} cm of the clip before ({} keys, {} fps \
+         plus the source's key times)",
+        r.lock,
+        travel(r.root_travel_after),
+        r.root_turn_after_deg,
+        travel(r.root_travel_before),
+        r.root_turn_before_deg,
+        r.hips_from_root_max_cm,
+        r.error_cm,
+        r.keys,
+        r.grid_fps
+    )
 }
 
 fn print_table(w: &[Written]) {

@@ -67,6 +67,17 @@ struct ClipInfo {
     morph_channels: usize,
     /// The root's average motion over the clip, as Unity's `Motion.averageSpeed` (see `analysis::root_motion`).
     root_motion: Option<crate::analysis::RootMotionStats>,
+    /// The same figures for the joint above the hips (where extracted root motion lives), when the rig has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    root_joint_motion: Option<JointMotion>,
+}
+
+/// One joint's average motion over a clip.
+#[derive(Serialize)]
+struct JointMotion {
+    joint: String,
+    #[serde(flatten)]
+    motion: crate::analysis::RootMotionStats,
 }
 
 #[derive(Serialize)]
@@ -81,6 +92,10 @@ pub fn run(args: &InspectArgs) -> Result<()> {
     let c = &model.character;
     let s = &c.skeleton;
     let bones = c.humanoid.bone_per_joint(s.len());
+    let above_hips = c
+        .humanoid
+        .joint(crate::core::humanoid::HumanBone::Hips)
+        .and_then(|h| s.parent(h));
     let mut report = Report {
         file: args.model.model.clone(),
         joints: (0..s.len())
@@ -137,6 +152,12 @@ pub fn run(args: &InspectArgs) -> Result<()> {
                     compact_error_cm: compiled.compact_error().map(|e| e * 100.0),
                     morph_channels: clip.morph_tracks.len(),
                     root_motion: crate::analysis::root_motion(c, clip),
+                    root_joint_motion: above_hips.and_then(|j| {
+                        Some(JointMotion {
+                            joint: s.name(j).to_string(),
+                            motion: crate::analysis::root_motion::joint_motion(c, clip, j)?,
+                        })
+                    }),
                 }
             })
             .collect(),

@@ -310,6 +310,23 @@ pub struct BakeArgs {
     /// plane (Unity's Mirror).
     #[arg(long)]
     pub mirror: bool,
+    /// Extract root motion onto the joint above the hips: the components (xz, yaw, y, comma-separated) follow the
+    /// body (--root-from) and leave the pose; the others stay in the pose (Unity's Root Transform options with
+    /// Bake Into Pose off). Every joint below the root stays where the clip puts it.
+    #[arg(long, value_name = "COMPONENTS", value_parser = crate::offline::root_pass::RootComponents::parse, conflicts_with = "root_into_pose")]
+    pub extract_root: Option<crate::offline::root_pass::RootComponents>,
+    /// What the extracted root follows: the hips, the centre of mass, or the feet (their midpoint, the lower
+    /// foot's height).
+    #[arg(long, value_enum, value_name = "BASIS", requires = "extract_root")]
+    pub root_from: Option<RootFromArg>,
+    /// Where the root stands with its motion moved: its rest pose (ref), the clip's first frame (first), or the
+    /// model's origin (zero). Default ref.
+    #[arg(long, value_enum, value_name = "LOCK")]
+    pub root_lock: Option<RootLockArg>,
+    /// The inverse of --extract-root: move the root joint's motion (the components, comma-separated) into the
+    /// joints below it, the root held where --root-lock puts it.
+    #[arg(long, value_name = "COMPONENTS", value_parser = crate::offline::root_pass::RootComponents::parse)]
+    pub root_into_pose: Option<crate::offline::root_pass::RootComponents>,
     /// Take the clips from this file instead of the model (a model, .vrma, .animclip or Unity layout), bound to
     /// the model's character by path, joint name, then humanoid bone.
     #[arg(long, value_name = "FILE")]
@@ -438,6 +455,28 @@ impl HipsArg {
             HipsArg::RestOffset => crate::core::HipsPlacement::RestOffset,
         }
     }
+}
+
+/// What an extracted root follows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum RootFromArg {
+    /// The hips joint.
+    Hips,
+    /// The humanoid's centre of mass (segments weighted by their rest length).
+    Mass,
+    /// The feet: their midpoint, the lower foot's height.
+    Feet,
+}
+
+/// Where a root stands with its motion moved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum RootLockArg {
+    /// Its rest (reference) pose.
+    Ref,
+    /// The clip's first frame.
+    First,
+    /// The model's origin.
+    Zero,
 }
 
 /// Arguments of `inspect`.

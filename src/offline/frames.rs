@@ -252,7 +252,7 @@ fn on(times: &[f32], t: f32) -> bool {
 }
 
 /// `a` and the times of `b` that are not on it, sorted.
-fn merged(a: &[f32], b: &[f32]) -> Vec<f32> {
+pub(crate) fn merged(a: &[f32], b: &[f32]) -> Vec<f32> {
     let mut out: Vec<f32> = a.to_vec();
     out.extend(b.iter().copied().filter(|&t| !on(a, t)));
     out.sort_by(f32::total_cmp);
@@ -265,7 +265,7 @@ fn merged(a: &[f32], b: &[f32]) -> Vec<f32> {
 pub const CHECK_FRACTIONS: [f32; 3] = [0.25, 0.5, 0.75];
 
 /// The [`CHECK_FRACTIONS`] of the way between consecutive `times`.
-fn between(times: &[f32]) -> Vec<f32> {
+pub(crate) fn between(times: &[f32]) -> Vec<f32> {
     times
         .windows(2)
         .flat_map(|w| CHECK_FRACTIONS.map(|u| w[0] + u * (w[1] - w[0])))
@@ -273,7 +273,7 @@ fn between(times: &[f32]) -> Vec<f32> {
 }
 
 /// Sorted, with times within 1e-6 s of the one before dropped.
-fn distinct(mut times: Vec<f32>) -> Vec<f32> {
+pub(crate) fn distinct(mut times: Vec<f32>) -> Vec<f32> {
     times.sort_by(f32::total_cmp);
     times.dedup_by(|a, b| (*a - *b).abs() <= 1e-6);
     times

@@ -9,6 +9,7 @@ pub mod frames;
 pub mod measure;
 pub mod mirror;
 pub mod request;
+pub mod root_pass;
 pub mod stream;
 
 use serde::{Deserialize, Serialize};
@@ -458,6 +459,7 @@ pub fn bake_clip(
         blend: None,
         layers: &crate::layers::LayerParams::off(),
         source: BakeSource::Clip(0),
+        root_pass: None,
         name: clip.name.clone(),
         format,
         animation_only: false,

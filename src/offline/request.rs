@@ -36,6 +36,8 @@ pub struct BakeRequest<'a> {
     pub layers: &'a LayerParams,
     /// What to bake.
     pub source: BakeSource,
+    /// A root-motion pass over a clip bake's clip (after its settings), before it is baked.
+    pub root_pass: Option<super::root_pass::RootPass>,
     /// The name written into the file for a stream (a clip bake takes the clip's name).
     pub name: String,
     /// Output layout.
@@ -57,6 +59,9 @@ pub struct BakeOutcome {
     /// A stream bake with springs: the seam they leave where it loops (metres; see
     /// [`super::measure::spring_seam`]).
     pub spring_seam: Option<f32>,
+    /// What the root-motion pass did (its error measured against the clip before the pass; the encoded report's
+    /// against the clip after it).
+    pub root_pass: Option<super::root_pass::RootPassReport>,
 }
 
 /// `clips` with `settings` applied by clip name (each clip's name, Loop Time, crop, cycle offset, loop pose,
@@ -181,6 +186,7 @@ impl BakeRequest<'_> {
         let character = self.character;
         let mut notes = Vec::new();
         let mut spring_seam = None;
+        let mut root_pass = None;
         let (frames, meta, settings, loop_match) = match &self.source {
             BakeSource::Clip(index) => {
                 let source = self.clips.get(*index).ok_or_else(|| {
@@ -192,6 +198,17 @@ impl BakeRequest<'_> {
                 let (clip, note) = apply_one(character, source, self.clip_settings)
                     .map_err(ExportError::Tuning)?;
                 notes.extend(note);
+                let clip = match &self.root_pass {
+                    Some(pass) => {
+                        let (passed, report) = super::root_pass::run_root_pass(
+                            character, &clip, pass,
+                        )
+                        .map_err(|e| ExportError::Invalid(format!("clip '{}': {e}", clip.name)))?;
+                        root_pass = Some(report);
+                        passed
+                    }
+                    None => clip,
+                };
                 // A packed `.animclip` of a clip that runs straight between its keys is baked on those keys by
                 // default: they hold it exactly, and the packed form's prediction wants evenly spread keys more
                 // than the uniform frames the default grid would add between them (21 % smaller on the
@@ -217,6 +234,12 @@ impl BakeRequest<'_> {
                     .contains_key(&source.name)
                     .then(|| super::measure::loop_match(character, &clip));
                 (frames, meta, settings, loop_match)
+            }
+            BakeSource::Stream(_) if self.root_pass.is_some() => {
+                return Err(ExportError::Invalid(
+                    "a root-motion pass applies to one clip baked on its own keys, not to a stream with layers"
+                        .into(),
+                ));
             }
             BakeSource::Stream(spec) => {
                 let mut clips = Vec::with_capacity(self.clips.len());
@@ -276,6 +299,7 @@ impl BakeRequest<'_> {
             encoded,
             loop_match,
             spring_seam,
+            root_pass,
         })
     }
 }
@@ -306,6 +330,7 @@ mod tests {
                 fps: 30.0,
                 clip_range: None,
             }),
+            root_pass: None,
             name: "walk".into(),
             format: ExportFormat::Native,
             animation_only: false,

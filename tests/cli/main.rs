@@ -15,5 +15,6 @@ mod gltf_spec_eval;
 mod import_fbx;
 mod nlerp_reading;
 mod render;
+mod root_pass;
 mod state_machine;
 mod vrm_limits;

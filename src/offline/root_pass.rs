@@ -1,0 +1,771 @@
+//! Root-motion passes over a whole clip on the character it plays on, as Unity's Root Transform options and
+//! Unreal's root lock have them:
+//! - **extract**: the body's travel (from the hips, the centre of mass or the feet), per component (XZ, yaw
+//!   about the vertical, Y), moves onto the joint above the hips; a component not extracted stays in the pose;
+//! - **into pose**: the inverse: the root joint's motion, per component, moves into the joints below it, and the
+//!   root stays where the lock puts it.
+//!
+//! Contract: every joint's model-space placement is unchanged, measured at 3 cm virtual points against the source
+//! at its keys, on the pass's grid and between them ([`PASS_TOLERANCE_CM`]). Only the root joint's track and its
+//! children's are rewritten, keyed linearly on a grid that holds every source key time, refined until the
+//! measure holds; a clip that reaches the character through humanoid retargeting is sampled onto its joints
+//! first, every joint keyed on the grid.
+
+use glam::{Mat4, Quat, Vec3};
+use serde::Serialize;
+
+use super::frames::{self, Frames};
+use crate::analysis::root_motion::yaw_of;
+use crate::core::humanoid::HumanBone;
+use crate::core::{Character, Clip, Interpolation, Keys, Pose, Track, Transform};
+
+/// The largest displacement of a 3 cm virtual point a pass may leave against its source, centimetres: a tenth
+/// of a bake's default budget, so a pass and a bake together stay within the bake's.
+pub const PASS_TOLERANCE_CM: f32 = 0.001;
+
+/// The grid rate a pass starts at; it doubles until the measure holds, up to [`MAX_PASS_FPS`].
+const START_FPS: f32 = 60.0;
+/// The densest grid a pass may key, frames per second.
+const MAX_PASS_FPS: f32 = 960.0;
+
+/// Which parts of the root's motion a pass moves (Unity's Root Transform Rotation, Position (Y), Position (XZ)).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct RootComponents {
+    /// Horizontal travel.
+    pub xz: bool,
+    /// Turn about the vertical.
+    pub yaw: bool,
+    /// Height.
+    pub y: bool,
+}
+
+impl RootComponents {
+    /// Reads a comma-separated list of `xz`, `yaw` and `y` (at least one).
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let mut out = RootComponents::default();
+        for part in text.split(',').map(str::trim) {
+            match part {
+                "xz" => out.xz = true,
+                "yaw" => out.yaw = true,
+                "y" => out.y = true,
+                other => {
+                    return Err(format!(
+                        "'{other}' is not a root component (use xz, yaw and y, comma-separated)"
+                    ));
+                }
+            }
+        }
+        if out.is_empty() {
+            return Err("name at least one root component: xz, yaw or y".into());
+        }
+        Ok(out)
+    }
+
+    /// True when no component is chosen.
+    pub fn is_empty(&self) -> bool {
+        !(self.xz || self.yaw || self.y)
+    }
+
+    /// The chosen components' names, in the order `xz, yaw, y`.
+    pub fn names(&self) -> Vec<&'static str> {
+        [(self.xz, "xz"), (self.yaw, "yaw"), (self.y, "y")]
+            .into_iter()
+            .filter_map(|(on, name)| on.then_some(name))
+            .collect()
+    }
+}
+
+/// What the extracted root follows (Unity's "Based Upon").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RootBasis {
+    /// The hips joint (Unity's body orientation and position).
+    #[default]
+    Hips,
+    /// The humanoid's centre of mass: each bone from its humanoid parent a segment weighted by its rest length,
+    /// at its midpoint.
+    CenterOfMass,
+    /// The feet: their midpoint horizontally, the lower foot's height.
+    Feet,
+}
+
+impl RootBasis {
+    /// The name the CLI and reports use.
+    pub fn name(self) -> &'static str {
+        match self {
+            RootBasis::Hips => "hips",
+            RootBasis::CenterOfMass => "mass",
+            RootBasis::Feet => "feet",
+        }
+    }
+}
+
+/// Where the root stands when its motion is taken away (Unreal's root lock).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RootLock {
+    /// Its rest (reference) pose.
+    #[default]
+    Reference,
+    /// Where the clip puts it at its first frame.
+    FirstFrame,
+    /// At the model's origin, turned as in its rest pose.
+    Zero,
+}
+
+impl RootLock {
+    /// The name the CLI and reports use.
+    pub fn name(self) -> &'static str {
+        match self {
+            RootLock::Reference => "ref",
+            RootLock::FirstFrame => "first",
+            RootLock::Zero => "zero",
+        }
+    }
+}
+
+/// One root-motion pass.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case", tag = "pass")]
+pub enum RootPass {
+    /// The body's motion onto the root joint.
+    Extract {
+        /// What moves onto the root.
+        components: RootComponents,
+        /// What the root follows.
+        basis: RootBasis,
+        /// Where the root starts.
+        lock: RootLock,
+    },
+    /// The root joint's motion into the joints below it.
+    IntoPose {
+        /// What moves into the pose.
+        components: RootComponents,
+        /// Where the root stays.
+        lock: RootLock,
+    },
+}
+
+impl RootPass {
+    fn components(&self) -> RootComponents {
+        match *self {
+            RootPass::Extract { components, .. } | RootPass::IntoPose { components, .. } => {
+                components
+            }
+        }
+    }
+
+    fn lock(&self) -> RootLock {
+        match *self {
+            RootPass::Extract { lock, .. } | RootPass::IntoPose { lock, .. } => lock,
+        }
+    }
+}
+
+/// What a pass did, for reports (lengths in metres, angles in degrees, in the character's model space).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RootPassReport {
+    /// "extract" or "into_pose".
+    pub pass: &'static str,
+    /// The joint that carries root motion.
+    pub root_joint: String,
+    /// The components moved.
+    pub components: Vec<&'static str>,
+    /// What the root follows (an extraction).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub basis: Option<&'static str>,
+    /// Where the root is locked.
+    pub lock: &'static str,
+    /// Keys on the grid, and its rate.
+    pub keys: usize,
+    /// The grid's rate (frames per second), plus the source's key times.
+    pub grid_fps: f32,
+    /// True when every joint was keyed (a clip that reaches the character through retargeting).
+    pub resampled_all_joints: bool,
+    /// The root's travel from the first frame to the last, before and after.
+    pub root_travel_before: [f32; 3],
+    /// See `root_travel_before`.
+    pub root_travel_after: [f32; 3],
+    /// The root's turn about the vertical over the clip, before and after.
+    pub root_turn_before_deg: f32,
+    /// See `root_turn_before_deg`.
+    pub root_turn_after_deg: f32,
+    /// The basis's travel over the clip (an extraction).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub basis_travel: Option<[f32; 3]>,
+    /// The farthest the hips get from the root horizontally, after the pass, centimetres.
+    pub hips_from_root_max_cm: f32,
+    /// The largest displacement of a 3 cm virtual point against the source, centimetres.
+    pub error_cm: f32,
+}
+
+/// Why a pass cannot run.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum RootPassError {
+    /// No component chosen.
+    #[error("choose at least one root component (xz, yaw, y)")]
+    NoComponent,
+    /// The clip has no length.
+    #[error("clip '{0}' has no length: there is no motion to move")]
+    Empty(String),
+    /// The character has no hips.
+    #[error("the character has no humanoid Hips bone: a root pass needs to know where the body is")]
+    NoHips,
+    /// The hips have no joint above them.
+    #[error(
+        "the hips joint '{0}' has no joint above it to carry root motion; this rig needs a root joint above the \
+         hips (adding one is not supported yet)"
+    )]
+    NoRootJoint(String),
+    /// A basis needs bones the character lacks.
+    #[error("root motion based upon the {basis} needs the humanoid bones {missing}")]
+    Basis {
+        /// The basis asked for.
+        basis: &'static str,
+        /// What is missing.
+        missing: String,
+    },
+    /// The grid would be too large.
+    #[error("{0}")]
+    Budget(String),
+    /// The densest grid still misses the source.
+    #[error(
+        "the pass keeps every joint within {error_cm:.4} cm of the source at best, over its {PASS_TOLERANCE_CM} cm \
+         budget"
+    )]
+    Tolerance {
+        /// The best figure reached.
+        error_cm: f32,
+    },
+}
+
+/// The body positions a basis follows, per frame.
+fn basis_positions(
+    character: &Character,
+    basis: RootBasis,
+    models: &[Vec<Mat4>],
+    hips: usize,
+) -> Result<Vec<Vec3>, RootPassError> {
+    let humanoid = &character.humanoid;
+    let at = |m: &[Mat4], j: usize| m[j].w_axis.truncate();
+    match basis {
+        RootBasis::Hips => Ok(models.iter().map(|m| at(m, hips)).collect()),
+        RootBasis::Feet => {
+            let (Some(l), Some(r)) = (
+                humanoid.joint(HumanBone::LeftFoot),
+                humanoid.joint(HumanBone::RightFoot),
+            ) else {
+                return Err(RootPassError::Basis {
+                    basis: "feet",
+                    missing: "LeftFoot and RightFoot".into(),
+                });
+            };
+            Ok(models
+                .iter()
+                .map(|m| {
+                    let (a, b) = (at(m, l), at(m, r));
+                    let mid = (a + b) * 0.5;
+                    Vec3::new(mid.x, a.y.min(b.y), mid.z)
+                })
+                .collect())
+        }
+        RootBasis::CenterOfMass => {
+            let skeleton = &character.skeleton;
+            let rest = Pose::rest(skeleton).model_matrices(skeleton);
+            let segments: Vec<(usize, usize, f32)> = HumanBone::ALL
+                .iter()
+                .filter_map(|&bone| {
+                    let j = humanoid.joint(bone)?;
+                    let p = humanoid.joint(bone.parent()?)?;
+                    let length = (at(&rest, j) - at(&rest, p)).length();
+                    (length.is_finite() && length > 0.0).then_some((p, j, length))
+                })
+                .collect();
+            let total: f32 = segments.iter().map(|s| s.2).sum();
+            if segments.is_empty() || total <= 0.0 {
+                return Err(RootPassError::Basis {
+                    basis: "centre of mass",
+                    missing: "of at least two connected limbs".into(),
+                });
+            }
+            Ok(models
+                .iter()
+                .map(|m| {
+                    segments
+                        .iter()
+                        .map(|&(p, j, w)| (at(m, p) + at(m, j)) * (0.5 * w))
+                        .sum::<Vec3>()
+                        / total
+                })
+                .collect())
+        }
+    }
+}
+
+/// The turn about +Y of a rotation, read from where it takes the sideways axis (+X): a body pitching forward, as
+/// in a roll or a bow, keeps it level, where its forward axis points up or down and has no heading. A rotation
+/// that tips the sideways axis near the vertical is read from its forward axis instead.
+fn heading(rotation: Quat) -> f32 {
+    let side = rotation * Vec3::X;
+    if side.x.hypot(side.z) >= 0.5 {
+        (-side.z).atan2(side.x)
+    } else {
+        yaw_of(rotation)
+    }
+}
+
+/// Heading about +Y of `rotation` relative to `reference` ([`heading`]), per frame, unwrapped so a turn past half
+/// a circle goes on.
+fn unwrapped_yaws(rotations: impl Iterator<Item = Quat>, reference: Quat) -> Vec<f32> {
+    let mut out: Vec<f32> = Vec::new();
+    for q in rotations {
+        let raw = heading(q * reference.inverse());
+        let yaw = match out.last() {
+            Some(&previous) => {
+                let d = (raw - previous + std::f32::consts::PI).rem_euclid(std::f32::consts::TAU)
+                    - std::f32::consts::PI;
+                previous + d
+            }
+            None => raw,
+        };
+        out.push(yaw);
+    }
+    out
+}
+
+fn decompose(m: &Mat4) -> (Vec3, Quat, Vec3) {
+    let (s, r, t) = m.to_scale_rotation_translation();
+    (t, r.normalize(), s)
+}
+
+/// Runs `pass` over `clip` as it plays on `character`: the new clip (same name, length and loop) and the report.
+pub fn run_root_pass(
+    character: &Character,
+    clip: &Clip,
+    pass: &RootPass,
+) -> Result<(Clip, RootPassReport), RootPassError> {
+    let components = pass.components();
+    if components.is_empty() {
+        return Err(RootPassError::NoComponent);
+    }
+    if !(clip.duration > 0.0 && clip.duration.is_finite()) {
+        return Err(RootPassError::Empty(clip.name.clone()));
+    }
+    let skeleton = &character.skeleton;
+    let hips = character
+        .humanoid
+        .joint(HumanBone::Hips)
+        .ok_or(RootPassError::NoHips)?;
+    let root = skeleton
+        .parent(hips)
+        .ok_or_else(|| RootPassError::NoRootJoint(skeleton.name(hips).to_string()))?;
+    let binding = clip.bind(skeleton, Some(&character.humanoid));
+    let direct = binding.folded.is_empty()
+        && binding
+            .tracks
+            .iter()
+            .flatten()
+            .all(|b| b.retarget.is_none());
+    let mut fps = START_FPS;
+    loop {
+        let grid = grid_times(clip, fps);
+        super::check_sample_budget(
+            grid.len() as u64 * 4,
+            skeleton.len(),
+            &format!("root pass over clip '{}'", clip.name),
+        )
+        .map_err(|e| RootPassError::Budget(e.to_string()))?;
+        let (out, mut report) = pass_on_grid(character, clip, pass, &grid, root, hips, direct)?;
+        report.grid_fps = fps;
+        let checks = frames::distinct(frames::merged(
+            &frames::between(&grid),
+            &frames::source_check_times(clip),
+        ));
+        let error_cm = error_below_root(character, clip, &out, root, checks) * 100.0;
+        report.error_cm = error_cm;
+        if error_cm <= PASS_TOLERANCE_CM {
+            return Ok((out, report));
+        }
+        if fps * 2.0 > MAX_PASS_FPS {
+            return Err(RootPassError::Tolerance { error_cm });
+        }
+        fps *= 2.0;
+    }
+}
+
+/// The largest displacement of a 3 cm virtual point of any joint but `root` (which the pass moves), in metres,
+/// between `clip` as it plays on `character` and `out` (bound by path), at `times`.
+pub fn error_below_root(
+    character: &Character,
+    clip: &Clip,
+    out: &Clip,
+    root: usize,
+    times: Vec<f32>,
+) -> f32 {
+    let skeleton = &character.skeleton;
+    let reference = frames::sample_frames(clip, skeleton, Some(&character.humanoid), times);
+    let binding = out.bind(skeleton, None);
+    let mut pose = Pose::rest(skeleton);
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    reference
+        .times
+        .iter()
+        .zip(&reference.poses)
+        .map(|(&t, source)| {
+            pose.reset_to_rest(skeleton);
+            out.sample_into(&binding, t, crate::core::Wrap::Clamp, &mut pose);
+            source.model_matrices_into(skeleton, &mut a);
+            pose.model_matrices_into(skeleton, &mut b);
+            b[root] = a[root];
+            crate::core::metric::max_vertex_error(&a, &b)
+        })
+        .fold(0.0, f32::max)
+}
+
+/// Uniform times at `fps` and every source key time.
+fn grid_times(clip: &Clip, fps: f32) -> Vec<f32> {
+    frames::distinct(frames::merged(
+        &frames::uniform_times(clip.duration, fps),
+        &frames::source_key_times(clip),
+    ))
+}
+
+fn pass_on_grid(
+    character: &Character,
+    clip: &Clip,
+    pass: &RootPass,
+    grid: &[f32],
+    root: usize,
+    hips: usize,
+    direct: bool,
+) -> Result<(Clip, RootPassReport), RootPassError> {
+    let skeleton = &character.skeleton;
+    let components = pass.components();
+    let sampled: Frames =
+        frames::sample_frames(clip, skeleton, Some(&character.humanoid), grid.to_vec());
+    let models: Vec<Vec<Mat4>> = sampled
+        .poses
+        .iter()
+        .map(|p| p.model_matrices(skeleton))
+        .collect();
+    let rest_model = Pose::rest(skeleton).model_matrices(skeleton);
+    let (rest_t, rest_r, rest_s) = decompose(&rest_model[root]);
+    let lock = match pass.lock() {
+        RootLock::Reference => (rest_t, rest_r, rest_s),
+        RootLock::FirstFrame => decompose(&models[0][root]),
+        RootLock::Zero => (Vec3::ZERO, rest_r, rest_s),
+    };
+    let root_before: Vec<(Vec3, Quat, Vec3)> = models.iter().map(|m| decompose(&m[root])).collect();
+    let (new_root, basis_travel): (Vec<Mat4>, Option<Vec3>) = match *pass {
+        RootPass::Extract { basis, .. } => {
+            let positions = basis_positions(character, basis, &models, hips)?;
+            let hips_rest = decompose(&rest_model[hips]).1;
+            let yaws = unwrapped_yaws(models.iter().map(|m| decompose(&m[hips]).1), hips_rest);
+            let first = positions[0];
+            let roots = positions
+                .iter()
+                .zip(&yaws)
+                .map(|(&p, &yaw)| {
+                    let d = p - first;
+                    let t = lock.0
+                        + if components.xz {
+                            Vec3::new(d.x, 0.0, d.z)
+                        } else {
+                            Vec3::ZERO
+                        }
+                        + if components.y {
+                            Vec3::Y * d.y
+                        } else {
+                            Vec3::ZERO
+                        };
+                    let r = if components.yaw {
+                        Quat::from_rotation_y(yaw - yaws[0]) * lock.1
+                    } else {
+                        lock.1
+                    };
+                    Mat4::from_scale_rotation_translation(lock.2, r, t)
+                })
+                .collect();
+            (roots, Some(positions[positions.len() - 1] - first))
+        }
+        RootPass::IntoPose { .. } => {
+            let yaws = unwrapped_yaws(root_before.iter().map(|r| r.1), lock.1);
+            let roots = root_before
+                .iter()
+                .zip(&yaws)
+                .map(|(&(t, r, s), &yaw)| {
+                    let t = Vec3::new(
+                        if components.xz { lock.0.x } else { t.x },
+                        if components.y { lock.0.y } else { t.y },
+                        if components.xz { lock.0.z } else { t.z },
+                    );
+                    let r = if components.yaw {
+                        (Quat::from_rotation_y(-yaw) * r).normalize()
+                    } else {
+                        r
+                    };
+                    Mat4::from_scale_rotation_translation(s, r, t)
+                })
+                .collect();
+            (roots, None)
+        }
+    };
+    // Every joint's new local transform: the root's in its parent's frame, its children's under the new root,
+    // every other joint's as sampled.
+    let children: Vec<usize> = skeleton.children(root).collect();
+    let affected = |j: usize| j == root || children.contains(&j);
+    let locals: Vec<Vec<Transform>> = sampled
+        .poses
+        .iter()
+        .zip(&models)
+        .zip(&new_root)
+        .map(|((pose, model), &root_model)| {
+            let mut local = pose.local.clone();
+            let parent = skeleton
+                .parent(root)
+                .map_or(skeleton.root_transform(), |p| model[p]);
+            local[root] = Transform::from_mat4(&(parent.inverse() * root_model));
+            let inverse = root_model.inverse();
+            for &c in &children {
+                local[c] = Transform::from_mat4(&(inverse * model[c]));
+            }
+            local
+        })
+        .collect();
+    let targets = crate::core::binding::track_targets(skeleton, Some(&character.humanoid));
+    let keyed = |j: usize| -> Track {
+        let times = grid.to_vec();
+        let mut previous = Quat::IDENTITY;
+        let rotations: Vec<Quat> = locals
+            .iter()
+            .map(|l| {
+                let q = l[j].rotation.normalize();
+                previous = if q.dot(previous) < 0.0 { -q } else { q };
+                previous
+            })
+            .collect();
+        let translations = locals
+            .iter()
+            .map(|l| Vec3::from(l[j].translation))
+            .collect();
+        let scales = locals.iter().map(|l| Vec3::from(l[j].scale)).collect();
+        let linear = Interpolation::Linear;
+        Track {
+            target: targets[j].clone(),
+            translation: Keys::new(times.clone(), translations, linear).ok(),
+            rotation: Keys::new(times.clone(), rotations, linear).ok(),
+            scale: Keys::new(times, scales, linear).ok(),
+        }
+    };
+    let mut tracks: Vec<Track> = if direct {
+        clip.tracks
+            .iter()
+            .zip(&clip.bind(skeleton, Some(&character.humanoid)).tracks)
+            .filter(|(_, b)| b.as_ref().is_none_or(|b| !affected(b.joint)))
+            .map(|(t, _)| t.clone())
+            .collect()
+    } else {
+        (0..skeleton.len())
+            .filter(|&j| !affected(j))
+            .map(keyed)
+            .collect()
+    };
+    tracks.extend(
+        std::iter::once(root)
+            .chain(children.iter().copied())
+            .map(keyed),
+    );
+    let mut out = clip.clone();
+    out.tracks = tracks;
+    if !direct {
+        out.facing_yaw = None;
+    }
+    let last = grid.len() - 1;
+    let root_after: Vec<(Vec3, Quat, Vec3)> = new_root.iter().map(decompose).collect();
+    let turn = |r: &[(Vec3, Quat, Vec3)]| {
+        let yaws = unwrapped_yaws(r.iter().map(|x| x.1), r[0].1);
+        yaws[last].to_degrees()
+    };
+    let hips_from_root_max_cm = models
+        .iter()
+        .zip(&root_after)
+        .map(|(m, r)| {
+            let d = m[hips].w_axis.truncate() - r.0;
+            Vec3::new(d.x, 0.0, d.z).length() * 100.0
+        })
+        .fold(0.0, f32::max);
+    let report = RootPassReport {
+        pass: match pass {
+            RootPass::Extract { .. } => "extract",
+            RootPass::IntoPose { .. } => "into_pose",
+        },
+        root_joint: skeleton.name(root).to_string(),
+        components: components.names(),
+        basis: match pass {
+            RootPass::Extract { basis, .. } => Some(basis.name()),
+            RootPass::IntoPose { .. } => None,
+        },
+        lock: pass.lock().name(),
+        keys: grid.len(),
+        grid_fps: 0.0,
+        resampled_all_joints: !direct,
+        root_travel_before: (root_before[last].0 - root_before[0].0).to_array(),
+        root_travel_after: (root_after[last].0 - root_after[0].0).to_array(),
+        root_turn_before_deg: turn(&root_before),
+        root_turn_after_deg: turn(&root_after),
+        basis_travel: basis_travel.map(|v| v.to_array()),
+        hips_from_root_max_cm,
+        error_cm: 0.0,
+    };
+    Ok((out, report))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn quaternius() -> crate::import::ImportedModel {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/assets/quaternius_ual/AnimationLibrary_Godot_Standard.gltf"
+        );
+        crate::import::load_file(std::path::Path::new(path)).unwrap()
+    }
+
+    const ALL: RootComponents = RootComponents {
+        xz: true,
+        yaw: true,
+        y: true,
+    };
+
+    /// The largest 3 cm point displacement of `clip` against `source` on `character`, centimetres, at the
+    /// source's keys and between them and on a 240 fps grid.
+    fn distance_cm(character: &Character, source: &Clip, clip: &Clip) -> f32 {
+        let times = frames::distinct(frames::merged(
+            &frames::uniform_times(source.duration, 240.0),
+            &frames::source_check_times(source),
+        ));
+        let root = character.skeleton.find_by_name("root").unwrap();
+        error_below_root(character, source, clip, root, times) * 100.0
+    }
+
+    fn horizontal(v: [f32; 3]) -> Vec3 {
+        Vec3::new(v[0], 0.0, v[2])
+    }
+
+    #[test]
+    fn root_motion_moved_into_the_pose_and_extracted_again_puts_every_joint_where_the_source_does()
+    {
+        let model = quaternius();
+        let c = &model.character;
+        let roll = model.clips.iter().find(|k| k.name == "Roll_RM").unwrap();
+        let into = RootPass::IntoPose {
+            components: ALL,
+            lock: RootLock::Reference,
+        };
+        let (in_pose, first) = run_root_pass(c, roll, &into).unwrap();
+        assert_eq!(first.root_joint, "root");
+        assert!(
+            horizontal(first.root_travel_before).length() > 4.0,
+            "{first:?}"
+        );
+        assert!(
+            Vec3::from(first.root_travel_after).length() < 1e-5,
+            "{first:?}"
+        );
+        assert!(first.root_turn_after_deg.abs() < 1e-3, "{first:?}");
+        assert!(distance_cm(c, roll, &in_pose) <= PASS_TOLERANCE_CM);
+        let extract = RootPass::Extract {
+            components: RootComponents {
+                xz: true,
+                yaw: true,
+                y: false,
+            },
+            basis: RootBasis::Hips,
+            lock: RootLock::Reference,
+        };
+        let (extracted, report) = run_root_pass(c, &in_pose, &extract).unwrap();
+        let error = distance_cm(c, roll, &extracted);
+        assert!(error <= 0.01, "{error} cm from Roll_RM");
+        let root = horizontal(report.root_travel_after);
+        let hips = horizontal(report.basis_travel.unwrap());
+        assert!(root.distance(hips) <= 0.01, "{report:?}");
+        let original = horizontal(first.root_travel_before);
+        assert!(
+            root.distance(original) <= 0.05 * original.length(),
+            "root {root} against Roll_RM's {original}"
+        );
+        assert!(report.hips_from_root_max_cm <= 35.0, "{report:?}");
+    }
+
+    #[test]
+    fn a_component_kept_in_the_pose_leaves_the_root_where_the_lock_puts_it() {
+        let model = quaternius();
+        let c = &model.character;
+        let roll = model.clips.iter().find(|k| k.name == "Roll_RM").unwrap();
+        let pass = RootPass::Extract {
+            components: RootComponents {
+                xz: true,
+                yaw: false,
+                y: false,
+            },
+            basis: RootBasis::CenterOfMass,
+            lock: RootLock::Zero,
+        };
+        let (out, report) = run_root_pass(c, roll, &pass).unwrap();
+        assert!(report.root_travel_after[1].abs() < 1e-6, "{report:?}");
+        assert!(report.root_turn_after_deg.abs() < 1e-3, "{report:?}");
+        assert!(
+            horizontal(report.root_travel_after).length() > 4.0,
+            "{report:?}"
+        );
+        assert!(distance_cm(c, roll, &out) <= PASS_TOLERANCE_CM);
+        let skeleton = &c.skeleton;
+        let root = skeleton.find_by_name("root").unwrap();
+        let mut pose = Pose::rest(skeleton);
+        out.sample_into(
+            &out.bind(skeleton, None),
+            0.0,
+            crate::core::Wrap::Clamp,
+            &mut pose,
+        );
+        let at_start = pose.model_matrices(skeleton)[root].w_axis.truncate();
+        assert!(
+            at_start.length() < 1e-5,
+            "a zero lock starts at the origin: {at_start}"
+        );
+    }
+
+    #[test]
+    fn a_rig_whose_hips_are_its_top_joint_is_refused_by_name() {
+        let model = crate::demo::mannequin::load();
+        let c = &model.character;
+        let hips = c.humanoid.joint(HumanBone::Hips).unwrap();
+        if c.skeleton.parent(hips).is_some() {
+            return;
+        }
+        let pass = RootPass::Extract {
+            components: ALL,
+            basis: RootBasis::Hips,
+            lock: RootLock::Reference,
+        };
+        let err = run_root_pass(c, &model.clips[0], &pass).unwrap_err();
+        assert!(matches!(err, RootPassError::NoRootJoint(_)), "{err}");
+    }
+
+    #[test]
+    fn components_parse_from_a_comma_separated_list() {
+        assert_eq!(
+            RootComponents::parse("xz,yaw").unwrap().names(),
+            ["xz", "yaw"]
+        );
+        assert_eq!(RootComponents::parse("y").unwrap().names(), ["y"]);
+        assert!(
+            RootComponents::parse("xz,pitch")
+                .unwrap_err()
+                .contains("pitch")
+        );
+        assert!(RootComponents::parse("").is_err());
+    }
+}
