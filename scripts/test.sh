@@ -131,6 +131,15 @@ done
 for t in 0.1 0.7 1.3 1.9; do
   "$animtune" pose target/export-layered.glb --clip 0 --time "$t" --json > "target/replay-layered-$t.json"
 done
+# A root-motion pass keeps every joint below the root where the source put it: Roll_RM's travel extracted from its
+# hips onto its root joint, baked to glTF, played by three.js against `pose` of Roll_RM itself.
+roll=assets/quaternius_ual/AnimationLibrary_Godot_Standard.gltf
+"$animtune" bake "$roll" --clip Roll_RM --extract-root xz,yaw --root-from hips --format gltf \
+  -o target/export-roll-extracted.glb --force
+for t in 0.2 0.7 1.2; do
+  "$animtune" pose "$roll" --clip Roll_RM --time "$t" --json > "target/replay-roll-$t.json"
+done
+(cd "$tools" && node ../../scripts/replay_threejs.mjs ../export-roll-extracted.glb --except root ../replay-roll-*.json)
 (cd "$tools" && node ../../scripts/replay_threejs.mjs ../export-walk.glb ../replay-walk-*.json &&
   node ../../scripts/replay_threejs.mjs ../export-run-skeleton.glb ../replay-run-*.json &&
   node ../../scripts/replay_threejs.mjs ../export-layered.glb ../replay-layered-*.json)
