@@ -730,9 +730,14 @@ fn describe_root_pass(name: &str, r: &RootPassReport) -> String {
         ),
     };
     format!(
-        "root motion: {name}: {what} (lock {}): the root travels {} and turns {:+.1}° (was {}, {:+.1}°); the hips \
-         are at most {:.1} cm from it across; every other joint within {:.5} cm of the clip before ({} keys, {} fps \
-         plus the source's key times)",
+        "root motion: {name}: {what}{} (lock {}): the root travels {} and turns {:+.1}° (was {}, {:+.1}°); the hips \
+         are at most {:.1} cm from it across; every other joint within {:.5} cm of the clip before ({} keys: {} fps, the source's \
+         key times, and more where the body turns fast)",
+        if r.added_root {
+            " (added above the hips)"
+        } else {
+            ""
+        },
         r.lock,
         travel(r.root_travel_after),
         r.root_turn_after_deg,

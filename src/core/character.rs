@@ -92,8 +92,109 @@ impl Character {
         }
     }
 
+    /// The character with a new joint named `name` (or `name` and a number, when taken) above `top`, a joint
+    /// with no parent: it rests at the identity in the skeleton's root frame, so `top` stays where it was. The new
+    /// joint comes first and every other joint moves one place down; skins (those holding `top` list the new
+    /// joint last), meshes on joints, the humanoid map and the springs follow. Returns the character and the new
+    /// joint's name.
+    pub fn with_joint_above(
+        &self,
+        top: usize,
+        name: &str,
+    ) -> Result<(Character, String), super::skeleton::SkeletonError> {
+        use super::skeleton::JointDef;
+        let s = &self.skeleton;
+        let name = std::iter::once(name.to_string())
+            .chain((1..).map(|k| format!("{name}{k}")))
+            .find(|n| s.find_by_name(n).is_none())
+            .expect("an unused name");
+        let moved = |j: usize| j + 1;
+        let joints = std::iter::once(JointDef {
+            name: name.clone(),
+            parent: None,
+            rest: super::Transform::IDENTITY,
+            deforms: false,
+        })
+        .chain((0..s.len()).map(|j| JointDef {
+            name: s.name(j).to_string(),
+            parent: match s.parent(j) {
+                Some(p) => Some(moved(p)),
+                None if j == top => Some(0),
+                None => None,
+            },
+            rest: s.rest()[j],
+            deforms: s.deforms(j),
+        }))
+        .collect();
+        let mut out = self.clone();
+        out.skeleton = Skeleton::new(joints, s.root_transform())?;
+        out.humanoid = self.humanoid.with_joints_moved(moved);
+        // Each skin holding `top` lists the new joint too (after its own, so no vertex changes joints), as a
+        // skin lists a rig's root: a file written from the character keeps it among the skeleton's joints.
+        let new_inverse_bind = s.root_transform().inverse();
+        for skin in &mut out.skins {
+            let holds_top = skin.joints.contains(&top);
+            skin.joints.iter_mut().for_each(|j| *j = moved(*j));
+            if holds_top && new_inverse_bind.is_finite() {
+                skin.joints.push(0);
+                skin.inverse_bind.push(new_inverse_bind);
+            }
+        }
+        for mesh in &mut out.meshes {
+            if let MeshPlacement::Joint { joint, .. } = &mut mesh.placement {
+                *joint = moved(*joint);
+            }
+        }
+        let springs = &mut out.springs;
+        for spring in &mut springs.springs {
+            for sj in &mut spring.joints {
+                sj.joint = moved(sj.joint);
+                sj.tail = sj.tail.map(moved);
+            }
+            spring.center = spring.center.map(moved);
+        }
+        for collider in &mut springs.colliders {
+            collider.joint = moved(collider.joint);
+        }
+        Ok((out, name))
+    }
+
     /// Twist joints between humanoid bone pairs.
     pub fn twist_chains(&self) -> Vec<TwistChain> {
         self.humanoid.twist_chains(&self.skeleton)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_joint_added_above_the_hips_leaves_every_joint_and_skin_where_it_was() {
+        let model = crate::demo::mannequin::load();
+        let c = &model.character;
+        let hips = c.humanoid.joint(super::super::HumanBone::Hips).unwrap();
+        let (with_root, name) = c.with_joint_above(hips, "Root").unwrap();
+        assert_eq!(name, "Root");
+        let (s, t) = (&c.skeleton, &with_root.skeleton);
+        assert_eq!(t.len(), s.len() + 1);
+        assert_eq!(t.name(0), "Root");
+        let before = super::super::Pose::rest(s).model_matrices(s);
+        let after = super::super::Pose::rest(t).model_matrices(t);
+        for j in 0..s.len() {
+            assert_eq!(t.name(j + 1), s.name(j));
+            assert!(before[j].abs_diff_eq(after[j + 1], 1e-6), "{}", s.name(j));
+        }
+        for (bone, joint) in c.humanoid.bones() {
+            assert_eq!(with_root.humanoid.joint(bone), Some(joint + 1));
+        }
+        for (a, b) in c.meshes.iter().zip(&with_root.meshes) {
+            let (pa, pb) = (
+                c.mesh_palette(a, &before),
+                with_root.mesh_palette(b, &after),
+            );
+            assert!(pa.iter().zip(&pb).all(|(x, y)| x.abs_diff_eq(*y, 1e-6)));
+        }
+        // A second one takes a free name.
+        let (_, second) = with_root.with_joint_above(0, "Root").unwrap();
+        assert_eq!(second, "Root1");
     }
 }

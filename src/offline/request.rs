@@ -187,6 +187,8 @@ impl BakeRequest<'_> {
         let mut notes = Vec::new();
         let mut spring_seam = None;
         let mut root_pass = None;
+        // The character with the root joint a root-motion pass added (the clip is for it; the file holds it).
+        let mut with_root = None;
         let (frames, meta, settings, loop_match) = match &self.source {
             BakeSource::Clip(index) => {
                 let source = self.clips.get(*index).ok_or_else(|| {
@@ -200,15 +202,16 @@ impl BakeRequest<'_> {
                 notes.extend(note);
                 let clip = match &self.root_pass {
                     Some(pass) => {
-                        let (passed, report) = super::root_pass::run_root_pass(
-                            character, &clip, pass,
-                        )
-                        .map_err(|e| ExportError::Invalid(format!("clip '{}': {e}", clip.name)))?;
-                        root_pass = Some(report);
-                        passed
+                        let out = super::root_pass::run_root_pass(character, &clip, pass).map_err(
+                            |e| ExportError::Invalid(format!("clip '{}': {e}", clip.name)),
+                        )?;
+                        root_pass = Some(out.report);
+                        with_root = out.character;
+                        out.clip
                     }
                     None => clip,
                 };
+                let character = with_root.as_ref().unwrap_or(character);
                 // A packed `.animclip` of a clip that runs straight between its keys is baked on those keys by
                 // default: they hold it exactly, and the packed form's prediction wants evenly spread keys more
                 // than the uniform frames the default grid would add between them (21 % smaller on the
@@ -275,6 +278,7 @@ impl BakeRequest<'_> {
                 (frames, meta, settings, None)
             }
         };
+        let character = with_root.as_ref().unwrap_or(character);
         // A VRM Animation holds the human bones on a normalized rig: the frames move onto it first, and the
         // error is measured there.
         let normalized = if self.format == ExportFormat::Vrma {

@@ -23,7 +23,7 @@ use crate::core::{Character, Clip, Interpolation, Keys, Pose, Track, Transform};
 /// of a bake's default budget, so a pass and a bake together stay within the bake's.
 pub const PASS_TOLERANCE_CM: f32 = 0.001;
 
-/// The grid rate a pass starts at; it doubles until the measure holds, up to [`MAX_PASS_FPS`].
+/// The grid rate a pass starts at; it is refined where the measure misses, down to steps of 1 / [`MAX_PASS_FPS`].
 const START_FPS: f32 = 60.0;
 /// The densest grid a pass may key, frames per second.
 const MAX_PASS_FPS: f32 = 960.0;
@@ -170,6 +170,8 @@ pub struct RootPassReport {
     pub pass: &'static str,
     /// The joint that carries root motion.
     pub root_joint: String,
+    /// True when the pass added that joint above the hips (the rig had none there).
+    pub added_root: bool,
     /// The components moved.
     pub components: Vec<&'static str>,
     /// What the root follows (an extraction).
@@ -179,7 +181,7 @@ pub struct RootPassReport {
     pub lock: &'static str,
     /// Keys on the grid, and its rate.
     pub keys: usize,
-    /// The grid's rate (frames per second), plus the source's key times.
+    /// The rate (frames per second) the grid starts from, before the source's key times and the refinements.
     pub grid_fps: f32,
     /// True when every joint was keyed (a clip that reaches the character through retargeting).
     pub resampled_all_joints: bool,
@@ -212,10 +214,10 @@ pub enum RootPassError {
     /// The character has no hips.
     #[error("the character has no humanoid Hips bone: a root pass needs to know where the body is")]
     NoHips,
-    /// The hips have no joint above them.
+    /// Into pose: the hips have no joint above them, so there is no root motion to move.
     #[error(
-        "the hips joint '{0}' has no joint above it to carry root motion; this rig needs a root joint above the \
-         hips (adding one is not supported yet)"
+        "the hips joint '{0}' has no joint above it whose motion could move into the pose (extracting root motion \
+         adds one)"
     )]
     NoRootJoint(String),
     /// A basis needs bones the character lacks.
@@ -339,12 +341,28 @@ fn decompose(m: &Mat4) -> (Vec3, Quat, Vec3) {
     (t, r.normalize(), s)
 }
 
-/// Runs `pass` over `clip` as it plays on `character`: the new clip (same name, length and loop) and the report.
+/// The name of the joint a pass adds above hips that have no joint above them (Unity's and Unreal's usual name).
+pub const ADDED_ROOT_NAME: &str = "Root";
+
+/// What a pass made.
+#[derive(Clone, Debug)]
+pub struct RootPassOutput {
+    /// The new clip: the source's name, length and loop.
+    pub clip: Clip,
+    /// What the pass did.
+    pub report: RootPassReport,
+    /// The character with the root joint the pass added above its hips (the clip is for it, and a bake writes
+    /// it); None when the rig had a joint there.
+    pub character: Option<Character>,
+}
+
+/// Runs `pass` over `clip` as it plays on `character`. When the hips have no joint above them, an extraction
+/// adds one ([`ADDED_ROOT_NAME`], resting at the identity) and the output carries that character.
 pub fn run_root_pass(
     character: &Character,
     clip: &Clip,
     pass: &RootPass,
-) -> Result<(Clip, RootPassReport), RootPassError> {
+) -> Result<RootPassOutput, RootPassError> {
     let components = pass.components();
     if components.is_empty() {
         return Err(RootPassError::NoComponent);
@@ -352,6 +370,42 @@ pub fn run_root_pass(
     if !(clip.duration > 0.0 && clip.duration.is_finite()) {
         return Err(RootPassError::Empty(clip.name.clone()));
     }
+    let hips = character
+        .humanoid
+        .joint(HumanBone::Hips)
+        .ok_or(RootPassError::NoHips)?;
+    let added = match (character.skeleton.parent(hips), pass) {
+        (Some(_), _) => None,
+        (None, RootPass::Extract { .. }) => Some(
+            character
+                .with_joint_above(hips, ADDED_ROOT_NAME)
+                .map_err(|e| RootPassError::Budget(e.to_string()))?,
+        ),
+        (None, RootPass::IntoPose { .. }) => {
+            return Err(RootPassError::NoRootJoint(
+                character.skeleton.name(hips).to_string(),
+            ));
+        }
+    };
+    let (clip, report) = match &added {
+        Some((with_root, _)) => on_character(with_root, clip, pass)?,
+        None => on_character(character, clip, pass)?,
+    };
+    let mut report = report;
+    report.added_root = added.is_some();
+    Ok(RootPassOutput {
+        clip,
+        report,
+        character: added.map(|(c, _)| c),
+    })
+}
+
+/// [`run_root_pass`] on a character whose hips have a joint above them.
+fn on_character(
+    character: &Character,
+    clip: &Clip,
+    pass: &RootPass,
+) -> Result<(Clip, RootPassReport), RootPassError> {
     let skeleton = &character.skeleton;
     let hips = character
         .humanoid
@@ -367,9 +421,14 @@ pub fn run_root_pass(
             .iter()
             .flatten()
             .all(|b| b.retarget.is_none());
-    let mut fps = START_FPS;
-    loop {
-        let grid = grid_times(clip, fps);
+    let mut grid = grid_times(clip, START_FPS);
+    // The grid is refined only between the times where the measure misses: an interval whose checks read e
+    // over the budget is split in about sqrt(e / budget) pieces (the error of a linear reading shrinks with the
+    // square of the step), down to a step of 1 / MAX_PASS_FPS.
+    let finest = 1.0 / MAX_PASS_FPS;
+    let budget = PASS_TOLERANCE_CM / 100.0;
+    let mut error_cm = f32::NAN;
+    for _ in 0..MAX_REFINEMENTS {
         super::check_sample_budget(
             grid.len() as u64 * 4,
             skeleton.len(),
@@ -377,34 +436,55 @@ pub fn run_root_pass(
         )
         .map_err(|e| RootPassError::Budget(e.to_string()))?;
         let (out, mut report) = pass_on_grid(character, clip, pass, &grid, root, hips, direct)?;
-        report.grid_fps = fps;
+        report.grid_fps = START_FPS;
         let checks = frames::distinct(frames::merged(
             &frames::between(&grid),
             &frames::source_check_times(clip),
         ));
-        let error_cm = error_below_root(character, clip, &out, root, checks) * 100.0;
+        let errors = errors_below_root(character, clip, &out, root, &checks);
+        error_cm = errors.iter().fold(0.0f32, |m, &e| m.max(e)) * 100.0;
         report.error_cm = error_cm;
         if error_cm <= PASS_TOLERANCE_CM {
             return Ok((out, report));
         }
-        if fps * 2.0 > MAX_PASS_FPS {
-            return Err(RootPassError::Tolerance { error_cm });
+        let mut worst = vec![0.0f32; grid.len().saturating_sub(1)];
+        for (&t, &e) in checks.iter().zip(&errors) {
+            let k = grid.partition_point(|&g| g <= t).clamp(1, grid.len() - 1) - 1;
+            worst[k] = worst[k].max(e);
         }
-        fps *= 2.0;
+        let mut added = Vec::new();
+        for (k, &e) in worst.iter().enumerate() {
+            let (a, b) = (grid[k], grid[k + 1]);
+            if e <= budget || b - a <= finest * 1.01 {
+                continue;
+            }
+            let most = ((b - a) / finest).ceil().max(2.0);
+            let pieces = ((e / budget).sqrt() * 1.25).ceil().clamp(2.0, most) as usize;
+            added.extend((1..pieces).map(|i| a + (b - a) * i as f32 / pieces as f32));
+        }
+        if added.is_empty() {
+            break;
+        }
+        grid = frames::distinct(frames::merged(&grid, &added));
     }
+    Err(RootPassError::Tolerance { error_cm })
 }
 
-/// The largest displacement of a 3 cm virtual point of any joint but `root` (which the pass moves), in metres,
-/// between `clip` as it plays on `character` and `out` (bound by path), at `times`.
-pub fn error_below_root(
+/// How many times a pass refines its grid before it gives up.
+const MAX_REFINEMENTS: usize = 6;
+
+/// The displacement of a 3 cm virtual point of any joint but `root` (which the pass moves), in metres, between
+/// `clip` as it plays on `character` and `out` (bound by path), at each of `times`.
+pub fn errors_below_root(
     character: &Character,
     clip: &Clip,
     out: &Clip,
     root: usize,
-    times: Vec<f32>,
-) -> f32 {
+    times: &[f32],
+) -> Vec<f32> {
     let skeleton = &character.skeleton;
-    let reference = frames::sample_frames(clip, skeleton, Some(&character.humanoid), times);
+    let reference =
+        frames::sample_frames(clip, skeleton, Some(&character.humanoid), times.to_vec());
     let binding = out.bind(skeleton, None);
     let mut pose = Pose::rest(skeleton);
     let (mut a, mut b) = (Vec::new(), Vec::new());
@@ -420,7 +500,7 @@ pub fn error_below_root(
             b[root] = a[root];
             crate::core::metric::max_vertex_error(&a, &b)
         })
-        .fold(0.0, f32::max)
+        .collect()
 }
 
 /// Uniform times at `fps` and every source key time.
@@ -601,6 +681,7 @@ fn pass_on_grid(
             RootPass::IntoPose { .. } => "into_pose",
         },
         root_joint: skeleton.name(root).to_string(),
+        added_root: false,
         components: components.names(),
         basis: match pass {
             RootPass::Extract { basis, .. } => Some(basis.name()),
@@ -647,7 +728,10 @@ mod tests {
             &frames::source_check_times(source),
         ));
         let root = character.skeleton.find_by_name("root").unwrap();
-        error_below_root(character, source, clip, root, times) * 100.0
+        errors_below_root(character, source, clip, root, &times)
+            .into_iter()
+            .fold(0.0, f32::max)
+            * 100.0
     }
 
     fn horizontal(v: [f32; 3]) -> Vec3 {
@@ -664,7 +748,11 @@ mod tests {
             components: ALL,
             lock: RootLock::Reference,
         };
-        let (in_pose, first) = run_root_pass(c, roll, &into).unwrap();
+        let RootPassOutput {
+            clip: in_pose,
+            report: first,
+            ..
+        } = run_root_pass(c, roll, &into).unwrap();
         assert_eq!(first.root_joint, "root");
         assert!(
             horizontal(first.root_travel_before).length() > 4.0,
@@ -685,7 +773,11 @@ mod tests {
             basis: RootBasis::Hips,
             lock: RootLock::Reference,
         };
-        let (extracted, report) = run_root_pass(c, &in_pose, &extract).unwrap();
+        let RootPassOutput {
+            clip: extracted,
+            report,
+            ..
+        } = run_root_pass(c, &in_pose, &extract).unwrap();
         let error = distance_cm(c, roll, &extracted);
         assert!(error <= 0.01, "{error} cm from Roll_RM");
         let root = horizontal(report.root_travel_after);
@@ -713,7 +805,9 @@ mod tests {
             basis: RootBasis::CenterOfMass,
             lock: RootLock::Zero,
         };
-        let (out, report) = run_root_pass(c, roll, &pass).unwrap();
+        let RootPassOutput {
+            clip: out, report, ..
+        } = run_root_pass(c, roll, &pass).unwrap();
         assert!(report.root_travel_after[1].abs() < 1e-6, "{report:?}");
         assert!(report.root_turn_after_deg.abs() < 1e-3, "{report:?}");
         assert!(
@@ -738,19 +832,67 @@ mod tests {
     }
 
     #[test]
-    fn a_rig_whose_hips_are_its_top_joint_is_refused_by_name() {
+    fn a_rig_whose_hips_are_its_top_joint_gets_a_root_joint_above_them() {
         let model = crate::demo::mannequin::load();
         let c = &model.character;
         let hips = c.humanoid.joint(HumanBone::Hips).unwrap();
-        if c.skeleton.parent(hips).is_some() {
-            return;
-        }
+        assert_eq!(
+            c.skeleton.parent(hips),
+            None,
+            "the mannequin's hips are its top joint"
+        );
+        let walk = model
+            .clips
+            .iter()
+            .find(|k| k.name == "WalkForward")
+            .unwrap();
         let pass = RootPass::Extract {
-            components: ALL,
+            components: RootComponents {
+                xz: true,
+                yaw: true,
+                y: false,
+            },
             basis: RootBasis::Hips,
             lock: RootLock::Reference,
         };
-        let err = run_root_pass(c, &model.clips[0], &pass).unwrap_err();
+        let out = run_root_pass(c, walk, &pass).unwrap();
+        let with_root = out.character.as_ref().expect("a character with a root");
+        assert!(out.report.added_root);
+        assert_eq!(out.report.root_joint, ADDED_ROOT_NAME);
+        let s = &with_root.skeleton;
+        let root = s.find_by_name(ADDED_ROOT_NAME).unwrap();
+        assert_eq!(
+            s.parent(with_root.humanoid.joint(HumanBone::Hips).unwrap()),
+            Some(root)
+        );
+        // Every joint but the new root where the mannequin's own walk puts it, on the mannequin itself.
+        let times = frames::uniform_times(walk.duration, 240.0);
+        let reference = frames::sample_frames(walk, &c.skeleton, Some(&c.humanoid), times.clone());
+        let binding = out.clip.bind(s, None);
+        let mut worst = 0.0f32;
+        for (&t, source) in times.iter().zip(&reference.poses) {
+            let mut pose = Pose::rest(s);
+            out.clip
+                .sample_into(&binding, t, crate::core::Wrap::Clamp, &mut pose);
+            let after = pose.model_matrices(s);
+            let before = source.model_matrices(&c.skeleton);
+            worst = worst.max(crate::core::metric::max_vertex_error(&before, &after[1..]));
+        }
+        assert!(worst * 100.0 <= 0.002, "{} cm", worst * 100.0);
+        let root_travel = horizontal(out.report.root_travel_after);
+        let hips_travel = horizontal(out.report.basis_travel.unwrap());
+        assert!(
+            hips_travel.length() > 0.5,
+            "the walk travels: {:?}",
+            out.report
+        );
+        assert!(root_travel.distance(hips_travel) < 1e-4, "{:?}", out.report);
+        // Moving root motion into the pose needs a root that has some.
+        let into = RootPass::IntoPose {
+            components: ALL,
+            lock: RootLock::Reference,
+        };
+        let err = run_root_pass(c, walk, &into).unwrap_err();
         assert!(matches!(err, RootPassError::NoRootJoint(_)), "{err}");
     }
 

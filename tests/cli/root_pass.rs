@@ -94,19 +94,7 @@ fn root_motion_moved_into_the_pose_then_extracted_again_returns_to_the_root_join
                 "pose", file, "--clip", clip, "--time", t, "--json",
             ]))
         };
-        let a = pose(q, "Roll_RM");
-        let b = pose(extracted, "0");
-        for joint in a["joints"].as_array().unwrap() {
-            if joint["name"] == "root" {
-                continue;
-            }
-            let other = common::pose_joint(&b, "name", joint["name"].as_str().unwrap());
-            for i in 0..3 {
-                let d = joint["model"]["translation"][i].as_f64().unwrap()
-                    - other["model"]["translation"][i].as_f64().unwrap();
-                assert!(d.abs() < 1e-4, "{} at {t} s: {d} m", joint["name"]);
-            }
-        }
+        assert_same_joints_but(&pose(q, "Roll_RM"), &pose(extracted, "0"), "root", 1e-4);
     }
 }
 
@@ -161,14 +149,14 @@ fn root_pass_flags_are_refused_by_name() {
         ]),
         &["--extract-root", "--foot-lock"],
     );
-    // The mannequin's hips are its top joint: nothing above them can carry root motion.
+    // The mannequin's hips are its top joint: it has no root motion to move into the pose.
     assert_clean_failure(
         &animtune(&[
             "bake",
             "mannequin",
             "--clip",
             "WalkForward",
-            "--extract-root",
+            "--root-into-pose",
             "xz",
             "-o",
             out,
@@ -176,4 +164,114 @@ fn root_pass_flags_are_refused_by_name() {
         &["WalkForward", "no joint above it"],
     );
     assert!(!std::path::Path::new(out).exists());
+}
+
+/// Every joint of `a` but `except` at the model-space position `b` (a `pose --json` of another file) gives the
+/// joint of the same name, within `tolerance_m` per axis.
+fn assert_same_joints_but(
+    a: &serde_json::Value,
+    b: &serde_json::Value,
+    except: &str,
+    tolerance_m: f64,
+) {
+    for joint in a["joints"].as_array().unwrap() {
+        if joint["name"] == except {
+            continue;
+        }
+        let other = common::pose_joint(b, "name", joint["name"].as_str().unwrap());
+        for i in 0..3 {
+            let d = joint["model"]["translation"][i].as_f64().unwrap()
+                - other["model"]["translation"][i].as_f64().unwrap();
+            assert!(d.abs() < tolerance_m, "{}: {d} m", joint["name"]);
+        }
+    }
+}
+
+#[test]
+fn extracting_root_motion_on_a_rig_without_a_root_adds_one_above_the_hips() {
+    let dir = common::temp_dir("root-pass-added");
+    let out = dir.join("walk.glb");
+    let out = out.to_str().unwrap();
+    let json = json_of(&animtune(&[
+        "bake",
+        "mannequin",
+        "--clip",
+        "WalkForward",
+        "--extract-root",
+        "xz,yaw",
+        "--format",
+        "gltf",
+        "-o",
+        out,
+        "--json",
+    ]));
+    let report = &json[0]["root_pass"];
+    assert_eq!(report["added_root"], true, "{report}");
+    assert_eq!(report["root_joint"], "Root");
+    let joints = json_of(&animtune(&["inspect", out, "--json"]))["joints"].clone();
+    let root = joints
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|j| j["name"] == "Root")
+        .expect("the written file has the added root among its joints");
+    let hips = joints
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|j| j["human_bone"] == "Hips")
+        .unwrap();
+    assert_eq!(hips["parent"], root["index"]);
+    let clip = first_clip(out);
+    assert!(horizontal_speed(&clip["root_joint_motion"]) > 0.5, "{clip}");
+    for t in ["0.2", "0.6"] {
+        let pose = |file: &str, clip: &str| {
+            json_of(&animtune(&[
+                "pose", file, "--clip", clip, "--time", t, "--json",
+            ]))
+        };
+        assert_same_joints_but(
+            &pose("mannequin", "WalkForward"),
+            &pose(out, "0"),
+            "Root",
+            1e-4,
+        );
+    }
+}
+
+#[test]
+#[ignore = "extended: needs ANIMTUNE_EXTRA_ASSETS"]
+fn a_mixamo_fbx_take_gets_a_root_joint_carrying_its_travel_and_turn() {
+    let dir = common::temp_dir("root-pass-mixamo");
+    let fbx = common::extra_asset("fbx/mixamo.fbx");
+    let fbx = fbx.to_str().unwrap();
+    let out = dir.join("mixamo.glb");
+    let out = out.to_str().unwrap();
+    let json = json_of(&animtune(&[
+        "bake",
+        fbx,
+        "--clip",
+        "0",
+        "--crop",
+        "0,3",
+        "--extract-root",
+        "xz,yaw",
+        "--format",
+        "gltf",
+        "-o",
+        out,
+        "--json",
+    ]));
+    let report = &json[0]["root_pass"];
+    assert_eq!(report["added_root"], true, "{report}");
+    assert!(report["error_cm"].as_f64().unwrap() <= 0.001, "{report}");
+    for t in ["0.5", "1.7", "2.9"] {
+        let a = json_of(&animtune(&[
+            "pose", fbx, "--clip", "0", "--time", t, "--json",
+        ]));
+        let b = json_of(&animtune(&[
+            "pose", out, "--clip", "0", "--time", t, "--json",
+        ]));
+        assert_same_joints_but(&a, &b, "Root", 1e-4);
+    }
 }

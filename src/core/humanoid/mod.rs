@@ -173,6 +173,15 @@ impl HumanoidMap {
         Ok(self)
     }
 
+    /// The same mapping on a skeleton whose joints moved: each joint `j` is now `new_index(j)`.
+    pub fn with_joints_moved(&self, new_index: impl Fn(usize) -> usize) -> Self {
+        let mut out = self.clone();
+        for j in out.bones.values_mut() {
+            *j = new_index(*j);
+        }
+        out
+    }
+
     /// The joint that plays a bone.
     pub fn joint(&self, bone: HumanBone) -> Option<usize> {
         self.bones.get(&bone).copied()
