@@ -132,6 +132,9 @@ pub enum Command {
     SplitTake(usize),
     /// Remove a clip made from a take, by its loaded name.
     RemoveSplit(String),
+    /// Make a clip from the take of clip `index` with a root-motion pass over it (root motion extracted onto the
+    /// joint above the hips, or moved into the pose).
+    RootPassClip(usize, crate::core::root_pass::RootPass),
     /// One clip's settings (crop, cycle offset, loop pose), by clip name: undoable, saved in presets.
     SetClipSettings {
         /// The clip's name.

@@ -683,7 +683,7 @@ pub fn run(args: &BakeArgs) -> Result<()> {
             );
         }
         if let (Some(report), false) = (&outcome.root_pass, args.json) {
-            outln!("{}", describe_root_pass(names[index], report));
+            outln!("root motion: {}: {}", names[index], report.summary());
         }
         let encoded = outcome.encoded;
         within_tolerance(&encoded, &out, args)?;
@@ -712,42 +712,6 @@ pub fn run(args: &BakeArgs) -> Result<()> {
         print_table(&written);
     }
     Ok(())
-}
-
-/// One line on what a root-motion pass did to clip `name`.
-fn describe_root_pass(name: &str, r: &RootPassReport) -> String {
-    let travel = |v: [f32; 3]| format!("{:.3} m across, {:+.3} m up", v[0].hypot(v[2]), v[1]);
-    let what = match r.basis {
-        Some(basis) => format!(
-            "{} extracted from the {basis} onto '{}'",
-            r.components.join(", "),
-            r.root_joint
-        ),
-        None => format!(
-            "{} of '{}' moved into the pose",
-            r.components.join(", "),
-            r.root_joint
-        ),
-    };
-    format!(
-        "root motion: {name}: {what}{} (lock {}): the root travels {} and turns {:+.1}° (was {}, {:+.1}°); the hips \
-         are at most {:.1} cm from it across; every other joint within {:.5} cm of the clip before ({} keys: {} fps, the source's \
-         key times, and more where the body turns fast)",
-        if r.added_root {
-            " (added above the hips)"
-        } else {
-            ""
-        },
-        r.lock,
-        travel(r.root_travel_after),
-        r.root_turn_after_deg,
-        travel(r.root_travel_before),
-        r.root_turn_before_deg,
-        r.hips_from_root_max_cm,
-        r.error_cm,
-        r.keys,
-        r.grid_fps
-    )
 }
 
 fn print_table(w: &[Written]) {

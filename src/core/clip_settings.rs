@@ -691,12 +691,15 @@ mod tests {
 }
 
 /// Another clip made from a take (Unity's clip list: several clips from one take, each with its own settings): a
-/// copy of the loaded clip `take`, named `name` as if loaded so, whose crop and other settings are the clip
-/// settings under `name`.
+/// copy of the loaded clip `take`, or a root-motion pass over it, named `name` as if loaded so, whose crop and
+/// other settings are the clip settings under `name`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ClipSplit {
     /// The take: a loaded clip's name.
     pub take: String,
     /// The new clip's name.
     pub name: String,
+    /// A root-motion pass the new clip is made with (None: a copy).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub root_pass: Option<super::root_pass::RootPass>,
 }

@@ -15,6 +15,7 @@ pub mod metric;
 pub mod morph;
 pub mod naming;
 pub mod pose;
+pub mod root_pass;
 pub mod skeleton;
 pub mod spring;
 pub mod transform;

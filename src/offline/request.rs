@@ -89,10 +89,20 @@ pub fn apply_clip_settings(
     (clips, notes)
 }
 
-/// `clips` followed by the clips `splits` make from their takes (copies named as the split says), or why one
-/// cannot be made: its take is not among the clips, or its name is taken.
-pub fn with_splits(clips: &[Clip], splits: &[crate::core::ClipSplit]) -> Result<Vec<Clip>, String> {
+/// What [`with_splits`] made: the clips, and each root-motion pass's report by the clip it made.
+pub type SplitClips = (Vec<Clip>, Vec<(String, super::root_pass::RootPassReport)>);
+
+/// `clips` followed by the clips `splits` make from their takes: copies named as the split says, or a split's
+/// root-motion pass over its take on `character`, with the passes' reports; or why one cannot be made: its take
+/// is not among the clips, its name is taken, or its pass cannot run (a rig without a joint above the hips
+/// would need one added, which only a bake does).
+pub fn with_splits(
+    character: &Character,
+    clips: &[Clip],
+    splits: &[crate::core::ClipSplit],
+) -> Result<SplitClips, String> {
     let mut out = clips.to_vec();
+    let mut reports = Vec::new();
     for split in splits {
         if split.name.trim().is_empty() {
             return Err(format!(
@@ -112,11 +122,28 @@ pub fn with_splits(clips: &[Clip], splits: &[crate::core::ClipSplit]) -> Result<
                 split.name, split.take
             )
         })?;
-        let mut copy = take.clone();
-        copy.name = split.name.clone();
-        out.push(copy);
+        let mut made = match &split.root_pass {
+            Some(pass) => {
+                let passed =
+                    super::root_pass::run_root_pass(character, take, pass).map_err(|e| {
+                        format!("clip '{}' (from take '{}'): {e}", split.name, split.take)
+                    })?;
+                if passed.character.is_some() {
+                    return Err(format!(
+                        "clip '{}' (from take '{}'): the rig has no joint above its hips to carry root motion; \
+                         only a bake adds one (bake --extract-root)",
+                        split.name, split.take
+                    ));
+                }
+                reports.push((split.name.clone(), passed.report));
+                passed.clip
+            }
+            None => take.clone(),
+        };
+        made.name = split.name.clone();
+        out.push(made);
     }
-    Ok(out)
+    Ok((out, reports))
 }
 
 /// The first clip layer of `layers` whose clip (or additive reference clip) is not among `clips` (the clips as

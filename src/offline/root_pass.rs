@@ -17,6 +17,7 @@ use serde::Serialize;
 use super::frames::{self, Frames};
 use crate::analysis::root_motion::yaw_of;
 use crate::core::humanoid::HumanBone;
+pub use crate::core::root_pass::{RootBasis, RootComponents, RootLock, RootPass};
 use crate::core::{Character, Clip, Interpolation, Keys, Pose, Track, Transform};
 
 /// The largest displacement of a 3 cm virtual point a pass may leave against its source, centimetres: a tenth
@@ -27,141 +28,6 @@ pub const PASS_TOLERANCE_CM: f32 = 0.001;
 const START_FPS: f32 = 60.0;
 /// The densest grid a pass may key, frames per second.
 const MAX_PASS_FPS: f32 = 960.0;
-
-/// Which parts of the root's motion a pass moves (Unity's Root Transform Rotation, Position (Y), Position (XZ)).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
-#[serde(default)]
-pub struct RootComponents {
-    /// Horizontal travel.
-    pub xz: bool,
-    /// Turn about the vertical.
-    pub yaw: bool,
-    /// Height.
-    pub y: bool,
-}
-
-impl RootComponents {
-    /// Reads a comma-separated list of `xz`, `yaw` and `y` (at least one).
-    pub fn parse(text: &str) -> Result<Self, String> {
-        let mut out = RootComponents::default();
-        for part in text.split(',').map(str::trim) {
-            match part {
-                "xz" => out.xz = true,
-                "yaw" => out.yaw = true,
-                "y" => out.y = true,
-                other => {
-                    return Err(format!(
-                        "'{other}' is not a root component (use xz, yaw and y, comma-separated)"
-                    ));
-                }
-            }
-        }
-        if out.is_empty() {
-            return Err("name at least one root component: xz, yaw or y".into());
-        }
-        Ok(out)
-    }
-
-    /// True when no component is chosen.
-    pub fn is_empty(&self) -> bool {
-        !(self.xz || self.yaw || self.y)
-    }
-
-    /// The chosen components' names, in the order `xz, yaw, y`.
-    pub fn names(&self) -> Vec<&'static str> {
-        [(self.xz, "xz"), (self.yaw, "yaw"), (self.y, "y")]
-            .into_iter()
-            .filter_map(|(on, name)| on.then_some(name))
-            .collect()
-    }
-}
-
-/// What the extracted root follows (Unity's "Based Upon").
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RootBasis {
-    /// The hips joint (Unity's body orientation and position).
-    #[default]
-    Hips,
-    /// The humanoid's centre of mass: each bone from its humanoid parent a segment weighted by its rest length,
-    /// at its midpoint.
-    CenterOfMass,
-    /// The feet: their midpoint horizontally, the lower foot's height.
-    Feet,
-}
-
-impl RootBasis {
-    /// The name the CLI and reports use.
-    pub fn name(self) -> &'static str {
-        match self {
-            RootBasis::Hips => "hips",
-            RootBasis::CenterOfMass => "mass",
-            RootBasis::Feet => "feet",
-        }
-    }
-}
-
-/// Where the root stands when its motion is taken away (Unreal's root lock).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RootLock {
-    /// Its rest (reference) pose.
-    #[default]
-    Reference,
-    /// Where the clip puts it at its first frame.
-    FirstFrame,
-    /// At the model's origin, turned as in its rest pose.
-    Zero,
-}
-
-impl RootLock {
-    /// The name the CLI and reports use.
-    pub fn name(self) -> &'static str {
-        match self {
-            RootLock::Reference => "ref",
-            RootLock::FirstFrame => "first",
-            RootLock::Zero => "zero",
-        }
-    }
-}
-
-/// One root-motion pass.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case", tag = "pass")]
-pub enum RootPass {
-    /// The body's motion onto the root joint.
-    Extract {
-        /// What moves onto the root.
-        components: RootComponents,
-        /// What the root follows.
-        basis: RootBasis,
-        /// Where the root starts.
-        lock: RootLock,
-    },
-    /// The root joint's motion into the joints below it.
-    IntoPose {
-        /// What moves into the pose.
-        components: RootComponents,
-        /// Where the root stays.
-        lock: RootLock,
-    },
-}
-
-impl RootPass {
-    fn components(&self) -> RootComponents {
-        match *self {
-            RootPass::Extract { components, .. } | RootPass::IntoPose { components, .. } => {
-                components
-            }
-        }
-    }
-
-    fn lock(&self) -> RootLock {
-        match *self {
-            RootPass::Extract { lock, .. } | RootPass::IntoPose { lock, .. } => lock,
-        }
-    }
-}
 
 /// What a pass did, for reports (lengths in metres, angles in degrees, in the character's model space).
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -200,6 +66,67 @@ pub struct RootPassReport {
     pub hips_from_root_max_cm: f32,
     /// The largest displacement of a 3 cm virtual point against the source, centimetres.
     pub error_cm: f32,
+}
+
+impl RootPassReport {
+    /// The figures that matter before and after, short enough for a status line: the root's travel and turn,
+    /// and how far any other joint moved.
+    pub fn brief(&self) -> String {
+        let across = |v: [f32; 3]| v[0].hypot(v[2]);
+        format!(
+            "{} {} '{}'{}: the root travels {:.2} m and turns {:+.1}° (was {:.2} m, {:+.1}°); every other joint \
+             within {:.4} cm",
+            self.components.join(", "),
+            match self.basis {
+                Some(basis) => format!("from the {basis} onto"),
+                None => "into the pose from".to_string(),
+            },
+            self.root_joint,
+            if self.added_root { " (added)" } else { "" },
+            across(self.root_travel_after),
+            self.root_turn_after_deg,
+            across(self.root_travel_before),
+            self.root_turn_before_deg,
+            self.error_cm
+        )
+    }
+
+    /// What the pass did, in one line: the components and basis, the root's travel and turn before and after,
+    /// how far the hips get from it, and the error against the clip before.
+    pub fn summary(&self) -> String {
+        let travel = |v: [f32; 3]| format!("{:.3} m across, {:+.3} m up", v[0].hypot(v[2]), v[1]);
+        let what = match self.basis {
+            Some(basis) => format!(
+                "{} extracted from the {basis} onto '{}'",
+                self.components.join(", "),
+                self.root_joint
+            ),
+            None => format!(
+                "{} of '{}' moved into the pose",
+                self.components.join(", "),
+                self.root_joint
+            ),
+        };
+        format!(
+            "{what}{} (lock {}): the root travels {} and turns {:+.1}° (was {}, {:+.1}°); the hips are at \
+             most {:.1} cm from it across; every other joint within {:.5} cm of the clip before ({} keys: {} fps, \
+             the source's key times, and more where the body turns fast)",
+            if self.added_root {
+                " (added above the hips)"
+            } else {
+                ""
+            },
+            self.lock,
+            travel(self.root_travel_after),
+            self.root_turn_after_deg,
+            travel(self.root_travel_before),
+            self.root_turn_before_deg,
+            self.hips_from_root_max_cm,
+            self.error_cm,
+            self.keys,
+            self.grid_fps
+        )
+    }
 }
 
 /// Why a pass cannot run.
@@ -765,11 +692,7 @@ mod tests {
         assert!(first.root_turn_after_deg.abs() < 1e-3, "{first:?}");
         assert!(distance_cm(c, roll, &in_pose) <= PASS_TOLERANCE_CM);
         let extract = RootPass::Extract {
-            components: RootComponents {
-                xz: true,
-                yaw: true,
-                y: false,
-            },
+            components: RootComponents::TRAVEL_AND_TURN,
             basis: RootBasis::Hips,
             lock: RootLock::Reference,
         };
@@ -847,11 +770,7 @@ mod tests {
             .find(|k| k.name == "WalkForward")
             .unwrap();
         let pass = RootPass::Extract {
-            components: RootComponents {
-                xz: true,
-                yaw: true,
-                y: false,
-            },
+            components: RootComponents::TRAVEL_AND_TURN,
             basis: RootBasis::Hips,
             lock: RootLock::Reference,
         };

@@ -11,6 +11,7 @@ mod export;
 mod feet;
 mod malformed;
 mod paths_agree;
+mod repairs;
 mod states;
 mod ui;
 mod ui_panels;

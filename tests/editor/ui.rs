@@ -710,6 +710,15 @@ fn a_preset_remembers_the_files_its_clips_came_from() {
 }
 
 /// Index of the clip called `name` in the open document's clip list.
+/// Plays the clip named `name` and opens the Clip tab on it.
+pub fn play_in_clip_tab(h: &mut Harness<'static, AnimtuneApp>, name: &str) {
+    let index = clip_index(h, name);
+    h.state_mut().send(Command::PlayClip(Some(index)));
+    h.run_steps(2);
+    h.get_by_label("Clip").click();
+    h.run_steps(2);
+}
+
 pub fn clip_index(h: &Harness<'static, AnimtuneApp>, name: &str) -> usize {
     h.state()
         .editor()
@@ -1737,11 +1746,7 @@ fn the_scene_panel_keeps_the_skeleton_in_reach_with_many_clips() {
 fn a_number_typed_into_a_field_applies_on_enter_as_one_undo_step() {
     let mut h = harness();
     h.run_steps(2);
-    let walk = clip_index(&h, "WalkForward");
-    h.state_mut().send(Command::PlayClip(Some(walk)));
-    h.run_steps(2);
-    h.get_by_label("Clip").click();
-    h.run_steps(2);
+    play_in_clip_tab(&mut h, "WalkForward");
     let offset = |h: &Harness<'static, AnimtuneApp>| {
         h.state()
             .editor()

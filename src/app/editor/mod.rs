@@ -253,6 +253,7 @@ impl EditorState {
                 | Command::PlayClip(_)
                 | Command::PlayBlend
                 | Command::SplitTake(_)
+                | Command::RootPassClip(..)
                 | Command::RemoveSplit(_)
                 | Command::Transport(
                     Transport::Stop
@@ -368,6 +369,7 @@ impl EditorState {
             Command::SetHipsPlacement(p) => self.set_hips_placement(p),
             Command::SetClipSettings { clip, settings } => self.set_clip_settings(clip, settings),
             Command::SplitTake(index) => self.split_take(index),
+            Command::RootPassClip(index, pass) => self.root_pass_clip(index, pass),
             Command::RemoveSplit(name) => self.remove_split(&name),
             Command::ChooseFile(_) => {}
             Command::SetClipRootMotion(mode) => {
@@ -792,6 +794,7 @@ impl EditorState {
         // Clips made from takes belong to the model whose takes they copy.
         self.doc.tuning.clip_splits.clear();
         self.doc.applied_splits.clear();
+        self.doc.root_pass_reports.clear();
         self.doc.clips = crate::offline::apply_clip_settings(
             &self.doc.model.character,
             &self.doc.source_clips,
@@ -878,6 +881,9 @@ impl EditorState {
         self.doc
             .source_clips
             .retain(|c| !gone.contains(&c.name.as_str()));
+        for name in &gone {
+            self.doc.root_pass_reports.remove(*name);
+        }
         let kept: Vec<crate::core::ClipSplit> = applied
             .iter()
             .filter(|s| wanted.contains(s))
@@ -888,10 +894,15 @@ impl EditorState {
             .filter(|s| !kept.contains(s))
             .cloned()
             .collect();
-        match crate::offline::request::with_splits(&self.doc.source_clips, &new) {
-            Ok(all) => {
+        match crate::offline::request::with_splits(
+            &self.doc.model.character,
+            &self.doc.source_clips,
+            &new,
+        ) {
+            Ok((all, reports)) => {
                 self.doc.source_clips = all;
                 self.doc.applied_splits = wanted;
+                self.doc.root_pass_reports.extend(reports);
             }
             Err(e) => {
                 self.session.report(format!("{}: {e}", self.doc.name), true);
@@ -929,24 +940,10 @@ impl EditorState {
             .find(|s| s.name == source.name)
             .map_or_else(|| source.name.clone(), |s| s.take.clone());
         let shown = self.doc.clips[index].name.clone();
-        let taken = |n: &str| {
-            self.doc.clips.iter().any(|c| c.name == n)
-                || self.doc.source_clips.iter().any(|c| c.name == n)
-        };
-        let Some(name) = (2..10_000)
-            .map(|k| format!("{shown} {k}"))
-            .find(|n| !taken(n))
-        else {
+        let Some(name) = self.free_clip_name((2..10_000).map(|k| format!("{shown} {k}"))) else {
             return;
         };
-        let mut settings = self
-            .doc
-            .tuning
-            .clip_settings
-            .get(&source.name)
-            .cloned()
-            .unwrap_or_default();
-        settings.name = None;
+        let mut settings = self.copied_settings(&source.name);
         if let Some([a, b]) = self.session.eval.play_range() {
             let offset = settings.start.unwrap_or(0.0);
             settings.start = Some(offset + a).filter(|&t| t > 0.0);
@@ -956,6 +953,7 @@ impl EditorState {
         self.doc.tuning.clip_splits.push(crate::core::ClipSplit {
             take,
             name: name.clone(),
+            root_pass: None,
         });
         if !settings.is_identity() {
             self.doc.tuning.clip_settings.insert(name.clone(), settings);
@@ -968,6 +966,72 @@ impl EditorState {
         self.play_loaded_clip(&name);
         self.session
             .report(format!("Made clip {name} from take {shown}"), false);
+    }
+
+    /// The first of `names` that no clip has (as loaded or as its settings name it).
+    fn free_clip_name(&self, mut names: impl Iterator<Item = String>) -> Option<String> {
+        names.find(|n| {
+            !(self.doc.clips.iter().any(|c| c.name == *n)
+                || self.doc.source_clips.iter().any(|c| c.name == *n))
+        })
+    }
+
+    /// The settings a new clip made from the loaded clip `name` starts with: that clip's, without its new name.
+    fn copied_settings(&self, name: &str) -> crate::core::ClipSettings {
+        let mut settings = self
+            .doc
+            .tuning
+            .clip_settings
+            .get(name)
+            .cloned()
+            .unwrap_or_default();
+        settings.name = None;
+        settings
+    }
+
+    /// Makes a clip from the clip at `index` (as loaded) with a root-motion pass over it, named "<clip> (root
+    /// extracted)" or "<clip> (root in pose)", with the clip's settings, in one undo step; it then plays, and the
+    /// status bar gives the pass's figures before and after. A pass that cannot run is reported and makes nothing.
+    fn root_pass_clip(&mut self, index: usize, pass: crate::core::root_pass::RootPass) {
+        let Some(source) = self.doc.source_clips.get(index) else {
+            return;
+        };
+        let take = source.name.clone();
+        let shown = self.doc.clips[index].name.clone();
+        let what = match pass {
+            crate::core::root_pass::RootPass::Extract { .. } => "root extracted",
+            crate::core::root_pass::RootPass::IntoPose { .. } => "root in pose",
+        };
+        let Some(name) = self.free_clip_name(
+            std::iter::once(format!("{shown} ({what})"))
+                .chain((2..10_000).map(|k| format!("{shown} ({what} {k})"))),
+        ) else {
+            return;
+        };
+        let settings = self.copied_settings(&take);
+        self.history.before_edit(&self.doc.tuning);
+        self.doc.tuning.clip_splits.push(crate::core::ClipSplit {
+            take,
+            name: name.clone(),
+            root_pass: Some(pass),
+        });
+        if !settings.is_identity() {
+            self.doc.tuning.clip_settings.insert(name.clone(), settings);
+        }
+        self.doc.revision += 1;
+        self.tuning_replaced();
+        let Some(report) = self.doc.root_pass_reports.get(&name).cloned() else {
+            // The pass could not run (reported by the sync): nothing was made, nothing to undo.
+            self.doc.tuning.clip_splits.retain(|s| s.name != name);
+            self.doc.tuning.clip_settings.remove(&name);
+            self.tuning_replaced();
+            self.history.close(&self.doc.tuning);
+            return;
+        };
+        self.history.close(&self.doc.tuning);
+        self.play_loaded_clip(&name);
+        self.session
+            .report(format!("Made clip {name}: {}", report.brief()), false);
     }
 
     /// Removes a clip made from a take (its settings go with it), in one undo step.

@@ -105,6 +105,8 @@ pub struct Document {
     pub source_clips: Vec<Clip>,
     /// The splits whose copies `source_clips` holds now (the tuning's after each change).
     pub applied_splits: Vec<crate::core::ClipSplit>,
+    /// What each root-motion pass of those splits did, by the clip it made.
+    pub root_pass_reports: BTreeMap<String, crate::offline::root_pass::RootPassReport>,
 }
 
 impl Document {
@@ -129,6 +131,7 @@ impl Document {
                 state_machine: None,
             },
             applied_splits: Vec::new(),
+            root_pass_reports: BTreeMap::new(),
             generation: 0,
             revision: 0,
         }

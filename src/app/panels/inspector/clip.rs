@@ -8,12 +8,32 @@ use crate::app::command::{Command, Commands};
 use crate::app::editor::EditorState;
 use crate::core::ClipSettings;
 use crate::core::clip_settings::MAX_ROOT_OFFSET_M;
+use crate::core::root_pass::{RootBasis, RootComponents, RootLock, RootPass};
 
 /// The Clip tab's state.
 #[derive(Default)]
 pub struct ClipPanel {
     /// The name being typed, for the clip at that index: it applies on Enter or when the field loses focus.
     name_edit: Option<(usize, String)>,
+    /// The root-motion pass the Root motion rows will run.
+    root: RootDraft,
+}
+
+/// The root-motion rows' choices.
+struct RootDraft {
+    components: RootComponents,
+    basis: RootBasis,
+    lock: RootLock,
+}
+
+impl Default for RootDraft {
+    fn default() -> Self {
+        RootDraft {
+            components: RootComponents::TRAVEL_AND_TURN,
+            basis: RootBasis::Hips,
+            lock: RootLock::Reference,
+        }
+    }
 }
 
 /// Tracks without a joint listed at most.
@@ -57,6 +77,7 @@ pub fn ui(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands, panel: &mut Cl
     ));
     settings(ui, e, i, out, panel);
     takes(ui, e, i, out);
+    root_motion(ui, e, i, out, &mut panel.root);
     ui.separator();
     ui.label(format!(
         "Tracks without a joint: {}",
@@ -93,17 +114,162 @@ fn takes(ui: &mut egui::Ui, e: &EditorState, i: usize, out: &mut Commands) {
         {
             out.push(Command::SplitTake(i));
         }
-        if let Some(split) = split {
-            ui.label(format!("made from take {}", split.take));
-            if ui
+        if let Some(split) = split
+            && ui
                 .button("Remove clip")
                 .on_hover_text("Remove this clip made from a take (its take stays)")
                 .clicked()
-            {
-                out.push(Command::RemoveSplit(split.name.clone()));
-            }
+        {
+            out.push(Command::RemoveSplit(split.name.clone()));
         }
     });
+    if let Some(split) = split {
+        match e.doc().root_pass_reports.get(&split.name) {
+            Some(report) => {
+                ui.label(format!(
+                    "Made from take {} with a root-motion pass: {}",
+                    split.take,
+                    report.brief()
+                ))
+                .on_hover_text(report.summary());
+            }
+            None => {
+                ui.label(format!("Made from take {}", split.take));
+            }
+        }
+    }
+}
+
+/// Label of the button that makes a clip with root motion extracted.
+pub const EXTRACT_ROOT_LABEL: &str = "Extract root motion";
+/// Label of the button that makes a clip with the root's motion moved into the pose.
+pub const ROOT_INTO_POSE_LABEL: &str = "Root motion into pose";
+
+/// Root motion as Unity's Root Transform options and Unreal's root lock have it: which components, what the root
+/// follows and where it is locked, and two actions that each make a new clip from this one (its take, with its
+/// settings): root motion extracted onto the joint above the hips, or that joint's motion moved into the pose.
+fn root_motion(
+    ui: &mut egui::Ui,
+    e: &EditorState,
+    i: usize,
+    out: &mut Commands,
+    draft: &mut RootDraft,
+) {
+    ui.separator();
+    let character = &e.doc().model.character;
+    let root = character
+        .humanoid
+        .joint(crate::core::HumanBone::Hips)
+        .and_then(|h| character.skeleton.parent(h));
+    ui.label(match root {
+        Some(j) => format!("Root motion (joint {})", character.skeleton.name(j)),
+        None => "Root motion".to_string(),
+    })
+    .on_hover_text(
+        "Move the clip's travel between the hips and the root joint above them: Extract puts the chosen parts of \
+         the body's motion on the root (what engines' root motion plays), Into pose moves the root's motion \
+         into the body. Every other joint stays where the clip puts it. Each makes a new clip; saved in presets",
+    );
+    egui::Grid::new("root_motion_pass")
+        .num_columns(2)
+        .show(ui, |ui| {
+            ui.label("Components");
+            ui.horizontal(|ui| {
+                let c = &mut draft.components;
+                ui.checkbox(&mut c.xz, "XZ")
+                    .on_hover_text("Horizontal travel (Unity's Root Transform Position (XZ))");
+                ui.checkbox(&mut c.yaw, "Yaw")
+                    .on_hover_text("Turn about the vertical (Root Transform Rotation)");
+                ui.checkbox(&mut c.y, "Y")
+                    .on_hover_text("Height (Root Transform Position (Y))");
+            });
+            ui.end_row();
+            ui.label("Based upon");
+            egui::ComboBox::from_id_salt("root_basis")
+                .selected_text(basis_label(draft.basis))
+                .show_ui(ui, |ui| {
+                    for b in [RootBasis::Hips, RootBasis::CenterOfMass, RootBasis::Feet] {
+                        ui.selectable_value(&mut draft.basis, b, basis_label(b));
+                    }
+                })
+                .response
+                .on_hover_text("What the extracted root follows (Unity's Based Upon)");
+            ui.end_row();
+            ui.label("Root lock");
+            egui::ComboBox::from_id_salt("root_lock")
+                .selected_text(lock_label(draft.lock))
+                .show_ui(ui, |ui| {
+                    for l in [RootLock::Reference, RootLock::FirstFrame, RootLock::Zero] {
+                        ui.selectable_value(&mut draft.lock, l, lock_label(l));
+                    }
+                })
+                .response
+                .on_hover_text(
+                    "Where the root stands with the motion taken from it (Unreal's Root Lock)",
+                );
+            ui.end_row();
+        });
+    let chosen = !draft.components.is_empty();
+    let why_not = if !chosen {
+        Some("Choose at least one component")
+    } else if root.is_none() {
+        Some(
+            "This rig's hips are its top joint: there is no root joint to carry root motion. `animtune bake \
+             --extract-root` adds one above the hips in the file it writes",
+        )
+    } else {
+        None
+    };
+    // One button a row: side by side they run off a narrow inspector.
+    ui.vertical(|ui| {
+        let extract = ui
+            .add_enabled(why_not.is_none(), egui::Button::new(EXTRACT_ROOT_LABEL))
+            .on_hover_text(
+                "A new clip with the chosen components of the body's motion on the root joint",
+            )
+            .on_disabled_hover_text(why_not.unwrap_or_default());
+        if extract.clicked() {
+            out.push(Command::RootPassClip(
+                i,
+                RootPass::Extract {
+                    components: draft.components,
+                    basis: draft.basis,
+                    lock: draft.lock,
+                },
+            ));
+        }
+        let into = ui
+            .add_enabled(why_not.is_none(), egui::Button::new(ROOT_INTO_POSE_LABEL))
+            .on_hover_text(
+                "A new clip with the root joint's motion (the chosen components) in the body",
+            )
+            .on_disabled_hover_text(why_not.unwrap_or_default());
+        if into.clicked() {
+            out.push(Command::RootPassClip(
+                i,
+                RootPass::IntoPose {
+                    components: draft.components,
+                    lock: draft.lock,
+                },
+            ));
+        }
+    });
+}
+
+fn basis_label(b: RootBasis) -> &'static str {
+    match b {
+        RootBasis::Hips => "Hips (body)",
+        RootBasis::CenterOfMass => "Centre of mass",
+        RootBasis::Feet => "Feet",
+    }
+}
+
+fn lock_label(l: RootLock) -> &'static str {
+    match l {
+        RootLock::Reference => "Reference pose",
+        RootLock::FirstFrame => "First frame",
+        RootLock::Zero => "Zero",
+    }
 }
 
 /// Label of the take bar (for tests and screen readers).

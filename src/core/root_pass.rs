@@ -1,0 +1,149 @@
+//! What a root-motion pass asks for, as Unity's Root Transform options and Unreal's root lock name it: which
+//! components move (XZ travel, yaw, Y), what an extracted root follows, and where the root stands. The pass
+//! itself runs in `offline::root_pass`; presets keep these settings over a source clip, not its frames.
+
+use serde::Serialize;
+
+/// Which parts of the root's motion a pass moves (Unity's Root Transform Rotation, Position (Y), Position (XZ)).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct RootComponents {
+    /// Horizontal travel.
+    pub xz: bool,
+    /// Turn about the vertical.
+    pub yaw: bool,
+    /// Height.
+    pub y: bool,
+}
+
+impl RootComponents {
+    /// Travel and turn, the height left in the pose: what engines' root motion usually carries.
+    pub const TRAVEL_AND_TURN: RootComponents = RootComponents {
+        xz: true,
+        yaw: true,
+        y: false,
+    };
+
+    /// Reads a comma-separated list of `xz`, `yaw` and `y` (at least one).
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let mut out = RootComponents::default();
+        for part in text.split(',').map(str::trim) {
+            match part {
+                "xz" => out.xz = true,
+                "yaw" => out.yaw = true,
+                "y" => out.y = true,
+                other => {
+                    return Err(format!(
+                        "'{other}' is not a root component (use xz, yaw and y, comma-separated)"
+                    ));
+                }
+            }
+        }
+        if out.is_empty() {
+            return Err("name at least one root component: xz, yaw or y".into());
+        }
+        Ok(out)
+    }
+
+    /// True when no component is chosen.
+    pub fn is_empty(&self) -> bool {
+        !(self.xz || self.yaw || self.y)
+    }
+
+    /// The chosen components' names, in the order `xz, yaw, y`.
+    pub fn names(&self) -> Vec<&'static str> {
+        [(self.xz, "xz"), (self.yaw, "yaw"), (self.y, "y")]
+            .into_iter()
+            .filter_map(|(on, name)| on.then_some(name))
+            .collect()
+    }
+}
+
+/// What the extracted root follows (Unity's "Based Upon").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RootBasis {
+    /// The hips joint (Unity's body orientation and position).
+    #[default]
+    Hips,
+    /// The humanoid's centre of mass: each bone from its humanoid parent a segment weighted by its rest length,
+    /// at its midpoint.
+    CenterOfMass,
+    /// The feet: their midpoint horizontally, the lower foot's height.
+    Feet,
+}
+
+impl RootBasis {
+    /// The name the CLI and reports use.
+    pub fn name(self) -> &'static str {
+        match self {
+            RootBasis::Hips => "hips",
+            RootBasis::CenterOfMass => "mass",
+            RootBasis::Feet => "feet",
+        }
+    }
+}
+
+/// Where the root stands when its motion is taken away (Unreal's root lock).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RootLock {
+    /// Its rest (reference) pose.
+    #[default]
+    Reference,
+    /// Where the clip puts it at its first frame.
+    FirstFrame,
+    /// At the model's origin, turned as in its rest pose.
+    Zero,
+}
+
+impl RootLock {
+    /// The name the CLI and reports use.
+    pub fn name(self) -> &'static str {
+        match self {
+            RootLock::Reference => "ref",
+            RootLock::FirstFrame => "first",
+            RootLock::Zero => "zero",
+        }
+    }
+}
+
+/// One root-motion pass.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case", tag = "pass")]
+pub enum RootPass {
+    /// The body's motion onto the root joint.
+    Extract {
+        /// What moves onto the root.
+        components: RootComponents,
+        /// What the root follows.
+        basis: RootBasis,
+        /// Where the root starts.
+        lock: RootLock,
+    },
+    /// The root joint's motion into the joints below it.
+    IntoPose {
+        /// What moves into the pose.
+        components: RootComponents,
+        /// Where the root stays.
+        lock: RootLock,
+    },
+}
+
+impl RootPass {
+    /// The components it moves.
+    pub fn components(&self) -> RootComponents {
+        match *self {
+            RootPass::Extract { components, .. } | RootPass::IntoPose { components, .. } => {
+                components
+            }
+        }
+    }
+
+    /// Where it puts the root.
+    pub fn lock(&self) -> RootLock {
+        match *self {
+            RootPass::Extract { lock, .. } | RootPass::IntoPose { lock, .. } => lock,
+        }
+    }
+}

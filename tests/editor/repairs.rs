@@ -1,0 +1,149 @@
+//! Repairs in the editor, as a new user meets them (egui_kittest): the Clip tab's root-motion rows make a new
+//! clip from the one playing, which plays at once, names what it did in the status bar, goes with one undo and
+//! comes back from a saved preset.
+
+use animtune::app::command::Command;
+use animtune::core::{HumanBone, Pose, Wrap};
+use egui_kittest::kittest::Queryable;
+
+use crate::kittest::harness_sized;
+use crate::ui::{clip_index, play_in_clip_tab};
+
+/// Where the clip named `name` puts joint `joint` (model space) at `t`, as the editor made it.
+fn joint_at(
+    h: &egui_kittest::Harness<'static, animtune::app::AnimtuneApp>,
+    name: &str,
+    joint: usize,
+    t: f32,
+) -> glam::Vec3 {
+    let e = h.state().editor();
+    let character = &e.doc().model.character;
+    let clip = &e.doc().clips[clip_index(h, name)];
+    let skeleton = &character.skeleton;
+    let mut pose = Pose::rest(skeleton);
+    clip.sample_into(
+        &clip.bind(skeleton, Some(&character.humanoid)),
+        t,
+        Wrap::Clamp,
+        &mut pose,
+    );
+    pose.model_matrices(skeleton)[joint].w_axis.truncate()
+}
+
+#[test]
+fn the_clip_tab_moves_root_motion_into_the_pose_and_extracts_it_again_each_one_undo_step() {
+    let dir = crate::common::temp_dir("editor-root-pass");
+    let mut h = harness_sized(1280.0, 1100.0);
+    h.run_steps(2);
+    let rig = crate::common::asset("quaternius_ual/AnimationLibrary_Godot_Standard.gltf");
+    h.state_mut().send(Command::Open(rig));
+    h.run_steps(3);
+    play_in_clip_tab(&mut h, "Roll_RM");
+    // Into pose: all three components.
+    h.get_by_label("Y").click();
+    h.run_steps(1);
+    h.get_by_label("Root motion into pose").click();
+    h.run_steps(3);
+    let in_pose = "Roll_RM (root in pose)";
+    let e = h.state().editor();
+    let made = clip_index(&h, in_pose);
+    assert_eq!(
+        e.clip(),
+        Some(made),
+        "the new clip plays: {}",
+        e.status().text
+    );
+    assert!(
+        e.status().text.contains("Made clip Roll_RM (root in pose)"),
+        "{}",
+        e.status().text
+    );
+    let character = &e.doc().model.character;
+    let root = character.skeleton.find_by_name("root").unwrap();
+    let hips = character.humanoid.joint(HumanBone::Hips).unwrap();
+    let still = joint_at(&h, in_pose, root, 1.4) - joint_at(&h, in_pose, root, 0.0);
+    assert!(still.length() < 1e-4, "the root stays: {still}");
+    let source_hips = joint_at(&h, "Roll_RM", hips, 1.0);
+    assert!(
+        joint_at(&h, in_pose, hips, 1.0).distance(source_hips) < 1e-4,
+        "the hips go where they went"
+    );
+    assert!(
+        h.query_by_label_contains("with a root-motion pass: xz, yaw, y into the pose from")
+            .is_some()
+    );
+
+    // Extracted again from the hips (travel and turn; the height stays in the pose), onto the root: the root
+    // travels as Roll_RM's did.
+    h.get_by_label("Y").click();
+    h.run_steps(1);
+    h.get_by_label("Extract root motion").click();
+    h.run_steps(3);
+    let extracted = "Roll_RM (root in pose) (root extracted)";
+    let e = h.state().editor();
+    assert_eq!(
+        e.clip(),
+        Some(clip_index(&h, extracted)),
+        "{}",
+        e.status().text
+    );
+    let travel = joint_at(&h, extracted, root, 1.4) - joint_at(&h, extracted, root, 0.0);
+    let original = joint_at(&h, "Roll_RM", root, 1.4) - joint_at(&h, "Roll_RM", root, 0.0);
+    assert!(
+        travel.distance(original) < 0.05 * original.length(),
+        "{travel} against {original}"
+    );
+    assert!(joint_at(&h, extracted, hips, 1.0).distance(source_hips) < 1e-4);
+
+    let saved = dir.join("root.json");
+    h.state_mut().send(Command::SavePreset {
+        path: saved.clone(),
+        overwrite: true,
+    });
+    h.run_steps(2);
+    let text = std::fs::read_to_string(&saved).unwrap();
+    assert!(
+        text.contains("\"into_pose\"") && text.contains("\"extract\""),
+        "{text}"
+    );
+    // One undo takes the last clip only.
+    h.state_mut().send(Command::Undo);
+    h.run_steps(2);
+    let names: Vec<String> = h
+        .state()
+        .editor()
+        .doc()
+        .clips
+        .iter()
+        .map(|c| c.name.clone())
+        .collect();
+    assert!(
+        names.iter().any(|n| n == in_pose) && !names.iter().any(|n| n == extracted),
+        "{names:?}"
+    );
+    h.state_mut().send(Command::Open(saved));
+    h.run_steps(3);
+    let e = h.state().editor();
+    assert!(
+        e.doc().clips.iter().any(|c| c.name == extracted),
+        "the preset makes it again: {}",
+        e.status().text
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_rig_without_a_root_joint_says_why_it_cannot_extract_in_the_editor() {
+    let mut h = harness_sized(1280.0, 1100.0);
+    h.run_steps(2);
+    play_in_clip_tab(&mut h, "WalkForward");
+    let clips = h.state().editor().doc().clips.len();
+    h.get_by_label("Extract root motion").click();
+    h.run_steps(2);
+    assert_eq!(
+        h.state().editor().doc().clips.len(),
+        clips,
+        "nothing is made"
+    );
+    assert!(!h.state().editor().can_undo());
+}
