@@ -132,9 +132,9 @@ pub enum Command {
     SplitTake(usize),
     /// Remove a clip made from a take, by its loaded name.
     RemoveSplit(String),
-    /// Make a clip from the take of clip `index` with a root-motion pass over it (root motion extracted onto the
-    /// joint above the hips, or moved into the pose).
-    RootPassClip(usize, crate::core::root_pass::RootPass),
+    /// Make a clip from clip `index` as it plays with a pass over it: a root-motion pass (root motion extracted
+    /// onto the joint above the hips, or moved into the pose) or a loop-seam fix.
+    PassClip(usize, ClipPass),
     /// One clip's settings (crop, cycle offset, loop pose), by clip name: undoable, saved in presets.
     SetClipSettings {
         /// The clip's name.
@@ -356,4 +356,13 @@ pub enum Purpose {
     OpenScript,
     /// Where to save the recorded script.
     SaveScript,
+}
+
+/// A pass that makes a clip from a clip (see [`Command::PassClip`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ClipPass {
+    /// Root motion moved between the hips and the root joint.
+    Root(crate::core::clip_pass::RootPass),
+    /// The loop seam's pose and velocity matched.
+    Loop(crate::core::clip_pass::LoopFix),
 }

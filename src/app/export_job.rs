@@ -128,6 +128,7 @@ impl ExportJob {
                 layers: &self.layers,
                 source: BakeSource::Stream(spec.clone()),
                 root_pass: None,
+                loop_fix: None,
                 name: name.to_string(),
                 format: self.format,
                 animation_only: self.animation_only,

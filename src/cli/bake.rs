@@ -14,8 +14,10 @@ use serde::Serialize;
 
 use super::{BakeArgs, ClipFormat};
 use crate::core::ClipSettings;
+use crate::core::clip_pass::LoopFix;
 use crate::import::ImportedModel;
 use crate::io::fsutil::write_atomic;
+use crate::offline::loop_seam::LoopFixReport;
 use crate::offline::root_pass::{RootBasis, RootLock, RootPass, RootPassReport};
 use crate::offline::stream::{file_stem, files_in};
 use crate::offline::{
@@ -136,6 +138,18 @@ fn root_pass_of(args: &BakeArgs) -> Result<Option<RootPass>> {
     })
 }
 
+/// The loop-seam fix the flags ask for, if any.
+fn loop_fix_of(args: &BakeArgs) -> Result<Option<LoopFix>> {
+    if !args.fix_loop {
+        return Ok(None);
+    }
+    let window_s = args.loop_window.unwrap_or(LoopFix::DEFAULT_WINDOW_S);
+    if !(window_s.is_finite() && window_s > 0.0 && window_s <= crate::core::clip::MAX_KEY_TIME) {
+        bail!("--loop-window {window_s}: must be a positive number of seconds");
+    }
+    Ok(Some(LoopFix { window_s }))
+}
+
 /// Refuses, before anything is written, a bake one of whose `outputs` exists (a link included) without
 /// `--force`.
 fn refuse_existing(outputs: &[PathBuf], force: bool) -> Result<()> {
@@ -202,6 +216,7 @@ fn bake_one(
         layers: &inputs.preset.layers,
         source: BakeSource::Stream(spec.clone()),
         root_pass: None,
+        loop_fix: None,
         name: name.to_string(),
         format: args.format.export_format(),
         animation_only: args.animation_only,
@@ -492,6 +507,9 @@ struct Written {
     /// What a root-motion pass did before the bake.
     #[serde(skip_serializing_if = "Option::is_none")]
     root_pass: Option<RootPassReport>,
+    /// What a loop-seam fix did before the bake.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    loop_fix: Option<LoopFixReport>,
 }
 
 /// The clips to bake, as indices into `names` (the clips' names as their settings make them).
@@ -589,12 +607,15 @@ pub fn run(args: &BakeArgs) -> Result<()> {
         }
     }
     let root_pass = root_pass_of(args)?;
+    let loop_fix = loop_fix_of(args)?;
     if let Some(reason) = stream_reason(args) {
-        if root_pass.is_some() {
+        if root_pass.is_some() || loop_fix.is_some() {
             let flag = if args.extract_root.is_some() {
                 "--extract-root"
-            } else {
+            } else if args.root_into_pose.is_some() {
                 "--root-into-pose"
+            } else {
+                "--fix-loop"
             };
             bail!(
                 "{flag} makes a clip from one clip on its own keys; {reason} bakes a stream: leave one out"
@@ -667,6 +688,7 @@ pub fn run(args: &BakeArgs) -> Result<()> {
             layers: &crate::layers::LayerParams::off(),
             source: BakeSource::Clip(index),
             root_pass,
+            loop_fix,
             name: names[index].to_string(),
             format: args.format.export_format(),
             animation_only: args.animation_only,
@@ -685,9 +707,12 @@ pub fn run(args: &BakeArgs) -> Result<()> {
         if let (Some(report), false) = (&outcome.root_pass, args.json) {
             outln!("root motion: {}: {}", names[index], report.summary());
         }
+        if let (Some(report), false) = (&outcome.loop_fix, args.json) {
+            outln!("loop fixed: {}: {}", names[index], report.brief());
+        }
         let encoded = outcome.encoded;
         within_tolerance(&encoded, &out, args)?;
-        baked.push((out, encoded, outcome.root_pass));
+        baked.push((out, encoded, outcome.root_pass, outcome.loop_fix));
         bar.inc(1);
     }
     bar.finish_and_clear();
@@ -695,7 +720,7 @@ pub fn run(args: &BakeArgs) -> Result<()> {
         std::fs::create_dir_all(&args.output)
             .map_err(|e| anyhow::anyhow!("{}: cannot create folder: {e}", args.output.display()))?;
     }
-    for (out, encoded, root_pass) in baked {
+    for (out, encoded, root_pass, loop_fix) in baked {
         write_atomic(&out, &encoded.bytes, args.force)?;
         let r = &encoded.report;
         let ratio = r.raw_bytes as f64 / r.bytes.max(1) as f64;
@@ -704,6 +729,7 @@ pub fn run(args: &BakeArgs) -> Result<()> {
             encoded,
             ratio,
             root_pass,
+            loop_fix,
         });
     }
     if args.json {

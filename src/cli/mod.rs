@@ -327,6 +327,14 @@ pub struct BakeArgs {
     /// joints below it, the root held where --root-lock puts it.
     #[arg(long, value_name = "COMPONENTS", value_parser = crate::offline::root_pass::RootComponents::parse)]
     pub root_into_pose: Option<crate::offline::root_pass::RootComponents>,
+    /// Make the baked clips loop with no kick: the end's pose and velocity meet the start's, the difference spread
+    /// over --loop-window seconds on each side of the seam (Loop Pose matches the pose only).
+    #[arg(long)]
+    pub fix_loop: bool,
+    /// With --fix-loop: the seconds on each side of the seam the difference spreads over (default 0.3, at most
+    /// half the clip).
+    #[arg(long, value_name = "SECONDS", requires = "fix_loop")]
+    pub loop_window: Option<f32>,
     /// Take the clips from this file instead of the model (a model, .vrma, .animclip or Unity layout), bound to
     /// the model's character by path, joint name, then humanoid bone.
     #[arg(long, value_name = "FILE")]

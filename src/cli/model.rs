@@ -105,21 +105,19 @@ pub fn open_sources(
     }
     // Clips the preset makes from takes, before their settings apply.
     if let Some(p) = &preset {
-        let (clips, reports) =
-            crate::offline::request::with_splits(&model.character, &model.clips, &p.clip_splits)
-                .map_err(|e| anyhow!("{}: clip_splits: {e}", settings_file(args)))?;
-        model.clips = clips;
-        for (name, report) in reports {
-            eprintln!(
-                "note: clip '{name}': root motion {} ({}), every other joint within {:.5} cm of its take",
-                if report.basis.is_some() {
-                    "extracted"
-                } else {
-                    "moved into the pose"
-                },
-                report.components.join(", "),
-                report.error_cm
-            );
+        let made = crate::offline::request::with_splits(
+            &model.character,
+            &model.clips,
+            &p.clip_splits,
+            &p.clip_settings,
+        )
+        .map_err(|e| anyhow!("{}: clip_splits: {e}", settings_file(args)))?;
+        model.clips = made.clips;
+        for (name, report) in made.root_passes {
+            eprintln!("note: clip '{name}': root motion: {}", report.brief());
+        }
+        for (name, report) in made.loop_fixes {
+            eprintln!("note: clip '{name}': loop fixed: {}", report.brief());
         }
     }
     let settings = preset.map(|p| p.clip_settings).unwrap_or_default();

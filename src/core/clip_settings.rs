@@ -693,7 +693,7 @@ mod tests {
 /// Another clip made from a take (Unity's clip list: several clips from one take, each with its own settings): a
 /// copy of the loaded clip `take`, or a root-motion pass over it, named `name` as if loaded so, whose crop and
 /// other settings are the clip settings under `name`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ClipSplit {
     /// The take: a loaded clip's name.
     pub take: String,
@@ -701,5 +701,8 @@ pub struct ClipSplit {
     pub name: String,
     /// A root-motion pass the new clip is made with (None: a copy).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub root_pass: Option<super::root_pass::RootPass>,
+    pub root_pass: Option<super::clip_pass::RootPass>,
+    /// A loop-seam fix the new clip is made with (after the root pass, when both are given).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loop_fix: Option<super::clip_pass::LoopFix>,
 }

@@ -3,6 +3,7 @@
 pub mod binding;
 pub mod character;
 pub mod clip;
+pub mod clip_pass;
 pub mod clip_settings;
 pub mod contacts;
 pub mod expression;
@@ -15,7 +16,6 @@ pub mod metric;
 pub mod morph;
 pub mod naming;
 pub mod pose;
-pub mod root_pass;
 pub mod skeleton;
 pub mod spring;
 pub mod transform;

@@ -219,6 +219,39 @@ pub fn spring_seam(
         .reduce(f32::max)
 }
 
+/// The displacement of a 3 cm virtual point of each joint (but `except`, a joint a pass moves on purpose), in
+/// metres, between `source` as it plays on `character` and `out` (a clip made from it, bound by path), at each of
+/// `times`: how far a pass that makes a clip from a clip moved what it should not.
+pub fn point_errors(
+    character: &crate::core::Character,
+    source: &Clip,
+    out: &Clip,
+    times: &[f32],
+    except: Option<usize>,
+) -> Vec<f32> {
+    let skeleton = &character.skeleton;
+    let reference =
+        super::frames::sample_frames(source, skeleton, Some(&character.humanoid), times.to_vec());
+    let binding = out.bind(skeleton, None);
+    let mut pose = Pose::rest(skeleton);
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    reference
+        .times
+        .iter()
+        .zip(&reference.poses)
+        .map(|(&t, before)| {
+            pose.reset_to_rest(skeleton);
+            out.sample_into(&binding, t, Wrap::Clamp, &mut pose);
+            before.model_matrices_into(skeleton, &mut a);
+            pose.model_matrices_into(skeleton, &mut b);
+            if let Some(j) = except.filter(|&j| j < a.len()) {
+                b[j] = a[j];
+            }
+            crate::core::metric::max_vertex_error(&a, &b)
+        })
+        .collect()
+}
+
 /// How far a clip's end is from its start on `character`, in metres at the virtual vertices: what Unity's loop
 /// match lights show (green when the end meets the start). The root's horizontal travel does not count (a walk
 /// ends where it moved to); its height and every rotation do.

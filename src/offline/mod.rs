@@ -6,6 +6,7 @@
 pub mod compact;
 pub mod encode;
 pub mod frames;
+pub mod loop_seam;
 pub mod measure;
 pub mod mirror;
 pub mod request;
@@ -460,6 +461,7 @@ pub fn bake_clip(
         layers: &crate::layers::LayerParams::off(),
         source: BakeSource::Clip(0),
         root_pass: None,
+        loop_fix: None,
         name: clip.name.clone(),
         format,
         animation_only: false,

@@ -38,6 +38,8 @@ pub struct BakeRequest<'a> {
     pub source: BakeSource,
     /// A root-motion pass over a clip bake's clip (after its settings), before it is baked.
     pub root_pass: Option<super::root_pass::RootPass>,
+    /// A loop-seam fix over a clip bake's clip (after its settings and the root pass), before it is baked.
+    pub loop_fix: Option<crate::core::clip_pass::LoopFix>,
     /// The name written into the file for a stream (a clip bake takes the clip's name).
     pub name: String,
     /// Output layout.
@@ -62,6 +64,8 @@ pub struct BakeOutcome {
     /// What the root-motion pass did (its error measured against the clip before the pass; the encoded report's
     /// against the clip after it).
     pub root_pass: Option<super::root_pass::RootPassReport>,
+    /// What the loop-seam fix did.
+    pub loop_fix: Option<super::loop_seam::LoopFixReport>,
 }
 
 /// `clips` with `settings` applied by clip name (each clip's name, Loop Time, crop, cycle offset, loop pose,
@@ -89,20 +93,31 @@ pub fn apply_clip_settings(
     (clips, notes)
 }
 
-/// What [`with_splits`] made: the clips, and each root-motion pass's report by the clip it made.
-pub type SplitClips = (Vec<Clip>, Vec<(String, super::root_pass::RootPassReport)>);
+/// What [`with_splits`] made.
+#[derive(Debug)]
+pub struct SplitClips {
+    /// The clips given, then the clips made.
+    pub clips: Vec<Clip>,
+    /// Each root-motion pass's report, by the clip it made.
+    pub root_passes: Vec<(String, super::root_pass::RootPassReport)>,
+    /// Each loop-seam fix's report, by the clip it made.
+    pub loop_fixes: Vec<(String, super::loop_seam::LoopFixReport)>,
+}
 
 /// `clips` followed by the clips `splits` make from their takes: copies named as the split says, or a split's
-/// root-motion pass over its take on `character`, with the passes' reports; or why one cannot be made: its take
-/// is not among the clips, its name is taken, or its pass cannot run (a rig without a joint above the hips
+/// passes (root motion, then the loop seam) over its take as the take's `settings` make it (cropped, mirrored…)
+/// on `character`, with the passes' reports; or why one cannot be made: its take is not among the clips, its name
+/// is taken, a setting of the take cannot apply, or a pass cannot run (a rig without a joint above the hips
 /// would need one added, which only a bake does).
 pub fn with_splits(
     character: &Character,
     clips: &[Clip],
     splits: &[crate::core::ClipSplit],
+    settings: &BTreeMap<String, ClipSettings>,
 ) -> Result<SplitClips, String> {
     let mut out = clips.to_vec();
     let mut reports = Vec::new();
+    let mut loop_fixes = Vec::new();
     for split in splits {
         if split.name.trim().is_empty() {
             return Err(format!(
@@ -122,6 +137,12 @@ pub fn with_splits(
                 split.name, split.take
             )
         })?;
+        let passes = split.root_pass.is_some() || split.loop_fix.is_some();
+        let take = &if passes {
+            apply_one(character, take, settings)?.0
+        } else {
+            take.clone()
+        };
         let mut made = match &split.root_pass {
             Some(pass) => {
                 let passed =
@@ -140,10 +161,20 @@ pub fn with_splits(
             }
             None => take.clone(),
         };
+        if let Some(fix) = &split.loop_fix {
+            let (fixed, report) = super::loop_seam::fix_loop(character, &made, fix)
+                .map_err(|e| format!("clip '{}' (from take '{}'): {e}", split.name, split.take))?;
+            loop_fixes.push((split.name.clone(), report));
+            made = fixed;
+        }
         made.name = split.name.clone();
         out.push(made);
     }
-    Ok((out, reports))
+    Ok(SplitClips {
+        clips: out,
+        root_passes: reports,
+        loop_fixes,
+    })
 }
 
 /// The first clip layer of `layers` whose clip (or additive reference clip) is not among `clips` (the clips as
@@ -214,6 +245,7 @@ impl BakeRequest<'_> {
         let mut notes = Vec::new();
         let mut spring_seam = None;
         let mut root_pass = None;
+        let mut loop_fix = None;
         // The character with the root joint a root-motion pass added (the clip is for it; the file holds it).
         let mut with_root = None;
         let (frames, meta, settings, loop_match) = match &self.source {
@@ -239,6 +271,17 @@ impl BakeRequest<'_> {
                     None => clip,
                 };
                 let character = with_root.as_ref().unwrap_or(character);
+                let clip = match &self.loop_fix {
+                    Some(fix) => {
+                        let (fixed, report) = super::loop_seam::fix_loop(character, &clip, fix)
+                            .map_err(|e| {
+                                ExportError::Invalid(format!("clip '{}': {e}", clip.name))
+                            })?;
+                        loop_fix = Some(report);
+                        fixed
+                    }
+                    None => clip,
+                };
                 // A packed `.animclip` of a clip that runs straight between its keys is baked on those keys by
                 // default: they hold it exactly, and the packed form's prediction wants evenly spread keys more
                 // than the uniform frames the default grid would add between them (21 % smaller on the
@@ -265,9 +308,10 @@ impl BakeRequest<'_> {
                     .then(|| super::measure::loop_match(character, &clip));
                 (frames, meta, settings, loop_match)
             }
-            BakeSource::Stream(_) if self.root_pass.is_some() => {
+            BakeSource::Stream(_) if self.root_pass.is_some() || self.loop_fix.is_some() => {
                 return Err(ExportError::Invalid(
-                    "a root-motion pass applies to one clip baked on its own keys, not to a stream with layers"
+                    "a root-motion pass or a loop fix applies to one clip baked on its own keys, not to a stream \
+                     with layers"
                         .into(),
                 ));
             }
@@ -331,6 +375,7 @@ impl BakeRequest<'_> {
             loop_match,
             spring_seam,
             root_pass,
+            loop_fix,
         })
     }
 }
@@ -362,6 +407,7 @@ mod tests {
                 clip_range: None,
             }),
             root_pass: None,
+            loop_fix: None,
             name: "walk".into(),
             format: ExportFormat::Native,
             animation_only: false,

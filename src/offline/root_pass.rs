@@ -16,8 +16,8 @@ use serde::Serialize;
 
 use super::frames::{self, Frames};
 use crate::analysis::root_motion::yaw_of;
+pub use crate::core::clip_pass::{RootBasis, RootComponents, RootLock, RootPass};
 use crate::core::humanoid::HumanBone;
-pub use crate::core::root_pass::{RootBasis, RootComponents, RootLock, RootPass};
 use crate::core::{Character, Clip, Interpolation, Keys, Pose, Track, Transform};
 
 /// The largest displacement of a 3 cm virtual point a pass may leave against its source, centimetres: a tenth
@@ -368,7 +368,7 @@ fn on_character(
             &frames::between(&grid),
             &frames::source_check_times(clip),
         ));
-        let errors = errors_below_root(character, clip, &out, root, &checks);
+        let errors = super::measure::point_errors(character, clip, &out, &checks, Some(root));
         error_cm = errors.iter().fold(0.0f32, |m, &e| m.max(e)) * 100.0;
         report.error_cm = error_cm;
         if error_cm <= PASS_TOLERANCE_CM {
@@ -399,36 +399,6 @@ fn on_character(
 
 /// How many times a pass refines its grid before it gives up.
 const MAX_REFINEMENTS: usize = 6;
-
-/// The displacement of a 3 cm virtual point of any joint but `root` (which the pass moves), in metres, between
-/// `clip` as it plays on `character` and `out` (bound by path), at each of `times`.
-pub fn errors_below_root(
-    character: &Character,
-    clip: &Clip,
-    out: &Clip,
-    root: usize,
-    times: &[f32],
-) -> Vec<f32> {
-    let skeleton = &character.skeleton;
-    let reference =
-        frames::sample_frames(clip, skeleton, Some(&character.humanoid), times.to_vec());
-    let binding = out.bind(skeleton, None);
-    let mut pose = Pose::rest(skeleton);
-    let (mut a, mut b) = (Vec::new(), Vec::new());
-    reference
-        .times
-        .iter()
-        .zip(&reference.poses)
-        .map(|(&t, source)| {
-            pose.reset_to_rest(skeleton);
-            out.sample_into(&binding, t, crate::core::Wrap::Clamp, &mut pose);
-            source.model_matrices_into(skeleton, &mut a);
-            pose.model_matrices_into(skeleton, &mut b);
-            b[root] = a[root];
-            crate::core::metric::max_vertex_error(&a, &b)
-        })
-        .collect()
-}
 
 /// Uniform times at `fps` and every source key time.
 fn grid_times(clip: &Clip, fps: f32) -> Vec<f32> {
@@ -655,7 +625,7 @@ mod tests {
             &frames::source_check_times(source),
         ));
         let root = character.skeleton.find_by_name("root").unwrap();
-        errors_below_root(character, source, clip, root, &times)
+        super::super::measure::point_errors(character, source, clip, &times, Some(root))
             .into_iter()
             .fold(0.0, f32::max)
             * 100.0

@@ -13,6 +13,7 @@ mod blend;
 mod commands;
 mod gltf_spec_eval;
 mod import_fbx;
+mod loop_seam;
 mod nlerp_reading;
 mod render;
 mod root_pass;

@@ -7,7 +7,7 @@ use animtune::core::{HumanBone, Pose, Wrap};
 use egui_kittest::kittest::Queryable;
 
 use crate::kittest::harness_sized;
-use crate::ui::{clip_index, play_in_clip_tab};
+use crate::ui::{clip_index, play_in_clip_tab, save_then_undo_removes};
 
 /// Where the clip named `name` puts joint `joint` (model space) at `t`, as the editor made it.
 fn joint_at(
@@ -146,4 +146,75 @@ fn a_rig_without_a_root_joint_says_why_it_cannot_extract_in_the_editor() {
         "nothing is made"
     );
     assert!(!h.state().editor().can_undo());
+}
+
+#[test]
+fn fix_loop_seam_makes_a_cropped_walk_loop_and_a_preset_makes_it_again() {
+    let dir = crate::common::temp_dir("editor-loop-fix");
+    let mut h = harness_sized(1280.0, 1100.0);
+    h.run_steps(2);
+    let rig = crate::common::asset("quaternius_ual/AnimationLibrary_Godot_Standard.gltf");
+    h.state_mut().send(Command::Open(rig));
+    h.run_steps(3);
+    h.state_mut().send(Command::SetClipSettings {
+        clip: "Walk_Loop".into(),
+        settings: animtune::core::ClipSettings {
+            end: Some(1.0),
+            ..Default::default()
+        },
+    });
+    h.run_steps(2);
+    play_in_clip_tab(&mut h, "Walk_Loop");
+    h.get_by_label("Fix loop seam").click();
+    h.run_steps(3);
+    let fixed = "Walk_Loop (loop fixed)";
+    let e = h.state().editor();
+    let index = clip_index(&h, fixed);
+    assert_eq!(
+        e.clip(),
+        Some(index),
+        "the new clip plays: {}",
+        e.status().text
+    );
+    assert!(
+        e.status()
+            .text
+            .contains("Made clip Walk_Loop (loop fixed): seam"),
+        "{}",
+        e.status().text
+    );
+    assert!(
+        (e.doc().clips[index].duration - 1.0).abs() < 1e-4,
+        "made from the cropped clip"
+    );
+    let skeleton = &e.doc().model.character.skeleton;
+    for j in [0, skeleton.len() / 2, skeleton.len() - 1] {
+        let gap = joint_at(&h, fixed, j, 0.0).distance(joint_at(&h, fixed, j, 1.0));
+        assert!(
+            gap < 1e-4,
+            "{}: the end is {gap} m from the start",
+            skeleton.name(j)
+        );
+    }
+    let open = (0..skeleton.len())
+        .map(|j| joint_at(&h, "Walk_Loop", j, 0.0).distance(joint_at(&h, "Walk_Loop", j, 1.0)))
+        .fold(0.0, f32::max);
+    assert!(open > 0.05, "the cropped walk does not loop ({open} m)");
+    assert!(
+        h.query_by_label_contains("with its loop seam fixed")
+            .is_some()
+    );
+    let saved = dir.join("loop.json");
+    save_then_undo_removes(&mut h, &saved, fixed);
+    h.state_mut().send(Command::Open(saved));
+    h.run_steps(3);
+    let e = h.state().editor();
+    assert!(
+        e.doc().clips.iter().any(|c| c.name == fixed),
+        "the preset makes it again: {}",
+        e.status().text
+    );
+    let again = joint_at(&h, fixed, 0, 0.0).distance(joint_at(&h, fixed, 0, 1.0));
+    assert!(again < 1e-4, "{again} m");
+    let _ = std::fs::remove_dir_all(&dir);
 }

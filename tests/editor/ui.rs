@@ -710,6 +710,30 @@ fn a_preset_remembers_the_files_its_clips_came_from() {
 }
 
 /// Index of the clip called `name` in the open document's clip list.
+/// Saves the preset to `path`, then undoes the last step, which must take clip `name` away.
+pub fn save_then_undo_removes(
+    h: &mut Harness<'static, AnimtuneApp>,
+    path: &std::path::Path,
+    name: &str,
+) {
+    h.state_mut().send(Command::SavePreset {
+        path: path.to_path_buf(),
+        overwrite: true,
+    });
+    h.run_steps(2);
+    h.state_mut().send(Command::Undo);
+    h.run_steps(2);
+    assert!(
+        !h.state()
+            .editor()
+            .doc()
+            .clips
+            .iter()
+            .any(|c| c.name == name),
+        "undo removes clip {name}"
+    );
+}
+
 /// Plays the clip named `name` and opens the Clip tab on it.
 pub fn play_in_clip_tab(h: &mut Harness<'static, AnimtuneApp>, name: &str) {
     let index = clip_index(h, name);
@@ -2212,27 +2236,12 @@ fn a_take_makes_several_clips_each_with_its_own_crop() {
         "the take stays whole"
     );
     assert!(
-        h.query_by_label_contains("made from take WalkForward")
+        h.query_by_label_contains("Made from take WalkForward")
             .is_some()
     );
     // Saved and opened again after undo took it away.
     let saved = dir.join("splits.json");
-    h.state_mut().send(Command::SavePreset {
-        path: saved.clone(),
-        overwrite: true,
-    });
-    h.run_steps(2);
-    h.state_mut().send(Command::Undo);
-    h.run_steps(2);
-    assert!(
-        !h.state()
-            .editor()
-            .doc()
-            .clips
-            .iter()
-            .any(|c| c.name == "WalkForward 2"),
-        "undo removes the new clip"
-    );
+    save_then_undo_removes(&mut h, &saved, "WalkForward 2");
     h.state_mut().send(Command::Open(saved));
     h.run_steps(3);
     let e = h.state().editor();

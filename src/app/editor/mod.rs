@@ -10,7 +10,7 @@ mod compare;
 mod files;
 mod machine;
 
-use super::command::{BlendEdit, CameraMove, Command, Transport};
+use super::command::{BlendEdit, CameraMove, ClipPass, Command, Transport};
 use super::state::document::{Document, MANNEQUIN_KEY, Tuning};
 use super::state::history::History;
 use super::state::session::{Persisted, Session, Status};
@@ -253,7 +253,7 @@ impl EditorState {
                 | Command::PlayClip(_)
                 | Command::PlayBlend
                 | Command::SplitTake(_)
-                | Command::RootPassClip(..)
+                | Command::PassClip(..)
                 | Command::RemoveSplit(_)
                 | Command::Transport(
                     Transport::Stop
@@ -369,7 +369,7 @@ impl EditorState {
             Command::SetHipsPlacement(p) => self.set_hips_placement(p),
             Command::SetClipSettings { clip, settings } => self.set_clip_settings(clip, settings),
             Command::SplitTake(index) => self.split_take(index),
-            Command::RootPassClip(index, pass) => self.root_pass_clip(index, pass),
+            Command::PassClip(index, pass) => self.pass_clip(index, pass),
             Command::RemoveSplit(name) => self.remove_split(&name),
             Command::ChooseFile(_) => {}
             Command::SetClipRootMotion(mode) => {
@@ -795,6 +795,7 @@ impl EditorState {
         self.doc.tuning.clip_splits.clear();
         self.doc.applied_splits.clear();
         self.doc.root_pass_reports.clear();
+        self.doc.loop_fix_reports.clear();
         self.doc.clips = crate::offline::apply_clip_settings(
             &self.doc.model.character,
             &self.doc.source_clips,
@@ -883,6 +884,7 @@ impl EditorState {
             .retain(|c| !gone.contains(&c.name.as_str()));
         for name in &gone {
             self.doc.root_pass_reports.remove(*name);
+            self.doc.loop_fix_reports.remove(*name);
         }
         let kept: Vec<crate::core::ClipSplit> = applied
             .iter()
@@ -898,11 +900,13 @@ impl EditorState {
             &self.doc.model.character,
             &self.doc.source_clips,
             &new,
+            &self.doc.tuning.clip_settings,
         ) {
-            Ok((all, reports)) => {
-                self.doc.source_clips = all;
+            Ok(made) => {
+                self.doc.source_clips = made.clips;
                 self.doc.applied_splits = wanted;
-                self.doc.root_pass_reports.extend(reports);
+                self.doc.root_pass_reports.extend(made.root_passes);
+                self.doc.loop_fix_reports.extend(made.loop_fixes);
             }
             Err(e) => {
                 self.session.report(format!("{}: {e}", self.doc.name), true);
@@ -954,6 +958,7 @@ impl EditorState {
             take,
             name: name.clone(),
             root_pass: None,
+            loop_fix: None,
         });
         if !settings.is_identity() {
             self.doc.tuning.clip_settings.insert(name.clone(), settings);
@@ -989,18 +994,22 @@ impl EditorState {
         settings
     }
 
-    /// Makes a clip from the clip at `index` (as loaded) with a root-motion pass over it, named "<clip> (root
-    /// extracted)" or "<clip> (root in pose)", with the clip's settings, in one undo step; it then plays, and the
-    /// status bar gives the pass's figures before and after. A pass that cannot run is reported and makes nothing.
-    fn root_pass_clip(&mut self, index: usize, pass: crate::core::root_pass::RootPass) {
+    /// Makes a clip from the clip at `index` as it plays (its settings applied) with a pass over it, a root-motion
+    /// pass or a loop-seam fix, named "<clip> (root extracted)", "(root in pose)" or "(loop fixed)", in one undo
+    /// step; it then plays, and the status bar gives the pass's figures before and after. The new clip keeps the
+    /// clip's Loop Time, and no other setting (the pass ran over them). A pass that cannot run is reported and
+    /// makes nothing.
+    fn pass_clip(&mut self, index: usize, pass: ClipPass) {
+        use crate::core::clip_pass::RootPass;
         let Some(source) = self.doc.source_clips.get(index) else {
             return;
         };
         let take = source.name.clone();
         let shown = self.doc.clips[index].name.clone();
         let what = match pass {
-            crate::core::root_pass::RootPass::Extract { .. } => "root extracted",
-            crate::core::root_pass::RootPass::IntoPose { .. } => "root in pose",
+            ClipPass::Root(RootPass::Extract { .. }) => "root extracted",
+            ClipPass::Root(RootPass::IntoPose { .. }) => "root in pose",
+            ClipPass::Loop(_) => "loop fixed",
         };
         let Some(name) = self.free_clip_name(
             std::iter::once(format!("{shown} ({what})"))
@@ -1008,19 +1017,31 @@ impl EditorState {
         ) else {
             return;
         };
-        let settings = self.copied_settings(&take);
+        let settings = crate::core::ClipSettings {
+            loop_time: self.copied_settings(&take).loop_time,
+            ..Default::default()
+        };
         self.history.before_edit(&self.doc.tuning);
+        let (root_pass, loop_fix) = match pass {
+            ClipPass::Root(p) => (Some(p), None),
+            ClipPass::Loop(f) => (None, Some(f)),
+        };
         self.doc.tuning.clip_splits.push(crate::core::ClipSplit {
             take,
             name: name.clone(),
-            root_pass: Some(pass),
+            root_pass,
+            loop_fix,
         });
         if !settings.is_identity() {
             self.doc.tuning.clip_settings.insert(name.clone(), settings);
         }
         self.doc.revision += 1;
         self.tuning_replaced();
-        let Some(report) = self.doc.root_pass_reports.get(&name).cloned() else {
+        let brief = match pass {
+            ClipPass::Root(_) => self.doc.root_pass_reports.get(&name).map(|r| r.brief()),
+            ClipPass::Loop(_) => self.doc.loop_fix_reports.get(&name).map(|r| r.brief()),
+        };
+        let Some(brief) = brief else {
             // The pass could not run (reported by the sync): nothing was made, nothing to undo.
             self.doc.tuning.clip_splits.retain(|s| s.name != name);
             self.doc.tuning.clip_settings.remove(&name);
@@ -1031,7 +1052,7 @@ impl EditorState {
         self.history.close(&self.doc.tuning);
         self.play_loaded_clip(&name);
         self.session
-            .report(format!("Made clip {name}: {}", report.brief()), false);
+            .report(format!("Made clip {name}: {brief}"), false);
     }
 
     /// Removes a clip made from a take (its settings go with it), in one undo step.

@@ -4,11 +4,11 @@
 
 use egui::Color32;
 
-use crate::app::command::{Command, Commands};
+use crate::app::command::{ClipPass, Command, Commands};
 use crate::app::editor::EditorState;
 use crate::core::ClipSettings;
+use crate::core::clip_pass::{LoopFix, RootBasis, RootComponents, RootLock, RootPass};
 use crate::core::clip_settings::MAX_ROOT_OFFSET_M;
-use crate::core::root_pass::{RootBasis, RootComponents, RootLock, RootPass};
 
 /// The Clip tab's state.
 #[derive(Default)]
@@ -17,6 +17,8 @@ pub struct ClipPanel {
     name_edit: Option<(usize, String)>,
     /// The root-motion pass the Root motion rows will run.
     root: RootDraft,
+    /// The loop-seam fix's window, seconds each side.
+    loop_window: Option<f32>,
 }
 
 /// The root-motion rows' choices.
@@ -124,22 +126,35 @@ fn takes(ui: &mut egui::Ui, e: &EditorState, i: usize, out: &mut Commands) {
         }
     });
     if let Some(split) = split {
-        match e.doc().root_pass_reports.get(&split.name) {
-            Some(report) => {
+        let doc = e.doc();
+        match (
+            doc.root_pass_reports.get(&split.name),
+            doc.loop_fix_reports.get(&split.name),
+        ) {
+            (Some(report), _) => {
                 ui.label(format!(
-                    "Made from take {} with a root-motion pass: {}",
+                    "Made from {} with a root-motion pass: {}",
                     split.take,
                     report.brief()
                 ))
                 .on_hover_text(report.summary());
             }
-            None => {
+            (None, Some(report)) => {
+                ui.label(format!(
+                    "Made from {} with its loop seam fixed: {}",
+                    split.take,
+                    report.brief()
+                ));
+            }
+            (None, None) => {
                 ui.label(format!("Made from take {}", split.take));
             }
         }
     }
 }
 
+/// Label of the button that makes a clip whose loop seam is fixed.
+pub const FIX_LOOP_LABEL: &str = "Fix loop seam";
 /// Label of the button that makes a clip with root motion extracted.
 pub const EXTRACT_ROOT_LABEL: &str = "Extract root motion";
 /// Label of the button that makes a clip with the root's motion moved into the pose.
@@ -229,13 +244,13 @@ fn root_motion(
             )
             .on_disabled_hover_text(why_not.unwrap_or_default());
         if extract.clicked() {
-            out.push(Command::RootPassClip(
+            out.push(Command::PassClip(
                 i,
-                RootPass::Extract {
+                ClipPass::Root(RootPass::Extract {
                     components: draft.components,
                     basis: draft.basis,
                     lock: draft.lock,
-                },
+                }),
             ));
         }
         let into = ui
@@ -245,12 +260,12 @@ fn root_motion(
             )
             .on_disabled_hover_text(why_not.unwrap_or_default());
         if into.clicked() {
-            out.push(Command::RootPassClip(
+            out.push(Command::PassClip(
                 i,
-                RootPass::IntoPose {
+                ClipPass::Root(RootPass::IntoPose {
                     components: draft.components,
                     lock: draft.lock,
-                },
+                }),
             ));
         }
     });
@@ -525,6 +540,30 @@ fn settings(
                 "How far the end pose is from the start at points 3 cm from each joint, the root's travel aside \
                  (Unity's loop lights): green under 0.5 cm, yellow under 3 cm",
             );
+    });
+    ui.horizontal(|ui| {
+        let window = panel.loop_window.get_or_insert(LoopFix::DEFAULT_WINDOW_S);
+        if ui
+            .button(FIX_LOOP_LABEL)
+            .on_hover_text(
+                "A new clip that loops with no kick: the end's pose and velocity meet the start's, the difference \
+                 spread over the window on each side of the seam (Loop Pose matches the pose only)",
+            )
+            .clicked()
+        {
+            out.push(Command::PassClip(
+                i,
+                ClipPass::Loop(LoopFix { window_s: *window }),
+            ));
+        }
+        ui.add(
+            egui::DragValue::new(window)
+                .update_while_editing(false)
+                .speed(0.01)
+                .range(0.02..=10.0)
+                .suffix(" s each side"),
+        )
+        .on_hover_text("How far from the seam the correction reaches");
     });
     if s.range(d).is_err() {
         ui.colored_label(Color32::from_rgb(230, 190, 70), "Start must be before End");

@@ -1,6 +1,8 @@
-//! What a root-motion pass asks for, as Unity's Root Transform options and Unreal's root lock name it: which
-//! components move (XZ travel, yaw, Y), what an extracted root follows, and where the root stands. The pass
-//! itself runs in `offline::root_pass`; presets keep these settings over a source clip, not its frames.
+//! What the passes that make a clip from a whole clip ask for; the passes run in `offline`, and presets keep these
+//! settings over a source clip, not its frames.
+//! - A root-motion pass (`offline::root_pass`), as Unity's Root Transform options and Unreal's root lock name
+//!   it: which components move (XZ travel, yaw, Y), what an extracted root follows, where the root stands.
+//! - A loop-seam fix (`offline::loop_seam`): the window the seam's pose and velocity differences spread over.
 
 use serde::Serialize;
 
@@ -144,6 +146,28 @@ impl RootPass {
     pub fn lock(&self) -> RootLock {
         match *self {
             RootPass::Extract { lock, .. } | RootPass::IntoPose { lock, .. } => lock,
+        }
+    }
+}
+
+/// A loop-seam fix: the end's pose and velocity made to meet the start's, the difference spread over a window on
+/// each side of the seam.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct LoopFix {
+    /// Seconds on each side of the seam the difference spreads over (at most half the clip).
+    pub window_s: f32,
+}
+
+impl LoopFix {
+    /// The window when none is given, seconds.
+    pub const DEFAULT_WINDOW_S: f32 = 0.3;
+}
+
+impl Default for LoopFix {
+    fn default() -> Self {
+        LoopFix {
+            window_s: Self::DEFAULT_WINDOW_S,
         }
     }
 }
