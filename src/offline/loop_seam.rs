@@ -90,9 +90,10 @@ pub fn fix_loop(
     }
     let skeleton = &character.skeleton;
     let humanoid = Some(&character.humanoid);
-    let grid = match frames::source_rate(clip) {
-        Some(rate) => frames::uniform_times(duration, rate),
-        None => frames::distinct(frames::merged(
+    // The source's own grid when it has a key between its ends (a seam needs one on each side), else 60 fps.
+    let grid = match frames::source_rate(clip).map(|rate| frames::uniform_times(duration, rate)) {
+        Some(own) if own.len() >= 3 => own,
+        _ => frames::distinct(frames::merged(
             &frames::uniform_times(duration, GRID_FPS),
             &frames::source_key_times(clip),
         )),

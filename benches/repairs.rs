@@ -1,0 +1,50 @@
+//! The passes that repair clips, over the 46 Quaternius clips (53 joints): root motion extracted from the hips
+//! onto the root joint (XZ and yaw), and the loop seam fixed (0.3 s each side). BENCHMARKS.md gives the time per
+//! second of clip.
+
+use std::hint::black_box;
+
+use animtune::core::clip_pass::{LoopFix, RootBasis, RootComponents, RootLock, RootPass};
+use animtune::import::load_file;
+use animtune::offline::loop_seam::fix_loop;
+use animtune::offline::root_pass::run_root_pass;
+#[path = "../tests/common/mod.rs"]
+mod common;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+
+fn bench(c: &mut Criterion) {
+    let model = load_file(
+        &common::assets_dir().join("quaternius_ual/AnimationLibrary_Godot_Standard.gltf"),
+    )
+    .expect("the Quaternius asset in assets/");
+    let ch = &model.character;
+    let seconds: f32 = model.clips.iter().map(|c| c.duration).sum();
+    println!("46 clips, {seconds:.3} s of clip in all");
+    let extract = RootPass::Extract {
+        components: RootComponents::TRAVEL_AND_TURN,
+        basis: RootBasis::Hips,
+        lock: RootLock::Reference,
+    };
+    let mut group = c.benchmark_group("all 46 clips");
+    group.sample_size(10);
+    group.bench_function("extract root motion (xz, yaw, from the hips)", |b| {
+        b.iter(|| {
+            for clip in &model.clips {
+                black_box(run_root_pass(ch, clip, &extract).expect("the pass runs"));
+            }
+        })
+    });
+    let fix = LoopFix::default();
+    group.bench_function("fix loop seam (0.3 s each side)", |b| {
+        b.iter(|| {
+            for clip in &model.clips {
+                black_box(fix_loop(ch, clip, &fix).expect("the fix runs"));
+            }
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
