@@ -1,13 +1,15 @@
 //! The passes that repair clips, over the 46 Quaternius clips (53 joints): root motion extracted from the hips
-//! onto the root joint (XZ and yaw), and the loop seam fixed (0.3 s each side). BENCHMARKS.md gives the time per
+//! onto the root joint (XZ and yaw), the loop seam fixed (0.3 s each side), and the foot skate cleaned up. BENCHMARKS.md gives the time per
 //! second of clip.
 
 use std::hint::black_box;
 
-use animtune::core::clip_pass::{LoopFix, RootBasis, RootComponents, RootLock, RootPass};
+use animtune::analysis::contacts::ContactSettings;
+use animtune::core::clip_pass::{LoopFix, RootBasis, RootComponents, RootLock, RootPass, SkateFix};
 use animtune::import::load_file;
 use animtune::offline::loop_seam::fix_loop;
 use animtune::offline::root_pass::run_root_pass;
+use animtune::offline::skate_fix::fix_skate;
 #[path = "../tests/common/mod.rs"]
 mod common;
 
@@ -40,6 +42,16 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             for clip in &model.clips {
                 black_box(fix_loop(ch, clip, &fix).expect("the fix runs"));
+            }
+        })
+    });
+    // The clips whose legs the meter can track (all but the poses too short to sample).
+    let contact = ContactSettings::default();
+    let skate = SkateFix::default();
+    group.bench_function("fix foot skate (0.15 s easing, no stretch)", |b| {
+        b.iter(|| {
+            for clip in &model.clips {
+                let _ = black_box(fix_skate(ch, clip, &skate, &contact));
             }
         })
     });

@@ -129,6 +129,7 @@ impl ExportJob {
                 source: BakeSource::Stream(spec.clone()),
                 root_pass: None,
                 loop_fix: None,
+                skate_fix: None,
                 name: name.to_string(),
                 format: self.format,
                 animation_only: self.animation_only,

@@ -14,11 +14,12 @@ use serde::Serialize;
 
 use super::{BakeArgs, ClipFormat};
 use crate::core::ClipSettings;
-use crate::core::clip_pass::LoopFix;
+use crate::core::clip_pass::{LoopFix, MAX_STRETCH_PCT, SkateFix};
 use crate::import::ImportedModel;
 use crate::io::fsutil::write_atomic;
 use crate::offline::loop_seam::LoopFixReport;
 use crate::offline::root_pass::{RootBasis, RootLock, RootPass, RootPassReport};
+use crate::offline::skate_fix::SkateFixReport;
 use crate::offline::stream::{file_stem, files_in};
 use crate::offline::{
     BakeRequest, BakeSettings, BakeSource, Encoded, ExportFormat, Grid, StreamSource, StreamSpec,
@@ -138,6 +139,25 @@ fn root_pass_of(args: &BakeArgs) -> Result<Option<RootPass>> {
     })
 }
 
+/// The skate clean-up the flags ask for, if any.
+fn skate_fix_of(args: &BakeArgs) -> Result<Option<SkateFix>> {
+    if !args.fix_skate {
+        return Ok(None);
+    }
+    let plant_blend_s = args.plant_blend.unwrap_or(SkateFix::DEFAULT_PLANT_BLEND_S);
+    if !(plant_blend_s.is_finite() && (0.0..=10.0).contains(&plant_blend_s)) {
+        bail!("--plant-blend {plant_blend_s}: must be 0 to 10 seconds");
+    }
+    let max_stretch_pct = args.max_stretch.unwrap_or(0.0);
+    if !(max_stretch_pct.is_finite() && (0.0..=MAX_STRETCH_PCT).contains(&max_stretch_pct)) {
+        bail!("--max-stretch {max_stretch_pct}: must be 0 to {MAX_STRETCH_PCT} percent");
+    }
+    Ok(Some(SkateFix {
+        plant_blend_s,
+        max_stretch_pct,
+    }))
+}
+
 /// The loop-seam fix the flags ask for, if any.
 fn loop_fix_of(args: &BakeArgs) -> Result<Option<LoopFix>> {
     if !args.fix_loop {
@@ -217,6 +237,7 @@ fn bake_one(
         source: BakeSource::Stream(spec.clone()),
         root_pass: None,
         loop_fix: None,
+        skate_fix: None,
         name: name.to_string(),
         format: args.format.export_format(),
         animation_only: args.animation_only,
@@ -510,6 +531,9 @@ struct Written {
     /// What a loop-seam fix did before the bake.
     #[serde(skip_serializing_if = "Option::is_none")]
     loop_fix: Option<LoopFixReport>,
+    /// What a skate clean-up did before the bake.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    skate_fix: Option<SkateFixReport>,
 }
 
 /// The clips to bake, as indices into `names` (the clips' names as their settings make them).
@@ -608,12 +632,15 @@ pub fn run(args: &BakeArgs) -> Result<()> {
     }
     let root_pass = root_pass_of(args)?;
     let loop_fix = loop_fix_of(args)?;
+    let skate_fix = skate_fix_of(args)?;
     if let Some(reason) = stream_reason(args) {
-        if root_pass.is_some() || loop_fix.is_some() {
+        if root_pass.is_some() || loop_fix.is_some() || skate_fix.is_some() {
             let flag = if args.extract_root.is_some() {
                 "--extract-root"
             } else if args.root_into_pose.is_some() {
                 "--root-into-pose"
+            } else if args.fix_skate {
+                "--fix-skate"
             } else {
                 "--fix-loop"
             };
@@ -689,6 +716,7 @@ pub fn run(args: &BakeArgs) -> Result<()> {
             source: BakeSource::Clip(index),
             root_pass,
             loop_fix,
+            skate_fix,
             name: names[index].to_string(),
             format: args.format.export_format(),
             animation_only: args.animation_only,
@@ -707,12 +735,21 @@ pub fn run(args: &BakeArgs) -> Result<()> {
         if let (Some(report), false) = (&outcome.root_pass, args.json) {
             outln!("root motion: {}: {}", names[index], report.summary());
         }
+        if let (Some(report), false) = (&outcome.skate_fix, args.json) {
+            outln!("skate fixed: {}: {}", names[index], report.brief());
+        }
         if let (Some(report), false) = (&outcome.loop_fix, args.json) {
             outln!("loop fixed: {}: {}", names[index], report.brief());
         }
         let encoded = outcome.encoded;
         within_tolerance(&encoded, &out, args)?;
-        baked.push((out, encoded, outcome.root_pass, outcome.loop_fix));
+        baked.push((
+            out,
+            encoded,
+            outcome.root_pass,
+            outcome.loop_fix,
+            outcome.skate_fix,
+        ));
         bar.inc(1);
     }
     bar.finish_and_clear();
@@ -720,7 +757,7 @@ pub fn run(args: &BakeArgs) -> Result<()> {
         std::fs::create_dir_all(&args.output)
             .map_err(|e| anyhow::anyhow!("{}: cannot create folder: {e}", args.output.display()))?;
     }
-    for (out, encoded, root_pass, loop_fix) in baked {
+    for (out, encoded, root_pass, loop_fix, skate_fix) in baked {
         write_atomic(&out, &encoded.bytes, args.force)?;
         let r = &encoded.report;
         let ratio = r.raw_bytes as f64 / r.bytes.max(1) as f64;
@@ -730,6 +767,7 @@ pub fn run(args: &BakeArgs) -> Result<()> {
             ratio,
             root_pass,
             loop_fix,
+            skate_fix,
         });
     }
     if args.json {

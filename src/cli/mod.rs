@@ -327,6 +327,16 @@ pub struct BakeArgs {
     /// joints below it, the root held where --root-lock puts it.
     #[arg(long, value_name = "COMPONENTS", value_parser = crate::offline::root_pass::RootComponents::parse)]
     pub root_into_pose: Option<crate::offline::root_pass::RootComponents>,
+    /// Clean up foot skate before baking (Kovar 2002): each plant the skate meter finds held at one point, the legs
+    /// reaching it by IK, the pelvis moved the least needed, corrections eased over --plant-blend seconds.
+    #[arg(long)]
+    pub fix_skate: bool,
+    /// With --fix-skate: seconds each correction eases in before a plant and out after it (default 0.15).
+    #[arg(long, value_name = "SECONDS", requires = "fix_skate")]
+    pub plant_blend: Option<f32>,
+    /// With --fix-skate: the most a leg may stretch, percent of its length (default 0, at most 5).
+    #[arg(long, value_name = "PCT", requires = "fix_skate")]
+    pub max_stretch: Option<f32>,
     /// Make the baked clips loop with no kick: the end's pose and velocity meet the start's, the difference spread
     /// over --loop-window seconds on each side of the seam (Loop Pose matches the pose only).
     #[arg(long)]

@@ -3,6 +3,7 @@
 //! - A root-motion pass (`offline::root_pass`), as Unity's Root Transform options and Unreal's root lock name
 //!   it: which components move (XZ travel, yaw, Y), what an extracted root follows, where the root stands.
 //! - A loop-seam fix (`offline::loop_seam`): the window the seam's pose and velocity differences spread over.
+//! - A foot-skate clean-up (`offline::skate_fix`): how long corrections ease and how far a leg may stretch.
 
 use serde::Serialize;
 
@@ -168,6 +169,34 @@ impl Default for LoopFix {
     fn default() -> Self {
         LoopFix {
             window_s: Self::DEFAULT_WINDOW_S,
+        }
+    }
+}
+
+/// The most a skate clean-up may stretch a leg, percent of its length.
+pub const MAX_STRETCH_PCT: f32 = 5.0;
+
+/// A foot-skate clean-up: each plant held at one point, the corrections easing over `plant_blend_s` before and
+/// after it, a leg stretched at most `max_stretch_pct` when the pelvis alone cannot bring the ankle in reach.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct SkateFix {
+    /// Seconds a correction eases in before a plant and out after it.
+    pub plant_blend_s: f32,
+    /// The most a leg may stretch, percent of its length (0 to [`MAX_STRETCH_PCT`]).
+    pub max_stretch_pct: f32,
+}
+
+impl SkateFix {
+    /// The easing when none is given, seconds.
+    pub const DEFAULT_PLANT_BLEND_S: f32 = 0.15;
+}
+
+impl Default for SkateFix {
+    fn default() -> Self {
+        SkateFix {
+            plant_blend_s: Self::DEFAULT_PLANT_BLEND_S,
+            max_stretch_pct: 0.0,
         }
     }
 }

@@ -53,7 +53,8 @@ pub enum Ground {
 }
 
 impl Ground {
-    fn velocity(self) -> Vec3 {
+    /// How fast the ground moves under the feet (m/s, model space).
+    pub fn velocity(self) -> Vec3 {
         match self {
             Ground::RootMotion => Vec3::ZERO,
             Ground::Nominal(v) => -Vec3::from_array(v),

@@ -347,13 +347,13 @@ fn ramp(weight: f32, dt: f32, seconds: f32, sign: f32) -> f32 {
 }
 
 /// The leg's length from hip to ankle through the knee, as posed.
-fn leg_length(model: &[Mat4], leg: &LegRig) -> f32 {
+pub(crate) fn leg_length(model: &[Mat4], leg: &LegRig) -> f32 {
     let at = |j: usize| model[j].w_axis.truncate();
     (at(leg.knee) - at(leg.hip)).length() + (at(leg.ankle) - at(leg.knee)).length()
 }
 
 /// Recomputes the model matrices of `joint` and everything below it.
-fn refresh(skeleton: &Skeleton, local: &[Transform], model: &mut [Mat4], joint: usize) {
+pub(crate) fn refresh(skeleton: &Skeleton, local: &[Transform], model: &mut [Mat4], joint: usize) {
     let _ = LocalToModelJob {
         skeleton,
         input: local,
@@ -382,7 +382,7 @@ fn hinge_axis(rest: &[Mat4], hip: usize, knee: usize, ankle: usize) -> Vec3 {
 
 /// Takes one leg's ankle to `target` (model space): two-bone IK on hip and knee towards the knee's present side,
 /// then the foot turned back to its model-space orientation.
-fn solve_leg(
+pub(crate) fn solve_leg(
     skeleton: &Skeleton,
     leg: &LegRig,
     target: Vec3,

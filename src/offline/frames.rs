@@ -279,6 +279,62 @@ pub(crate) fn distinct(mut times: Vec<f32>) -> Vec<f32> {
     times
 }
 
+/// A clip like `template` (its name, length, loop, morph, expression and look-at tracks) whose joints are keyed
+/// linearly at `times` with `poses` (one full local pose each): every joint of `character`, by path. What a pass
+/// that rewrites whole poses (the loop seam, the skate fix) makes.
+pub fn keyed_clip(
+    character: &crate::core::Character,
+    template: &Clip,
+    times: &[f32],
+    poses: &[Pose],
+) -> Clip {
+    use crate::core::Track;
+    use glam::Vec3;
+    let targets =
+        crate::core::binding::track_targets(&character.skeleton, Some(&character.humanoid));
+    let linear = Interpolation::Linear;
+    let tracks = targets
+        .into_iter()
+        .enumerate()
+        .map(|(j, target)| {
+            let mut previous = Quat::IDENTITY;
+            let rotations = poses
+                .iter()
+                .map(|p| {
+                    let q = p.local[j].rotation;
+                    previous = if q.dot(previous) < 0.0 { -q } else { q };
+                    previous
+                })
+                .collect();
+            let channel = |f: &dyn Fn(&Pose) -> Vec3| {
+                Keys::new(times.to_vec(), poses.iter().map(f).collect(), linear).ok()
+            };
+            Track {
+                target,
+                translation: channel(&|p| Vec3::from(p.local[j].translation)),
+                rotation: Keys::new(times.to_vec(), rotations, linear).ok(),
+                scale: channel(&|p| Vec3::from(p.local[j].scale)),
+            }
+        })
+        .collect();
+    let mut out = template.clone();
+    out.tracks = tracks;
+    out.facing_yaw = None;
+    out
+}
+
+/// The grid a pass keys a whole clip on: the source's own keys when they lie on one uniform grid with a key
+/// between the ends, else `fps` plus every source key time.
+pub fn pass_grid(clip: &Clip, fps: f32) -> Vec<f32> {
+    match source_rate(clip).map(|rate| uniform_times(clip.duration, rate)) {
+        Some(own) if own.len() >= 3 => own,
+        _ => distinct(merged(
+            &uniform_times(clip.duration, fps),
+            &source_key_times(clip),
+        )),
+    }
+}
+
 /// Every source key time and the [`CHECK_FRACTIONS`] of the way between consecutive ones: where a bake is
 /// checked against its source (with the same fractions between its grid frames).
 pub fn source_check_times(clip: &Clip) -> Vec<f32> {

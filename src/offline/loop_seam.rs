@@ -17,7 +17,7 @@ use super::frames;
 use crate::core::clip_pass::LoopFix;
 use crate::core::humanoid::HumanBone;
 use crate::core::metric::VIRTUAL_VERTEX_DISTANCE;
-use crate::core::{Character, Clip, Interpolation, Keys, Pose, Track};
+use crate::core::{Character, Clip, Pose};
 
 /// The grid rate of a source whose keys do not lie on one uniform grid.
 const GRID_FPS: f32 = 60.0;
@@ -90,14 +90,7 @@ pub fn fix_loop(
     }
     let skeleton = &character.skeleton;
     let humanoid = Some(&character.humanoid);
-    // The source's own grid when it has a key between its ends (a seam needs one on each side), else 60 fps.
-    let grid = match frames::source_rate(clip).map(|rate| frames::uniform_times(duration, rate)) {
-        Some(own) if own.len() >= 3 => own,
-        _ => frames::distinct(frames::merged(
-            &frames::uniform_times(duration, GRID_FPS),
-            &frames::source_key_times(clip),
-        )),
-    };
+    let grid = frames::pass_grid(clip, GRID_FPS);
     super::check_sample_budget(
         grid.len() as u64,
         skeleton.len(),
@@ -156,43 +149,7 @@ pub fn fix_loop(
             }
         }
     }
-    let targets = crate::core::binding::track_targets(skeleton, humanoid);
-    let linear = Interpolation::Linear;
-    let tracks = (0..skeleton.len())
-        .map(|j| {
-            let mut previous = Quat::IDENTITY;
-            let rotations = poses
-                .iter()
-                .map(|p| {
-                    let q = p.local[j].rotation;
-                    previous = if q.dot(previous) < 0.0 { -q } else { q };
-                    previous
-                })
-                .collect();
-            Track {
-                target: targets[j].clone(),
-                translation: Keys::new(
-                    grid.clone(),
-                    poses
-                        .iter()
-                        .map(|p| Vec3::from(p.local[j].translation))
-                        .collect(),
-                    linear,
-                )
-                .ok(),
-                rotation: Keys::new(grid.clone(), rotations, linear).ok(),
-                scale: Keys::new(
-                    grid.clone(),
-                    poses.iter().map(|p| Vec3::from(p.local[j].scale)).collect(),
-                    linear,
-                )
-                .ok(),
-            }
-        })
-        .collect();
-    let mut out = clip.clone();
-    out.tracks = tracks;
-    out.facing_yaw = None;
+    let out = frames::keyed_clip(character, clip, &grid, &poses);
     let before = seam(character, clip);
     let after = seam(character, &out);
     let largest_change_cm = super::measure::point_errors(character, clip, &out, &grid, None)

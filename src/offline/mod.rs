@@ -11,6 +11,7 @@ pub mod measure;
 pub mod mirror;
 pub mod request;
 pub mod root_pass;
+pub mod skate_fix;
 pub mod stream;
 
 use serde::{Deserialize, Serialize};
@@ -462,6 +463,7 @@ pub fn bake_clip(
         source: BakeSource::Clip(0),
         root_pass: None,
         loop_fix: None,
+        skate_fix: None,
         name: clip.name.clone(),
         format,
         animation_only: false,

@@ -40,6 +40,8 @@ pub struct BakeRequest<'a> {
     pub root_pass: Option<super::root_pass::RootPass>,
     /// A loop-seam fix over a clip bake's clip (after its settings and the root pass), before it is baked.
     pub loop_fix: Option<crate::core::clip_pass::LoopFix>,
+    /// A foot-skate clean-up over a clip bake's clip (after its settings and the root pass, before the loop fix).
+    pub skate_fix: Option<crate::core::clip_pass::SkateFix>,
     /// The name written into the file for a stream (a clip bake takes the clip's name).
     pub name: String,
     /// Output layout.
@@ -66,6 +68,8 @@ pub struct BakeOutcome {
     pub root_pass: Option<super::root_pass::RootPassReport>,
     /// What the loop-seam fix did.
     pub loop_fix: Option<super::loop_seam::LoopFixReport>,
+    /// What the skate clean-up did.
+    pub skate_fix: Option<super::skate_fix::SkateFixReport>,
 }
 
 /// `clips` with `settings` applied by clip name (each clip's name, Loop Time, crop, cycle offset, loop pose,
@@ -246,6 +250,7 @@ impl BakeRequest<'_> {
         let mut spring_seam = None;
         let mut root_pass = None;
         let mut loop_fix = None;
+        let mut skate_fix = None;
         // The character with the root joint a root-motion pass added (the clip is for it; the file holds it).
         let mut with_root = None;
         let (frames, meta, settings, loop_match) = match &self.source {
@@ -271,6 +276,20 @@ impl BakeRequest<'_> {
                     None => clip,
                 };
                 let character = with_root.as_ref().unwrap_or(character);
+                let clip = match &self.skate_fix {
+                    Some(fix) => {
+                        let (fixed, report) = super::skate_fix::fix_skate(
+                            character,
+                            &clip,
+                            fix,
+                            &crate::analysis::contacts::ContactSettings::default(),
+                        )
+                        .map_err(|e| ExportError::Invalid(format!("clip '{}': {e}", clip.name)))?;
+                        skate_fix = Some(report);
+                        fixed
+                    }
+                    None => clip,
+                };
                 let clip = match &self.loop_fix {
                     Some(fix) => {
                         let (fixed, report) = super::loop_seam::fix_loop(character, &clip, fix)
@@ -308,10 +327,14 @@ impl BakeRequest<'_> {
                     .then(|| super::measure::loop_match(character, &clip));
                 (frames, meta, settings, loop_match)
             }
-            BakeSource::Stream(_) if self.root_pass.is_some() || self.loop_fix.is_some() => {
+            BakeSource::Stream(_)
+                if self.root_pass.is_some()
+                    || self.loop_fix.is_some()
+                    || self.skate_fix.is_some() =>
+            {
                 return Err(ExportError::Invalid(
-                    "a root-motion pass or a loop fix applies to one clip baked on its own keys, not to a stream \
-                     with layers"
+                    "a root-motion pass, a skate clean-up or a loop fix applies to one clip baked on its own keys, \
+                     not to a stream with layers"
                         .into(),
                 ));
             }
@@ -376,6 +399,7 @@ impl BakeRequest<'_> {
             spring_seam,
             root_pass,
             loop_fix,
+            skate_fix,
         })
     }
 }
@@ -408,6 +432,7 @@ mod tests {
             }),
             root_pass: None,
             loop_fix: None,
+            skate_fix: None,
             name: "walk".into(),
             format: ExportFormat::Native,
             animation_only: false,

@@ -17,5 +17,6 @@ mod loop_seam;
 mod nlerp_reading;
 mod render;
 mod root_pass;
+mod skate_fix;
 mod state_machine;
 mod vrm_limits;

@@ -402,3 +402,81 @@ fn the_skate_map_measures_the_idle_node_itself() {
         );
     }
 }
+
+/// The skate clean-up (`offline::skate_fix`) on the swayed idle: its planted feet then slide at most 1 cm/s as the
+/// meter measures the new clip, with no stretch (the cap is 0), and outside the plants' windows no joint moves
+/// faster than 10 % over the source (there, the clip is the source).
+#[test]
+fn the_skate_clean_up_holds_the_swayed_idles_feet_within_1_cm_s() {
+    use animtune::core::clip_pass::SkateFix;
+    use animtune::offline::skate_fix::fix_skate;
+    let (model, clip) = idle();
+    let c = &model.character;
+    let settings = ContactSettings {
+        speed_m_s: 2.0,
+        ..ContactSettings::default()
+    };
+    for (amplitude, cycles) in [(0.05, 1.0), (0.08, 4.0)] {
+        let sway = swayed(&clip, amplitude, clip.duration / cycles);
+        let (fixed, report) = fix_skate(c, &sway, &SkateFix::default(), &settings).unwrap();
+        let before = clip_skate(c, &sway, 60.0, &settings, None).unwrap();
+        let after = clip_skate(c, &fixed, 60.0, &settings, None).unwrap();
+        assert!(before.planted_speed_cm_s.mean > 5.0, "{before:?}");
+        assert!(
+            after.planted_speed_cm_s.max <= 1.0,
+            "A {amplitude}: {:?} ({})",
+            after.planted_speed_cm_s,
+            report.brief()
+        );
+        assert!(report.stretch_pct == 0.0, "{report:?}");
+        assert_joint_speeds_within(c, &sway, &fixed, &report.windows, 0.1);
+    }
+}
+
+/// Outside `windows`, no joint of `fixed` moves faster between 60 fps frames than `share` over `source`'s (plus
+/// 1 mm/s for rounding).
+fn assert_joint_speeds_within(
+    character: &animtune::core::Character,
+    source: &Clip,
+    fixed: &Clip,
+    windows: &[[f32; 2]],
+    share: f32,
+) {
+    use animtune::offline::frames::{sample_frames, uniform_times};
+    let times = uniform_times(source.duration, 60.0);
+    let positions = |clip: &Clip| -> Vec<Vec<Vec3>> {
+        sample_frames(
+            clip,
+            &character.skeleton,
+            Some(&character.humanoid),
+            times.clone(),
+        )
+        .poses
+        .iter()
+        .map(|p| {
+            p.model_matrices(&character.skeleton)
+                .iter()
+                .map(|m| m.w_axis.truncate())
+                .collect()
+        })
+        .collect()
+    };
+    let (a, b) = (positions(source), positions(fixed));
+    let outside = |t: f32| windows.iter().all(|w| t < w[0] || t > w[1]);
+    for k in 1..times.len() {
+        if !(outside(times[k - 1]) && outside(times[k])) {
+            continue;
+        }
+        let dt = times[k] - times[k - 1];
+        for j in 0..a[k].len() {
+            let was = (a[k][j] - a[k - 1][j]).length() / dt;
+            let now = (b[k][j] - b[k - 1][j]).length() / dt;
+            assert!(
+                now <= was * (1.0 + share) + 1e-3,
+                "{} at {} s: {now} m/s against {was}",
+                character.skeleton.name(j),
+                times[k]
+            );
+        }
+    }
+}
