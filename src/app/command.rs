@@ -133,7 +133,7 @@ pub enum Command {
     /// Remove a clip made from a take, by its loaded name.
     RemoveSplit(String),
     /// Make a clip from clip `index` as it plays with a pass over it: a root-motion pass (root motion extracted
-    /// onto the joint above the hips, or moved into the pose) or a loop-seam fix.
+    /// onto the joint above the hips, or moved into the pose), a skate clean-up or a loop-seam fix.
     PassClip(usize, ClipPass),
     /// One clip's settings (crop, cycle offset, loop pose), by clip name: undoable, saved in presets.
     SetClipSettings {
@@ -365,4 +365,6 @@ pub enum ClipPass {
     Root(crate::core::clip_pass::RootPass),
     /// The loop seam's pose and velocity matched.
     Loop(crate::core::clip_pass::LoopFix),
+    /// The foot skate cleaned up.
+    Skate(crate::core::clip_pass::SkateFix),
 }

@@ -116,6 +116,9 @@ pub fn open_sources(
         for (name, report) in made.root_passes {
             eprintln!("note: clip '{name}': root motion: {}", report.brief());
         }
+        for (name, report) in made.skate_fixes {
+            eprintln!("note: clip '{name}': skate fixed: {}", report.brief());
+        }
         for (name, report) in made.loop_fixes {
             eprintln!("note: clip '{name}': loop fixed: {}", report.brief());
         }

@@ -702,7 +702,10 @@ pub struct ClipSplit {
     /// A root-motion pass the new clip is made with (None: a copy).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub root_pass: Option<super::clip_pass::RootPass>,
-    /// A loop-seam fix the new clip is made with (after the root pass, when both are given).
+    /// A foot-skate clean-up the new clip is made with (after the root pass).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skate_fix: Option<super::clip_pass::SkateFix>,
+    /// A loop-seam fix the new clip is made with (last, when several are given).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub loop_fix: Option<super::clip_pass::LoopFix>,
 }

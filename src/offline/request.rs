@@ -104,12 +104,14 @@ pub struct SplitClips {
     pub clips: Vec<Clip>,
     /// Each root-motion pass's report, by the clip it made.
     pub root_passes: Vec<(String, super::root_pass::RootPassReport)>,
+    /// Each skate clean-up's report, by the clip it made.
+    pub skate_fixes: Vec<(String, super::skate_fix::SkateFixReport)>,
     /// Each loop-seam fix's report, by the clip it made.
     pub loop_fixes: Vec<(String, super::loop_seam::LoopFixReport)>,
 }
 
 /// `clips` followed by the clips `splits` make from their takes: copies named as the split says, or a split's
-/// passes (root motion, then the loop seam) over its take as the take's `settings` make it (cropped, mirrored…)
+/// passes (root motion, the skate clean-up, then the loop seam) over its take as the take's `settings` make it (cropped, mirrored…)
 /// on `character`, with the passes' reports; or why one cannot be made: its take is not among the clips, its name
 /// is taken, a setting of the take cannot apply, or a pass cannot run (a rig without a joint above the hips
 /// would need one added, which only a bake does).
@@ -122,6 +124,7 @@ pub fn with_splits(
     let mut out = clips.to_vec();
     let mut reports = Vec::new();
     let mut loop_fixes = Vec::new();
+    let mut skate_fixes = Vec::new();
     for split in splits {
         if split.name.trim().is_empty() {
             return Err(format!(
@@ -141,7 +144,8 @@ pub fn with_splits(
                 split.name, split.take
             )
         })?;
-        let passes = split.root_pass.is_some() || split.loop_fix.is_some();
+        let passes =
+            split.root_pass.is_some() || split.skate_fix.is_some() || split.loop_fix.is_some();
         let take = &if passes {
             apply_one(character, take, settings)?.0
         } else {
@@ -165,6 +169,17 @@ pub fn with_splits(
             }
             None => take.clone(),
         };
+        if let Some(fix) = &split.skate_fix {
+            let (fixed, report) = super::skate_fix::fix_skate(
+                character,
+                &made,
+                fix,
+                &crate::analysis::contacts::ContactSettings::default(),
+            )
+            .map_err(|e| format!("clip '{}' (from take '{}'): {e}", split.name, split.take))?;
+            skate_fixes.push((split.name.clone(), report));
+            made = fixed;
+        }
         if let Some(fix) = &split.loop_fix {
             let (fixed, report) = super::loop_seam::fix_loop(character, &made, fix)
                 .map_err(|e| format!("clip '{}' (from take '{}'): {e}", split.name, split.take))?;
@@ -177,6 +192,7 @@ pub fn with_splits(
     Ok(SplitClips {
         clips: out,
         root_passes: reports,
+        skate_fixes,
         loop_fixes,
     })
 }

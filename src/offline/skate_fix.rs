@@ -169,6 +169,29 @@ pub fn fix_skate(
         Vec3::new(v.x, 0.0, v.z)
     };
     let grid = frames::pass_grid(clip, FPS);
+    // Where a plant at the end stands in the ground's frame, against the same plant at the start of the next
+    // cycle: the ground moved on by its velocity over the clip, the body by its root travel.
+    let seam_shift = {
+        let travel = match before.ground {
+            crate::analysis::contacts::Ground::RootMotion => {
+                let ends = frames::sample_frames(
+                    clip,
+                    skeleton,
+                    Some(&character.humanoid),
+                    vec![0.0, clip.duration],
+                );
+                let at = |k: usize| {
+                    ends.poses[k].model_matrices(skeleton)[hips]
+                        .w_axis
+                        .truncate()
+                };
+                let d = at(1) - at(0);
+                Vec3::new(d.x, 0.0, d.z)
+            }
+            _ => Vec3::ZERO,
+        };
+        ground_velocity * clip.duration - travel
+    };
     super::check_sample_budget(
         grid.len() as u64,
         skeleton.len(),
@@ -190,7 +213,7 @@ pub fn fix_skate(
     let mut round = 0;
     let (out, after, poses, plants, stretch_used, pelvis_most) = loop {
         round += 1;
-        let plants = plants_of(
+        let mut plants = plants_of(
             &rig,
             &intervals,
             &found,
@@ -198,6 +221,11 @@ pub fn fix_skate(
             &source_model,
             ground_velocity,
         );
+        if clip.looping {
+            for leg_plants in &mut plants {
+                join_across_seam(leg_plants, clip.duration, seam_shift);
+            }
+        }
         let (poses, stretch_used, pelvis_most) = hold(
             character,
             &rig,
@@ -264,6 +292,23 @@ pub fn fix_skate(
 
 /// How many times the plants may grow from the meter's reading of the result.
 const PLANT_ROUNDS: usize = 12;
+
+/// For a looping clip, a plant that runs to the end and one that starts at 0 are the same footfall: both are held
+/// at one point, the mean of both (the end's moved on by `shift`, where the start's stands in the ground's frame).
+fn join_across_seam(plants: &mut [Plant], duration: f32, shift: Vec3) {
+    let edge = 1.5 / FPS;
+    let n = plants.len();
+    if n < 2 || plants[0].start > edge || plants[n - 1].end < duration - edge {
+        return;
+    }
+    let (first, last) = (plants[0], plants[n - 1]);
+    let first_span = (first.end - first.start).max(1e-3);
+    let last_span = (last.end - last.start).max(1e-3);
+    let joined =
+        (first.anchor * first_span + (last.anchor + shift) * last_span) / (first_span + last_span);
+    plants[0].anchor = joined;
+    plants[n - 1].anchor = joined - shift;
+}
 
 /// A foot's contact intervals in a meter's report.
 fn contacts_of(report: &SkateReport, foot: HumanBone) -> Vec<[f32; 2]> {

@@ -218,3 +218,56 @@ fn fix_loop_seam_makes_a_cropped_walk_loop_and_a_preset_makes_it_again() {
     assert!(again < 1e-4, "{again} m");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn fix_foot_skate_makes_a_walk_whose_planted_feet_stand_still() {
+    use animtune::analysis::contacts::{ContactSettings, clip_skate};
+    let mut h = harness_sized(1280.0, 1100.0);
+    h.run_steps(2);
+    play_in_clip_tab(&mut h, "WalkForward");
+    h.get_by_label("Fix foot skate").click();
+    h.run_steps(3);
+    let fixed = "WalkForward (skate fixed)";
+    let e = h.state().editor();
+    let index = clip_index(&h, fixed);
+    assert_eq!(
+        e.clip(),
+        Some(index),
+        "the new clip plays: {}",
+        e.status().text
+    );
+    assert!(
+        e.status()
+            .text
+            .contains("Made clip WalkForward (skate fixed): planted feet slide"),
+        "{}",
+        e.status().text
+    );
+    let character = &e.doc().model.character;
+    let settings = ContactSettings::default();
+    let meter = |name: &str| {
+        let clip = &e.doc().clips[clip_index(&h, name)];
+        clip_skate(character, clip, 60.0, &settings, None).unwrap()
+    };
+    let (before, after) = (meter("WalkForward"), meter(fixed));
+    assert!(before.planted_speed_cm_s.mean > 20.0, "{before:?}");
+    assert!(after.planted_speed_cm_s.mean <= 1.0, "{after:?}");
+    // The footfall across the loop's seam is held at one point: the clip still loops.
+    let gap = animtune::offline::measure::loop_match(character, &e.doc().clips[index]);
+    assert!(gap < 0.005, "the end is {} cm from the start", gap * 100.0);
+    assert!(
+        h.query_by_label_contains("with its foot skate cleaned up")
+            .is_some()
+    );
+    h.state_mut().send(Command::Undo);
+    h.run_steps(2);
+    assert!(
+        !h.state()
+            .editor()
+            .doc()
+            .clips
+            .iter()
+            .any(|c| c.name == fixed),
+        "one undo takes it away"
+    );
+}

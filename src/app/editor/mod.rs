@@ -796,6 +796,7 @@ impl EditorState {
         self.doc.applied_splits.clear();
         self.doc.root_pass_reports.clear();
         self.doc.loop_fix_reports.clear();
+        self.doc.skate_fix_reports.clear();
         self.doc.clips = crate::offline::apply_clip_settings(
             &self.doc.model.character,
             &self.doc.source_clips,
@@ -885,6 +886,7 @@ impl EditorState {
         for name in &gone {
             self.doc.root_pass_reports.remove(*name);
             self.doc.loop_fix_reports.remove(*name);
+            self.doc.skate_fix_reports.remove(*name);
         }
         let kept: Vec<crate::core::ClipSplit> = applied
             .iter()
@@ -907,6 +909,7 @@ impl EditorState {
                 self.doc.applied_splits = wanted;
                 self.doc.root_pass_reports.extend(made.root_passes);
                 self.doc.loop_fix_reports.extend(made.loop_fixes);
+                self.doc.skate_fix_reports.extend(made.skate_fixes);
             }
             Err(e) => {
                 self.session.report(format!("{}: {e}", self.doc.name), true);
@@ -958,6 +961,7 @@ impl EditorState {
             take,
             name: name.clone(),
             root_pass: None,
+            skate_fix: None,
             loop_fix: None,
         });
         if !settings.is_identity() {
@@ -995,7 +999,8 @@ impl EditorState {
     }
 
     /// Makes a clip from the clip at `index` as it plays (its settings applied) with a pass over it, a root-motion
-    /// pass or a loop-seam fix, named "<clip> (root extracted)", "(root in pose)" or "(loop fixed)", in one undo
+    /// pass, a skate clean-up or a loop-seam fix, named "<clip> (root extracted)", "(root in pose)", "(skate
+    /// fixed)" or "(loop fixed)", in one undo
     /// step; it then plays, and the status bar gives the pass's figures before and after. The new clip keeps the
     /// clip's Loop Time, and no other setting (the pass ran over them). A pass that cannot run is reported and
     /// makes nothing.
@@ -1010,6 +1015,7 @@ impl EditorState {
             ClipPass::Root(RootPass::Extract { .. }) => "root extracted",
             ClipPass::Root(RootPass::IntoPose { .. }) => "root in pose",
             ClipPass::Loop(_) => "loop fixed",
+            ClipPass::Skate(_) => "skate fixed",
         };
         let Some(name) = self.free_clip_name(
             std::iter::once(format!("{shown} ({what})"))
@@ -1022,16 +1028,19 @@ impl EditorState {
             ..Default::default()
         };
         self.history.before_edit(&self.doc.tuning);
-        let (root_pass, loop_fix) = match pass {
-            ClipPass::Root(p) => (Some(p), None),
-            ClipPass::Loop(f) => (None, Some(f)),
-        };
-        self.doc.tuning.clip_splits.push(crate::core::ClipSplit {
+        let mut split = crate::core::ClipSplit {
             take,
             name: name.clone(),
-            root_pass,
-            loop_fix,
-        });
+            root_pass: None,
+            skate_fix: None,
+            loop_fix: None,
+        };
+        match pass {
+            ClipPass::Root(p) => split.root_pass = Some(p),
+            ClipPass::Loop(f) => split.loop_fix = Some(f),
+            ClipPass::Skate(f) => split.skate_fix = Some(f),
+        }
+        self.doc.tuning.clip_splits.push(split);
         if !settings.is_identity() {
             self.doc.tuning.clip_settings.insert(name.clone(), settings);
         }
@@ -1040,6 +1049,7 @@ impl EditorState {
         let brief = match pass {
             ClipPass::Root(_) => self.doc.root_pass_reports.get(&name).map(|r| r.brief()),
             ClipPass::Loop(_) => self.doc.loop_fix_reports.get(&name).map(|r| r.brief()),
+            ClipPass::Skate(_) => self.doc.skate_fix_reports.get(&name).map(|r| r.brief()),
         };
         let Some(brief) = brief else {
             // The pass could not run (reported by the sync): nothing was made, nothing to undo.

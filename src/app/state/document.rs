@@ -107,6 +107,8 @@ pub struct Document {
     pub applied_splits: Vec<crate::core::ClipSplit>,
     /// What each root-motion pass of those splits did, by the clip it made.
     pub root_pass_reports: BTreeMap<String, crate::offline::root_pass::RootPassReport>,
+    /// What each skate clean-up of those splits did, by the clip it made.
+    pub skate_fix_reports: BTreeMap<String, crate::offline::skate_fix::SkateFixReport>,
     /// What each loop-seam fix of those splits did, by the clip it made.
     pub loop_fix_reports: BTreeMap<String, crate::offline::loop_seam::LoopFixReport>,
 }
@@ -135,6 +137,7 @@ impl Document {
             applied_splits: Vec::new(),
             root_pass_reports: BTreeMap::new(),
             loop_fix_reports: BTreeMap::new(),
+            skate_fix_reports: BTreeMap::new(),
             generation: 0,
             revision: 0,
         }

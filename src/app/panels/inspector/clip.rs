@@ -7,7 +7,9 @@ use egui::Color32;
 use crate::app::command::{ClipPass, Command, Commands};
 use crate::app::editor::EditorState;
 use crate::core::ClipSettings;
-use crate::core::clip_pass::{LoopFix, RootBasis, RootComponents, RootLock, RootPass};
+use crate::core::clip_pass::{
+    LoopFix, MAX_STRETCH_PCT, RootBasis, RootComponents, RootLock, RootPass, SkateFix,
+};
 use crate::core::clip_settings::MAX_ROOT_OFFSET_M;
 
 /// The Clip tab's state.
@@ -19,6 +21,8 @@ pub struct ClipPanel {
     root: RootDraft,
     /// The loop-seam fix's window, seconds each side.
     loop_window: Option<f32>,
+    /// The skate clean-up's settings.
+    skate: SkateFix,
 }
 
 /// The root-motion rows' choices.
@@ -127,32 +131,42 @@ fn takes(ui: &mut egui::Ui, e: &EditorState, i: usize, out: &mut Commands) {
     });
     if let Some(split) = split {
         let doc = e.doc();
-        match (
-            doc.root_pass_reports.get(&split.name),
-            doc.loop_fix_reports.get(&split.name),
-        ) {
-            (Some(report), _) => {
-                ui.label(format!(
-                    "Made from {} with a root-motion pass: {}",
-                    split.take,
-                    report.brief()
-                ))
-                .on_hover_text(report.summary());
-            }
-            (None, Some(report)) => {
-                ui.label(format!(
-                    "Made from {} with its loop seam fixed: {}",
-                    split.take,
-                    report.brief()
-                ));
-            }
-            (None, None) => {
-                ui.label(format!("Made from take {}", split.take));
+        if let Some(report) = doc.skate_fix_reports.get(&split.name) {
+            ui.label(format!(
+                "Made from {} with its foot skate cleaned up: {}",
+                split.take,
+                report.brief()
+            ));
+        } else {
+            match (
+                doc.root_pass_reports.get(&split.name),
+                doc.loop_fix_reports.get(&split.name),
+            ) {
+                (Some(report), _) => {
+                    ui.label(format!(
+                        "Made from {} with a root-motion pass: {}",
+                        split.take,
+                        report.brief()
+                    ))
+                    .on_hover_text(report.summary());
+                }
+                (None, Some(report)) => {
+                    ui.label(format!(
+                        "Made from {} with its loop seam fixed: {}",
+                        split.take,
+                        report.brief()
+                    ));
+                }
+                (None, None) => {
+                    ui.label(format!("Made from take {}", split.take));
+                }
             }
         }
     }
 }
 
+/// Label of the button that makes a clip whose foot skate is cleaned up.
+pub const FIX_SKATE_LABEL: &str = "Fix foot skate";
 /// Label of the button that makes a clip whose loop seam is fixed.
 pub const FIX_LOOP_LABEL: &str = "Fix loop seam";
 /// Label of the button that makes a clip with root motion extracted.
@@ -564,6 +578,35 @@ fn settings(
                 .suffix(" s each side"),
         )
         .on_hover_text("How far from the seam the correction reaches");
+    });
+    ui.horizontal(|ui| {
+        if ui
+            .button(FIX_SKATE_LABEL)
+            .on_hover_text(
+                "A new clip whose planted feet stand still: each plant the skate meter finds held where the foot \
+                 stood, the legs reaching it by IK, the pelvis moved the least needed, the corrections easing in \
+                 and out around it (Kovar 2002)",
+            )
+            .clicked()
+        {
+            out.push(Command::PassClip(i, ClipPass::Skate(panel.skate)));
+        }
+        ui.add(
+            egui::DragValue::new(&mut panel.skate.plant_blend_s)
+                .update_while_editing(false)
+                .speed(0.01)
+                .range(0.0..=2.0)
+                .suffix(" s easing"),
+        )
+        .on_hover_text("How long each correction eases in before a plant and out after it");
+        ui.add(
+            egui::DragValue::new(&mut panel.skate.max_stretch_pct)
+                .update_while_editing(false)
+                .speed(0.1)
+                .range(0.0..=MAX_STRETCH_PCT)
+                .suffix(" % stretch"),
+        )
+        .on_hover_text("The most a leg may stretch when the pelvis alone cannot bring the foot in reach");
     });
     if s.range(d).is_err() {
         ui.colored_label(Color32::from_rgb(230, 190, 70), "Start must be before End");
