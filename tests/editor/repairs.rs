@@ -165,24 +165,14 @@ fn fix_loop_seam_makes_a_cropped_walk_loop_and_a_preset_makes_it_again() {
     });
     h.run_steps(2);
     play_in_clip_tab(&mut h, "Walk_Loop");
-    h.get_by_label("Fix loop seam").click();
-    h.run_steps(3);
     let fixed = "Walk_Loop (loop fixed)";
+    let index = click_and_check_made(
+        &mut h,
+        "Fix loop seam",
+        fixed,
+        "Made clip Walk_Loop (loop fixed): seam",
+    );
     let e = h.state().editor();
-    let index = clip_index(&h, fixed);
-    assert_eq!(
-        e.clip(),
-        Some(index),
-        "the new clip plays: {}",
-        e.status().text
-    );
-    assert!(
-        e.status()
-            .text
-            .contains("Made clip Walk_Loop (loop fixed): seam"),
-        "{}",
-        e.status().text
-    );
     assert!(
         (e.doc().clips[index].duration - 1.0).abs() < 1e-4,
         "made from the cropped clip"
@@ -225,24 +215,14 @@ fn fix_foot_skate_makes_a_walk_whose_planted_feet_stand_still() {
     let mut h = harness_sized(1280.0, 1100.0);
     h.run_steps(2);
     play_in_clip_tab(&mut h, "WalkForward");
-    h.get_by_label("Fix foot skate").click();
-    h.run_steps(3);
     let fixed = "WalkForward (skate fixed)";
+    let index = click_and_check_made(
+        &mut h,
+        "Fix foot skate",
+        fixed,
+        "Made clip WalkForward (skate fixed): planted feet slide",
+    );
     let e = h.state().editor();
-    let index = clip_index(&h, fixed);
-    assert_eq!(
-        e.clip(),
-        Some(index),
-        "the new clip plays: {}",
-        e.status().text
-    );
-    assert!(
-        e.status()
-            .text
-            .contains("Made clip WalkForward (skate fixed): planted feet slide"),
-        "{}",
-        e.status().text
-    );
     let character = &e.doc().model.character;
     let settings = ContactSettings::default();
     let meter = |name: &str| {
@@ -259,15 +239,28 @@ fn fix_foot_skate_makes_a_walk_whose_planted_feet_stand_still() {
         h.query_by_label_contains("with its foot skate cleaned up")
             .is_some()
     );
-    h.state_mut().send(Command::Undo);
-    h.run_steps(2);
-    assert!(
-        !h.state()
-            .editor()
-            .doc()
-            .clips
-            .iter()
-            .any(|c| c.name == fixed),
-        "one undo takes it away"
+    let saved = crate::common::temp_dir("editor-skate-fix").join("skate.json");
+    save_then_undo_removes(&mut h, &saved, fixed);
+}
+
+/// Clicks the Clip tab's button `button`, then checks that it made clip `made`, which plays, and that the status
+/// bar says so, starting with `status`; returns the new clip's index.
+fn click_and_check_made(
+    h: &mut egui_kittest::Harness<'static, animtune::app::AnimtuneApp>,
+    button: &str,
+    made: &str,
+    status: &str,
+) -> usize {
+    h.get_by_label(button).click();
+    h.run_steps(3);
+    let e = h.state().editor();
+    let index = clip_index(h, made);
+    assert_eq!(
+        e.clip(),
+        Some(index),
+        "the new clip plays: {}",
+        e.status().text
     );
+    assert!(e.status().text.contains(status), "{}", e.status().text);
+    index
 }
