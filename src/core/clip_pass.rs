@@ -20,6 +20,13 @@ pub struct RootComponents {
 }
 
 impl RootComponents {
+    /// Travel only: the turn and the height left in the pose.
+    pub const TRAVEL: RootComponents = RootComponents {
+        xz: true,
+        yaw: false,
+        y: false,
+    };
+
     /// Travel and turn, the height left in the pose: what engines' root motion usually carries.
     pub const TRAVEL_AND_TURN: RootComponents = RootComponents {
         xz: true,

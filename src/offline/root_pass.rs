@@ -64,8 +64,12 @@ pub struct RootPassReport {
     pub basis_travel: Option<[f32; 3]>,
     /// The farthest the hips get from the root horizontally, after the pass, centimetres.
     pub hips_from_root_max_cm: f32,
-    /// The largest displacement of a 3 cm virtual point against the source, centimetres.
+    /// The largest displacement of a 3 cm virtual point against the source, centimetres (for synthesized travel:
+    /// in the root's frame, since the root moves on purpose).
     pub error_cm: f32,
+    /// Synthesized travel: the planted feet's mean slide on the result, cm/s (the skate meter, now on root motion).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub planted_after_cm_s: Option<f32>,
 }
 
 impl RootPassReport {
@@ -73,6 +77,14 @@ impl RootPassReport {
     /// and how far any other joint moved.
     pub fn brief(&self) -> String {
         let across = |v: [f32; 3]| v[0].hypot(v[2]);
+        if let Some(planted) = self.planted_after_cm_s {
+            return format!(
+                "travel synthesized from the planted feet onto '{}': the root travels {:.2} m; planted feet slide \
+                 {planted:.2} cm/s",
+                self.root_joint,
+                across(self.root_travel_after)
+            );
+        }
         format!(
             "{} {} '{}'{}: the root travels {:.2} m and turns {:+.1}° (was {:.2} m, {:+.1}°); every other joint \
              within {:.4} cm",
@@ -95,6 +107,22 @@ impl RootPassReport {
     /// how far the hips get from it, and the error against the clip before.
     pub fn summary(&self) -> String {
         let travel = |v: [f32; 3]| format!("{:.3} m across, {:+.3} m up", v[0].hypot(v[2]), v[1]);
+        if let Some(planted) = self.planted_after_cm_s {
+            return format!(
+                "travel synthesized from the planted feet onto '{}'{}: the root travels {} (was {}); the planted \
+                 feet now slide {planted:.2} cm/s on average in the world; the body around the root within {:.5} \
+                 cm of the clip before",
+                self.root_joint,
+                if self.added_root {
+                    " (added above the hips)"
+                } else {
+                    ""
+                },
+                travel(self.root_travel_after),
+                travel(self.root_travel_before),
+                self.error_cm
+            );
+        }
         let what = match self.basis {
             Some(basis) => format!(
                 "{} extracted from the {basis} onto '{}'",
@@ -348,6 +376,15 @@ fn on_character(
             .iter()
             .flatten()
             .all(|b| b.retarget.is_none());
+    if let RootPass::Extract {
+        basis: RootBasis::Feet,
+        lock,
+        ..
+    } = *pass
+        && crate::analysis::root_motion(character, clip).is_some_and(|r| r.speed < IN_PLACE_SPEED)
+    {
+        return synthesize(character, clip, root, hips, lock);
+    }
     let mut grid = grid_times(clip, START_FPS);
     // The grid is refined only between the times where the measure misses: an interval whose checks read e
     // over the budget is split in about sqrt(e / budget) pieces (the error of a linear reading shrinks with the
@@ -396,6 +433,203 @@ fn on_character(
     }
     Err(RootPassError::Tolerance { error_cm })
 }
+
+/// The hips' average speed (m/s) under which a clip is in place: extracting from its feet synthesizes travel.
+const IN_PLACE_SPEED: f32 = 0.05;
+
+/// Root motion synthesized for an in-place clip from its planted feet: frame by frame, the root moves by the
+/// planted feet's backward slide (their mean, horizontal), so that they stand still in the world; between plants
+/// it keeps the pace of the plants around it. The joints below the root keep their local poses: this is the one
+/// pass that changes world motion (the report's error is then the planted slide left, measured by the skate meter
+/// on the result, which now travels).
+fn synthesize(
+    character: &Character,
+    clip: &Clip,
+    root: usize,
+    hips: usize,
+    lock: RootLock,
+) -> Result<(Clip, RootPassReport), RootPassError> {
+    use crate::analysis::contacts::{ContactSettings, clip_skate, foot_tracks};
+    let basis_error = |e: String| RootPassError::Basis {
+        basis: "feet",
+        missing: e,
+    };
+    let skeleton = &character.skeleton;
+    let settings = ContactSettings::default();
+    let meter = clip_skate(character, clip, SYNTH_FPS, &settings, None).map_err(basis_error)?;
+    let feet = foot_tracks(character, clip, SYNTH_FPS, None).map_err(basis_error)?;
+    let times = &feet.times;
+    let n = times.len();
+    // Each frame's root velocity: minus the mean horizontal velocity of the feet in contact then.
+    let mut velocity: Vec<Option<Vec3>> = vec![None; n];
+    for (k, v) in velocity.iter_mut().enumerate() {
+        let (a, b) = (k.saturating_sub(1), (k + 1).min(n - 1));
+        let dt = times[b] - times[a];
+        let planted: Vec<Vec3> = feet
+            .feet
+            .iter()
+            .filter(|f| {
+                meter.feet.iter().any(|c| {
+                    c.human_bone == f.human_bone
+                        && c.contacts.iter().any(|i| (i[0]..=i[1]).contains(&times[k]))
+                })
+            })
+            .map(|f| {
+                let d = (f.positions[b] - f.positions[a]) / dt.max(1e-6);
+                Vec3::new(-d.x, 0.0, -d.z)
+            })
+            .collect();
+        if !planted.is_empty() && dt > 0.0 {
+            *v = Some(planted.iter().sum::<Vec3>() / planted.len() as f32);
+        }
+    }
+    let known: Vec<(usize, Vec3)> = velocity
+        .iter()
+        .enumerate()
+        .filter_map(|(k, v)| v.map(|v| (k, v)))
+        .collect();
+    if known.is_empty() {
+        return Err(basis_error(
+            "feet that touch the ground (no plant found to travel from)".into(),
+        ));
+    }
+    let filled: Vec<Vec3> = (0..n)
+        .map(|k| {
+            velocity[k].unwrap_or_else(|| {
+                let before = known.iter().rev().find(|(j, _)| *j < k);
+                let after = known.iter().find(|(j, _)| *j > k);
+                match (before, after) {
+                    (Some(&(i, a)), Some(&(j, b))) => a.lerp(b, (k - i) as f32 / (j - i) as f32),
+                    (Some(&(_, a)), None) | (None, Some(&(_, a))) => a,
+                    (None, None) => Vec3::ZERO,
+                }
+            })
+        })
+        .collect();
+    let mut travel = vec![Vec3::ZERO; n];
+    for k in 1..n {
+        travel[k] = travel[k - 1] + (filled[k] + filled[k - 1]) * 0.5 * (times[k] - times[k - 1]);
+    }
+    // The root's new track on the pass's grid (the source's keys kept): where the clip puts it (or the lock),
+    // moved on by the travel, read linearly between the meter's frames.
+    let travel_at = |t: f32| {
+        let k = times.partition_point(|&x| x <= t).clamp(1, n - 1);
+        let (a, b) = (times[k - 1], times[k]);
+        let u = if b > a {
+            ((t - a) / (b - a)).clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        travel[k - 1].lerp(travel[k], u)
+    };
+    let grid = frames::pass_grid(clip, SYNTH_FPS);
+    let times = &grid;
+    let n = times.len();
+    let sampled = frames::sample_frames(clip, skeleton, Some(&character.humanoid), times.clone());
+    let models: Vec<Vec<Mat4>> = sampled
+        .poses
+        .iter()
+        .map(|p| p.model_matrices(skeleton))
+        .collect();
+    let rest_model = Pose::rest(skeleton).model_matrices(skeleton);
+    let (rest_t, rest_r, rest_s) = decompose(&rest_model[root]);
+    let mut poses = sampled.poses.clone();
+    for (k, pose) in poses.iter_mut().enumerate() {
+        let (t, _, s) = match lock {
+            RootLock::Reference => (rest_t, rest_r, rest_s),
+            RootLock::FirstFrame => decompose(&models[0][root]),
+            RootLock::Zero => (Vec3::ZERO, rest_r, rest_s),
+        };
+        let own = decompose(&models[k][root]);
+        // The root keeps its own motion across the ground's plane and takes the travel on it.
+        let placed = Vec3::new(t.x, own.0.y, t.z)
+            + travel_at(times[k])
+            + Vec3::new(
+                own.0.x - models[0][root].w_axis.x,
+                0.0,
+                own.0.z - models[0][root].w_axis.z,
+            );
+        let parent = skeleton
+            .parent(root)
+            .map_or(skeleton.root_transform(), |p| models[k][p]);
+        pose.local[root] = Transform::from_mat4(
+            &(parent.inverse() * Mat4::from_scale_rotation_translation(s, own.1, placed)),
+        );
+    }
+    let out = frames::keyed_clip(character, clip, times, &poses);
+    let after = clip_skate(character, &out, SYNTH_FPS, &settings, None).map_err(basis_error)?;
+    let error_cm = relative_error_cm(character, clip, &out, root, times);
+    let last = n - 1;
+    let hips_from_root_max_cm = poses
+        .iter()
+        .map(|p| {
+            let m = p.model_matrices(skeleton);
+            let d = m[hips].w_axis.truncate() - m[root].w_axis.truncate();
+            Vec3::new(d.x, 0.0, d.z).length() * 100.0
+        })
+        .fold(0.0, f32::max);
+    let before_root: Vec<Vec3> = models.iter().map(|m| m[root].w_axis.truncate()).collect();
+    let after_root: Vec<Vec3> = poses
+        .iter()
+        .map(|p| p.model_matrices(skeleton)[root].w_axis.truncate())
+        .collect();
+    Ok((
+        out,
+        RootPassReport {
+            pass: "synthesize",
+            root_joint: skeleton.name(root).to_string(),
+            added_root: false,
+            components: vec!["xz"],
+            basis: Some("feet"),
+            lock: lock.name(),
+            keys: n,
+            grid_fps: SYNTH_FPS,
+            resampled_all_joints: true,
+            root_travel_before: (before_root[last] - before_root[0]).to_array(),
+            root_travel_after: (after_root[last] - after_root[0]).to_array(),
+            root_turn_before_deg: 0.0,
+            root_turn_after_deg: 0.0,
+            basis_travel: Some(travel_at(clip.duration).to_array()),
+            hips_from_root_max_cm,
+            error_cm,
+            planted_after_cm_s: Some(after.planted_speed_cm_s.mean),
+        },
+    ))
+}
+
+/// The largest displacement (cm) of a 3 cm virtual point of any joint in its root's frame, between `clip` and
+/// `out`, at `times` and a quarter, half and three quarters between them: how far a pass that moves the root on
+/// purpose moved the body around it.
+fn relative_error_cm(
+    character: &Character,
+    clip: &Clip,
+    out: &Clip,
+    root: usize,
+    times: &[f32],
+) -> f32 {
+    let skeleton = &character.skeleton;
+    let checks = frames::distinct(frames::merged(times, &frames::between(times)));
+    let relative = |c: &Clip| -> Vec<Vec<Mat4>> {
+        frames::sample_frames(c, skeleton, Some(&character.humanoid), checks.clone())
+            .poses
+            .iter()
+            .map(|p| {
+                let m = p.model_matrices(skeleton);
+                let inverse = m[root].inverse();
+                m.iter().map(|j| inverse * *j).collect()
+            })
+            .collect()
+    };
+    let (a, b) = (relative(clip), relative(out));
+    a.iter()
+        .zip(&b)
+        .map(|(x, y)| crate::core::metric::max_vertex_error(x, y))
+        .fold(0.0, f32::max)
+        * 100.0
+}
+
+/// The rate travel is synthesized at.
+const SYNTH_FPS: f32 = 60.0;
 
 /// How many times a pass refines its grid before it gives up.
 const MAX_REFINEMENTS: usize = 6;
@@ -595,6 +829,7 @@ fn pass_on_grid(
         basis_travel: basis_travel.map(|v| v.to_array()),
         hips_from_root_max_cm,
         error_cm: 0.0,
+        planted_after_cm_s: None,
     };
     Ok((out, report))
 }
@@ -690,11 +925,7 @@ mod tests {
         let c = &model.character;
         let roll = model.clips.iter().find(|k| k.name == "Roll_RM").unwrap();
         let pass = RootPass::Extract {
-            components: RootComponents {
-                xz: true,
-                yaw: false,
-                y: false,
-            },
+            components: RootComponents::TRAVEL,
             basis: RootBasis::CenterOfMass,
             lock: RootLock::Zero,
         };
@@ -783,6 +1014,38 @@ mod tests {
         };
         let err = run_root_pass(c, walk, &into).unwrap_err();
         assert!(matches!(err, RootPassError::NoRootJoint(_)), "{err}");
+    }
+
+    #[test]
+    fn an_in_place_walk_extracted_from_its_feet_travels_on_its_planted_feet() {
+        let model = quaternius();
+        let c = &model.character;
+        let walk = model.clips.iter().find(|k| k.name == "Walk_Loop").unwrap();
+        let pass = RootPass::Extract {
+            components: RootComponents::TRAVEL,
+            basis: RootBasis::Feet,
+            lock: RootLock::Reference,
+        };
+        let out = run_root_pass(c, walk, &pass).unwrap();
+        let r = &out.report;
+        assert_eq!(r.pass, "synthesize");
+        let planted_before =
+            crate::analysis::contacts::clip_skate(c, walk, 60.0, &Default::default(), None)
+                .unwrap()
+                .planted_speed_cm_s
+                .mean;
+        // Forward (+z) at about a metre a second, the body around the root as it was.
+        let travel = Vec3::from(r.root_travel_after);
+        assert!(
+            travel.z / walk.duration > 0.8 && travel.x.abs() < 0.05,
+            "{r:?}"
+        );
+        assert!(r.error_cm <= PASS_TOLERANCE_CM, "{r:?}");
+        let planted = r.planted_after_cm_s.unwrap();
+        assert!(
+            planted < 0.5 * planted_before,
+            "{planted} cm/s against {planted_before} on the treadmill"
+        );
     }
 
     #[test]

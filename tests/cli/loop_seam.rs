@@ -5,11 +5,8 @@ use crate::common::{self, animtune, json_of};
 
 #[test]
 fn a_cropped_walk_baked_with_fix_loop_ends_where_it_starts() {
-    let dir = common::temp_dir("fix-loop");
-    let q = common::quaternius();
-    let q = q.to_str().unwrap();
-    let out = dir.join("walk.animclip");
-    let out = out.to_str().unwrap();
+    let (q, out) = common::quaternius_and_output("fix-loop", "walk.animclip");
+    let (q, out) = (q.as_str(), out.as_str());
     let json = json_of(&animtune(&[
         "bake",
         q,
@@ -44,11 +41,8 @@ fn a_cropped_walk_baked_with_fix_loop_ends_where_it_starts() {
 
 #[test]
 fn fix_loop_flags_are_refused_by_name() {
-    let dir = common::temp_dir("fix-loop-flags");
-    let q = common::quaternius();
-    let q = q.to_str().unwrap();
-    let out = dir.join("x.animclip");
-    let out = out.to_str().unwrap();
+    let (q, out) = common::quaternius_and_output("fix-loop-flags", "x.animclip");
+    let (q, out) = (q.as_str(), out.as_str());
     common::assert_clean_failure(
         &animtune(&[
             "bake",

@@ -5,11 +5,8 @@ use crate::common::{self, animtune, json_of};
 
 #[test]
 fn a_retargeted_walk_baked_with_fix_skate_plants_its_feet() {
-    let dir = common::temp_dir("fix-skate");
-    let q = common::quaternius();
-    let q = q.to_str().unwrap();
-    let out = dir.join("walk.animclip");
-    let out = out.to_str().unwrap();
+    let (q, out) = common::quaternius_and_output("fix-skate", "walk.animclip");
+    let (q, out) = (q.as_str(), out.as_str());
     let json = json_of(&animtune(&[
         "bake",
         "mannequin",
@@ -67,4 +64,39 @@ fn fix_skate_flags_are_refused_by_name() {
         &["legs"],
     );
     assert!(!std::path::Path::new(out).exists());
+}
+
+/// An in-place walk given its feet's travel (`--extract-root xz --root-from feet`), retargeted onto the
+/// mannequin and cleaned up: its planted feet stand still in the world (the meter on root motion).
+#[test]
+fn an_in_place_walk_given_its_feet_travel_then_cleaned_up_stands_on_its_feet() {
+    let (q, out) = common::quaternius_and_output("synthesized-travel", "walk.animclip");
+    let (q, out) = (q.as_str(), out.as_str());
+    let json = json_of(&animtune(&[
+        "bake",
+        "mannequin",
+        "--clip-file",
+        q,
+        "--clip",
+        "Walk_Loop",
+        "--extract-root",
+        "xz",
+        "--root-from",
+        "feet",
+        "--fix-skate",
+        "-o",
+        out,
+        "--json",
+    ]));
+    let root = &json[0]["root_pass"];
+    assert_eq!(root["pass"], "synthesize", "{root}");
+    assert!(
+        root["root_travel_after"][2].as_f64().unwrap() > 1.0,
+        "{root}"
+    );
+    let skate = &json[0]["skate_fix"];
+    assert!(
+        skate["after"]["planted_mean_cm_s"].as_f64().unwrap() <= 2.0,
+        "{skate}"
+    );
 }

@@ -8,6 +8,16 @@ mod support;
 #[allow(unused_imports)]
 pub use support::*;
 
+/// The Quaternius rig's path and a path for file `name` in a fresh temporary folder named after `tag`, as the
+/// strings a command line takes.
+pub fn quaternius_and_output(tag: &str, name: &str) -> (String, String) {
+    let out = temp_dir(tag).join(name);
+    (
+        quaternius().to_string_lossy().into_owned(),
+        out.to_string_lossy().into_owned(),
+    )
+}
+
 /// The angle between two rotations in degrees, from the relative rotation's vector part in f64 (the acos of an
 /// f32 dot product near 1 reads rounding in the last digits as hundredths of a degree).
 pub fn angle_deg(a: glam::Quat, b: glam::Quat) -> f64 {
