@@ -933,3 +933,22 @@ fn help_says_what_the_tool_reads_plays_and_writes() {
         assert!(text.contains(needle), "'{needle}' not in:\n{text}");
     }
 }
+
+/// A run past the million updates one `pose` takes is refused at once, naming the flags to lower (at the old
+/// ten-million cap such runs took 15–31 s before they ended).
+#[test]
+fn pose_refuses_runs_past_a_million_updates_at_once() {
+    let out = animtune(&[
+        "pose",
+        "mannequin",
+        "--foot-lock",
+        "--time",
+        "20000",
+        "--fps",
+        "60",
+    ]);
+    assert_clean_failure(
+        &out,
+        &["--foot-lock", "1200000 updates", "lower --fps or --time"],
+    );
+}
