@@ -288,39 +288,49 @@ pub fn keyed_clip(
     times: &[f32],
     poses: &[Pose],
 ) -> Clip {
-    use crate::core::Track;
-    use glam::Vec3;
     let targets =
         crate::core::binding::track_targets(&character.skeleton, Some(&character.humanoid));
-    let linear = Interpolation::Linear;
     let tracks = targets
         .into_iter()
         .enumerate()
         .map(|(j, target)| {
-            let mut previous = Quat::IDENTITY;
-            let rotations = poses
-                .iter()
-                .map(|p| {
-                    let q = p.local[j].rotation;
-                    previous = if q.dot(previous) < 0.0 { -q } else { q };
-                    previous
-                })
-                .collect();
-            let channel = |f: &dyn Fn(&Pose) -> Vec3| {
-                Keys::new(times.to_vec(), poses.iter().map(f).collect(), linear).ok()
-            };
-            Track {
-                target,
-                translation: channel(&|p| Vec3::from(p.local[j].translation)),
-                rotation: Keys::new(times.to_vec(), rotations, linear).ok(),
-                scale: channel(&|p| Vec3::from(p.local[j].scale)),
-            }
+            let values: Vec<crate::core::Transform> = poses.iter().map(|p| p.local[j]).collect();
+            keyed_track(target, times, &values)
         })
         .collect();
     let mut out = template.clone();
     out.tracks = tracks;
     out.facing_yaw = None;
     out
+}
+
+/// A track for `target` keyed linearly at `times` with one joint's local `values` (rotations kept on one
+/// hemisphere from key to key, so each key turns the short way).
+pub fn keyed_track(
+    target: crate::core::TrackTarget,
+    times: &[f32],
+    values: &[crate::core::Transform],
+) -> crate::core::Track {
+    use glam::Vec3;
+    let linear = Interpolation::Linear;
+    let mut previous = Quat::IDENTITY;
+    let rotations = values
+        .iter()
+        .map(|v| {
+            let q = v.rotation.normalize();
+            previous = if q.dot(previous) < 0.0 { -q } else { q };
+            previous
+        })
+        .collect();
+    let channel = |f: fn(&crate::core::Transform) -> Vec3| {
+        Keys::new(times.to_vec(), values.iter().map(f).collect(), linear).ok()
+    };
+    crate::core::Track {
+        target,
+        translation: channel(|v| Vec3::from(v.translation)),
+        rotation: Keys::new(times.to_vec(), rotations, linear).ok(),
+        scale: channel(|v| Vec3::from(v.scale)),
+    }
 }
 
 /// The grid a pass keys a whole clip on: the source's own keys when they lie on one uniform grid with a key

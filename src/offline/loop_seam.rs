@@ -298,11 +298,7 @@ mod tests {
 
     #[test]
     fn a_cropped_walk_loops_with_no_gap_and_no_kick_after_the_fix() {
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/assets/quaternius_ual/AnimationLibrary_Godot_Standard.gltf"
-        );
-        let model = crate::import::load_file(std::path::Path::new(path)).unwrap();
+        let model = crate::import::load_file(&crate::test_support::quaternius()).unwrap();
         let c = &model.character;
         let walk = model.clips.iter().find(|k| k.name == "Walk_Loop").unwrap();
         let cropped = ClipSettings {

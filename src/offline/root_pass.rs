@@ -18,7 +18,7 @@ use super::frames::{self, Frames};
 use crate::analysis::root_motion::yaw_of;
 pub use crate::core::clip_pass::{RootBasis, RootComponents, RootLock, RootPass};
 use crate::core::humanoid::HumanBone;
-use crate::core::{Character, Clip, Interpolation, Keys, Pose, Track, Transform};
+use crate::core::{Character, Clip, Pose, Track, Transform};
 
 /// The largest displacement of a 3 cm virtual point a pass may leave against its source, centimetres: a tenth
 /// of a bake's default budget, so a pass and a bake together stay within the bake's.
@@ -746,28 +746,8 @@ fn pass_on_grid(
         .collect();
     let targets = crate::core::binding::track_targets(skeleton, Some(&character.humanoid));
     let keyed = |j: usize| -> Track {
-        let times = grid.to_vec();
-        let mut previous = Quat::IDENTITY;
-        let rotations: Vec<Quat> = locals
-            .iter()
-            .map(|l| {
-                let q = l[j].rotation.normalize();
-                previous = if q.dot(previous) < 0.0 { -q } else { q };
-                previous
-            })
-            .collect();
-        let translations = locals
-            .iter()
-            .map(|l| Vec3::from(l[j].translation))
-            .collect();
-        let scales = locals.iter().map(|l| Vec3::from(l[j].scale)).collect();
-        let linear = Interpolation::Linear;
-        Track {
-            target: targets[j].clone(),
-            translation: Keys::new(times.clone(), translations, linear).ok(),
-            rotation: Keys::new(times.clone(), rotations, linear).ok(),
-            scale: Keys::new(times, scales, linear).ok(),
-        }
+        let values: Vec<Transform> = locals.iter().map(|l| l[j]).collect();
+        frames::keyed_track(targets[j].clone(), grid, &values)
     };
     let mut tracks: Vec<Track> = if direct {
         clip.tracks
@@ -839,11 +819,7 @@ mod tests {
     use super::*;
 
     fn quaternius() -> crate::import::ImportedModel {
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/assets/quaternius_ual/AnimationLibrary_Godot_Standard.gltf"
-        );
-        crate::import::load_file(std::path::Path::new(path)).unwrap()
+        crate::import::load_file(&crate::test_support::quaternius()).unwrap()
     }
 
     const ALL: RootComponents = RootComponents {
