@@ -97,6 +97,71 @@ pub fn apply_clip_settings(
     (clips, notes)
 }
 
+/// The passes that make a clip from a whole clip, in the order they run: root motion, the skate clean-up, the
+/// loop seam (none: the clip as it is).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ClipPasses {
+    /// A root-motion pass.
+    pub root: Option<super::root_pass::RootPass>,
+    /// A foot-skate clean-up (its contacts found with the meter's default settings).
+    pub skate: Option<crate::core::clip_pass::SkateFix>,
+    /// A loop-seam fix.
+    pub loop_seam: Option<crate::core::clip_pass::LoopFix>,
+}
+
+/// What [`run_passes`] made: the clip, the character with the root a root pass added (the clip is for it), and
+/// each pass's report.
+#[derive(Debug)]
+pub struct PassedClip {
+    /// The new clip (the source's name).
+    pub clip: Clip,
+    /// The character with an added root joint, when the root pass added one.
+    pub character: Option<Character>,
+    /// The root pass's report.
+    pub root: Option<super::root_pass::RootPassReport>,
+    /// The skate clean-up's report.
+    pub skate: Option<super::skate_fix::SkateFixReport>,
+    /// The loop fix's report.
+    pub loop_seam: Option<super::loop_seam::LoopFixReport>,
+}
+
+/// Runs `passes` over `clip` on `character`, each on the previous one's result (and on the character with the
+/// root the root pass added); the error is the first pass's that cannot run.
+pub fn run_passes(
+    character: &Character,
+    clip: &Clip,
+    passes: &ClipPasses,
+) -> Result<PassedClip, String> {
+    let mut out = PassedClip {
+        clip: clip.clone(),
+        character: None,
+        root: None,
+        skate: None,
+        loop_seam: None,
+    };
+    if let Some(pass) = &passes.root {
+        let passed =
+            super::root_pass::run_root_pass(character, clip, pass).map_err(|e| e.to_string())?;
+        out.clip = passed.clip;
+        out.character = passed.character;
+        out.root = Some(passed.report);
+    }
+    let character = out.character.as_ref().unwrap_or(character);
+    if let Some(fix) = &passes.skate {
+        let contact = crate::analysis::contacts::ContactSettings::default();
+        let (fixed, report) = super::skate_fix::fix_skate(character, &out.clip, fix, &contact)?;
+        out.clip = fixed;
+        out.skate = Some(report);
+    }
+    if let Some(fix) = &passes.loop_seam {
+        let (fixed, report) =
+            super::loop_seam::fix_loop(character, &out.clip, fix).map_err(|e| e.to_string())?;
+        out.clip = fixed;
+        out.loop_seam = Some(report);
+    }
+    Ok(out)
+}
+
 /// What [`with_splits`] made.
 #[derive(Debug)]
 pub struct SplitClips {
@@ -144,48 +209,31 @@ pub fn with_splits(
                 split.name, split.take
             )
         })?;
-        let passes =
+        let any_pass =
             split.root_pass.is_some() || split.skate_fix.is_some() || split.loop_fix.is_some();
-        let take = &if passes {
+        let take = &if any_pass {
             apply_one(character, take, settings)?.0
         } else {
             take.clone()
         };
-        let mut made = match &split.root_pass {
-            Some(pass) => {
-                let passed =
-                    super::root_pass::run_root_pass(character, take, pass).map_err(|e| {
-                        format!("clip '{}' (from take '{}'): {e}", split.name, split.take)
-                    })?;
-                if passed.character.is_some() {
-                    return Err(format!(
-                        "clip '{}' (from take '{}'): the rig has no joint above its hips to carry root motion; \
-                         only a bake adds one (bake --extract-root)",
-                        split.name, split.take
-                    ));
-                }
-                reports.push((split.name.clone(), passed.report));
-                passed.clip
-            }
-            None => take.clone(),
+        let passes = ClipPasses {
+            root: split.root_pass,
+            skate: split.skate_fix,
+            loop_seam: split.loop_fix,
         };
-        if let Some(fix) = &split.skate_fix {
-            let (fixed, report) = super::skate_fix::fix_skate(
-                character,
-                &made,
-                fix,
-                &crate::analysis::contacts::ContactSettings::default(),
-            )
-            .map_err(|e| format!("clip '{}' (from take '{}'): {e}", split.name, split.take))?;
-            skate_fixes.push((split.name.clone(), report));
-            made = fixed;
+        let named = |e: String| format!("clip '{}' (from take '{}'): {e}", split.name, split.take);
+        let passed = run_passes(character, take, &passes).map_err(named)?;
+        if passed.character.is_some() {
+            return Err(named(
+                "the rig has no joint above its hips to carry root motion; only a bake adds one (bake \
+                 --extract-root)"
+                    .into(),
+            ));
         }
-        if let Some(fix) = &split.loop_fix {
-            let (fixed, report) = super::loop_seam::fix_loop(character, &made, fix)
-                .map_err(|e| format!("clip '{}' (from take '{}'): {e}", split.name, split.take))?;
-            loop_fixes.push((split.name.clone(), report));
-            made = fixed;
-        }
+        reports.extend(passed.root.map(|r| (split.name.clone(), r)));
+        skate_fixes.extend(passed.skate.map(|r| (split.name.clone(), r)));
+        loop_fixes.extend(passed.loop_seam.map(|r| (split.name.clone(), r)));
+        let mut made = passed.clip;
         made.name = split.name.clone();
         out.push(made);
     }
@@ -280,43 +328,19 @@ impl BakeRequest<'_> {
                 let (clip, note) = apply_one(character, source, self.clip_settings)
                     .map_err(ExportError::Tuning)?;
                 notes.extend(note);
-                let clip = match &self.root_pass {
-                    Some(pass) => {
-                        let out = super::root_pass::run_root_pass(character, &clip, pass).map_err(
-                            |e| ExportError::Invalid(format!("clip '{}': {e}", clip.name)),
-                        )?;
-                        root_pass = Some(out.report);
-                        with_root = out.character;
-                        out.clip
-                    }
-                    None => clip,
+                let passes = ClipPasses {
+                    root: self.root_pass,
+                    skate: self.skate_fix,
+                    loop_seam: self.loop_fix,
                 };
+                let passed = run_passes(character, &clip, &passes)
+                    .map_err(|e| ExportError::Invalid(format!("clip '{}': {e}", clip.name)))?;
+                with_root = passed.character;
+                root_pass = passed.root;
+                skate_fix = passed.skate;
+                loop_fix = passed.loop_seam;
+                let clip = passed.clip;
                 let character = with_root.as_ref().unwrap_or(character);
-                let clip = match &self.skate_fix {
-                    Some(fix) => {
-                        let (fixed, report) = super::skate_fix::fix_skate(
-                            character,
-                            &clip,
-                            fix,
-                            &crate::analysis::contacts::ContactSettings::default(),
-                        )
-                        .map_err(|e| ExportError::Invalid(format!("clip '{}': {e}", clip.name)))?;
-                        skate_fix = Some(report);
-                        fixed
-                    }
-                    None => clip,
-                };
-                let clip = match &self.loop_fix {
-                    Some(fix) => {
-                        let (fixed, report) = super::loop_seam::fix_loop(character, &clip, fix)
-                            .map_err(|e| {
-                                ExportError::Invalid(format!("clip '{}': {e}", clip.name))
-                            })?;
-                        loop_fix = Some(report);
-                        fixed
-                    }
-                    None => clip,
-                };
                 // A packed `.animclip` of a clip that runs straight between its keys is baked on those keys by
                 // default: they hold it exactly, and the packed form's prediction wants evenly spread keys more
                 // than the uniform frames the default grid would add between them (21 % smaller on the
