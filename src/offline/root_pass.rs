@@ -560,18 +560,18 @@ fn synthesize(
     let after = clip_skate(character, &out, SYNTH_FPS, &settings, None).map_err(basis_error)?;
     let error_cm = relative_error_cm(character, clip, &out, root, times);
     let last = n - 1;
-    let hips_from_root_max_cm = poses
+    let after_models: Vec<Vec<Mat4>> = poses.iter().map(|p| p.model_matrices(skeleton)).collect();
+    let hips_from_root_max_cm = after_models
         .iter()
-        .map(|p| {
-            let m = p.model_matrices(skeleton);
+        .map(|m| {
             let d = m[hips].w_axis.truncate() - m[root].w_axis.truncate();
             Vec3::new(d.x, 0.0, d.z).length() * 100.0
         })
         .fold(0.0, f32::max);
     let before_root: Vec<Vec3> = models.iter().map(|m| m[root].w_axis.truncate()).collect();
-    let after_root: Vec<Vec3> = poses
+    let after_root: Vec<Vec3> = after_models
         .iter()
-        .map(|p| p.model_matrices(skeleton)[root].w_axis.truncate())
+        .map(|m| m[root].w_axis.truncate())
         .collect();
     Ok((
         out,
