@@ -21,6 +21,10 @@ pub const FORMAT: &str = "animtune-preset";
 /// (`state_machine`); older files have none.
 pub const VERSION: u32 = 5;
 
+fn is_default_goals(g: &crate::core::IkGoals) -> bool {
+    *g == crate::core::IkGoals::default()
+}
+
 fn is_default_placement(p: &HipsPlacement) -> bool {
     *p == HipsPlacement::default()
 }
@@ -44,6 +48,9 @@ pub struct Preset {
     /// Where clips retargeted onto the character put its hips ("clip_position", the default, or "rest_offset").
     #[serde(skip_serializing_if = "is_default_placement")]
     pub hips_placement: HipsPlacement,
+    /// The IK goals clips retargeted onto the character reach for ([`crate::core::IkGoals`]).
+    #[serde(skip_serializing_if = "is_default_goals")]
+    pub ik_goals: crate::core::IkGoals,
     /// Files the character's clips were added from (beyond the model's own), relative to the preset's folder
     /// where possible: loading the preset adds them again, so blend nodes find their clips.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -76,6 +83,7 @@ impl Default for Preset {
             layers: LayerParams::default(),
             humanoid: BTreeMap::new(),
             hips_placement: HipsPlacement::default(),
+            ik_goals: Default::default(),
             clip_files: Vec::new(),
             clip_settings: BTreeMap::new(),
             clip_splits: Vec::new(),
@@ -192,6 +200,9 @@ impl Preset {
         self.layers
             .validate()
             .map_err(|e| invalid(format!("layers.{}", e.field), e.problem))?;
+        self.ik_goals
+            .validate()
+            .map_err(|(field, problem)| invalid(format!("ik_goals.{field}"), problem))?;
         for (bone, joint) in &self.humanoid {
             if HumanBone::from_name(bone).is_none() {
                 return Err(invalid(

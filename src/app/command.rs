@@ -128,6 +128,8 @@ pub enum Command {
     SetHumanBone(crate::core::HumanBone, Option<usize>),
     /// Where clips retargeted onto the character put its hips: an undoable setting that presets save.
     SetHipsPlacement(crate::core::HipsPlacement),
+    /// The retarget IK goals clips from other characters reach for: an undoable setting that presets save.
+    SetIkGoals(crate::core::IkGoals),
     /// Make another clip from the take of clip `index` (cropped to the in/out range when one is set).
     SplitTake(usize),
     /// Remove a clip made from a take, by its loaded name.

@@ -525,13 +525,23 @@ struct Written {
     encoded: Encoded,
     /// Raw size over encoded size.
     ratio: f64,
-    /// What a root-motion pass did before the bake.
+    #[serde(flatten)]
+    passes: PassReports,
+}
+
+/// What ran over a clip before its bake.
+#[derive(Serialize)]
+struct PassReports {
+    /// What the retarget IK goals did (keyed into the clip first).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ik_goals: Option<crate::offline::goal_keys::GoalKeysReport>,
+    /// What a root-motion pass did.
     #[serde(skip_serializing_if = "Option::is_none")]
     root_pass: Option<RootPassReport>,
-    /// What a loop-seam fix did before the bake.
+    /// What a loop-seam fix did.
     #[serde(skip_serializing_if = "Option::is_none")]
     loop_fix: Option<LoopFixReport>,
-    /// What a skate clean-up did before the bake.
+    /// What a skate clean-up did.
     #[serde(skip_serializing_if = "Option::is_none")]
     skate_fix: Option<SkateFixReport>,
 }
@@ -732,6 +742,9 @@ pub fn run(args: &BakeArgs) -> Result<()> {
                 gap * 100.0
             );
         }
+        if let (Some(report), false) = (&outcome.ik_goals, args.json) {
+            outln!("{}: {}", names[index], report.brief());
+        }
         if let (Some(report), false) = (&outcome.root_pass, args.json) {
             outln!("root motion: {}: {}", names[index], report.summary());
         }
@@ -746,9 +759,12 @@ pub fn run(args: &BakeArgs) -> Result<()> {
         baked.push((
             out,
             encoded,
-            outcome.root_pass,
-            outcome.loop_fix,
-            outcome.skate_fix,
+            PassReports {
+                ik_goals: outcome.ik_goals,
+                root_pass: outcome.root_pass,
+                loop_fix: outcome.loop_fix,
+                skate_fix: outcome.skate_fix,
+            },
         ));
         bar.inc(1);
     }
@@ -757,7 +773,7 @@ pub fn run(args: &BakeArgs) -> Result<()> {
         std::fs::create_dir_all(&args.output)
             .map_err(|e| anyhow::anyhow!("{}: cannot create folder: {e}", args.output.display()))?;
     }
-    for (out, encoded, root_pass, loop_fix, skate_fix) in baked {
+    for (out, encoded, passes) in baked {
         write_atomic(&out, &encoded.bytes, args.force)?;
         let r = &encoded.report;
         let ratio = r.raw_bytes as f64 / r.bytes.max(1) as f64;
@@ -765,9 +781,7 @@ pub fn run(args: &BakeArgs) -> Result<()> {
             file: out.display().to_string(),
             encoded,
             ratio,
-            root_pass,
-            loop_fix,
-            skate_fix,
+            passes,
         });
     }
     if args.json {

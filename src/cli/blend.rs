@@ -160,6 +160,9 @@ fn skate_map(args: &HeatmapArgs, space: &crate::blend::BlendSpace, model_path: &
         max_vertices: None,
         max_joints: None,
         hips: None,
+        ik_goals: None,
+        blend_to_source: None,
+        plant_speed: None,
     })?;
     let foot_lock = args.foot_lock.then(|| {
         preset

@@ -453,6 +453,17 @@ pub struct ModelArgs {
     /// Where clips retargeted from other characters put the hips (default: the preset's, else clip-position).
     #[arg(long, value_name = "RULE")]
     pub hips: Option<HipsArg>,
+    /// Retarget IK goals: the chains (feet, hands, comma-separated) whose ends reach for the source's feet and
+    /// hands, scaled to this character's limbs (default: the preset's, else none).
+    #[arg(long, value_name = "CHAINS")]
+    pub ik_goals: Option<String>,
+    /// With --ik-goals: how far each goal is pulled to the source's own effector, 0 to 1 (default 0).
+    #[arg(long, value_name = "F", requires = "ik_goals")]
+    pub blend_to_source: Option<f32>,
+    /// With --ik-goals: a source foot (or hand) sliding slower than this (cm/s) pins its goal; given, it plants
+    /// the hands too (default: 15, the feet only; 0 pins none).
+    #[arg(long, value_name = "CM_S", requires = "ik_goals")]
+    pub plant_speed: Option<f32>,
 }
 
 /// Where clips retargeted from other characters put the hips.

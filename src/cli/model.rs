@@ -84,6 +84,7 @@ pub fn open_sources(
         (None, Some(p)) => p.hips_placement,
         (None, None) => Default::default(),
     };
+    model.character.humanoid.ik_goals = ik_goals(args, preset.as_ref())?;
     // The clips of the files the preset remembers, after the model's own.
     if let (Some(p), Some(path)) = (&preset, &args.preset) {
         for file in p.clip_paths(path) {
@@ -152,4 +153,33 @@ pub fn open_sources(
         }
     }
     Ok((model, settings))
+}
+
+/// The retarget IK goals `--ik-goals` and its flags ask for, else the preset's.
+fn ik_goals(args: &super::ModelArgs, preset: Option<&Preset>) -> Result<crate::core::IkGoals> {
+    let Some(chains) = &args.ik_goals else {
+        return Ok(preset.map(|p| p.ik_goals).unwrap_or_default());
+    };
+    let mut goals = crate::core::IkGoals::parse_chains(chains)
+        .map_err(|e| anyhow!("--ik-goals {chains}: {e}"))?;
+    if let Some(b) = args.blend_to_source {
+        if !(b.is_finite() && (0.0..=1.0).contains(&b)) {
+            return Err(anyhow!(
+                "--blend-to-source {b}: expected a number from 0 to 1"
+            ));
+        }
+        goals.feet.blend_to_source = b;
+        goals.hands.blend_to_source = b;
+    }
+    if let Some(cm_s) = args.plant_speed {
+        if !(cm_s.is_finite() && (0.0..=1000.0).contains(&cm_s)) {
+            return Err(anyhow!(
+                "--plant-speed {cm_s}: expected a speed from 0 to 1000 cm/s"
+            ));
+        }
+        goals.plant_speed_m_s = cm_s / 100.0;
+        goals.feet.plant = cm_s > 0.0;
+        goals.hands.plant = cm_s > 0.0;
+    }
+    Ok(goals)
 }

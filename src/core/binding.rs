@@ -142,7 +142,11 @@ impl Clip {
 /// clip's [`Clip::facing_yaw`] where its format fixes it (VRM Animation: +Z, whatever its rest pose), else it is
 /// taken from its rest pose as the target's always is (forward = up × the line from the left to the right upper
 /// leg); identity when a side that needs the legs lacks them.
-fn facing_alignment(clip: &Clip, humanoid: Option<&HumanoidMap>, model: &[glam::Mat4]) -> Quat {
+pub(crate) fn facing_alignment(
+    clip: &Clip,
+    humanoid: Option<&HumanoidMap>,
+    model: &[glam::Mat4],
+) -> Quat {
     let yaw = |right: Vec3| {
         let forward = Vec3::Y.cross(right);
         forward.x.atan2(forward.z)

@@ -94,6 +94,12 @@ pub struct LegRig {
     pub contact: usize,
     /// The knee's hinge axis in the knee's local space (a positive turn opens the leg).
     pub mid_axis: Vec3,
+    /// The way the knee points at rest, in the upper leg's local space: it keeps the knee's side when the leg is
+    /// nearly straight.
+    pub pole: Vec3,
+    /// Whether the middle joint bends to one side only (a knee; an elbow turns every way): a pose bent past
+    /// straight is then read mirrored.
+    pub one_sided: bool,
 }
 
 /// Foot lock bound to a character: both legs and the hips, or why it cannot run.
@@ -198,7 +204,9 @@ impl FootLockRig {
                 knee,
                 ankle,
                 contact,
-                mid_axis: hinge_axis(&rest_model, hip, knee, ankle),
+                mid_axis: hinge_axis(&rest_model, hip, knee, ankle, Vec3::Z),
+                pole: rest_pole(&rest_model, hip, Vec3::Z),
+                one_sided: true,
             });
         }
         let hips = map.joint(HumanBone::Hips);
@@ -307,13 +315,7 @@ impl FootLockRig {
             let target = model[leg.ankle].w_axis.truncate() + pull;
             let hip = model[leg.hip].w_axis.truncate();
             let reach = params.max_reach * leg_length(model, leg);
-            let d = target - hip;
-            let across = Vec3::new(d.x, 0.0, d.z).length();
-            let need = if across < reach {
-                (-d.y - (reach * reach - across * across).sqrt()).max(0.0)
-            } else {
-                f32::INFINITY
-            };
+            let need = drop_to_reach(hip, target, reach);
             if need > params.max_pelvis_drop_m && foot.locked {
                 // Over-stretched: the lock is let go and fades from here.
                 foot.locked = false;
@@ -323,12 +325,7 @@ impl FootLockRig {
         }
         state.pelvis_drop = drop;
         if drop > 0.0 {
-            let parent = skeleton
-                .parent(hips)
-                .map_or(skeleton.root_transform(), |p| model[p]);
-            local[hips].translation +=
-                glam::Vec3A::from(parent.inverse().transform_vector3(Vec3::NEG_Y * drop));
-            refresh(skeleton, local, model, hips);
+            lower_hips(skeleton, hips, drop, local, model);
         }
         for (leg, target) in self.legs.iter().zip(targets) {
             if let Some(target) = target {
@@ -364,9 +361,10 @@ pub(crate) fn refresh(skeleton: &Skeleton, local: &[Transform], model: &mut [Mat
     .run();
 }
 
-/// The knee's hinge in its local space from the rest pose: the axis about which a positive turn opens the leg
-/// (start − knee × end − knee), or, for a straight leg, the character's right (its forward +z crossed with up).
-fn hinge_axis(rest: &[Mat4], hip: usize, knee: usize, ankle: usize) -> Vec3 {
+/// A limb's middle hinge in the middle joint's local space from the rest pose: the axis about which a positive
+/// turn opens the limb (start − middle × end − middle); for a limb straight at rest, the hinge it would have bent
+/// a little towards `side` (model space: forward for a knee, backward for an elbow).
+pub(crate) fn hinge_axis(rest: &[Mat4], hip: usize, knee: usize, ankle: usize, side: Vec3) -> Vec3 {
     let at = |j: usize| rest[j].w_axis.truncate();
     let (k, h, a) = (at(knee), at(hip), at(ankle));
     let bend = (h - k).cross(a - k);
@@ -374,11 +372,59 @@ fn hinge_axis(rest: &[Mat4], hip: usize, knee: usize, ankle: usize) -> Vec3 {
         if bend.length_squared() > 1e-3 * (h - k).length_squared() * (a - k).length_squared() {
             bend
         } else {
-            Vec3::Z.cross(Vec3::Y)
+            side.cross((h - k).normalize_or(Vec3::Y))
         };
     let (_, rotation, _) = rest[knee].to_scale_rotation_translation();
     (rotation.inverse() * model_axis).normalize()
 }
+
+/// `side` (a model-space direction the middle joint points to at rest) in the upper joint's local space.
+pub(crate) fn rest_pole(rest: &[Mat4], upper: usize, side: Vec3) -> Vec3 {
+    let (_, rotation, _) = rest[upper].to_scale_rotation_translation();
+    (rotation.inverse() * side).normalize_or(Vec3::Z)
+}
+
+/// How far the hips must drop for a limb hanging from `hip` to reach `target` within `reach` (model space; 0 when
+/// it reaches). A target further across than the limb reaches is brought closest by a drop to its height: the
+/// drop grows without a jump as the target moves out of reach.
+pub(crate) fn drop_to_reach(hip: Vec3, target: Vec3, reach: f32) -> f32 {
+    let d = target - hip;
+    let across = Vec3::new(d.x, 0.0, d.z).length();
+    (-d.y - (reach * reach - across * across).max(0.0).sqrt()).max(0.0)
+}
+
+/// Lowers `hips` by `drop` metres in model space and refreshes the model matrices below it.
+pub(crate) fn lower_hips(
+    skeleton: &Skeleton,
+    hips: usize,
+    drop: f32,
+    local: &mut [Transform],
+    model: &mut [Mat4],
+) {
+    let parent = skeleton
+        .parent(hips)
+        .map_or(skeleton.root_transform(), |p| model[p]);
+    local[hips].translation +=
+        glam::Vec3A::from(parent.inverse().transform_vector3(Vec3::NEG_Y * drop));
+    refresh(skeleton, local, model, hips);
+}
+
+/// The middle joint's hinge in its local space for this pose: the axis it bends about now, so that a goal where
+/// the limb already is leaves it as it is; leaning on the rest hinge as the limb straightens (a knee's read on the
+/// rest hinge's side: it bends one way).
+fn mid_axis(leg: &LegRig, model: &[Mat4], hip: Vec3, knee: Vec3, ankle: Vec3) -> Vec3 {
+    let (_, rotation, _) = model[leg.knee].to_scale_rotation_translation();
+    let (upper, lower) = (hip - knee, ankle - knee);
+    let mut bend = rotation.inverse() * upper.cross(lower);
+    if leg.one_sided && bend.dot(leg.mid_axis) < 0.0 {
+        bend = -bend;
+    }
+    let rest = leg.mid_axis * (1e-3 * upper.length() * lower.length());
+    (bend + rest).normalize_or(leg.mid_axis)
+}
+
+/// How much the knee's rest direction weighs in its side, as a share of the hip-to-ankle distance.
+const POLE_SHARE: f32 = 0.01;
 
 /// Takes one leg's ankle to `target` (model space): two-bone IK on hip and knee towards the knee's present side,
 /// then the foot turned back to its model-space orientation.
@@ -399,18 +445,22 @@ pub(crate) fn solve_leg(
     let line = ankle - hip;
     let offset = knee - hip;
     let across = offset - line * (offset.dot(line) / line.length_squared().max(1e-12));
-    let pole = if across.length_squared() > 1e-8 {
-        across
+    // The knee's present side, leaning on the way it points at rest (turned with the thigh) as the leg
+    // straightens: a side read from a nearly straight leg flips from frame to frame. A knee bent past straight
+    // (its side against the rest one) is read mirrored, so the pole never passes through zero. An elbow keeps its
+    // present side, the rest one only breaking the tie of a straight arm.
+    let rest_side = (model[leg.hip].transform_vector3(leg.pole)).normalize_or(Vec3::Z);
+    let pole = if leg.one_sided {
+        let against = across.dot(rest_side).min(0.0);
+        across - rest_side * (2.0 * against) + rest_side * (POLE_SHARE * line.length())
     } else {
-        model[leg.hip]
-            .transform_vector3(Vec3::Z)
-            .normalize_or(Vec3::Z)
+        across + rest_side * (1e-3 * line.length())
     };
     let (mut start, mut mid, mut reached) = (Quat::IDENTITY, Quat::IDENTITY, false);
     let (start_m, mid_m, end_m) = (model[leg.hip], model[leg.knee], model[leg.ankle]);
     let mut job = IkTwoBoneJob::new(&start_m, &mid_m, &end_m, &mut start, &mut mid, &mut reached);
     job.target = target.into();
-    job.mid_axis = leg.mid_axis.into();
+    job.mid_axis = mid_axis(leg, model, hip, knee, ankle).into();
     job.pole_vector = pole.into();
     if job.run().is_err() {
         return;

@@ -345,6 +345,85 @@ pub fn pass_grid(clip: &Clip, fps: f32) -> Vec<f32> {
     }
 }
 
+/// How [`refine_grid`] refines: how close a linear reading must come, how fine and how many times it may refine,
+/// and what it keys (for the bake's sample budget: the joints and a name).
+#[derive(Clone, Debug)]
+pub struct Refinement {
+    /// The error a linear reading may leave (cm, 3 cm virtual points).
+    pub tolerance_cm: f32,
+    /// The finest grid rate.
+    pub max_fps: f32,
+    /// How many grids are tried.
+    pub rounds: usize,
+    /// Joints keyed per frame.
+    pub joints: usize,
+    /// What is keyed ("root pass over clip 'Walk'"), for the budget's error.
+    pub what: String,
+}
+
+/// Why [`refine_grid`] made nothing.
+#[derive(Debug)]
+pub enum Refined<T, E> {
+    /// Keying on a grid failed.
+    Failed(E),
+    /// A grid would hold more joint poses than a bake may ([`super::check_sample_budget`]).
+    Budget(String),
+    /// The finest grid still missed by this much (cm): its result.
+    Tolerance(T, f32),
+}
+
+/// A pass's result keyed on `grid`, refined where the measure misses: `key(grid, checks)` makes the result on a
+/// grid and returns it with its errors (metres) at `checks` (between the grid's frames and at `clip`'s
+/// [`source_check_times`]). An interval whose checks read e over the tolerance is split in about sqrt(e / budget)
+/// pieces (a linear reading's error shrinks with the square of the step), down to the finest step, for the rounds
+/// `how` allows. Returns the result and its largest error (cm).
+pub fn refine_grid<T, E>(
+    clip: &Clip,
+    mut grid: Vec<f32>,
+    how: &Refinement,
+    mut key: impl FnMut(&[f32], &[f32]) -> Result<(T, Vec<f32>), E>,
+) -> Result<(T, f32), Refined<T, E>> {
+    let (tolerance_cm, rounds) = (how.tolerance_cm, how.rounds);
+    let finest = 1.0 / how.max_fps;
+    let budget = tolerance_cm / 100.0;
+    let mut round = 0;
+    loop {
+        round += 1;
+        super::check_sample_budget(grid.len() as u64 * 4, how.joints, &how.what)
+            .map_err(|e| Refined::Budget(e.to_string()))?;
+        let checks = distinct(merged(&between(&grid), &source_check_times(clip)));
+        let (out, errors) = key(&grid, &checks).map_err(Refined::Failed)?;
+        let error_cm = errors.iter().fold(0.0f32, |m, &e| m.max(e)) * 100.0;
+        if error_cm <= tolerance_cm {
+            return Ok((out, error_cm));
+        }
+        let mut worst = vec![0.0f32; grid.len().saturating_sub(1)];
+        for (&t, &e) in checks.iter().zip(&errors) {
+            let k = grid
+                .partition_point(|&g| g <= t)
+                .clamp(1, grid.len().max(2) - 1)
+                - 1;
+            if let Some(w) = worst.get_mut(k) {
+                *w = w.max(e);
+            }
+        }
+        let mut added = Vec::new();
+        for (k, &e) in worst.iter().enumerate() {
+            let (a, b) = (grid[k], grid[k + 1]);
+            if e <= budget || b - a <= finest * 1.01 {
+                continue;
+            }
+            let most = ((b - a) / finest).ceil().max(2.0);
+            let pieces = ((e / budget).sqrt() * 1.25).ceil().clamp(2.0, most) as usize;
+            added.extend((1..pieces).map(|i| a + (b - a) * i as f32 / pieces as f32));
+        }
+        if added.is_empty() || round >= rounds {
+            return Err(Refined::Tolerance(out, error_cm));
+        }
+        grid = distinct(merged(&grid, &added));
+    }
+}
+
 /// Every source key time and the [`CHECK_FRACTIONS`] of the way between consecutive ones: where a bake is
 /// checked against its source (with the same fractions between its grid frames).
 pub fn source_check_times(clip: &Clip) -> Vec<f32> {

@@ -6,6 +6,7 @@
 pub mod compact;
 pub mod encode;
 pub mod frames;
+pub mod goal_keys;
 pub mod loop_seam;
 pub mod measure;
 pub mod mirror;

@@ -70,6 +70,8 @@ pub struct BakeOutcome {
     pub loop_fix: Option<super::loop_seam::LoopFixReport>,
     /// What the skate clean-up did.
     pub skate_fix: Option<super::skate_fix::SkateFixReport>,
+    /// What the retarget IK goals did, keyed into the clip before the passes.
+    pub ik_goals: Option<super::goal_keys::GoalKeysReport>,
 }
 
 /// `clips` with `settings` applied by clip name (each clip's name, Loop Time, crop, cycle offset, loop pose,
@@ -317,6 +319,9 @@ impl BakeRequest<'_> {
         let mut skate_fix = None;
         // The character with the root joint a root-motion pass added (the clip is for it; the file holds it).
         let mut with_root = None;
+        // The character with its IK goals turned off, once they were keyed into the clip.
+        let mut without_goals = None;
+        let mut ik_goals = None;
         let (frames, meta, settings, loop_match) = match &self.source {
             BakeSource::Clip(index) => {
                 let source = self.clips.get(*index).ok_or_else(|| {
@@ -328,13 +333,25 @@ impl BakeRequest<'_> {
                 let (clip, note) = apply_one(character, source, self.clip_settings)
                     .map_err(ExportError::Tuning)?;
                 notes.extend(note);
+                let clip_name = clip.name.clone();
+                let named = |e: String| ExportError::Invalid(format!("clip '{clip_name}': {e}"));
+                // The retarget IK goals are keyed into the clip first: the passes and the file see what they do,
+                // on the character with its goals off.
+                let (clip, character) =
+                    match super::goal_keys::key_goals(character, &clip).map_err(named)? {
+                        Some((keyed, report)) => {
+                            ik_goals = Some(report);
+                            without_goals = Some(super::goal_keys::without_goals(character));
+                            (keyed, without_goals.as_ref().unwrap_or(character))
+                        }
+                        None => (clip, character),
+                    };
                 let passes = ClipPasses {
                     root: self.root_pass,
                     skate: self.skate_fix,
                     loop_seam: self.loop_fix,
                 };
-                let passed = run_passes(character, &clip, &passes)
-                    .map_err(|e| ExportError::Invalid(format!("clip '{}': {e}", clip.name)))?;
+                let passed = run_passes(character, &clip, &passes).map_err(named)?;
                 with_root = passed.character;
                 root_pass = passed.root;
                 skate_fix = passed.skate;
@@ -412,7 +429,10 @@ impl BakeRequest<'_> {
                 (frames, meta, settings, None)
             }
         };
-        let character = with_root.as_ref().unwrap_or(character);
+        let character = with_root
+            .as_ref()
+            .or(without_goals.as_ref())
+            .unwrap_or(character);
         // A VRM Animation holds the human bones on a normalized rig: the frames move onto it first, and the
         // error is measured there.
         let normalized = if self.format == ExportFormat::Vrma {
@@ -438,6 +458,7 @@ impl BakeRequest<'_> {
             loop_match,
             spring_seam,
             root_pass,
+            ik_goals,
             loop_fix,
             skate_fix,
         })

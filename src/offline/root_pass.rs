@@ -385,53 +385,29 @@ fn on_character(
     {
         return synthesize(character, clip, root, hips, lock);
     }
-    let mut grid = grid_times(clip, START_FPS);
-    // The grid is refined only between the times where the measure misses: an interval whose checks read e
-    // over the budget is split in about sqrt(e / budget) pieces (the error of a linear reading shrinks with the
-    // square of the step), down to a step of 1 / MAX_PASS_FPS.
-    let finest = 1.0 / MAX_PASS_FPS;
-    let budget = PASS_TOLERANCE_CM / 100.0;
-    let mut error_cm = f32::NAN;
-    for _ in 0..MAX_REFINEMENTS {
-        super::check_sample_budget(
-            grid.len() as u64 * 4,
-            skeleton.len(),
-            &format!("root pass over clip '{}'", clip.name),
-        )
-        .map_err(|e| RootPassError::Budget(e.to_string()))?;
-        let (out, mut report) = pass_on_grid(character, clip, pass, &grid, root, hips, direct)?;
+    let grid = grid_times(clip, START_FPS);
+    let how = frames::Refinement {
+        tolerance_cm: PASS_TOLERANCE_CM,
+        max_fps: MAX_PASS_FPS,
+        rounds: MAX_REFINEMENTS,
+        joints: skeleton.len(),
+        what: format!("root pass over clip '{}'", clip.name),
+    };
+    let refined = frames::refine_grid(clip, grid, &how, |grid, checks| {
+        let (out, mut report) = pass_on_grid(character, clip, pass, grid, root, hips, direct)?;
         report.grid_fps = START_FPS;
-        let checks = frames::distinct(frames::merged(
-            &frames::between(&grid),
-            &frames::source_check_times(clip),
-        ));
-        let errors = super::measure::point_errors(character, clip, &out, &checks, Some(root));
-        error_cm = errors.iter().fold(0.0f32, |m, &e| m.max(e)) * 100.0;
-        report.error_cm = error_cm;
-        if error_cm <= PASS_TOLERANCE_CM {
-            return Ok((out, report));
+        let errors = super::measure::point_errors(character, clip, &out, checks, Some(root));
+        Ok(((out, report), errors))
+    });
+    match refined {
+        Ok(((out, mut report), error_cm)) => {
+            report.error_cm = error_cm;
+            Ok((out, report))
         }
-        let mut worst = vec![0.0f32; grid.len().saturating_sub(1)];
-        for (&t, &e) in checks.iter().zip(&errors) {
-            let k = grid.partition_point(|&g| g <= t).clamp(1, grid.len() - 1) - 1;
-            worst[k] = worst[k].max(e);
-        }
-        let mut added = Vec::new();
-        for (k, &e) in worst.iter().enumerate() {
-            let (a, b) = (grid[k], grid[k + 1]);
-            if e <= budget || b - a <= finest * 1.01 {
-                continue;
-            }
-            let most = ((b - a) / finest).ceil().max(2.0);
-            let pieces = ((e / budget).sqrt() * 1.25).ceil().clamp(2.0, most) as usize;
-            added.extend((1..pieces).map(|i| a + (b - a) * i as f32 / pieces as f32));
-        }
-        if added.is_empty() {
-            break;
-        }
-        grid = frames::distinct(frames::merged(&grid, &added));
+        Err(frames::Refined::Failed(e)) => Err(e),
+        Err(frames::Refined::Budget(e)) => Err(RootPassError::Budget(e)),
+        Err(frames::Refined::Tolerance(_, error_cm)) => Err(RootPassError::Tolerance { error_cm }),
     }
-    Err(RootPassError::Tolerance { error_cm })
 }
 
 /// The hips' average speed (m/s) under which a clip is in place: extracting from its feet synthesizes travel.

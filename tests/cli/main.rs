@@ -12,6 +12,7 @@ mod baked_clips;
 mod blend;
 mod commands;
 mod gltf_spec_eval;
+mod ik_goals;
 mod import_fbx;
 mod loop_seam;
 mod nlerp_reading;

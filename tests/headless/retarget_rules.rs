@@ -142,15 +142,12 @@ fn hips_go_where_the_clip_puts_them_scaled_or_at_the_rest_plus_the_motion() {
     let dst_rest = hips_of(&target, &Pose::rest(&t.skeleton));
     let ratio = dst_rest.y / src_rest.y;
     let own = clip.bind(&s.skeleton, Some(&s.humanoid));
-    let hips = s.humanoid.joint(HumanBone::Hips).unwrap();
     for time in [0.2, 0.6, 1.0] {
         let mut pose = Pose::rest(&s.skeleton);
         clip.sample_into(&own, time, Wrap::Clamp, &mut pose);
-        // The clip's hips position: its local value under the rest of the joints above (a root joint's travel
-        // is not the hips' and is not retargeted).
-        let mut hips_only = Pose::rest(&s.skeleton);
-        hips_only.local[hips] = pose.local[hips];
-        let src_now = hips_of(&source, &hips_only);
+        // The clip's hips position in its model space, its root's travel included: the mannequin has no joint
+        // for Roll_RM's `root`, so that travel is carried by the hips.
+        let src_now = hips_of(&source, &pose);
 
         target.character.humanoid.hips_placement = HipsPlacement::ClipPosition;
         let (_, at) = retargeted(&target, clip, HumanBone::Hips, time);

@@ -240,6 +240,7 @@ impl EditorState {
                 layers: preset.layers,
                 humanoid: overrides,
                 hips_placement: preset.hips_placement,
+                ik_goals: preset.ik_goals,
                 clip_settings: preset.clip_settings,
                 state_machine: preset.state_machine,
             };
@@ -339,6 +340,9 @@ impl EditorState {
         if t.hips_placement != crate::core::HipsPlacement::default() {
             parts.push(format!("retargeted hips: {}", t.hips_placement.name()));
         }
+        if t.ik_goals.is_active() {
+            parts.push(format!("retarget IK goals: {}", t.ik_goals.chains()));
+        }
         if clip_files > 0 {
             parts.push(format!("{clip_files} clip file(s)"));
         }
@@ -358,6 +362,7 @@ impl EditorState {
                 .map(|(bone, joint)| (bone.name().to_string(), joint.clone()))
                 .collect(),
             hips_placement: self.doc.tuning.hips_placement,
+            ik_goals: self.doc.tuning.ik_goals,
             clip_settings: self.doc.tuning.clip_settings.clone(),
             clip_splits: self.doc.tuning.clip_splits.clone(),
             state_machine: self.doc.tuning.state_machine.clone(),

@@ -367,6 +367,7 @@ impl EditorState {
             },
             Command::SetHumanBone(bone, joint) => self.set_human_bone(bone, joint),
             Command::SetHipsPlacement(p) => self.set_hips_placement(p),
+            Command::SetIkGoals(goals) => self.set_ik_goals(goals),
             Command::SetClipSettings { clip, settings } => self.set_clip_settings(clip, settings),
             Command::SplitTake(index) => self.split_take(index),
             Command::PassClip(index, pass) => self.pass_clip(index, pass),
@@ -1117,6 +1118,7 @@ impl EditorState {
             }
         };
         map.hips_placement = self.doc.tuning.hips_placement;
+        map.ik_goals = self.doc.tuning.ik_goals;
         if map == c.humanoid {
             return;
         }
@@ -1220,6 +1222,22 @@ impl EditorState {
         self.doc.revision += 1;
         self.tuning_replaced();
         self.history.close(&self.doc.tuning);
+    }
+
+    /// The retarget IK goals: a drag of one of their fields is one undo step, closed when the interaction ends.
+    fn set_ik_goals(&mut self, goals: crate::core::IkGoals) {
+        if self.doc.tuning.ik_goals == goals {
+            return;
+        }
+        if let Err((field, problem)) = goals.validate() {
+            self.session
+                .report(format!("IK goals: {field}: {problem}"), true);
+            return;
+        }
+        self.history.before_edit(&self.doc.tuning);
+        self.doc.tuning.ik_goals = goals;
+        self.doc.revision += 1;
+        self.tuning_replaced();
     }
 
     fn set_human_bone(&mut self, bone: crate::core::HumanBone, joint: Option<usize>) {

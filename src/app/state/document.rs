@@ -32,6 +32,8 @@ pub struct Tuning {
     pub humanoid: BTreeMap<HumanBone, String>,
     /// Where clips retargeted onto the character put its hips.
     pub hips_placement: crate::core::HipsPlacement,
+    /// The IK goals clips retargeted onto the character reach for.
+    pub ik_goals: crate::core::IkGoals,
     /// Clip settings (crop, cycle offset, loop pose) by clip name: they make the clips that play from the ones
     /// loaded.
     pub clip_settings: BTreeMap<String, crate::core::ClipSettings>,
@@ -48,6 +50,7 @@ impl Tuning {
         self.layers != other.layers
             || self.humanoid != other.humanoid
             || self.hips_placement != other.hips_placement
+            || self.ik_goals != other.ik_goals
             || self.clip_settings != other.clip_settings
             || self.clip_splits != other.clip_splits
             || self.state_machine != other.state_machine
@@ -130,6 +133,7 @@ impl Document {
                 layers: LayerParams::default(),
                 humanoid: BTreeMap::new(),
                 hips_placement: Default::default(),
+                ik_goals: Default::default(),
                 clip_settings: BTreeMap::new(),
                 clip_splits: Vec::new(),
                 state_machine: None,

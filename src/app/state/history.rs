@@ -113,6 +113,7 @@ mod tests {
             layers,
             humanoid: Default::default(),
             hips_placement: Default::default(),
+            ik_goals: Default::default(),
             clip_settings: Default::default(),
             state_machine: None,
         }

@@ -75,6 +75,8 @@ pub struct HumanoidMap {
     pub warnings: Vec<String>,
     /// Where clips retargeted onto this character put its hips.
     pub hips_placement: crate::core::binding::HipsPlacement,
+    /// The IK goals clips retargeted onto this character reach for (none by default).
+    pub ik_goals: crate::core::ik_goals::IkGoals,
 }
 
 /// Twist joints found between a humanoid parent bone and its child.
@@ -98,6 +100,7 @@ impl HumanoidMap {
             problems: Vec::new(),
             warnings: Vec::new(),
             hips_placement: Default::default(),
+            ik_goals: Default::default(),
         };
         m.missing_required = HumanBone::required().collect();
         m

@@ -13,6 +13,7 @@ use crate::core::morph::{MorphBinding, MorphTrack};
 use crate::core::{Character, Clip, ClipBinding, Skeleton, Transform};
 use crate::eval::clock::wrap_cycle;
 use crate::layers::clip_layer::{LayerClip, LayerClipSupply};
+use crate::layers::ik_goals::{IkGoalsRig, IkGoalsScratch};
 use crate::runtime::{Animation, JobError, LocalToModelJob, SamplingContext, SamplingJob};
 
 /// How an Evaluator compiles its clips.
@@ -43,6 +44,15 @@ pub(crate) struct CompiledClip {
     /// Its feet's contacts (foot-down markers, the velocity it walks at when authored in place), found the
     /// first time they are asked for (shared like the compiled clip).
     feet: Arc<OnceLock<ClipFeet>>,
+    /// The character's retarget IK goals bound for this clip, when it asks for some and they can run.
+    ik_goals: Option<Box<ClipGoals>>,
+}
+
+/// A clip's IK goals (shared like the compiled clip) with this copy's scratch.
+#[derive(Clone, Debug)]
+struct ClipGoals {
+    rig: Arc<IkGoalsRig>,
+    scratch: IkGoalsScratch,
 }
 
 /// What a clip's feet say, measured once per compiled clip.
@@ -138,8 +148,10 @@ impl CompiledClip {
             expression_tracks: clip.expression_tracks.clone(),
             look_at: clip.look_at.clone(),
         };
+        let ik_goals = goals_for(character, clip, &animation);
         CompiledClip {
             index,
+            ik_goals,
             morph: Arc::new(morph),
             context: SamplingContext::for_animation(&animation),
             animation: Arc::new(animation),
@@ -216,7 +228,8 @@ impl CompiledClip {
         }
     }
 
-    /// Samples into `output` (sized for the skeleton by the Evaluator).
+    /// Samples into `output` (sized for the skeleton by the Evaluator), then takes its limbs to the retarget
+    /// IK goals when the character asks for them.
     pub(crate) fn sample(&mut self, time: f32, output: &mut [Transform]) -> Result<(), JobError> {
         SamplingJob {
             animation: &self.animation,
@@ -224,8 +237,37 @@ impl CompiledClip {
             time,
             output,
         }
-        .run()
+        .run()?;
+        if let Some(goals) = &mut self.ik_goals {
+            goals.rig.apply(time, output, &mut goals.scratch);
+        }
+        Ok(())
     }
+}
+
+/// The character's retarget IK goals bound for `clip`, when it asks for some and they can run on this clip (the
+/// reason they cannot is for reports: [`IkGoalsRig::bind`]).
+fn goals_for(character: &Character, clip: &Clip, animation: &Animation) -> Option<Box<ClipGoals>> {
+    if !character.humanoid.ik_goals.is_active() {
+        return None;
+    }
+    let mut context = SamplingContext::for_animation(animation);
+    IkGoalsRig::bind(character, clip, |time, output| {
+        let _ = SamplingJob {
+            animation,
+            context: &mut context,
+            time,
+            output,
+        }
+        .run();
+    })
+    .ok()
+    .map(|rig| {
+        Box::new(ClipGoals {
+            rig: Arc::new(rig),
+            scratch: IkGoalsScratch::default(),
+        })
+    })
 }
 
 /// Clips compiled for one character at one precision, each once however many sources play it (a blend space's

@@ -131,6 +131,71 @@ fn hips_row(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) {
     });
 }
 
+/// The retarget IK goals: which chains reach for the source's feet and hands, and how. The rows stay in place
+/// (greyed) while no chain is on.
+fn ik_goals_rows(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) {
+    let current = e.tuning().ik_goals;
+    let mut g = current;
+    ui.horizontal(|ui| {
+        ui.label("IK goals").on_hover_text(
+            "After retargeting a clip from another character, take the ends of the chosen limbs to goals read \
+             from the source's feet and hands, scaled to this character (Unreal's IK Retargeter). The skate \
+             figure shows the result.",
+        );
+        ui.checkbox(&mut g.feet.enabled, "Feet")
+            .on_hover_text("The legs reach for the source's feet (two-bone IK)");
+        ui.checkbox(&mut g.hands.enabled, "Hands")
+            .on_hover_text("The arms reach for the source's hands (two-bone IK)");
+    });
+    ui.add_enabled_ui(g.is_active(), |ui| {
+        for (name, chain) in [("Feet", &mut g.feet), ("Hands", &mut g.hands)] {
+            ui.horizontal(|ui| {
+                ui.add_enabled_ui(chain.enabled, |ui| {
+                    ui.label(format!("{name}: blend to source"));
+                    ui.add(
+                        egui::DragValue::new(&mut chain.blend_to_source)
+                            .range(0.0..=1.0)
+                            .speed(0.01)
+                            .fixed_decimals(2),
+                    )
+                    .on_hover_text(
+                        "0: the source's motion relative to its hips, scaled to this character's limbs; 1: the \
+                         source's own positions",
+                    );
+                    ui.checkbox(&mut chain.plant, "Plant").on_hover_text(
+                        "Pin the goal while the source's foot or hand slides slower than the plant speed",
+                    );
+                });
+            });
+        }
+        ui.horizontal(|ui| {
+            ui.label("Plant speed");
+            let mut cm_s = g.plant_speed_m_s * 100.0;
+            ui.add(
+                egui::DragValue::new(&mut cm_s)
+                    .range(0.0..=1000.0)
+                    .speed(0.5)
+                    .suffix(" cm/s"),
+            )
+            .on_hover_text("A source foot or hand sliding slower than this is planted (Unreal: 15 cm/s)");
+            g.plant_speed_m_s = cm_s / 100.0;
+            ui.label("release");
+            ui.add(
+                egui::DragValue::new(&mut g.plant_release_s)
+                    .range(0.0..=5.0)
+                    .speed(0.01)
+                    .suffix(" s"),
+            )
+            .on_hover_text("Seconds a pinned goal takes to hand back to the moving one");
+        });
+        ui.checkbox(&mut g.adjust_hips, "Lower the hips so the feet reach")
+            .on_hover_text("The hips drop as little as needed, at most a quarter of the leg");
+    });
+    if g != current {
+        out.push(Command::SetIkGoals(g));
+    }
+}
+
 /// Draws the tab.
 pub fn ui(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) {
     let c = &e.doc().model.character;
@@ -162,6 +227,7 @@ pub fn ui(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) {
         ui.colored_label(Color32::from_rgb(230, 170, 60), warning);
     }
     hips_row(ui, e, out);
+    ik_goals_rows(ui, e, out);
     if !e.tuning().humanoid.is_empty() {
         ui.horizontal(|ui| {
             ui.label(format!(
