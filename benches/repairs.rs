@@ -1,6 +1,8 @@
 //! The passes that repair clips, over the 46 Quaternius clips (53 joints): root motion extracted from the hips
-//! onto the root joint (XZ and yaw), the loop seam fixed (0.3 s each side), and the foot skate cleaned up. BENCHMARKS.md gives the time per
-//! second of clip.
+//! onto the root joint (XZ and yaw), the loop seam fixed (0.3 s each side), and the foot skate cleaned up; and
+//! the retarget IK goals on the clips retargeted onto the mannequin: played at 60 fps with and without foot goals
+//! (bound once per clip, as a player binds them), and keyed into each clip as a bake does. BENCHMARKS.md gives the
+//! time per second of clip.
 
 use std::hint::black_box;
 
@@ -52,6 +54,39 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             for clip in &model.clips {
                 let _ = black_box(fix_skate(ch, clip, &skate, &contact));
+            }
+        })
+    });
+    // The clips retargeted onto the mannequin, with and without foot goals.
+    let mannequin = animtune::demo::mannequin::load().character;
+    let mut with_goals = mannequin.clone();
+    with_goals.humanoid.ik_goals = animtune::core::IkGoals::parse_chains("feet").expect("feet");
+    let frames = |clip: &animtune::core::Clip| -> Vec<f32> {
+        (0..=(clip.duration * 60.0) as usize)
+            .map(|i| i as f32 / 60.0)
+            .collect()
+    };
+    for (name, character) in [
+        ("play retargeted at 60 fps, no goals", &mannequin),
+        ("play retargeted at 60 fps, foot goals", &with_goals),
+    ] {
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                for clip in &model.clips {
+                    black_box(animtune::offline::frames::sample_frames(
+                        clip,
+                        &character.skeleton,
+                        Some(&character.humanoid),
+                        frames(clip),
+                    ));
+                }
+            })
+        });
+    }
+    group.bench_function("key foot goals into the clip (as a bake does)", |b| {
+        b.iter(|| {
+            for clip in &model.clips {
+                let _ = black_box(animtune::offline::goal_keys::key_goals(&with_goals, clip));
             }
         })
     });

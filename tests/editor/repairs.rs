@@ -264,3 +264,62 @@ fn click_and_check_made(
     assert!(e.status().text.contains(status), "{}", e.status().text);
     index
 }
+
+#[test]
+fn the_humanoid_tab_turns_on_foot_goals_for_a_retargeted_walk_in_one_undo_step() {
+    let mut h = harness_sized(1280.0, 1100.0);
+    h.run_steps(2);
+    let rig = crate::common::asset("quaternius_ual/AnimationLibrary_Godot_Standard.gltf");
+    h.state_mut().send(Command::AddClips(rig));
+    h.run_steps(3);
+    let walk = clip_index(&h, "Walk_Loop");
+    h.state_mut().send(Command::PlayClip(Some(walk)));
+    h.state_mut().send(Command::Transport(
+        animtune::app::command::Transport::Scrub(0.4),
+    ));
+    h.run_steps(2);
+    let ankle = |h: &egui_kittest::Harness<'static, animtune::app::AnimtuneApp>| {
+        let e = h.state().editor();
+        let c = &e.doc().model.character;
+        let j = c.humanoid.joint(HumanBone::LeftFoot).unwrap();
+        e.pose().model_matrices(&c.skeleton)[j].w_axis.truncate()
+    };
+    let before = ankle(&h);
+    h.get_by_label("Humanoid").click();
+    h.run_steps(2);
+    h.get_by_label("Feet").click();
+    h.run_steps(3);
+    let e = h.state().editor();
+    assert!(e.tuning().ik_goals.feet.enabled);
+    assert_eq!(
+        e.doc().model.character.humanoid.ik_goals,
+        e.tuning().ik_goals,
+        "the character retargets with the tab's goals"
+    );
+    assert!(
+        e.status().text.contains("Walk_Loop: IK goals: LeftFoot"),
+        "the status bar says what the goals do: {}",
+        e.status().text
+    );
+    let reached = ankle(&h);
+    assert!(
+        reached.distance(before) > 0.002,
+        "the goals move the foot: {before} → {reached}"
+    );
+    // A saved preset keeps them.
+    let path = crate::common::temp_dir("editor-ik-goals").join("goals.json");
+    h.state_mut().send(Command::SavePreset {
+        path: path.clone(),
+        overwrite: true,
+    });
+    h.run_steps(2);
+    let saved = animtune::preset::Preset::load(&path).unwrap();
+    assert!(saved.ik_goals.feet.enabled, "{saved:?}");
+    h.state_mut().send(Command::Undo);
+    h.run_steps(3);
+    assert!(!h.state().editor().tuning().ik_goals.feet.enabled);
+    assert!(
+        ankle(&h).distance(before) < 1e-5,
+        "one undo step restores the foot"
+    );
+}

@@ -1234,10 +1234,25 @@ impl EditorState {
                 .report(format!("IK goals: {field}: {problem}"), true);
             return;
         }
+        let chains_changed = self.doc.tuning.ik_goals.chains() != goals.chains();
         self.history.before_edit(&self.doc.tuning);
         self.doc.tuning.ik_goals = goals;
         self.doc.revision += 1;
         self.tuning_replaced();
+        // What the goals do on the clip playing, or why they cannot run on it, when a chain is turned on or off
+        // (not at every sample of a drag).
+        if chains_changed && goals.is_active() {
+            let c = &self.doc.model.character;
+            let report = self.clip().and_then(|i| self.doc.clips.get(i)).map(|clip| {
+                match crate::offline::goal_keys::goals_report(c, clip) {
+                    Ok(r) => (format!("{}: {}", clip.name, r.brief()), false),
+                    Err(e) => (format!("{}: IK goals cannot run: {e}", clip.name), true),
+                }
+            });
+            if let Some((text, is_error)) = report {
+                self.session.report(text, is_error);
+            }
+        }
     }
 
     fn set_human_bone(&mut self, bone: crate::core::HumanBone, joint: Option<usize>) {
