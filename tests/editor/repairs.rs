@@ -287,7 +287,8 @@ fn the_humanoid_tab_turns_on_foot_goals_for_a_retargeted_walk_in_one_undo_step()
     let before = ankle(&h);
     h.get_by_label("Humanoid").click();
     h.run_steps(2);
-    h.get_by_label("Feet").click();
+    h.get_by_role_and_label(egui::accesskit::Role::CheckBox, "Feet")
+        .click();
     h.run_steps(3);
     let e = h.state().editor();
     assert!(e.tuning().ik_goals.feet.enabled);

@@ -148,28 +148,36 @@ fn ik_goals_rows(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) {
             .on_hover_text("The arms reach for the source's hands (two-bone IK)");
     });
     ui.add_enabled_ui(g.is_active(), |ui| {
-        for (name, chain) in [("Feet", &mut g.feet), ("Hands", &mut g.hands)] {
-            ui.horizontal(|ui| {
-                ui.add_enabled_ui(chain.enabled, |ui| {
-                    ui.label(format!("{name}: blend to source"));
-                    ui.add(
+        // A narrow grid (chain, blend to source, plant) that fits the inspector at a large UI scale.
+        egui::Grid::new("ik goal chains")
+            .num_columns(3)
+            .show(ui, |ui| {
+                ui.label("");
+                ui.label("to source").on_hover_text(
+                    "Blend to source. 0: the source's motion relative to its hips, scaled to this character's \
+                     limbs; 1: the source's own positions",
+                );
+                ui.label("plant").on_hover_text(
+                    "Pin the goal while the source's foot or hand slides slower than the plant speed",
+                );
+                ui.end_row();
+                for (name, chain) in [("Feet", &mut g.feet), ("Hands", &mut g.hands)] {
+                    ui.add_enabled_ui(chain.enabled, |ui| ui.label(name));
+                    ui.add_enabled(
+                        chain.enabled,
                         egui::DragValue::new(&mut chain.blend_to_source)
                             .range(0.0..=1.0)
                             .speed(0.01)
                             .fixed_decimals(2),
                     )
-                    .on_hover_text(
-                        "0: the source's motion relative to its hips, scaled to this character's limbs; 1: the \
-                         source's own positions",
-                    );
-                    ui.checkbox(&mut chain.plant, "Plant").on_hover_text(
-                        "Pin the goal while the source's foot or hand slides slower than the plant speed",
-                    );
-                });
+                    .on_hover_text(format!("{name}: blend to source (0 to 1)"));
+                    ui.add_enabled(chain.enabled, egui::Checkbox::without_text(&mut chain.plant))
+                        .on_hover_text(format!("{name}: pin while the source's is planted"));
+                    ui.end_row();
+                }
             });
-        }
         ui.horizontal(|ui| {
-            ui.label("Plant speed");
+            ui.label("Plant below");
             let mut cm_s = g.plant_speed_m_s * 100.0;
             ui.add(
                 egui::DragValue::new(&mut cm_s)
@@ -179,7 +187,9 @@ fn ik_goals_rows(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) {
             )
             .on_hover_text("A source foot or hand sliding slower than this is planted (Unreal: 15 cm/s)");
             g.plant_speed_m_s = cm_s / 100.0;
-            ui.label("release");
+        });
+        ui.horizontal(|ui| {
+            ui.label("Release over");
             ui.add(
                 egui::DragValue::new(&mut g.plant_release_s)
                     .range(0.0..=5.0)
@@ -188,8 +198,8 @@ fn ik_goals_rows(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) {
             )
             .on_hover_text("Seconds a pinned goal takes to hand back to the moving one");
         });
-        ui.checkbox(&mut g.adjust_hips, "Lower the hips so the feet reach")
-            .on_hover_text("The hips drop as little as needed, at most a quarter of the leg");
+        ui.checkbox(&mut g.adjust_hips, "Lower hips to reach")
+            .on_hover_text("The hips drop as little as needed for the feet to reach, at most a quarter of the leg");
     });
     if g != current {
         out.push(Command::SetIkGoals(g));
