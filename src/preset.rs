@@ -51,6 +51,10 @@ pub struct Preset {
     /// The IK goals clips retargeted onto the character reach for ([`crate::core::IkGoals`]).
     #[serde(skip_serializing_if = "is_default_goals")]
     pub ik_goals: crate::core::IkGoals,
+    /// A joint (`Root`) added above the hips of a rig whose hips are its top joint, so that root motion extracted
+    /// from its clips has a joint to go to (a bake adds one by itself).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub root_joint: bool,
     /// Files the character's clips were added from (beyond the model's own), relative to the preset's folder
     /// where possible: loading the preset adds them again, so blend nodes find their clips.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -84,6 +88,7 @@ impl Default for Preset {
             humanoid: BTreeMap::new(),
             hips_placement: HipsPlacement::default(),
             ik_goals: Default::default(),
+            root_joint: false,
             clip_files: Vec::new(),
             clip_settings: BTreeMap::new(),
             clip_splits: Vec::new(),

@@ -324,3 +324,70 @@ fn the_humanoid_tab_turns_on_foot_goals_for_a_retargeted_walk_in_one_undo_step()
         "one undo step restores the foot"
     );
 }
+
+/// Extracts root motion in the Clip tab from the playing clip of a rig whose hips are its top joint: a `Root` joint
+/// is added above them in the same undo step, the new clip travels on it, a saved preset brings both back.
+fn extract_root_on_a_rig_without_one(
+    h: &mut egui_kittest::Harness<'static, animtune::app::AnimtuneApp>,
+    clip: &str,
+    tag: &str,
+) {
+    let joints = h.state().editor().doc().model.character.skeleton.len();
+    play_in_clip_tab(h, clip);
+    h.get_by_label(animtune::app::panels::inspector::clip::EXTRACT_ROOT_LABEL)
+        .click();
+    h.run_steps(3);
+    let made = format!("{clip} (root extracted)");
+    let e = h.state().editor();
+    let skeleton = &e.doc().model.character.skeleton;
+    assert_eq!(skeleton.len(), joints + 1, "{}", e.status().text);
+    assert_eq!(skeleton.name(0), "Root");
+    assert!(
+        e.status()
+            .text
+            .contains("a joint Root was added above the hips"),
+        "{}",
+        e.status().text
+    );
+    assert_eq!(e.clip(), Some(clip_index(h, &made)), "the new clip plays");
+    // The travel is on the root: it moves away from where it starts.
+    let duration = e.doc().clips[clip_index(h, &made)].duration;
+    let start = joint_at(h, &made, 0, 0.0);
+    let farthest = (1..=20)
+        .map(|k| joint_at(h, &made, 0, duration * k as f32 / 20.0).distance(start))
+        .fold(0.0f32, f32::max);
+    assert!(farthest > 0.1, "the root travels {farthest} m at most");
+    let path = crate::common::temp_dir(tag).join("rooted.json");
+    save_then_undo_removes(h, &path, &made);
+    let e = h.state().editor();
+    assert_eq!(
+        e.doc().model.character.skeleton.len(),
+        joints,
+        "the same undo step takes the root away"
+    );
+    assert!(animtune::preset::Preset::load(&path).unwrap().root_joint);
+    h.state_mut().send(Command::Open(path));
+    h.run_steps(3);
+    let e = h.state().editor();
+    assert_eq!(e.doc().model.character.skeleton.name(0), "Root");
+    clip_index(h, &made);
+}
+
+#[test]
+fn extracting_root_motion_on_the_mannequin_adds_a_root_joint_in_the_same_undo_step() {
+    let mut h = harness_sized(1280.0, 1100.0);
+    h.run_steps(2);
+    extract_root_on_a_rig_without_one(&mut h, "WalkForward", "editor-added-root");
+}
+
+#[test]
+#[ignore = "extended: needs ANIMTUNE_EXTRA_ASSETS"]
+fn extracting_root_motion_from_a_mixamo_fbx_take_adds_a_root_joint() {
+    let mut h = harness_sized(1280.0, 1100.0);
+    h.run_steps(2);
+    h.state_mut()
+        .send(Command::Open(crate::common::extra_asset("fbx/mixamo.fbx")));
+    h.run_steps(3);
+    let take = h.state().editor().doc().clips[0].name.clone();
+    extract_root_on_a_rig_without_one(&mut h, &take, "editor-mixamo-root");
+}

@@ -45,6 +45,8 @@ impl EditorState {
         self.doc.revision += 1;
         self.doc.base_humanoid = model.character.humanoid.clone();
         self.doc.tuning.humanoid.clear();
+        self.doc.tuning.root_joint = false;
+        self.doc.rootless = None;
         let height_before = self.doc.model.character.rest_height();
         self.doc.model = model;
         self.doc.name = path
@@ -241,6 +243,7 @@ impl EditorState {
                 humanoid: overrides,
                 hips_placement: preset.hips_placement,
                 ik_goals: preset.ik_goals,
+                root_joint: preset.root_joint,
                 clip_settings: preset.clip_settings,
                 state_machine: preset.state_machine,
             };
@@ -340,6 +343,9 @@ impl EditorState {
         if t.hips_placement != crate::core::HipsPlacement::default() {
             parts.push(format!("retargeted hips: {}", t.hips_placement.name()));
         }
+        if t.root_joint {
+            parts.push("a root joint added above the hips".into());
+        }
         if t.ik_goals.is_active() {
             parts.push(format!("retarget IK goals: {}", t.ik_goals.chains()));
         }
@@ -363,6 +369,7 @@ impl EditorState {
                 .collect(),
             hips_placement: self.doc.tuning.hips_placement,
             ik_goals: self.doc.tuning.ik_goals,
+            root_joint: self.doc.tuning.root_joint,
             clip_settings: self.doc.tuning.clip_settings.clone(),
             clip_splits: self.doc.tuning.clip_splits.clone(),
             state_machine: self.doc.tuning.state_machine.clone(),

@@ -851,6 +851,7 @@ impl EditorState {
 
     /// After undo, redo, a preset or a restored session replaced the whole tuning.
     fn tuning_replaced(&mut self) {
+        self.apply_root_joint();
         let playing = self.sync_splits();
         self.apply_humanoid();
         self.apply_clip_settings();
@@ -1029,6 +1030,15 @@ impl EditorState {
             ..Default::default()
         };
         self.history.before_edit(&self.doc.tuning);
+        // A rig whose hips are its top joint gets a root joint to extract onto, in the same undo step.
+        let c = &self.doc.model.character;
+        let adds_root = matches!(pass, ClipPass::Root(RootPass::Extract { .. }))
+            && c.humanoid
+                .joint(crate::core::HumanBone::Hips)
+                .is_some_and(|h| c.skeleton.parent(h).is_none());
+        if adds_root {
+            self.doc.tuning.root_joint = true;
+        }
         let mut split = crate::core::ClipSplit {
             take,
             name: name.clone(),
@@ -1056,14 +1066,25 @@ impl EditorState {
             // The pass could not run (reported by the sync): nothing was made, nothing to undo.
             self.doc.tuning.clip_splits.retain(|s| s.name != name);
             self.doc.tuning.clip_settings.remove(&name);
+            if adds_root {
+                self.doc.tuning.root_joint = false;
+            }
             self.tuning_replaced();
             self.history.close(&self.doc.tuning);
             return;
         };
         self.history.close(&self.doc.tuning);
         self.play_loaded_clip(&name);
+        let added = if adds_root {
+            format!(
+                " (a joint {} was added above the hips to carry it)",
+                crate::offline::root_pass::ADDED_ROOT_NAME
+            )
+        } else {
+            String::new()
+        };
         self.session
-            .report(format!("Made clip {name}: {brief}"), false);
+            .report(format!("Made clip {name}{added}: {brief}"), false);
     }
 
     /// Removes a clip made from a take (its settings go with it), in one undo step.
@@ -1124,6 +1145,51 @@ impl EditorState {
         }
         self.doc.model.character.humanoid = map;
         self.doc.generation += 1;
+        self.rebuild_evaluator();
+    }
+
+    /// Adds the root joint the tuning asks for above the hips of a rig whose hips are its top joint, or takes it
+    /// away again (the character goes back to the one loaded). The character changes, so everything bound to it is
+    /// bound again and the selection, an index into its joints, is cleared.
+    fn apply_root_joint(&mut self) {
+        let shift = match (self.doc.tuning.root_joint, self.doc.rootless.is_some()) {
+            (true, false) => {
+                let c = &self.doc.model.character;
+                let Some(hips) = c
+                    .humanoid
+                    .joint(crate::core::HumanBone::Hips)
+                    .filter(|&h| c.skeleton.parent(h).is_none())
+                else {
+                    return;
+                };
+                match c.with_joint_above(hips, crate::offline::root_pass::ADDED_ROOT_NAME) {
+                    Ok((with_root, _)) => {
+                        let before = std::mem::replace(&mut self.doc.model.character, with_root);
+                        self.doc.rootless = Some(before);
+                        1
+                    }
+                    Err(e) => {
+                        let text = format!("{}: no root joint could be added: {e}", self.doc.name);
+                        self.session.report(text, true);
+                        return;
+                    }
+                }
+            }
+            (false, true) => {
+                if let Some(before) = self.doc.rootless.take() {
+                    self.doc.model.character = before;
+                }
+                -1
+            }
+            _ => return,
+        };
+        self.doc.base_humanoid = self
+            .doc
+            .base_humanoid
+            .with_joints_moved(|j| j.saturating_add_signed(shift));
+        self.session.selected = None;
+        self.doc.generation += 1;
+        self.apply_humanoid();
         self.rebuild_evaluator();
     }
 

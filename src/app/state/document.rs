@@ -34,6 +34,8 @@ pub struct Tuning {
     pub hips_placement: crate::core::HipsPlacement,
     /// The IK goals clips retargeted onto the character reach for.
     pub ik_goals: crate::core::IkGoals,
+    /// A joint added above the hips of a rig whose hips are its top joint, to carry extracted root motion.
+    pub root_joint: bool,
     /// Clip settings (crop, cycle offset, loop pose) by clip name: they make the clips that play from the ones
     /// loaded.
     pub clip_settings: BTreeMap<String, crate::core::ClipSettings>,
@@ -51,6 +53,7 @@ impl Tuning {
             || self.humanoid != other.humanoid
             || self.hips_placement != other.hips_placement
             || self.ik_goals != other.ik_goals
+            || self.root_joint != other.root_joint
             || self.clip_settings != other.clip_settings
             || self.clip_splits != other.clip_splits
             || self.state_machine != other.state_machine
@@ -114,6 +117,8 @@ pub struct Document {
     pub skate_fix_reports: BTreeMap<String, crate::offline::skate_fix::SkateFixReport>,
     /// What each loop-seam fix of those splits did, by the clip it made.
     pub loop_fix_reports: BTreeMap<String, crate::offline::loop_seam::LoopFixReport>,
+    /// The character as loaded, while the tuning's root joint is added to `model.character`.
+    pub rootless: Option<crate::core::Character>,
 }
 
 impl Document {
@@ -134,6 +139,7 @@ impl Document {
                 humanoid: BTreeMap::new(),
                 hips_placement: Default::default(),
                 ik_goals: Default::default(),
+                root_joint: false,
                 clip_settings: BTreeMap::new(),
                 clip_splits: Vec::new(),
                 state_machine: None,
@@ -142,6 +148,7 @@ impl Document {
             root_pass_reports: BTreeMap::new(),
             loop_fix_reports: BTreeMap::new(),
             skate_fix_reports: BTreeMap::new(),
+            rootless: None,
             generation: 0,
             revision: 0,
         }

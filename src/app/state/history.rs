@@ -114,6 +114,7 @@ mod tests {
             humanoid: Default::default(),
             hips_placement: Default::default(),
             ik_goals: Default::default(),
+            root_joint: false,
             clip_settings: Default::default(),
             state_machine: None,
         }

@@ -239,23 +239,21 @@ fn root_motion(
             ui.end_row();
         });
     let chosen = !draft.components.is_empty();
-    let why_not = if !chosen {
-        Some("Choose at least one component")
-    } else if root.is_none() {
-        Some(
-            "This rig's hips are its top joint: there is no root joint to carry root motion. `animtune bake \
-             --extract-root` adds one above the hips in the file it writes",
-        )
-    } else {
-        None
-    };
+    let why_not = (!chosen).then_some("Choose at least one component");
+    // A rig whose hips are its top joint has no root motion to move into the pose; extracting adds a root.
+    let why_not_into = why_not.or(root.is_none().then_some(
+        "This rig's hips are its top joint: there is no root joint whose motion could move into the pose",
+    ));
     // One button a row: side by side they run off a narrow inspector.
     ui.vertical(|ui| {
         let extract = ui
             .add_enabled(why_not.is_none(), egui::Button::new(EXTRACT_ROOT_LABEL))
-            .on_hover_text(
-                "A new clip with the chosen components of the body's motion on the root joint",
-            )
+            .on_hover_text(if root.is_some() {
+                "A new clip with the chosen components of the body's motion on the root joint"
+            } else {
+                "A new clip with the chosen components of the body's motion on a root joint: this rig's hips are \
+                 its top joint, so a joint `Root` is added above them (undo takes it away again)"
+            })
             .on_disabled_hover_text(why_not.unwrap_or_default());
         if extract.clicked() {
             out.push(Command::PassClip(
@@ -268,11 +266,11 @@ fn root_motion(
             ));
         }
         let into = ui
-            .add_enabled(why_not.is_none(), egui::Button::new(ROOT_INTO_POSE_LABEL))
+            .add_enabled(why_not_into.is_none(), egui::Button::new(ROOT_INTO_POSE_LABEL))
             .on_hover_text(
                 "A new clip with the root joint's motion (the chosen components) in the body",
             )
-            .on_disabled_hover_text(why_not.unwrap_or_default());
+            .on_disabled_hover_text(why_not_into.unwrap_or_default());
         if into.clicked() {
             out.push(Command::PassClip(
                 i,
