@@ -253,8 +253,8 @@ pub fn point_errors(
 }
 
 /// How far a clip's end is from its start on `character`, in metres at the virtual vertices: what Unity's loop
-/// match lights show (green when the end meets the start). The root's horizontal travel does not count (a walk
-/// ends where it moved to); its height and every rotation do.
+/// match lights show (green when the end meets the start). The horizontal travel of the hips and of the joints
+/// above them (a root joint) does not count (a walk ends where it moved to); heights and every rotation do.
 pub fn loop_match(character: &crate::core::Character, clip: &Clip) -> f32 {
     use crate::eval::{ClockStep, EvalInput, Evaluator};
     let mut ev = Evaluator::for_clip(character, clip);
@@ -268,13 +268,16 @@ pub fn loop_match(character: &crate::core::Character, clip: &Clip) -> f32 {
     };
     let start = pose_at(0.0);
     let mut end = pose_at(clip.duration);
-    if let Some(root) = crate::blend::sampler::root_motion_joint(character) {
+    // The hips and the joints above them (a root joint extracted travel went to).
+    let mut travelling = crate::blend::sampler::root_motion_joint(character);
+    while let Some(joint) = travelling {
         let (s, e) = (
-            start.local[root].translation,
-            &mut end.local[root].translation,
+            start.local[joint].translation,
+            &mut end.local[joint].translation,
         );
         e.x = s.x;
         e.z = s.z;
+        travelling = character.skeleton.parent(joint);
     }
     max_vertex_error(
         &start.model_matrices(&character.skeleton),
@@ -296,6 +299,17 @@ mod tests {
             .unwrap();
         let whole = super::loop_match(&model.character, walk);
         assert!(whole < 1e-3, "the mannequin's walk loops: {whole} m");
+        // Its travel extracted onto an added root joint: that travel does not count either.
+        let extract = crate::core::clip_pass::RootPass::Extract {
+            components: crate::core::clip_pass::RootComponents::TRAVEL,
+            basis: crate::core::clip_pass::RootBasis::Hips,
+            lock: crate::core::clip_pass::RootLock::Reference,
+        };
+        let out =
+            crate::offline::root_pass::run_root_pass(&model.character, walk, &extract).unwrap();
+        let rooted = out.character.as_ref().unwrap();
+        let on_root = super::loop_match(rooted, &out.clip);
+        assert!(on_root < 1e-3, "extracted onto a root: {on_root} m");
         let crop = ClipSettings {
             start: Some(0.1),
             end: Some(0.8),

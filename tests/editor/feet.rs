@@ -247,3 +247,45 @@ fn the_skate_map_status_is_one_row() {
     );
     assert!(legend.right() <= width, "inside the window: {legend:?}");
 }
+
+/// Beside the skate figure, Fix makes the skate-fixed clip of the clip playing (one undo step), which plays at
+/// once and measures lower.
+#[test]
+fn fix_beside_the_skate_figure_makes_a_skate_fixed_clip_that_measures_lower() {
+    let mut h = harness();
+    h.run_steps(2);
+    let walk = crate::ui::clip_index(&h, "WalkForward");
+    h.state_mut().send(Command::PlayClip(Some(walk)));
+    settle(&mut h);
+    let slide = |h: &Harness<'static, AnimtuneApp>| {
+        let (report, current) = h.state().editor().feet().report().expect("a report");
+        assert!(current);
+        report.as_ref().expect("measured").planted_speed_cm_s.mean
+    };
+    let before = slide(&h);
+    h.get_by_role_and_label(Role::Button, "Fix").click();
+    h.run_steps(3);
+    let fixed = crate::ui::clip_index(&h, "WalkForward (skate fixed)");
+    assert_eq!(
+        h.state().editor().clip(),
+        Some(fixed),
+        "the fixed clip plays"
+    );
+    settle(&mut h);
+    let after = slide(&h);
+    assert!(
+        after < before / 10.0,
+        "planted slide {before} → {after} cm/s"
+    );
+    h.state_mut().send(Command::Undo);
+    h.run_steps(2);
+    assert!(
+        !h.state()
+            .editor()
+            .doc()
+            .clips
+            .iter()
+            .any(|c| c.name == "WalkForward (skate fixed)"),
+        "one undo takes it away"
+    );
+}

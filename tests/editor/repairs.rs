@@ -133,12 +133,12 @@ fn the_clip_tab_moves_root_motion_into_the_pose_and_extracts_it_again_each_one_u
 }
 
 #[test]
-fn a_rig_without_a_root_joint_says_why_it_cannot_extract_in_the_editor() {
+fn a_rig_without_a_root_joint_has_no_root_motion_to_move_into_the_pose() {
     let mut h = harness_sized(1280.0, 1100.0);
     h.run_steps(2);
     play_in_clip_tab(&mut h, "WalkForward");
     let clips = h.state().editor().doc().clips.len();
-    h.get_by_label("Extract root motion").click();
+    h.get_by_label("Root motion into pose").click();
     h.run_steps(2);
     assert_eq!(
         h.state().editor().doc().clips.len(),

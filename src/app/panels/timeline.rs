@@ -128,7 +128,7 @@ fn transport_row(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands, curves_
     ui.toggle_value(curves_open, "Curves").on_hover_text(
         "Show the selected joint's curves: its local channels over the clip, the source and the final pose",
     );
-    skate_figures(ui, e);
+    skate_figures(ui, e, out);
 }
 
 /// Width of the box that chooses what plays, points.
@@ -368,7 +368,7 @@ fn contact_bars(painter: &egui::Painter, rect: Rect, e: &EditorState, x_of: impl
 }
 
 /// The skate meter's figures for what plays, in the transport row, the whole sentence in its hover text.
-fn skate_figures(ui: &mut egui::Ui, e: &EditorState) {
+fn skate_figures(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) {
     let Some((report, current)) = e.feet().report() else {
         if e.eval().source().machine().is_some() {
             ui.label(egui::RichText::new("feet: —").weak()).on_hover_text(
@@ -421,6 +421,23 @@ fn skate_figures(ui: &mut egui::Ui, e: &EditorState) {
         report.planted_speed_cm_s.max,
         feet.join(" above, "),
     ));
+    // Last in the row, so that nothing moves when it shows: the skate clean-up of the clip playing.
+    if let Some(index) = e
+        .clip()
+        .filter(|_| current && report.planted_speed_cm_s.mean > 0.0)
+    {
+        let fix = ui.small_button("Fix").on_hover_text(
+            "Fix foot skate: a new clip \"<clip> (skate fixed)\" with each plant held at one point (legs by IK, the \
+             hips moved the least, eased in and out), in one undo step. The Clip tab sets the easing and the \
+             stretch",
+        );
+        if fix.clicked() {
+            out.push(Command::PassClip(
+                index,
+                crate::app::command::ClipPass::Skate(crate::core::clip_pass::SkateFix::default()),
+            ));
+        }
+    }
 }
 
 /// The seconds the ruler spans: what plays, or for a state machine (which runs on, state after state) the
