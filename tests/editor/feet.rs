@@ -277,15 +277,5 @@ fn fix_beside_the_skate_figure_makes_a_skate_fixed_clip_that_measures_lower() {
         after < before / 10.0,
         "planted slide {before} → {after} cm/s"
     );
-    h.state_mut().send(Command::Undo);
-    h.run_steps(2);
-    assert!(
-        !h.state()
-            .editor()
-            .doc()
-            .clips
-            .iter()
-            .any(|c| c.name == "WalkForward (skate fixed)"),
-        "one undo takes it away"
-    );
+    crate::ui::undo_removes(&mut h, "WalkForward (skate fixed)");
 }

@@ -721,6 +721,11 @@ pub fn save_then_undo_removes(
         overwrite: true,
     });
     h.run_steps(2);
+    undo_removes(h, name);
+}
+
+/// Undoes the last step, which must take clip `name` away.
+pub fn undo_removes(h: &mut Harness<'static, AnimtuneApp>, name: &str) {
     h.state_mut().send(Command::Undo);
     h.run_steps(2);
     assert!(
