@@ -248,10 +248,10 @@ fn the_skate_map_status_is_one_row() {
     assert!(legend.right() <= width, "inside the window: {legend:?}");
 }
 
-/// Beside the skate figure, Fix makes the skate-fixed clip of the clip playing (one undo step), which plays at
-/// once and measures lower.
+/// The skate figure's context menu fixes the foot skate of the clip playing (one undo step): the new clip plays
+/// at once and measures lower.
 #[test]
-fn fix_beside_the_skate_figure_makes_a_skate_fixed_clip_that_measures_lower() {
+fn the_skate_figure_s_menu_makes_a_skate_fixed_clip_that_measures_lower() {
     let mut h = harness();
     h.run_steps(2);
     let walk = crate::ui::clip_index(&h, "WalkForward");
@@ -263,7 +263,10 @@ fn fix_beside_the_skate_figure_makes_a_skate_fixed_clip_that_measures_lower() {
         report.as_ref().expect("measured").planted_speed_cm_s.mean
     };
     let before = slide(&h);
-    h.get_by_role_and_label(Role::Button, "Fix").click();
+    h.get_by_label_contains("skate 7").click_secondary();
+    h.run_steps(2);
+    h.get_by_label(animtune::app::panels::timeline::FIX_SKATE_MENU)
+        .click();
     h.run_steps(3);
     let fixed = crate::ui::clip_index(&h, "WalkForward (skate fixed)");
     assert_eq!(

@@ -411,34 +411,45 @@ fn skate_figures(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) {
         if current { "" } else { " …" }
     );
     let feet: Vec<&str> = report.feet.iter().map(|f| f.human_bone).collect();
-    ui.label(egui::RichText::new(text).monospace()).on_hover_text(format!(
-        "The skate meter of what plays, over one clip or cycle at 60 fps: {:.0} % of contact frames slide faster \
-         than 50 cm/s; planted feet slide {:.1} cm/s on average, {:.1} at most; {ground}{lock}. The green bars \
-         under the ruler are the contacts ({} above): the toes (else the foot) within 5 cm of the ground and \
-         sliding under 1 m/s relative to it",
-        100.0 * report.skate_ratio,
-        report.planted_speed_cm_s.mean,
-        report.planted_speed_cm_s.max,
-        feet.join(" above, "),
-    ));
-    // Last in the row, so that nothing moves when it shows: the skate clean-up of the clip playing.
-    if let Some(index) = e
-        .clip()
-        .filter(|_| current && report.planted_speed_cm_s.mean > 0.0)
-    {
-        let fix = ui.small_button("Fix").on_hover_text(
-            "Fix foot skate: a new clip \"<clip> (skate fixed)\" with each plant held at one point (legs by IK, the \
-             hips moved the least, eased in and out), in one undo step. The Clip tab sets the easing and the \
-             stretch",
-        );
-        if fix.clicked() {
-            out.push(Command::PassClip(
-                index,
-                crate::app::command::ClipPass::Skate(crate::core::clip_pass::SkateFix::default()),
-            ));
-        }
+    // The skate clean-up of the clip playing is a right-click away: a button here would not fit the transport row
+    // at a large UI scale, and a row that wraps moves the buttons above it.
+    let clip = e.clip().filter(|_| current);
+    let figure = ui
+        .add(egui::Label::new(egui::RichText::new(text).monospace()).sense(egui::Sense::click()))
+        .on_hover_text(format!(
+            "The skate meter of what plays, over one clip or cycle at 60 fps: {:.0} % of contact frames slide \
+             faster than 50 cm/s; planted feet slide {:.1} cm/s on average, {:.1} at most; {ground}{lock}. The \
+             green bars under the ruler are the contacts ({} above): the toes (else the foot) within 5 cm of the \
+             ground and sliding under 1 m/s relative to it.{}",
+            100.0 * report.skate_ratio,
+            report.planted_speed_cm_s.mean,
+            report.planted_speed_cm_s.max,
+            feet.join(" above, "),
+            if clip.is_some() {
+                " Right-click: Fix foot skate"
+            } else {
+                ""
+            },
+        ));
+    if let Some(index) = clip {
+        figure.context_menu(|ui| {
+            let fix = ui.button(FIX_SKATE_MENU).on_hover_text(
+                "A new clip \"<clip> (skate fixed)\" with each plant held at one point (legs by IK, the hips \
+                 moved the least, eased in and out), in one undo step. The Clip tab sets the easing and the stretch",
+            );
+            if fix.clicked() {
+                out.push(Command::PassClip(
+                    index,
+                    crate::app::command::ClipPass::Skate(crate::core::clip_pass::SkateFix::default()),
+                ));
+                ui.close();
+            }
+        });
     }
 }
+
+/// The skate figure's context-menu entry that fixes the playing clip's foot skate.
+pub const FIX_SKATE_MENU: &str = "Fix foot skate";
 
 /// The seconds the ruler spans: what plays, or for a state machine (which runs on, state after state) the
 /// elapsed time rounded up to the next 10 s, so that a scrub replays its run to that time.
