@@ -161,9 +161,11 @@ impl AnimtuneApp {
         self
     }
 
-    /// `size` (points) clamped so that the window's surface stays within the device's texture limit, and the
-    /// window's largest size set to that limit; a status-bar note says when it had to shrink.
+    /// `size` (logical pixels, as `--window-size` gives it) in points at the UI scale, clamped so that the window's
+    /// surface stays within the device's texture limit, and the window's largest size set to that limit; a
+    /// status-bar note says when it had to shrink.
     fn fit_window_size(&mut self, ctx: &egui::Context, size: [f32; 2]) -> [f32; 2] {
+        let size = window_points(size, ctx.zoom_factor());
         let points_per_pixel = 1.0 / ctx.pixels_per_point().max(f32::MIN_POSITIVE);
         let max_points = (self.max_surface_side as f32 * points_per_pixel).floor();
         ctx.send_viewport_cmd(egui::ViewportCommand::MaxInnerSize(egui::vec2(
@@ -793,6 +795,17 @@ struct ShortcutChoice {
     scale_steps: i32,
     /// Ctrl+0: back to scale 1.
     scale_reset: bool,
+}
+
+/// A window size in logical pixels as egui's points at UI scale `zoom`: a window asked for at 900×600 opens at
+/// 900×600 whatever scale the UI was saved at (egui sizes windows in points, which the scale enlarges).
+pub fn window_points(size: [f32; 2], zoom: f32) -> [f32; 2] {
+    let zoom = if zoom.is_finite() && zoom > 0.0 {
+        zoom
+    } else {
+        1.0
+    };
+    size.map(|side| side / zoom)
 }
 
 /// The UI scale `steps` entries of [`UI_SCALES`] up (or down) from `from`, within the list.

@@ -1408,6 +1408,16 @@ fn quick_ui_scale_chords_each_count_and_follow_the_view_menus_steps() {
         "stays within the list"
     );
     assert_eq!(animtune::app::window::step_ui_scale(1.1, -1), 1.0);
+    // --window-size is in logical pixels: at UI scale 2 the window is asked for in half as many points, so it
+    // opens at the size given, not twice it.
+    assert_eq!(
+        animtune::app::window::window_points([900.0, 600.0], 2.0),
+        [450.0, 300.0]
+    );
+    assert_eq!(
+        animtune::app::window::window_points([900.0, 600.0], f32::NAN),
+        [900.0, 600.0]
+    );
 }
 
 #[test]
