@@ -44,6 +44,8 @@ pub struct ScreenshotPlan {
 pub struct AnimtuneApp {
     editor: EditorState,
     queue: Commands,
+    /// Escape, undo or redo was pressed this frame: an open menu closes (its entry was not what was used).
+    dismiss_menus: bool,
     /// The pointer was down or a field had focus in the last frame: the commands its panels pushed (the last
     /// value of a drag, sent in the frame its button was released) still belong to that interaction.
     busy_before: bool,
@@ -121,6 +123,7 @@ impl AnimtuneApp {
         AnimtuneApp {
             editor,
             queue,
+            dismiss_menus: false,
             busy_before: false,
             screenshot,
             shots: None,
@@ -222,8 +225,10 @@ impl AnimtuneApp {
     }
 
     fn shortcuts(&mut self, ctx: &egui::Context) {
+        self.dismiss_menus = false;
         // Escape closes an open menu or combo box, then the export window (text fields keep it for themselves).
         if ctx.input(|i| i.key_pressed(Key::Escape)) {
+            self.dismiss_menus = true;
             if egui::Popup::is_any_open(ctx) {
                 egui::Popup::close_all(ctx);
             } else if !self.files.is_open() {
@@ -235,15 +240,19 @@ impl AnimtuneApp {
         }
         self.trigger_keys(ctx);
         let out = &mut self.queue;
-        ctx.input_mut(|i| {
+        let undo_or_redo = ctx.input_mut(|i| {
             let redo = i.consume_key(egui::Modifiers::COMMAND | egui::Modifiers::SHIFT, Key::Z)
                 || i.consume_key(egui::Modifiers::COMMAND, Key::Y);
             if redo {
                 out.push(Command::Redo);
             } else if i.consume_key(egui::Modifiers::COMMAND, Key::Z) {
                 out.push(Command::Undo);
+            } else {
+                return false;
             }
+            true
         });
+        self.dismiss_menus |= undo_or_redo;
         let driving = self.editor.session().driving;
         if driving {
             let stick = self.stick(ctx);
@@ -608,7 +617,9 @@ impl eframe::App for AnimtuneApp {
         };
         let requests = egui::Panel::top("menu")
             .frame(unfilled(egui::Frame::side_top_panel(ui.style())))
-            .show(ui, |ui| menu::ui(ui, e, &mut layout, out))
+            .show(ui, |ui| {
+                menu::ui(ui, e, &mut layout, out, self.dismiss_menus)
+            })
             .inner;
         let (mut scene_shown, mut inspector_shown) = (layout.scene_open, layout.inspector_open);
         self.layout = Layout {

@@ -2324,3 +2324,24 @@ fn play_at_the_out_point_with_loop_off_starts_over() {
     );
     assert!(e.eval().time() >= 0.2);
 }
+
+/// An open menu closes on Escape, and on Ctrl+Z (the undo it offers was done by the key, not the menu).
+#[test]
+fn the_edit_menu_closes_on_escape_and_on_undo_by_key() {
+    let mut h = harness();
+    h.run_steps(2);
+    for (modifiers, key) in [
+        (egui::Modifiers::NONE, egui::Key::Escape),
+        (egui::Modifiers::COMMAND, egui::Key::Z),
+    ] {
+        h.get_by_label("Edit").click();
+        h.run_steps(2);
+        assert!(h.query_by_label("Undo  Ctrl+Z").is_some(), "the menu opens");
+        h.key_press_modifiers(modifiers, key);
+        h.run_steps(3);
+        assert!(
+            h.query_by_label("Undo  Ctrl+Z").is_none(),
+            "{key:?} closes the menu"
+        );
+    }
+}

@@ -64,16 +64,24 @@ fn item(ui: &mut egui::Ui, text: &str, tip: &str) -> bool {
     ui.button(text).on_hover_text(tip).clicked()
 }
 
-/// Draws the menu bar; `layout` is the window's (panels, UI scale, which file dialog).
+/// Draws the menu bar; `layout` is the window's (panels, UI scale, which file dialog). `dismiss`: a key that
+/// closes menus (Escape) or acts without them (undo, redo) was pressed, so an open menu closes.
 pub fn ui(
     ui: &mut egui::Ui,
     e: &EditorState,
     layout: &mut Layout,
     out: &mut Commands,
+    dismiss: bool,
 ) -> MenuRequests {
     let mut requests = MenuRequests::default();
+    let close_on_dismiss = |ui: &mut egui::Ui| {
+        if dismiss {
+            ui.close();
+        }
+    };
     egui::MenuBar::new().ui(ui, |ui| {
         ui.menu_button("File", |ui| {
+            close_on_dismiss(ui);
             if item(ui, "Open model…  Ctrl+O", "Open a .glb, .gltf, .vrm or .fbx character (or drop it on the window)") {
                 out.push(Command::ChooseFile(Purpose::Open(OpenKind::Model)));
             }
@@ -141,6 +149,7 @@ pub fn ui(
         .response
         .on_hover_text("Open, save, export");
         ui.menu_button("Edit", |ui| {
+            close_on_dismiss(ui);
             let undo = egui::Button::new("Undo  Ctrl+Z");
             let tip = "Undo the last change to the blend space, layers or humanoid mapping";
             if ui
@@ -165,6 +174,7 @@ pub fn ui(
         .response
         .on_hover_text("Undo and redo");
         ui.menu_button("View", |ui| {
+            close_on_dismiss(ui);
             let session = e.session();
             let mut skeleton = session.show_skeleton;
             if ui
@@ -285,6 +295,7 @@ pub fn ui(
         .response
         .on_hover_text("Overlays, camera, panels, UI scale, root motion, onion skin");
         ui.menu_button("Help", |ui| {
+            close_on_dismiss(ui);
             ui.label(egui::RichText::new("Keyboard shortcuts").strong());
             egui::Grid::new("shortcuts").striped(true).show(ui, |ui| {
                 for (keys, what) in SHORTCUTS {
