@@ -281,4 +281,9 @@ fn the_skate_figure_s_menu_makes_a_skate_fixed_clip_that_measures_lower() {
         "planted slide {before} → {after} cm/s"
     );
     crate::ui::undo_removes(&mut h, "WalkForward (skate fixed)");
+    assert_eq!(
+        h.state().editor().clip(),
+        Some(walk),
+        "the clip it was made from plays again"
+    );
 }

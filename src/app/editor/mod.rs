@@ -865,7 +865,8 @@ impl EditorState {
 
     /// Makes the loaded clips hold one copy of its take per clip split of the tuning (removing the copies of
     /// splits it no longer has); returns the loaded name of the clip that was playing when they changed, so that
-    /// it plays on at its new place. A split that cannot be made (its take missing, its name taken) is reported.
+    /// it plays on at its new place, or of its take when it was removed (an undo of a clip just made goes back to
+    /// the clip it was made from). A split that cannot be made (its take missing, its name taken) is reported.
     fn sync_splits(&mut self) -> Option<String> {
         let wanted = self.doc.tuning.clip_splits.clone();
         if wanted == self.doc.applied_splits {
@@ -877,6 +878,12 @@ impl EditorState {
             .and_then(|i| self.doc.source_clips.get(i))
             .map(|c| c.name.clone());
         let applied = std::mem::take(&mut self.doc.applied_splits);
+        let playing = playing.map(|name| {
+            applied
+                .iter()
+                .find(|s| s.name == name && !wanted.contains(s))
+                .map_or(name, |s| s.take.clone())
+        });
         let gone: Vec<&str> = applied
             .iter()
             .filter(|s| !wanted.contains(s))
