@@ -106,19 +106,10 @@ pub fn open_sources(
     }
     // The root joint the preset adds above the hips (for root motion extracted in the editor), before the clips it
     // makes from takes.
-    if preset.as_ref().is_some_and(|p| p.root_joint) {
-        let c = &model.character;
-        if let Some(hips) = c
-            .humanoid
-            .joint(crate::core::HumanBone::Hips)
-            .filter(|&h| c.skeleton.parent(h).is_none())
-        {
-            let name = crate::offline::root_pass::ADDED_ROOT_NAME;
-            model.character = c
-                .with_joint_above(hips, name)
-                .map_err(|e| anyhow!("{}: root_joint: {e}", settings_file(args)))?
-                .0;
-        }
+    if preset.as_ref().is_some_and(|p| p.root_joint)
+        && let Some(added) = crate::offline::root_pass::with_added_root(&model.character)
+    {
+        model.character = added.map_err(|e| anyhow!("{}: root_joint: {e}", settings_file(args)))?;
     }
     // Clips the preset makes from takes, before their settings apply.
     if let Some(p) = &preset {

@@ -299,6 +299,22 @@ fn decompose(m: &Mat4) -> (Vec3, Quat, Vec3) {
 /// The name of the joint a pass adds above hips that have no joint above them (Unity's and Unreal's usual name).
 pub const ADDED_ROOT_NAME: &str = "Root";
 
+/// The hips of a humanoid whose hips are its top joint (no joint above them to carry root motion), else None.
+pub fn rootless_hips(character: &Character) -> Option<usize> {
+    character
+        .humanoid
+        .joint(HumanBone::Hips)
+        .filter(|&h| character.skeleton.parent(h).is_none())
+}
+
+/// `character` with a joint [`ADDED_ROOT_NAME`] added above its hips when they are its top joint (None when they
+/// are not, or there are no hips): what an extraction adds, and what presets with `root_joint` add again.
+pub fn with_added_root(
+    character: &Character,
+) -> Option<Result<Character, crate::core::skeleton::SkeletonError>> {
+    rootless_hips(character).map(|hips| Ok(character.with_joint_above(hips, ADDED_ROOT_NAME)?.0))
+}
+
 /// What a pass made.
 #[derive(Clone, Debug)]
 pub struct RootPassOutput {

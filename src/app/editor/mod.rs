@@ -1038,11 +1038,8 @@ impl EditorState {
         };
         self.history.before_edit(&self.doc.tuning);
         // A rig whose hips are its top joint gets a root joint to extract onto, in the same undo step.
-        let c = &self.doc.model.character;
         let adds_root = matches!(pass, ClipPass::Root(RootPass::Extract { .. }))
-            && c.humanoid
-                .joint(crate::core::HumanBone::Hips)
-                .is_some_and(|h| c.skeleton.parent(h).is_none());
+            && crate::offline::root_pass::rootless_hips(&self.doc.model.character).is_some();
         if adds_root {
             self.doc.tuning.root_joint = true;
         }
@@ -1161,21 +1158,14 @@ impl EditorState {
     fn apply_root_joint(&mut self) {
         let shift = match (self.doc.tuning.root_joint, self.doc.rootless.is_some()) {
             (true, false) => {
-                let c = &self.doc.model.character;
-                let Some(hips) = c
-                    .humanoid
-                    .joint(crate::core::HumanBone::Hips)
-                    .filter(|&h| c.skeleton.parent(h).is_none())
-                else {
-                    return;
-                };
-                match c.with_joint_above(hips, crate::offline::root_pass::ADDED_ROOT_NAME) {
-                    Ok((with_root, _)) => {
+                match crate::offline::root_pass::with_added_root(&self.doc.model.character) {
+                    None => return,
+                    Some(Ok(with_root)) => {
                         let before = std::mem::replace(&mut self.doc.model.character, with_root);
                         self.doc.rootless = Some(before);
                         1
                     }
-                    Err(e) => {
+                    Some(Err(e)) => {
                         let text = format!("{}: no root joint could be added: {e}", self.doc.name);
                         self.session.report(text, true);
                         return;
