@@ -34,6 +34,8 @@ pub fn native_options() -> eframe::NativeOptions {
             .with_inner_size([1280.0, 800.0])
             .with_max_inner_size([side, side])
             .with_drag_and_drop(true),
+        // The viewport's depth buffer: on a software rasteriser it draws into the window's pass.
+        depth_buffer: 32,
         ..Default::default()
     }
 }
@@ -71,6 +73,8 @@ pub fn run(
     plan: WindowPlan,
 ) -> anyhow::Result<()> {
     let mut options = native_options();
+    let window_depth =
+        egui_wgpu::depth_format_from_bits(options.depth_buffer, options.stencil_buffer);
     let scripted = plan.screenshot.is_some() || plan.soak.is_some() || plan.frame_times.is_some();
     // A scripted run must not depend on (or change) a user's saved session: it keeps its own, in a folder
     // removed when the window closes (eframe's default path, which `None` means, is the user's).
@@ -96,6 +100,7 @@ pub fn run(
         options,
         Box::new(move |cc| {
             let mut app = AnimtuneApp::new(cc, model, screenshot)
+                .with_window_depth(window_depth)
                 .with_clips(clips)
                 .with_preset(preset);
             if let Some(plan) = soak {

@@ -158,6 +158,16 @@ impl AnimtuneApp {
         &self.curves
     }
 
+    /// Says the window's render pass has a depth buffer of `format`: on a software rasteriser the viewport then
+    /// draws straight into it ([`super::gpu::draws_into_window_pass`]).
+    pub fn with_window_depth(mut self, format: Option<wgpu::TextureFormat>) -> Self {
+        if let Some(format) = format {
+            self.viewport = std::mem::replace(&mut self.viewport, ViewportPanel::new(None))
+                .with_window_depth(format);
+        }
+        self
+    }
+
     /// Sets the window's inner size (points) on the first frame, over the size the last session saved.
     pub fn with_window_size(mut self, size: [f32; 2]) -> Self {
         self.window_size = Some(size);

@@ -206,6 +206,8 @@ pub struct Renderer {
     ghost_pipeline: wgpu::RenderPipeline,
     grid_pipeline: wgpu::RenderPipeline,
     bones_pipeline: wgpu::RenderPipeline,
+    /// Fills the pass's viewport with the background colour, for a pass the renderer did not clear.
+    background_pipeline: wgpu::RenderPipeline,
     white: wgpu::TextureView,
     sampler: wgpu::Sampler,
 }
@@ -267,6 +269,54 @@ fn shader(device: &wgpu::Device, label: &str, source: &str) -> wgpu::ShaderModul
     device.create_shader_module(wgpu::ShaderModuleDescriptor {
         label: Some(label),
         source: wgpu::ShaderSource::Wgsl(source.into()),
+    })
+}
+
+/// A pipeline drawing one triangle over the whole viewport in the background colour as `format` stores it.
+fn background_pipeline(
+    device: &wgpu::Device,
+    format: wgpu::TextureFormat,
+    multisample: wgpu::MultisampleState,
+    depth_stencil: Option<wgpu::DepthStencilState>,
+) -> wgpu::RenderPipeline {
+    let c = super::offscreen::background_for(format);
+    let module = shader(
+        device,
+        "background",
+        &format!(
+            "@vertex fn vs_main(@builtin(vertex_index) i: u32) -> @builtin(position) vec4<f32> {{
+    return vec4<f32>(f32(i & 1u) * 4.0 - 1.0, f32(i >> 1u) * 4.0 - 1.0, 1.0, 1.0);
+}}
+@fragment fn fs_main() -> @location(0) vec4<f32> {{
+    return vec4<f32>({:.6}, {:.6}, {:.6}, 1.0);
+}}",
+            c.r, c.g, c.b
+        ),
+    );
+    device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+        label: Some("background"),
+        layout: None,
+        vertex: wgpu::VertexState {
+            module: &module,
+            entry_point: Some("vs_main"),
+            compilation_options: Default::default(),
+            buffers: &[],
+        },
+        primitive: wgpu::PrimitiveState::default(),
+        depth_stencil,
+        multisample,
+        fragment: Some(wgpu::FragmentState {
+            module: &module,
+            entry_point: Some("fs_main"),
+            compilation_options: Default::default(),
+            targets: &[Some(wgpu::ColorTargetState {
+                format,
+                blend: None,
+                write_mask: wgpu::ColorWrites::ALL,
+            })],
+        }),
+        multiview_mask: None,
+        cache: None,
     })
 }
 
@@ -511,6 +561,12 @@ impl Renderer {
         };
         let grid_pipeline = line_pipeline("grid", depth(true, wgpu::CompareFunction::Less));
         let bones_pipeline = line_pipeline("bones", depth(false, wgpu::CompareFunction::Always));
+        let background_pipeline = background_pipeline(
+            device,
+            format,
+            multisample,
+            depth(false, wgpu::CompareFunction::Always),
+        );
 
         let white = texture_view(device, queue, 1, 1, &[255, 255, 255, 255]);
         let sampler = device.create_sampler(&wgpu::SamplerDescriptor {
@@ -532,6 +588,7 @@ impl Renderer {
             ghost_pipeline,
             grid_pipeline,
             bones_pipeline,
+            background_pipeline,
             white,
             sampler,
         }
@@ -846,6 +903,13 @@ impl Renderer {
         if !lines.is_empty() {
             queue.write_buffer(&gpu.bones, 0, bytemuck::cast_slice(&lines));
         }
+    }
+
+    /// Fills the pass's viewport with the background, for a pass shared with other drawing (the editor's window),
+    /// which the renderer cannot clear; the depth must have been cleared to 1 with the pass.
+    pub fn draw_background(&self, pass: &mut wgpu::RenderPass<'_>) {
+        pass.set_pipeline(&self.background_pipeline);
+        pass.draw(0..3, 0..1);
     }
 
     /// Records the draws of one character (after [`Renderer::prepare`]).

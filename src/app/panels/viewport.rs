@@ -6,7 +6,7 @@ use glam::Vec3;
 
 use crate::app::command::{CameraMove, Command, Commands};
 use crate::app::editor::EditorState;
-use crate::app::gpu::ViewportGpu;
+use crate::app::gpu::{ViewportGpu, ViewportImage};
 use crate::render::camera::ViewPreset;
 use crate::render::pick;
 
@@ -60,6 +60,12 @@ fn to_screen(view_proj: glam::Mat4, rect: Rect, p: Vec3) -> Option<Pos2> {
 }
 
 impl ViewportPanel {
+    /// The same viewport, drawing into the window's pass where [`crate::app::gpu::draws_into_window_pass`] says.
+    pub fn with_window_depth(mut self, format: wgpu::TextureFormat) -> Self {
+        self.gpu = self.gpu.map(|g| g.with_window_depth(format));
+        self
+    }
+
     /// A viewport drawing with `gpu` (None: no renderer, a message instead).
     pub fn new(gpu: Option<ViewportGpu>) -> Self {
         ViewportPanel {
@@ -535,14 +541,18 @@ impl ViewportPanel {
         };
         let ppp = ui.ctx().pixels_per_point();
         let side = |points: f32| ((points * ppp).round().max(1.0) as u32).min(MAX_TARGET_SIDE);
-        match gpu.paint(e, side(rect.width()), side(rect.height()), hovered, out) {
-            Ok(texture) => {
+        let pixels = [side(rect.width()), side(rect.height())];
+        match gpu.paint(e, rect, pixels, hovered, out) {
+            Ok(ViewportImage::Texture(texture)) => {
                 ui.painter().image(
                     texture,
                     rect,
                     Rect::from_min_max(Pos2::new(0.0, 0.0), Pos2::new(1.0, 1.0)),
                     Color32::WHITE,
                 );
+            }
+            Ok(ViewportImage::WindowPass(callback)) => {
+                ui.painter().add(callback);
             }
             Err(why) => {
                 ui.painter().text(
