@@ -36,9 +36,10 @@ impl EditorState {
                 path.display()
             );
         }
-        self.stash_space();
+        self.stash_model_tuning();
         let key = crate::app::state::document::model_key(path);
         self.doc.tuning.blend = self.space_for(&key);
+        self.doc.tuning.state_machine = self.machine_for(&key);
         self.doc.key = key;
         // Undo steps belong to the model they were made on.
         self.history = Default::default();

@@ -268,12 +268,15 @@ impl EditorState {
             Command::AddClipsKeepingSource(path) => self.add_clips_or_report(&path, false),
             Command::SavePreset { path, overwrite } => self.save_preset(&path, overwrite),
             Command::LoadMannequin => {
-                self.stash_space();
+                self.stash_model_tuning();
                 let recent = std::mem::take(&mut self.session.recent);
                 let spaces = std::mem::take(&mut self.session.spaces);
+                let machines = std::mem::take(&mut self.session.machines);
                 *self = EditorState::new();
                 self.session.recent = recent;
                 self.session.spaces = spaces;
+                self.session.machines = machines;
+                self.doc.tuning.state_machine = self.machine_for(MANNEQUIN_KEY);
                 if let Some(space) = self.session.spaces.get(MANNEQUIN_KEY).cloned() {
                     self.doc.tuning.blend = space;
                     self.rebind_blend();
@@ -1416,18 +1419,23 @@ impl EditorState {
             spaces.entry(MANNEQUIN_KEY.to_string()).or_insert(legacy);
         }
         spaces.retain(|_, space| space.validate().is_ok());
+        let mut machines = p.machines;
+        machines.retain(|_, machine| machine.validate_playable().is_ok());
         let preset = crate::preset::Preset {
             blend: spaces.get(&self.doc.key).cloned(),
             layers: p.layers.unwrap_or_default(),
+            state_machine: machines.get(&self.doc.key).cloned(),
             ..crate::preset::Preset::default()
         };
         self.session.spaces = spaces;
+        self.session.machines = machines;
         if preset.validate(Path::new("<saved session>")).is_ok() {
             let blend_was_playing = self.blending();
             if let Some(blend) = preset.blend {
                 self.doc.tuning.blend = blend;
             }
             self.doc.tuning.layers = preset.layers;
+            self.doc.tuning.state_machine = preset.state_machine;
             self.tuning_replaced();
             self.rescale_look_target(p.look_target_height);
             if blend_was_playing {
@@ -1443,11 +1451,16 @@ impl EditorState {
         if !self.doc.tuning.blend.nodes.is_empty() {
             spaces.insert(self.doc.key.clone(), self.doc.tuning.blend.clone());
         }
+        let mut machines = self.session.machines.clone();
+        if let Some(machine) = &self.doc.tuning.state_machine {
+            machines.insert(self.doc.key.clone(), machine.clone());
+        }
         Persisted {
             recent: self.session.recent.clone(),
             show_skeleton: self.session.show_skeleton,
             blend: None,
             spaces,
+            machines,
             layers: Some(self.doc.tuning.layers.clone()),
             look_target_height: self.doc.model.character.rest_height(),
         }
@@ -1467,9 +1480,14 @@ impl EditorState {
         }
     }
 
-    /// Remembers the open model's blend space (in memory, saved with the session) before another model opens.
-    fn stash_space(&mut self) {
+    /// Remembers the open model's blend space and state machine (in memory, saved with the session) before
+    /// another model opens.
+    fn stash_model_tuning(&mut self) {
         let key = self.doc.key.clone();
+        match &self.doc.tuning.state_machine {
+            Some(machine) => self.session.machines.insert(key.clone(), machine.clone()),
+            None => self.session.machines.remove(&key),
+        };
         if self.doc.tuning.blend.nodes.is_empty() {
             self.session.spaces.remove(&key);
         } else {
@@ -1482,6 +1500,11 @@ impl EditorState {
     /// model's).
     fn space_for(&self, key: &str) -> crate::blend::BlendSpace {
         self.session.spaces.get(key).cloned().unwrap_or_default()
+    }
+
+    /// The state machine a model opens with: the one it was last tuned with, else none (never another model's).
+    fn machine_for(&self, key: &str) -> Option<crate::graph::StateMachine> {
+        self.session.machines.get(key).cloned()
     }
 
     /// Points the camera at the posed character, fitting it to the viewport's aspect on every axis.

@@ -154,6 +154,36 @@ fn the_tuning_survives_a_restart() {
     assert_eq!(v.tuning().layers, LayerParams::default());
 }
 
+/// The state machine built on a model comes back after a restart, and when that model opens again after
+/// another; another model never opens with it.
+#[test]
+fn each_models_state_machine_survives_a_restart_and_a_change_of_model() {
+    let mut s = EditorState::new();
+    frame(&mut s, [Command::NewMachine]);
+    let machine = s.tuning().state_machine.clone();
+    assert!(machine.is_some(), "{}", s.status().text);
+    let saved = serde_json::to_string(&s.persisted()).unwrap();
+    let mut t = EditorState::new();
+    t.restore(serde_json::from_str(&saved).unwrap());
+    assert_eq!(t.tuning().state_machine, machine);
+    frame(
+        &mut t,
+        [Command::Open(crate::test_support::asset("CesiumMan.glb"))],
+    );
+    assert!(!t.status().is_error, "{}", t.status().text);
+    assert_eq!(t.tuning().state_machine, None, "another model's machine");
+    frame(&mut t, [Command::LoadMannequin]);
+    assert_eq!(t.tuning().state_machine, machine);
+    // A machine edited by hand into an invalid one is left out.
+    let mut bad: Persisted = serde_json::from_str(&saved).unwrap();
+    for m in bad.machines.values_mut() {
+        m.states.clear();
+    }
+    let mut u = EditorState::new();
+    u.restore(bad);
+    assert_eq!(u.tuning().state_machine, None);
+}
+
 #[test]
 fn the_blend_cycle_follows_the_weights_without_jumping_phase() {
     let mut s = EditorState::new();

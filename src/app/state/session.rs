@@ -39,6 +39,9 @@ pub struct Persisted {
     /// Each model's blend space, by [`model_key`](crate::app::state::document::model_key).
     #[serde(default)]
     pub spaces: BTreeMap<String, BlendSpace>,
+    /// Each model's state machine, by model key.
+    #[serde(default)]
+    pub machines: BTreeMap<String, crate::graph::StateMachine>,
     /// The layers being tuned.
     #[serde(default)]
     pub layers: Option<LayerParams>,
@@ -81,6 +84,8 @@ pub struct Session {
     pub onion: OnionSkin,
     /// The blend space each model was last tuned with, by model key (the open model's is in the document).
     pub spaces: BTreeMap<String, BlendSpace>,
+    /// The state machine each model was last tuned with, by model key (the open model's is in the document).
+    pub machines: BTreeMap<String, crate::graph::StateMachine>,
     /// Draw the spring joints and colliders.
     pub show_springs: bool,
     /// Where the user moved the character to (world space; the springs move in the world).
@@ -147,6 +152,7 @@ impl Session {
             root_trail: Vec::new(),
             onion: OnionSkin::default(),
             spaces: BTreeMap::new(),
+            machines: BTreeMap::new(),
             show_springs: true,
             character_offset: Vec3::ZERO,
             shake: false,
