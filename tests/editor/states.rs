@@ -755,3 +755,51 @@ fn each_edit_on_a_focused_graph_is_its_own_undo_step() {
         "one undo takes back one transition"
     );
 }
+
+/// A transition being dragged out of a state starts at the dot it was dragged from, not under the state's box.
+#[test]
+fn a_link_being_dragged_starts_at_the_states_dot() {
+    let mut h = with_a_new_machine();
+    let idle = h.state().editor().machine().unwrap().entry.clone();
+    let state = state_box(&h, &idle);
+    let dot = state.right_center();
+    let pointer = dot + egui::vec2(90.0, 70.0);
+    h.drag_at(dot);
+    h.run_steps(1);
+    h.hover_at(dot.lerp(pointer, 0.5));
+    h.run_steps(1);
+    h.hover_at(pointer);
+    h.run_steps(2);
+    let image = h.render().expect("the wgpu test renderer");
+    let scale = image.width() as f32 / 1280.0;
+    // The lower right quarter of the box, clear of its label: a line from the box's centre would cross it.
+    let white = (0..)
+        .map(|k| state.center().x + 20.0 + k as f32)
+        .take_while(|&x| x < state.right() - 8.0)
+        .flat_map(|x| {
+            (0..)
+                .map(|k| state.center().y + 5.0 + k as f32)
+                .take_while(|&y| y < state.bottom() - 2.0)
+                .map(move |y| (x, y))
+        })
+        .filter(|&(x, y)| {
+            let p = image.get_pixel((x * scale) as u32, (y * scale) as u32);
+            p[0] > 200 && p[1] > 200 && p[2] > 200
+        })
+        .count();
+    assert_eq!(white, 0, "line pixels inside {idle}'s box {state:?}");
+    h.drop_at(pointer);
+    h.run_steps(2);
+}
+
+/// The rows kept for a playing machine say what the machine holds and what Record does while nothing plays,
+/// rather than leaving an empty gap above the graph's button.
+#[test]
+fn the_rows_kept_for_a_playing_machine_are_not_empty_while_it_is_stopped() {
+    let h = with_a_new_machine();
+    let entry = h.state().editor().machine().unwrap().entry.clone();
+    h.get_by_label(&format!(
+        "1 state, 0 transitions, 0 parameters; entry {entry}"
+    ));
+    h.get_by_label("Record saves parameter changes as a script; Replay plays it again.");
+}

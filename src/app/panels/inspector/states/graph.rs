@@ -597,7 +597,10 @@ impl StatesPanel {
             }),
             pointer,
         ) {
-            let a = layout.rect(from).center();
+            // From the dot the drag started on (a transition made from the menu starts there too).
+            let a = layout
+                .dot(from)
+                .unwrap_or_else(|| layout.rect(from).center());
             arrow(painter, a, p, Stroke::new(1.5, Color32::WHITE));
         }
     }

@@ -239,7 +239,7 @@ impl StatesPanel {
             }
             (None, None) => {
                 line(ui, RichText::new("Not playing: press Play machine.").weak());
-                line(ui, RichText::new(""));
+                line(ui, RichText::new(machine_summary(m)).weak());
             }
         }
         let status = if let Err(err) = m.validate() {
@@ -251,7 +251,8 @@ impl StatesPanel {
         } else if e.script_replayed() {
             RichText::new("script replayed: the machine plays on")
         } else {
-            RichText::new("")
+            RichText::new("Record saves parameter changes as a script; Replay plays it again.")
+                .weak()
         };
         line(ui, status);
     }
@@ -653,4 +654,16 @@ fn trigger_key(ui: &mut egui::Ui, e: &EditorState, p: &Parameter, out: &mut Comm
         })
         .response
         .on_hover_text("The key that fires this trigger while the machine plays");
+}
+
+/// One line on what the machine holds, for the row a playing machine's state takes.
+fn machine_summary(m: &StateMachine) -> String {
+    let count = |n: usize, one: &str| format!("{n} {one}{}", if n == 1 { "" } else { "s" });
+    format!(
+        "{}, {}, {}; entry {}",
+        count(m.states.len(), "state"),
+        count(m.transitions.len(), "transition"),
+        count(m.parameters.len(), "parameter"),
+        if m.entry.is_empty() { "none" } else { &m.entry }
+    )
 }
