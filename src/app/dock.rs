@@ -1,5 +1,6 @@
 //! The central area as docked panes (egui_tiles): the viewport, and beside or below it the panes the user opens:
-//! the state machine graph, the curves view and the skate map. A pane's tab drags it anywhere in the area
+//! the state machine graph, the curves view and the skate map (the graph and the curves as two tabs of one place
+//! when both are open). A pane's tab drags it anywhere in the area
 //! (beside, below, or as a tab of another), its edges resize it; its Close button (or the toggle that opened it)
 //! closes it. The viewport stays, and shows no tab while it is alone in its place. Nothing floats over the
 //! viewport. The arrangement is saved with the window's layout and comes back at the next start.
@@ -40,7 +41,8 @@ impl Pane {
 
     /// Its share of the space it opens in, against the viewport's 1. The curves open below everything (where
     /// they line up with the timeline's ruler) and leave the viewport four fifths of the height; the graph opens
-    /// below the viewport (as wide as it, as Unity's Animator window usually sits), the skate map beside it.
+    /// below the viewport (as wide as it, as Unity's Animator window usually sits), the skate map beside it. The
+    /// graph and the curves open as two tabs of one place when the other is already open.
     fn share(self) -> f32 {
         match self {
             Pane::Curves => 0.24,
@@ -112,7 +114,8 @@ impl Dock {
         self.panes().contains(&pane)
     }
 
-    /// Opens or closes `pane` (the viewport stays).
+    /// Opens or closes `pane` (the viewport stays). Closing a pane hidden behind another tab brings it to the
+    /// front instead: the toggle that would close it is what a user clicks to see it.
     pub fn set_open(&mut self, pane: Pane, open: bool) {
         if pane == Pane::Viewport || open == self.is_open(pane) {
             return;
@@ -120,6 +123,20 @@ impl Dock {
         if open {
             self.open(pane);
         } else if let Some(id) = self.tree.tiles.find_pane(&pane) {
+            let hidden_tab =
+                self.tree
+                    .tiles
+                    .parent_of(id)
+                    .and_then(|t| match self.tree.tiles.get_mut(t) {
+                        Some(Tile::Container(Container::Tabs(tabs))) if tabs.active != Some(id) => {
+                            Some(tabs)
+                        }
+                        _ => None,
+                    });
+            if let Some(tabs) = hidden_tab {
+                tabs.set_active(id);
+                return;
+            }
             self.tree.remove_recursively(id);
             self.tree.simplify(&simplification());
         }
@@ -131,6 +148,25 @@ impl Dock {
             return self.open(pane);
         };
         let tiles = &mut self.tree.tiles;
+        // The graph and the curves share a place as two tabs (as Unity's Animator and Animation windows often
+        // do): opening one beside the other squeezed both.
+        let partner = match pane {
+            Pane::Curves => Some(Pane::StateMachine),
+            Pane::StateMachine => Some(Pane::Curves),
+            _ => None,
+        };
+        let partner_tabs = partner
+            .and_then(|p| tiles.find_pane(&p))
+            .and_then(|p| tiles.parent_of(p))
+            .filter(|&t| matches!(tiles.get(t), Some(Tile::Container(Container::Tabs(_)))));
+        if let Some(tabs) = partner_tabs {
+            let id = tiles.insert_pane(pane);
+            if let Some(Tile::Container(Container::Tabs(t))) = tiles.get_mut(tabs) {
+                t.add_child(id);
+                t.set_active(id);
+            }
+            return;
+        }
         let id = tiles.insert_pane(pane);
         let tab = tiles.insert_tab_tile(vec![id]);
         let dir = if pane == Pane::SkateMap {
@@ -335,7 +371,8 @@ mod tests {
         ] {
             assert!(dock.is_open(p), "{p:?}");
         }
-        // One column: the viewport's row (the viewport, the skate map beside it), the graph, the curves.
+        // One column: the viewport's row (the viewport, the skate map beside it), then the graph and the curves
+        // as two tabs of one place, the curves shown.
         let root = dock.tree.root.unwrap();
         let Some(Tile::Container(Container::Linear(col))) = dock.tree.tiles.get(root) else {
             panic!("root {:?}", dock.tree.tiles.get(root));
@@ -347,9 +384,19 @@ mod tests {
             };
             dock.tree.tiles.get_pane(&t.children[0]).copied()
         };
-        assert_eq!(col.children.len(), 3);
+        assert_eq!(col.children.len(), 2);
         assert_eq!(pane_under(col.children[1]), Some(Pane::StateMachine));
-        assert_eq!(pane_under(col.children[2]), Some(Pane::Curves));
+        let Some(Tile::Container(Container::Tabs(shared))) = dock.tree.tiles.get(col.children[1])
+        else {
+            panic!("no tabs below the viewport");
+        };
+        assert_eq!(shared.children.len(), 2);
+        assert_eq!(
+            shared
+                .active
+                .and_then(|t| dock.tree.tiles.get_pane(&t).copied()),
+            Some(Pane::Curves)
+        );
         let Some(Tile::Container(Container::Linear(row))) = dock.tree.tiles.get(col.children[0])
         else {
             panic!("no row");
@@ -357,6 +404,9 @@ mod tests {
         assert_eq!(row.dir, LinearDir::Horizontal);
         assert_eq!(pane_under(row.children[0]), Some(Pane::Viewport));
         assert_eq!(pane_under(row.children[1]), Some(Pane::SkateMap));
+        // The graph's toggle brings its hidden tab to the front, then closes it.
+        dock.set_open(Pane::StateMachine, false);
+        assert!(dock.is_open(Pane::StateMachine));
         dock.set_open(Pane::StateMachine, false);
         dock.set_open(Pane::Viewport, false);
         assert!(!dock.is_open(Pane::StateMachine) && dock.is_open(Pane::Viewport));

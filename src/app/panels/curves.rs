@@ -72,11 +72,16 @@ impl CurvesPanel {
         self.time_mapping = None;
         // One row (it scrolls sideways in a narrow window), so that the timeline keeps its height.
         egui::ScrollArea::horizontal().id_salt("curve_options").show(ui, |ui| ui.horizontal(|ui| {
-            for channel in Channel::ALL {
-                ui.selectable_value(&mut self.channel, channel, channel.name())
-                    .on_hover_text("Which channel of the joint's local transform to plot");
-            }
-            ui.separator();
+            // One drop-down rather than a button per channel: the row fits beside a docked graph.
+            egui::ComboBox::from_id_salt("curve channel")
+                .selected_text(self.channel.name())
+                .show_ui(ui, |ui| {
+                    for channel in Channel::ALL {
+                        ui.selectable_value(&mut self.channel, channel, channel.name());
+                    }
+                })
+                .response
+                .on_hover_text("Which channel of the joint's local transform to plot");
             ui.checkbox(&mut self.each_layer, "Each layer").on_hover_text(
                 "Also plot the pose after each layer (breath, look-at, twist) between the source (dashed) and \
                  the final pose (solid)",
