@@ -87,7 +87,7 @@ fn the_skate_map_is_measured_in_the_background_and_again_when_the_space_changes(
         .iter()
         .fold((f32::INFINITY, 0.0f32), |(a, b), &v| (a.min(v), b.max(v)));
     assert!(hi > lo + 10.0, "{lo} to {hi}");
-    h.get_by_label_contains("skate map: planted slide");
+    h.get_by_label_contains("planted slide");
 
     let node = h.state().editor().tuning().blend.nodes[1].position;
     h.state_mut().send(Command::EditBlend(BlendEdit::MoveNode(
@@ -238,7 +238,7 @@ fn the_skate_map_status_is_one_row() {
         .rect();
     settle(&mut h);
     h.run_steps(2);
-    let legend = h.get_by_label_contains("skate map: planted slide").rect();
+    let legend = h.get_by_label_contains("planted slide").rect();
     assert!(legend.height() <= row + 1.0, "one row: {legend:?}");
     assert_eq!(
         legend.top(),

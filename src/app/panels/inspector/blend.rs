@@ -330,17 +330,19 @@ pub fn skate_map_status(ui: &mut egui::Ui, e: &EditorState) {
                 .planted_cm_s
                 .iter()
                 .fold((f32::INFINITY, 0.0f32), |(a, b), &v| (a.min(v), b.max(v)));
+            let lock = if e.tuning().layers.foot_lock.enabled {
+                ", foot lock on"
+            } else {
+                ""
+            };
+            // Short enough for the docked pane's row; the hover text says it whole.
             let text = format!(
-                "skate map: planted slide {lo:.0} to {hi:.0} cm/s (dark still, bright {SKATE_MAP_FULL_CM_S:.0}+){}",
-                if e.tuning().layers.foot_lock.enabled {
-                    ", foot lock on"
-                } else {
-                    ""
-                }
+                "planted slide {lo:.0}–{hi:.0} cm/s, bright {SKATE_MAP_FULL_CM_S:.0}+{lock}"
             );
             let tip = format!(
-                "{text}. The skate meter's mean planted-foot slide over one cycle at each of 13 x 13 points of the \
-                 space"
+                "Skate map: planted slide {lo:.0} to {hi:.0} cm/s (dark still, bright {SKATE_MAP_FULL_CM_S:.0} cm/s \
+                 or more){lock}. The skate meter's mean planted-foot slide over one cycle at each of 13 x 13 \
+                 points of the space"
             );
             (egui::RichText::new(text), tip)
         }
@@ -871,8 +873,11 @@ impl BlendPanel {
                 y += step;
             }
         }
+        // On a dark backing, as the node labels: the skate map paints bright where the titles sit.
         let text = Color32::from_gray(210);
         for (galley, at) in axis_title_galleys(painter, rect, space) {
+            let backing = Rect::from_min_size(at, galley.size()).expand(1.0);
+            painter.rect_filled(backing, 2.0, Color32::from_black_alpha(140));
             painter.galley(at, galley, text);
         }
     }
