@@ -1254,3 +1254,51 @@ fn breath_and_look_at_rows_keep_their_remove_buttons_in_view_at_900_wide() {
         assert!(r.right() <= 900.0, "a remove button ends at {r:?}");
     }
 }
+
+/// At 900×600, and at 900×600 with UI scale 2, the transport stays one row inside the window: what does not fit
+/// is in its More menu (before, Loop, speed and Curves sat past the row's edge, out of reach).
+#[test]
+fn the_transport_fits_a_narrow_window_with_a_more_menu() {
+    use animtune::app::panels::timeline::MORE_LABEL;
+    for zoom in [1.0, 2.0] {
+        let (w, h_) = (900.0, 600.0);
+        let mut h = harness_sized(w, h_);
+        h.ctx.set_zoom_factor(zoom);
+        h.run_steps(3);
+        let width = w / zoom;
+        let play = h.get_by_role_and_label(Role::Button, "Pause").rect();
+        let inside = |h: &Harness<'static, AnimtuneApp>, role: Role, label: &str| {
+            let r = h.get_by_role_and_label(role, label).rect();
+            assert!(
+                r.right() <= width && r.width() > 5.0,
+                "{label} at scale {zoom}: {r:?} (window {width} points)"
+            );
+            assert!(
+                (r.center().y - play.center().y).abs() < 0.5 * play.height(),
+                "{label} in the row: {r:?}, Pause at {play:?}"
+            );
+        };
+        inside(&h, Role::Button, "Stop");
+        inside(&h, Role::Button, ">|");
+        if zoom == 1.0 {
+            inside(&h, Role::CheckBox, "Loop");
+            inside(&h, Role::Button, "Curves");
+        } else {
+            inside(&h, Role::Button, MORE_LABEL);
+            assert!(h.query_by_label("Loop").is_none(), "Loop is in the menu");
+            let walk = crate::ui::clip_index(&h, "WalkForward");
+            h.state_mut()
+                .send(animtune::app::command::Command::PlayClip(Some(walk)));
+            h.run_steps(2);
+            assert!(h.state().editor().eval().clock().is_looping());
+            h.get_by_role_and_label(Role::Button, MORE_LABEL).click();
+            h.run_steps(2);
+            h.get_by_role_and_label(Role::CheckBox, "Loop").click();
+            h.run_steps(2);
+            assert!(
+                !h.state().editor().eval().clock().is_looping(),
+                "Loop from the More menu turns looping off"
+            );
+        }
+    }
+}

@@ -18,17 +18,141 @@ const MAX_KEY_MARKERS: usize = 4000;
 /// Draws the timeline's transport row; `curves_open` is the Curves toggle in it. The ruler ([`ruler`]) goes
 /// below, after the curves view when it is open.
 pub fn ui(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands, curves_open: &mut bool) {
-    // One row whatever the width (a narrow window scrolls it sideways): a row that wraps changes the timeline's
-    // height, and with it where everything above sits.
+    // One row whatever the width: a row that wrapped would change the timeline's height, and with it where
+    // everything above sits. In a narrow window the frame steps narrow, and what does not fit (chosen by the
+    // width alone, never by what the controls show) goes into the More menu at the row's end.
+    let narrow = ui.available_width() < FULL_ROW_WIDTH;
     egui::ScrollArea::horizontal()
         .id_salt("transport")
         .show(ui, |ui| {
-            ui.horizontal(|ui| transport_row(ui, e, out, curves_open))
+            ui.horizontal(|ui| {
+                play_controls(ui, e, out, narrow);
+                if !narrow {
+                    for item in Extra::ALL {
+                        extra(ui, e, out, curves_open, item, false);
+                    }
+                    return;
+                }
+                let mut room = ui.available_width() - MORE_WIDTH;
+                let inline = Extra::ALL
+                    .into_iter()
+                    .take_while(|item| {
+                        room -= item.width() + ui.spacing().item_spacing.x;
+                        room >= 0.0
+                    })
+                    .count();
+                for item in &Extra::ALL[..inline] {
+                    extra(ui, e, out, curves_open, *item, true);
+                }
+                if inline < Extra::ALL.len() {
+                    ui.menu_button(MORE_LABEL, |ui| {
+                        for item in &Extra::ALL[inline..] {
+                            ui.horizontal(|ui| extra(ui, e, out, curves_open, *item, true));
+                        }
+                    })
+                    .response
+                    .on_hover_text(
+                        "Loop, speed, time, range, Curves and the skate figure: no room in the row",
+                    );
+                }
+            })
         });
 }
 
-/// The transport row's widgets.
-fn transport_row(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands, curves_open: &mut bool) {
+/// Below this width (points) the transport row narrows its frame steps and moves what does not fit into the
+/// More menu.
+pub const FULL_ROW_WIDTH: f32 = 1000.0;
+/// The More menu's button label.
+pub const MORE_LABEL: &str = "More…";
+/// Room kept for the More menu's button, points.
+const MORE_WIDTH: f32 = 56.0;
+
+/// The transport's controls after what plays, in the order they give way to the More menu.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Extra {
+    Loop,
+    Speed,
+    Time,
+    Range,
+    Curves,
+    Skate,
+}
+
+impl Extra {
+    const ALL: [Extra; 6] = [
+        Extra::Loop,
+        Extra::Speed,
+        Extra::Time,
+        Extra::Curves,
+        Extra::Range,
+        Extra::Skate,
+    ];
+
+    /// Room it takes in a narrow row, points: fixed, so the choice never follows what it shows.
+    fn width(self) -> f32 {
+        match self {
+            Extra::Loop => 58.0,
+            Extra::Speed => 84.0,
+            Extra::Time => 130.0,
+            Extra::Range => 110.0,
+            Extra::Curves => 60.0,
+            Extra::Skate => 170.0,
+        }
+    }
+}
+
+/// Draws one of the controls after what plays; `narrow`: the shorter time read-out.
+fn extra(
+    ui: &mut egui::Ui,
+    e: &EditorState,
+    out: &mut Commands,
+    curves_open: &mut bool,
+    item: Extra,
+    narrow: bool,
+) {
+    let eval = e.eval();
+    match item {
+        Extra::Loop => {
+            let mut looping = eval.clock().is_looping();
+            let loop_box = ui
+                .checkbox(&mut looping, "Loop")
+                .on_hover_text(if looping && !eval.loops() {
+                    "Start over at the end (off: stop at the end). This clip's Loop time is off (Clip tab): it plays once"
+                } else {
+                    "Start over at the end (off: stop at the end)"
+                });
+            if loop_box.changed() {
+                out.push(Command::Transport(Transport::SetLooping(looping)));
+            }
+        }
+        Extra::Speed => {
+            let mut speed = eval.clock().speed();
+            let speed_box = ui
+                .add(
+                    egui::DragValue::new(&mut speed)
+                        .update_while_editing(false)
+                        .speed(0.05)
+                        .range(-4.0..=4.0)
+                        .prefix("speed "),
+                )
+                .on_hover_text("Playback speed: 1 is real time, negative plays backward");
+            if speed_box.changed() {
+                out.push(Command::Transport(Transport::SetSpeed(speed)));
+            }
+        }
+        Extra::Time => time_readout(ui, eval.time(), e.frame(), narrow),
+        Extra::Range => range_buttons(ui, e, out),
+        Extra::Curves => {
+            ui.toggle_value(curves_open, "Curves").on_hover_text(
+                "Show the selected joint's curves: its local channels over the clip, the source and the final pose",
+            );
+        }
+        Extra::Skate => skate_figures(ui, e, out),
+    }
+}
+
+/// Play, stop, the frame steps and what plays; `narrow`: the frame steps as wide as their arrows.
+fn play_controls(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands, narrow: bool) {
     let eval = e.eval();
     // An empty blend space plays nothing: its transport is off, as with no clip. A state machine plays as a clip
     // does: it pauses, stops and steps (a seek replays it from its entry).
@@ -90,7 +214,12 @@ fn transport_row(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands, curves_
         (">|", "Go to the end (End)", Transport::ScrubToEnd),
     ];
     for (text, key, t) in steps {
-        if button(ui, text, playable)
+        let step = if narrow {
+            ui.add_enabled(playable, egui::Button::new(text))
+        } else {
+            button(ui, text, playable)
+        };
+        if step
             .on_hover_text(key)
             .on_disabled_hover_text(nothing)
             .clicked()
@@ -98,60 +227,38 @@ fn transport_row(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands, curves_
             out.push(Command::Transport(t));
         }
     }
-    source_choice(ui, e, out);
-    let mut looping = eval.clock().is_looping();
-    let loop_box = ui
-        .checkbox(&mut looping, "Loop")
-        .on_hover_text(if looping && !eval.loops() {
-            "Start over at the end (off: stop at the end). This clip's Loop time is off (Clip tab): it plays once"
-        } else {
-            "Start over at the end (off: stop at the end)"
-        });
-    let mut speed = eval.clock().speed();
-    let speed_box = ui
-        .add(
-            egui::DragValue::new(&mut speed)
-                .update_while_editing(false)
-                .speed(0.05)
-                .range(-4.0..=4.0)
-                .prefix("speed "),
-        )
-        .on_hover_text("Playback speed: 1 is real time, negative plays backward");
-    if loop_box.changed() {
-        out.push(Command::Transport(Transport::SetLooping(looping)));
-    }
-    if speed_box.changed() {
-        out.push(Command::Transport(Transport::SetSpeed(speed)));
-    }
-    time_readout(ui, eval.time(), e.frame());
-    range_buttons(ui, e, out);
-    ui.toggle_value(curves_open, "Curves").on_hover_text(
-        "Show the selected joint's curves: its local channels over the clip, the source and the final pose",
-    );
-    skate_figures(ui, e, out);
+    source_choice(ui, e, out, narrow);
 }
 
 /// Width of the box that chooses what plays, points.
 const SOURCE_BOX_WIDTH: f32 = 150.0;
+/// Its width in a narrow window.
+const NARROW_SOURCE_BOX_WIDTH: f32 = 100.0;
 
 /// The playhead's time and frame in digits of one width, in a box as wide as the longest readout a clip can have
-/// (an hour, 5-digit frames), so the buttons after it never move as the digits change.
-fn time_readout(ui: &mut egui::Ui, time: f32, frame: u32) {
+/// (an hour, 5-digit frames), so the buttons after it never move as the digits change; `narrow`: shorter ("f"
+/// for "frame").
+fn time_readout(ui: &mut egui::Ui, time: f32, frame: u32, narrow: bool) {
     let text = |t: &str| egui::RichText::new(t).monospace();
-    let widest = egui::WidgetText::from(text("3600.000 s  frame 99999")).into_galley(
+    let (widest, shown) = if narrow {
+        ("3600.000 s f99999", format!("{time:.3} s f{frame}"))
+    } else {
+        (
+            "3600.000 s  frame 99999",
+            format!("{time:.3} s  frame {frame}"),
+        )
+    };
+    let widest = egui::WidgetText::from(text(widest)).into_galley(
         ui,
         Some(egui::TextWrapMode::Extend),
         f32::INFINITY,
         egui::TextStyle::Monospace,
     );
     let size = Vec2::new(widest.size().x, ui.spacing().interact_size.y);
-    ui.add_sized(
-        size,
-        egui::Label::new(text(&format!("{time:.3} s  frame {frame}"))).truncate(),
-    )
-    .on_hover_text(
-        "The playhead: seconds from the clip's start, and the frame at the timeline's rate",
-    );
+    ui.add_sized(size, egui::Label::new(text(&shown)).truncate())
+        .on_hover_text(
+            "The playhead: seconds from the clip's start, and the frame at the timeline's rate",
+        );
 }
 
 /// In/out buttons: set the range's ends at the playhead (I, O) or clear it.
@@ -462,7 +569,7 @@ fn shown_span(e: &EditorState) -> f32 {
 }
 
 /// The combo box choosing what plays: the blend space, the rest pose, a clip or the state machine.
-fn source_choice(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) {
+fn source_choice(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands, narrow: bool) {
     let clips = &e.doc().clips;
     let machine = e.any_machine_player().is_some();
     let current = if e.machine_preview().is_some() {
@@ -484,7 +591,11 @@ fn source_choice(ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) {
     let mut chosen = before;
     // A box of one width whatever the name (a long one is truncated, in full in the tooltip), so the buttons
     // after it stay put.
-    let width = SOURCE_BOX_WIDTH;
+    let width = if narrow {
+        NARROW_SOURCE_BOX_WIDTH
+    } else {
+        SOURCE_BOX_WIDTH
+    };
     ui.allocate_ui(Vec2::new(width, ui.spacing().interact_size.y), |ui| {
         ui.set_max_width(width);
         egui::ComboBox::from_id_salt("clip")
