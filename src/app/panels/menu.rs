@@ -175,6 +175,11 @@ pub fn ui(
         .on_hover_text("Undo and redo");
         ui.menu_button("View", |ui| {
             close_on_dismiss(ui);
+            // A short window scrolls the menu rather than cutting it at the screen's edge.
+            let room = ui.ctx().content_rect().bottom() - ui.min_rect().top() - 8.0;
+            egui::ScrollArea::vertical()
+                .max_height(room.max(80.0))
+                .show(ui, |ui| {
             let session = e.session();
             let mut skeleton = session.show_skeleton;
             if ui
@@ -291,6 +296,7 @@ pub fn ui(
             if changed {
                 out.push(Command::SetOnionSkin(onion));
             }
+            });
         })
         .response
         .on_hover_text("Overlays, camera, panels, UI scale, root motion, onion skin");
