@@ -88,6 +88,10 @@ struct MeshInfo {
 }
 
 pub fn run(args: &InspectArgs) -> Result<()> {
+    let path = std::path::Path::new(&args.model.model);
+    if crate::import::unity::is_unity_asset(path) {
+        return unity_asset(args, path);
+    }
     let model = super::model::open(&args.model)?;
     let c = &model.character;
     let s = &c.skeleton;
@@ -260,4 +264,38 @@ fn print_summary(r: &Report) {
     for n in &r.notes {
         outln!("  note: {n}");
     }
+}
+
+/// `inspect` of a Unity asset (`.controller`, `.overrideController`, `.mask`, `.anim`, a blend tree `.asset`):
+/// what it holds, and what the tool does not preview.
+fn unity_asset(args: &InspectArgs, path: &std::path::Path) -> Result<()> {
+    let mut limits = crate::import::Limits::from_env();
+    if let Some(mb) = args.model.max_file_mb {
+        limits.max_file_bytes = mb.saturating_mul(1 << 20);
+    }
+    let d = crate::import::unity::describe(path, limits.max_file_bytes)?;
+    if args.json {
+        #[derive(serde::Serialize)]
+        struct Report<'a> {
+            file: &'a str,
+            #[serde(flatten)]
+            description: &'a crate::import::unity::Description,
+        }
+        let report = Report {
+            file: &args.model.model,
+            description: &d,
+        };
+        outln!("{}", serde_json::to_string_pretty(&report)?);
+        return Ok(());
+    }
+    outln!("{}: {} '{}'", args.model.model, d.kind, d.name);
+    for line in &d.lines {
+        outln!("  {line}");
+    }
+    if d.unsupported.is_empty() {
+        outln!("  not previewed: nothing");
+    } else {
+        outln!("  not previewed: {}", d.unsupported.join("; "));
+    }
+    Ok(())
 }

@@ -2,6 +2,7 @@
 
 pub mod fbx;
 pub mod gltf;
+pub mod unity;
 pub mod uri;
 
 use std::path::{Path, PathBuf};

@@ -20,4 +20,5 @@ mod render;
 mod root_pass;
 mod skate_fix;
 mod state_machine;
+mod unity_assets;
 mod vrm_limits;

@@ -18,6 +18,7 @@ mod ozz_peer;
 mod properties;
 mod retarget_rules;
 mod structure;
+mod unity_curves;
 mod unity_layout;
 mod vrm_secondary;
 mod vrma_binding;

@@ -1,0 +1,266 @@
+//! A Unity project's own animation assets in Unity's text serialization: controllers, override controllers,
+//! avatar masks, blend trees and `.anim` clips. [`yaml`] reads the files, [`controller`], [`mask`] and [`anim`]
+//! read the objects into Unity's model, [`curve`] evaluates AnimationCurves as Unity does. [`describe`] is what
+//! `inspect` prints: what a file holds, and what the tool does not preview, one line each. Reading only, so far:
+//! nothing here is played yet (the conversion to the tool's machines and clips is the next step).
+
+pub mod anim;
+pub mod controller;
+pub mod curve;
+pub mod mask;
+pub mod yaml;
+
+use std::path::Path;
+
+use controller::{Machine, Motion, ParameterValue};
+pub use yaml::UnityError;
+
+/// File extensions of Unity's text assets read here.
+pub const EXTENSIONS: [&str; 5] = ["controller", "overridecontroller", "mask", "anim", "asset"];
+
+/// Whether `path` names one of Unity's text assets read here (by extension).
+pub fn is_unity_asset(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()))
+}
+
+/// What a Unity asset holds, for `inspect`.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct Description {
+    /// The kind of asset (`AnimatorController`, `AnimationClip`, ...).
+    pub kind: String,
+    /// Its name.
+    pub name: String,
+    /// What it holds, one line each.
+    pub lines: Vec<String>,
+    /// What it holds that the tool does not preview, one line each.
+    pub unsupported: Vec<String>,
+}
+
+/// What every description says until Unity assets play.
+pub const NOT_PLAYED_YET: &str =
+    "read only: animtune does not play Unity controllers, masks or .anim clips yet";
+
+/// Reads the Unity asset at `path` (at most `max_bytes`) and says what it holds.
+pub fn describe(path: &Path, max_bytes: u64) -> Result<Description, UnityError> {
+    let mut d = describe_file(path, max_bytes)?;
+    d.unsupported.insert(0, NOT_PLAYED_YET.to_string());
+    Ok(d)
+}
+
+fn describe_file(path: &Path, max_bytes: u64) -> Result<Description, UnityError> {
+    let file = yaml::read(path, max_bytes)?;
+    let classes = |id: u32| file.of_class(id).count();
+    if classes(controller::class::CONTROLLER) > 0 {
+        return Ok(describe_controller(&controller::read(&file, path)?));
+    }
+    if classes(controller::class::OVERRIDE_CONTROLLER) > 0 {
+        let o = mask::read_override(&file, path)?;
+        return Ok(Description {
+            kind: "AnimatorOverrideController".into(),
+            name: o.name.clone(),
+            lines: vec![
+                format!("base controller: {}", describe_ref(&o.base)),
+                format!("{} clip(s) overridden", o.clips.len()),
+            ],
+            unsupported: Vec::new(),
+        });
+    }
+    if classes(controller::class::AVATAR_MASK) > 0 {
+        let m = mask::read_mask(&file, path)?;
+        let on: Vec<&str> = mask::BODY_PARTS
+            .iter()
+            .zip(m.body_parts)
+            .filter(|(_, on)| *on)
+            .map(|(p, _)| *p)
+            .collect();
+        let weighted = m.elements.iter().filter(|(_, w)| *w > 0.0).count();
+        return Ok(Description {
+            kind: "AvatarMask".into(),
+            name: m.name.clone(),
+            lines: vec![
+                format!(
+                    "body parts animated: {}",
+                    if on.is_empty() {
+                        "none".to_string()
+                    } else {
+                        on.join(", ")
+                    }
+                ),
+                format!(
+                    "{} transform path(s), {weighted} with weight",
+                    m.elements.len()
+                ),
+            ],
+            unsupported: Vec::new(),
+        });
+    }
+    if classes(anim::CLASS_ANIMATION_CLIP) > 0 {
+        let clips = anim::clips(&file, path)?;
+        let mut d = Description {
+            kind: "AnimationClip".into(),
+            ..Description::default()
+        };
+        for c in &clips {
+            d.name = c.name.clone();
+            d.lines.push(format!(
+                "'{}': {}, {} transform curve(s), {} float curve(s), {} keys, {:.3} s at {} fps",
+                c.name,
+                if c.humanoid {
+                    "humanoid (muscle curves)"
+                } else {
+                    "generic"
+                },
+                c.transforms.len(),
+                c.floats.len(),
+                c.key_count(),
+                c.duration(),
+                c.sample_rate
+            ));
+            let s = &c.settings;
+            d.lines.push(format!(
+                "settings: {:.3} to {:.3} s, loop time {}, loop pose {}, cycle offset {}, mirror {}",
+                s.start, s.stop, s.loop_time, s.loop_pose, s.cycle_offset, s.mirror
+            ));
+            d.unsupported.extend(c.unsupported.iter().cloned());
+        }
+        return Ok(d);
+    }
+    if classes(controller::class::BLEND_TREE) > 0 {
+        let trees: Vec<&yaml::Document> = file.of_class(controller::class::BLEND_TREE).collect();
+        return Ok(Description {
+            kind: "BlendTree".into(),
+            name: trees[0].fields.str("m_Name").unwrap_or("").to_string(),
+            lines: trees
+                .iter()
+                .map(|t| {
+                    format!(
+                        "tree '{}': type {}, {} child(ren)",
+                        t.fields.str("m_Name").unwrap_or(""),
+                        t.fields.i64("m_BlendType").unwrap_or(0),
+                        t.fields.get("m_Childs").map_or(0, |c| c.items().len())
+                    )
+                })
+                .collect(),
+            unsupported: Vec::new(),
+        });
+    }
+    let found: Vec<String> = file
+        .documents
+        .iter()
+        .take(5)
+        .map(|d| format!("{} (class {})", d.class_name, d.class_id))
+        .collect();
+    Err(UnityError::new(
+        path,
+        format!(
+            "holds no controller, override controller, mask, clip or blend tree (found: {})",
+            if found.is_empty() {
+                "nothing".to_string()
+            } else {
+                found.join(", ")
+            }
+        ),
+    ))
+}
+
+fn describe_ref(r: &yaml::ObjectRef) -> String {
+    match &r.guid {
+        Some(g) => format!("asset {g}, object {}", r.file_id),
+        None => format!("object {} in this file", r.file_id),
+    }
+}
+
+fn describe_controller(c: &controller::Controller) -> Description {
+    let mut lines = Vec::new();
+    let params: Vec<String> = c
+        .parameters
+        .iter()
+        .map(|p| {
+            let kind = match p.value {
+                ParameterValue::Float(v) => format!("float {v}"),
+                ParameterValue::Int(v) => format!("int {v}"),
+                ParameterValue::Bool(v) => format!("bool {v}"),
+                ParameterValue::Trigger => "trigger".into(),
+            };
+            format!("{} ({kind})", p.name)
+        })
+        .collect();
+    lines.push(format!(
+        "parameters: {}",
+        if params.is_empty() {
+            "none".to_string()
+        } else {
+            params.join(", ")
+        }
+    ));
+    for (i, l) in c.layers.iter().enumerate() {
+        let mut what = format!(
+            "layer {i} '{}': weight {}, {}",
+            l.name,
+            l.weight,
+            match l.blending {
+                controller::Blending::Override => "override",
+                controller::Blending::Additive => "additive",
+            }
+        );
+        if let Some(m) = &l.mask {
+            what.push_str(&format!(", mask {}", describe_ref(m)));
+        }
+        if let Some(s) = l.synced_to {
+            what.push_str(&format!(", synced to layer {s}"));
+        }
+        if let Some(m) = &l.machine {
+            let (states, machines, transitions, trees) = tally(m);
+            what.push_str(&format!(
+                "; {states} state(s), {machines} sub-state machine(s), {transitions} transition(s), {trees} blend tree(s)"
+            ));
+        }
+        lines.push(what);
+    }
+    Description {
+        kind: "AnimatorController".into(),
+        name: c.name.clone(),
+        lines,
+        unsupported: c.unsupported.clone(),
+    }
+}
+
+/// States, sub-machines, transitions and blend trees under a machine.
+fn tally(m: &Machine) -> (usize, usize, usize, usize) {
+    fn trees(motion: &Motion) -> usize {
+        match motion {
+            Motion::Clip(_) => 0,
+            Motion::Tree(t) => {
+                1 + t
+                    .children
+                    .iter()
+                    .filter_map(|c| c.motion.as_ref())
+                    .map(trees)
+                    .sum::<usize>()
+            }
+        }
+    }
+    let mut out = (
+        m.states.len(),
+        m.children.len(),
+        m.any_state.len()
+            + m.entry.len()
+            + m.machine_transitions
+                .iter()
+                .map(|(_, t)| t.len())
+                .sum::<usize>()
+            + m.states.iter().map(|s| s.transitions.len()).sum::<usize>(),
+        m.states
+            .iter()
+            .filter_map(|s| s.motion.as_ref())
+            .map(trees)
+            .sum(),
+    );
+    for c in &m.children {
+        let t = tally(c);
+        out = (out.0 + t.0, out.1 + t.1, out.2 + t.2, out.3 + t.3);
+    }
+    out
+}

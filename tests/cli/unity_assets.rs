@@ -1,0 +1,185 @@
+//! Unity's own animation assets read by `inspect`: the real projects' controllers, override controllers, masks,
+//! blend trees and clips of `../shared/assets/unity/` (extended), and hostile Unity files generated here, each
+//! refused with one line naming the file.
+
+use std::path::{Path, PathBuf};
+
+use crate::common::{self, animtune};
+
+/// Every Unity asset under `dir`, found by extension.
+fn unity_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            unity_files(&path, out);
+        } else if animtune::import::unity::is_unity_asset(&path) {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+#[ignore = "extended: needs ANIMTUNE_EXTRA_ASSETS"]
+fn every_real_projects_unity_asset_reads_with_inspect() {
+    let root = common::extra_asset("unity/MANIFEST.md")
+        .parent()
+        .unwrap()
+        .join("files");
+    let mut files = Vec::new();
+    unity_files(&root, &mut files);
+    // MANIFEST.md: 15 controllers, 3 override controllers, 5 masks, 54 clips, 1 blend tree asset.
+    assert_eq!(files.len(), 78, "{files:?}");
+    let mut kinds = std::collections::BTreeMap::<String, usize>::new();
+    for f in &files {
+        let out = animtune(&["inspect", f.to_str().unwrap(), "--json"]);
+        let report = common::json_of(&out);
+        *kinds
+            .entry(report["kind"].as_str().unwrap().to_string())
+            .or_default() += 1;
+        let unsupported = report["unsupported"].as_array().unwrap();
+        assert!(
+            !unsupported.is_empty(),
+            "{}: says what is not previewed",
+            f.display()
+        );
+    }
+    let want: std::collections::BTreeMap<String, usize> = [
+        ("AnimatorController", 15),
+        ("AnimatorOverrideController", 3),
+        ("AvatarMask", 5),
+        ("AnimationClip", 54),
+        ("BlendTree", 1),
+    ]
+    .into_iter()
+    .map(|(k, n)| (k.to_string(), n))
+    .collect();
+    assert_eq!(kinds, want);
+    // Counts MANIFEST.md gives for Netcode's cube controller: 4 layers, 14 states, 5 state machines, the
+    // Pulse layer at weight 0.5 with its mask, 10 parameters; its 9 StateMachineBehaviours named as not run.
+    let cube = root.join(
+        "Unity-Technologies__com.unity.netcode.gameobjects/testproject/Assets/Tests/Manual/NetworkAnimatorTests/CubeAnimatorController.controller",
+    );
+    let text = String::from_utf8(animtune(&["inspect", cube.to_str().unwrap()]).stdout).unwrap();
+    let states: usize = text
+        .lines()
+        .filter(|l| l.trim_start().starts_with("layer "))
+        .filter_map(|l| l.split("; ").nth(1))
+        .map(|l| l.split(' ').next().unwrap().parse::<usize>().unwrap())
+        .sum();
+    assert_eq!(states, 14, "{text}");
+    assert!(
+        text.contains(
+            "'Pulse Layer': weight 0.5, override, mask asset bea6094c1f4649248882bf28ac52c38a"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("Attack (trigger)") && text.contains("WeaponType (int 0)"),
+        "{text}"
+    );
+    // The YAML 1.1 traps: layers named 0 and 1, parameters named true and false stay names.
+    let fx = root.join("anatawa12__AvatarOptimizer/Test~/AnimatorParser/Issue967/FX.controller");
+    let text = String::from_utf8(animtune(&["inspect", fx.to_str().unwrap()]).stdout).unwrap();
+    assert!(
+        text.contains("layer 0 '0'") && text.contains("layer 1 '1'"),
+        "{text}"
+    );
+}
+
+/// A controller, written here, with the given body after its one layer's state machine.
+fn controller(machine_fields: &str, extra: &str) -> String {
+    format!(
+        "%YAML 1.1
+%TAG !u! tag:unity3d.com,2011:
+--- !u!91 &9100000
+AnimatorController:
+  m_Name: hostile
+  m_AnimatorParameters: []
+  m_AnimatorLayers:
+  - serializedVersion: 5
+    m_Name: Base Layer
+    m_StateMachine: {{fileID: 110700000}}
+    m_Mask: {{fileID: 0}}
+    m_DefaultWeight: 1
+--- !u!1107 &110700000
+AnimatorStateMachine:
+  m_Name: Base Layer
+{machine_fields}{extra}"
+    )
+}
+
+#[test]
+fn hostile_unity_files_are_refused_naming_the_file() {
+    let dir = common::temp_dir("unity-hostile");
+    let mut many_states = String::from("  m_ChildStates:\n");
+    let mut states = String::new();
+    for i in 0..10_001 {
+        many_states.push_str(&format!("  - m_State: {{fileID: {}}}\n", 1_000_000 + i));
+        states.push_str(&format!(
+            "--- !u!1102 &{}\nAnimatorState:\n  m_Name: s{i}\n  m_Motion: {{fileID: 0}}\n",
+            1_000_000 + i
+        ));
+    }
+    let bomb = {
+        let mut text = String::from(
+            "--- !u!74 &7400000\nAnimationClip:\n  a0: &a0 [x, x, x, x, x, x, x, x]\n",
+        );
+        for i in 1..30 {
+            text.push_str(&format!(
+                "  a{i}: &a{i} [*a{p}, *a{p}, *a{p}, *a{p}]\n",
+                p = i - 1
+            ));
+        }
+        text
+    };
+    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+        (
+            "cycle.controller",
+            controller(
+                "  m_ChildStates: []\n  m_ChildStateMachines:\n  - m_StateMachine: {fileID: 110700000}\n",
+                "",
+            )
+            .into_bytes(),
+            "nested in itself",
+        ),
+        (
+            "missing.controller",
+            controller("  m_ChildStates:\n  - m_State: {fileID: 42}\n", "").into_bytes(),
+            "object 42, which is not in the file",
+        ),
+        (
+            "huge.controller",
+            controller(&many_states, &states).into_bytes(),
+            "more than 10000",
+        ),
+        ("bomb.anim", bomb.into_bytes(), "alias"),
+        (
+            "latin1.mask",
+            b"--- !u!319 &1\nAvatarMask:\n  m_Name: caf\xe9\n".to_vec(),
+            "not UTF-8",
+        ),
+        (
+            "nothing.controller",
+            b"%YAML 1.1\n--- !u!1 &5\nGameObject:\n  m_Name: x\n".to_vec(),
+            "holds no controller",
+        ),
+        (
+            "override.overrideController",
+            b"--- !u!221 &22100000\nAnimatorOverrideController:\n  m_Name: o\n  m_Controller: {fileID: 0}\n"
+                .to_vec(),
+            "no base controller",
+        ),
+    ];
+    for (name, bytes, says) in cases {
+        let path = dir.join(name);
+        std::fs::write(&path, bytes).unwrap();
+        let out = animtune(&["inspect", path.to_str().unwrap()]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{name}: {stderr}");
+        assert!(
+            stderr.contains(name) && stderr.contains(says),
+            "{name} should say '{says}': {stderr}"
+        );
+        assert!(!stderr.contains("panicked"), "{name}: {stderr}");
+    }
+}
