@@ -345,8 +345,8 @@ pub struct BakeArgs {
     /// half the clip).
     #[arg(long, value_name = "SECONDS", requires = "fix_loop")]
     pub loop_window: Option<f32>,
-    /// Take the clips from this file instead of the model (a model, .vrma, .animclip or Unity layout), bound to
-    /// the model's character by path, joint name, then humanoid bone.
+    /// Take the clips from this file instead of the model (a model, .vrma, .animclip, Unity layout or Unity
+    /// .anim), bound to the model's character by path, joint name, then humanoid bone.
     #[arg(long, value_name = "FILE")]
     pub clip_file: Option<PathBuf>,
     /// A uniform grid at exactly this rate (the error against the source between its keys is then printed as
@@ -635,7 +635,8 @@ pub struct ClipSourceArgs {
     /// Clip name or index (default: the first clip; the rest pose when there is none).
     #[arg(long)]
     pub clip: Option<String>,
-    /// Take the clip from another model file (e.g. a .vrma), bound by path, name, then humanoid bone.
+    /// Take the clip from another file (a model, a .vrma, a Unity .anim), bound by path, name, then humanoid
+    /// bone.
     #[arg(long, value_name = "FILE", conflicts_with = "baked")]
     pub clip_file: Option<PathBuf>,
     /// Take the clip from a baked clip file (.animclip or Unity layout).

@@ -9,7 +9,6 @@ use crate::core::{Clip, Pose, Transform};
 use crate::eval::{ClockStep, EvalInput, Evaluator, Precision, SourceSpec};
 use crate::graph::Script;
 use crate::import::ImportedModel;
-use crate::import::load_file;
 use crate::layers::LayerParams;
 
 #[derive(Serialize)]
@@ -498,7 +497,7 @@ pub(super) fn evaluate_stack(
         _ => {
             let (clips, clips_file) = match (&src.clip_file, &src.baked) {
                 (Some(path), _) => {
-                    external = load_file(path)?.clips;
+                    external = crate::import::load_clips(path)?;
                     (&external[..], path.display().to_string())
                 }
                 (None, Some(path)) => {

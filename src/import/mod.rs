@@ -118,14 +118,18 @@ pub enum ClipsError {
     /// A clip file (.animclip, Unity layout) failed to decode.
     #[error(transparent)]
     ClipFile(#[from] crate::clipfile::ClipFileError),
+    /// A Unity `.anim` file failed to read, or holds a clip that cannot play.
+    #[error(transparent)]
+    Unity(#[from] unity::UnityError),
     /// The file holds no animation.
     #[error("{0}: has no animation")]
     NoClips(PathBuf),
 }
 
 /// Every clip a file holds, whatever its format: a model's animations (.glb, .gltf, .vrm, .vrma, .fbx, each track
-/// carrying its joint's path, name, humanoid bone and rest pose so it binds to another character), or a baked
-/// clip (.animclip, or the Unity layout in Unity's axes). Unnamed clips take the file's name.
+/// carrying its joint's path, name, humanoid bone and rest pose so it binds to another character), a baked
+/// clip (.animclip, or the Unity layout in Unity's axes), or a Unity `.anim` (generic). Unnamed clips take the
+/// file's name.
 pub fn load_clips(path: &Path) -> Result<Vec<Clip>, ClipsError> {
     load_clips_and_warnings(path).map(|(clips, _)| clips)
 }
@@ -140,6 +144,7 @@ pub fn load_clips_and_warnings(path: &Path) -> Result<(Vec<Clip>, Vec<String>), 
         .to_ascii_lowercase();
     let (mut clips, warnings) = match ext.as_str() {
         "animclip" | "bytes" => (vec![crate::clipfile::load(path)?.to_clip()], Vec::new()),
+        "anim" => unity::load_clips(path, Limits::from_env().max_file_bytes)?,
         _ => {
             let model = load_file(path)?;
             (model.clips, model.character.warnings)

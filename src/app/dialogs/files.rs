@@ -32,9 +32,9 @@ impl Purpose {
     fn extensions(self) -> &'static [&'static str] {
         match self {
             Purpose::Open(OpenKind::Model) => &["glb", "gltf", "vrm", "fbx"],
-            Purpose::Open(OpenKind::Clips) => {
-                &["glb", "gltf", "vrm", "vrma", "fbx", "animclip", "bytes"]
-            }
+            Purpose::Open(OpenKind::Clips) => &[
+                "glb", "gltf", "vrm", "vrma", "fbx", "animclip", "bytes", "anim",
+            ],
             Purpose::Open(OpenKind::Preset)
             | Purpose::SavePreset
             | Purpose::OpenScript

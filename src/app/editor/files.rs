@@ -17,7 +17,7 @@ impl EditorState {
             .unwrap_or("")
             .to_ascii_lowercase();
         let result = match ext.as_str() {
-            "animclip" | "bytes" | "vrma" => self.add_clips(path, true),
+            "animclip" | "bytes" | "vrma" | "anim" => self.add_clips(path, true),
             "json" => self.open_blend_space(path),
             _ => self.open_model(path),
         };

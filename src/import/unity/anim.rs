@@ -227,6 +227,11 @@ fn clip(fields: &Node, path: &Path, keys: &mut usize) -> Result<UnityClip, Unity
         unsupported.push(
             "humanoid muscle curves are read but not yet decoded onto a skeleton (Unity's muscle model)".into(),
         );
+    } else if !floats.is_empty() {
+        unsupported.push(format!(
+            "{} float curve(s) (blend shapes, properties) are not played yet",
+            floats.len()
+        ));
     }
     if fields.i64("m_Legacy").is_some_and(|v| v != 0) {
         unsupported.push("a legacy clip (m_Legacy: 1): read as a Mecanim clip".into());
@@ -418,8 +423,9 @@ AnimationClip:
         let s = &c.settings;
         assert!(s.loop_time && !s.loop_pose && s.mirror);
         assert_eq!((s.stop, s.cycle_offset), (0.5, 0.25));
-        assert_eq!(c.unsupported.len(), 1, "{:?}", c.unsupported);
+        assert_eq!(c.unsupported.len(), 2, "{:?}", c.unsupported);
         assert!(c.unsupported[0].contains("object-reference"));
+        assert!(c.unsupported[1].contains("1 float curve"));
         assert_eq!(c.duration(), 0.5);
     }
 

@@ -98,6 +98,9 @@ impl Curve {
         } else {
             time
         };
+        if t >= last.time {
+            return last.value;
+        }
         let i = self
             .keys
             .partition_point(|k| k.time <= t)

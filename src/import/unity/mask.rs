@@ -85,7 +85,10 @@ pub fn read_mask(file: &UnityFile, path: &Path) -> Result<AvatarMask, UnityError
 /// The 13 body-part flags of `m_Mask`: 8 hex digits each, a little-endian 32-bit word (nonzero: animated).
 /// Fewer words leave the rest animated, as Unity reads an older mask.
 fn body_part_bits(hex: &str) -> Result<[bool; 13], String> {
-    if !hex.bytes().all(|b| b.is_ascii_hexdigit()) || !hex.len().is_multiple_of(8) || hex.len() > 13 * 8 {
+    if !hex.bytes().all(|b| b.is_ascii_hexdigit())
+        || !hex.len().is_multiple_of(8)
+        || hex.len() > 13 * 8
+    {
         return Err(format!(
             "must be up to 13 words of 8 hex digits, not `{}`",
             hex.chars().take(120).collect::<String>()

@@ -1,10 +1,11 @@
 //! A Unity project's own animation assets in Unity's text serialization: controllers, override controllers,
 //! avatar masks, blend trees and `.anim` clips. [`yaml`] reads the files, [`controller`], [`mask`] and [`anim`]
 //! read the objects into Unity's model, [`curve`] evaluates AnimationCurves as Unity does. [`describe`] is what
-//! `inspect` prints: what a file holds, and what the tool does not preview, one line each. Reading only, so far:
-//! nothing here is played yet (the conversion to the tool's machines and clips is the next step).
+//! `inspect` prints: what a file holds, and what the tool does not preview, one line each. Generic `.anim` clips
+//! play ([`anim_clip`], through [`load_clips`]); controllers, override controllers and masks are read only so far.
 
 pub mod anim;
+pub mod anim_clip;
 pub mod controller;
 pub mod curve;
 pub mod mask;
@@ -38,14 +39,40 @@ pub struct Description {
     pub unsupported: Vec<String>,
 }
 
-/// What every description says until Unity assets play.
+/// What every description of a controller, override controller, mask or blend tree says until they play.
 pub const NOT_PLAYED_YET: &str =
-    "read only: animtune does not play Unity controllers, masks or .anim clips yet";
+    "read only: animtune does not play Unity controllers, override controllers or masks yet";
+
+/// The clips of a `.anim` file as the tool's clips (generic clips; a humanoid one is refused, see
+/// [`anim_clip::to_clip`]), and what they hold that does not play, one line each.
+pub fn load_clips(
+    path: &Path,
+    max_bytes: u64,
+) -> Result<(Vec<crate::core::Clip>, Vec<String>), UnityError> {
+    let file = yaml::read(path, max_bytes)?;
+    let unity = anim::clips(&file, path)?;
+    if unity.is_empty() {
+        return Err(UnityError::new(path, "holds no AnimationClip (class 74)"));
+    }
+    let mut notes = Vec::new();
+    let mut clips = Vec::new();
+    for u in &unity {
+        clips.push(anim_clip::to_clip(u).map_err(|m| UnityError::new(path, m))?);
+        notes.extend(
+            u.unsupported
+                .iter()
+                .map(|n| format!("clip '{}': {n}", u.name)),
+        );
+    }
+    Ok((clips, notes))
+}
 
 /// Reads the Unity asset at `path` (at most `max_bytes`) and says what it holds.
 pub fn describe(path: &Path, max_bytes: u64) -> Result<Description, UnityError> {
     let mut d = describe_file(path, max_bytes)?;
-    d.unsupported.insert(0, NOT_PLAYED_YET.to_string());
+    if d.kind != "AnimationClip" {
+        d.unsupported.insert(0, NOT_PLAYED_YET.to_string());
+    }
     Ok(d)
 }
 

@@ -1,0 +1,261 @@
+//! A generic `.anim` clip as the tool's [`Clip`]: one track per transform path, bound to a character by path and
+//! joint name as a Unity-layout clip is.
+//!
+//! Unity's curves are sampled on a grid of [`SAMPLE_RATE`] plus every key time, with a key just before each
+//! stepped key so that a step stays a step; between samples the clip plays linearly (rotations by slerp), within
+//! [`SAMPLING_TOLERANCE`] of Unity's curves on the clips measured (`tests`). Values cross from Unity's
+//! left-handed axes (positions' X negated, rotations (x, −y, −z, w)); Euler curves are composed in their rotation
+//! order first. The clip's Loop Time becomes the clip's looping; its start and stop crop it.
+
+use glam::{Quat, Vec3};
+
+use super::anim::{TransformChannel, UnityClip};
+use super::curve::Curve;
+use crate::core::unity_axes::{mirror_position, mirror_rotation};
+use crate::core::{Clip, Interpolation, Keys, Track, TrackTarget, Transform};
+
+/// Samples per second of the grid the curves are read on.
+pub const SAMPLE_RATE: f64 = 120.0;
+/// How far before a stepped key the held value is sampled, seconds.
+const STEP_LEAD: f64 = 1e-4;
+/// Most samples over every track of one clip.
+pub const MAX_SAMPLES: usize = 20_000_000;
+
+/// The tool's clip of a generic `.anim` clip, or why it cannot be one (a humanoid clip, whose muscle curves are
+/// not decoded yet; a clip with no transform curves).
+pub fn to_clip(u: &UnityClip) -> Result<Clip, String> {
+    if u.humanoid {
+        return Err(format!(
+            "clip '{}' is a humanoid clip: its muscle curves are not decoded yet",
+            u.name
+        ));
+    }
+    if u.transforms.is_empty() {
+        return Err(format!(
+            "clip '{}' has no transform curves (only {} float curve(s), which are not played yet)",
+            u.name,
+            u.floats.len()
+        ));
+    }
+    let s = &u.settings;
+    let (start, stop) = (s.start.max(0.0), s.stop.max(s.start.max(0.0)));
+    let mut paths: Vec<&str> = u.transforms.iter().map(|t| t.path.as_str()).collect();
+    paths.sort_unstable();
+    paths.dedup();
+    let mut samples = 0usize;
+    let mut tracks = Vec::new();
+    for path in paths {
+        let curves: Vec<_> = u.transforms.iter().filter(|t| t.path == path).collect();
+        let channel =
+            |want: fn(&TransformChannel) -> bool| curves.iter().find(|t| want(&t.channel));
+        let mut times = |components: &[Curve]| -> Result<Vec<f64>, String> {
+            let t = sample_times(components, start, stop);
+            samples = samples.saturating_add(t.len());
+            if samples > MAX_SAMPLES {
+                return Err(format!(
+                    "clip '{}' would take more than {MAX_SAMPLES} samples",
+                    u.name
+                ));
+            }
+            Ok(t)
+        };
+        let vec3 = |c: &[Curve], t: f64| {
+            Vec3::new(
+                c[0].evaluate(t) as f32,
+                c[1].evaluate(t) as f32,
+                c[2].evaluate(t) as f32,
+            )
+        };
+        let keys_of = |ts: &[f64]| -> Vec<f32> { ts.iter().map(|t| (t - start) as f32).collect() };
+        let bad = |e: crate::core::clip::ClipError| format!("clip '{}', '{path}': {e}", u.name);
+        let translation = match channel(|c| matches!(c, TransformChannel::Position)) {
+            Some(p) => {
+                let ts = times(&p.components)?;
+                let v = ts
+                    .iter()
+                    .map(|&t| mirror_position(vec3(&p.components, t)))
+                    .collect();
+                Some(Keys::new(keys_of(&ts), v, Interpolation::Linear).map_err(bad)?)
+            }
+            None => None,
+        };
+        let rotation = match channel(|c| {
+            matches!(
+                c,
+                TransformChannel::Rotation | TransformChannel::Euler { .. }
+            )
+        }) {
+            Some(r) => {
+                let ts = times(&r.components)?;
+                let mut previous: Option<Quat> = None;
+                let v = ts
+                    .iter()
+                    .map(|&t| {
+                        let q = match r.channel {
+                            TransformChannel::Euler { order } => {
+                                euler(vec3(&r.components, t), order)
+                            }
+                            _ => {
+                                let c = &r.components;
+                                let q = Quat::from_xyzw(
+                                    c[0].evaluate(t) as f32,
+                                    c[1].evaluate(t) as f32,
+                                    c[2].evaluate(t) as f32,
+                                    c[3].evaluate(t) as f32,
+                                );
+                                if q.length_squared() > 1e-12 {
+                                    q.normalize()
+                                } else {
+                                    Quat::IDENTITY
+                                }
+                            }
+                        };
+                        let mut q = mirror_rotation(q);
+                        // Keep neighbours in one hemisphere: slerp then takes the path Unity's curves take.
+                        if previous.is_some_and(|p| p.dot(q) < 0.0) {
+                            q = -q;
+                        }
+                        previous = Some(q);
+                        q
+                    })
+                    .collect();
+                Some(Keys::new(keys_of(&ts), v, Interpolation::Linear).map_err(bad)?)
+            }
+            None => None,
+        };
+        let scale = match channel(|c| matches!(c, TransformChannel::Scale)) {
+            Some(sc) => {
+                let ts = times(&sc.components)?;
+                let v = ts.iter().map(|&t| vec3(&sc.components, t)).collect();
+                Some(Keys::new(keys_of(&ts), v, Interpolation::Linear).map_err(bad)?)
+            }
+            None => None,
+        };
+        let mut target = TrackTarget::at_identity(path);
+        target.name = path.rsplit('/').next().unwrap_or(path).to_string();
+        target.rest = Transform::IDENTITY;
+        target.rest_known = false;
+        tracks.push(Track {
+            target,
+            translation,
+            rotation,
+            scale,
+        });
+    }
+    let mut clip = Clip::new(u.name.clone(), tracks);
+    clip.duration = (stop - start) as f32;
+    clip.looping = s.loop_time;
+    Ok(clip)
+}
+
+/// A Unity Euler rotation (degrees) in `order` (Unity's RotationOrder, the order the axes apply in: 4 = ZXY, the
+/// default, is z first, then x, then y).
+pub fn euler(deg: Vec3, order: u8) -> Quat {
+    let (x, y, z) = (
+        Quat::from_rotation_x(deg.x.to_radians()),
+        Quat::from_rotation_y(deg.y.to_radians()),
+        Quat::from_rotation_z(deg.z.to_radians()),
+    );
+    // The first axis applied is the rightmost factor.
+    match order {
+        0 => z * y * x,
+        1 => y * z * x,
+        2 => x * z * y,
+        3 => z * x * y,
+        5 => x * y * z,
+        _ => y * x * z,
+    }
+}
+
+/// Where the curves of one channel are sampled in `[start, stop]`: a uniform grid, every key time, and a time
+/// just before each key that ends a stepped segment.
+fn sample_times(components: &[Curve], start: f64, stop: f64) -> Vec<f64> {
+    let mut times: Vec<f64> = Vec::new();
+    let span = (stop - start).max(0.0);
+    let n = (span * SAMPLE_RATE).ceil() as usize;
+    times.extend((0..=n).map(|i| (start + i as f64 / SAMPLE_RATE).min(stop)));
+    for c in components {
+        for pair in c.keys.windows(2) {
+            let (a, b) = (&pair[0], &pair[1]);
+            if b.time > start && b.time <= stop {
+                times.push(b.time);
+                if !a.out_slope.is_finite() || !b.in_slope.is_finite() {
+                    times.push((b.time - STEP_LEAD).max(start));
+                }
+            }
+        }
+        if let Some(k) = c.keys.first().filter(|k| k.time > start && k.time <= stop) {
+            times.push(k.time);
+        }
+    }
+    times.sort_by(f64::total_cmp);
+    // Distinct as the clip's f32 times from its start, however long the clip.
+    times.dedup_by(|a, b| (*a - start) as f32 <= (*b - start) as f32);
+    times
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::import::unity::{anim, yaml};
+    use std::path::Path;
+
+    #[test]
+    fn unity_euler_orders_apply_their_axes_in_turn() {
+        // ZXY (the default): z first. Rotating +X by z = 90° gives +Y, then y = 90° about Y leaves it.
+        let q = euler(Vec3::new(0.0, 90.0, 90.0), 4);
+        assert!((q * Vec3::X - Vec3::Y).length() < 1e-5, "{}", q * Vec3::X);
+        // XYZ: x first, then y, then z: +Y by x = 90° → +Z, by y = 90° → +X, by z = 90° → +Y.
+        let q = euler(Vec3::new(90.0, 90.0, 90.0), 0);
+        assert!((q * Vec3::Y - Vec3::Y).length() < 1e-5, "{}", q * Vec3::Y);
+    }
+
+    #[test]
+    fn a_generic_clip_plays_its_curves_in_the_tools_axes() {
+        let text = "--- !u!74 &7400000
+AnimationClip:
+  m_Name: Nod
+  m_PositionCurves:
+  - curve:
+      m_Curve:
+      - {time: 0, value: {x: 1, y: 0, z: 0}, inSlope: {x: 0, y: 0, z: 0}, outSlope: {x: 0, y: 0, z: 0}, weightedMode: 0}
+      - {time: 1, value: {x: 3, y: 0, z: 0}, inSlope: {x: 0, y: 0, z: 0}, outSlope: {x: 0, y: 0, z: 0}, weightedMode: 0}
+      m_PreInfinity: 2
+      m_PostInfinity: 2
+    path: Armature/Head
+  m_EulerCurves:
+  - curve:
+      m_Curve:
+      - {time: 0, value: {x: 0, y: 0, z: 0}, inSlope: {x: 0, y: 0, z: 0}, outSlope: {x: 0, y: Infinity, z: 0}, weightedMode: 0}
+      - {time: 0.5, value: {x: 0, y: 40, z: 0}, inSlope: {x: 0, y: 0, z: 0}, outSlope: {x: 0, y: 0, z: 0}, weightedMode: 0}
+      m_PreInfinity: 2
+      m_PostInfinity: 2
+      m_RotationOrder: 4
+    path: Armature/Head
+  m_AnimationClipSettings:
+    m_StartTime: 0
+    m_StopTime: 1
+    m_LoopTime: 1
+";
+        let file = yaml::parse(text, Path::new("nod.anim")).unwrap();
+        let u = &anim::clips(&file, Path::new("nod.anim")).unwrap()[0];
+        let clip = to_clip(u).unwrap();
+        assert_eq!(clip.tracks.len(), 1);
+        assert!(clip.looping);
+        let track = &clip.tracks[0];
+        assert_eq!(
+            (track.target.path.as_str(), track.target.name.as_str()),
+            ("Armature/Head", "Head")
+        );
+        let p = track.translation.as_ref().unwrap();
+        // Unity's x = 2 at the middle (a smoothstep from 1 to 3) is glTF's x = −2.
+        assert!((p.sample(0.5).x + 2.0).abs() < 1e-4, "{}", p.sample(0.5));
+        let r = track.rotation.as_ref().unwrap();
+        // Stepped: 0° until the key at 0.5 s, then 40° about Unity's +Y, which is −40° about glTF's +Y.
+        let before = r.sample(0.499);
+        assert!(before.angle_between(Quat::IDENTITY) < 1e-4, "{before}");
+        let after = r.sample(0.6);
+        let want = Quat::from_rotation_y(-40f32.to_radians());
+        assert!(after.angle_between(want) < 1e-4, "{after} {want}");
+    }
+}
