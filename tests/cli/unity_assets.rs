@@ -79,14 +79,33 @@ fn every_real_projects_unity_asset_reads_with_inspect() {
         .map(|l| l.split(' ').next().unwrap().parse::<usize>().unwrap())
         .sum();
     assert_eq!(states, 14, "{text}");
+    // Its references found through the project's .meta files: the Pulse layer's mask by its path.
     assert!(
-        text.contains(
-            "'Pulse Layer': weight 0.5, override, mask asset bea6094c1f4649248882bf28ac52c38a"
-        ),
+        text.contains("'Pulse Layer': weight 0.5, override, mask Assets/Tests/Manual/NetworkAnimatorTests/Pulse Layer.mask"),
         "{text}"
     );
     assert!(
         text.contains("Attack (trigger)") && text.contains("WeaponType (int 0)"),
+        "{text}"
+    );
+    // A model's clip found by its internalID in the model's .meta (Kenney's humanoid controller).
+    let kenney = root.join(
+        "MirrorNetworking__Mirror/Assets/Mirror/Examples/_Common/Assets/(CC0) Kenney Animated Characters 3/Animations/characterMedium.controller",
+    );
+    let text = String::from_utf8(animtune(&["inspect", kenney.to_str().unwrap()]).stdout).unwrap();
+    assert!(
+        text.contains(
+            "Idle (Assets/(CC0) Kenney Animated Characters 3/Animations/idle.fbx: Root|Idle)"
+        ),
+        "{text}"
+    );
+    // OpenKCC's controller: its 16 clips live in files not in this set (MANIFEST.md), each GUID named once.
+    let kcc = root.join(
+        "nicholas-maltbie__OpenKCC/Assets/Samples/ExampleFirstPersonKCC/Common/Animations/CharacterAnimationController.controller",
+    );
+    let text = String::from_utf8(animtune(&["inspect", kcc.to_str().unwrap()]).stdout).unwrap();
+    assert!(
+        text.contains("16 referenced asset(s) are not in the project folder"),
         "{text}"
     );
     // The YAML 1.1 traps: layers named 0 and 1, parameters named true and false stay names.

@@ -9,6 +9,7 @@ pub mod anim_clip;
 pub mod controller;
 pub mod curve;
 pub mod mask;
+pub mod project;
 pub mod yaml;
 
 use std::path::Path;
@@ -80,18 +81,26 @@ fn describe_file(path: &Path, max_bytes: u64) -> Result<Description, UnityError>
     let file = yaml::read(path, max_bytes)?;
     let classes = |id: u32| file.of_class(id).count();
     if classes(controller::class::CONTROLLER) > 0 {
-        return Ok(describe_controller(&controller::read(&file, path)?));
+        let c = controller::read(&file, path)?;
+        let project = project::Project::around(path)?;
+        return Ok(describe_controller(&c, &project));
     }
     if classes(controller::class::OVERRIDE_CONTROLLER) > 0 {
         let o = mask::read_override(&file, path)?;
+        let project = project::Project::around(path)?;
+        let mut unresolved = Vec::new();
+        let mut name = |r: &yaml::ObjectRef| describe_ref(r, &project, &mut unresolved);
+        let mut lines = vec![format!("base controller: {}", name(&o.base))];
+        lines.extend(
+            o.clips
+                .iter()
+                .map(|(from, to)| format!("clip {} -> {}", name(from), name(to))),
+        );
         return Ok(Description {
             kind: "AnimatorOverrideController".into(),
             name: o.name.clone(),
-            lines: vec![
-                format!("base controller: {}", describe_ref(&o.base)),
-                format!("{} clip(s) overridden", o.clips.len()),
-            ],
-            unsupported: Vec::new(),
+            lines,
+            unsupported: unresolved_line(&unresolved),
         });
     }
     if classes(controller::class::AVATAR_MASK) > 0 {
@@ -192,15 +201,82 @@ fn describe_file(path: &Path, max_bytes: u64) -> Result<Description, UnityError>
     ))
 }
 
-fn describe_ref(r: &yaml::ObjectRef) -> String {
-    match &r.guid {
-        Some(g) => format!("asset {g}, object {}", r.file_id),
-        None => format!("object {} in this file", r.file_id),
+/// A reference as the user knows it: the asset's path in the project (and the clip's name in a model), or
+/// the GUID when the project does not hold it (noted in `unresolved`).
+fn describe_ref(
+    r: &yaml::ObjectRef,
+    project: &project::Project,
+    unresolved: &mut Vec<String>,
+) -> String {
+    let Some(guid) = &r.guid else {
+        return format!("object {} in this file", r.file_id);
+    };
+    match project.resolve(r) {
+        Some(found) => {
+            let path = found
+                .path
+                .strip_prefix(&project.root)
+                .unwrap_or(&found.path)
+                .display()
+                .to_string();
+            match found.sub_asset {
+                Some(clip) => format!("{path}: {clip}"),
+                None => path,
+            }
+        }
+        None => {
+            if !unresolved.contains(guid) {
+                unresolved.push(guid.clone());
+            }
+            format!("asset {guid} (not in the project folder)")
+        }
     }
 }
 
-fn describe_controller(c: &controller::Controller) -> Description {
+/// The line naming references the project folder does not hold (none when all resolved).
+fn unresolved_line(unresolved: &[String]) -> Vec<String> {
+    if unresolved.is_empty() {
+        return Vec::new();
+    }
+    vec![format!(
+        "{} referenced asset(s) are not in the project folder: {}",
+        unresolved.len(),
+        unresolved
+            .iter()
+            .take(4)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(", ")
+    )]
+}
+
+/// What a state plays, in a few words.
+fn describe_motion(
+    motion: Option<&Motion>,
+    project: &project::Project,
+    unresolved: &mut Vec<String>,
+) -> String {
+    match motion {
+        None => "nothing".into(),
+        Some(Motion::Clip(r)) => describe_ref(r, project, unresolved),
+        Some(Motion::Tree(t)) => {
+            // Its children's clips count among the references, resolved or not.
+            for child in &t.children {
+                describe_motion(child.motion.as_ref(), project, unresolved);
+            }
+            format!(
+                "blend tree '{}' ({:?}, {} children)",
+                t.name,
+                t.blend_type,
+                t.children.len()
+            )
+        }
+    }
+}
+
+fn describe_controller(c: &controller::Controller, project: &project::Project) -> Description {
     let mut lines = Vec::new();
+    let mut unresolved = Vec::new();
     let params: Vec<String> = c
         .parameters
         .iter()
@@ -233,7 +309,10 @@ fn describe_controller(c: &controller::Controller) -> Description {
             }
         );
         if let Some(m) = &l.mask {
-            what.push_str(&format!(", mask {}", describe_ref(m)));
+            what.push_str(&format!(
+                ", mask {}",
+                describe_ref(m, project, &mut unresolved)
+            ));
         }
         if let Some(s) = l.synced_to {
             what.push_str(&format!(", synced to layer {s}"));
@@ -245,13 +324,43 @@ fn describe_controller(c: &controller::Controller) -> Description {
             ));
         }
         lines.push(what);
+        if let Some(m) = &l.machine {
+            let plays: Vec<String> = machine_states(m)
+                .into_iter()
+                .map(|s| {
+                    format!(
+                        "{} ({})",
+                        s.name,
+                        describe_motion(s.motion.as_ref(), project, &mut unresolved)
+                    )
+                })
+                .collect();
+            const SHOWN: usize = 8;
+            let more = plays.len().saturating_sub(SHOWN);
+            let mut text = plays.into_iter().take(SHOWN).collect::<Vec<_>>().join(", ");
+            if more > 0 {
+                text.push_str(&format!(" and {more} more"));
+            }
+            lines.push(format!("  states: {text}"));
+        }
     }
+    let mut unsupported = c.unsupported.clone();
+    unsupported.extend(unresolved_line(&unresolved));
     Description {
         kind: "AnimatorController".into(),
         name: c.name.clone(),
         lines,
-        unsupported: c.unsupported.clone(),
+        unsupported,
     }
+}
+
+/// Every state of a machine and its sub-machines.
+fn machine_states(m: &Machine) -> Vec<&controller::State> {
+    let mut out: Vec<&controller::State> = m.states.iter().collect();
+    for c in &m.children {
+        out.extend(machine_states(c));
+    }
+    out
 }
 
 /// States, sub-machines, transitions and blend trees under a machine.

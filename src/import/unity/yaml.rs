@@ -246,6 +246,13 @@ pub fn parse(text: &str, path: &Path) -> Result<UnityFile, UnityError> {
     Ok(UnityFile { documents })
 }
 
+/// Parses plain YAML with no Unity document headers (a `.meta` file), into the same untyped tree.
+pub fn parse_plain(text: &str, path: &Path) -> Result<Node, UnityError> {
+    let mut nodes = 0;
+    parse_body(text.strip_prefix('\u{feff}').unwrap_or(text), &mut nodes)
+        .map_err(|(line, m)| UnityError::new(path, format!("line {line}: {m}")))
+}
+
 /// Reads `--- !u!CLASS &FILEID [stripped]`.
 fn parse_header(header: &str) -> Result<(u32, i64, bool), String> {
     let mut words = header.split_whitespace();
