@@ -642,6 +642,10 @@ pub struct ClipSourceArgs {
     /// Take the clip from a baked clip file (.animclip or Unity layout).
     #[arg(long, value_name = "FILE")]
     pub baked: Option<PathBuf>,
+    /// Play a Unity AnimatorController (.controller): its base layer as a state machine, its clips found through
+    /// the project's .meta files; --script drives its parameters.
+    #[arg(long, value_name = "FILE.controller", conflicts_with_all = ["clip", "clip_file", "baked"])]
+    pub controller: Option<PathBuf>,
     /// Axes a Unity-layout --baked file's values are in (Unity's unless it was written with glTF's).
     #[arg(long, value_enum, default_value = "unity")]
     pub unity_axes: AxesArg,
@@ -662,13 +666,13 @@ pub struct ClipSourceArgs {
     /// runtime's compact form plays them, within 0.008 cm of their keys).
     #[arg(long)]
     pub exact: bool,
-    /// With a preset that holds a state machine: a parameter script (a JSON list of {"time", "set", "value"} and
-    /// {"time", "trigger"}) played from 0 to --time (`pose`: with the layers stepped at --fps).
-    #[arg(long, value_name = "FILE", requires = "preset")]
+    /// With a preset that holds a state machine, or --controller: a parameter script (a JSON list of {"time",
+    /// "set", "value"} and {"time", "trigger"}) played from 0 to --time (`pose`: with the layers stepped at --fps).
+    #[arg(long, value_name = "FILE")]
     pub script: Option<PathBuf>,
-    /// With a preset that holds a state machine: the rate it simulates at, Hz (10 to 1000; default 60): its
-    /// transitions decide on ticks of 1/HZ s whatever the frame rate.
-    #[arg(long, value_name = "HZ", requires = "preset")]
+    /// With a preset that holds a state machine, or --controller: the rate it simulates at, Hz (10 to 1000;
+    /// default 60): its transitions decide on ticks of 1/HZ s whatever the frame rate.
+    #[arg(long, value_name = "HZ")]
     pub sim_rate: Option<f64>,
 }
 

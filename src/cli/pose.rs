@@ -444,10 +444,37 @@ pub(super) fn evaluate_stack(
         .map(SpringRun::parse)
         .transpose()?;
     let no_clip_option = src.clip.is_none() && src.clip_file.is_none() && src.baked.is_none();
-    let machine = preset
-        .as_ref()
-        .and_then(|p| p.state_machine.clone())
-        .filter(|_| no_clip_option);
+    // A Unity controller plays as a state machine with its clips beside the model's.
+    let controller = match &src.controller {
+        Some(path) => {
+            let limit = crate::import::Limits::from_env().max_file_bytes;
+            let imported = crate::import::unity::to_machine::import(path, limit)?;
+            for note in &imported.notes {
+                eprintln!("note: {}: {note}", path.display());
+            }
+            Some(imported)
+        }
+        None => None,
+    };
+    let preset_file = match &src.controller {
+        Some(path) => path.display().to_string(),
+        None => preset_file,
+    };
+    let with_controller: Vec<Clip>;
+    let model_clips: &[Clip] = match &controller {
+        Some(c) => {
+            with_controller = model.clips.iter().chain(&c.clips).cloned().collect();
+            &with_controller
+        }
+        None => &model.clips,
+    };
+    let machine = match &controller {
+        Some(c) => Some(c.machine.clone()),
+        None => preset
+            .as_ref()
+            .and_then(|p| p.state_machine.clone())
+            .filter(|_| no_clip_option),
+    };
     if let Some(m) = &machine {
         m.validate_playable()
             .map_err(|e| anyhow::anyhow!("{preset_file}: state_machine: {e}"))?;
@@ -469,7 +496,7 @@ pub(super) fn evaluate_stack(
         _ if machine.is_some() => {
             let (clips, mirrored) = crate::offline::mirror::machine_clips(
                 &model.character,
-                &model.clips,
+                model_clips,
                 &machine.clone().unwrap_or_default(),
             );
             with_mirrors = clips;

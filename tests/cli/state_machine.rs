@@ -28,7 +28,7 @@ fn durations(model: &str) -> std::collections::HashMap<String, f64> {
 }
 
 /// Every joint's local rotation from a `pose --json` output, by joint name.
-fn rotations(pose: &serde_json::Value) -> Vec<(String, Quat)> {
+pub(crate) fn rotations(pose: &serde_json::Value) -> Vec<(String, Quat)> {
     pose["joints"]
         .as_array()
         .unwrap()
@@ -62,7 +62,7 @@ fn clip_at(model: &str, clip: &str, time: f64) -> Vec<Quat> {
 
 /// The weighted blend of poses: per joint, the weighted sum of quaternions each turned to the first's hemisphere,
 /// normalised.
-fn blend(poses: &[(&[Quat], f64)]) -> Vec<Quat> {
+pub(crate) fn blend(poses: &[(&[Quat], f64)]) -> Vec<Quat> {
     (0..poses[0].0.len())
         .map(|j| {
             let first = poses[0].0[j];
@@ -117,7 +117,7 @@ fn machine_pose(dir: &Path, transitions: &str, script: &str, time: f64) -> serde
 use crate::common::angle_deg;
 
 /// Every joint within 0.05° of the expected rotation.
-fn assert_matches(case: &str, got: &serde_json::Value, want: &[Quat]) {
+pub(crate) fn assert_matches(case: &str, got: &serde_json::Value, want: &[Quat]) {
     let got = rotations(got);
     assert_eq!(got.len(), want.len());
     let mut worst = (0.0f64, String::new());

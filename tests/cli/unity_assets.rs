@@ -301,3 +301,79 @@ AnimationClip:
         "held at its end: {end}"
     );
 }
+
+/// The committed fixture project (`tests/fixtures/unity/`): a controller written in Unity's YAML with its `.meta`
+/// files, whose base layer plays Idle, Walk and a 1D blend tree inside a sub-state machine.
+fn fixture(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/unity/Assets")
+        .join(name)
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// A fixture `.anim` alone at `time` on the mannequin (looping), as the transition's composition reads it.
+fn anim_at(name: &str, time: f64) -> Vec<glam::Quat> {
+    let t = format!("{time}");
+    let pose = common::json_of(&animtune(&[
+        "pose",
+        "mannequin",
+        "--clip-file",
+        &fixture(&format!("Anims/{name}")),
+        "--time",
+        &t,
+        "--loop",
+        "--exact",
+        "--json",
+    ]));
+    crate::state_machine::rotations(&pose)
+        .into_iter()
+        .map(|(_, q)| q)
+        .collect()
+}
+
+/// The controller's transitions play under Unity's rules as compositions of its clips: Idle → Walk on `go`
+/// (0.25 s fixed, set at 0.5 s; at 0.6 s the walk has played 0.1 s at weight 0.4), and Walk → the sub-machine's
+/// default state, the 1D tree at `speed` 1 (Walk and Run half and half) after `speed` passes 0.75 (0.1 s).
+#[test]
+fn a_controllers_transitions_play_as_compositions_of_its_clips() {
+    let dir = common::temp_dir("unity-controller");
+    let controller = fixture("Controllers/Locomotion.controller");
+    let pose = |script: &str, time: f64| {
+        let path = dir.join("script.json");
+        std::fs::write(&path, script).unwrap();
+        common::json_of(&animtune(&[
+            "pose",
+            "mannequin",
+            "--controller",
+            &controller,
+            "--script",
+            path.to_str().unwrap(),
+            "--time",
+            &format!("{time}"),
+            "--exact",
+            "--json",
+        ]))
+    };
+    let got = pose(r#"[{"time": 0.5, "set": "go", "value": true}]"#, 0.6);
+    assert_eq!(got["state_machine"]["transition"]["to"], "Walk", "{got}");
+    let want = crate::state_machine::blend(&[
+        (&anim_at("Idle.anim", 0.6), 0.6),
+        (&anim_at("Walk.anim", 0.1), 0.4),
+    ]);
+    crate::state_machine::assert_matches("Idle -> Walk", &got, &want);
+    // Walk from 0.5 s (its transition over by 0.75 s); speed 1 at 1.0 s: into the sub-machine's tree, over by 1.1 s.
+    let got = pose(
+        r#"[{"time": 0.5, "set": "go", "value": true}, {"time": 1.0, "set": "speed", "value": 1.0}]"#,
+        1.3,
+    );
+    assert_eq!(got["state_machine"]["state"], "Move", "{got}");
+    // The tree at 1 between thresholds 0.5 (Walk) and 1.5 (Run): half each, on one normalised cycle of 0.7 s
+    // begun at 1.0 s: 0.3 s in, 3/7 of the cycle.
+    let phase = 0.3 / 0.7;
+    let want = crate::state_machine::blend(&[
+        (&anim_at("Walk.anim", phase * 0.8), 0.5),
+        (&anim_at("Run.anim", phase * 0.6), 0.5),
+    ]);
+    crate::state_machine::assert_matches("the sub-machine's blend tree", &got, &want);
+}

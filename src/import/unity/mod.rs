@@ -10,6 +10,7 @@ pub mod controller;
 pub mod curve;
 pub mod mask;
 pub mod project;
+pub mod to_machine;
 pub mod yaml;
 
 use std::path::Path;
@@ -40,9 +41,9 @@ pub struct Description {
     pub unsupported: Vec<String>,
 }
 
-/// What every description of a controller, override controller, mask or blend tree says until they play.
-pub const NOT_PLAYED_YET: &str =
-    "read only: animtune does not play Unity controllers, override controllers or masks yet";
+/// What every description of a controller, override controller, mask or blend tree says until all of them play.
+pub const NOT_PLAYED_YET: &str = "a controller's base layer plays (pose --controller); its other layers, masks and \
+     override controllers are read only so far";
 
 /// The clips of a `.anim` file as the tool's clips (generic clips; a humanoid one is refused, see
 /// [`anim_clip::to_clip`]), and what they hold that does not play, one line each.

@@ -1,0 +1,474 @@
+//! An AnimatorController's base layer as the tool's [`StateMachine`], with the clips its states play loaded
+//! through the project's `.meta` files (`.anim` files, and clips inside models), each named by its file
+//! (`Walk.anim`, `idle.fbx: Root|Idle`).
+//!
+//! What maps: parameters of every type with their defaults; states with speed and mirror; transitions with every
+//! timing field, their conditions and order, solo and mute as Unity applies them; Any State and Exit; blend trees
+//! of the four 1D/2D types whose children are clips, as blend spaces driven by their parameters. Sub-state
+//! machines are flattened (a state inside one is named `Machine/State` where its own name is taken); a transition
+//! into a sub-machine goes to its default state. What does not map is named in the notes, one line each: the
+//! other layers, Direct and nested trees, state speed, cycle offset, mirror and time parameters, Entry transitions
+//! with conditions, transitions out of a sub-machine's Exit, and states with no motion (they hold the rest pose).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use super::controller::{
+    self, BlendType, ConditionMode as UnityMode, Destination, Interruption, Machine, Motion,
+    ParameterValue as UnityValue,
+};
+use super::project::Project;
+use super::yaml::{ObjectRef, UnityError};
+use crate::blend::{BlendAxis, BlendMode, BlendNode, BlendSpace};
+use crate::core::Clip;
+use crate::graph::machine::{ANY_STATE, EXIT};
+use crate::graph::{
+    Condition, ConditionMode, InterruptionSource, Parameter, ParameterKind, ParameterValue, State,
+    StateMachine, Transition,
+};
+
+/// The name of the clip that states with no motion play: no tracks, so the rest pose.
+pub const NO_MOTION: &str = "(no motion)";
+
+/// A controller ready to play.
+#[derive(Clone, Debug)]
+pub struct ImportedController {
+    /// The base layer as a state machine.
+    pub machine: StateMachine,
+    /// The clips its states play, named as the machine names them.
+    pub clips: Vec<Clip>,
+    /// What is not played as Unity plays it, one line each.
+    pub notes: Vec<String>,
+}
+
+/// Reads the controller at `path` and its clips (files of at most `max_bytes`).
+pub fn import(path: &Path, max_bytes: u64) -> Result<ImportedController, UnityError> {
+    let file = super::yaml::read(path, max_bytes)?;
+    let c = controller::read(&file, path)?;
+    let project = Project::around(path)?;
+    let mut b = Builder {
+        project: &project,
+        max_bytes,
+        clips: Vec::new(),
+        loaded: BTreeMap::new(),
+        notes: c.unsupported.clone(),
+    };
+    let base = c
+        .layers
+        .first()
+        .and_then(|l| l.machine.as_ref())
+        .ok_or_else(|| UnityError::new(path, "its base layer has no state machine"))?;
+    for l in c.layers.iter().skip(1) {
+        b.notes.push(format!(
+            "layer '{}' is not played yet: the base layer plays alone",
+            l.name
+        ));
+    }
+    let parameters = c
+        .parameters
+        .iter()
+        .map(|p| {
+            let (kind, default) = match p.value {
+                UnityValue::Float(v) => (ParameterKind::Float, ParameterValue::Number(v)),
+                UnityValue::Int(v) => (ParameterKind::Int, ParameterValue::Number(v as f64)),
+                UnityValue::Bool(v) => (ParameterKind::Bool, ParameterValue::Bool(v)),
+                UnityValue::Trigger => (ParameterKind::Trigger, ParameterValue::Bool(false)),
+            };
+            Parameter {
+                name: p.name.clone(),
+                kind,
+                default,
+            }
+        })
+        .collect();
+    // Every state of the layer, its name made unique, by file ID.
+    let mut names: BTreeMap<i64, String> = BTreeMap::new();
+    let mut defaults: BTreeMap<i64, i64> = BTreeMap::new();
+    collect_names(base, "", &mut names, &mut defaults);
+    let mut states = Vec::new();
+    let mut transitions = Vec::new();
+    let mut flat = Vec::new();
+    flatten(base, &mut flat);
+    for s in &flat {
+        let name = names[&s.file_id].clone();
+        let (clip, blend_space, point_parameters) = b.motion(&name, s.motion.as_ref())?;
+        for (param, what) in [
+            (&s.speed_parameter, "speed multiplier"),
+            (&s.cycle_offset_parameter, "cycle offset"),
+            (&s.mirror_parameter, "mirror"),
+            (&s.time_parameter, "time"),
+        ] {
+            if let Some(p) = param {
+                b.notes.push(format!(
+                    "state '{name}': its {what} parameter '{p}' is not applied"
+                ));
+            }
+        }
+        if s.cycle_offset != 0.0 {
+            b.notes.push(format!(
+                "state '{name}': its cycle offset {} is not applied",
+                s.cycle_offset
+            ));
+        }
+        states.push(State {
+            name: name.clone(),
+            clip,
+            blend_space,
+            speed: s.speed.clamp(
+                -crate::graph::machine::MAX_STATE_SPEED,
+                crate::graph::machine::MAX_STATE_SPEED,
+            ),
+            mirror: s.mirror,
+            point_parameters,
+            position: None,
+        });
+        transitions.extend(b.transitions(&name, &s.transitions, &names, &defaults));
+    }
+    let mut any = Vec::new();
+    gather_any(base, &mut any);
+    transitions.extend(b.transitions(ANY_STATE, &any, &names, &defaults));
+    if base.entry.iter().any(|t| !t.conditions.is_empty()) {
+        b.notes.push("Entry transitions with conditions are not applied: the machine enters at its default state".into());
+    }
+    let mut sub_exits = 0;
+    count_machine_transitions(base, &mut sub_exits);
+    if sub_exits > 0 {
+        b.notes.push(format!(
+            "{sub_exits} transition(s) out of sub-state machines' Exit are not applied"
+        ));
+    }
+    let entry = base
+        .default_state
+        .and_then(|id| names.get(&id).cloned())
+        .or_else(|| states.first().map(|s| s.name.clone()))
+        .ok_or_else(|| UnityError::new(path, "its base layer has no states"))?;
+    let machine = StateMachine {
+        parameters,
+        states,
+        entry,
+        transitions,
+    };
+    machine
+        .validate_playable()
+        .map_err(|e| UnityError::new(path, format!("cannot play as a state machine: {e}")))?;
+    Ok(ImportedController {
+        machine,
+        clips: b.clips,
+        notes: b.notes,
+    })
+}
+
+/// Names every state of `m` and its sub-machines uniquely (a repeated name takes its machine's path), and
+/// notes each sub-machine's default state.
+fn collect_names(
+    m: &Machine,
+    prefix: &str,
+    names: &mut BTreeMap<i64, String>,
+    defaults: &mut BTreeMap<i64, i64>,
+) {
+    if let Some(d) = m.default_state {
+        defaults.insert(m.file_id, d);
+    }
+    for s in &m.states {
+        let taken = names.values().any(|n| *n == s.name);
+        let name = if taken && !prefix.is_empty() {
+            format!("{prefix}/{}", s.name)
+        } else if taken {
+            format!("{} ({})", s.name, s.file_id)
+        } else {
+            s.name.clone()
+        };
+        names.insert(s.file_id, name);
+    }
+    for c in &m.children {
+        let p = if prefix.is_empty() {
+            c.name.clone()
+        } else {
+            format!("{prefix}/{}", c.name)
+        };
+        collect_names(c, &p, names, defaults);
+    }
+}
+
+fn flatten<'a>(m: &'a Machine, out: &mut Vec<&'a controller::State>) {
+    out.extend(&m.states);
+    for c in &m.children {
+        flatten(c, out);
+    }
+}
+
+fn gather_any(m: &Machine, out: &mut Vec<controller::Transition>) {
+    out.extend(m.any_state.iter().cloned());
+    for c in &m.children {
+        gather_any(c, out);
+    }
+}
+
+fn count_machine_transitions(m: &Machine, n: &mut usize) {
+    *n += m
+        .machine_transitions
+        .iter()
+        .map(|(_, t)| t.len())
+        .sum::<usize>();
+    for c in &m.children {
+        count_machine_transitions(c, n);
+    }
+}
+
+struct Builder<'a> {
+    project: &'a Project,
+    max_bytes: u64,
+    clips: Vec<Clip>,
+    /// Clips loaded per file, by the file's path: their names as the machine knows them.
+    loaded: BTreeMap<PathBuf, Vec<String>>,
+    notes: Vec<String>,
+}
+
+impl Builder<'_> {
+    /// What a state plays: a clip's name, or a blend space and the parameters driving its point.
+    #[allow(clippy::type_complexity)]
+    fn motion(
+        &mut self,
+        state: &str,
+        motion: Option<&Motion>,
+    ) -> Result<(Option<String>, Option<BlendSpace>, Option<[String; 2]>), UnityError> {
+        match motion {
+            None => Ok((Some(self.no_motion(state)), None, None)),
+            Some(Motion::Clip(r)) => match self.clip(state, r)? {
+                Some(name) => Ok((Some(name), None, None)),
+                None => Ok((Some(self.no_motion(state)), None, None)),
+            },
+            Some(Motion::Tree(t)) => {
+                let mode = match t.blend_type {
+                    BlendType::Simple1D => BlendMode::OneD,
+                    BlendType::SimpleDirectional2D => BlendMode::SimpleDirectional,
+                    BlendType::FreeformDirectional2D => BlendMode::FreeformDirectional,
+                    BlendType::FreeformCartesian2D => BlendMode::FreeformCartesian,
+                    BlendType::Direct => {
+                        self.notes.push(format!(
+                            "state '{state}': Direct blend tree '{}' is not played yet",
+                            t.name
+                        ));
+                        return Ok((Some(self.no_motion(state)), None, None));
+                    }
+                };
+                let mut nodes = Vec::new();
+                for c in &t.children {
+                    let clip = match &c.motion {
+                        Some(Motion::Clip(r)) => self.clip(state, r)?,
+                        Some(Motion::Tree(_)) => {
+                            self.notes.push(format!(
+                                "state '{state}': a nested blend tree in '{}' is left out",
+                                t.name
+                            ));
+                            None
+                        }
+                        None => None,
+                    };
+                    let Some(clip) = clip else { continue };
+                    let position = if mode == BlendMode::OneD {
+                        [c.threshold, 0.0]
+                    } else {
+                        c.position
+                    };
+                    nodes.push(BlendNode {
+                        clip,
+                        position,
+                        time_scale: if c.time_scale > 0.0 {
+                            c.time_scale
+                        } else {
+                            1.0
+                        },
+                    });
+                }
+                if nodes.is_empty() {
+                    self.notes.push(format!(
+                        "state '{state}': blend tree '{}' has no clip to play",
+                        t.name
+                    ));
+                    return Ok((Some(self.no_motion(state)), None, None));
+                }
+                let bound = |axis: usize| {
+                    let (lo, hi) = nodes
+                        .iter()
+                        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), n| {
+                            (lo.min(n.position[axis]), hi.max(n.position[axis]))
+                        });
+                    let pad = ((hi - lo) * 0.1).max(0.5);
+                    (lo - pad, hi + pad)
+                };
+                let (x, y) = (bound(0), bound(1));
+                let space = BlendSpace {
+                    mode,
+                    axes: [
+                        BlendAxis {
+                            name: t.parameter.clone(),
+                            min: x.0,
+                            max: x.1,
+                        },
+                        BlendAxis {
+                            name: if mode == BlendMode::OneD {
+                                "Y".into()
+                            } else {
+                                t.parameter_y.clone()
+                            },
+                            min: y.0,
+                            max: y.1,
+                        },
+                    ],
+                    nodes,
+                    ..BlendSpace::default()
+                };
+                // A 1D space reads its point's y from the same parameter (unused).
+                let y_param = if mode == BlendMode::OneD {
+                    t.parameter.clone()
+                } else {
+                    t.parameter_y.clone()
+                };
+                Ok((None, Some(space), Some([t.parameter.clone(), y_param])))
+            }
+        }
+    }
+
+    /// The clip with no tracks that states without a motion play.
+    fn no_motion(&mut self, state: &str) -> String {
+        if !self.clips.iter().any(|c| c.name == NO_MOTION) {
+            let mut clip = Clip::new(NO_MOTION, Vec::new());
+            clip.duration = 1.0;
+            self.clips.push(clip);
+        }
+        self.notes.push(format!(
+            "state '{state}' plays no motion here (the rest pose)"
+        ));
+        NO_MOTION.into()
+    }
+
+    /// The name of the clip a reference names, loading its file once; None (noted) when it cannot be found or
+    /// read.
+    fn clip(&mut self, state: &str, r: &ObjectRef) -> Result<Option<String>, UnityError> {
+        let Some(found) = self.project.resolve(r) else {
+            self.notes.push(format!(
+                "state '{state}': its clip is in asset {} (object {}), which the project folder does not hold",
+                r.guid.as_deref().unwrap_or("in this file"),
+                r.file_id
+            ));
+            return Ok(None);
+        };
+        if !self.loaded.contains_key(&found.path) {
+            let limits_ok =
+                crate::io::limits::check_regular_file(&found.path, self.max_bytes).is_ok();
+            let loaded = if limits_ok {
+                crate::import::load_clips(&found.path).map_err(|e| e.to_string())
+            } else {
+                Err(format!("{}: over the size limit", found.path.display()))
+            };
+            let names = match loaded {
+                Ok(clips) => {
+                    // Named by their file (and a model's clip by its name there), so they never take the name of
+                    // one of the character's own clips.
+                    let file = found
+                        .path
+                        .file_name()
+                        .map(|s| s.to_string_lossy().into_owned())
+                        .unwrap_or_default();
+                    let single_anim =
+                        clips.len() == 1 && found.path.extension().is_some_and(|e| e == "anim");
+                    let mut names = Vec::new();
+                    for mut c in clips {
+                        c.name = if single_anim {
+                            file.clone()
+                        } else {
+                            format!("{file}: {}", c.name)
+                        };
+                        names.push(c.name.clone());
+                        self.clips.push(c);
+                    }
+                    names
+                }
+                Err(e) => {
+                    self.notes.push(format!("state '{state}': {e}"));
+                    Vec::new()
+                }
+            };
+            self.loaded.insert(found.path.clone(), names);
+        }
+        let names = &self.loaded[&found.path];
+        let pick = match &found.sub_asset {
+            Some(sub) => names
+                .iter()
+                .find(|n| n.ends_with(&format!(": {sub}")))
+                .or_else(|| (names.len() == 1).then(|| &names[0])),
+            None => names.first(),
+        };
+        if pick.is_none() && !names.is_empty() {
+            self.notes.push(format!(
+                "state '{state}': clip '{}' is not among the clips of {}",
+                found.sub_asset.as_deref().unwrap_or("?"),
+                found.path.display()
+            ));
+        }
+        Ok(pick.cloned())
+    }
+
+    /// A state's (or Any State's) transitions in Unity's order, muted ones left out and, where any is solo,
+    /// only the solo ones kept.
+    fn transitions(
+        &mut self,
+        from: &str,
+        list: &[controller::Transition],
+        names: &BTreeMap<i64, String>,
+        defaults: &BTreeMap<i64, i64>,
+    ) -> Vec<Transition> {
+        let solo = list.iter().any(|t| t.solo && !t.mute);
+        let mut out = Vec::new();
+        for t in list.iter().filter(|t| !t.mute && (!solo || t.solo)) {
+            let to = match &t.destination {
+                Destination::State(id) => names.get(id).cloned(),
+                Destination::Exit => Some(EXIT.to_string()),
+                Destination::Machine(id) => defaults.get(id).and_then(|d| names.get(d)).cloned(),
+            };
+            let Some(to) = to else {
+                self.notes.push(format!(
+                    "a transition from '{from}' goes to a state the layer does not hold"
+                ));
+                continue;
+            };
+            out.push(Transition {
+                from: from.to_string(),
+                to,
+                conditions: t
+                    .conditions
+                    .iter()
+                    .map(|c| Condition {
+                        parameter: c.parameter.clone(),
+                        mode: match c.mode {
+                            UnityMode::If => ConditionMode::If,
+                            UnityMode::IfNot => ConditionMode::IfNot,
+                            UnityMode::Greater => ConditionMode::Greater,
+                            UnityMode::Less => ConditionMode::Less,
+                            UnityMode::Equals => ConditionMode::Equals,
+                            UnityMode::NotEqual => ConditionMode::NotEqual,
+                        },
+                        threshold: c.threshold,
+                    })
+                    .collect(),
+                has_exit_time: t.has_exit_time,
+                exit_time: t.exit_time,
+                fixed_duration: t.fixed_duration,
+                duration: t.duration,
+                offset: t.offset,
+                interruption_source: match t.interruption {
+                    Interruption::None => InterruptionSource::None,
+                    Interruption::Source => InterruptionSource::Current,
+                    Interruption::Destination => InterruptionSource::Next,
+                    Interruption::SourceThenDestination => InterruptionSource::CurrentThenNext,
+                    Interruption::DestinationThenSource => InterruptionSource::NextThenCurrent,
+                },
+                ordered_interruption: t.ordered_interruption,
+                can_transition_to_self: t.can_transition_to_self,
+                ..Transition::default()
+            });
+        }
+        out
+    }
+}
