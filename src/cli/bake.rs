@@ -287,6 +287,7 @@ fn run_stream(
     clip_settings: &SettingsMap,
     candidates: usize,
     reason: &str,
+    controller: Option<crate::graph::StateMachine>,
 ) -> Result<()> {
     let file = args.model.model.as_str();
     let mut preset = super::model::preset(&args.model)?.unwrap_or_else(|| Preset {
@@ -294,6 +295,9 @@ fn run_stream(
         layers: crate::layers::LayerParams::off(),
         ..Preset::default()
     });
+    if let Some(machine) = controller {
+        preset.state_machine = Some(machine);
+    }
     let look_at = args
         .look_at
         .as_deref()
@@ -425,7 +429,7 @@ fn run_stream(
                     || "no --preset was given".to_string(),
                     |p| format!("{} holds none", p.display()),
                 );
-                bail!("--script bakes a preset's state machine: {preset}");
+                bail!("--script bakes a preset's (or --controller's) state machine: {preset}");
             };
             let text = crate::preset::read_text(path)?;
             let script = crate::graph::Script::parse(&text, &path.display().to_string())
@@ -602,6 +606,19 @@ pub fn run(args: &BakeArgs) -> Result<()> {
         );
     }
     let (mut model, mut clip_settings) = super::model::open_sources(&args.model)?;
+    // A Unity controller's machine, its clips after the model's.
+    let controller = match &args.controller {
+        Some(path) => {
+            let limit = crate::import::Limits::from_env().max_file_bytes;
+            let imported = crate::import::unity::to_machine::import(path, limit)?;
+            for note in &imported.notes {
+                eprintln!("note: {}: {note}", path.display());
+            }
+            model.clips.extend(imported.clips);
+            Some(imported.machine)
+        }
+        None => None,
+    };
     // A --clip-file's clips come first, so `--clip NAME` and blend nodes find them before the model's own.
     let external = match &args.clip_file {
         Some(path) => {
@@ -669,7 +686,7 @@ pub fn run(args: &BakeArgs) -> Result<()> {
                  on it)"
             );
         }
-        return run_stream(args, &model, &clip_settings, candidates, reason);
+        return run_stream(args, &model, &clip_settings, candidates, reason, controller);
     }
     let file = match &args.clip_file {
         Some(path) => path.to_str().unwrap_or("--clip-file"),

@@ -385,10 +385,14 @@ pub struct BakeArgs {
     /// Bake the preset's blend space along a path: a JSON array of {"time": s, "point": [x, y]}.
     #[arg(long, value_name = "FILE.json", conflicts_with_all = ["all"])]
     pub blend_path: Option<PathBuf>,
-    /// Bake the preset's state machine driven by a parameter script (a JSON list of {"time", "set", "value"} and
-    /// {"time", "trigger"}) for --duration seconds.
+    /// Bake the preset's state machine (or --controller's) driven by a parameter script (a JSON list of {"time",
+    /// "set", "value"} and {"time", "trigger"}) for --duration seconds.
     #[arg(long, value_name = "FILE.json", requires = "duration", conflicts_with_all = ["all", "blend_point", "blend_path", "clip", "per_node"])]
     pub script: Option<PathBuf>,
+    /// With --script: bake a Unity AnimatorController (.controller) instead of a preset's machine: its base layer,
+    /// its clips found through the project's .meta files.
+    #[arg(long, value_name = "FILE.controller", requires = "script")]
+    pub controller: Option<PathBuf>,
     /// With --script: the rate the state machine simulates at, Hz (10 to 1000): its transitions decide on ticks
     /// of 1/HZ s whatever --fps is, so a bake at any --fps samples the run `pose --script` shows.
     #[arg(long, value_name = "HZ", requires = "script")]
