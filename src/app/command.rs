@@ -341,6 +341,8 @@ pub enum OpenKind {
     Clips,
     /// A blend space or preset (.json).
     Preset,
+    /// A Unity AnimatorController (.controller): its base layer becomes the state machine.
+    UnityController,
 }
 
 /// What a dialog is choosing a path for.

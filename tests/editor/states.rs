@@ -803,3 +803,72 @@ fn the_rows_kept_for_a_playing_machine_are_not_empty_while_it_is_stopped() {
     ));
     h.get_by_label("Record saves parameter changes as a script; Replay plays it again.");
 }
+
+/// File → Open Unity controller…: the fixture project's controller becomes the machine (its clips join the clip
+/// list, found through its `.meta` files) in one undo step; the graph shows its states; setting `go` while it
+/// plays takes Idle to Walk.
+#[test]
+fn a_unity_controller_opens_as_the_machine_and_its_parameters_drive_it() {
+    let mut h = harness();
+    h.run_steps(2);
+    h.get_by_label("File").click();
+    h.run_steps(2);
+    assert!(
+        h.query_by_label("Open Unity controller…").is_some(),
+        "the File menu offers it"
+    );
+    h.key_press(egui::Key::Escape);
+    h.run_steps(2);
+    let controller = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/unity/Assets/Controllers/Locomotion.controller");
+    send(&mut h, Command::Open(controller));
+    let status = h.state().editor().status().text.clone();
+    assert!(
+        status.contains("base layer is the state machine"),
+        "{status}"
+    );
+    let m = h.state().editor().machine().unwrap().clone();
+    let names: Vec<&str> = m.states.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["Idle", "Walk", "Move"]);
+    for clip in ["Idle.anim", "Walk.anim", "Run.anim"] {
+        assert!(
+            h.state()
+                .editor()
+                .doc()
+                .clips
+                .iter()
+                .any(|c| c.name == clip),
+            "{clip} in the clip list"
+        );
+    }
+    h.get_by_label("States").click();
+    h.run_steps(2);
+    if h.query_by_label(GRAPH_LABEL).is_none() {
+        h.get_by_label("Graph panel").click();
+        h.run_steps(2);
+    }
+    state_box(&h, "Move");
+    click_last(&mut h, Role::Button, "Play machine");
+    assert!(h.state().editor().machine_player().is_some());
+    send(
+        &mut h,
+        Command::SetMachineParameter("go".into(), animtune::graph::ParameterValue::Bool(true)),
+    );
+    let current = |h: &Harness<'static, AnimtuneApp>| {
+        let p = h.state().editor().machine_player().unwrap();
+        let to = p.active().map(|a| p.machine().states[a.to].name.clone());
+        to.unwrap_or_else(|| p.machine().states[p.current()].name.clone())
+    };
+    for _ in 0..30 {
+        h.step();
+        if current(&h) == "Walk" {
+            break;
+        }
+    }
+    assert_eq!(current(&h), "Walk", "go takes Idle to Walk");
+    send(&mut h, Command::Undo);
+    assert!(
+        h.state().editor().machine().is_none(),
+        "opening it was one undo step"
+    );
+}

@@ -20,6 +20,7 @@ impl Purpose {
             Purpose::Open(OpenKind::Model) => "Open a model",
             Purpose::Open(OpenKind::Clips) => "Add clips from a file",
             Purpose::Open(OpenKind::Preset) => "Open a blend space or preset",
+            Purpose::Open(OpenKind::UnityController) => "Open a Unity controller",
             Purpose::SavePreset => "Save the preset",
             Purpose::ExportFile(_) => "Export to",
             Purpose::ExportFolder => "Export into the folder",
@@ -35,6 +36,7 @@ impl Purpose {
             Purpose::Open(OpenKind::Clips) => &[
                 "glb", "gltf", "vrm", "vrma", "fbx", "animclip", "bytes", "anim",
             ],
+            Purpose::Open(OpenKind::UnityController) => &["controller"],
             Purpose::Open(OpenKind::Preset)
             | Purpose::SavePreset
             | Purpose::OpenScript

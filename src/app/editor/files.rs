@@ -19,6 +19,7 @@ impl EditorState {
         let result = match ext.as_str() {
             "animclip" | "bytes" | "vrma" | "anim" => self.add_clips(path, true),
             "json" => self.open_blend_space(path),
+            "controller" => self.open_unity_controller(path),
             _ => self.open_model(path),
         };
         match result {
@@ -83,6 +84,47 @@ impl EditorState {
             Ok(()) => self.session.remember(path),
             Err(e) => self.session.report(format!("{e:#}"), true),
         }
+    }
+
+    /// Opens a Unity controller: its clips join the clip list and its base layer becomes the state machine, in
+    /// one undo step; what does not play as in Unity goes to the status bar.
+    fn open_unity_controller(&mut self, path: &Path) -> anyhow::Result<()> {
+        let limit = crate::import::Limits::from_env().max_file_bytes;
+        let imported = crate::import::unity::to_machine::import(path, limit)?;
+        let names: std::collections::BTreeSet<&str> =
+            imported.clips.iter().map(|c| c.name.as_str()).collect();
+        let mut fresh: Vec<crate::core::Clip> = imported
+            .clips
+            .iter()
+            .filter(|c| !self.doc.clips.iter().any(|o| o.name == c.name))
+            .cloned()
+            .collect();
+        let (settled, _) = crate::offline::apply_clip_settings(
+            &self.doc.model.character,
+            &fresh,
+            &self.doc.tuning.clip_settings,
+        );
+        self.doc.clips.extend(settled);
+        self.doc.source_clips.append(&mut fresh);
+        let before = self.doc.tuning.clone();
+        self.doc.tuning.state_machine = Some(imported.machine);
+        self.history.record(&before, &self.doc.tuning);
+        self.doc.revision += 1;
+        self.machine_changed();
+        let notes = if imported.notes.is_empty() {
+            String::new()
+        } else {
+            format!("; not as in Unity: {}", imported.notes.join("; "))
+        };
+        self.session.report(
+            format!(
+                "Opened {}: its base layer is the state machine (States tab), {} clip(s){notes}",
+                path.display(),
+                names.len()
+            ),
+            false,
+        );
+        Ok(())
     }
 
     /// Adds every clip of a file (a model, .vrma, .animclip or Unity layout) to the character's clip list, each

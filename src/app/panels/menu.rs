@@ -102,6 +102,14 @@ pub fn ui(
             }
             if item(
                 ui,
+                "Open Unity controller…",
+                "Open a Unity AnimatorController (.controller) from a Unity project: its base layer becomes the \
+                 state machine (States tab), its clips join the clip list (found through the project's .meta files)",
+            ) {
+                out.push(Command::ChooseFile(Purpose::Open(OpenKind::UnityController)));
+            }
+            if item(
+                ui,
                 "Save preset…",
                 "Save the blend space, layers, humanoid override and the clip files as a preset (.json)",
             ) {
