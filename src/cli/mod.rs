@@ -646,8 +646,8 @@ pub struct ClipSourceArgs {
     /// Take the clip from a baked clip file (.animclip or Unity layout).
     #[arg(long, value_name = "FILE")]
     pub baked: Option<PathBuf>,
-    /// Play a Unity AnimatorController (.controller): its base layer as a state machine, its clips found through
-    /// the project's .meta files; --script drives its parameters.
+    /// Play a Unity AnimatorController (.controller, or an .overrideController over one): its base layer as a
+    /// state machine, its clips found through the project's .meta files; --script drives its parameters.
     #[arg(long, value_name = "FILE.controller", conflicts_with_all = ["clip", "clip_file", "baked"])]
     pub controller: Option<PathBuf>,
     /// Axes a Unity-layout --baked file's values are in (Unity's unless it was written with glTF's).

@@ -436,3 +436,66 @@ fn a_controller_bakes_what_it_plays() {
         .fold(0.0, f64::max);
     assert!(worst < 0.1, "the bake is {worst}° from the live run");
 }
+
+/// An override controller plays its base controller with its clips swapped: the fixture's Fast swaps Walk for
+/// Run (and leaves Idle, whose override is empty), so Idle → Walk now blends Idle with Run. Override controllers
+/// that stand on one another in a cycle are refused by name.
+#[test]
+fn an_override_controller_plays_its_base_with_clips_swapped() {
+    let dir = common::temp_dir("unity-override");
+    let script = dir.join("script.json");
+    std::fs::write(&script, r#"[{"time": 0.5, "set": "go", "value": true}]"#).unwrap();
+    let got = common::json_of(&animtune(&[
+        "pose",
+        "mannequin",
+        "--controller",
+        &fixture("Controllers/Fast.overrideController"),
+        "--script",
+        script.to_str().unwrap(),
+        "--time",
+        "0.6",
+        "--exact",
+        "--json",
+    ]));
+    let want = crate::state_machine::blend(&[
+        (&anim_at("Idle.anim", 0.6), 0.6),
+        (&anim_at("Run.anim", 0.1), 0.4),
+    ]);
+    crate::state_machine::assert_matches("Idle -> Walk played as Run", &got, &want);
+
+    let project = dir.join("Assets");
+    std::fs::create_dir_all(&project).unwrap();
+    for (name, guid, base) in [
+        (
+            "A",
+            "b1000000000000000000000000000001",
+            "b1000000000000000000000000000002",
+        ),
+        (
+            "B",
+            "b1000000000000000000000000000002",
+            "b1000000000000000000000000000001",
+        ),
+    ] {
+        std::fs::write(
+            project.join(format!("{name}.overrideController")),
+            format!(
+                "--- !u!221 &22100000\nAnimatorOverrideController:\n  m_Name: {name}\n  m_Controller: {{fileID: 22100000, guid: {base}, type: 2}}\n  m_Clips: []\n"
+            ),
+        )
+        .unwrap();
+        std::fs::write(
+            project.join(format!("{name}.overrideController.meta")),
+            format!("fileFormatVersion: 2\nguid: {guid}\n"),
+        )
+        .unwrap();
+    }
+    let a = project.join("A.overrideController");
+    let out = animtune(&["pose", "mannequin", "--controller", a.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("A.overrideController") && stderr.contains("cycle"),
+        "{stderr}"
+    );
+}

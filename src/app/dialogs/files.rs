@@ -36,7 +36,7 @@ impl Purpose {
             Purpose::Open(OpenKind::Clips) => &[
                 "glb", "gltf", "vrm", "vrma", "fbx", "animclip", "bytes", "anim",
             ],
-            Purpose::Open(OpenKind::UnityController) => &["controller"],
+            Purpose::Open(OpenKind::UnityController) => &["controller", "overrideController"],
             Purpose::Open(OpenKind::Preset)
             | Purpose::SavePreset
             | Purpose::OpenScript

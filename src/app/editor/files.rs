@@ -19,7 +19,7 @@ impl EditorState {
         let result = match ext.as_str() {
             "animclip" | "bytes" | "vrma" | "anim" => self.add_clips(path, true),
             "json" => self.open_blend_space(path),
-            "controller" => self.open_unity_controller(path),
+            "controller" | "overridecontroller" => self.open_unity_controller(path),
             _ => self.open_model(path),
         };
         match result {

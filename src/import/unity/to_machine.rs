@@ -43,12 +43,14 @@ pub struct ImportedController {
 
 /// Reads the controller at `path` and its clips (files of at most `max_bytes`).
 pub fn import(path: &Path, max_bytes: u64) -> Result<ImportedController, UnityError> {
-    let file = super::yaml::read(path, max_bytes)?;
-    let c = controller::read(&file, path)?;
     let project = Project::around(path)?;
+    let (controller_path, overrides) = follow_overrides(path, &project, max_bytes)?;
+    let file = super::yaml::read(&controller_path, max_bytes)?;
+    let c = controller::read(&file, &controller_path)?;
     let mut b = Builder {
         project: &project,
         max_bytes,
+        overrides,
         clips: Vec::new(),
         loaded: BTreeMap::new(),
         notes: c.unsupported.clone(),
@@ -158,6 +160,58 @@ pub fn import(path: &Path, max_bytes: u64) -> Result<ImportedController, UnityEr
     })
 }
 
+/// Most override controllers one may stand on before its controller.
+pub const MAX_OVERRIDE_DEPTH: usize = 16;
+
+/// The controller `path` plays: itself, or the one at the bottom of a chain of override controllers, with the
+/// clips they swap (an outer override wins over an inner one for the same original clip).
+fn follow_overrides(
+    path: &Path,
+    project: &Project,
+    max_bytes: u64,
+) -> Result<(PathBuf, BTreeMap<ObjectRef, ObjectRef>), UnityError> {
+    let mut chain: Vec<PathBuf> = Vec::new();
+    let mut layers: Vec<Vec<(ObjectRef, ObjectRef)>> = Vec::new();
+    let mut current = path.to_path_buf();
+    loop {
+        let file = super::yaml::read(&current, max_bytes)?;
+        if file
+            .of_class(controller::class::OVERRIDE_CONTROLLER)
+            .next()
+            .is_none()
+        {
+            break;
+        }
+        let canonical = current.canonicalize().unwrap_or_else(|_| current.clone());
+        if chain.contains(&canonical) || chain.len() >= MAX_OVERRIDE_DEPTH {
+            return Err(UnityError::new(
+                path,
+                format!(
+                    "its override controllers refer to one another in a cycle, or more than {MAX_OVERRIDE_DEPTH} deep"
+                ),
+            ));
+        }
+        chain.push(canonical);
+        let o = super::mask::read_override(&file, &current)?;
+        layers.push(o.clips);
+        current = project.resolve(&o.base).map(|r| r.path).ok_or_else(|| {
+            UnityError::new(
+                &current,
+                format!(
+                    "its base controller (asset {}) is not in the project folder",
+                    o.base.guid.as_deref().unwrap_or("in this file")
+                ),
+            )
+        })?;
+    }
+    // Innermost first, so the outer overrides replace the inner ones.
+    let mut overrides = BTreeMap::new();
+    for pairs in layers.into_iter().rev() {
+        overrides.extend(pairs);
+    }
+    Ok((current, overrides))
+}
+
 /// Names every state of `m` and its sub-machines uniquely (a repeated name takes its machine's path), and
 /// notes each sub-machine's default state.
 fn collect_names(
@@ -218,6 +272,8 @@ fn count_machine_transitions(m: &Machine, n: &mut usize) {
 struct Builder<'a> {
     project: &'a Project,
     max_bytes: u64,
+    /// Clips an override controller swaps: the base controller's clip → the one that plays instead.
+    overrides: BTreeMap<ObjectRef, ObjectRef>,
     clips: Vec<Clip>,
     /// Clips loaded per file, by the file's path: their names as the machine knows them.
     loaded: BTreeMap<PathBuf, Vec<String>>,
@@ -346,6 +402,8 @@ impl Builder<'_> {
     /// The name of the clip a reference names, loading its file once; None (noted) when it cannot be found or
     /// read.
     fn clip(&mut self, state: &str, r: &ObjectRef) -> Result<Option<String>, UnityError> {
+        let r = self.overrides.get(r).cloned().unwrap_or_else(|| r.clone());
+        let r = &r;
         let Some(found) = self.project.resolve(r) else {
             self.notes.push(format!(
                 "state '{state}': its clip is in asset {} (object {}), which the project folder does not hold",

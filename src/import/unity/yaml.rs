@@ -41,7 +41,7 @@ pub enum Node {
 }
 
 /// A reference to an object: `{fileID: N}` in the same file, or with `guid` in another asset.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ObjectRef {
     /// The object's file ID in its file (0: no object).
     pub file_id: i64,
