@@ -499,3 +499,47 @@ fn an_override_controller_plays_its_base_with_clips_swapped() {
         "{stderr}"
     );
 }
+
+/// Kenney's humanoid controller (from Mirror's examples) plays its FBX clips on its FBX character: RUNNING set
+/// takes Any State to Run, and the clips move the character's joints.
+#[test]
+#[ignore = "extended: needs ANIMTUNE_EXTRA_ASSETS"]
+fn kenneys_controller_plays_its_clips_on_its_character() {
+    let folder = common::extra_asset("unity/MANIFEST.md")
+        .parent()
+        .unwrap()
+        .join("files/MirrorNetworking__Mirror/Assets/Mirror/Examples/_Common/Assets/(CC0) Kenney Animated Characters 3");
+    let model = folder.join("Model/characterMedium.fbx");
+    let controller = folder.join("Animations/characterMedium.controller");
+    let dir = common::temp_dir("unity-kenney");
+    let script = dir.join("run.json");
+    std::fs::write(
+        &script,
+        r#"[{"time": 0.5, "set": "IDLE", "value": false}, {"time": 0.5, "set": "RUNNING", "value": true}]"#,
+    )
+    .unwrap();
+    let pose = |time: &str| {
+        common::json_of(&animtune(&[
+            "pose",
+            model.to_str().unwrap(),
+            "--controller",
+            controller.to_str().unwrap(),
+            "--script",
+            script.to_str().unwrap(),
+            "--time",
+            time,
+            "--json",
+        ]))
+    };
+    let (a, b) = (pose("1.0"), pose("1.2"));
+    assert_eq!(b["state_machine"]["state"], "Run", "{}", b["state_machine"]);
+    let moved = crate::state_machine::rotations(&a)
+        .into_iter()
+        .zip(crate::state_machine::rotations(&b))
+        .filter(|((_, p), (_, q))| common::angle_deg(*p, *q) > 1.0)
+        .count();
+    assert!(
+        moved >= 10,
+        "the run moves the character: {moved} joints turned over 0.2 s"
+    );
+}
