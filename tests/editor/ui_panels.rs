@@ -1302,3 +1302,35 @@ fn the_transport_fits_a_narrow_window_with_a_more_menu() {
         }
     }
 }
+
+/// A status line too long for the window is cut, and a click on it opens the recent messages whole and
+/// selectable, newest first (before, the rest could only be read while hovering).
+#[test]
+fn a_click_on_the_status_line_shows_the_recent_messages_whole() {
+    use animtune::app::panels::status_bar::MESSAGE_LOG;
+    let mut h = harness_sized(900.0, 600.0);
+    h.run_steps(2);
+    h.state_mut().send(animtune::app::command::Command::Open(
+        "/no/such/first.glb".into(),
+    ));
+    h.run_steps(2);
+    let long = format!("/no/such/{}/model.glb", "very-long-folder-name".repeat(12));
+    h.state_mut()
+        .send(animtune::app::command::Command::Open(long.clone().into()));
+    h.run_steps(2);
+    let text = h.state().editor().status().text.clone();
+    assert!(text.contains(&long), "{text}");
+    assert!(h.query_by_label(MESSAGE_LOG).is_none());
+    h.get_by_label(&text).click();
+    h.run_steps(2);
+    h.get_by_label(MESSAGE_LOG);
+    let shown = h.query_all_by_label(&text).count();
+    assert!(
+        shown >= 2,
+        "the log shows the last message whole ({shown} labels)"
+    );
+    assert!(
+        h.query_by_label_contains("first.glb").is_some(),
+        "and the one before it"
+    );
+}

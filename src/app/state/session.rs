@@ -26,6 +26,9 @@ pub struct Status {
     pub is_error: bool,
 }
 
+/// Messages the status bar's log keeps.
+pub const MAX_MESSAGES: usize = 50;
+
 /// What survives a restart.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Persisted {
@@ -65,6 +68,8 @@ pub struct Session {
     pub show_grid: bool,
     /// The status bar line.
     pub status: Status,
+    /// The last [`MAX_MESSAGES`] messages, oldest first: the status bar's log shows them whole.
+    pub messages: std::collections::VecDeque<Status>,
     /// Recently opened files, newest first.
     pub recent: Vec<PathBuf>,
     /// Frames per second used for frame numbers and stepping.
@@ -143,6 +148,7 @@ impl Session {
             show_skeleton: false,
             show_grid: true,
             status: Status::default(),
+            messages: std::collections::VecDeque::new(),
             recent: Vec::new(),
             frame_rate: 30.0,
             viewport_aspect: 16.0 / 9.0,
@@ -191,5 +197,9 @@ impl Session {
     /// Sets the status line.
     pub fn report(&mut self, text: String, is_error: bool) {
         self.status = Status { text, is_error };
+        if self.messages.len() >= MAX_MESSAGES {
+            self.messages.pop_front();
+        }
+        self.messages.push_back(self.status.clone());
     }
 }
