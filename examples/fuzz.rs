@@ -81,7 +81,7 @@ fn main() {
         args.get(1).and_then(|s| s.parse::<u64>().ok()),
     ) else {
         eprintln!(
-            "usage: fuzz TARGET SECONDS [SEED]   (targets: animclip unity preset gltf blend_path render_setup heatmap fbx machine vrm)"
+            "usage: fuzz TARGET SECONDS [SEED]   (targets: animclip unity preset gltf blend_path render_setup heatmap fbx machine vrm unity_yaml)"
         );
         std::process::exit(2);
     };

@@ -30,11 +30,14 @@ pub enum Target {
     Machine,
     /// VRM import from bytes, then its springs stepped and its expressions set for a few frames.
     Vrm,
+    /// Unity's text assets (`import::unity`): the YAML read, then whatever it holds read as a controller, an
+    /// override controller, a mask and `.anim` clips, each clip made the tool's clip.
+    UnityYaml,
 }
 
 impl Target {
     /// Every target.
-    pub const ALL: [Target; 10] = [
+    pub const ALL: [Target; 11] = [
         Target::Animclip,
         Target::Unity,
         Target::Preset,
@@ -45,6 +48,7 @@ impl Target {
         Target::Fbx,
         Target::Machine,
         Target::Vrm,
+        Target::UnityYaml,
     ];
 
     /// Lowercase name (folder of its corpus).
@@ -60,6 +64,7 @@ impl Target {
             Target::Fbx => "fbx",
             Target::Machine => "machine",
             Target::Vrm => "vrm",
+            Target::UnityYaml => "unity_yaml",
         }
     }
 
@@ -72,7 +77,11 @@ impl Target {
     pub fn is_text(self) -> bool {
         matches!(
             self,
-            Target::Preset | Target::BlendPath | Target::Heatmap | Target::Machine
+            Target::Preset
+                | Target::BlendPath
+                | Target::Heatmap
+                | Target::Machine
+                | Target::UnityYaml
         )
     }
 }
@@ -201,6 +210,7 @@ pub fn run(target: Target, bytes: &[u8]) -> String {
             }
         }
         Target::Vrm => outcome(import(bytes).map(|m| step_springs_and_faces(&m))),
+        Target::UnityYaml => outcome(read_unity(bytes, path)),
         Target::BlendPath => outcome(
             crate::offline::stream::parse_path(&String::from_utf8_lossy(bytes), "fuzz-input")
                 .map(|p| {
@@ -226,6 +236,68 @@ fn evaluate_every_clip(m: &crate::import::ImportedModel) {
             ..EvalInput::default()
         });
     }
+}
+
+/// Seeds of the Unity target: the committed fixture project's controller, override controller and a clip.
+const UNITY_SEEDS: [&str; 3] = [
+    include_str!("../tests/fixtures/unity/Assets/Controllers/Locomotion.controller"),
+    include_str!("../tests/fixtures/unity/Assets/Controllers/Fast.overrideController"),
+    include_str!("../tests/fixtures/unity/Assets/Anims/Walk.anim"),
+];
+
+/// Reads a Unity text asset as every reader would: the YAML, then its controller, override controller, mask and
+/// clips (each made the tool's clip); it is "ok" when the YAML reads and what it holds reads.
+fn read_unity(bytes: &[u8], path: &Path) -> Result<(), String> {
+    use crate::import::unity::{anim, anim_clip, controller, mask, yaml};
+    let text = std::str::from_utf8(bytes).map_err(|e| e.to_string())?;
+    let file = yaml::parse(text, path).map_err(|e| e.to_string())?;
+    let mut read = Vec::new();
+    if file
+        .of_class(controller::class::CONTROLLER)
+        .next()
+        .is_some()
+    {
+        read.push(
+            controller::read(&file, path)
+                .map(|_| ())
+                .map_err(|e| e.to_string()),
+        );
+    }
+    if file
+        .of_class(controller::class::OVERRIDE_CONTROLLER)
+        .next()
+        .is_some()
+    {
+        read.push(
+            mask::read_override(&file, path)
+                .map(|_| ())
+                .map_err(|e| e.to_string()),
+        );
+    }
+    if file
+        .of_class(controller::class::AVATAR_MASK)
+        .next()
+        .is_some()
+    {
+        read.push(
+            mask::read_mask(&file, path)
+                .map(|_| ())
+                .map_err(|e| e.to_string()),
+        );
+    }
+    if file.of_class(anim::CLASS_ANIMATION_CLIP).next().is_some() {
+        read.push(
+            anim::clips(&file, path)
+                .map_err(|e| e.to_string())
+                .and_then(|clips| {
+                    for c in &clips {
+                        anim_clip::to_clip(c)?;
+                    }
+                    Ok(())
+                }),
+        );
+    }
+    read.into_iter().collect()
 }
 
 /// Between a machine input's preset and its script.
@@ -453,6 +525,7 @@ pub fn seeds(target: Target) -> Vec<Vec<u8>> {
         Target::Fbx => vec![TINY_FBX.as_bytes().to_vec()],
         Target::Machine => vec![machine_seed().into_bytes()],
         Target::Vrm => vec![tiny_vrm0(), tiny_vrm1()],
+        Target::UnityYaml => UNITY_SEEDS.iter().map(|s| s.as_bytes().to_vec()).collect(),
         Target::Heatmap => vec![
             serde_json::to_vec(&crate::demo::locomotion::default_blend_space()).unwrap_or_default(),
         ],

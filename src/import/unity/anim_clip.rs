@@ -18,6 +18,8 @@ use crate::core::{Clip, Interpolation, Keys, Track, TrackTarget, Transform};
 pub const SAMPLE_RATE: f64 = 120.0;
 /// How far before a stepped key the held value is sampled, seconds.
 const STEP_LEAD: f64 = 1e-4;
+/// The longest clip read (stop minus start), seconds: an hour.
+pub const MAX_CLIP_SECONDS: f64 = 3600.0;
 /// Most samples over every track of one clip.
 pub const MAX_SAMPLES: usize = 20_000_000;
 
@@ -39,6 +41,13 @@ pub fn to_clip(u: &UnityClip) -> Result<Clip, String> {
     }
     let s = &u.settings;
     let (start, stop) = (s.start.max(0.0), s.stop.max(s.start.max(0.0)));
+    if stop - start > MAX_CLIP_SECONDS {
+        return Err(format!(
+            "clip '{}' runs {:.0} s (start {start} s, stop {stop} s), more than the {MAX_CLIP_SECONDS} s read",
+            u.name,
+            stop - start
+        ));
+    }
     let mut paths: Vec<&str> = u.transforms.iter().map(|t| t.path.as_str()).collect();
     paths.sort_unstable();
     paths.dedup();
@@ -49,6 +58,15 @@ pub fn to_clip(u: &UnityClip) -> Result<Clip, String> {
         let channel =
             |want: fn(&TransformChannel) -> bool| curves.iter().find(|t| want(&t.channel));
         let mut times = |components: &[Curve]| -> Result<Vec<f64>, String> {
+            // Bounded before the grid is allocated: its samples and the keys inside it.
+            let keys: usize = components.iter().map(|c| c.keys.len()).sum();
+            let grid = ((stop - start) * SAMPLE_RATE).ceil() as usize + 1;
+            if samples.saturating_add(grid).saturating_add(2 * keys) > MAX_SAMPLES {
+                return Err(format!(
+                    "clip '{}' would take more than {MAX_SAMPLES} samples",
+                    u.name
+                ));
+            }
             let t = sample_times(components, start, stop);
             samples = samples.saturating_add(t.len());
             if samples > MAX_SAMPLES {
@@ -257,5 +275,11 @@ AnimationClip:
         let after = r.sample(0.6);
         let want = Quat::from_rotation_y(-40f32.to_radians());
         assert!(after.angle_between(want) < 1e-4, "{after} {want}");
+        // A stop time years away is refused before its grid is allocated (a fuzzer's 4 TB allocation).
+        let far = text.replace("m_StopTime: 1", "m_StopTime: 1e12");
+        let file = yaml::parse(&far, Path::new("far.anim")).unwrap();
+        let u = &anim::clips(&file, Path::new("far.anim")).unwrap()[0];
+        let e = to_clip(u).unwrap_err();
+        assert!(e.contains("more than the 3600 s"), "{e}");
     }
 }
