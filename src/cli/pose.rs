@@ -485,7 +485,13 @@ pub(super) fn evaluate_stack(
     ] {
         if given && machine.is_none() {
             bail!(
-                "{flag}: {preset_file} holds no state machine (or a clip option chose a clip instead)"
+                "{flag} plays a state machine, and {} holds none: give a --preset that holds one, or \
+                 --controller (a clip option chooses a clip instead)",
+                if src.controller.is_some() || args.preset.is_some() {
+                    preset_file.as_str()
+                } else {
+                    "the command line"
+                }
             );
         }
     }

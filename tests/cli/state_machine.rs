@@ -247,7 +247,10 @@ fn scripts_and_machines_that_do_not_fit_are_refused() {
     ]);
     common::assert_clean_failure(&out, &["script.json", "time -2"]);
     let out = common::animtune(&["pose", q, "--script", script, "--time", "0.5"]);
-    assert_eq!(out.status.code(), Some(2), "--script needs --preset (clap)");
+    common::assert_clean_failure(
+        &out,
+        &["--script", "the command line holds none", "--controller"],
+    );
     // A simulation rate outside 10 to 1000 Hz, or with nothing to simulate, is refused naming the flag.
     let out = common::animtune(&[
         "pose",
@@ -286,7 +289,7 @@ fn scripts_and_machines_that_do_not_fit_are_refused() {
         "--sim-rate",
         "30",
     ]);
-    common::assert_clean_failure(&out, &["--sim-rate", "holds no state machine"]);
+    common::assert_clean_failure(&out, &["--sim-rate", "holds none"]);
 }
 
 /// Hostile machines, each generated: no state, a transition lasting 1e30 s, a state speed of 1e308, and 200,000
