@@ -609,11 +609,7 @@ pub fn run(args: &BakeArgs) -> Result<()> {
     // A Unity controller's machine, its clips after the model's.
     let controller = match &args.controller {
         Some(path) => {
-            let limit = crate::import::Limits::from_env().max_file_bytes;
-            let imported = crate::import::unity::to_machine::import(path, limit)?;
-            for note in &imported.notes {
-                eprintln!("note: {}: {note}", path.display());
-            }
+            let imported = super::model::open_controller(path)?;
             model.clips.extend(imported.clips);
             Some(imported.machine)
         }

@@ -190,3 +190,16 @@ fn ik_goals(args: &super::ModelArgs, preset: Option<&Preset>) -> Result<crate::c
     }
     Ok(goals)
 }
+
+/// The Unity controller `--controller` names, imported within the file-size limit, with what does not play as in
+/// Unity printed as `note:` lines naming it.
+pub fn open_controller(
+    path: &Path,
+) -> Result<crate::import::unity::to_machine::ImportedController> {
+    let limit = crate::import::Limits::from_env().max_file_bytes;
+    let imported = crate::import::unity::to_machine::import(path, limit)?;
+    for note in &imported.notes {
+        eprintln!("note: {}: {note}", path.display());
+    }
+    Ok(imported)
+}

@@ -445,17 +445,11 @@ pub(super) fn evaluate_stack(
         .transpose()?;
     let no_clip_option = src.clip.is_none() && src.clip_file.is_none() && src.baked.is_none();
     // A Unity controller plays as a state machine with its clips beside the model's.
-    let controller = match &src.controller {
-        Some(path) => {
-            let limit = crate::import::Limits::from_env().max_file_bytes;
-            let imported = crate::import::unity::to_machine::import(path, limit)?;
-            for note in &imported.notes {
-                eprintln!("note: {}: {note}", path.display());
-            }
-            Some(imported)
-        }
-        None => None,
-    };
+    let controller = src
+        .controller
+        .as_deref()
+        .map(super::model::open_controller)
+        .transpose()?;
     let preset_file = match &src.controller {
         Some(path) => path.display().to_string(),
         None => preset_file,

@@ -44,8 +44,7 @@ pub struct ImportedController {
 /// Reads the controller at `path` and its clips (files of at most `max_bytes`).
 pub fn import(path: &Path, max_bytes: u64) -> Result<ImportedController, UnityError> {
     let project = Project::around(path)?;
-    let (controller_path, overrides) = follow_overrides(path, &project, max_bytes)?;
-    let file = super::yaml::read(&controller_path, max_bytes)?;
+    let (controller_path, file, overrides) = follow_overrides(path, &project, max_bytes)?;
     let c = controller::read(&file, &controller_path)?;
     let mut b = Builder {
         project: &project,
@@ -163,24 +162,32 @@ pub fn import(path: &Path, max_bytes: u64) -> Result<ImportedController, UnityEr
 /// Most override controllers one may stand on before its controller.
 pub const MAX_OVERRIDE_DEPTH: usize = 16;
 
-/// The controller `path` plays: itself, or the one at the bottom of a chain of override controllers, with the
-/// clips they swap (an outer override wins over an inner one for the same original clip).
+/// The controller `path` plays, parsed: itself, or the one at the bottom of a chain of override controllers, with
+/// the clips they swap (an outer override wins over an inner one for the same original clip).
+#[allow(clippy::type_complexity)]
 fn follow_overrides(
     path: &Path,
     project: &Project,
     max_bytes: u64,
-) -> Result<(PathBuf, BTreeMap<ObjectRef, ObjectRef>), UnityError> {
+) -> Result<
+    (
+        PathBuf,
+        super::yaml::UnityFile,
+        BTreeMap<ObjectRef, ObjectRef>,
+    ),
+    UnityError,
+> {
     let mut chain: Vec<PathBuf> = Vec::new();
     let mut layers: Vec<Vec<(ObjectRef, ObjectRef)>> = Vec::new();
     let mut current = path.to_path_buf();
-    loop {
+    let file = loop {
         let file = super::yaml::read(&current, max_bytes)?;
         if file
             .of_class(controller::class::OVERRIDE_CONTROLLER)
             .next()
             .is_none()
         {
-            break;
+            break file;
         }
         let canonical = current.canonicalize().unwrap_or_else(|_| current.clone());
         if chain.contains(&canonical) || chain.len() >= MAX_OVERRIDE_DEPTH {
@@ -203,13 +210,13 @@ fn follow_overrides(
                 ),
             )
         })?;
-    }
+    };
     // Innermost first, so the outer overrides replace the inner ones.
     let mut overrides = BTreeMap::new();
     for pairs in layers.into_iter().rev() {
         overrides.extend(pairs);
     }
-    Ok((current, overrides))
+    Ok((current, file, overrides))
 }
 
 /// Names every state of `m` and its sub-machines uniquely (a repeated name takes its machine's path), and
