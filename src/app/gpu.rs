@@ -66,7 +66,7 @@ pub fn draws_into_window_pass(
 }
 
 impl ViewportGpu {
-    /// A viewport on eframe's device, drawing into a texture until [`ViewportGpu::with_window_depth`] says the
+    /// A viewport on eframe's device, drawing into a texture until [`ViewportGpu::set_window_depth`] says the
     /// window's pass has a depth buffer.
     pub fn new(state: &egui_wgpu::RenderState) -> Self {
         ViewportGpu {
@@ -78,9 +78,8 @@ impl ViewportGpu {
 
     /// Says the window's pass has a depth buffer of `format` (as eframe was asked for one), before the first
     /// paint.
-    pub fn with_window_depth(mut self, format: wgpu::TextureFormat) -> Self {
+    pub fn set_window_depth(&mut self, format: wgpu::TextureFormat) {
         self.window_depth = Some(format);
-        self
     }
 
     /// Chooses the route, builds the pipelines on eframe's device and says on stderr which adapter draws and how.

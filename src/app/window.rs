@@ -162,8 +162,7 @@ impl AnimtuneApp {
     /// draws straight into it ([`super::gpu::draws_into_window_pass`]).
     pub fn with_window_depth(mut self, format: Option<wgpu::TextureFormat>) -> Self {
         if let Some(format) = format {
-            self.viewport = std::mem::replace(&mut self.viewport, ViewportPanel::new(None))
-                .with_window_depth(format);
+            self.viewport.set_window_depth(format);
         }
         self
     }

@@ -86,26 +86,30 @@ impl EditorState {
         }
     }
 
+    /// Appends source clips to the document, each also as its clip settings make it (the clip list's).
+    fn append_clips(&mut self, clips: Vec<crate::core::Clip>) {
+        let (settled, _) = crate::offline::apply_clip_settings(
+            &self.doc.model.character,
+            &clips,
+            &self.doc.tuning.clip_settings,
+        );
+        self.doc.clips.extend(settled);
+        self.doc.source_clips.extend(clips);
+    }
+
     /// Opens a Unity controller: its clips join the clip list and its base layer becomes the state machine, in
     /// one undo step; what does not play as in Unity goes to the status bar.
     fn open_unity_controller(&mut self, path: &Path) -> anyhow::Result<()> {
         let limit = crate::import::Limits::from_env().max_file_bytes;
         let imported = crate::import::unity::to_machine::import(path, limit)?;
-        let names: std::collections::BTreeSet<&str> =
-            imported.clips.iter().map(|c| c.name.as_str()).collect();
-        let mut fresh: Vec<crate::core::Clip> = imported
+        // Named by their files, one clip per name: those already in the list (opened before) stay as they are.
+        let count = imported.clips.len();
+        let fresh: Vec<crate::core::Clip> = imported
             .clips
-            .iter()
+            .into_iter()
             .filter(|c| !self.doc.clips.iter().any(|o| o.name == c.name))
-            .cloned()
             .collect();
-        let (settled, _) = crate::offline::apply_clip_settings(
-            &self.doc.model.character,
-            &fresh,
-            &self.doc.tuning.clip_settings,
-        );
-        self.doc.clips.extend(settled);
-        self.doc.source_clips.append(&mut fresh);
+        self.append_clips(fresh);
         let before = self.doc.tuning.clone();
         self.doc.tuning.state_machine = Some(imported.machine);
         self.history.record(&before, &self.doc.tuning);
@@ -120,7 +124,7 @@ impl EditorState {
             format!(
                 "Opened {}: its base layer is the state machine (States tab), {} clip(s){notes}",
                 path.display(),
-                names.len()
+                count
             ),
             false,
         );
@@ -171,15 +175,7 @@ impl EditorState {
             );
         }
         let first = self.doc.clips.len();
-        self.doc.clips.extend(
-            crate::offline::apply_clip_settings(
-                &self.doc.model.character,
-                &usable,
-                &self.doc.tuning.clip_settings,
-            )
-            .0,
-        );
-        self.doc.source_clips.extend(usable);
+        self.append_clips(usable);
         let text = format!(
             "Added {} clip(s) from {}: tracks bound by path {}, by name {}, by humanoid bone {} ({} retargeted \
              between rest poses); {} found no joint",

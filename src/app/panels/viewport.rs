@@ -60,10 +60,12 @@ fn to_screen(view_proj: glam::Mat4, rect: Rect, p: Vec3) -> Option<Pos2> {
 }
 
 impl ViewportPanel {
-    /// The same viewport, drawing into the window's pass where [`crate::app::gpu::draws_into_window_pass`] says.
-    pub fn with_window_depth(mut self, format: wgpu::TextureFormat) -> Self {
-        self.gpu = self.gpu.map(|g| g.with_window_depth(format));
-        self
+    /// Says the window's pass has a depth buffer of `format`: the viewport draws into it where
+    /// [`crate::app::gpu::draws_into_window_pass`] says (before the first paint).
+    pub fn set_window_depth(&mut self, format: wgpu::TextureFormat) {
+        if let Some(g) = &mut self.gpu {
+            g.set_window_depth(format);
+        }
     }
 
     /// A viewport drawing with `gpu` (None: no renderer, a message instead).
