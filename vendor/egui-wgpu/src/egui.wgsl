@@ -133,8 +133,13 @@ fn wrap_texel_coord(coord: vec2<i32>, texture_size: vec2<i32>) -> vec2<i32> {
 }
 
 
+// Chosen when the pipeline is made (`RendererOptions::predictable_texture_filtering`) rather than read from
+// `r_locals` per fragment: software rasterisers (llvmpipe, lavapipe) run both arms of a branch on a uniform, and
+// the software filter below then cost half of every frame.
+override PREDICTABLE_TEXTURE_FILTERING: bool = false;
+
 fn sample_texture(in: VertexOutput) -> vec4<f32> {
-    if r_locals.predictable_texture_filtering == 0 {
+    if !PREDICTABLE_TEXTURE_FILTERING {
         // Hardware filtering: fast, but varies across GPUs and drivers.
         return textureSample(r_tex_color, r_tex_sampler, in.tex_coord);
     } else {

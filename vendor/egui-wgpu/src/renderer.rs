@@ -454,7 +454,13 @@ impl Renderer {
                         }),
                         write_mask: wgpu::ColorWrites::ALL,
                     })],
-                    compilation_options: wgpu::PipelineCompilationOptions::default()
+                    compilation_options: wgpu::PipelineCompilationOptions {
+                        constants: &[(
+                            "PREDICTABLE_TEXTURE_FILTERING",
+                            f64::from(u8::from(options.predictable_texture_filtering)),
+                        )],
+                        ..Default::default()
+                    },
                 }),
                 multiview_mask: None,
                 cache: None,
