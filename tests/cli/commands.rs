@@ -190,6 +190,30 @@ fn a_vrma_resting_its_hips_absurdly_far_away_is_refused() {
     );
 }
 
+/// A VRM with 23 broken references is refused in one line that counts them and names the first few, not a line
+/// of all 23.
+#[test]
+fn a_vrm_with_many_invalid_references_reports_their_count_and_the_first_few() {
+    let dir = common::temp_dir("many-invalid-vrm");
+    let bad = dir.join("broken.vrm");
+    common::edit_glb(&common::asset("Godette_vrm_v4.vrm"), &bad, |json| {
+        for node in json["nodes"].as_array_mut().unwrap().iter_mut().take(23) {
+            node["camera"] = serde_json::json!(9999);
+        }
+    });
+    let out = animtune(&["inspect", bad.to_str().unwrap()]);
+    assert_clean_failure(
+        &out,
+        &[
+            "broken.vrm",
+            "invalid glTF, 23 errors: nodes[0].camera: Index out of bounds",
+            "nodes[4].camera",
+            "and 18 more",
+        ],
+    );
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("nodes[5].camera"));
+}
+
 #[test]
 fn hips_placement_comes_from_the_flag_or_the_preset() {
     let clip = common::quaternius();

@@ -84,8 +84,34 @@ pub(super) fn parse_document(
             unknown.join(", ")
         ));
     }
-    let document = gl::Document::from_json(root).map_err(|e| e.to_string())?;
+    let document = gl::Document::from_json(root).map_err(|e| match e {
+        gl::Error::Validation(errors) => validation_report(&errors),
+        other => other.to_string(),
+    })?;
     Ok((document, blob))
+}
+
+/// How many of the glTF reader's validation errors a report lists by name.
+const ERRORS_LISTED: usize = 5;
+
+/// The glTF reader's validation errors as one report: how many there are, then the first few by JSON path.
+fn validation_report(errors: &[(gl::json::Path, gl::json::validation::Error)]) -> String {
+    let listed: Vec<String> = errors
+        .iter()
+        .take(ERRORS_LISTED)
+        .map(|(path, error)| format!("{path}: {error}"))
+        .collect();
+    let more = errors.len().saturating_sub(ERRORS_LISTED);
+    let count = match errors.len() {
+        1 => "1 error".to_string(),
+        n => format!("{n} errors"),
+    };
+    let tail = if more > 0 {
+        format!("; and {more} more")
+    } else {
+        String::new()
+    };
+    format!("invalid glTF, {count}: {}{tail}", listed.join("; "))
 }
 
 /// Checks that every primitive attribute names an existing accessor, before the glTF reader's validation
