@@ -1334,3 +1334,45 @@ fn a_click_on_the_status_line_shows_the_recent_messages_whole() {
         "and the one before it"
     );
 }
+
+/// At 900×600 with UI scale 2 the View menu is taller than the window: it scrolls, so its last rows (onion skin)
+/// can be brought onto the screen with the wheel and used, instead of running off the bottom edge.
+#[test]
+fn the_view_menu_scrolls_in_a_short_window() {
+    let mut h = harness_sized(900.0, 600.0);
+    h.ctx.set_zoom_factor(2.0);
+    h.run_steps(3);
+    let bottom = 600.0 / 2.0;
+    h.get_by_role_and_label(Role::Button, "View").click();
+    h.run_steps(3);
+    let onion = |h: &Harness<'static, AnimtuneApp>| {
+        h.get_by_role_and_label(Role::CheckBox, "Onion skin").rect()
+    };
+    assert!(
+        onion(&h).bottom() > bottom,
+        "the menu fits: {:?}",
+        onion(&h)
+    );
+    h.hover_at(
+        h.get_by_role_and_label(Role::CheckBox, "Grid")
+            .rect()
+            .center(),
+    );
+    h.event(egui::Event::MouseWheel {
+        unit: egui::MouseWheelUnit::Point,
+        delta: egui::vec2(0.0, -3000.0),
+        modifiers: egui::Modifiers::NONE,
+        phase: egui::TouchPhase::Move,
+        source: egui::MouseWheelSource::Wheel,
+    });
+    h.run_steps(6);
+    let shown = onion(&h);
+    assert!(
+        shown.bottom() <= bottom && shown.top() >= 0.0,
+        "Onion skin still off the screen after scrolling: {shown:?}"
+    );
+    h.get_by_role_and_label(Role::CheckBox, "Onion skin")
+        .click();
+    h.run_steps(3);
+    assert!(h.state().editor().session().onion.enabled);
+}
