@@ -270,6 +270,51 @@ fn the_whole_blend_canvas_shows_at_900x600_and_at_scale_2() {
     assert_canvas_whole(&mut h, "blend_scale2", egui::vec2(640.0, 400.0));
 }
 
+/// At 900×600 with UI scale 2 the inspector's view is shorter than a usual canvas: the canvas is then as tall as
+/// that view, so scrolling the inspector brings it on screen whole (it was a strip cut by the tabs and the
+/// transport wherever it was scrolled).
+#[test]
+fn the_blend_canvas_scrolls_into_view_whole_at_900x600_and_scale_2() {
+    let mut h = harness_sized(900.0, 600.0);
+    h.ctx.set_zoom_factor(2.0);
+    h.run_steps(3);
+    if h.query_by_label("States").is_none() {
+        h.get_by_role_and_label(Role::Button, "«").click();
+        h.run_steps(3);
+    }
+    let tabs_bottom = h.get_by_label("States").rect().bottom();
+    let timeline = h.get_by_role_and_label(Role::Button, "|<").rect();
+    // The wheel over the inspector, a little at a time, until the canvas is below the tabs and above the
+    // transport (or the inspector stops scrolling).
+    let mut whole = None;
+    for _ in 0..40 {
+        let canvas = h.get_by_label(CANVAS_LABEL).rect();
+        if canvas.top() >= tabs_bottom && canvas.bottom() <= timeline.top() {
+            whole = Some(canvas);
+            break;
+        }
+        h.hover_at(egui::pos2(
+            h.get_by_label("States").rect().center().x,
+            tabs_bottom + 20.0,
+        ));
+        h.event(egui::Event::MouseWheel {
+            unit: egui::MouseWheelUnit::Point,
+            delta: egui::vec2(0.0, -10.0),
+            modifiers: egui::Modifiers::NONE,
+            phase: egui::TouchPhase::Move,
+            source: egui::MouseWheelSource::Wheel,
+        });
+        h.run_steps(2);
+    }
+    let canvas = whole.unwrap_or_else(|| {
+        panic!(
+            "the canvas {:?} never shows whole between the tabs (bottom {tabs_bottom}) and the transport {timeline:?}",
+            h.get_by_label(CANVAS_LABEL).rect()
+        )
+    });
+    assert!(canvas.height() >= 40.0, "canvas {canvas:?}");
+}
+
 #[test]
 fn the_inspector_keeps_its_width_across_tabs() {
     let mut h = harness_sized(1280.0, 800.0);

@@ -188,6 +188,9 @@ pub fn screen_to_space(space: &BlendSpace, rect: Rect, pos: Pos2) -> [f64; 2] {
 /// Smallest canvas side, points.
 const MIN_CANVAS: f32 = 120.0;
 
+/// Smallest canvas height where the inspector's view is shorter than [`MIN_CANVAS`], points.
+const MIN_SHORT_CANVAS: f32 = 50.0;
+
 /// What each weighting mode does, for its tooltip.
 fn mode_help(mode: BlendMode) -> &'static str {
     match mode {
@@ -703,18 +706,20 @@ impl BlendPanel {
         // canvas shows in a small window or at a large UI scale (there the axes' scales may differ), down to
         // MIN_CANVAS.
         // (Less the room of a horizontal scroll bar and a margin.)
-        let visible = ui.clip_rect().bottom()
-            - ui.cursor().top()
-            - ui.spacing().scroll.bar_width
-            - ui.spacing().scroll.bar_outer_margin
-            - 12.0;
+        let margins = ui.spacing().scroll.bar_width + ui.spacing().scroll.bar_outer_margin + 12.0;
+        let visible = ui.clip_rect().bottom() - ui.cursor().top() - margins;
+        // In a panel shorter than MIN_CANVAS (a small window at a large UI scale) the canvas is as tall as the
+        // panel's view, so scrolling brings it on screen whole.
+        let floor = MIN_CANVAS
+            .min(ui.clip_rect().height() - margins)
+            .max(MIN_SHORT_CANVAS);
         let (width, height) = if self.fill {
             let size = ui.available_size();
             (size.x.max(MIN_CANVAS), size.y.max(MIN_CANVAS))
         } else {
             let width = ui.available_width().clamp(MIN_CANVAS, 480.0);
-            // Never flatter than MIN_CANVAS: below that it cannot be used, and the inspector scrolls instead.
-            (width, (width * aspect).min(visible.max(MIN_CANVAS)))
+            // Never flatter than `floor`: below that it cannot be used, and the inspector scrolls instead.
+            (width, (width * aspect).min(visible.max(floor)))
         };
         let (rect, _) = ui.allocate_exact_size(Vec2::new(width, height), Sense::hover());
         let (id, label) = self.canvas;
