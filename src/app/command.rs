@@ -44,8 +44,10 @@ impl Analysis {
 /// One request from a panel, a shortcut, a dropped file or a script.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Command {
-    /// Opens a model, a clip or a preset, deciding by extension.
+    /// Opens a model, a clip, a preset or a Unity controller, deciding by extension (a folder: a Unity project).
     Open(PathBuf),
+    /// Closes the list of a Unity project's controllers without opening one.
+    DismissControllerChoice,
     /// Adds every clip of a file (a model, .vrma, .animclip or Unity layout) to the character's clip list and
     /// plays the first.
     AddClips(PathBuf),
@@ -343,6 +345,8 @@ pub enum OpenKind {
     Preset,
     /// A Unity AnimatorController (.controller): its base layer becomes the state machine.
     UnityController,
+    /// A Unity project folder: its controller (the user picks one where it has several).
+    UnityProject,
 }
 
 /// What a dialog is choosing a path for.

@@ -775,6 +775,7 @@ impl eframe::App for AnimtuneApp {
             self.export.show(e);
         }
         self.export.ui(&ctx, e, out);
+        super::dialogs::controller_choice::ui(&ctx, e, out);
 
         self.frames += 1;
         self.screenshots(&ctx);

@@ -389,9 +389,9 @@ pub struct BakeArgs {
     /// "set", "value"} and {"time", "trigger"}) for --duration seconds.
     #[arg(long, value_name = "FILE.json", requires = "duration", conflicts_with_all = ["all", "blend_point", "blend_path", "clip", "per_node"])]
     pub script: Option<PathBuf>,
-    /// With --script: bake a Unity AnimatorController (.controller) instead of a preset's machine: its base layer,
-    /// its clips found through the project's .meta files.
-    #[arg(long, value_name = "FILE.controller", requires = "script")]
+    /// With --script: bake a Unity AnimatorController (.controller, or a project folder holding one) instead of a
+    /// preset's machine: its base layer, its clips found through the project's .meta files.
+    #[arg(long, value_name = "FILE.controller|FOLDER", requires = "script")]
     pub controller: Option<PathBuf>,
     /// With --script: the rate the state machine simulates at, Hz (10 to 1000): its transitions decide on ticks
     /// of 1/HZ s whatever --fps is, so a bake at any --fps samples the run `pose --script` shows.
@@ -646,9 +646,10 @@ pub struct ClipSourceArgs {
     /// Take the clip from a baked clip file (.animclip or Unity layout).
     #[arg(long, value_name = "FILE")]
     pub baked: Option<PathBuf>,
-    /// Play a Unity AnimatorController (.controller, or an .overrideController over one): its base layer as a
-    /// state machine, its clips found through the project's .meta files; --script drives its parameters.
-    #[arg(long, value_name = "FILE.controller", conflicts_with_all = ["clip", "clip_file", "baked"])]
+    /// Play a Unity AnimatorController (.controller, an .overrideController over one, or a project folder whose
+    /// only controller it is): its base layer as a state machine, its clips found through the project's .meta
+    /// files; --script drives its parameters.
+    #[arg(long, value_name = "FILE.controller|FOLDER", conflicts_with_all = ["clip", "clip_file", "baked"])]
     pub controller: Option<PathBuf>,
     /// Axes a Unity-layout --baked file's values are in (Unity's unless it was written with glTF's).
     #[arg(long, value_enum, default_value = "unity")]

@@ -197,6 +197,7 @@ pub fn open_controller(
     path: &Path,
 ) -> Result<crate::import::unity::to_machine::ImportedController> {
     let limit = crate::import::Limits::from_env().max_file_bytes;
+    let path = &crate::import::unity::to_machine::controller_in(path)?;
     let imported = crate::import::unity::to_machine::import(path, limit)?;
     for note in &imported.notes {
         eprintln!("note: {}: {note}", path.display());

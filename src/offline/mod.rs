@@ -167,6 +167,18 @@ impl ExportFormat {
         }
     }
 
+    /// The format a file extension names (any case), if it names one.
+    pub fn from_extension(extension: &str) -> Option<ExportFormat> {
+        [
+            ExportFormat::Native,
+            ExportFormat::Unity,
+            ExportFormat::Gltf,
+            ExportFormat::Vrma,
+        ]
+        .into_iter()
+        .find(|f| f.extension().eq_ignore_ascii_case(extension))
+    }
+
     /// Lowercase name.
     pub fn name(self) -> &'static str {
         match self {

@@ -437,6 +437,69 @@ fn a_controller_bakes_what_it_plays() {
     assert!(worst < 0.1, "the bake is {worst}° from the live run");
 }
 
+/// `--controller` takes a project folder: a folder with one controller plays it (the same pose as the file), one
+/// with several is refused naming them, one with none says so.
+#[test]
+fn a_controller_is_found_in_a_project_folder() {
+    let project = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/unity");
+    let at = |controller: &str| {
+        common::json_of(&animtune(&[
+            "pose",
+            "mannequin",
+            "--controller",
+            controller,
+            "--time",
+            "0.4",
+            "--json",
+        ]))
+    };
+    // Assets/Anims holds no controller; the project root holds two.
+    let empty = animtune(&[
+        "pose",
+        "mannequin",
+        "--controller",
+        &fixture("Anims"),
+        "--time",
+        "0.4",
+    ]);
+    common::assert_clean_failure(&empty, &["Anims", "holds no .controller"]);
+    let both = animtune(&[
+        "pose",
+        "mannequin",
+        "--controller",
+        project.to_str().unwrap(),
+        "--time",
+        "0.4",
+    ]);
+    common::assert_clean_failure(
+        &both,
+        &[
+            "holds 2 controllers",
+            "Locomotion.controller",
+            "Fast.overrideController",
+        ],
+    );
+    // A copy of the project without the override controller: its folder plays Locomotion.
+    let dir = common::temp_dir("unity-project-folder");
+    let copy = dir.join("Game");
+    for sub in ["Assets/Anims", "Assets/Controllers"] {
+        std::fs::create_dir_all(copy.join(sub)).unwrap();
+        for entry in std::fs::read_dir(project.join(sub)).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_str().unwrap().to_string();
+            if !name.starts_with("Fast.") {
+                std::fs::copy(&path, copy.join(sub).join(name)).unwrap();
+            }
+        }
+    }
+    let from_folder = at(copy.to_str().unwrap());
+    let from_file = at(&fixture("Controllers/Locomotion.controller"));
+    assert_eq!(
+        crate::state_machine::rotations(&from_folder),
+        crate::state_machine::rotations(&from_file)
+    );
+}
+
 /// An override controller plays its base controller with its clips swapped: the fixture's Fast swaps Walk for
 /// Run (and leaves Idle, whose override is empty), so Idle → Walk now blends Idle with Run. Override controllers
 /// that stand on one another in a cycle are refused by name.

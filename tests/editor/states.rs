@@ -872,3 +872,80 @@ fn a_unity_controller_opens_as_the_machine_and_its_parameters_drive_it() {
         "opening it was one undo step"
     );
 }
+
+/// File → Open Unity project… with the fixture project, which holds a controller and an override controller:
+/// the window asks which to open; the chosen one is the machine, its `go` parameter takes Idle to Walk, and the
+/// Export window bakes the machine to a file that reads back.
+#[test]
+fn a_unity_project_folder_opens_its_chosen_controller_which_plays_and_bakes() {
+    use animtune::app::dialogs::controller_choice::TITLE;
+    let mut h = harness();
+    h.run_steps(2);
+    h.get_by_label("File").click();
+    h.run_steps(2);
+    assert!(
+        h.query_by_label("Open Unity project…").is_some(),
+        "the File menu offers it"
+    );
+    h.key_press(egui::Key::Escape);
+    h.run_steps(2);
+    let project = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/unity");
+    send(&mut h, Command::Open(project));
+    assert!(h.state().editor().machine().is_none());
+    assert!(h.query_by_label(TITLE).is_some(), "the window asks which");
+    assert!(
+        h.query_by_label("Fast.overrideController").is_some(),
+        "both controllers are offered"
+    );
+    h.get_by_role_and_label(Role::Button, "Locomotion.controller")
+        .click();
+    h.run_steps(3);
+    assert!(h.query_by_label(TITLE).is_none(), "the window closes");
+    let m = h
+        .state()
+        .editor()
+        .machine()
+        .expect("the controller opened")
+        .clone();
+    let names: Vec<&str> = m.states.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["Idle", "Walk", "Move"]);
+    h.get_by_label("States").click();
+    h.run_steps(2);
+    if h.query_by_label(GRAPH_LABEL).is_none() {
+        h.get_by_label("Graph panel").click();
+        h.run_steps(2);
+    }
+    state_box(&h, "Walk");
+    click_last(&mut h, Role::Button, "Play machine");
+    send(&mut h, Command::RecordScript(true));
+    send(
+        &mut h,
+        Command::SetMachineParameter("go".into(), animtune::graph::ParameterValue::Bool(true)),
+    );
+    let mut walked = false;
+    for _ in 0..40 {
+        h.step();
+        let p = h.state().editor().machine_player().unwrap();
+        walked |= p.machine().states[p.current()].name == "Walk";
+    }
+    assert!(walked, "go takes Idle to Walk");
+    send(&mut h, Command::RecordScript(false));
+
+    let out = common::temp_dir("unity-project-bake").join("go.animclip");
+    let mut dialog = animtune::app::dialogs::export::ExportDialog::default();
+    dialog.set_path(&out);
+    let job = dialog
+        .job(h.state().editor(), false)
+        .expect("an export job");
+    let status = job
+        .run(&Default::default(), &Default::default())
+        .expect("the export runs");
+    assert!(status.contains("simulated at"), "{status}");
+    let back = animtune::clipfile::load(&out).expect("the bake reads back");
+    let clip = back.to_clip_in(Default::default());
+    assert!(
+        clip.duration > 0.5 && !clip.tracks.is_empty(),
+        "{}",
+        clip.duration
+    );
+}

@@ -129,9 +129,23 @@ impl ExportDialog {
     }
 
     /// Sets the output path (from a file dialog).
+    /// A file whose extension names a format (`.animclip`, `.bytes`, `.glb`, `.vrma`) switches to that format, so
+    /// what is written is what its name says.
     pub fn set_path(&mut self, path: &std::path::Path) {
         self.path = path.display().to_string();
         self.path_chosen = true;
+        self.follow_extension();
+    }
+
+    /// Takes the format the path's extension names, if any (a file, not a per-node folder).
+    fn follow_extension(&mut self) {
+        let named = std::path::Path::new(self.path.trim())
+            .extension()
+            .and_then(|e| e.to_str())
+            .and_then(ExportFormat::from_extension);
+        if let (false, Some(format)) = (self.per_node, named) {
+            self.format = format;
+        }
     }
 
     /// Switches between one file and a folder of one clip per node, the path following: a file's name becomes
@@ -469,6 +483,7 @@ impl ExportDialog {
                 .changed()
             {
                 self.path_chosen = true;
+                self.follow_extension();
             }
             if ui
                 .button("Browse…")
@@ -556,6 +571,29 @@ impl ExportDialog {
 mod tests {
     use super::*;
     use std::sync::atomic::{AtomicBool, AtomicU32};
+
+    /// A path chosen or typed with another format's extension writes that format: `.animclip` bytes in
+    /// `run.animclip`, not a glTF under that name.
+    #[test]
+    fn the_format_follows_the_chosen_files_extension() {
+        let mut d = ExportDialog::default();
+        assert_eq!(d.format, ExportFormat::Gltf);
+        for (name, format) in [
+            ("run.animclip", ExportFormat::Native),
+            ("run.BYTES", ExportFormat::Unity),
+            ("run.vrma", ExportFormat::Vrma),
+            ("run.glb", ExportFormat::Gltf),
+        ] {
+            d.set_path(std::path::Path::new(name));
+            assert_eq!(d.format, format, "{name}");
+        }
+        d.set_path(std::path::Path::new("run.txt"));
+        assert_eq!(
+            d.format,
+            ExportFormat::Gltf,
+            "an unknown extension keeps the format"
+        );
+    }
 
     #[test]
     fn a_job_exports_the_blend_and_cancel_writes_nothing() {

@@ -21,6 +21,7 @@ impl Purpose {
             Purpose::Open(OpenKind::Clips) => "Add clips from a file",
             Purpose::Open(OpenKind::Preset) => "Open a blend space or preset",
             Purpose::Open(OpenKind::UnityController) => "Open a Unity controller",
+            Purpose::Open(OpenKind::UnityProject) => "Open a Unity project folder",
             Purpose::SavePreset => "Save the preset",
             Purpose::ExportFile(_) => "Export to",
             Purpose::ExportFolder => "Export into the folder",
@@ -44,7 +45,7 @@ impl Purpose {
             Purpose::ExportFile("glb") => &["glb"],
             Purpose::ExportFile("animclip") => &["animclip"],
             Purpose::ExportFile(_) => &["bytes"],
-            Purpose::ExportFolder => &[],
+            Purpose::Open(OpenKind::UnityProject) | Purpose::ExportFolder => &[],
         }
     }
 }
@@ -140,8 +141,10 @@ impl FileDialogs {
         let (tx, rx) = mpsc::channel();
         std::thread::spawn(move || {
             let picked = match purpose {
+                Purpose::Open(OpenKind::UnityProject) | Purpose::ExportFolder => {
+                    dialog.pick_folder()
+                }
                 Purpose::Open(_) | Purpose::OpenScript => dialog.pick_file(),
-                Purpose::ExportFolder => dialog.pick_folder(),
                 Purpose::SavePreset | Purpose::SaveScript | Purpose::ExportFile(_) => {
                     dialog.save_file()
                 }
@@ -158,8 +161,8 @@ impl FileDialogs {
 
     fn open_browser(&mut self, purpose: Purpose, folder: PathBuf, file_name: Option<&str>) {
         let mode = match purpose {
+            Purpose::Open(OpenKind::UnityProject) | Purpose::ExportFolder => Mode::Folder,
             Purpose::Open(_) | Purpose::OpenScript => Mode::Open,
-            Purpose::ExportFolder => Mode::Folder,
             Purpose::SavePreset | Purpose::SaveScript | Purpose::ExportFile(_) => Mode::Save,
         };
         let browser = Browser::new(

@@ -1,5 +1,6 @@
 //! Windows the editor opens over its panels.
 
 pub mod browser;
+pub mod controller_choice;
 pub mod export;
 pub mod files;

@@ -17,6 +17,7 @@ impl EditorState {
             .unwrap_or("")
             .to_ascii_lowercase();
         let result = match ext.as_str() {
+            _ if path.is_dir() => self.open_unity_project(path),
             "animclip" | "bytes" | "vrma" | "anim" => self.add_clips(path, true),
             "json" => self.open_blend_space(path),
             "controller" | "overridecontroller" => self.open_unity_controller(path),
@@ -99,7 +100,34 @@ impl EditorState {
 
     /// Opens a Unity controller: its clips join the clip list and its base layer becomes the state machine, in
     /// one undo step; what does not play as in Unity goes to the status bar.
+    /// Opens a Unity project folder's controller; where it holds several, lists them for the window to ask.
+    fn open_unity_project(&mut self, folder: &Path) -> anyhow::Result<()> {
+        let project = crate::import::unity::project::Project::of_folder(folder)?;
+        let found = project.controllers(folder);
+        match found.as_slice() {
+            [] => anyhow::bail!(
+                "{}: holds no .controller or .overrideController with a .meta file (project {})",
+                folder.display(),
+                project.root.display()
+            ),
+            [one] => self.open_unity_controller(one),
+            _ => {
+                self.session.report(
+                    format!(
+                        "{} holds {} controllers: pick one in the window",
+                        project.root.display(),
+                        found.len()
+                    ),
+                    false,
+                );
+                self.session.controller_choice = found;
+                Ok(())
+            }
+        }
+    }
+
     fn open_unity_controller(&mut self, path: &Path) -> anyhow::Result<()> {
+        self.session.controller_choice.clear();
         let limit = crate::import::Limits::from_env().max_file_bytes;
         let imported = crate::import::unity::to_machine::import(path, limit)?;
         // Named by their files, one clip per name: those already in the list (opened before) stay as they are.

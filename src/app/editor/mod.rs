@@ -264,6 +264,7 @@ impl EditorState {
         );
         match command {
             Command::Open(path) => self.open(&path),
+            Command::DismissControllerChoice => self.session.controller_choice.clear(),
             Command::AddClips(path) => self.add_clips_or_report(&path, true),
             Command::AddClipsKeepingSource(path) => self.add_clips_or_report(&path, false),
             Command::SavePreset { path, overwrite } => self.save_preset(&path, overwrite),

@@ -110,6 +110,14 @@ pub fn ui(
             }
             if item(
                 ui,
+                "Open Unity project…",
+                "Open a Unity project folder (or a folder inside its Assets): its animator controller plays as the \
+                 state machine, its clips join the clip list; where it has several controllers you pick one",
+            ) {
+                out.push(Command::ChooseFile(Purpose::Open(OpenKind::UnityProject)));
+            }
+            if item(
+                ui,
                 "Save preset…",
                 "Save the blend space, layers, humanoid override and the clip files as a preset (.json)",
             ) {

@@ -111,6 +111,8 @@ pub struct Session {
     pub drive_params: crate::blend::DriveParams,
     /// What the editor plays and records of the state machine.
     pub machine: MachineSession,
+    /// The controllers of a Unity project folder just opened that holds several: the window asks which to open.
+    pub controller_choice: Vec<PathBuf>,
 }
 
 /// Keys a trigger can be bound to: letters and digits the editor's own shortcuts leave free.
@@ -169,6 +171,7 @@ impl Session {
             drive: crate::blend::Drive::default(),
             drive_params: crate::blend::DriveParams::default(),
             machine: MachineSession::default(),
+            controller_choice: Vec::new(),
         }
     }
 

@@ -2,7 +2,8 @@
 //! assets refer to it (`{fileID, guid, type}`); a model's `.meta` also names its clips (sub-assets) by file ID:
 //! `clipAnimations` (each with its `internalID`), the older `internalIDToNameTable` and `fileIDToRecycleName`.
 //!
-//! The project is the folder above the nearest `Assets` folder, or else the asset's own folder; it is walked once,
+//! The project is the folder above the nearest `Assets` folder, or else the asset's own folder (or the folder the
+//! user chose, [`Project::of_folder`], which also lists its controllers); it is walked once,
 //! bounded in files and depth, without following links, skipping Unity's `Library`, `Temp` and `Logs`.
 
 use std::collections::HashMap;
@@ -59,6 +60,52 @@ impl Project {
         let mut count = 0;
         project.walk(&root, 0, &mut count, &asset)?;
         Ok(project)
+    }
+
+    /// The project a folder the user chose is (or is inside): the folder above the nearest `Assets` at or above
+    /// it, the folder itself when it holds `Assets`, else the folder alone; its `.meta` files indexed.
+    pub fn of_folder(folder: &Path) -> Result<Project, UnityError> {
+        let folder = folder
+            .canonicalize()
+            .map_err(|e| UnityError::new(folder, format!("cannot be found: {e}")))?;
+        if !folder.is_dir() {
+            return Err(UnityError::new(&folder, "is not a folder"));
+        }
+        let root = folder
+            .ancestors()
+            .find(|a| a.file_name().is_some_and(|n| n == "Assets"))
+            .and_then(Path::parent)
+            .unwrap_or(&folder)
+            .to_path_buf();
+        let mut project = Project {
+            root: root.clone(),
+            ..Project::default()
+        };
+        let mut count = 0;
+        project.walk(&root, 0, &mut count, &folder)?;
+        Ok(project)
+    }
+
+    /// The project's animator controllers and override controllers in `folder` or below it (the assets its
+    /// `.meta` files list), sorted by path.
+    pub fn controllers(&self, folder: &Path) -> Vec<PathBuf> {
+        let folder = folder
+            .canonicalize()
+            .unwrap_or_else(|_| folder.to_path_buf());
+        let mut found: Vec<PathBuf> = self
+            .by_guid
+            .values()
+            .filter(|p| {
+                p.starts_with(&folder)
+                    && p.extension()
+                        .and_then(|e| e.to_str())
+                        .is_some_and(|e| e == "controller" || e == "overrideController")
+                    && p.is_file()
+            })
+            .cloned()
+            .collect();
+        found.sort();
+        found
     }
 
     fn walk(

@@ -41,6 +41,55 @@ pub struct ImportedController {
     pub notes: Vec<String>,
 }
 
+/// The controller a path names: the path itself when it is a file; in a project folder, its only controller
+/// (an error lists them when there are several, and says so when there are none).
+pub fn controller_in(path: &Path) -> Result<PathBuf, UnityError> {
+    if !path.is_dir() {
+        return Ok(path.to_path_buf());
+    }
+    let project = Project::of_folder(path)?;
+    let found = project.controllers(path);
+    match found.as_slice() {
+        [one] => Ok(one.clone()),
+        [] => Err(UnityError::new(
+            path,
+            format!(
+                "holds no .controller or .overrideController with a .meta file (project {})",
+                project.root.display()
+            ),
+        )),
+        many => {
+            let listed: Vec<String> = many
+                .iter()
+                .take(MAX_LISTED)
+                .map(|p| {
+                    p.strip_prefix(&project.root)
+                        .unwrap_or(p)
+                        .display()
+                        .to_string()
+                })
+                .collect();
+            let more = many.len().saturating_sub(MAX_LISTED);
+            let tail = if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            };
+            Err(UnityError::new(
+                path,
+                format!(
+                    "holds {} controllers; name one: {}{tail}",
+                    many.len(),
+                    listed.join(", ")
+                ),
+            ))
+        }
+    }
+}
+
+/// How many controllers an error lists by name.
+const MAX_LISTED: usize = 10;
+
 /// Reads the controller at `path` and its clips (files of at most `max_bytes`).
 pub fn import(path: &Path, max_bytes: u64) -> Result<ImportedController, UnityError> {
     let project = Project::around(path)?;
