@@ -53,13 +53,7 @@ impl Project {
             .or_else(|| asset.parent())
             .unwrap_or(Path::new("/"))
             .to_path_buf();
-        let mut project = Project {
-            root: root.clone(),
-            ..Project::default()
-        };
-        let mut count = 0;
-        project.walk(&root, 0, &mut count, &asset)?;
-        Ok(project)
+        Project::indexed(root, &asset)
     }
 
     /// The project a folder the user chose is (or is inside): the folder above the nearest `Assets` at or above
@@ -77,12 +71,17 @@ impl Project {
             .and_then(Path::parent)
             .unwrap_or(&folder)
             .to_path_buf();
+        Project::indexed(root, &folder)
+    }
+
+    /// The project at `root` with its `.meta` files indexed; errors name `asked` (what the user gave).
+    fn indexed(root: PathBuf, asked: &Path) -> Result<Project, UnityError> {
         let mut project = Project {
             root: root.clone(),
             ..Project::default()
         };
         let mut count = 0;
-        project.walk(&root, 0, &mut count, &folder)?;
+        project.walk(&root, 0, &mut count, asked)?;
         Ok(project)
     }
 
