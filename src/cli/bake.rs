@@ -287,7 +287,10 @@ fn run_stream(
     clip_settings: &SettingsMap,
     candidates: usize,
     reason: &str,
-    controller: Option<crate::graph::StateMachine>,
+    controller: Option<(
+        crate::graph::StateMachine,
+        Vec<crate::layers::clip_layer::ClipLayer>,
+    )>,
 ) -> Result<()> {
     let file = args.model.model.as_str();
     let mut preset = super::model::preset(&args.model)?.unwrap_or_else(|| Preset {
@@ -295,8 +298,10 @@ fn run_stream(
         layers: crate::layers::LayerParams::off(),
         ..Preset::default()
     });
-    if let Some(machine) = controller {
+    if let Some((machine, layers)) = controller {
         preset.state_machine = Some(machine);
+        // The controller's upper layers play over its machine, as the preset's own clip layers do.
+        preset.layers.clips.extend(layers);
     }
     let look_at = args
         .look_at
@@ -611,7 +616,7 @@ pub fn run(args: &BakeArgs) -> Result<()> {
         Some(path) => {
             let imported = super::model::open_controller(path)?;
             model.clips.extend(imported.clips);
-            Some(imported.machine)
+            Some((imported.machine, imported.layers))
         }
         None => None,
     };

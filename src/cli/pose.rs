@@ -454,6 +454,15 @@ pub(super) fn evaluate_stack(
         Some(path) => path.display().to_string(),
         None => preset_file,
     };
+    // Its upper layers play over its machine, as a preset's clip layers do.
+    let layers = match &controller {
+        Some(c) => {
+            let mut with = layers;
+            with.clips.extend(c.layers.iter().cloned());
+            with
+        }
+        None => layers,
+    };
     let with_controller: Vec<Clip>;
     let model_clips: &[Clip] = match &controller {
         Some(c) => {

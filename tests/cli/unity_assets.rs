@@ -378,6 +378,56 @@ fn a_controllers_transitions_play_as_compositions_of_its_clips() {
     crate::state_machine::assert_matches("the sub-machine's blend tree", &got, &want);
 }
 
+/// A controller's layers play over its base layer through their avatar masks, joint by joint: the fixture's
+/// Layered plays Idle on the base, Walk on "Left arm" (weight 0.75, a mask of the left arm's body part) and Run on
+/// "Spine" (weight 0.5, a mask of no body part and the transform path Root/Hips/Spine). So the left upper arm is
+/// Idle's and Walk's at 0.25 and 0.75, the spine Idle's and Run's half and half (Walk's spine masked out), the head
+/// Idle's alone (masked out of both), each layer blended over what is below it.
+#[test]
+fn a_controllers_layers_play_through_their_masks_joint_by_joint() {
+    let controller = fixture("Layered/Layered.controller");
+    let time = 0.3;
+    let got = common::json_of(&animtune(&[
+        "pose",
+        "mannequin",
+        "--controller",
+        &controller,
+        "--time",
+        &format!("{time}"),
+        "--exact",
+        "--json",
+    ]));
+    let names: Vec<String> = crate::state_machine::rotations(&got)
+        .into_iter()
+        .map(|(n, _)| n)
+        .collect();
+    let (idle, walk, run) = (
+        anim_at("Idle.anim", time),
+        anim_at("Walk.anim", time),
+        anim_at("Run.anim", time),
+    );
+    let over = |below: &[glam::Quat], layer: &[glam::Quat], weight: f64, joint: &str| {
+        let mut out = below.to_vec();
+        let j = names.iter().position(|n| n == joint).unwrap();
+        out[j] =
+            crate::state_machine::blend(&[(&below[j..=j], 1.0 - weight), (&layer[j..=j], weight)])
+                [0];
+        out
+    };
+    let arm = over(&idle, &walk, 0.75, "LeftUpperArm");
+    let want = over(&arm, &run, 0.5, "Spine");
+    for (joint, moved) in [("Spine", true), ("LeftUpperArm", true), ("Head", false)] {
+        let j = names.iter().position(|n| n == joint).unwrap();
+        let angle = common::angle_deg(want[j], idle[j]);
+        assert_eq!(
+            angle > 1.0,
+            moved,
+            "{joint}: the layers move it {angle}° from Idle"
+        );
+    }
+    crate::state_machine::assert_matches("the layers through their masks", &got, &want);
+}
+
 /// `bake --controller --script` writes the run `pose --controller --script` shows: the baked glTF read back at
 /// 1.3 s (inside the sub-machine's tree) is within 0.1° of the live pose, joint by joint.
 #[test]
@@ -453,7 +503,7 @@ fn a_controller_is_found_in_a_project_folder() {
             "--json",
         ]))
     };
-    // Assets/Anims holds no controller; the project root holds two.
+    // Assets/Anims holds no controller; the project root holds three.
     let empty = animtune(&[
         "pose",
         "mannequin",
@@ -474,9 +524,10 @@ fn a_controller_is_found_in_a_project_folder() {
     common::assert_clean_failure(
         &both,
         &[
-            "holds 2 controllers",
+            "holds 3 controllers",
             "Locomotion.controller",
             "Fast.overrideController",
+            "Layered.controller",
         ],
     );
     // A copy of the project without the override controller: its folder plays Locomotion.

@@ -949,3 +949,36 @@ fn a_unity_project_folder_opens_its_chosen_controller_which_plays_and_bakes() {
         clip.duration
     );
 }
+
+/// A controller's upper layers open as clip layers over its machine, in the same undo step: the Layers tab lists
+/// the fixture's "Left arm" and "Spine" with their weights.
+#[test]
+fn a_unity_controllers_upper_layers_open_as_clip_layers() {
+    let mut h = harness();
+    h.run_steps(2);
+    let controller = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/unity/Assets/Layered/Layered.controller");
+    send(&mut h, Command::Open(controller));
+    let layers: Vec<(String, f32)> = h
+        .state()
+        .editor()
+        .tuning()
+        .layers
+        .clips
+        .iter()
+        .map(|l| (l.name.clone(), l.weight))
+        .collect();
+    assert_eq!(
+        layers,
+        [("Left arm".to_string(), 0.75), ("Spine".to_string(), 0.5)]
+    );
+    h.get_by_label("Layers").click();
+    h.run_steps(3);
+    assert!(
+        h.query_all_by_value("Left arm").next().is_some(),
+        "the Layers tab lists it"
+    );
+    send(&mut h, Command::Undo);
+    assert!(h.state().editor().tuning().layers.clips.is_empty());
+    assert!(h.state().editor().machine().is_none());
+}

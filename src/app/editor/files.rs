@@ -140,8 +140,11 @@ impl EditorState {
         self.append_clips(fresh);
         let before = self.doc.tuning.clone();
         self.doc.tuning.state_machine = Some(imported.machine);
+        // Its upper layers replace the clip layers (the Layers tab), in the same undo step.
+        let layers = imported.layers.len();
+        self.doc.tuning.layers.clips = imported.layers;
         self.history.record(&before, &self.doc.tuning);
-        self.doc.revision += 1;
+        self.layers_changed();
         self.machine_changed();
         let notes = if imported.notes.is_empty() {
             String::new()
@@ -150,7 +153,8 @@ impl EditorState {
         };
         self.session.report(
             format!(
-                "Opened {}: its base layer is the state machine (States tab), {} clip(s){notes}",
+                "Opened {}: its base layer is the state machine (States tab), {layers} layer(s) above it clip \
+                 layers (Layers tab), {} clip(s){notes}",
                 path.display(),
                 count
             ),

@@ -844,7 +844,7 @@ impl EditorState {
             .set_blend_space(character, &self.doc.clips, blend);
     }
 
-    fn layers_changed(&mut self) {
+    pub(super) fn layers_changed(&mut self) {
         self.doc.revision += 1;
         self.session.eval.set_layers(
             &self.doc.model.character,

@@ -6,16 +6,18 @@
 //! timing field, their conditions and order, solo and mute as Unity applies them; Any State and Exit; blend trees
 //! of the four 1D/2D types whose children are clips, as blend spaces driven by their parameters. Sub-state
 //! machines are flattened (a state inside one is named `Machine/State` where its own name is taken); a transition
-//! into a sub-machine goes to its default state. What does not map is named in the notes, one line each: the
-//! other layers, Direct and nested trees, state speed, cycle offset, mirror and time parameters, Entry transitions
+//! into a sub-machine goes to its default state. Each layer above the base becomes a clip layer over the machine:
+//! its default state's clip at the layer's weight and blending, its avatar mask's body parts and transform paths
+//! (by joint name) as the layer's parts and joint weights. What does not map is named in the notes, one line each:
+//! the upper layers' transitions, synced layers, Direct and nested trees, state speed, cycle offset, mirror and time parameters, Entry transitions
 //! with conditions, transitions out of a sub-machine's Exit, and states with no motion (they hold the rest pose).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::controller::{
-    self, BlendType, ConditionMode as UnityMode, Destination, Interruption, Machine, Motion,
-    ParameterValue as UnityValue,
+    self, BlendType, Blending, ConditionMode as UnityMode, Destination, Interruption, Machine,
+    Motion, ParameterValue as UnityValue,
 };
 use super::project::Project;
 use super::yaml::{ObjectRef, UnityError};
@@ -26,6 +28,7 @@ use crate::graph::{
     Condition, ConditionMode, InterruptionSource, Parameter, ParameterKind, ParameterValue, State,
     StateMachine, Transition,
 };
+use crate::layers::clip_layer::{BodyPart, ClipLayer, LayerMode};
 
 /// The name of the clip that states with no motion play: no tracks, so the rest pose.
 pub const NO_MOTION: &str = "(no motion)";
@@ -37,6 +40,8 @@ pub struct ImportedController {
     pub machine: StateMachine,
     /// The clips its states play, named as the machine names them.
     pub clips: Vec<Clip>,
+    /// The layers above the base that play (each the clip of its default state), as clip layers over the machine.
+    pub layers: Vec<ClipLayer>,
     /// What is not played as Unity plays it, one line each.
     pub notes: Vec<String>,
 }
@@ -108,12 +113,15 @@ pub fn import(path: &Path, max_bytes: u64) -> Result<ImportedController, UnityEr
         .first()
         .and_then(|l| l.machine.as_ref())
         .ok_or_else(|| UnityError::new(path, "its base layer has no state machine"))?;
-    for l in c.layers.iter().skip(1) {
-        b.notes.push(format!(
-            "layer '{}' is not played yet: the base layer plays alone",
-            l.name
-        ));
-    }
+    let layers: Vec<ClipLayer> = c
+        .layers
+        .iter()
+        .skip(1)
+        .map(|l| b.layer(l))
+        .collect::<Result<Vec<_>, _>>()?
+        .into_iter()
+        .flatten()
+        .collect();
     let parameters = c
         .parameters
         .iter()
@@ -204,6 +212,7 @@ pub fn import(path: &Path, max_bytes: u64) -> Result<ImportedController, UnityEr
     Ok(ImportedController {
         machine,
         clips: b.clips,
+        layers,
         notes: b.notes,
     })
 }
@@ -300,6 +309,25 @@ fn collect_names(
     }
 }
 
+/// The humanoid body parts an avatar mask's 13 bits let through (Unity's order, [`super::mask::BODY_PARTS`]):
+/// its Root and the four IK goals have no counterpart in the clip layer's parts.
+fn mask_parts(bits: &[bool; 13]) -> Vec<BodyPart> {
+    [
+        (1, BodyPart::Body),
+        (2, BodyPart::Head),
+        (3, BodyPart::LeftLeg),
+        (4, BodyPart::RightLeg),
+        (5, BodyPart::LeftArm),
+        (6, BodyPart::RightArm),
+        (7, BodyPart::LeftHand),
+        (8, BodyPart::RightHand),
+    ]
+    .into_iter()
+    .filter(|&(bit, _)| bits[bit])
+    .map(|(_, part)| part)
+    .collect()
+}
+
 fn flatten<'a>(m: &'a Machine, out: &mut Vec<&'a controller::State>) {
     out.extend(&m.states);
     for c in &m.children {
@@ -337,6 +365,113 @@ struct Builder<'a> {
 }
 
 impl Builder<'_> {
+    /// A layer above the base as a clip layer: its default state's clip at the layer's weight, blending and mask.
+    /// None (with a note) where it cannot play so: a synced layer, a default state with no clip or a blend tree.
+    /// A layer whose default state has transitions plays that state alone, noted.
+    fn layer(&mut self, l: &controller::Layer) -> Result<Option<ClipLayer>, UnityError> {
+        let name = &l.name;
+        let Some(m) = &l.machine else {
+            self.notes.push(format!(
+                "layer '{name}' is synced to another layer's states, which is not played yet"
+            ));
+            return Ok(None);
+        };
+        let mut flat = Vec::new();
+        flatten(m, &mut flat);
+        let Some(state) = m
+            .default_state
+            .and_then(|id| flat.iter().find(|s| s.file_id == id))
+            .or(flat.first())
+        else {
+            self.notes
+                .push(format!("layer '{name}' has no states: nothing to play"));
+            return Ok(None);
+        };
+        let at = format!("{name}/{}", state.name);
+        let clip = match &state.motion {
+            Some(Motion::Clip(r)) => self.clip(&at, r)?,
+            Some(Motion::Tree(t)) => {
+                self.notes.push(format!(
+                    "layer '{name}': its default state '{}' plays blend tree '{}', which a layer does not play yet",
+                    state.name, t.name
+                ));
+                return Ok(None);
+            }
+            None => {
+                self.notes.push(format!(
+                    "layer '{name}': its default state '{}' has no motion, so it leaves the layers below as they are",
+                    state.name
+                ));
+                return Ok(None);
+            }
+        };
+        let Some(clip) = clip else {
+            return Ok(None);
+        };
+        let mut any = Vec::new();
+        gather_any(m, &mut any);
+        let leaving = flat.iter().map(|s| s.transitions.len()).sum::<usize>() + any.len();
+        if leaving > 0 {
+            self.notes.push(format!(
+                "layer '{name}' plays its default state '{}' alone: its {leaving} transition(s) are not played yet",
+                state.name
+            ));
+        }
+        if state.speed != 1.0 {
+            self.notes.push(format!(
+                "layer '{name}': its state's speed {} is not applied",
+                state.speed
+            ));
+        }
+        if l.ik_pass {
+            self.notes
+                .push(format!("layer '{name}': its IK pass is not previewed"));
+        }
+        let mut layer = ClipLayer {
+            name: name.clone(),
+            clip,
+            weight: l.weight.clamp(0.0, 1.0) as f32,
+            mode: match l.blending {
+                Blending::Override => LayerMode::Override,
+                Blending::Additive => LayerMode::Additive,
+            },
+            ..ClipLayer::default()
+        };
+        if let Some(r) = &l.mask {
+            match self.mask(r) {
+                Ok(Some(mask)) => {
+                    layer.parts = mask_parts(&mask.body_parts);
+                    layer.joint_weights = mask
+                        .elements
+                        .iter()
+                        .filter_map(|(path, w)| {
+                            let joint = path.rsplit('/').next().filter(|j| !j.is_empty())?;
+                            Some((joint.to_string(), w.clamp(0.0, 1.0) as f32))
+                        })
+                        .collect();
+                }
+                Ok(None) => self.notes.push(format!(
+                    "layer '{name}': its avatar mask is in asset {}, which the project folder does not hold; the \
+                     layer plays unmasked",
+                    r.guid.as_deref().unwrap_or("in this file")
+                )),
+                Err(e) => self
+                    .notes
+                    .push(format!("layer '{name}': its avatar mask cannot be read: {e}")),
+            }
+        }
+        Ok(Some(layer))
+    }
+
+    /// The avatar mask a layer names (None: not in the project).
+    fn mask(&self, r: &ObjectRef) -> Result<Option<super::mask::AvatarMask>, UnityError> {
+        let Some(found) = self.project.resolve(r) else {
+            return Ok(None);
+        };
+        let file = super::yaml::read(&found.path, self.max_bytes)?;
+        super::mask::read_mask(&file, &found.path).map(Some)
+    }
+
     /// What a state plays: a clip's name, or a blend space and the parameters driving its point.
     #[allow(clippy::type_complexity)]
     fn motion(
