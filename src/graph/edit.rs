@@ -213,6 +213,9 @@ impl MachineEdit {
                     {
                         s.point_parameters = None;
                     }
+                    if s.speed_parameter.as_ref() == Some(&name) {
+                        s.speed_parameter = None;
+                    }
                 }
             }
         }
@@ -266,11 +269,12 @@ fn rename_parameter(m: &mut StateMachine, old: &str, new: &str) {
             c.parameter = new.to_string();
         }
     }
-    for p in m
-        .states
-        .iter_mut()
-        .flat_map(|s| s.point_parameters.iter_mut().flatten())
-    {
+    for p in m.states.iter_mut().flat_map(|s| {
+        s.point_parameters
+            .iter_mut()
+            .flatten()
+            .chain(s.speed_parameter.as_mut())
+    }) {
         if p == old {
             *p = new.to_string();
         }
@@ -284,6 +288,7 @@ pub fn clip_state(name: &str, clip: &str, position: [f32; 2]) -> State {
         clip: Some(clip.to_string()),
         blend_space: None,
         speed: 1.0,
+        speed_parameter: None,
         mirror: false,
         point_parameters: None,
         position: Some(position),

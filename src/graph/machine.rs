@@ -120,6 +120,9 @@ pub struct State {
     /// Playback speed (Unity's Speed): normalised time advances by speed / length per second.
     #[serde(default = "one")]
     pub speed: f64,
+    /// A float (or int) parameter the speed is multiplied by (Unity's Speed Multiplier parameter).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub speed_parameter: Option<String>,
     /// Plays the motion mirrored left to right (Unity's Mirror).
     #[serde(default)]
     pub mirror: bool,
@@ -448,6 +451,11 @@ impl StateMachine {
             for p in s.point_parameters.iter().flatten() {
                 self.expect_parameter(p, &[ParameterKind::Float, ParameterKind::Int], || {
                     format!("state '{}' point parameter", s.name)
+                })?;
+            }
+            if let Some(p) = &s.speed_parameter {
+                self.expect_parameter(p, &[ParameterKind::Float, ParameterKind::Int], || {
+                    format!("state '{}' speed parameter", s.name)
                 })?;
             }
         }

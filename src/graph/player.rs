@@ -331,10 +331,18 @@ impl MachinePlayer {
         }
     }
 
-    /// Normalised time per second of a state.
+    /// Normalised time per second of a state: its speed, times its speed parameter's value where it has one
+    /// (within ±[`MAX_STATE_SPEED`](super::machine::MAX_STATE_SPEED)), over its length.
     fn rate(&self, state: usize) -> f64 {
         let length = self.infos.get(state).map_or(0.0, |i| i.length);
-        let speed = self.machine.states[state].speed;
+        let s = &self.machine.states[state];
+        let multiplier = s
+            .speed_parameter
+            .as_deref()
+            .and_then(|p| self.value_of(p))
+            .unwrap_or(1.0);
+        let max = super::machine::MAX_STATE_SPEED;
+        let speed = (s.speed * multiplier).clamp(-max, max);
         if length > 0.0 { speed / length } else { 0.0 }
     }
 

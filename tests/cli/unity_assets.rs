@@ -379,7 +379,7 @@ fn a_controllers_transitions_play_as_compositions_of_its_clips() {
 }
 
 /// A controller's layers play over its base layer through their avatar masks, joint by joint: the fixture's
-/// Layered plays Idle on the base, Walk on "Left arm" (weight 0.75, a mask of the left arm's body part) and Run on
+/// Layered plays Idle on the base (at twice its speed: its Speed Multiplier parameter `pace` is 2), Walk on "Left arm" (weight 0.75, a mask of the left arm's body part) and Run on
 /// "Spine" (weight 0.5, a mask of no body part and the transform path Root/Hips/Spine). So the left upper arm is
 /// Idle's and Walk's at 0.25 and 0.75, the spine Idle's and Run's half and half (Walk's spine masked out), the head
 /// Idle's alone (masked out of both), each layer blended over what is below it.
@@ -402,7 +402,7 @@ fn a_controllers_layers_play_through_their_masks_joint_by_joint() {
         .map(|(n, _)| n)
         .collect();
     let (idle, walk, run) = (
-        anim_at("Idle.anim", time),
+        anim_at("Idle.anim", 2.0 * time),
         anim_at("Walk.anim", time),
         anim_at("Run.anim", time),
     );

@@ -873,7 +873,7 @@ fn a_unity_controller_opens_as_the_machine_and_its_parameters_drive_it() {
     );
 }
 
-/// File → Open Unity project… with the fixture project, which holds a controller and an override controller:
+/// File → Open Unity project… with the fixture project, which holds two controllers and an override controller:
 /// the window asks which to open; the chosen one is the machine, its `go` parameter takes Idle to Walk, and the
 /// Export window bakes the machine to a file that reads back.
 #[test]
@@ -893,11 +893,13 @@ fn a_unity_project_folder_opens_its_chosen_controller_which_plays_and_bakes() {
     send(&mut h, Command::Open(project));
     assert!(h.state().editor().machine().is_none());
     assert!(h.query_by_label(TITLE).is_some(), "the window asks which");
-    assert!(
-        h.query_by_label("Fast.overrideController").is_some(),
-        "both controllers are offered"
-    );
-    h.get_by_role_and_label(Role::Button, "Locomotion.controller")
+    for offered in [
+        "Controllers/Fast.overrideController",
+        "Layered/Layered.controller",
+    ] {
+        assert!(h.query_by_label(offered).is_some(), "{offered} is offered");
+    }
+    h.get_by_role_and_label(Role::Button, "Controllers/Locomotion.controller")
         .click();
     h.run_steps(3);
     assert!(h.query_by_label(TITLE).is_none(), "the window closes");

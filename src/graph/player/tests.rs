@@ -432,3 +432,34 @@ fn coasting_moves_the_clocks_and_decides_nothing() {
     assert_eq!(a.to, 3);
     assert!(close(a.elapsed, 0.1), "{a:?}");
 }
+
+/// Unity's Speed Multiplier parameter: a state of speed 1.5 whose multiplier `speed` is 2 runs 3 normalised
+/// cycles a second on a 1 s clip; at 0.5, 0.75; a parameter changed mid-way changes the rate from then on.
+#[test]
+fn a_speed_parameter_multiplies_the_states_speed() {
+    let text = r#"{"parameters": [{"name": "speed", "type": "float", "default": 2.0}],
+                   "states": [{"name": "A", "clip": "a", "speed": 1.5, "speed_parameter": "speed"}],
+                   "entry": "A", "transitions": []}"#;
+    let m: StateMachine = serde_json::from_str(text).unwrap();
+    m.validate().unwrap();
+    let mut p = MachinePlayer::new(
+        &m,
+        vec![StateInfo {
+            length: 1.0,
+            looping: true,
+        }],
+    );
+    run(&mut p, 0.0, 0.2);
+    assert!(close(p.time(), 0.6), "{}", p.time());
+    assert!(p.set("speed", ParameterValue::Number(0.5)));
+    run(&mut p, 0.2, 0.4);
+    assert!(close(p.time(), 0.6 + 0.2 * 0.75), "{}", p.time());
+    // A speed parameter that names no numeric parameter is refused by name.
+    let bad: StateMachine = serde_json::from_str(&text.replace(
+        r#""speed_parameter": "speed""#,
+        r#""speed_parameter": "pace""#,
+    ))
+    .unwrap();
+    let e = bad.validate().unwrap_err().to_string();
+    assert!(e.contains("pace") && e.contains("speed parameter"), "{e}");
+}

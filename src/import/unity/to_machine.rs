@@ -9,7 +9,7 @@
 //! into a sub-machine goes to its default state. Each layer above the base becomes a clip layer over the machine:
 //! its default state's clip at the layer's weight and blending, its avatar mask's body parts and transform paths
 //! (by joint name) as the layer's parts and joint weights. What does not map is named in the notes, one line each:
-//! the upper layers' transitions, synced layers, Direct and nested trees, state speed, cycle offset, mirror and time parameters, Entry transitions
+//! the upper layers' transitions, synced layers, Direct and nested trees, state cycle offset, mirror and time parameters (the speed multiplier plays), Entry transitions
 //! with conditions, transitions out of a sub-machine's Exit, and states with no motion (they hold the rest pose).
 
 use std::collections::BTreeMap;
@@ -122,7 +122,7 @@ pub fn import(path: &Path, max_bytes: u64) -> Result<ImportedController, UnityEr
         .into_iter()
         .flatten()
         .collect();
-    let parameters = c
+    let parameters: Vec<Parameter> = c
         .parameters
         .iter()
         .map(|p| {
@@ -151,7 +151,6 @@ pub fn import(path: &Path, max_bytes: u64) -> Result<ImportedController, UnityEr
         let name = names[&s.file_id].clone();
         let (clip, blend_space, point_parameters) = b.motion(&name, s.motion.as_ref())?;
         for (param, what) in [
-            (&s.speed_parameter, "speed multiplier"),
             (&s.cycle_offset_parameter, "cycle offset"),
             (&s.mirror_parameter, "mirror"),
             (&s.time_parameter, "time"),
@@ -176,6 +175,17 @@ pub fn import(path: &Path, max_bytes: u64) -> Result<ImportedController, UnityEr
                 -crate::graph::machine::MAX_STATE_SPEED,
                 crate::graph::machine::MAX_STATE_SPEED,
             ),
+            speed_parameter: s.speed_parameter.clone().filter(|p| {
+                let numeric = parameters.iter().any(|q: &Parameter| {
+                    &q.name == p && matches!(q.kind, ParameterKind::Float | ParameterKind::Int)
+                });
+                if !numeric {
+                    b.notes.push(format!(
+                        "state '{name}': its speed multiplier '{p}' is not a float parameter of the controller"
+                    ));
+                }
+                numeric
+            }),
             mirror: s.mirror,
             point_parameters,
             position: None,

@@ -355,13 +355,28 @@ impl StatesPanel {
                 ui.weak(format!("{seconds:.2} s a loop"));
             }
         });
+        let numbers: Vec<&str> = m
+            .parameters
+            .iter()
+            .filter(|p| matches!(p.kind, ParameterKind::Float | ParameterKind::Int))
+            .map(|p| p.name.as_str())
+            .collect();
+        ui.horizontal(|ui| {
+            ui.label("Multiplier").on_hover_text(
+                "A float parameter the speed is multiplied by while the state plays (Unity's Speed Multiplier)",
+            );
+            egui::ComboBox::from_id_salt("speed parameter")
+                .selected_text(n.speed_parameter.as_deref().unwrap_or("none"))
+                .show_ui(ui, |ui| {
+                    ui.selectable_value(&mut n.speed_parameter, None, "none");
+                    for p in &numbers {
+                        ui.selectable_value(&mut n.speed_parameter, Some(p.to_string()), *p);
+                    }
+                })
+                .response
+                .on_hover_text("The parameter multiplying the speed; none: the speed alone");
+        });
         if n.blend_space.is_some() {
-            let numbers: Vec<&str> = m
-                .parameters
-                .iter()
-                .filter(|p| matches!(p.kind, ParameterKind::Float | ParameterKind::Int))
-                .map(|p| p.name.as_str())
-                .collect();
             ui.horizontal(|ui| {
                 ui.label("Point from").on_hover_text(
                     "The float parameters that place the blend space's point (x, y); none: its own point",
