@@ -9,8 +9,9 @@
 //! into a sub-machine goes to its default state. Each layer above the base becomes a clip layer over the machine:
 //! its default state's clip at the layer's weight and blending, its avatar mask's body parts and transform paths
 //! (by joint name) as the layer's parts and joint weights. What does not map is named in the notes, one line each:
-//! the upper layers' transitions, synced layers, Direct and nested trees, state cycle offset, mirror and time parameters (the speed multiplier plays), Entry transitions
-//! with conditions, transitions out of a sub-machine's Exit, and states with no motion (they hold the rest pose).
+//! the upper layers' transitions, synced layers, Direct and nested trees, a state's cycle offset, mirror and time
+//! parameters (its speed multiplier plays), Entry transitions with conditions, transitions out of a sub-machine's
+//! Exit, and states with no motion (they hold the rest pose).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
