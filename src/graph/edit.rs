@@ -203,10 +203,12 @@ impl MachineEdit {
                     return Err(format!("no parameter {i}"));
                 }
                 let name = m.parameters.remove(i).name;
-                for t in &mut m.transitions {
+                let layer_transitions = m.layers.iter_mut().flat_map(|l| l.transitions.iter_mut());
+                for t in m.transitions.iter_mut().chain(layer_transitions) {
                     t.conditions.retain(|c| c.parameter != name);
                 }
-                for s in &mut m.states {
+                let layer_states = m.layers.iter_mut().flat_map(|l| l.states.iter_mut());
+                for s in m.states.iter_mut().chain(layer_states) {
                     if s.point_parameters
                         .as_ref()
                         .is_some_and(|p| p.contains(&name))
@@ -263,13 +265,21 @@ fn check_name(
     Ok(())
 }
 
+/// Renames a parameter where the machine and its layers read it: conditions, points, speed multipliers.
 fn rename_parameter(m: &mut StateMachine, old: &str, new: &str) {
-    for c in m.transitions.iter_mut().flat_map(|t| &mut t.conditions) {
+    let layer_transitions = m.layers.iter_mut().flat_map(|l| l.transitions.iter_mut());
+    for c in m
+        .transitions
+        .iter_mut()
+        .chain(layer_transitions)
+        .flat_map(|t| &mut t.conditions)
+    {
         if c.parameter == old {
             c.parameter = new.to_string();
         }
     }
-    for p in m.states.iter_mut().flat_map(|s| {
+    let layer_states = m.layers.iter_mut().flat_map(|l| l.states.iter_mut());
+    for p in m.states.iter_mut().chain(layer_states).flat_map(|s| {
         s.point_parameters
             .iter_mut()
             .flatten()
@@ -353,6 +363,7 @@ pub fn preview_machine(m: &StateMachine, transition: usize) -> Option<StateMachi
             }],
             ..t.clone()
         }],
+        layers: Vec::new(),
     })
 }
 

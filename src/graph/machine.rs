@@ -45,6 +45,72 @@ pub struct StateMachine {
     pub entry: String,
     /// Transitions, in priority order per source state (Unity's order in the state's list).
     pub transitions: Vec<Transition>,
+    /// Layers above these states (Unity's Animator layers 1…), each with states of its own over the same
+    /// parameters, blended over what is below it in order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub layers: Vec<MachineLayer>,
+}
+
+/// The most layers a machine may have above its own states.
+pub const MAX_MACHINE_LAYERS: usize = 32;
+
+/// A layer of a state machine: its own states, entry and transitions, which read the machine's parameters, and
+/// how its pose goes over the layers below (Unity's layer weight, Override blending and Avatar Mask). The mask is
+/// a clip layer's: body parts, then per-joint weights by name.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct MachineLayer {
+    /// Its name (Unity's layer name).
+    pub name: String,
+    /// Weight in [0, 1].
+    pub weight: f64,
+    /// The humanoid body parts it drives (all by default).
+    pub parts: Vec<crate::layers::clip_layer::BodyPart>,
+    /// Per-joint weights in [0, 1] by joint name, over what the parts give.
+    pub joint_weights: std::collections::BTreeMap<String, f32>,
+    /// Its states.
+    pub states: Vec<State>,
+    /// The state it starts in.
+    pub entry: String,
+    /// Its transitions, in priority order per source state.
+    pub transitions: Vec<Transition>,
+}
+
+impl Default for MachineLayer {
+    fn default() -> Self {
+        MachineLayer {
+            name: String::new(),
+            weight: 1.0,
+            parts: crate::layers::clip_layer::BodyPart::ALL.to_vec(),
+            joint_weights: Default::default(),
+            states: Vec::new(),
+            entry: String::new(),
+            transitions: Vec::new(),
+        }
+    }
+}
+
+impl MachineLayer {
+    /// The layer as a machine of its own over `parameters` (how it is checked and played).
+    pub fn machine(&self, parameters: &[Parameter]) -> StateMachine {
+        StateMachine {
+            parameters: parameters.to_vec(),
+            states: self.states.clone(),
+            entry: self.entry.clone(),
+            transitions: self.transitions.clone(),
+            layers: Vec::new(),
+        }
+    }
+
+    /// Its mask on `character`, one weight in [0, 1] per joint, as a clip layer's mask reads.
+    pub fn joint_mask(&self, character: &crate::core::Character) -> Vec<f32> {
+        crate::layers::clip_layer::ClipLayer {
+            parts: self.parts.clone(),
+            joint_weights: self.joint_weights.clone(),
+            ..Default::default()
+        }
+        .joint_mask(character)
+    }
 }
 
 /// A parameter and its starting value.
@@ -475,6 +541,38 @@ impl StateMachine {
         }
         if !self.states.is_empty() && self.state_index(&self.entry).is_none() {
             return Err(MachineError::NoEntry(self.entry.clone()));
+        }
+        if self.layers.len() > MAX_MACHINE_LAYERS {
+            return Err(MachineError::Value(
+                "layers".into(),
+                format!(
+                    "{} layers, over the {MAX_MACHINE_LAYERS} a state machine may have",
+                    self.layers.len()
+                ),
+            ));
+        }
+        for (i, l) in self.layers.iter().enumerate() {
+            let at = format!("layer {i} ('{}')", l.name);
+            if !(0.0..=1.0).contains(&l.weight) {
+                return Err(MachineError::Value(
+                    at,
+                    format!("weight {} is outside 0..1", shown(l.weight)),
+                ));
+            }
+            if let Some((joint, w)) = l
+                .joint_weights
+                .iter()
+                .find(|(_, w)| !(0.0..=1.0).contains(*w))
+            {
+                return Err(MachineError::Value(
+                    at,
+                    format!("joint weight {w} of '{joint}' is outside 0..1"),
+                ));
+            }
+            let machine = l.machine(&self.parameters);
+            machine
+                .validate_playable()
+                .map_err(|e| MachineError::Value(at, e.to_string()))?;
         }
         for (i, t) in self.transitions.iter().enumerate() {
             let unknown = |name: &str| {

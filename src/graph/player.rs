@@ -226,6 +226,32 @@ impl MachinePlayer {
         true
     }
 
+    /// Every parameter's value, in the machine's order (bools and triggers 0 or 1).
+    pub fn values(&self) -> &[f64] {
+        &self.values
+    }
+
+    /// Takes the values of another player of the same parameters (a layer deciding on the machine's
+    /// parameters); a list of another length is ignored.
+    pub fn set_values(&mut self, values: &[f64]) {
+        if values.len() == self.values.len() {
+            self.values.copy_from_slice(values);
+        }
+    }
+
+    /// Resets each trigger that was set in `found` and that `layer` (a player over the same parameters, which
+    /// started its update from `found`) consumed: a trigger fires once, whichever layer takes it.
+    pub fn reset_triggers_taken_by(&mut self, found: &[f64], layer: &MachinePlayer) {
+        for (i, p) in self.machine.parameters.iter().enumerate() {
+            if p.kind == ParameterKind::Trigger
+                && found.get(i).is_some_and(|&v| v != 0.0)
+                && layer.values.get(i).is_some_and(|&v| v == 0.0)
+            {
+                self.values[i] = 0.0;
+            }
+        }
+    }
+
     /// Every parameter back to its default (a script replays from them).
     pub fn reset_parameters(&mut self) {
         for (v, p) in self.values.iter_mut().zip(&self.machine.parameters) {

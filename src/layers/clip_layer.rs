@@ -510,23 +510,14 @@ impl<C: LayerClip> ClipLayers<C> {
             }
             match spec.mode {
                 LayerMode::Override => {
-                    let out = &mut *pose_out;
-                    below.copy_from_slice(out);
-                    let root = root_joint.map(|r| (r, out[r].translation));
-                    BlendingJob {
-                        poses: &self.poses,
-                        weights: &[1.0, 1.0],
-                        masks: &[Some(&layer.below_mask), Some(&layer.layer_mask)],
-                        additive: &[],
-                        rest: skeleton.rest(),
-                        threshold: 0.1,
-                        output: out,
-                    }
-                    .run()?;
-                    // The root keeps the source's travel: a layer poses the body, it does not move it.
-                    if let Some((r, t)) = root {
-                        out[r].translation = t;
-                    }
+                    below.copy_from_slice(pose_out);
+                    blend_override(
+                        &self.poses,
+                        [&layer.below_mask, &layer.layer_mask],
+                        skeleton,
+                        root_joint,
+                        pose_out,
+                    )?;
                 }
                 LayerMode::Additive => {
                     for ((d, p), r) in self.delta.iter_mut().zip(&*pose).zip(&layer.reference) {
@@ -543,6 +534,33 @@ impl<C: LayerClip> ClipLayers<C> {
         }
         Ok(())
     }
+}
+
+/// Blends a layer's pose over the pose below it as Unity's Override layers do: `poses` holds the pose below
+/// (also in `out`) and the layer's, back to back, weighed per joint by `masks` (1 − weight × mask, weight × mask).
+/// The root joint keeps the travel below: a layer poses the body, it does not move it.
+pub(crate) fn blend_override(
+    poses: &[Transform],
+    masks: [&[f32]; 2],
+    skeleton: &Skeleton,
+    root_joint: Option<usize>,
+    out: &mut [Transform],
+) -> Result<(), JobError> {
+    let root = root_joint.map(|r| (r, out[r].translation));
+    BlendingJob {
+        poses,
+        weights: &[1.0, 1.0],
+        masks: &[Some(masks[0]), Some(masks[1])],
+        additive: &[],
+        rest: skeleton.rest(),
+        threshold: 0.1,
+        output: out,
+    }
+    .run()?;
+    if let Some((r, t)) = root {
+        out[r].translation = t;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -58,7 +58,8 @@ pub fn machine_clips(
         }
         wanted
     };
-    for state in machine.states.iter_mut().filter(|s| s.mirror) {
+    let layers = machine.layers.iter_mut().flat_map(|l| l.states.iter_mut());
+    for state in machine.states.iter_mut().chain(layers).filter(|s| s.mirror) {
         if let Some(clip) = &state.clip {
             state.clip = Some(mirrored_name(clip, &mut all));
         }

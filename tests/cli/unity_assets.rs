@@ -382,7 +382,8 @@ fn a_controllers_transitions_play_as_compositions_of_its_clips() {
 /// Layered plays Idle on the base (at twice its speed: its Speed Multiplier parameter `pace` is 2), Walk on "Left arm" (weight 0.75, a mask of the left arm's body part) and Run on
 /// "Spine" (weight 0.5, a mask of no body part and the transform path Root/Hips/Spine). So the left upper arm is
 /// Idle's and Walk's at 0.25 and 0.75, the spine Idle's and Run's half and half (Walk's spine masked out), the head
-/// Idle's alone (masked out of both), each layer blended over what is below it.
+/// Idle's alone (masked out of both), each layer blended over what is below it. "Left arm" has a second state
+/// that a trigger reaches: the layer's own machine plays it.
 #[test]
 fn a_controllers_layers_play_through_their_masks_joint_by_joint() {
     let controller = fixture("Layered/Layered.controller");
@@ -426,6 +427,29 @@ fn a_controllers_layers_play_through_their_masks_joint_by_joint() {
         );
     }
     crate::state_machine::assert_matches("the layers through their masks", &got, &want);
+
+    // "Left arm" has states of its own: the trigger `swap` at 0.5 s takes it from Wave (Walk) to Swing (Run) in
+    // 0.2 s (fixed), so at 1.0 s it plays Run 0.5 s in, while the base plays on and "Spine" does not change.
+    let dir = common::temp_dir("unity-layer-machine");
+    let script = dir.join("swap.json");
+    std::fs::write(&script, r#"[{"time": 0.5, "trigger": "swap"}]"#).unwrap();
+    let time = 1.0;
+    let got = common::json_of(&animtune(&[
+        "pose",
+        "mannequin",
+        "--controller",
+        &controller,
+        "--script",
+        script.to_str().unwrap(),
+        "--time",
+        &format!("{time}"),
+        "--exact",
+        "--json",
+    ]));
+    let idle = anim_at("Idle.anim", 2.0 * time);
+    let arm = over(&idle, &anim_at("Run.anim", 0.5), 0.75, "LeftUpperArm");
+    let want = over(&arm, &anim_at("Run.anim", time), 0.5, "Spine");
+    crate::state_machine::assert_matches("the arm layer after its transition", &got, &want);
 }
 
 /// `bake --controller --script` writes the run `pose --controller --script` shows: the baked glTF read back at

@@ -903,12 +903,7 @@ fn a_unity_project_folder_opens_its_chosen_controller_which_plays_and_bakes() {
         .click();
     h.run_steps(3);
     assert!(h.query_by_label(TITLE).is_none(), "the window closes");
-    let m = h
-        .state()
-        .editor()
-        .machine()
-        .expect("the controller opened")
-        .clone();
+    let m = opened_machine(&h);
     let names: Vec<&str> = m.states.iter().map(|s| s.name.as_str()).collect();
     assert_eq!(names, ["Idle", "Walk", "Move"]);
     h.get_by_label("States").click();
@@ -952,16 +947,23 @@ fn a_unity_project_folder_opens_its_chosen_controller_which_plays_and_bakes() {
     );
 }
 
-/// A controller's upper layers open as clip layers over its machine, in the same undo step: the Layers tab lists
-/// the fixture's "Left arm" and "Spine" with their weights.
+/// A controller's upper layers open with it, in the same undo step: "Left arm" (two states and a transition) as a
+/// layer of the machine, which the States tab names; "Spine" (one state) as a clip layer the Layers tab lists.
 #[test]
-fn a_unity_controllers_upper_layers_open_as_clip_layers() {
+fn a_unity_controllers_upper_layers_open_with_it() {
     let mut h = harness();
     h.run_steps(2);
     let controller = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/unity/Assets/Layered/Layered.controller");
     send(&mut h, Command::Open(controller));
-    let layers: Vec<(String, f32)> = h
+    let m = opened_machine(&h);
+    let machine_layers: Vec<(&str, usize)> = m
+        .layers
+        .iter()
+        .map(|l| (l.name.as_str(), l.states.len()))
+        .collect();
+    assert_eq!(machine_layers, [("Left arm", 2)]);
+    let clip_layers: Vec<(String, f32)> = h
         .state()
         .editor()
         .tuning()
@@ -970,17 +972,30 @@ fn a_unity_controllers_upper_layers_open_as_clip_layers() {
         .iter()
         .map(|l| (l.name.clone(), l.weight))
         .collect();
-    assert_eq!(
-        layers,
-        [("Left arm".to_string(), 0.75), ("Spine".to_string(), 0.5)]
+    assert_eq!(clip_layers, [("Spine".to_string(), 0.5)]);
+    h.get_by_label("States").click();
+    h.run_steps(3);
+    assert!(
+        h.query_by_label_contains("1 layer above: Left arm")
+            .is_some(),
+        "the States tab names the machine's layer"
     );
     h.get_by_label("Layers").click();
     h.run_steps(3);
     assert!(
-        h.query_all_by_value("Left arm").next().is_some(),
-        "the Layers tab lists it"
+        h.query_all_by_value("Spine").next().is_some(),
+        "the Layers tab lists the clip layer"
     );
     send(&mut h, Command::Undo);
     assert!(h.state().editor().tuning().layers.clips.is_empty());
     assert!(h.state().editor().machine().is_none());
+}
+
+/// The machine a controller just opened as.
+fn opened_machine(h: &Harness<'static, AnimtuneApp>) -> animtune::graph::StateMachine {
+    h.state()
+        .editor()
+        .machine()
+        .expect("the controller opened")
+        .clone()
 }

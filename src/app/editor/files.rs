@@ -139,6 +139,7 @@ impl EditorState {
             .collect();
         self.append_clips(fresh);
         let before = self.doc.tuning.clone();
+        let machine_layers = imported.machine.layers.len();
         self.doc.tuning.state_machine = Some(imported.machine);
         // Its upper layers replace the clip layers (the Layers tab), in the same undo step.
         let layers = imported.layers.len();
@@ -153,8 +154,8 @@ impl EditorState {
         };
         self.session.report(
             format!(
-                "Opened {}: its base layer is the state machine (States tab), {layers} layer(s) above it clip \
-                 layers (Layers tab), {} clip(s){notes}",
+                "Opened {}: its base layer is the state machine (States tab), with {machine_layers} layer(s) of \
+                 states above it; {layers} single-clip layer(s) as clip layers (Layers tab); {} clip(s){notes}",
                 path.display(),
                 count
             ),

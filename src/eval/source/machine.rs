@@ -97,6 +97,22 @@ pub(crate) struct MachineSource {
     root: RootPlay,
     /// The parameter script played, if any: its events are applied as the machine's time reaches them.
     script: Option<ScriptCursor>,
+    /// The machine's layers, each bound as a machine of its own over these parameters (see
+    /// [`MachineSource::tick`] and [`MachineSource::sample`]).
+    layers: Vec<BoundLayer>,
+    /// The poses a layer blends: the pose below it and its own, back to back.
+    layer_poses: Vec<Transform>,
+    /// The parameters' values as the last tick found them, before the machine's update.
+    found: Vec<f64>,
+}
+
+/// A layer of the machine bound: its states as a machine, and its mask as the weights of the pose below
+/// (1 − weight × mask) and of its own (weight × mask), per joint.
+#[derive(Clone, Debug)]
+struct BoundLayer {
+    source: Box<MachineSource>,
+    below_mask: Vec<f32>,
+    layer_mask: Vec<f32>,
 }
 
 impl MachineSource {
@@ -180,7 +196,25 @@ impl MachineSource {
                 accumulate_loops: false,
             },
             script: None,
+            layers: Vec::new(),
+            layer_poses: Vec::new(),
+            found: Vec::with_capacity(machine.parameters.len()),
         };
+        for l in &machine.layers {
+            let layer = MachineSource::bind(&l.machine(&machine.parameters), character, cache);
+            source.missing.extend(layer.missing.iter().cloned());
+            let w = l.weight.clamp(0.0, 1.0) as f32;
+            let layer_mask: Vec<f32> = l
+                .joint_mask(character)
+                .iter()
+                .map(|m| m.clamp(0.0, 1.0) * w)
+                .collect();
+            source.layers.push(BoundLayer {
+                below_mask: layer_mask.iter().map(|m| 1.0 - m).collect(),
+                layer_mask,
+                source: Box::new(layer),
+            });
+        }
         source.faced = source.states.iter().any(|m| {
             let faced = |c: &CompiledClip| c.morph.has_face();
             match m {
@@ -235,6 +269,10 @@ impl MachineSource {
         self.before_last.clear();
         self.start_of = None;
         self.refresh_infos(true);
+        for l in &mut self.layers {
+            l.source.clock = self.clock;
+            l.source.restart();
+        }
     }
 
     /// The simulation's clock: its rate and the ticks run.
@@ -302,6 +340,9 @@ impl MachineSource {
     fn run_to(&mut self, to: f64, under_script: bool, skeleton: &Skeleton, accumulate_loops: bool) {
         self.root.accumulate_loops = accumulate_loops;
         self.player.set_tick_state(self.tick);
+        for l in &mut self.layers {
+            l.source.player.set_tick_state(l.source.tick);
+        }
         let mut due = self.clock.due(to);
         if due > MAX_TICKS_AT_ONCE {
             self.tick(due - MAX_TICKS_AT_ONCE + 1, under_script, skeleton);
@@ -311,6 +352,9 @@ impl MachineSource {
             self.tick(1, under_script, skeleton);
         }
         self.player.coast(to - self.clock.last_time());
+        for l in &mut self.layers {
+            l.source.player.coast(to - l.source.clock.last_time());
+        }
     }
 
     /// Runs the `n`-th tick from now (one update over those skipped): the script's events due by its time when
@@ -324,7 +368,18 @@ impl MachineSource {
             cursor.apply_due(time, &mut self.player);
         }
         self.refresh_infos(false);
+        // The layers decide on the parameters as this tick found them (a trigger any of them takes is reset).
+        if !self.layers.is_empty() {
+            self.found.clear();
+            self.found.extend_from_slice(self.player.values());
+        }
         self.player.update(dt);
+        for l in &mut self.layers {
+            l.source.player.set_values(&self.found);
+            l.source.tick(n, false, skeleton);
+            self.player
+                .reset_triggers_taken_by(&self.found, &l.source.player);
+        }
         if let Some(terms) = self.player.take_freeze() {
             // Blended into a second buffer: the terms may hold the pose frozen before (an interruption of an
             // interruption).
@@ -475,11 +530,46 @@ impl MachineSource {
             ..
         } = out;
         self.refresh_infos(false);
-        let result = self.compose(skeleton, out, false);
+        let mut result = self.compose(skeleton, out, false);
+        keep_first(&mut result, self.compose_layers(skeleton, out));
         if self.faced {
             self.face.write_to(morph, expressions);
         }
         *look = self.look.rotation();
+        result
+    }
+
+    /// Each layer's pose over `out` in order, by its weight and mask (Unity's Override layers); the root joint
+    /// keeps the travel of the pose below, as a clip layer leaves it.
+    fn compose_layers(
+        &mut self,
+        skeleton: &Skeleton,
+        out: &mut [Transform],
+    ) -> Result<(), JobError> {
+        if self.layers.is_empty() {
+            return Ok(());
+        }
+        let n = skeleton.len();
+        let mut result = Ok(());
+        let mut poses = std::mem::take(&mut self.layer_poses);
+        poses.resize(2 * n, Transform::IDENTITY);
+        for l in &mut self.layers {
+            let (below, own) = poses.split_at_mut(n);
+            l.source.refresh_infos(false);
+            keep_first(&mut result, l.source.compose(skeleton, own, false));
+            below.copy_from_slice(out);
+            keep_first(
+                &mut result,
+                crate::layers::clip_layer::blend_override(
+                    &poses,
+                    [&l.below_mask, &l.layer_mask],
+                    skeleton,
+                    self.root.joint,
+                    out,
+                ),
+            );
+        }
+        self.layer_poses = poses;
         result
     }
 

@@ -433,6 +433,34 @@ fn coasting_moves_the_clocks_and_decides_nothing() {
     assert!(close(a.elapsed, 0.1), "{a:?}");
 }
 
+/// A trigger fires once whichever layer takes it: a layer that started its update from the machine's values and
+/// consumed a trigger resets it in the machine; one it did not consume, or a bool, stays.
+#[test]
+fn a_trigger_a_layer_takes_is_reset_in_the_machine() {
+    let mut base = machine(r#"[]"#);
+    assert!(base.set("jump", ParameterValue::Bool(true)));
+    assert!(base.set("go", ParameterValue::Bool(true)));
+    let found = base.values().to_vec();
+    let mut layer = machine(
+        r#"[{"from": "A", "to": "B", "has_exit_time": false, "duration": 0.1,
+             "conditions": [{"parameter": "jump", "mode": "if"}]}]"#,
+    );
+    layer.set_values(&found);
+    layer.update(DT);
+    assert!(layer.active().is_some(), "the layer takes the trigger");
+    base.reset_triggers_taken_by(&found, &layer);
+    assert_eq!(base.value_of("jump"), Some(0.0));
+    assert_eq!(base.value_of("go"), Some(1.0));
+    // A layer that took nothing leaves the trigger set.
+    assert!(base.set("jump", ParameterValue::Bool(true)));
+    let found = base.values().to_vec();
+    let mut idle = machine(r#"[]"#);
+    idle.set_values(&found);
+    idle.update(DT);
+    base.reset_triggers_taken_by(&found, &idle);
+    assert_eq!(base.value_of("jump"), Some(1.0));
+}
+
 /// Unity's Speed Multiplier parameter: a state of speed 1.5 whose multiplier `speed` is 2 runs 3 normalised
 /// cycles a second on a 1 s clip; at 0.5, 0.75; a parameter changed mid-way changes the rate from then on.
 #[test]

@@ -42,9 +42,9 @@ pub struct Description {
 }
 
 /// What every description of a controller, override controller, mask or blend tree says until all of them play.
-pub const NOT_PLAYED_YET: &str = "a controller's base layer plays as a state machine (pose --controller, also \
-     through an override controller); each layer above plays its default state's clip through its mask, not its \
-     transitions yet";
+pub const NOT_PLAYED_YET: &str = "a controller plays as a state machine (pose --controller, also through an \
+     override controller): its base layer, and each Override layer above with its states and mask; an Additive \
+     layer plays its default state's clip";
 
 /// The clips of a `.anim` file as the tool's clips (generic clips; a humanoid one is refused, see
 /// [`anim_clip::to_clip`]), and what they hold that does not play, one line each.

@@ -1,17 +1,18 @@
-//! An AnimatorController's base layer as the tool's [`StateMachine`], with the clips its states play loaded
-//! through the project's `.meta` files (`.anim` files, and clips inside models), each named by its file
-//! (`Walk.anim`, `idle.fbx: Root|Idle`).
+//! An AnimatorController as the tool's [`StateMachine`], with the clips its states play loaded through the
+//! project's `.meta` files (`.anim` files, and clips inside models), each named by its file (`Walk.anim`,
+//! `idle.fbx: Root|Idle`).
 //!
-//! What maps: parameters of every type with their defaults; states with speed and mirror; transitions with every
-//! timing field, their conditions and order, solo and mute as Unity applies them; Any State and Exit; blend trees
-//! of the four 1D/2D types whose children are clips, as blend spaces driven by their parameters. Sub-state
-//! machines are flattened (a state inside one is named `Machine/State` where its own name is taken); a transition
-//! into a sub-machine goes to its default state. Each layer above the base becomes a clip layer over the machine:
-//! its default state's clip at the layer's weight and blending, its avatar mask's body parts and transform paths
-//! (by joint name) as the layer's parts and joint weights. What does not map is named in the notes, one line each:
-//! the upper layers' transitions, synced layers, Direct and nested trees, a state's cycle offset, mirror and time
-//! parameters (its speed multiplier plays), Entry transitions with conditions, transitions out of a sub-machine's
-//! Exit, and states with no motion (they hold the rest pose).
+//! What maps: parameters of every type with their defaults; states with speed, its multiplier parameter and
+//! mirror; transitions with every timing field, their conditions and order, solo and mute as Unity applies them;
+//! Any State and Exit; blend trees of the four 1D/2D types whose children are clips, as blend spaces driven by their
+//! parameters. Sub-state machines are flattened (a state inside one is named `Machine/State` where its own name is
+//! taken); a transition into a sub-machine goes to its default state. The base layer is the machine's own states;
+//! an Override layer above it with transitions or several states is a layer of the machine (its own states over
+//! the same parameters); a layer of one state, or an Additive one, is a clip layer playing its default state's
+//! clip. Either takes the layer's weight and its avatar mask's body parts and transform paths (by joint name).
+//! What does not map is named in the notes, one line each: an Additive layer's transitions, synced layers, Direct
+//! and nested trees, a state's cycle offset, mirror and time parameters, Entry transitions with conditions,
+//! transitions out of a sub-machine's Exit, and states with no motion (they hold the rest pose).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -24,6 +25,7 @@ use super::project::Project;
 use super::yaml::{ObjectRef, UnityError};
 use crate::blend::{BlendAxis, BlendMode, BlendNode, BlendSpace};
 use crate::core::Clip;
+use crate::graph::machine::MachineLayer;
 use crate::graph::machine::{ANY_STATE, EXIT};
 use crate::graph::{
     Condition, ConditionMode, InterruptionSource, Parameter, ParameterKind, ParameterValue, State,
@@ -41,7 +43,7 @@ pub struct ImportedController {
     pub machine: StateMachine,
     /// The clips its states play, named as the machine names them.
     pub clips: Vec<Clip>,
-    /// The layers above the base that play (each the clip of its default state), as clip layers over the machine.
+    /// The layers above the base that play one clip (their default state's), as clip layers over the machine.
     pub layers: Vec<ClipLayer>,
     /// What is not played as Unity plays it, one line each.
     pub notes: Vec<String>,
@@ -114,15 +116,6 @@ pub fn import(path: &Path, max_bytes: u64) -> Result<ImportedController, UnityEr
         .first()
         .and_then(|l| l.machine.as_ref())
         .ok_or_else(|| UnityError::new(path, "its base layer has no state machine"))?;
-    let layers: Vec<ClipLayer> = c
-        .layers
-        .iter()
-        .skip(1)
-        .map(|l| b.layer(l))
-        .collect::<Result<Vec<_>, _>>()?
-        .into_iter()
-        .flatten()
-        .collect();
     let parameters: Vec<Parameter> = c
         .parameters
         .iter()
@@ -140,82 +133,24 @@ pub fn import(path: &Path, max_bytes: u64) -> Result<ImportedController, UnityEr
             }
         })
         .collect();
-    // Every state of the layer, its name made unique, by file ID.
-    let mut names: BTreeMap<i64, String> = BTreeMap::new();
-    let mut defaults: BTreeMap<i64, i64> = BTreeMap::new();
-    collect_names(base, "", &mut names, &mut defaults);
-    let mut states = Vec::new();
-    let mut transitions = Vec::new();
-    let mut flat = Vec::new();
-    flatten(base, &mut flat);
-    for s in &flat {
-        let name = names[&s.file_id].clone();
-        let (clip, blend_space, point_parameters) = b.motion(&name, s.motion.as_ref())?;
-        for (param, what) in [
-            (&s.cycle_offset_parameter, "cycle offset"),
-            (&s.mirror_parameter, "mirror"),
-            (&s.time_parameter, "time"),
-        ] {
-            if let Some(p) = param {
-                b.notes.push(format!(
-                    "state '{name}': its {what} parameter '{p}' is not applied"
-                ));
-            }
+    let mut layers = Vec::new();
+    let mut machine_layers = Vec::new();
+    for l in c.layers.iter().skip(1) {
+        match b.layer(l, &parameters)? {
+            Some(UpperLayer::Clip(clip)) => layers.push(clip),
+            Some(UpperLayer::Machine(m)) => machine_layers.push(m),
+            None => {}
         }
-        if s.cycle_offset != 0.0 {
-            b.notes.push(format!(
-                "state '{name}': its cycle offset {} is not applied",
-                s.cycle_offset
-            ));
-        }
-        states.push(State {
-            name: name.clone(),
-            clip,
-            blend_space,
-            speed: s.speed.clamp(
-                -crate::graph::machine::MAX_STATE_SPEED,
-                crate::graph::machine::MAX_STATE_SPEED,
-            ),
-            speed_parameter: s.speed_parameter.clone().filter(|p| {
-                let numeric = parameters.iter().any(|q: &Parameter| {
-                    &q.name == p && matches!(q.kind, ParameterKind::Float | ParameterKind::Int)
-                });
-                if !numeric {
-                    b.notes.push(format!(
-                        "state '{name}': its speed multiplier '{p}' is not a float parameter of the controller"
-                    ));
-                }
-                numeric
-            }),
-            mirror: s.mirror,
-            point_parameters,
-            position: None,
-        });
-        transitions.extend(b.transitions(&name, &s.transitions, &names, &defaults));
     }
-    let mut any = Vec::new();
-    gather_any(base, &mut any);
-    transitions.extend(b.transitions(ANY_STATE, &any, &names, &defaults));
-    if base.entry.iter().any(|t| !t.conditions.is_empty()) {
-        b.notes.push("Entry transitions with conditions are not applied: the machine enters at its default state".into());
-    }
-    let mut sub_exits = 0;
-    count_machine_transitions(base, &mut sub_exits);
-    if sub_exits > 0 {
-        b.notes.push(format!(
-            "{sub_exits} transition(s) out of sub-state machines' Exit are not applied"
-        ));
-    }
-    let entry = base
-        .default_state
-        .and_then(|id| names.get(&id).cloned())
-        .or_else(|| states.first().map(|s| s.name.clone()))
+    let (states, transitions, entry) = b
+        .layer_machine(base, &parameters)?
         .ok_or_else(|| UnityError::new(path, "its base layer has no states"))?;
     let machine = StateMachine {
         parameters,
         states,
         entry,
         transitions,
+        layers: machine_layers,
     };
     machine
         .validate_playable()
@@ -320,6 +255,14 @@ fn collect_names(
     }
 }
 
+/// A layer above the base as it plays.
+enum UpperLayer {
+    /// One clip over the layers below.
+    Clip(ClipLayer),
+    /// States of its own.
+    Machine(MachineLayer),
+}
+
 /// The humanoid body parts an avatar mask's 13 bits let through (Unity's order, [`super::mask::BODY_PARTS`]):
 /// its Root and the four IK goals have no counterpart in the clip layer's parts.
 fn mask_parts(bits: &[bool; 13]) -> Vec<BodyPart> {
@@ -376,10 +319,96 @@ struct Builder<'a> {
 }
 
 impl Builder<'_> {
-    /// A layer above the base as a clip layer: its default state's clip at the layer's weight, blending and mask.
-    /// None (with a note) where it cannot play so: a synced layer, a default state with no clip or a blend tree.
-    /// A layer whose default state has transitions plays that state alone, noted.
-    fn layer(&mut self, l: &controller::Layer) -> Result<Option<ClipLayer>, UnityError> {
+    /// A layer's state machine as states, transitions and the entry state (None: it has no states), its
+    /// sub-machines flattened; what does not map is noted.
+    #[allow(clippy::type_complexity)]
+    fn layer_machine(
+        &mut self,
+        base: &Machine,
+        parameters: &[Parameter],
+    ) -> Result<Option<(Vec<State>, Vec<Transition>, String)>, UnityError> {
+        // Every state of the layer, its name made unique, by file ID.
+        let mut names: BTreeMap<i64, String> = BTreeMap::new();
+        let mut defaults: BTreeMap<i64, i64> = BTreeMap::new();
+        collect_names(base, "", &mut names, &mut defaults);
+        let mut states = Vec::new();
+        let mut transitions = Vec::new();
+        let mut flat = Vec::new();
+        flatten(base, &mut flat);
+        for s in &flat {
+            let name = names[&s.file_id].clone();
+            let (clip, blend_space, point_parameters) = self.motion(&name, s.motion.as_ref())?;
+            for (param, what) in [
+                (&s.cycle_offset_parameter, "cycle offset"),
+                (&s.mirror_parameter, "mirror"),
+                (&s.time_parameter, "time"),
+            ] {
+                if let Some(p) = param {
+                    self.notes.push(format!(
+                        "state '{name}': its {what} parameter '{p}' is not applied"
+                    ));
+                }
+            }
+            if s.cycle_offset != 0.0 {
+                self.notes.push(format!(
+                    "state '{name}': its cycle offset {} is not applied",
+                    s.cycle_offset
+                ));
+            }
+            states.push(State {
+                name: name.clone(),
+                clip,
+                blend_space,
+                speed: s.speed.clamp(
+                    -crate::graph::machine::MAX_STATE_SPEED,
+                    crate::graph::machine::MAX_STATE_SPEED,
+                ),
+                speed_parameter: s.speed_parameter.clone().filter(|p| {
+                    let numeric = parameters.iter().any(|q: &Parameter| {
+                        &q.name == p && matches!(q.kind, ParameterKind::Float | ParameterKind::Int)
+                    });
+                    if !numeric {
+                        self.notes.push(format!(
+                            "state '{name}': its speed multiplier '{p}' is not a float parameter of the controller"
+                        ));
+                    }
+                    numeric
+                }),
+                mirror: s.mirror,
+                point_parameters,
+                position: None,
+            });
+            transitions.extend(self.transitions(&name, &s.transitions, &names, &defaults));
+        }
+        let mut any = Vec::new();
+        gather_any(base, &mut any);
+        transitions.extend(self.transitions(ANY_STATE, &any, &names, &defaults));
+        if base.entry.iter().any(|t| !t.conditions.is_empty()) {
+            self.notes.push("Entry transitions with conditions are not applied: the machine enters at its default state".into());
+        }
+        let mut sub_exits = 0;
+        count_machine_transitions(base, &mut sub_exits);
+        if sub_exits > 0 {
+            self.notes.push(format!(
+                "{sub_exits} transition(s) out of sub-state machines' Exit are not applied"
+            ));
+        }
+        let entry = base
+            .default_state
+            .and_then(|id| names.get(&id).cloned())
+            .or_else(|| states.first().map(|s| s.name.clone()));
+        Ok(entry.map(|entry| (states, transitions, entry)))
+    }
+
+    /// A layer above the base: where it has transitions or several states and overrides, a machine layer of
+    /// its own states over the machine's parameters; otherwise a clip layer playing its default state's clip. Both
+    /// take the layer's weight and avatar mask. None (with a note) where it cannot play: a synced layer, no states,
+    /// a single state with no clip or a blend tree.
+    fn layer(
+        &mut self,
+        l: &controller::Layer,
+        parameters: &[Parameter],
+    ) -> Result<Option<UpperLayer>, UnityError> {
         let name = &l.name;
         let Some(m) = &l.machine else {
             self.notes.push(format!(
@@ -398,12 +427,34 @@ impl Builder<'_> {
                 .push(format!("layer '{name}' has no states: nothing to play"));
             return Ok(None);
         };
+        if l.ik_pass {
+            self.notes
+                .push(format!("layer '{name}': its IK pass is not previewed"));
+        }
+        let mut any = Vec::new();
+        gather_any(m, &mut any);
+        let leaving = flat.iter().map(|s| s.transitions.len()).sum::<usize>() + any.len();
+        if (leaving > 0 || flat.len() > 1) && l.blending == Blending::Override {
+            let Some((states, transitions, entry)) = self.layer_machine(m, parameters)? else {
+                return Ok(None);
+            };
+            let (parts, joint_weights) = self.layer_mask(l);
+            return Ok(Some(UpperLayer::Machine(MachineLayer {
+                name: name.clone(),
+                weight: l.weight.clamp(0.0, 1.0),
+                parts,
+                joint_weights,
+                states,
+                entry,
+                transitions,
+            })));
+        }
         let at = format!("{name}/{}", state.name);
         let clip = match &state.motion {
             Some(Motion::Clip(r)) => self.clip(&at, r)?,
             Some(Motion::Tree(t)) => {
                 self.notes.push(format!(
-                    "layer '{name}': its default state '{}' plays blend tree '{}', which a layer does not play yet",
+                    "layer '{name}': its default state '{}' plays blend tree '{}', which a clip layer does not play",
                     state.name, t.name
                 ));
                 return Ok(None);
@@ -419,12 +470,10 @@ impl Builder<'_> {
         let Some(clip) = clip else {
             return Ok(None);
         };
-        let mut any = Vec::new();
-        gather_any(m, &mut any);
-        let leaving = flat.iter().map(|s| s.transitions.len()).sum::<usize>() + any.len();
         if leaving > 0 {
             self.notes.push(format!(
-                "layer '{name}' plays its default state '{}' alone: its {leaving} transition(s) are not played yet",
+                "additive layer '{name}' plays its default state '{}' alone: its {leaving} transition(s) are not \
+                 played yet",
                 state.name
             ));
         }
@@ -434,11 +483,8 @@ impl Builder<'_> {
                 state.speed
             ));
         }
-        if l.ik_pass {
-            self.notes
-                .push(format!("layer '{name}': its IK pass is not previewed"));
-        }
-        let mut layer = ClipLayer {
+        let (parts, joint_weights) = self.layer_mask(l);
+        Ok(Some(UpperLayer::Clip(ClipLayer {
             name: name.clone(),
             clip,
             weight: l.weight.clamp(0.0, 1.0) as f32,
@@ -446,32 +492,46 @@ impl Builder<'_> {
                 Blending::Override => LayerMode::Override,
                 Blending::Additive => LayerMode::Additive,
             },
+            parts,
+            joint_weights,
             ..ClipLayer::default()
+        })))
+    }
+
+    /// A layer's avatar mask as body parts and per-joint weights by the last name of each transform path (every
+    /// part and no weights where it has none, or it cannot be found or read, noted).
+    fn layer_mask(&mut self, l: &controller::Layer) -> (Vec<BodyPart>, BTreeMap<String, f32>) {
+        let all = (BodyPart::ALL.to_vec(), BTreeMap::new());
+        let Some(r) = &l.mask else {
+            return all;
         };
-        if let Some(r) = &l.mask {
-            match self.mask(r) {
-                Ok(Some(mask)) => {
-                    layer.parts = mask_parts(&mask.body_parts);
-                    layer.joint_weights = mask
-                        .elements
-                        .iter()
-                        .filter_map(|(path, w)| {
-                            let joint = path.rsplit('/').next().filter(|j| !j.is_empty())?;
-                            Some((joint.to_string(), w.clamp(0.0, 1.0) as f32))
-                        })
-                        .collect();
-                }
-                Ok(None) => self.notes.push(format!(
+        let name = &l.name;
+        match self.mask(r) {
+            Ok(Some(mask)) => (
+                mask_parts(&mask.body_parts),
+                mask.elements
+                    .iter()
+                    .filter_map(|(path, w)| {
+                        let joint = path.rsplit('/').next().filter(|j| !j.is_empty())?;
+                        Some((joint.to_string(), w.clamp(0.0, 1.0) as f32))
+                    })
+                    .collect(),
+            ),
+            Ok(None) => {
+                self.notes.push(format!(
                     "layer '{name}': its avatar mask is in asset {}, which the project folder does not hold; the \
                      layer plays unmasked",
                     r.guid.as_deref().unwrap_or("in this file")
-                )),
-                Err(e) => self
-                    .notes
-                    .push(format!("layer '{name}': its avatar mask cannot be read: {e}")),
+                ));
+                all
+            }
+            Err(e) => {
+                self.notes.push(format!(
+                    "layer '{name}': its avatar mask cannot be read: {e}"
+                ));
+                all
             }
         }
-        Ok(Some(layer))
     }
 
     /// The avatar mask a layer names (None: not in the project).

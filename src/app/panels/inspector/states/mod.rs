@@ -674,8 +674,18 @@ fn trigger_key(ui: &mut egui::Ui, e: &EditorState, p: &Parameter, out: &mut Comm
 /// One line on what the machine holds, for the row a playing machine's state takes.
 fn machine_summary(m: &StateMachine) -> String {
     let count = |n: usize, one: &str| format!("{n} {one}{}", if n == 1 { "" } else { "s" });
+    let layers = if m.layers.is_empty() {
+        String::new()
+    } else {
+        let names: Vec<&str> = m.layers.iter().map(|l| l.name.as_str()).collect();
+        format!(
+            "; {} above: {}",
+            count(m.layers.len(), "layer"),
+            names.join(", ")
+        )
+    };
     format!(
-        "{}, {}, {}; entry {}",
+        "{}, {}, {}; entry {}{layers}",
         count(m.states.len(), "state"),
         count(m.transitions.len(), "transition"),
         count(m.parameters.len(), "parameter"),
