@@ -332,6 +332,22 @@ fn anim_at(name: &str, time: f64) -> Vec<glam::Quat> {
         .collect()
 }
 
+/// `pose mannequin --controller CONTROLLER --script SCRIPT --time TIME --exact --json`, parsed.
+fn controller_pose(controller: &str, script: &Path, time: f64) -> serde_json::Value {
+    common::json_of(&animtune(&[
+        "pose",
+        "mannequin",
+        "--controller",
+        controller,
+        "--script",
+        script.to_str().unwrap(),
+        "--time",
+        &format!("{time}"),
+        "--exact",
+        "--json",
+    ]))
+}
+
 /// The controller's transitions play under Unity's rules as compositions of its clips: Idle → Walk on `go`
 /// (0.25 s fixed, set at 0.5 s; at 0.6 s the walk has played 0.1 s at weight 0.4), and Walk → the sub-machine's
 /// default state, the 1D tree at `speed` 1 (Walk and Run half and half) after `speed` passes 0.75 (0.1 s).
@@ -342,18 +358,7 @@ fn a_controllers_transitions_play_as_compositions_of_its_clips() {
     let pose = |script: &str, time: f64| {
         let path = dir.join("script.json");
         std::fs::write(&path, script).unwrap();
-        common::json_of(&animtune(&[
-            "pose",
-            "mannequin",
-            "--controller",
-            &controller,
-            "--script",
-            path.to_str().unwrap(),
-            "--time",
-            &format!("{time}"),
-            "--exact",
-            "--json",
-        ]))
+        controller_pose(&controller, &path, time)
     };
     let got = pose(r#"[{"time": 0.5, "set": "go", "value": true}]"#, 0.6);
     assert_eq!(got["state_machine"]["transition"]["to"], "Walk", "{got}");
@@ -378,35 +383,25 @@ fn a_controllers_transitions_play_as_compositions_of_its_clips() {
     crate::state_machine::assert_matches("the sub-machine's blend tree", &got, &want);
 }
 
-/// A controller's layers play over its base layer through their avatar masks, joint by joint: the fixture's
-/// Layered plays Idle on the base (at twice its speed: its Speed Multiplier parameter `pace` is 2), Walk on "Left arm" (weight 0.75, a mask of the left arm's body part) and Run on
-/// "Spine" (weight 0.5, a mask of no body part and the transform path Root/Hips/Spine). So the left upper arm is
-/// Idle's and Walk's at 0.25 and 0.75, the spine Idle's and Run's half and half (Walk's spine masked out), the head
-/// Idle's alone (masked out of both), each layer blended over what is below it. "Left arm" has a second state
-/// that a trigger reaches: the layer's own machine plays it.
+/// A controller's layers play over its base layer through their avatar masks and their own states, joint by
+/// joint. The fixture's Layered plays Idle on the base (at twice its speed: its Speed Multiplier parameter `pace`
+/// is 2); "Spine" (weight 0.5, a mask of no body part and the transform path Root/Hips/Spine) plays Run; "Left arm"
+/// (weight 0.75, a mask of the head's and the left arm's body parts) starts in Rest, a state with no motion, and
+/// the trigger `swap` takes it to Swing (Run) in 0.2 s. So: the spine is Idle's and Run's half and half; the head
+/// is Idle's while the arm layer rests (an empty state leaves the layers below, as in Unity), and the head and the
+/// left upper arm fade toward Run's with the transition, up to 0.75 (Run's spine masked out of the arm layer).
 #[test]
 fn a_controllers_layers_play_through_their_masks_joint_by_joint() {
     let controller = fixture("Layered/Layered.controller");
-    let time = 0.3;
-    let got = common::json_of(&animtune(&[
-        "pose",
-        "mannequin",
-        "--controller",
-        &controller,
-        "--time",
-        &format!("{time}"),
-        "--exact",
-        "--json",
-    ]));
+    let dir = common::temp_dir("unity-layer-machine");
+    let script = dir.join("swap.json");
+    std::fs::write(&script, r#"[{"time": 0.5, "trigger": "swap"}]"#).unwrap();
+    let pose_at = |time: f64| controller_pose(&controller, &script, time);
+    let got = pose_at(0.3);
     let names: Vec<String> = crate::state_machine::rotations(&got)
         .into_iter()
         .map(|(n, _)| n)
         .collect();
-    let (idle, walk, run) = (
-        anim_at("Idle.anim", 2.0 * time),
-        anim_at("Walk.anim", time),
-        anim_at("Run.anim", time),
-    );
     let over = |below: &[glam::Quat], layer: &[glam::Quat], weight: f64, joint: &str| {
         let mut out = below.to_vec();
         let j = names.iter().position(|n| n == joint).unwrap();
@@ -415,41 +410,33 @@ fn a_controllers_layers_play_through_their_masks_joint_by_joint() {
                 [0];
         out
     };
-    let arm = over(&idle, &walk, 0.75, "LeftUpperArm");
-    let want = over(&arm, &run, 0.5, "Spine");
-    for (joint, moved) in [("Spine", true), ("LeftUpperArm", true), ("Head", false)] {
-        let j = names.iter().position(|n| n == joint).unwrap();
-        let angle = common::angle_deg(want[j], idle[j]);
-        assert_eq!(
-            angle > 1.0,
-            moved,
-            "{joint}: the layers move it {angle}° from Idle"
-        );
-    }
-    crate::state_machine::assert_matches("the layers through their masks", &got, &want);
-
-    // "Left arm" has states of its own: the trigger `swap` at 0.5 s takes it from Wave (Walk) to Swing (Run) in
-    // 0.2 s (fixed), so at 1.0 s it plays Run 0.5 s in, while the base plays on and "Spine" does not change.
-    let dir = common::temp_dir("unity-layer-machine");
-    let script = dir.join("swap.json");
-    std::fs::write(&script, r#"[{"time": 0.5, "trigger": "swap"}]"#).unwrap();
-    let time = 1.0;
-    let got = common::json_of(&animtune(&[
-        "pose",
-        "mannequin",
-        "--controller",
-        &controller,
-        "--script",
-        script.to_str().unwrap(),
-        "--time",
-        &format!("{time}"),
-        "--exact",
-        "--json",
-    ]));
-    let idle = anim_at("Idle.anim", 2.0 * time);
-    let arm = over(&idle, &anim_at("Run.anim", 0.5), 0.75, "LeftUpperArm");
-    let want = over(&arm, &anim_at("Run.anim", time), 0.5, "Spine");
-    crate::state_machine::assert_matches("the arm layer after its transition", &got, &want);
+    let arm_layer = |below: &[glam::Quat], swing: &[glam::Quat], weight: f64| {
+        let head = over(below, swing, weight, "Head");
+        over(&head, swing, weight, "LeftUpperArm")
+    };
+    // Before the trigger: the arm layer rests, so the head stays Idle's.
+    let idle = anim_at("Idle.anim", 0.6);
+    let want = over(&idle, &anim_at("Run.anim", 0.3), 0.5, "Spine");
+    let head = names.iter().position(|n| n == "Head").unwrap();
+    assert!(
+        common::angle_deg(idle[head], glam::Quat::IDENTITY) > 1.0,
+        "Idle moves the head"
+    );
+    crate::state_machine::assert_matches("the resting arm layer", &got, &want);
+    // Halfway through the transition (0.1 s of 0.2): Swing 0.1 s in, at half the layer's weight.
+    let idle = anim_at("Idle.anim", 1.2);
+    let arm = arm_layer(&idle, &anim_at("Run.anim", 0.1), 0.75 * 0.5);
+    let want = over(&arm, &anim_at("Run.anim", 0.6), 0.5, "Spine");
+    crate::state_machine::assert_matches("the arm layer fading in", &pose_at(0.6), &want);
+    // At 1.0 s: Swing 0.5 s in, at the layer's weight.
+    let idle = anim_at("Idle.anim", 2.0);
+    let arm = arm_layer(&idle, &anim_at("Run.anim", 0.5), 0.75);
+    let want = over(&arm, &anim_at("Run.anim", 1.0), 0.5, "Spine");
+    crate::state_machine::assert_matches(
+        "the arm layer after its transition",
+        &pose_at(1.0),
+        &want,
+    );
 }
 
 /// `bake --controller --script` writes the run `pose --controller --script` shows: the baked glTF read back at

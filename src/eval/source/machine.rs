@@ -106,13 +106,14 @@ pub(crate) struct MachineSource {
     found: Vec<f64>,
 }
 
-/// A layer of the machine bound: its states as a machine, and its mask as the weights of the pose below
-/// (1 − weight × mask) and of its own (weight × mask), per joint.
+/// A layer of the machine bound: its states as a machine, and its mask times its weight, per joint.
 #[derive(Clone, Debug)]
 struct BoundLayer {
     source: Box<MachineSource>,
-    below_mask: Vec<f32>,
     layer_mask: Vec<f32>,
+    /// The masks as they apply this sample: below and own, the layer's scaled by the share of its terms that
+    /// move (see [`MachineSource::compose_moving`]).
+    shared_masks: (Vec<f32>, Vec<f32>),
 }
 
 impl MachineSource {
@@ -210,7 +211,7 @@ impl MachineSource {
                 .map(|m| m.clamp(0.0, 1.0) * w)
                 .collect();
             source.layers.push(BoundLayer {
-                below_mask: layer_mask.iter().map(|m| 1.0 - m).collect(),
+                shared_masks: (vec![1.0; layer_mask.len()], vec![0.0; layer_mask.len()]),
                 layer_mask,
                 source: Box::new(layer),
             });
@@ -556,13 +557,26 @@ impl MachineSource {
         for l in &mut self.layers {
             let (below, own) = poses.split_at_mut(n);
             l.source.refresh_infos(false);
-            keep_first(&mut result, l.source.compose(skeleton, own, false));
+            let share = l.source.compose_moving(skeleton, own, &mut result);
+            if share <= 0.0 {
+                continue;
+            }
             below.copy_from_slice(out);
+            for ((b, w), m) in l
+                .shared_masks
+                .0
+                .iter_mut()
+                .zip(&mut l.shared_masks.1)
+                .zip(&l.layer_mask)
+            {
+                *w = m * share;
+                *b = 1.0 - *w;
+            }
             keep_first(
                 &mut result,
                 crate::layers::clip_layer::blend_override(
                     &poses,
-                    [&l.below_mask, &l.layer_mask],
+                    [&l.shared_masks.0, &l.shared_masks.1],
                     skeleton,
                     self.root.joint,
                     out,
@@ -571,6 +585,42 @@ impl MachineSource {
         }
         self.layer_poses = poses;
         result
+    }
+
+    /// As a layer: the pose of the terms that play a motion into `out`, their weights made to sum to 1, and
+    /// their share of the whole (0: `out` untouched). A state whose clip moves no joint (Unity's empty state)
+    /// leaves the layers below as they are, and a transition into or out of one fades the layer in or out. A
+    /// per-bone transition's pose is taken whole.
+    fn compose_moving(
+        &mut self,
+        skeleton: &Skeleton,
+        out: &mut [Transform],
+        result: &mut Result<(), JobError>,
+    ) -> f32 {
+        if self.per_bone_transition().is_some() {
+            keep_first(result, self.compose(skeleton, out, false));
+            return 1.0;
+        }
+        let mut terms = std::mem::take(&mut self.terms);
+        self.player.terms_into(&mut terms);
+        let moves = |m: &Motion| match m {
+            Motion::Frozen => true,
+            Motion::State { state, .. } => match self.states.get(*state) {
+                Some(StateMotion::Clip(Some(c))) => c.binding.tracks.iter().any(Option::is_some),
+                Some(StateMotion::Clip(None)) | None => false,
+                Some(StateMotion::Blend { .. }) => true,
+            },
+        };
+        terms.retain(|t| t.weight > 0.0 && moves(&t.motion));
+        let share: f64 = terms.iter().map(|t| t.weight).sum();
+        if share > 0.0 {
+            for t in &mut terms {
+                t.weight /= share;
+            }
+            keep_first(result, self.blend_terms(&terms, skeleton, out));
+        }
+        self.terms = terms;
+        share.min(1.0) as f32
     }
 
     /// The player's pose as it stands into `out`: its terms in one blend, or a per-bone transition's destination
