@@ -215,8 +215,10 @@ impl MachineEdit {
                     {
                         s.point_parameters = None;
                     }
-                    if s.speed_parameter.as_ref() == Some(&name) {
-                        s.speed_parameter = None;
+                    for p in [&mut s.speed_parameter, &mut s.cycle_offset_parameter] {
+                        if p.as_ref() == Some(&name) {
+                            *p = None;
+                        }
                     }
                 }
             }
@@ -284,6 +286,7 @@ fn rename_parameter(m: &mut StateMachine, old: &str, new: &str) {
             .iter_mut()
             .flatten()
             .chain(s.speed_parameter.as_mut())
+            .chain(s.cycle_offset_parameter.as_mut())
     }) {
         if p == old {
             *p = new.to_string();
@@ -299,6 +302,8 @@ pub fn clip_state(name: &str, clip: &str, position: [f32; 2]) -> State {
         blend_space: None,
         speed: 1.0,
         speed_parameter: None,
+        cycle_offset: 0.0,
+        cycle_offset_parameter: None,
         mirror: false,
         point_parameters: None,
         position: Some(position),

@@ -189,6 +189,12 @@ pub struct State {
     /// A float (or int) parameter the speed is multiplied by (Unity's Speed Multiplier parameter).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub speed_parameter: Option<String>,
+    /// Added to the state's normalised time where its motion is sampled (Unity's Cycle Offset), in cycles.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cycle_offset: f64,
+    /// A float (or int) parameter whose value is the cycle offset instead (Unity's Cycle Offset parameter).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cycle_offset_parameter: Option<String>,
     /// Plays the motion mirrored left to right (Unity's Mirror).
     #[serde(default)]
     pub mirror: bool,
@@ -202,6 +208,10 @@ pub struct State {
 
 fn one() -> f64 {
     1.0
+}
+
+fn is_zero(v: &f64) -> bool {
+    *v == 0.0
 }
 
 /// A condition of a transition on one parameter, as Unity's `AnimatorCondition`.
@@ -411,6 +421,15 @@ impl State {
                 ),
             ));
         }
+        if !(self.cycle_offset.is_finite() && self.cycle_offset.abs() <= MAX_TRANSITION_SPAN) {
+            return Err(MachineError::Value(
+                format!("state '{}'", self.name),
+                format!(
+                    "cycle offset {} must be a number from -{MAX_TRANSITION_SPAN} to {MAX_TRANSITION_SPAN}",
+                    shown(self.cycle_offset)
+                ),
+            ));
+        }
         Ok(())
     }
 }
@@ -519,10 +538,15 @@ impl StateMachine {
                     format!("state '{}' point parameter", s.name)
                 })?;
             }
-            if let Some(p) = &s.speed_parameter {
-                self.expect_parameter(p, &[ParameterKind::Float, ParameterKind::Int], || {
-                    format!("state '{}' speed parameter", s.name)
-                })?;
+            for (p, what) in [
+                (&s.speed_parameter, "speed parameter"),
+                (&s.cycle_offset_parameter, "cycle offset parameter"),
+            ] {
+                if let Some(p) = p {
+                    self.expect_parameter(p, &[ParameterKind::Float, ParameterKind::Int], || {
+                        format!("state '{}' {what}", s.name)
+                    })?;
+                }
             }
         }
         for (i, p) in self.parameters.iter().enumerate() {

@@ -357,6 +357,20 @@ impl MachinePlayer {
         }
     }
 
+    /// Where a state's motion is sampled at its normalised time `time`: `time` plus its cycle offset (its
+    /// parameter's value where it has one, clamped as the offset is), in cycles.
+    pub fn motion_time(&self, state: usize, time: f64) -> f64 {
+        let Some(s) = self.machine.states.get(state) else {
+            return time;
+        };
+        let span = super::machine::MAX_TRANSITION_SPAN;
+        let offset = match s.cycle_offset_parameter.as_deref() {
+            Some(p) => self.value_of(p).unwrap_or(0.0).clamp(-span, span),
+            None => s.cycle_offset,
+        };
+        time + offset
+    }
+
     /// Normalised time per second of a state: its speed, times its speed parameter's value where it has one
     /// (within ±[`MAX_STATE_SPEED`](super::machine::MAX_STATE_SPEED)), over its length.
     fn rate(&self, state: usize) -> f64 {

@@ -385,7 +385,7 @@ fn a_controllers_transitions_play_as_compositions_of_its_clips() {
 
 /// A controller's layers play over its base layer through their avatar masks and their own states, joint by
 /// joint. The fixture's Layered plays Idle on the base (at twice its speed: its Speed Multiplier parameter `pace`
-/// is 2); "Spine" (weight 0.5, a mask of no body part and the transform path Root/Hips/Spine) plays Run; "Left arm"
+/// is 2; a quarter of a cycle on: its Cycle Offset); "Spine" (weight 0.5, a mask of no body part and the transform path Root/Hips/Spine) plays Run; "Left arm"
 /// (weight 0.75, a mask of the head's and the left arm's body parts) starts in Rest, a state with no motion, and
 /// the trigger `swap` takes it to Swing (Run) in 0.2 s. So: the spine is Idle's and Run's half and half; the head
 /// is Idle's while the arm layer rests (an empty state leaves the layers below, as in Unity), and the head and the
@@ -415,7 +415,7 @@ fn a_controllers_layers_play_through_their_masks_joint_by_joint() {
         over(&head, swing, weight, "LeftUpperArm")
     };
     // Before the trigger: the arm layer rests, so the head stays Idle's.
-    let idle = anim_at("Idle.anim", 0.6);
+    let idle = anim_at("Idle.anim", 0.85);
     let want = over(&idle, &anim_at("Run.anim", 0.3), 0.5, "Spine");
     let head = names.iter().position(|n| n == "Head").unwrap();
     assert!(
@@ -424,12 +424,12 @@ fn a_controllers_layers_play_through_their_masks_joint_by_joint() {
     );
     crate::state_machine::assert_matches("the resting arm layer", &got, &want);
     // Halfway through the transition (0.1 s of 0.2): Swing 0.1 s in, at half the layer's weight.
-    let idle = anim_at("Idle.anim", 1.2);
+    let idle = anim_at("Idle.anim", 1.45);
     let arm = arm_layer(&idle, &anim_at("Run.anim", 0.1), 0.75 * 0.5);
     let want = over(&arm, &anim_at("Run.anim", 0.6), 0.5, "Spine");
     crate::state_machine::assert_matches("the arm layer fading in", &pose_at(0.6), &want);
     // At 1.0 s: Swing 0.5 s in, at the layer's weight.
-    let idle = anim_at("Idle.anim", 2.0);
+    let idle = anim_at("Idle.anim", 2.25);
     let arm = arm_layer(&idle, &anim_at("Run.anim", 0.5), 0.75);
     let want = over(&arm, &anim_at("Run.anim", 1.0), 0.5, "Spine");
     crate::state_machine::assert_matches(

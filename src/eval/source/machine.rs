@@ -787,6 +787,7 @@ impl MachineSource {
         let n = skeleton.len();
         let before = self.weights.len();
         let mut result = Ok(());
+        let time = self.player.motion_time(state, time);
         match &mut self.states[state] {
             StateMotion::Clip(None) => {}
             StateMotion::Clip(Some(c)) => {

@@ -461,6 +461,39 @@ fn a_trigger_a_layer_takes_is_reset_in_the_machine() {
     assert_eq!(base.value_of("jump"), Some(1.0));
 }
 
+/// Unity's Cycle Offset: a state's motion is sampled its offset in cycles on from its normalised time, the
+/// offset's parameter replacing the constant where the state has one; the state's own time (exit times) is not
+/// moved.
+#[test]
+fn a_cycle_offset_moves_where_the_motion_is_sampled() {
+    let text = r#"{"parameters": [{"name": "phase", "type": "float", "default": 0.5}],
+                   "states": [{"name": "A", "clip": "a", "cycle_offset": 0.25},
+                              {"name": "B", "clip": "b", "cycle_offset": 0.25,
+                               "cycle_offset_parameter": "phase"}],
+                   "entry": "A", "transitions": []}"#;
+    let m: StateMachine = serde_json::from_str(text).unwrap();
+    m.validate().unwrap();
+    let info = StateInfo {
+        length: 1.0,
+        looping: true,
+    };
+    let mut p = MachinePlayer::new(&m, vec![info, info]);
+    run(&mut p, 0.0, 0.2);
+    assert!(close(p.time(), 0.2), "{}", p.time());
+    assert!(close(p.motion_time(0, p.time()), 0.45));
+    assert!(close(p.motion_time(1, 0.2), 0.7));
+    assert!(p.set("phase", ParameterValue::Number(-0.1)));
+    assert!(close(p.motion_time(1, 0.2), 0.1));
+    let bad: StateMachine = serde_json::from_str(&text.replacen(
+        r#""cycle_offset": 0.25,"#,
+        r#""cycle_offset": 1e300,"#,
+        1,
+    ))
+    .unwrap();
+    let e = bad.validate().unwrap_err().to_string();
+    assert!(e.contains("cycle offset") && e.contains("'B'"), "{e}");
+}
+
 /// Unity's Speed Multiplier parameter: a state of speed 1.5 whose multiplier `speed` is 2 runs 3 normalised
 /// cycles a second on a 1 s clip; at 0.5, 0.75; a parameter changed mid-way changes the rate from then on.
 #[test]

@@ -11,7 +11,7 @@
 //! the same parameters); a layer of one state, or an Additive one, is a clip layer playing its default state's
 //! clip. Either takes the layer's weight and its avatar mask's body parts and transform paths (by joint name).
 //! What does not map is named in the notes, one line each: an Additive layer's transitions, synced layers, Direct
-//! and nested trees, a state's cycle offset, mirror and time parameters, Entry transitions with conditions,
+//! and nested trees, a state's mirror and time parameters, Entry transitions with conditions,
 //! transitions out of a sub-machine's Exit, and states with no motion (they hold the rest pose).
 
 use std::collections::BTreeMap;
@@ -338,23 +338,33 @@ impl Builder<'_> {
         for s in &flat {
             let name = names[&s.file_id].clone();
             let (clip, blend_space, point_parameters) = self.motion(&name, s.motion.as_ref())?;
-            for (param, what) in [
-                (&s.cycle_offset_parameter, "cycle offset"),
-                (&s.mirror_parameter, "mirror"),
-                (&s.time_parameter, "time"),
-            ] {
+            for (param, what) in [(&s.mirror_parameter, "mirror"), (&s.time_parameter, "time")] {
                 if let Some(p) = param {
                     self.notes.push(format!(
                         "state '{name}': its {what} parameter '{p}' is not applied"
                     ));
                 }
             }
-            if s.cycle_offset != 0.0 {
-                self.notes.push(format!(
-                    "state '{name}': its cycle offset {} is not applied",
-                    s.cycle_offset
-                ));
-            }
+            let mut numeric = |p: &String, what: &str| {
+                let found = parameters.iter().any(|q: &Parameter| {
+                    &q.name == p && matches!(q.kind, ParameterKind::Float | ParameterKind::Int)
+                });
+                if !found {
+                    self.notes.push(format!(
+                        "state '{name}': its {what} '{p}' is not a float parameter of the controller"
+                    ));
+                }
+                found
+            };
+            let speed_parameter = s
+                .speed_parameter
+                .clone()
+                .filter(|p| numeric(p, "speed multiplier"));
+            let cycle_offset_parameter = s
+                .cycle_offset_parameter
+                .clone()
+                .filter(|p| numeric(p, "cycle offset parameter"));
+            let span = crate::graph::machine::MAX_TRANSITION_SPAN;
             states.push(State {
                 name: name.clone(),
                 clip,
@@ -363,17 +373,13 @@ impl Builder<'_> {
                     -crate::graph::machine::MAX_STATE_SPEED,
                     crate::graph::machine::MAX_STATE_SPEED,
                 ),
-                speed_parameter: s.speed_parameter.clone().filter(|p| {
-                    let numeric = parameters.iter().any(|q: &Parameter| {
-                        &q.name == p && matches!(q.kind, ParameterKind::Float | ParameterKind::Int)
-                    });
-                    if !numeric {
-                        self.notes.push(format!(
-                            "state '{name}': its speed multiplier '{p}' is not a float parameter of the controller"
-                        ));
-                    }
-                    numeric
-                }),
+                speed_parameter,
+                cycle_offset: if s.cycle_offset.is_finite() {
+                    s.cycle_offset.clamp(-span, span)
+                } else {
+                    0.0
+                },
+                cycle_offset_parameter,
                 mirror: s.mirror,
                 point_parameters,
                 position: None,

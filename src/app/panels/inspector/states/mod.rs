@@ -365,16 +365,34 @@ impl StatesPanel {
             ui.label("Multiplier").on_hover_text(
                 "A float parameter the speed is multiplied by while the state plays (Unity's Speed Multiplier)",
             );
-            egui::ComboBox::from_id_salt("speed parameter")
-                .selected_text(n.speed_parameter.as_deref().unwrap_or("none"))
-                .show_ui(ui, |ui| {
-                    ui.selectable_value(&mut n.speed_parameter, None, "none");
-                    for p in &numbers {
-                        ui.selectable_value(&mut n.speed_parameter, Some(p.to_string()), *p);
-                    }
-                })
-                .response
-                .on_hover_text("The parameter multiplying the speed; none: the speed alone");
+            parameter_choice(
+                ui,
+                "speed parameter",
+                &mut n.speed_parameter,
+                &numbers,
+                "none",
+            )
+            .on_hover_text("The parameter multiplying the speed; none: the speed alone");
+        });
+        ui.horizontal(|ui| {
+            ui.label("Cycle offset").on_hover_text(
+                "Cycles added to the state's time where its motion is sampled (Unity's Cycle Offset)",
+            );
+            ui.add_enabled(
+                n.cycle_offset_parameter.is_none(),
+                egui::DragValue::new(&mut n.cycle_offset)
+                    .speed(0.01)
+                    .range(-1.0..=1.0),
+            )
+            .on_hover_text("The offset, in cycles (0.5: half a cycle on)");
+            parameter_choice(
+                ui,
+                "cycle offset parameter",
+                &mut n.cycle_offset_parameter,
+                &numbers,
+                "no parameter",
+            )
+            .on_hover_text("A float parameter giving the offset instead");
         });
         if n.blend_space.is_some() {
             ui.horizontal(|ui| {
@@ -669,6 +687,25 @@ fn trigger_key(ui: &mut egui::Ui, e: &EditorState, p: &Parameter, out: &mut Comm
         })
         .response
         .on_hover_text("The key that fires this trigger while the machine plays");
+}
+
+/// A drop-down choosing one of the numeric parameters `numbers`, or none (shown as `none`).
+fn parameter_choice(
+    ui: &mut egui::Ui,
+    id: &str,
+    chosen: &mut Option<String>,
+    numbers: &[&str],
+    none: &str,
+) -> egui::Response {
+    egui::ComboBox::from_id_salt(id)
+        .selected_text(chosen.as_deref().unwrap_or(none))
+        .show_ui(ui, |ui| {
+            ui.selectable_value(chosen, None, none);
+            for p in numbers {
+                ui.selectable_value(chosen, Some(p.to_string()), *p);
+            }
+        })
+        .response
 }
 
 /// One line on what the machine holds, for the row a playing machine's state takes.
