@@ -973,6 +973,8 @@ fn a_unity_controllers_upper_layers_open_with_it() {
         .map(|l| (l.name.clone(), l.weight))
         .collect();
     assert_eq!(clip_layers, [("Spine".to_string(), 0.5)]);
+    // Idle's 1 s clip at speed 1 times its multiplier `pace` (2): a loop is half a second.
+    assert_eq!(h.state().editor().state_seconds(0), Some(0.5));
     h.get_by_label("States").click();
     h.run_steps(3);
     assert!(

@@ -83,7 +83,18 @@ impl EditorState {
                 (None, None) => return None,
             },
         };
-        let speed = s.speed.abs();
+        // Times the speed multiplier's value now (its default while the machine does not play).
+        let multiplier = s.speed_parameter.as_deref().map_or(Some(1.0), |p| {
+            match self.any_machine_player() {
+                Some(player) => player.value_of(p),
+                None => m
+                    .parameters
+                    .iter()
+                    .find(|q| q.name == p)
+                    .map(|q| q.default.for_kind(q.kind)),
+            }
+        })?;
+        let speed = (s.speed * multiplier).abs();
         (length > 0.0 && speed > 0.0).then(|| length / speed)
     }
 
