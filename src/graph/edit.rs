@@ -73,6 +73,7 @@ impl MachineEdit {
                 let i = state(m, &name)?;
                 m.states.remove(i);
                 m.transitions.retain(|t| t.from != name && t.to != name);
+                m.entry_transitions.retain(|t| t.to != name);
                 if m.entry == name {
                     m.entry = m.states.first().map(|s| s.name.clone()).unwrap_or_default();
                 }
@@ -90,6 +91,9 @@ impl MachineEdit {
                     if t.to == from {
                         t.to = to.clone();
                     }
+                }
+                for t in m.entry_transitions.iter_mut().filter(|t| t.to == from) {
+                    t.to = to.clone();
                 }
                 if m.entry == from {
                     m.entry = to.clone();
@@ -207,6 +211,9 @@ impl MachineEdit {
                 for t in m.transitions.iter_mut().chain(layer_transitions) {
                     t.conditions.retain(|c| c.parameter != name);
                 }
+                for t in &mut m.entry_transitions {
+                    t.conditions.retain(|c| c.parameter != name);
+                }
                 let layer_states = m.layers.iter_mut().flat_map(|l| l.states.iter_mut());
                 for s in m.states.iter_mut().chain(layer_states) {
                     if s.point_parameters
@@ -270,11 +277,16 @@ fn check_name(
 /// Renames a parameter where the machine and its layers read it: conditions, points, speed multipliers.
 fn rename_parameter(m: &mut StateMachine, old: &str, new: &str) {
     let layer_transitions = m.layers.iter_mut().flat_map(|l| l.transitions.iter_mut());
+    let entry = m
+        .entry_transitions
+        .iter_mut()
+        .flat_map(|t| &mut t.conditions);
     for c in m
         .transitions
         .iter_mut()
         .chain(layer_transitions)
         .flat_map(|t| &mut t.conditions)
+        .chain(entry)
     {
         if c.parameter == old {
             c.parameter = new.to_string();
@@ -358,6 +370,7 @@ pub fn preview_machine(m: &StateMachine, transition: usize) -> Option<StateMachi
         parameters,
         states: m.states.clone(),
         entry: from.clone(),
+        entry_transitions: Vec::new(),
         transitions: vec![Transition {
             from,
             to,

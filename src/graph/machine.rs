@@ -41,14 +41,28 @@ pub struct StateMachine {
     pub parameters: Vec<Parameter>,
     /// The states.
     pub states: Vec<State>,
-    /// The state the machine starts in (and re-enters after Exit).
+    /// The state the machine starts in (and re-enters after Exit) when no entry transition holds.
     pub entry: String,
+    /// Unity's Entry transitions, in order: on entering (at the start, and through Exit) the first whose
+    /// conditions all hold chooses the state (a trigger it reads is consumed), else `entry`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub entry_transitions: Vec<EntryTransition>,
     /// Transitions, in priority order per source state (Unity's order in the state's list).
     pub transitions: Vec<Transition>,
     /// Layers above these states (Unity's Animator layers 1…), each with states of its own over the same
     /// parameters, blended over what is below it in order.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub layers: Vec<MachineLayer>,
+}
+
+/// An Entry transition: the state it enters when its conditions all hold (none: always).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EntryTransition {
+    /// The state entered.
+    pub to: String,
+    /// Its conditions, as a transition's.
+    #[serde(default)]
+    pub conditions: Vec<Condition>,
 }
 
 /// The most layers a machine may have above its own states.
@@ -97,6 +111,7 @@ impl MachineLayer {
             parameters: parameters.to_vec(),
             states: self.states.clone(),
             entry: self.entry.clone(),
+            entry_transitions: Vec::new(),
             transitions: self.transitions.clone(),
             layers: Vec::new(),
         }
@@ -454,15 +469,7 @@ impl Transition {
                 ));
             }
         }
-        if t.conditions.len() > MAX_CONDITIONS {
-            return Err(MachineError::Value(
-                at(),
-                format!(
-                    "{} conditions, over the {MAX_CONDITIONS} a transition may have",
-                    t.conditions.len()
-                ),
-            ));
-        }
+        check_conditions(&t.conditions, &at())?;
         if t.xfade_curve.len() > MAX_CURVE_POINTS {
             return Err(MachineError::Value(
                 at(),
@@ -483,14 +490,28 @@ impl Transition {
                 "xfade_curve needs finite points with x increasing".into(),
             ));
         }
-        if let Some(c) = t.conditions.iter().find(|c| !c.threshold.is_finite()) {
-            return Err(MachineError::Value(
-                format!("{} condition on '{}'", at(), c.parameter),
-                format!("threshold {} is not a finite number", shown(c.threshold)),
-            ));
-        }
         Ok(())
     }
+}
+
+/// A transition's conditions: at most [`MAX_CONDITIONS`], each threshold finite; `at` names the transition.
+fn check_conditions(conditions: &[Condition], at: &str) -> Result<(), MachineError> {
+    if conditions.len() > MAX_CONDITIONS {
+        return Err(MachineError::Value(
+            at.to_string(),
+            format!(
+                "{} conditions, over the {MAX_CONDITIONS} a transition may have",
+                conditions.len()
+            ),
+        ));
+    }
+    if let Some(c) = conditions.iter().find(|c| !c.threshold.is_finite()) {
+        return Err(MachineError::Value(
+            format!("{at} condition on '{}'", c.parameter),
+            format!("threshold {} is not a finite number", shown(c.threshold)),
+        ));
+    }
+    Ok(())
 }
 
 impl StateMachine {
@@ -554,7 +575,31 @@ impl StateMachine {
                 return Err(MachineError::Duplicate("parameters", p.name.clone()));
             }
         }
-        let conditions: usize = self.transitions.iter().map(|t| t.conditions.len()).sum();
+        if self.entry_transitions.len() > MAX_MACHINE_ITEMS {
+            return Err(MachineError::TooMany(
+                self.entry_transitions.len(),
+                "entry transitions",
+            ));
+        }
+        for (i, t) in self.entry_transitions.iter().enumerate() {
+            let at = || format!("entry transition {i} (-> {})", t.to);
+            if self.state_index(&t.to).is_none() {
+                return Err(MachineError::Value(
+                    at(),
+                    format!("no state named '{}'", t.to),
+                ));
+            }
+            check_conditions(&t.conditions, &at())?;
+            for c in &t.conditions {
+                self.check_condition(c, || format!("{} condition", at()))?;
+            }
+        }
+        let conditions: usize = self
+            .transitions
+            .iter()
+            .map(|t| t.conditions.len())
+            .chain(self.entry_transitions.iter().map(|t| t.conditions.len()))
+            .sum();
         if conditions > MAX_MACHINE_CONDITIONS {
             return Err(MachineError::Value(
                 "transitions".into(),
@@ -611,18 +656,23 @@ impl StateMachine {
             let at = || format!("transition {i} ({} -> {})", t.from, t.to);
             t.check_numbers(&at())?;
             for c in &t.conditions {
-                let kinds: &[ParameterKind] = match c.mode {
-                    ConditionMode::If => &[ParameterKind::Bool, ParameterKind::Trigger],
-                    ConditionMode::IfNot => &[ParameterKind::Bool],
-                    ConditionMode::Greater | ConditionMode::Less => {
-                        &[ParameterKind::Float, ParameterKind::Int]
-                    }
-                    ConditionMode::Equals | ConditionMode::NotEqual => &[ParameterKind::Int],
-                };
-                self.expect_parameter(&c.parameter, kinds, || format!("{} condition", at()))?;
+                self.check_condition(c, || format!("{} condition", at()))?;
             }
         }
         Ok(())
+    }
+
+    /// A condition's parameter exists and is of a type its mode tests.
+    fn check_condition(&self, c: &Condition, at: impl Fn() -> String) -> Result<(), MachineError> {
+        let kinds: &[ParameterKind] = match c.mode {
+            ConditionMode::If => &[ParameterKind::Bool, ParameterKind::Trigger],
+            ConditionMode::IfNot => &[ParameterKind::Bool],
+            ConditionMode::Greater | ConditionMode::Less => {
+                &[ParameterKind::Float, ParameterKind::Int]
+            }
+            ConditionMode::Equals | ConditionMode::NotEqual => &[ParameterKind::Int],
+        };
+        self.expect_parameter(&c.parameter, kinds, at)
     }
 
     fn expect_parameter(

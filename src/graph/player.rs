@@ -95,6 +95,7 @@ pub struct TickState {
     current: usize,
     time: f64,
     active: Option<ActiveTransition>,
+    entered: bool,
 }
 
 /// Something that happened in an update, for the editor's log and the CLI.
@@ -131,6 +132,11 @@ pub struct MachinePlayer {
     destination: Vec<usize>,
     freeze: Option<Vec<Term>>,
     events: Vec<MachineEvent>,
+    /// The Entry transitions resolved: the state each enters.
+    entry_to: Vec<usize>,
+    /// Whether the first update since the start chose the state to enter (Entry transitions decide there, on
+    /// the parameters as that update finds them).
+    entered: bool,
 }
 
 impl MachinePlayer {
@@ -171,7 +177,44 @@ impl MachinePlayer {
             destination,
             freeze: None,
             events: Vec::new(),
+            entry_to: machine
+                .entry_transitions
+                .iter()
+                .map(|t| machine.state_index(&t.to).unwrap_or(entry))
+                .collect(),
+            entered: false,
         }
+    }
+
+    /// Whether a condition holds on the parameters' values now.
+    fn holds(&self, c: &super::machine::Condition) -> bool {
+        let v = self
+            .machine
+            .parameter_index(&c.parameter)
+            .map_or(0.0, |p| self.values[p]);
+        c.mode.holds(v, c.threshold)
+    }
+
+    /// The state entering the machine leads to now: the first Entry transition whose conditions hold (its
+    /// triggers consumed), else the entry state.
+    fn enter(&mut self) -> usize {
+        let found = self
+            .machine
+            .entry_transitions
+            .iter()
+            .position(|t| t.conditions.iter().all(|c| self.holds(c)));
+        let Some(k) = found else {
+            return self.entry;
+        };
+        let parameters = &self.machine.parameters;
+        for c in &self.machine.entry_transitions[k].conditions {
+            if let Some(p) = parameters.iter().position(|p| p.name == c.parameter)
+                && parameters[p].kind == ParameterKind::Trigger
+            {
+                self.values[p] = 0.0;
+            }
+        }
+        self.entry_to[k]
     }
 
     /// The machine played.
@@ -266,6 +309,7 @@ impl MachinePlayer {
         self.active = None;
         self.freeze = None;
         self.events.clear();
+        self.entered = false;
     }
 
     /// What happened in the last update.
@@ -332,6 +376,7 @@ impl MachinePlayer {
             current: self.current,
             time: self.time,
             active: self.active,
+            entered: self.entered,
         }
     }
 
@@ -340,6 +385,7 @@ impl MachinePlayer {
         self.current = state.current;
         self.time = state.time;
         self.active = state.active;
+        self.entered = state.entered;
     }
 
     /// Moves the current state (unless it is a frozen pose) and a running transition on by `dt` seconds as an
@@ -393,6 +439,12 @@ impl MachinePlayer {
     /// Steps the machine by `dt` seconds (see the module documentation).
     pub fn update(&mut self, dt: f64) {
         self.events.clear();
+        if !self.entered {
+            self.entered = true;
+            if self.active.is_none() && self.time == 0.0 {
+                self.current = self.enter();
+            }
+        }
         let dt = if dt.is_finite() { dt.max(0.0) } else { 0.0 };
         let src_prev = self.time;
         let frozen = self.active.is_some_and(|a| a.frozen_source);
@@ -483,13 +535,7 @@ impl MachinePlayer {
             if !t.has_exit_time && t.conditions.is_empty() {
                 continue;
             }
-            let conditions = t.conditions.iter().all(|c| {
-                let v = self
-                    .machine
-                    .parameter_index(&c.parameter)
-                    .map_or(0.0, |p| self.values[p]);
-                c.mode.holds(v, c.threshold)
-            });
+            let conditions = t.conditions.iter().all(|c| self.holds(c));
             if !conditions {
                 continue;
             }
@@ -527,8 +573,12 @@ impl MachinePlayer {
     /// Starts transition `i`, `over` seconds after the moment it held; `interrupting` a running one freezes the
     /// source.
     fn start(&mut self, i: usize, over: f64, interrupting: bool) {
+        let to = if self.machine.transitions[i].to == EXIT {
+            self.enter()
+        } else {
+            self.destination[i]
+        };
         let t = &self.machine.transitions[i];
-        let to = self.destination[i];
         for c in &t.conditions {
             if let Some(p) = self.machine.parameter_index(&c.parameter)
                 && self.machine.parameters[p].kind == ParameterKind::Trigger

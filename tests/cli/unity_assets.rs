@@ -348,7 +348,8 @@ fn controller_pose(controller: &str, script: &Path, time: f64) -> serde_json::Va
     ]))
 }
 
-/// The controller's transitions play under Unity's rules as compositions of its clips: Idle → Walk on `go`
+/// The controller's transitions play under Unity's rules as compositions of its clips: Entry → Walk when `go` is
+/// set from the start; Idle → Walk on `go`
 /// (0.25 s fixed, set at 0.5 s; at 0.6 s the walk has played 0.1 s at weight 0.4), and Walk → the sub-machine's
 /// default state, the 1D tree at `speed` 1 (Walk and Run half and half) after `speed` passes 0.75 (0.1 s).
 #[test]
@@ -360,6 +361,10 @@ fn a_controllers_transitions_play_as_compositions_of_its_clips() {
         std::fs::write(&path, script).unwrap();
         controller_pose(&controller, &path, time)
     };
+    // Entry's transition on `go`: set from the start, the machine enters Walk itself (no blend from Idle).
+    let got = pose(r#"[{"time": 0, "set": "go", "value": true}]"#, 0.3);
+    assert_eq!(got["state_machine"]["state"], "Walk", "{got}");
+    crate::state_machine::assert_matches("entered at Walk", &got, &anim_at("Walk.anim", 0.3));
     let got = pose(r#"[{"time": 0.5, "set": "go", "value": true}]"#, 0.6);
     assert_eq!(got["state_machine"]["transition"]["to"], "Walk", "{got}");
     let want = crate::state_machine::blend(&[

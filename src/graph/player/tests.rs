@@ -461,6 +461,57 @@ fn a_trigger_a_layer_takes_is_reset_in_the_machine() {
     assert_eq!(base.value_of("jump"), Some(1.0));
 }
 
+/// Unity's Entry transitions: entering (the first update, and through Exit) takes the first whose conditions hold
+/// on the parameters as that update finds them, consuming its trigger; none holding, the entry state.
+#[test]
+fn entry_transitions_choose_the_state_entered() {
+    let text = r#"{"parameters": [{"name": "n", "type": "int"}, {"name": "jump", "type": "trigger"},
+                                  {"name": "go", "type": "bool"}],
+                   "states": [{"name": "A", "clip": "a"}, {"name": "B", "clip": "b"}, {"name": "C", "clip": "c"}],
+                   "entry": "A",
+                   "entry_transitions": [
+                       {"to": "B", "conditions": [{"parameter": "n", "mode": "equals", "threshold": 2}]},
+                       {"to": "C", "conditions": [{"parameter": "jump", "mode": "if"}]}],
+                   "transitions": [{"from": "B", "to": "exit", "has_exit_time": false, "duration": 0,
+                                    "conditions": [{"parameter": "go", "mode": "if"}]}]}"#;
+    let m: StateMachine = serde_json::from_str(text).unwrap();
+    m.validate().unwrap();
+    let info = StateInfo {
+        length: 1.0,
+        looping: true,
+    };
+    let player = || MachinePlayer::new(&m, vec![info; 3]);
+    let name = |p: &MachinePlayer| m.states[p.current()].name.clone();
+    let mut p = player();
+    p.update(0.0);
+    assert_eq!(name(&p), "A", "none holds: the entry state");
+    let mut p = player();
+    assert!(p.set("jump", ParameterValue::Bool(true)));
+    p.update(0.0);
+    assert_eq!(name(&p), "C");
+    assert_eq!(p.value_of("jump"), Some(0.0), "the trigger is consumed");
+    let mut p = player();
+    assert!(p.set("jump", ParameterValue::Bool(true)));
+    assert!(p.set("n", ParameterValue::Number(2.0)));
+    p.update(0.0);
+    assert_eq!(name(&p), "B", "the first that holds");
+    assert_eq!(
+        p.value_of("jump"),
+        Some(1.0),
+        "a trigger the chosen one does not read stays"
+    );
+    // Through Exit: B exits on go and re-enters, now with n at 0 and jump set: C.
+    assert!(p.set("n", ParameterValue::Number(0.0)));
+    assert!(p.set("go", ParameterValue::Bool(true)));
+    p.update(DT);
+    assert_eq!(name(&p), "C");
+    // An entry transition to no state is refused by name.
+    let bad: StateMachine =
+        serde_json::from_str(&text.replace(r#"{"to": "C","#, r#"{"to": "D","#)).unwrap();
+    let e = bad.validate().unwrap_err().to_string();
+    assert!(e.contains("entry transition 1") && e.contains("'D'"), "{e}");
+}
+
 /// Unity's Cycle Offset: a state's motion is sampled its offset in cycles on from its normalised time, the
 /// offset's parameter replacing the constant where the state has one; the state's own time (exit times) is not
 /// moved.

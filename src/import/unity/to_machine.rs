@@ -2,17 +2,18 @@
 //! project's `.meta` files (`.anim` files, and clips inside models), each named by its file (`Walk.anim`,
 //! `idle.fbx: Root|Idle`).
 //!
-//! What maps: parameters of every type with their defaults; states with speed, its multiplier parameter and
-//! mirror; transitions with every timing field, their conditions and order, solo and mute as Unity applies them;
-//! Any State and Exit; blend trees of the four 1D/2D types whose children are clips, as blend spaces driven by their
-//! parameters. Sub-state machines are flattened (a state inside one is named `Machine/State` where its own name is
-//! taken); a transition into a sub-machine goes to its default state. The base layer is the machine's own states;
-//! an Override layer above it with transitions or several states is a layer of the machine (its own states over
-//! the same parameters); a layer of one state, or an Additive one, is a clip layer playing its default state's
-//! clip. Either takes the layer's weight and its avatar mask's body parts and transform paths (by joint name).
-//! What does not map is named in the notes, one line each: an Additive layer's transitions, synced layers, Direct
-//! and nested trees, a state's mirror and time parameters, Entry transitions with conditions,
-//! transitions out of a sub-machine's Exit, and states with no motion (they hold the rest pose).
+//! What maps: parameters of every type with their defaults; states with speed, its multiplier parameter, cycle
+//! offset and mirror; transitions with every timing field, their conditions and order, solo and mute as Unity
+//! applies them; Any State, Entry (the base layer's) and Exit; blend trees of the four 1D/2D types whose children
+//! are clips, as blend spaces driven by their parameters. Sub-state machines are flattened (a state inside one is
+//! named `Machine/State` where its own name is taken); a transition into a sub-machine goes to its default state.
+//! The base layer is the machine's own states; an Override layer above it with transitions or several states is a
+//! layer of the machine (its own states over the same parameters); a layer of one state, or an Additive one, is a
+//! clip layer playing its default state's clip. Either takes the layer's weight and its avatar mask's body parts
+//! and transform paths (by joint name). What does not map is named in the notes, one line each: an Additive
+//! layer's transitions, synced layers, Direct and nested trees, a state's mirror and time parameters, an upper
+//! layer's Entry transitions, transitions out of a sub-machine's Exit, and states with no motion (they hold the
+//! rest pose).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -25,8 +26,8 @@ use super::project::Project;
 use super::yaml::{ObjectRef, UnityError};
 use crate::blend::{BlendAxis, BlendMode, BlendNode, BlendSpace};
 use crate::core::Clip;
-use crate::graph::machine::MachineLayer;
 use crate::graph::machine::{ANY_STATE, EXIT};
+use crate::graph::machine::{EntryTransition, MachineLayer};
 use crate::graph::{
     Condition, ConditionMode, InterruptionSource, Parameter, ParameterKind, ParameterValue, State,
     StateMachine, Transition,
@@ -142,14 +143,15 @@ pub fn import(path: &Path, max_bytes: u64) -> Result<ImportedController, UnityEr
             None => {}
         }
     }
-    let (states, transitions, entry) = b
+    let base = b
         .layer_machine(base, &parameters)?
         .ok_or_else(|| UnityError::new(path, "its base layer has no states"))?;
     let machine = StateMachine {
         parameters,
-        states,
-        entry,
-        transitions,
+        states: base.states,
+        entry: base.entry,
+        entry_transitions: base.entry_transitions,
+        transitions: base.transitions,
         layers: machine_layers,
     };
     machine
@@ -255,6 +257,15 @@ fn collect_names(
     }
 }
 
+/// A layer's state machine as the tool's: its states and transitions, the default state, and its Entry
+/// transitions.
+struct LayerStates {
+    states: Vec<State>,
+    transitions: Vec<Transition>,
+    entry: String,
+    entry_transitions: Vec<EntryTransition>,
+}
+
 /// A layer above the base as it plays.
 enum UpperLayer {
     /// One clip over the layers below.
@@ -321,12 +332,11 @@ struct Builder<'a> {
 impl Builder<'_> {
     /// A layer's state machine as states, transitions and the entry state (None: it has no states), its
     /// sub-machines flattened; what does not map is noted.
-    #[allow(clippy::type_complexity)]
     fn layer_machine(
         &mut self,
         base: &Machine,
         parameters: &[Parameter],
-    ) -> Result<Option<(Vec<State>, Vec<Transition>, String)>, UnityError> {
+    ) -> Result<Option<LayerStates>, UnityError> {
         // Every state of the layer, its name made unique, by file ID.
         let mut names: BTreeMap<i64, String> = BTreeMap::new();
         let mut defaults: BTreeMap<i64, i64> = BTreeMap::new();
@@ -389,9 +399,15 @@ impl Builder<'_> {
         let mut any = Vec::new();
         gather_any(base, &mut any);
         transitions.extend(self.transitions(ANY_STATE, &any, &names, &defaults));
-        if base.entry.iter().any(|t| !t.conditions.is_empty()) {
-            self.notes.push("Entry transitions with conditions are not applied: the machine enters at its default state".into());
-        }
+        let entry_transitions = self
+            .transitions("Entry", &base.entry, &names, &defaults)
+            .into_iter()
+            .filter(|t| t.to != EXIT)
+            .map(|t| EntryTransition {
+                to: t.to,
+                conditions: t.conditions,
+            })
+            .collect();
         let mut sub_exits = 0;
         count_machine_transitions(base, &mut sub_exits);
         if sub_exits > 0 {
@@ -403,7 +419,12 @@ impl Builder<'_> {
             .default_state
             .and_then(|id| names.get(&id).cloned())
             .or_else(|| states.first().map(|s| s.name.clone()));
-        Ok(entry.map(|entry| (states, transitions, entry)))
+        Ok(entry.map(|entry| LayerStates {
+            states,
+            transitions,
+            entry,
+            entry_transitions,
+        }))
     }
 
     /// A layer above the base: where it has transitions or several states and overrides, a machine layer of
@@ -441,9 +462,20 @@ impl Builder<'_> {
         gather_any(m, &mut any);
         let leaving = flat.iter().map(|s| s.transitions.len()).sum::<usize>() + any.len();
         if (leaving > 0 || flat.len() > 1) && l.blending == Blending::Override {
-            let Some((states, transitions, entry)) = self.layer_machine(m, parameters)? else {
+            let Some(LayerStates {
+                states,
+                transitions,
+                entry,
+                entry_transitions,
+            }) = self.layer_machine(m, parameters)?
+            else {
                 return Ok(None);
             };
+            if !entry_transitions.is_empty() {
+                self.notes.push(format!(
+                    "layer '{name}': its Entry transitions are not applied: it enters at its default state"
+                ));
+            }
             let (parts, joint_weights) = self.layer_mask(l);
             return Ok(Some(UpperLayer::Machine(MachineLayer {
                 name: name.clone(),
