@@ -292,8 +292,8 @@ fn scripts_and_machines_that_do_not_fit_are_refused() {
     common::assert_clean_failure(&out, &["--sim-rate", "holds none"]);
 }
 
-/// Hostile machines, each generated: no state, a transition lasting 1e30 s, a state speed of 1e308, and 200,000
-/// conditions. `preset validate` accepts a machine without a state (the editor saves one before its first
+/// Hostile machines, each generated: no state, 33 layers, a layer of weight 2.5, an entry transition to no state,
+/// a cycle offset of 1e300, a transition lasting 1e30 s, a state speed of 1e308, and 200,000 conditions. `preset validate` accepts a machine without a state (the editor saves one before its first
 /// state), but `pose`, `render` and a bake refuse it by name; every other one is refused by `preset validate` and
 /// by each command, naming the file and the value, with exit 1, at once.
 #[test]
@@ -352,7 +352,33 @@ fn hostile_state_machines_are_refused_by_name() {
     let many: Vec<serde_json::Value> = (0..200_000)
         .map(|_| serde_json::json!({"parameter": "go", "mode": "if"}))
         .collect();
+    let with = |key: &str, value: serde_json::Value| {
+        let mut m = two_states(serde_json::json!([]), 1.0);
+        m[key] = value;
+        m
+    };
+    let layer = serde_json::json!({"name": "Arms", "states": [{"name": "R", "clip": "Idle"}], "entry": "R"});
+    let mut heavy = layer.clone();
+    heavy["weight"] = serde_json::json!(2.5);
+    let mut offset = two_states(serde_json::json!([]), 1.0);
+    offset["states"][0]["cycle_offset"] = serde_json::json!(1e300);
     let cases = [
+        (
+            "layers.json",
+            with("layers", serde_json::json!(vec![layer; 33])),
+            "33 layers",
+        ),
+        (
+            "heavy.json",
+            with("layers", serde_json::json!([heavy])),
+            "weight 2.5",
+        ),
+        (
+            "entry.json",
+            with("entry_transitions", serde_json::json!([{"to": "Nowhere"}])),
+            "no state named 'Nowhere'",
+        ),
+        ("offset.json", offset, "cycle offset 1e300"),
         ("long.json", two_states(long, 1.0), "duration 1e30"),
         (
             "fast.json",
