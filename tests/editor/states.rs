@@ -982,6 +982,43 @@ fn a_unity_controllers_upper_layers_open_with_it() {
             .is_some(),
         "the States tab names the machine's layer"
     );
+    // The graph shows the layer's states, live: its Rest, then Swing once `swap` fires.
+    if h.query_by_label(GRAPH_LABEL).is_none() {
+        h.get_by_label("Graph panel").click();
+        h.run_steps(2);
+    }
+    h.get_by_value("Base (edited here)").click();
+    h.run_steps(2);
+    h.get_by_label("Left arm (shown, not edited)").click();
+    h.run_steps(2);
+    assert_eq!(h.state().states_panel().layer, Some(0));
+    click_last(&mut h, Role::Button, "Play machine");
+    let layer_state = |h: &Harness<'static, AnimtuneApp>| {
+        let p = h
+            .state()
+            .editor()
+            .machine_layer_player(0)
+            .expect("the layer plays");
+        p.machine().states[p.current()].name.clone()
+    };
+    assert_eq!(layer_state(&h), "Rest");
+    send(
+        &mut h,
+        Command::SetMachineParameter("swap".into(), animtune::graph::ParameterValue::Bool(true)),
+    );
+    for _ in 0..20 {
+        h.step();
+    }
+    assert_eq!(layer_state(&h), "Swing");
+    // Dragging a node of the shown layer edits nothing.
+    let before = opened_machine(&h);
+    let canvas = h.get_by_label(GRAPH_LABEL).rect();
+    drag(
+        &mut h,
+        canvas.center(),
+        canvas.center() + egui::vec2(40.0, 30.0),
+    );
+    assert_eq!(opened_machine(&h), before);
     h.get_by_label("Layers").click();
     h.run_steps(3);
     assert!(

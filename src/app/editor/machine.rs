@@ -23,6 +23,12 @@ impl EditorState {
             .filter(|_| self.session.machine.preview.is_none())
     }
 
+    /// The player of the machine's layer `layer` while the machine plays (not a transition's preview).
+    pub fn machine_layer_player(&self, layer: usize) -> Option<&MachinePlayer> {
+        self.machine_player()?;
+        self.session.eval.source().machine_layer(layer)
+    }
+
     /// The transition whose preview plays now.
     pub fn machine_preview(&self) -> Option<usize> {
         self.session

@@ -246,6 +246,11 @@ impl MachineSource {
         &self.player
     }
 
+    /// The player of the machine's layer `layer` (its states, current state and transition).
+    pub(crate) fn layer_player(&self, layer: usize) -> Option<&MachinePlayer> {
+        self.layers.get(layer).map(|l| &l.source.player)
+    }
+
     /// The player, to set parameters.
     pub(crate) fn player_mut(&mut self) -> &mut MachinePlayer {
         &mut self.player

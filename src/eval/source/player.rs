@@ -168,6 +168,14 @@ impl SourcePlayer {
         }
     }
 
+    /// The player of the state machine's layer `layer`, when the source is a machine that has it.
+    pub fn machine_layer(&self, layer: usize) -> Option<&crate::graph::MachinePlayer> {
+        match &self.source {
+            Source::Machine(m) => m.layer_player(layer),
+            _ => None,
+        }
+    }
+
     /// The state machine's player, to set its parameters before an evaluation (its state is the source's to
     /// step: an update or a restart through it would be undone at the next tick).
     pub fn machine_mut(&mut self) -> Option<&mut crate::graph::MachinePlayer> {

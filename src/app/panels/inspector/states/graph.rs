@@ -205,17 +205,56 @@ impl StatesPanel {
         out: &mut Commands,
         frame_all: bool,
     ) {
-        let Some(m) = e.machine() else {
+        let Some(base) = e.machine() else {
             ui.label("No state machine: the States tab's New state machine makes one.");
             return;
         };
+        if self.layer.is_some_and(|k| k >= base.layers.len()) {
+            self.layer = None;
+        }
+        if !base.layers.is_empty() {
+            self.layer_choice(ui, base);
+        }
+        let shown = self.layer.map(|k| base.layers[k].machine(&base.parameters));
+        let m = shown.as_ref().unwrap_or(base);
         let canvas = ui.available_rect_before_wrap();
         let f_over_graph = ui.rect_contains_pointer(canvas)
             && ui.input(|i| i.key_pressed(egui::Key::F) && i.modifiers.is_none());
         if frame_all || f_over_graph {
             self.frame_all(m, canvas.size().max(MIN_GRAPH));
         }
-        self.graph(ui, e, m, out);
+        if shown.is_some() {
+            // A layer is shown, not edited: what the canvas would change is dropped, and the selection (which
+            // names the machine's own states) is kept.
+            let selected = self.selected.clone();
+            self.graph(ui, e, m, &mut Commands::new());
+            self.selected = selected;
+        } else {
+            self.graph(ui, e, m, out);
+        }
+    }
+
+    /// The drop-down choosing which of the machine's layers the graph shows.
+    fn layer_choice(&mut self, ui: &mut egui::Ui, base: &StateMachine) {
+        ui.horizontal(|ui| {
+            ui.label("Layer");
+            let name = |k: Option<usize>| match k {
+                None => "Base (edited here)".to_string(),
+                Some(k) => format!("{} (shown, not edited)", base.layers[k].name),
+            };
+            egui::ComboBox::from_id_salt("graph layer")
+                .selected_text(name(self.layer))
+                .show_ui(ui, |ui| {
+                    ui.selectable_value(&mut self.layer, None, name(None));
+                    for k in 0..base.layers.len() {
+                        ui.selectable_value(&mut self.layer, Some(k), name(Some(k)));
+                    }
+                })
+                .response
+                .on_hover_text(
+                    "The machine's own states, or one of its layers (Unity's Animator layers), live while it plays",
+                );
+        });
     }
 
     /// Zooms and pans so that every node fits a canvas of `size`, centred.
@@ -484,9 +523,11 @@ impl StatesPanel {
         m: &StateMachine,
         pointer: Option<Pos2>,
     ) {
-        let player = e
-            .machine_player()
-            .filter(|p| p.machine().states == m.states);
+        let player = match self.layer {
+            Some(k) => e.machine_layer_player(k),
+            None => e.machine_player(),
+        }
+        .filter(|p| p.machine().states == m.states);
         let active = player.and_then(MachinePlayer::active);
         // Entry → the entry state.
         if let Some(i) = m.state_index(&m.entry) {

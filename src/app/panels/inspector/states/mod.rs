@@ -36,6 +36,8 @@ pub use crate::app::state::session::TRIGGER_KEYS;
 pub struct StatesPanel {
     /// What the graph has selected.
     pub selected: Option<Selected>,
+    /// The machine's layer the graph shows (None: the machine's own states, which it edits).
+    pub layer: Option<usize>,
     /// The graph's view offset (points).
     pub pan: Vec2,
     /// The graph's scale, screen points per graph unit (0 before the first zoom: 1).
