@@ -444,6 +444,37 @@ fn a_controllers_layers_play_through_their_masks_joint_by_joint() {
     );
 }
 
+/// The fixture's Trees holds one state per 2D blend-tree type (Simple Directional, Freeform Directional, Freeform
+/// Cartesian), each with Idle at (0, 0), Walk at (0, 1) and Run at (1, 0), and Entry transitions on the int `which`
+/// choosing among them. With the point on a child, every type gives that child alone (each of Unity's 2D types
+/// weighs a child 1 at its own position), playing on its own cycle.
+#[test]
+fn every_2d_blend_tree_type_plays_its_child_at_the_childs_position() {
+    let controller = fixture("Trees/Trees.controller");
+    let dir = common::temp_dir("unity-trees");
+    for (which, state) in [(0, "Simple"), (1, "Freeform"), (2, "Cartesian")] {
+        for (x, y, clip, length) in [(0, 1, "Walk.anim", 0.8), (1, 0, "Run.anim", 0.6)] {
+            let script = dir.join(format!("{state}_{clip}.json"));
+            std::fs::write(
+                &script,
+                format!(
+                    r#"[{{"time": 0, "set": "which", "value": {which}}},
+                        {{"time": 0, "set": "x", "value": {x}}}, {{"time": 0, "set": "y", "value": {y}}}]"#
+                ),
+            )
+            .unwrap();
+            let got = controller_pose(&controller, &script, 0.3);
+            assert_eq!(got["state_machine"]["state"], state, "{got}");
+            let phase = (0.3_f64 / length).fract();
+            crate::state_machine::assert_matches(
+                &format!("{state} at {clip}'s position"),
+                &got,
+                &anim_at(clip, phase * length),
+            );
+        }
+    }
+}
+
 /// `bake --controller --script` writes the run `pose --controller --script` shows: the baked glTF read back at
 /// 1.3 s (inside the sub-machine's tree) is within 0.1° of the live pose, joint by joint.
 #[test]
@@ -519,7 +550,7 @@ fn a_controller_is_found_in_a_project_folder() {
             "--json",
         ]))
     };
-    // Assets/Anims holds no controller; the project root holds three.
+    // Assets/Anims holds no controller; the project root holds four.
     let empty = animtune(&[
         "pose",
         "mannequin",
@@ -540,10 +571,11 @@ fn a_controller_is_found_in_a_project_folder() {
     common::assert_clean_failure(
         &both,
         &[
-            "holds 3 controllers",
+            "holds 4 controllers",
             "Locomotion.controller",
             "Fast.overrideController",
             "Layered.controller",
+            "Trees.controller",
         ],
     );
     // A copy of the project without the override controller: its folder plays Locomotion.
