@@ -519,7 +519,7 @@ fn run_stream(
                 );
             }
             for n in &w.encoded.notes {
-                eprintln!("note: {n}");
+                noteln!("note: {n}");
             }
         }
     }
@@ -625,7 +625,7 @@ pub fn run(args: &BakeArgs) -> Result<()> {
         Some(path) => {
             let (clips, warnings) = crate::import::load_clips_and_warnings(path)?;
             for w in &warnings {
-                eprintln!("warning: {}: {w}", path.display());
+                noteln!("warning: {}: {w}", path.display());
             }
             let n = clips.len();
             model.clips.splice(0..0, clips);
@@ -869,7 +869,7 @@ fn print_table(w: &[Written]) {
     );
     for x in w {
         for n in &x.encoded.notes {
-            eprintln!("note: {}: {n}", x.encoded.report.name);
+            noteln!("note: {}: {n}", x.encoded.report.name);
         }
     }
 }

@@ -7,6 +7,14 @@ macro_rules! outln {
     };
 }
 
+/// A `note:` or `warning:` line about the inputs: kept until the command ends and printed (to stderr) only when
+/// it succeeds, so that a failure is its error line alone, never after an unrelated warning.
+macro_rules! noteln {
+    ($($arg:tt)*) => {
+        $crate::cli::defer_note(format!($($arg)*))
+    };
+}
+
 mod bake;
 mod blend;
 mod clip;
@@ -740,8 +748,44 @@ pub fn evaluated_model(command: &Command) -> Result<Vec<glam::Mat4>> {
     }
 }
 
-/// Runs one subcommand, printing to stdout.
+/// The most note lines kept for one command; past it they are counted.
+const MAX_NOTES: usize = 10_000;
+
+/// The note lines of the running command, and how many past [`MAX_NOTES`] were left out.
+static NOTES: std::sync::Mutex<(Vec<String>, usize)> = std::sync::Mutex::new((Vec::new(), 0));
+
+/// Keeps a note line for the end of the command (see `noteln!`).
+pub(crate) fn defer_note(line: String) {
+    let mut notes = NOTES
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if notes.0.len() < MAX_NOTES {
+        notes.0.push(line);
+    } else {
+        notes.1 += 1;
+    }
+}
+
+/// Runs one subcommand, printing to stdout; its notes and warnings go to stderr once it has succeeded.
 pub fn run(command: Command) -> Result<()> {
+    let result = run_command(command);
+    let (notes, left_out) = std::mem::take(
+        &mut *NOTES
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner),
+    );
+    if result.is_ok() {
+        for line in notes {
+            eprintln!("{line}");
+        }
+        if left_out > 0 {
+            eprintln!("note: and {left_out} more notes");
+        }
+    }
+    result
+}
+
+fn run_command(command: Command) -> Result<()> {
     match command {
         Command::Inspect(a) => inspect::run(&a),
         Command::Pose(a) => pose::run(&a),

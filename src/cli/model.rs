@@ -26,7 +26,7 @@ pub fn open(args: &ModelArgs) -> Result<ImportedModel> {
         let (set, note) = crate::offline::request::apply_one(character, clip, &settings)
             .map_err(|e| anyhow!("{}: clip_settings: {e}", settings_file(args)))?;
         if let Some(note) = note {
-            eprintln!("note: {note}");
+            noteln!("note: {note}");
         }
         *clip = set;
     }
@@ -63,7 +63,7 @@ pub fn open_sources(
         load_file_with(Path::new(&args.model), &limits)?
     };
     for w in &model.character.warnings {
-        eprintln!("warning: {}: {w}", args.model);
+        noteln!("warning: {}: {w}", args.model);
     }
     let preset = preset(args)?;
     let mut overrides = match &preset {
@@ -122,13 +122,13 @@ pub fn open_sources(
         .map_err(|e| anyhow!("{}: clip_splits: {e}", settings_file(args)))?;
         model.clips = made.clips;
         for (name, report) in made.root_passes {
-            eprintln!("note: clip '{name}': root motion: {}", report.brief());
+            noteln!("note: clip '{name}': root motion: {}", report.brief());
         }
         for (name, report) in made.skate_fixes {
-            eprintln!("note: clip '{name}': skate fixed: {}", report.brief());
+            noteln!("note: clip '{name}': skate fixed: {}", report.brief());
         }
         for (name, report) in made.loop_fixes {
-            eprintln!("note: clip '{name}': loop fixed: {}", report.brief());
+            noteln!("note: clip '{name}': loop fixed: {}", report.brief());
         }
     }
     let settings = preset.map(|p| p.clip_settings).unwrap_or_default();
@@ -200,7 +200,7 @@ pub fn open_controller(
     let path = &crate::import::unity::to_machine::controller_in(path)?;
     let imported = crate::import::unity::to_machine::import(path, limit)?;
     for note in &imported.notes {
-        eprintln!("note: {}: {note}", path.display());
+        noteln!("note: {}: {note}", path.display());
     }
     Ok(imported)
 }

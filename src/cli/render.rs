@@ -89,7 +89,7 @@ pub fn run(args: &RenderArgs) -> Result<()> {
             other => other.into(),
         })?;
     for n in &rendered.notes {
-        eprintln!("note: {}: {n}", args.model.model);
+        noteln!("note: {}: {n}", args.model.model);
     }
     let image = rendered.image;
     let mut png = Vec::new();

@@ -519,6 +519,26 @@ fn a_missing_texture_opens_the_model_untextured_with_one_warning_naming_the_imag
     assert!(png.exists());
 }
 
+/// A failure is its error line alone: a warning about the model read before the failure (here its missing
+/// texture) is not printed ahead of the error, while a run that succeeds still prints it.
+#[test]
+fn a_failure_after_a_warning_prints_the_error_alone() {
+    let dir = common::temp_dir("cli-untextured-then-error");
+    let model = common::model_with_missing_texture(&dir);
+    let model = model.to_str().unwrap();
+    let out = animtune(&["pose", model, "--clip", "NoSuchClip", "--time", "0"]);
+    common::assert_clean_failure(&out, &["NoSuchClip"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("warning:"), "{err}");
+    let out = animtune(&["pose", model, "--time", "0"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("warning:") && err.contains("skin_diffuse.png"),
+        "{err}"
+    );
+}
+
 #[test]
 fn an_os_error_is_printed_once() {
     let out = animtune(&["inspect", "/no/such/model.glb"]);
