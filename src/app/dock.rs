@@ -275,12 +275,16 @@ impl egui_tiles::Behavior<Pane> for DockPanes<'_> {
         match pane {
             Pane::Viewport => self.viewport.ui(ui, e, out, self.eval_micros),
             Pane::StateMachine => {
+                // Wrapped: in a narrow pane the Layer drop-down goes to a second row rather than past the edge.
                 let frame_all = ui
-                    .horizontal(|ui| {
+                    .horizontal_wrapped(|ui| {
                         close(ui, &mut self.closed);
-                        ui.button("Frame all")
+                        let frame_all = ui
+                            .button("Frame all")
                             .on_hover_text("Fit every state in the view (F over the graph)")
-                            .clicked()
+                            .clicked();
+                        self.states.layer_choice(ui, e);
+                        frame_all
                     })
                     .inner;
                 self.states.graph_pane(ui, e, out, frame_all);

@@ -988,9 +988,9 @@ fn a_unity_controllers_upper_layers_open_with_it() {
         h.get_by_label("Graph panel").click();
         h.run_steps(2);
     }
-    h.get_by_value("Base (edited here)").click();
+    h.get_by_value("Base").click();
     h.run_steps(2);
-    h.get_by_label("Left arm (shown, not edited)").click();
+    h.get_by_label("Left arm (view only)").click();
     h.run_steps(2);
     assert_eq!(h.state().states_panel().layer, Some(0));
     click_last(&mut h, Role::Button, "Play machine");

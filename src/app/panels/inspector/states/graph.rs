@@ -212,9 +212,6 @@ impl StatesPanel {
         if self.layer.is_some_and(|k| k >= base.layers.len()) {
             self.layer = None;
         }
-        if !base.layers.is_empty() {
-            self.layer_choice(ui, base);
-        }
         let shown = self.layer.map(|k| base.layers[k].machine(&base.parameters));
         let m = shown.as_ref().unwrap_or(base);
         let canvas = ui.available_rect_before_wrap();
@@ -234,13 +231,19 @@ impl StatesPanel {
         }
     }
 
-    /// The drop-down choosing which of the machine's layers the graph shows.
-    fn layer_choice(&mut self, ui: &mut egui::Ui, base: &StateMachine) {
-        ui.horizontal(|ui| {
+    /// The drop-down choosing which of the machine's layers the graph shows (nothing when it has none).
+    pub fn layer_choice(&mut self, ui: &mut egui::Ui, e: &EditorState) {
+        let Some(base) = e.machine().filter(|m| !m.layers.is_empty()) else {
+            return;
+        };
+        if self.layer.is_some_and(|k| k >= base.layers.len()) {
+            self.layer = None;
+        }
+        ui.scope(|ui| {
             ui.label("Layer");
             let name = |k: Option<usize>| match k {
-                None => "Base (edited here)".to_string(),
-                Some(k) => format!("{} (shown, not edited)", base.layers[k].name),
+                None => "Base".to_string(),
+                Some(k) => format!("{} (view only)", base.layers[k].name),
             };
             egui::ComboBox::from_id_salt("graph layer")
                 .selected_text(name(self.layer))
@@ -252,7 +255,8 @@ impl StatesPanel {
                 })
                 .response
                 .on_hover_text(
-                    "The machine's own states, or one of its layers (Unity's Animator layers), live while it plays",
+                    "The machine's own states (edited here), or one of its layers (Unity's Animator layers), shown \
+                     live while it plays and edited in the preset",
                 );
         });
     }
