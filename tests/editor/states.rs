@@ -916,10 +916,9 @@ fn a_unity_project_folder_opens_its_chosen_controller_which_plays_and_bakes() {
     state_box(&h, "Walk");
     click_last(&mut h, Role::Button, "Play machine");
     send(&mut h, Command::RecordScript(true));
-    send(
-        &mut h,
-        Command::SetMachineParameter("go".into(), animtune::graph::ParameterValue::Bool(true)),
-    );
+    // The bool parameter's checkbox, found by its parameter's name.
+    h.get_by_role_and_label(Role::CheckBox, "go").click();
+    h.run_steps(1);
     let mut walked = false;
     for _ in 0..40 {
         h.step();

@@ -636,8 +636,13 @@ fn parameter_value(
         }
         ParameterKind::Bool => {
             let mut v = value != 0.0;
-            if ui
-                .checkbox(&mut v, "")
+            let response = ui.checkbox(&mut v, "");
+            // Named by its parameter for screen readers and tests (the name is in the field beside it).
+            let checked = v;
+            response.widget_info(|| {
+                egui::WidgetInfo::selected(egui::Role::CheckBox, true, checked, &p.name)
+            });
+            if response
                 .on_hover_text("True or false: now, or at the start when stopped")
                 .changed()
             {
