@@ -331,13 +331,7 @@ fn the_wheel_zooms_the_graph_about_the_pointer() {
     let at = before.center();
     h.hover_at(at);
     h.run_steps(1);
-    h.event(egui::Event::MouseWheel {
-        unit: egui::MouseWheelUnit::Point,
-        delta: egui::vec2(0.0, 150.0),
-        modifiers: egui::Modifiers::NONE,
-        phase: egui::TouchPhase::Move,
-        source: egui::MouseWheelSource::Wheel,
-    });
+    crate::ui::wheel(&mut h, 150.0);
     h.run_steps(8);
     let zoom = h.state().states_panel().zoom();
     let after = state_box(&h, "Idle");
@@ -694,13 +688,7 @@ fn the_graph_docks_below_the_viewport_and_frame_all_shows_every_state() {
     h.key_press(egui::Key::F);
     h.run_steps(2);
     assert_eq!(inside(&h), 6, "F over the graph fits every state");
-    h.event(egui::Event::MouseWheel {
-        unit: egui::MouseWheelUnit::Point,
-        delta: egui::vec2(0.0, 400.0),
-        modifiers: egui::Modifiers::NONE,
-        phase: egui::TouchPhase::Move,
-        source: egui::MouseWheelSource::Wheel,
-    });
+    crate::ui::wheel(&mut h, 400.0);
     h.run_steps(3);
     assert!(inside(&h) < 6, "zoomed in again");
     h.get_by_label("Frame all").click();

@@ -163,6 +163,17 @@ fn canvas_point(h: &Harness<'static, AnimtuneApp>, p: [f64; 2]) -> egui::Pos2 {
     )
 }
 
+/// One turn of the mouse wheel by `dy` points (positive: up, away from the user) wherever the pointer is.
+pub(crate) fn wheel(h: &mut Harness<'static, AnimtuneApp>, dy: f32) {
+    h.event(egui::Event::MouseWheel {
+        unit: egui::MouseWheelUnit::Point,
+        delta: egui::vec2(0.0, dy),
+        modifiers: egui::Modifiers::NONE,
+        phase: egui::TouchPhase::Move,
+        source: egui::MouseWheelSource::Wheel,
+    });
+}
+
 /// A drag from `from` to `to` through their midpoint, a frame at each.
 pub(crate) fn drag(h: &mut Harness<'static, AnimtuneApp>, from: egui::Pos2, to: egui::Pos2) {
     h.drag_at(from);
@@ -2026,13 +2037,7 @@ fn the_curves_view_lines_up_with_the_ruler_and_zooms_its_time_with_the_wheel() {
     let over = egui::pos2(x_at(mapping, 0.5), key.bottom() + 40.0);
     h.hover_at(over);
     h.run_steps(1);
-    h.event(egui::Event::MouseWheel {
-        unit: egui::MouseWheelUnit::Point,
-        delta: egui::vec2(0.0, 120.0),
-        modifiers: egui::Modifiers::NONE,
-        phase: egui::TouchPhase::Move,
-        source: egui::MouseWheelSource::Wheel,
-    });
+    wheel(&mut h, 120.0);
     h.run_steps(4);
     let zoomed = h.state().curves_panel().time_mapping.unwrap();
     assert!(

@@ -297,13 +297,7 @@ fn the_blend_canvas_scrolls_into_view_whole_at_900x600_and_scale_2() {
             h.get_by_label("States").rect().center().x,
             tabs_bottom + 20.0,
         ));
-        h.event(egui::Event::MouseWheel {
-            unit: egui::MouseWheelUnit::Point,
-            delta: egui::vec2(0.0, -10.0),
-            modifiers: egui::Modifiers::NONE,
-            phase: egui::TouchPhase::Move,
-            source: egui::MouseWheelSource::Wheel,
-        });
+        crate::ui::wheel(&mut h, -10.0);
         h.run_steps(2);
     }
     let canvas = whole.unwrap_or_else(|| {
@@ -735,13 +729,7 @@ fn each_inspector_tab_keeps_its_own_scroll_offset() {
     h.run_steps(2);
     let over = h.get_by_label("Humanoid").rect().center() + egui::vec2(0.0, 150.0);
     h.hover_at(over);
-    h.event(egui::Event::MouseWheel {
-        unit: egui::MouseWheelUnit::Point,
-        delta: egui::vec2(0.0, -3000.0),
-        modifiers: egui::Modifiers::NONE,
-        phase: egui::TouchPhase::Move,
-        source: egui::MouseWheelSource::Wheel,
-    });
+    crate::ui::wheel(&mut h, -3000.0);
     h.run_steps(4);
     // Layers opens where it was, not scrolled by as much as Humanoid was.
     h.get_by_label("Layers").click();
@@ -1404,13 +1392,7 @@ fn the_view_menu_scrolls_in_a_short_window() {
             .rect()
             .center(),
     );
-    h.event(egui::Event::MouseWheel {
-        unit: egui::MouseWheelUnit::Point,
-        delta: egui::vec2(0.0, -3000.0),
-        modifiers: egui::Modifiers::NONE,
-        phase: egui::TouchPhase::Move,
-        source: egui::MouseWheelSource::Wheel,
-    });
+    crate::ui::wheel(&mut h, -3000.0);
     h.run_steps(6);
     let shown = onion(&h);
     assert!(
