@@ -238,11 +238,13 @@ fn evaluate_every_clip(m: &crate::import::ImportedModel) {
     }
 }
 
-/// Seeds of the Unity target: the committed fixture project's controller, override controller and a clip.
-const UNITY_SEEDS: [&str; 3] = [
+/// Seeds of the Unity target: the committed fixture project's controller, override controller, a generic clip
+/// and a humanoid one.
+const UNITY_SEEDS: [&str; 4] = [
     include_str!("../tests/fixtures/unity/Assets/Controllers/Locomotion.controller"),
     include_str!("../tests/fixtures/unity/Assets/Controllers/Fast.overrideController"),
     include_str!("../tests/fixtures/unity/Assets/Anims/Walk.anim"),
+    include_str!("../tests/fixtures/unity/Assets/Anims/Wave.anim"),
 ];
 
 /// Reads a Unity text asset as every reader would: the YAML, then its controller, override controller, mask and

@@ -20,5 +20,6 @@ mod retarget_rules;
 mod structure;
 mod unity_curves;
 mod unity_layout;
+mod unity_muscles;
 mod vrm_secondary;
 mod vrma_binding;

@@ -135,7 +135,7 @@ fn humanoid_curves(floats: &[FloatCurve]) -> bool {
     floats.iter().any(|f| {
         f.class_id == 95
             && (HUMANOID_PREFIXES.iter().any(|p| f.attribute.starts_with(p))
-                || f.attribute.contains(' '))
+                || super::muscles::find(&f.attribute).is_some())
     })
 }
 
@@ -223,14 +223,27 @@ fn clip(fields: &Node, path: &Path, keys: &mut usize) -> Result<UnityClip, Unity
             unsupported.push(format!("{n} {what} ({key}) are not played"));
         }
     }
-    if humanoid_curves(&floats) {
-        unsupported.push(
-            "humanoid muscle curves are read but not yet decoded onto a skeleton (Unity's muscle model)".into(),
-        );
-    } else if !floats.is_empty() {
+    let animator = |f: &&FloatCurve| f.class_id == 95;
+    if humanoid {
+        let played = |a: &str| {
+            super::muscles::find(a).is_some() || a.starts_with("RootT.") || a.starts_with("RootQ.")
+        };
+        let goals = floats
+            .iter()
+            .filter(animator)
+            .filter(|f| !played(&f.attribute))
+            .count();
+        if goals > 0 {
+            unsupported.push(format!(
+                "{goals} humanoid IK-goal or motion curve(s) (LeftFootT, MotionQ, …) are not played: Unity \
+                 reads them in a layer's IK pass"
+            ));
+        }
+    }
+    let others = floats.iter().filter(|f| !(humanoid && animator(f))).count();
+    if others > 0 {
         unsupported.push(format!(
-            "{} float curve(s) (blend shapes, properties) are not played yet",
-            floats.len()
+            "{others} float curve(s) (blend shapes, properties) are not played yet"
         ));
     }
     if fields.i64("m_Legacy").is_some_and(|v| v != 0) {

@@ -23,14 +23,11 @@ pub const MAX_CLIP_SECONDS: f64 = 3600.0;
 /// Most samples over every track of one clip.
 pub const MAX_SAMPLES: usize = 20_000_000;
 
-/// The tool's clip of a generic `.anim` clip, or why it cannot be one (a humanoid clip, whose muscle curves are
-/// not decoded yet; a clip with no transform curves).
+/// The tool's clip of a `.anim` clip, or why it cannot be one (a clip with no curve it plays, one too long). A
+/// humanoid clip's muscle curves are decoded by [`super::muscle_clip`].
 pub fn to_clip(u: &UnityClip) -> Result<Clip, String> {
     if u.humanoid {
-        return Err(format!(
-            "clip '{}' is a humanoid clip: its muscle curves are not decoded yet",
-            u.name
-        ));
+        return super::muscle_clip::to_clip(u);
     }
     if u.transforms.is_empty() {
         return Err(format!(
@@ -39,15 +36,7 @@ pub fn to_clip(u: &UnityClip) -> Result<Clip, String> {
             u.floats.len()
         ));
     }
-    let s = &u.settings;
-    let (start, stop) = (s.start.max(0.0), s.stop.max(s.start.max(0.0)));
-    if stop - start > MAX_CLIP_SECONDS {
-        return Err(format!(
-            "clip '{}' runs {:.0} s (start {start} s, stop {stop} s), more than the {MAX_CLIP_SECONDS} s read",
-            u.name,
-            stop - start
-        ));
-    }
+    let (start, stop) = span(u)?;
     let mut paths: Vec<&str> = u.transforms.iter().map(|t| t.path.as_str()).collect();
     paths.sort_unstable();
     paths.dedup();
@@ -162,8 +151,22 @@ pub fn to_clip(u: &UnityClip) -> Result<Clip, String> {
     }
     let mut clip = Clip::new(u.name.clone(), tracks);
     clip.duration = (stop - start) as f32;
-    clip.looping = s.loop_time;
+    clip.looping = u.settings.loop_time;
     Ok(clip)
+}
+
+/// The part of the clip played, `(start, stop)` seconds from its settings, or why it is too long to read.
+pub(super) fn span(u: &UnityClip) -> Result<(f64, f64), String> {
+    let s = &u.settings;
+    let (start, stop) = (s.start.max(0.0), s.stop.max(s.start.max(0.0)));
+    if stop - start > MAX_CLIP_SECONDS {
+        return Err(format!(
+            "clip '{}' runs {:.0} s (start {start} s, stop {stop} s), more than the {MAX_CLIP_SECONDS} s read",
+            u.name,
+            stop - start
+        ));
+    }
+    Ok((start, stop))
 }
 
 /// A Unity Euler rotation (degrees) in `order` (Unity's RotationOrder, the order the axes apply in: 4 = ZXY, the
@@ -187,7 +190,11 @@ pub fn euler(deg: Vec3, order: u8) -> Quat {
 
 /// Where the curves of one channel are sampled in `[start, stop]`: a uniform grid, every key time, and a time
 /// just before each key that ends a stepped segment.
-fn sample_times(components: &[Curve], start: f64, stop: f64) -> Vec<f64> {
+pub(super) fn sample_times<'a>(
+    components: impl IntoIterator<Item = &'a Curve>,
+    start: f64,
+    stop: f64,
+) -> Vec<f64> {
     let mut times: Vec<f64> = Vec::new();
     let span = (stop - start).max(0.0);
     let n = (span * SAMPLE_RATE).ceil() as usize;

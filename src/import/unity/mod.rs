@@ -6,9 +6,12 @@
 
 pub mod anim;
 pub mod anim_clip;
+pub mod body_centre;
 pub mod controller;
 pub mod curve;
 pub mod mask;
+pub mod muscle_clip;
+pub mod muscles;
 pub mod project;
 pub mod to_machine;
 pub mod yaml;
@@ -46,7 +49,7 @@ pub const NOT_PLAYED_YET: &str = "a controller plays as a state machine (pose --
      override controller): its base layer, and each Override layer above with its states and mask; an Additive \
      layer plays its default state's clip";
 
-/// The clips of a `.anim` file as the tool's clips (generic clips; a humanoid one is refused, see
+/// The clips of a `.anim` file as the tool's clips (generic ones by path, humanoid ones by human bone: see
 /// [`anim_clip::to_clip`]), and what they hold that does not play, one line each.
 pub fn load_clips(
     path: &Path,
