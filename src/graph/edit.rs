@@ -222,7 +222,11 @@ impl MachineEdit {
                     {
                         s.point_parameters = None;
                     }
-                    for p in [&mut s.speed_parameter, &mut s.cycle_offset_parameter] {
+                    for p in [
+                        &mut s.speed_parameter,
+                        &mut s.cycle_offset_parameter,
+                        &mut s.time_parameter,
+                    ] {
                         if p.as_ref() == Some(&name) {
                             *p = None;
                         }
@@ -299,6 +303,7 @@ fn rename_parameter(m: &mut StateMachine, old: &str, new: &str) {
             .flatten()
             .chain(s.speed_parameter.as_mut())
             .chain(s.cycle_offset_parameter.as_mut())
+            .chain(s.time_parameter.as_mut())
     }) {
         if p == old {
             *p = new.to_string();
@@ -316,6 +321,7 @@ pub fn clip_state(name: &str, clip: &str, position: [f32; 2]) -> State {
         speed_parameter: None,
         cycle_offset: 0.0,
         cycle_offset_parameter: None,
+        time_parameter: None,
         mirror: false,
         point_parameters: None,
         position: Some(position),

@@ -210,6 +210,10 @@ pub struct State {
     /// A float (or int) parameter whose value is the cycle offset instead (Unity's Cycle Offset parameter).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cycle_offset_parameter: Option<String>,
+    /// A float (or int) parameter whose value is where the motion is sampled, in cycles, instead of the state's
+    /// clock (Unity's Motion Time parameter); the state's own time still decides exit times.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_parameter: Option<String>,
     /// Plays the motion mirrored left to right (Unity's Mirror).
     #[serde(default)]
     pub mirror: bool,
@@ -562,6 +566,7 @@ impl StateMachine {
             for (p, what) in [
                 (&s.speed_parameter, "speed parameter"),
                 (&s.cycle_offset_parameter, "cycle offset parameter"),
+                (&s.time_parameter, "time parameter"),
             ] {
                 if let Some(p) = p {
                     self.expect_parameter(p, &[ParameterKind::Float, ParameterKind::Int], || {

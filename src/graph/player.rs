@@ -404,12 +404,16 @@ impl MachinePlayer {
     }
 
     /// Where a state's motion is sampled at its normalised time `time`: `time` plus its cycle offset (its
-    /// parameter's value where it has one, clamped as the offset is), in cycles.
+    /// parameter's value where it has one, clamped as the offset is), in cycles; or its time parameter's value
+    /// (clamped likewise), where it has one, whatever its clock.
     pub fn motion_time(&self, state: usize, time: f64) -> f64 {
         let Some(s) = self.machine.states.get(state) else {
             return time;
         };
         let span = super::machine::MAX_TRANSITION_SPAN;
+        if let Some(p) = s.time_parameter.as_deref() {
+            return self.value_of(p).unwrap_or(0.0).clamp(-span, span);
+        }
         let offset = match s.cycle_offset_parameter.as_deref() {
             Some(p) => self.value_of(p).unwrap_or(0.0).clamp(-span, span),
             None => s.cycle_offset,

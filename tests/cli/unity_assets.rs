@@ -472,6 +472,30 @@ fn every_2d_blend_tree_type_plays_its_child_at_the_childs_position() {
     }
 }
 
+/// Unity's Motion Time parameter: the fixture's Scrubbed state (entered on `which` = 3) samples Walk where its
+/// float `scrub` says, 0.25 of its cycle by default, whatever the clock; set to 0.75, there.
+#[test]
+fn a_states_time_parameter_places_its_motion() {
+    let controller = fixture("Trees/Trees.controller");
+    let dir = common::temp_dir("unity-time-parameter");
+    let script = dir.join("scrub.json");
+    std::fs::write(
+        &script,
+        r#"[{"time": 0, "set": "which", "value": 3}, {"time": 1.0, "set": "scrub", "value": 0.75}]"#,
+    )
+    .unwrap();
+    let walk_length = 0.8;
+    for (time, cycle) in [(0.3, 0.25), (0.9, 0.25), (1.3, 0.75)] {
+        let got = controller_pose(&controller, &script, time);
+        assert_eq!(got["state_machine"]["state"], "Scrubbed", "{got}");
+        crate::state_machine::assert_matches(
+            &format!("Scrubbed at {time} s"),
+            &got,
+            &anim_at("Walk.anim", cycle * walk_length),
+        );
+    }
+}
+
 /// `bake --controller --script` writes the run `pose --controller --script` shows: the baked glTF read back at
 /// 1.3 s (inside the sub-machine's tree) is within 0.1° of the live pose, joint by joint.
 #[test]

@@ -545,6 +545,35 @@ fn a_cycle_offset_moves_where_the_motion_is_sampled() {
     assert!(e.contains("cycle offset") && e.contains("'B'"), "{e}");
 }
 
+/// Unity's Motion Time parameter: the state's motion is sampled where the parameter says, in cycles, whatever its
+/// clock and its cycle offset; the clock still runs (exit times read it). A parameter that is not a number is
+/// refused by name.
+#[test]
+fn a_time_parameter_places_the_motion_whatever_the_clock() {
+    let text = r#"{"parameters": [{"name": "scrub", "type": "float", "default": 0.3}],
+                   "states": [{"name": "A", "clip": "a", "cycle_offset": 0.25, "time_parameter": "scrub"}],
+                   "entry": "A", "transitions": []}"#;
+    let m: StateMachine = serde_json::from_str(text).unwrap();
+    m.validate().unwrap();
+    let info = StateInfo {
+        length: 1.0,
+        looping: true,
+    };
+    let mut p = MachinePlayer::new(&m, vec![info]);
+    run(&mut p, 0.0, 0.5);
+    assert!(close(p.time(), 0.5), "{}", p.time());
+    assert!(close(p.motion_time(0, p.time()), 0.3));
+    assert!(p.set("scrub", ParameterValue::Number(0.9)));
+    assert!(close(p.motion_time(0, p.time()), 0.9));
+    let bad: StateMachine = serde_json::from_str(&text.replace(
+        r#""type": "float", "default": 0.3"#,
+        r#""type": "bool", "default": false"#,
+    ))
+    .unwrap();
+    let e = bad.validate().unwrap_err().to_string();
+    assert!(e.contains("time parameter") && e.contains("'A'"), "{e}");
+}
+
 /// Unity's Speed Multiplier parameter: a state of speed 1.5 whose multiplier `speed` is 2 runs 3 normalised
 /// cycles a second on a 1 s clip; at 0.5, 0.75; a parameter changed mid-way changes the rate from then on.
 #[test]

@@ -11,7 +11,7 @@
 //! layer of the machine (its own states over the same parameters); a layer of one state, or an Additive one, is a
 //! clip layer playing its default state's clip. Either takes the layer's weight and its avatar mask's body parts
 //! and transform paths (by joint name). What does not map is named in the notes, one line each: an Additive
-//! layer's transitions, synced layers, Direct and nested trees, a state's mirror and time parameters, an upper
+//! layer's transitions, synced layers, Direct and nested trees, a state's mirror parameter, an upper
 //! layer's Entry transitions, transitions out of a sub-machine's Exit, and states with no motion (they hold the
 //! rest pose).
 
@@ -348,12 +348,10 @@ impl Builder<'_> {
         for s in &flat {
             let name = names[&s.file_id].clone();
             let (clip, blend_space, point_parameters) = self.motion(&name, s.motion.as_ref())?;
-            for (param, what) in [(&s.mirror_parameter, "mirror"), (&s.time_parameter, "time")] {
-                if let Some(p) = param {
-                    self.notes.push(format!(
-                        "state '{name}': its {what} parameter '{p}' is not applied"
-                    ));
-                }
+            if let Some(p) = &s.mirror_parameter {
+                self.notes.push(format!(
+                    "state '{name}': its mirror parameter '{p}' is not applied"
+                ));
             }
             let mut numeric = |p: &String, what: &str| {
                 let found = parameters.iter().any(|q: &Parameter| {
@@ -374,6 +372,10 @@ impl Builder<'_> {
                 .cycle_offset_parameter
                 .clone()
                 .filter(|p| numeric(p, "cycle offset parameter"));
+            let time_parameter = s
+                .time_parameter
+                .clone()
+                .filter(|p| numeric(p, "motion time parameter"));
             let span = crate::graph::machine::MAX_TRANSITION_SPAN;
             states.push(State {
                 name: name.clone(),
@@ -390,6 +392,7 @@ impl Builder<'_> {
                     0.0
                 },
                 cycle_offset_parameter,
+                time_parameter,
                 mirror: s.mirror,
                 point_parameters,
                 position: None,

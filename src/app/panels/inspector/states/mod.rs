@@ -396,6 +396,19 @@ impl StatesPanel {
             )
             .on_hover_text("A float parameter giving the offset instead");
         });
+        ui.horizontal(|ui| {
+            ui.label("Motion time").on_hover_text(
+                "A float parameter placing the motion, in cycles, instead of the state's clock (Unity's Motion Time)",
+            );
+            parameter_choice(
+                ui,
+                "time parameter",
+                &mut n.time_parameter,
+                &numbers,
+                "the clock",
+            )
+            .on_hover_text("The parameter whose value is where the motion is sampled; the clock: the state's time");
+        });
         if n.blend_space.is_some() {
             ui.horizontal(|ui| {
                 ui.label("Point from").on_hover_text(
