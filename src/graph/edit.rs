@@ -211,7 +211,11 @@ impl MachineEdit {
                 for t in m.transitions.iter_mut().chain(layer_transitions) {
                     t.conditions.retain(|c| c.parameter != name);
                 }
-                for t in &mut m.entry_transitions {
+                let layer_entries = m
+                    .layers
+                    .iter_mut()
+                    .flat_map(|l| l.entry_transitions.iter_mut());
+                for t in m.entry_transitions.iter_mut().chain(layer_entries) {
                     t.conditions.retain(|c| c.parameter != name);
                 }
                 let layer_states = m.layers.iter_mut().flat_map(|l| l.states.iter_mut());
@@ -280,17 +284,26 @@ fn check_name(
 
 /// Renames a parameter where the machine and its layers read it: conditions, points, speed multipliers.
 fn rename_parameter(m: &mut StateMachine, old: &str, new: &str) {
-    let layer_transitions = m.layers.iter_mut().flat_map(|l| l.transitions.iter_mut());
-    let entry = m
-        .entry_transitions
-        .iter_mut()
-        .flat_map(|t| &mut t.conditions);
+    let layer_conditions = m.layers.iter_mut().flat_map(|l| {
+        l.transitions
+            .iter_mut()
+            .flat_map(|t| &mut t.conditions)
+            .chain(
+                l.entry_transitions
+                    .iter_mut()
+                    .flat_map(|t| &mut t.conditions),
+            )
+    });
     for c in m
         .transitions
         .iter_mut()
-        .chain(layer_transitions)
         .flat_map(|t| &mut t.conditions)
-        .chain(entry)
+        .chain(
+            m.entry_transitions
+                .iter_mut()
+                .flat_map(|t| &mut t.conditions),
+        )
+        .chain(layer_conditions)
     {
         if c.parameter == old {
             c.parameter = new.to_string();

@@ -88,6 +88,9 @@ pub struct MachineLayer {
     pub entry: String,
     /// Its transitions, in priority order per source state.
     pub transitions: Vec<Transition>,
+    /// Tried in order on entering, before `entry` (Unity's Entry transitions of the layer).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub entry_transitions: Vec<EntryTransition>,
 }
 
 impl Default for MachineLayer {
@@ -100,6 +103,7 @@ impl Default for MachineLayer {
             states: Vec::new(),
             entry: String::new(),
             transitions: Vec::new(),
+            entry_transitions: Vec::new(),
         }
     }
 }
@@ -111,7 +115,7 @@ impl MachineLayer {
             parameters: parameters.to_vec(),
             states: self.states.clone(),
             entry: self.entry.clone(),
-            entry_transitions: Vec::new(),
+            entry_transitions: self.entry_transitions.clone(),
             transitions: self.transitions.clone(),
             layers: Vec::new(),
         }

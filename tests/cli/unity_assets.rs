@@ -329,6 +329,29 @@ fn anim_at(name: &str, time: f64) -> Vec<glam::Quat> {
         .collect()
 }
 
+/// The joint names of a pose, in its order.
+fn joint_names(pose: &serde_json::Value) -> Vec<String> {
+    crate::state_machine::rotations(pose)
+        .into_iter()
+        .map(|(n, _)| n)
+        .collect()
+}
+
+/// `below` with one joint overridden by `layer`'s at `weight` (Unity's Override blending, one joint of a mask).
+fn override_joint(
+    names: &[String],
+    below: &[glam::Quat],
+    layer: &[glam::Quat],
+    weight: f64,
+    joint: &str,
+) -> Vec<glam::Quat> {
+    let mut out = below.to_vec();
+    let j = names.iter().position(|n| n == joint).unwrap();
+    out[j] =
+        crate::state_machine::blend(&[(&below[j..=j], 1.0 - weight), (&layer[j..=j], weight)])[0];
+    out
+}
+
 /// `pose mannequin --controller CONTROLLER --script SCRIPT --time TIME --exact --json`, parsed.
 fn controller_pose(controller: &str, script: &Path, time: f64) -> serde_json::Value {
     common::json_of(&animtune(&[
@@ -400,17 +423,9 @@ fn a_controllers_layers_play_through_their_masks_joint_by_joint() {
     std::fs::write(&script, r#"[{"time": 0.5, "trigger": "swap"}]"#).unwrap();
     let pose_at = |time: f64| controller_pose(&controller, &script, time);
     let got = pose_at(0.3);
-    let names: Vec<String> = crate::state_machine::rotations(&got)
-        .into_iter()
-        .map(|(n, _)| n)
-        .collect();
+    let names = joint_names(&got);
     let over = |below: &[glam::Quat], layer: &[glam::Quat], weight: f64, joint: &str| {
-        let mut out = below.to_vec();
-        let j = names.iter().position(|n| n == joint).unwrap();
-        out[j] =
-            crate::state_machine::blend(&[(&below[j..=j], 1.0 - weight), (&layer[j..=j], weight)])
-                [0];
-        out
+        override_joint(&names, below, layer, weight, joint)
     };
     let arm_layer = |below: &[glam::Quat], swing: &[glam::Quat], weight: f64| {
         let head = over(below, swing, weight, "Head");
@@ -439,6 +454,31 @@ fn a_controllers_layers_play_through_their_masks_joint_by_joint() {
         &pose_at(1.0),
         &want,
     );
+}
+
+/// An upper layer's Entry transitions: with `raised` set from the start, the arm layer enters Swing instead of its
+/// default Rest, at once and at the layer's full weight (an Entry transition has no blend).
+#[test]
+fn an_upper_layers_entry_transitions_choose_where_it_starts() {
+    let controller = fixture("Layered/Layered.controller");
+    let dir = common::temp_dir("unity-layer-entry");
+    let script = dir.join("raised.json");
+    std::fs::write(&script, r#"[{"time": 0, "set": "raised", "value": true}]"#).unwrap();
+    let got = controller_pose(&controller, &script, 0.3);
+    let names = joint_names(&got);
+    let over = |below: &[glam::Quat], layer: &[glam::Quat], weight: f64, joint: &str| {
+        override_joint(&names, below, layer, weight, joint)
+    };
+    let idle = anim_at("Idle.anim", 0.85);
+    let swing = anim_at("Run.anim", 0.3);
+    let arm = over(
+        &over(&idle, &swing, 0.75, "Head"),
+        &swing,
+        0.75,
+        "LeftUpperArm",
+    );
+    let want = over(&arm, &anim_at("Run.anim", 0.3), 0.5, "Spine");
+    crate::state_machine::assert_matches("the arm layer entered at Swing", &got, &want);
 }
 
 /// The fixture's Trees holds one state per 2D blend-tree type (Simple Directional, Freeform Directional, Freeform

@@ -11,8 +11,8 @@
 //! layer of the machine (its own states over the same parameters); a layer of one state, or an Additive one, is a
 //! clip layer playing its default state's clip. Either takes the layer's weight and its avatar mask's body parts
 //! and transform paths (by joint name). What does not map is named in the notes, one line each: an Additive
-//! layer's transitions, synced layers, Direct and nested trees, a state's mirror parameter, an upper
-//! layer's Entry transitions, transitions out of a sub-machine's Exit, and states with no motion (they hold the
+//! layer's transitions, synced layers, Direct and nested trees, a state's mirror parameter, transitions out of
+//! a sub-machine's Exit, and states with no motion (they hold the
 //! rest pose).
 
 use std::collections::BTreeMap;
@@ -474,11 +474,6 @@ impl Builder<'_> {
             else {
                 return Ok(None);
             };
-            if !entry_transitions.is_empty() {
-                self.notes.push(format!(
-                    "layer '{name}': its Entry transitions are not applied: it enters at its default state"
-                ));
-            }
             let (parts, joint_weights) = self.layer_mask(l);
             return Ok(Some(UpperLayer::Machine(MachineLayer {
                 name: name.clone(),
@@ -488,6 +483,7 @@ impl Builder<'_> {
                 states,
                 entry,
                 transitions,
+                entry_transitions,
             })));
         }
         let at = format!("{name}/{}", state.name);
