@@ -6,6 +6,7 @@ pub mod heatmap;
 pub mod markers;
 pub mod sampler;
 pub mod space;
+pub mod tree;
 pub mod weights;
 
 pub use drive::{Drive, DriveParams};

@@ -226,6 +226,13 @@ impl MachineEdit {
                     {
                         s.point_parameters = None;
                     }
+                    // A tree that reads it no longer weighs the nodes: the space's own point does.
+                    if s.tree
+                        .as_ref()
+                        .is_some_and(|t| t.parameters().contains(&name.as_str()))
+                    {
+                        s.tree = None;
+                    }
                     for p in [
                         &mut s.speed_parameter,
                         &mut s.cycle_offset_parameter,
@@ -322,6 +329,15 @@ fn rename_parameter(m: &mut StateMachine, old: &str, new: &str) {
             *p = new.to_string();
         }
     }
+    let layer_states = m.layers.iter_mut().flat_map(|l| l.states.iter_mut());
+    for tree in m
+        .states
+        .iter_mut()
+        .chain(layer_states)
+        .filter_map(|s| s.tree.as_mut())
+    {
+        tree.rename_parameter(old, new);
+    }
 }
 
 /// A state playing `clip`, at normal speed, drawn at `position`.
@@ -337,6 +353,7 @@ pub fn clip_state(name: &str, clip: &str, position: [f32; 2]) -> State {
         time_parameter: None,
         mirror: false,
         point_parameters: None,
+        tree: None,
         position: Some(position),
     }
 }

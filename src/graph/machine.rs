@@ -224,6 +224,10 @@ pub struct State {
     /// For a blend-space state, the float parameters giving the point's x and y.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub point_parameters: Option<[String; 2]>,
+    /// For a blend-space state, a tree of blends over its nodes whose weights the parameters give instead of one
+    /// point (Unity's nested and Direct blend trees).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tree: Option<crate::blend::tree::WeightTree>,
     /// Where the graph view draws it (x, y); layout only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub position: Option<[f32; 2]>,
@@ -566,6 +570,20 @@ impl StateMachine {
                 self.expect_parameter(p, &[ParameterKind::Float, ParameterKind::Int], || {
                     format!("state '{}' point parameter", s.name)
                 })?;
+            }
+            if let Some(tree) = &s.tree {
+                let nodes = s.blend_space.as_ref().map_or(0, |b| b.nodes.len());
+                if let Some(problem) = tree.problem(nodes, MAX_MACHINE_ITEMS) {
+                    return Err(MachineError::Value(
+                        format!("state '{}' blend tree", s.name),
+                        problem,
+                    ));
+                }
+                for p in tree.parameters() {
+                    self.expect_parameter(p, &[ParameterKind::Float, ParameterKind::Int], || {
+                        format!("state '{}' blend tree parameter", s.name)
+                    })?;
+                }
             }
             for (p, what) in [
                 (&s.speed_parameter, "speed parameter"),

@@ -536,6 +536,90 @@ fn a_states_time_parameter_places_its_motion() {
     }
 }
 
+/// Unity's Direct and nested blend trees, from the Trees fixture. Weights written here from Unity's rules: a
+/// Direct tree weighs each child by its parameter (its total short of 1 left to the default pose, here the rest
+/// pose); a nested tree multiplies the weights down the tree (a 1D tree linear between neighbouring thresholds).
+/// The clips share one normalised time over the weighted mean of their lengths (Idle 1 s, Walk 0.8 s, Run 0.6 s).
+#[test]
+fn direct_and_nested_blend_trees_weigh_their_clips_by_their_parameters() {
+    let controller = fixture("Trees/Trees.controller");
+    let dir = common::temp_dir("unity-direct-nested");
+    let lengths = [("Idle.anim", 1.0), ("Walk.anim", 0.8), ("Run.anim", 0.6)];
+    let mannequin = animtune::demo::mannequin::load();
+    let rest: Vec<glam::Quat> = mannequin
+        .character
+        .skeleton
+        .rest()
+        .iter()
+        .map(|t| t.rotation)
+        .collect();
+    let time = 0.3;
+    for (state, which, values, weights, rest_weight) in [
+        // Direct: Walk by wWalk, Run by wRun.
+        (
+            "Direct",
+            4,
+            [("wWalk", 0.3), ("wRun", 0.7)],
+            [0.0, 0.3, 0.7],
+            0.0,
+        ),
+        (
+            "Direct",
+            4,
+            [("wWalk", 0.25), ("wRun", 0.25)],
+            [0.0, 0.25, 0.25],
+            0.5,
+        ),
+        // Nested: 1D on x of Idle (0) and, at 1, a 1D on y of Walk (0) and Run (1).
+        (
+            "Nested",
+            5,
+            [("x", 0.5), ("y", 0.5)],
+            [0.5, 0.25, 0.25],
+            0.0,
+        ),
+        ("Nested", 5, [("x", 0.8), ("y", 0.25)], [0.2, 0.6, 0.2], 0.0),
+    ] {
+        let script = dir.join(format!("{state}_{}.json", values[0].1));
+        std::fs::write(
+            &script,
+            format!(
+                r#"[{{"time": 0, "set": "which", "value": {which}}},
+                    {{"time": 0, "set": "{}", "value": {}}}, {{"time": 0, "set": "{}", "value": {}}}]"#,
+                values[0].0, values[0].1, values[1].0, values[1].1
+            ),
+        )
+        .unwrap();
+        let got = controller_pose(&controller, &script, time);
+        assert_eq!(got["state_machine"]["state"], state, "{got}");
+        let total: f64 = weights.iter().sum();
+        let cycle: f64 = weights
+            .iter()
+            .zip(lengths)
+            .map(|(w, (_, length))| w / total * length)
+            .sum();
+        let phase = (time / cycle).fract();
+        let clips: Vec<Vec<glam::Quat>> = lengths
+            .iter()
+            .map(|(clip, length)| anim_at(clip, phase * length))
+            .collect();
+        let mut terms: Vec<(&[glam::Quat], f64)> = clips
+            .iter()
+            .zip(weights)
+            .filter(|(_, w)| *w > 0.0)
+            .map(|(c, w)| (c.as_slice(), w))
+            .collect();
+        if rest_weight > 0.0 {
+            terms.push((&rest, rest_weight));
+        }
+        crate::state_machine::assert_matches(
+            &format!("{state} at {values:?}"),
+            &got,
+            &crate::state_machine::blend(&terms),
+        );
+    }
+}
+
 /// `bake --controller --script` writes the run `pose --controller --script` shows: the baked glTF read back at
 /// 1.3 s (inside the sub-machine's tree) is within 0.1° of the live pose, joint by joint.
 #[test]

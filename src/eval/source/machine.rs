@@ -18,6 +18,8 @@
 
 use glam::DVec2;
 
+use crate::blend::tree::{TreeScratch, WeightTree};
+
 use super::compiled::{ClipCache, CompiledClip, keep_first};
 use super::face::{Face, LookMix};
 use super::frame::SourceOut;
@@ -49,7 +51,21 @@ enum StateMotion {
         weights_at: Option<[f64; 2]>,
         length: f64,
         live: Vec<(usize, f32)>,
+        /// A tree of blends weighing the nodes instead of the point (Unity's nested and Direct trees), the
+        /// parameters' values it last read, and the share of the weight it leaves to the rest pose.
+        tree: Option<Box<BoundTree>>,
     },
+}
+
+/// A state's tree of blends, bound: its parameters by index, their values at the last weighing, the share it
+/// left to the rest pose, and its buffers.
+#[derive(Clone, Debug)]
+struct BoundTree {
+    tree: WeightTree,
+    parameters: Vec<usize>,
+    read: Vec<f64>,
+    rest_share: f64,
+    scratch: TreeScratch,
 }
 
 /// The bound state machine.
@@ -142,6 +158,19 @@ impl MachineSource {
                     let point = s.point_parameters.as_ref().and_then(|[x, y]| {
                         Some([machine.parameter_index(x)?, machine.parameter_index(y)?])
                     });
+                    let tree = s.tree.as_ref().map(|tree| {
+                        Box::new(BoundTree {
+                            parameters: tree
+                                .parameters()
+                                .into_iter()
+                                .filter_map(|p| machine.parameter_index(p))
+                                .collect(),
+                            tree: tree.clone(),
+                            read: Vec::new(),
+                            rest_share: 0.0,
+                            scratch: TreeScratch::default(),
+                        })
+                    });
                     StateMotion::Blend {
                         bound: Box::new(bound),
                         point,
@@ -149,6 +178,7 @@ impl MachineSource {
                         weights_at: None,
                         length: 0.0,
                         live: Vec::new(),
+                        tree,
                     }
                 }
             })
@@ -473,12 +503,36 @@ impl MachineSource {
                 weights_at,
                 length,
                 live,
+                tree,
                 ..
             } = &mut self.states[s]
             {
                 let p = from_parameters.unwrap_or(bound.space.point);
-                if *weights_at != Some(p) {
-                    *weights = bound.space.weights_at(DVec2::from(p));
+                let reweigh = match tree {
+                    Some(t) => {
+                        let player = &self.player;
+                        let unread = t.read.len() != t.parameters.len()
+                            || t.parameters
+                                .iter()
+                                .zip(&t.read)
+                                .any(|(&i, &v)| player.value(i).to_bits() != v.to_bits());
+                        if unread {
+                            t.read.clear();
+                            t.read.extend(t.parameters.iter().map(|&i| player.value(i)));
+                            let value = |name: &str| player.value_of(name).unwrap_or(0.0);
+                            let nodes = bound.space.nodes.len();
+                            let total = t.tree.weights_into(&value, nodes, weights, &mut t.scratch);
+                            t.rest_share = (1.0_f64 - total).max(0.0);
+                        }
+                        unread
+                    }
+                    None if *weights_at != Some(p) => {
+                        *weights = bound.space.weights_at(DVec2::from(p));
+                        true
+                    }
+                    None => false,
+                };
+                if reweigh {
                     *length = f64::from(bound.sampler.cycle_length(weights));
                     let nodes = &bound.nodes;
                     *weights_at = Some(p);
@@ -811,6 +865,7 @@ impl MachineSource {
                 weights,
                 length,
                 live,
+                tree,
                 ..
             } => {
                 // The fraction of the cycle: `time - floor(time)` is exact, and unlike `rem_euclid` (a software
@@ -845,6 +900,19 @@ impl MachineSource {
                         },
                     ),
                 );
+                // A tree whose weights fall short of 1 leaves the rest to the rest pose (Unity: to the default
+                // values).
+                let rest_share = tree.as_ref().map_or(0.0, |t| t.rest_share);
+                if rest_share > 1e-5 && self.weights.len() > before {
+                    let slot = next_slot(&mut self.poses, self.weights.len(), n);
+                    self.poses[slot].copy_from_slice(skeleton.rest());
+                    self.weights.push((weight * rest_share) as f32);
+                    if self.faced {
+                        self.face
+                            .add_morph((weight * rest_share) as f32, &self.morph_defaults);
+                        self.face.total += (weight * rest_share) as f32;
+                    }
+                }
             }
         }
         if self.weights.len() == before {

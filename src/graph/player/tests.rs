@@ -574,6 +574,30 @@ fn a_time_parameter_places_the_motion_whatever_the_clock() {
     assert!(e.contains("time parameter") && e.contains("'A'"), "{e}");
 }
 
+/// A state's tree of blends is checked: its leaves name nodes of its blend space, and its parameters exist and
+/// are numbers.
+#[test]
+fn a_blend_tree_naming_a_missing_node_or_parameter_is_refused() {
+    let text = r#"{"parameters": [{"name": "w", "type": "float", "default": 0.5}],
+                   "states": [{"name": "A", "blend_space": {"nodes": [{"clip": "a", "position": [0, 0]}]},
+                               "tree": {"kind": "direct", "children": [
+                                   {"parameter": "w", "tree": {"kind": "node", "node": 0}}]}}],
+                   "entry": "A", "transitions": []}"#;
+    let m: StateMachine = serde_json::from_str(text).unwrap();
+    m.validate().unwrap();
+    let bad = |from: &str, to: &str| -> String {
+        let m: StateMachine = serde_json::from_str(&text.replace(from, to)).unwrap();
+        m.validate().unwrap_err().to_string()
+    };
+    let e = bad(r#""node": 0"#, r#""node": 3"#);
+    assert!(
+        e.contains("state 'A' blend tree") && e.contains("node 3"),
+        "{e}"
+    );
+    let e = bad(r#""parameter": "w""#, r#""parameter": "v""#);
+    assert!(e.contains("'v'"), "{e}");
+}
+
 /// Unity's Speed Multiplier parameter: a state of speed 1.5 whose multiplier `speed` is 2 runs 3 normalised
 /// cycles a second on a 1 s clip; at 0.5, 0.75; a parameter changed mid-way changes the rate from then on.
 #[test]

@@ -185,6 +185,8 @@ pub struct BlendTree {
     pub parameter_y: String,
     /// Its children.
     pub children: Vec<TreeChild>,
+    /// Whether a Direct tree divides its weights by their sum (`m_NormalizedBlendValues`).
+    pub normalized: bool,
 }
 
 /// A blend tree's child.
@@ -700,6 +702,7 @@ impl<'a> Reader<'a> {
             parameter: f.str("m_BlendParameter").unwrap_or("").to_string(),
             parameter_y: f.str("m_BlendParameterY").unwrap_or("").to_string(),
             children,
+            normalized: f.i64("m_NormalizedBlendValues").is_some_and(|v| v != 0),
         })
     }
 

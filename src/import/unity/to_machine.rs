@@ -10,20 +10,21 @@
 //! The base layer is the machine's own states; an Override layer above it with transitions or several states is a
 //! layer of the machine (its own states over the same parameters); a layer of one state, or an Additive one, is a
 //! clip layer playing its default state's clip. Either takes the layer's weight and its avatar mask's body parts
-//! and transform paths (by joint name). What does not map is named in the notes, one line each: an Additive
-//! layer's transitions, synced layers, Direct and nested trees, a state's mirror parameter, transitions out of
-//! a sub-machine's Exit, and states with no motion (they hold the
-//! rest pose).
+//! and transform paths (by joint name). A Direct or nested blend tree becomes a blend space listing its clips and
+//! the tree of blends that weighs them. What does not map is named in the notes, one line each: an Additive
+//! layer's transitions, synced layers, a tree child's cycle offset or mirror, a state's mirror parameter,
+//! transitions out of a sub-machine's Exit, and states with no motion (they hold the rest pose).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::controller::{
-    self, BlendType, Blending, ConditionMode as UnityMode, Destination, Interruption, Machine,
-    Motion, ParameterValue as UnityValue,
+    self, BlendTree, BlendType, Blending, ConditionMode as UnityMode, Destination, Interruption,
+    Machine, Motion, ParameterValue as UnityValue,
 };
 use super::project::Project;
 use super::yaml::{ObjectRef, UnityError};
+use crate::blend::tree::{MAX_TREE_DEPTH, PlacedTree, WeighedTree, WeightTree};
 use crate::blend::{BlendAxis, BlendMode, BlendNode, BlendSpace};
 use crate::core::Clip;
 use crate::graph::machine::{ANY_STATE, EXIT};
@@ -274,6 +275,33 @@ enum UpperLayer {
     Machine(MachineLayer),
 }
 
+/// What a state plays, imported: a clip, or a blend space with the parameters giving its point, or with the tree
+/// of blends that weighs its nodes.
+#[derive(Default)]
+struct ImportedMotion {
+    clip: Option<String>,
+    blend_space: Option<BlendSpace>,
+    point_parameters: Option<[String; 2]>,
+    tree: Option<WeightTree>,
+}
+
+/// A subtree that weighs nothing (its share goes to the rest pose).
+const EMPTY_TREE: WeightTree = WeightTree::Direct {
+    children: Vec::new(),
+    normalized: false,
+};
+
+/// The blend space mode of a 1D or 2D tree; None for a Direct one.
+fn blend_mode(t: BlendType) -> Option<BlendMode> {
+    match t {
+        BlendType::Simple1D => Some(BlendMode::OneD),
+        BlendType::SimpleDirectional2D => Some(BlendMode::SimpleDirectional),
+        BlendType::FreeformDirectional2D => Some(BlendMode::FreeformDirectional),
+        BlendType::FreeformCartesian2D => Some(BlendMode::FreeformCartesian),
+        BlendType::Direct => None,
+    }
+}
+
 /// The humanoid body parts an avatar mask's 13 bits let through (Unity's order, [`super::mask::BODY_PARTS`]):
 /// its Root and the four IK goals have no counterpart in the clip layer's parts.
 fn mask_parts(bits: &[bool; 13]) -> Vec<BodyPart> {
@@ -347,7 +375,12 @@ impl Builder<'_> {
         flatten(base, &mut flat);
         for s in &flat {
             let name = names[&s.file_id].clone();
-            let (clip, blend_space, point_parameters) = self.motion(&name, s.motion.as_ref())?;
+            let ImportedMotion {
+                clip,
+                blend_space,
+                point_parameters,
+                tree,
+            } = self.motion(&name, s.motion.as_ref())?;
             if let Some(p) = &s.mirror_parameter {
                 self.notes.push(format!(
                     "state '{name}': its mirror parameter '{p}' is not applied"
@@ -395,6 +428,7 @@ impl Builder<'_> {
                 time_parameter,
                 mirror: s.mirror,
                 point_parameters,
+                tree,
                 position: None,
             });
             transitions.extend(self.transitions(&name, &s.transitions, &names, &defaults));
@@ -586,39 +620,30 @@ impl Builder<'_> {
         &mut self,
         state: &str,
         motion: Option<&Motion>,
-    ) -> Result<(Option<String>, Option<BlendSpace>, Option<[String; 2]>), UnityError> {
+    ) -> Result<ImportedMotion, UnityError> {
+        let clip = |name: String| ImportedMotion {
+            clip: Some(name),
+            ..ImportedMotion::default()
+        };
         match motion {
-            None => Ok((Some(self.no_motion(state)), None, None)),
+            None => Ok(clip(self.no_motion(state))),
             Some(Motion::Clip(r)) => match self.clip(state, r)? {
-                Some(name) => Ok((Some(name), None, None)),
-                None => Ok((Some(self.no_motion(state)), None, None)),
+                Some(name) => Ok(clip(name)),
+                None => Ok(clip(self.no_motion(state))),
             },
             Some(Motion::Tree(t)) => {
-                let mode = match t.blend_type {
-                    BlendType::Simple1D => BlendMode::OneD,
-                    BlendType::SimpleDirectional2D => BlendMode::SimpleDirectional,
-                    BlendType::FreeformDirectional2D => BlendMode::FreeformDirectional,
-                    BlendType::FreeformCartesian2D => BlendMode::FreeformCartesian,
-                    BlendType::Direct => {
-                        self.notes.push(format!(
-                            "state '{state}': Direct blend tree '{}' is not played yet",
-                            t.name
-                        ));
-                        return Ok((Some(self.no_motion(state)), None, None));
-                    }
+                let nested = t
+                    .children
+                    .iter()
+                    .any(|c| matches!(c.motion, Some(Motion::Tree(_))));
+                let Some(mode) = blend_mode(t.blend_type).filter(|_| !nested) else {
+                    return self.tree_motion(state, t);
                 };
                 let mut nodes = Vec::new();
                 for c in &t.children {
                     let clip = match &c.motion {
                         Some(Motion::Clip(r)) => self.clip(state, r)?,
-                        Some(Motion::Tree(_)) => {
-                            self.notes.push(format!(
-                                "state '{state}': a nested blend tree in '{}' is left out",
-                                t.name
-                            ));
-                            None
-                        }
-                        None => None,
+                        Some(Motion::Tree(_)) | None => None,
                     };
                     let Some(clip) = clip else { continue };
                     let position = if mode == BlendMode::OneD {
@@ -641,7 +666,7 @@ impl Builder<'_> {
                         "state '{state}': blend tree '{}' has no clip to play",
                         t.name
                     ));
-                    return Ok((Some(self.no_motion(state)), None, None));
+                    return Ok(clip(self.no_motion(state)));
                 }
                 let bound = |axis: usize| {
                     let (lo, hi) = nodes
@@ -680,9 +705,130 @@ impl Builder<'_> {
                 } else {
                     t.parameter_y.clone()
                 };
-                Ok((None, Some(space), Some([t.parameter.clone(), y_param])))
+                Ok(ImportedMotion {
+                    blend_space: Some(space),
+                    point_parameters: Some([t.parameter.clone(), y_param]),
+                    ..ImportedMotion::default()
+                })
             }
         }
+    }
+
+    /// A Direct tree, or one with trees among its children: its clips, leaf by leaf, as the nodes of a blend
+    /// space (each at its time scale times its parents'), and the tree of blends that weighs them.
+    fn tree_motion(&mut self, state: &str, t: &BlendTree) -> Result<ImportedMotion, UnityError> {
+        let mut nodes = Vec::new();
+        let tree = self.weight_tree(state, t, 1.0, 0, &mut nodes)?;
+        if nodes.is_empty() {
+            self.notes.push(format!(
+                "state '{state}': blend tree '{}' has no clip to play",
+                t.name
+            ));
+            return Ok(ImportedMotion {
+                clip: Some(self.no_motion(state)),
+                ..ImportedMotion::default()
+            });
+        }
+        // The space only lists the clips (one a step along x); the tree weighs them.
+        let last = nodes.len() as f64;
+        let space = BlendSpace {
+            mode: BlendMode::OneD,
+            axes: [
+                BlendAxis {
+                    name: format!("{} (tree)", t.name),
+                    min: -0.5,
+                    max: last - 0.5,
+                },
+                BlendAxis::default(),
+            ],
+            nodes,
+            ..BlendSpace::default()
+        };
+        Ok(ImportedMotion {
+            blend_space: Some(space),
+            tree: Some(tree),
+            ..ImportedMotion::default()
+        })
+    }
+
+    fn weight_tree(
+        &mut self,
+        state: &str,
+        t: &BlendTree,
+        time_scale: f64,
+        depth: usize,
+        nodes: &mut Vec<BlendNode>,
+    ) -> Result<WeightTree, UnityError> {
+        let mut children = Vec::new();
+        for c in &t.children {
+            let scale = time_scale
+                * if c.time_scale > 0.0 {
+                    c.time_scale
+                } else {
+                    1.0
+                };
+            let child = match &c.motion {
+                Some(Motion::Tree(inner)) if depth < MAX_TREE_DEPTH => {
+                    self.weight_tree(state, inner, scale, depth + 1, nodes)?
+                }
+                Some(Motion::Clip(r)) => match self.clip(state, r)? {
+                    Some(clip) => {
+                        nodes.push(BlendNode {
+                            clip,
+                            position: [nodes.len() as f64, 0.0],
+                            time_scale: scale.min(crate::blend::space::MAX_TIME_SCALE),
+                        });
+                        WeightTree::Node {
+                            node: nodes.len() - 1,
+                        }
+                    }
+                    None => EMPTY_TREE,
+                },
+                // An empty slot (or a tree nested too deep) weighs its share to the rest pose.
+                _ => EMPTY_TREE,
+            };
+            if c.cycle_offset != 0.0 || c.mirror {
+                self.notes.push(format!(
+                    "state '{state}': a child's cycle offset or mirror in blend tree '{}' is not applied",
+                    t.name
+                ));
+            }
+            children.push((c, child));
+        }
+        Ok(match blend_mode(t.blend_type) {
+            None => WeightTree::Direct {
+                children: children
+                    .into_iter()
+                    .map(|(c, tree)| WeighedTree {
+                        parameter: c.direct_parameter.clone(),
+                        tree,
+                    })
+                    .collect(),
+                normalized: t.normalized,
+            },
+            Some(mode) => WeightTree::Blend {
+                mode,
+                parameters: [
+                    t.parameter.clone(),
+                    if mode == BlendMode::OneD {
+                        t.parameter.clone()
+                    } else {
+                        t.parameter_y.clone()
+                    },
+                ],
+                children: children
+                    .into_iter()
+                    .map(|(c, tree)| PlacedTree {
+                        position: if mode == BlendMode::OneD {
+                            [c.threshold, 0.0]
+                        } else {
+                            c.position
+                        },
+                        tree,
+                    })
+                    .collect(),
+            },
+        })
     }
 
     /// The clip with no tracks that states without a motion play.

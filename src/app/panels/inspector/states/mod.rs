@@ -409,7 +409,14 @@ impl StatesPanel {
             )
             .on_hover_text("The parameter whose value is where the motion is sampled; the clock: the state's time");
         });
-        if n.blend_space.is_some() {
+        if let Some(tree) = &n.tree {
+            ui.horizontal(|ui| {
+                ui.label("Weights from").on_hover_text(
+                    "A tree of blends (Unity's nested or Direct blend tree) weighs the clips from these parameters",
+                );
+                ui.weak(tree.parameters().join(", "));
+            });
+        } else if n.blend_space.is_some() {
             ui.horizontal(|ui| {
                 ui.label("Point from").on_hover_text(
                     "The float parameters that place the blend space's point (x, y); none: its own point",
