@@ -620,6 +620,71 @@ fn direct_and_nested_blend_trees_weigh_their_clips_by_their_parameters() {
     }
 }
 
+/// Leaving a sub-state machine through its Exit, as Unity does: Move (inside Fast) goes to Exit when `speed` drops
+/// below 0.25; the base machine's transition out of Fast takes it to Idle on the trigger `again`, and where that
+/// does not hold, the base machine's Entry takes it (Entry → Walk on `go`). Flattened, Move's way out is a
+/// transition per end, each with the conditions of its way, in Unity's order.
+#[test]
+fn leaving_a_sub_machine_through_its_exit_follows_the_parents_transitions_then_its_entry() {
+    let controller = fixture("Controllers/Locomotion.controller");
+    let imported =
+        animtune::import::unity::to_machine::import(Path::new(&controller), 1 << 30).unwrap();
+    let from_move: Vec<(String, Vec<String>)> = imported
+        .machine
+        .transitions
+        .iter()
+        .filter(|t| t.from == "Move")
+        .map(|t| {
+            (
+                t.to.clone(),
+                t.conditions.iter().map(|c| c.parameter.clone()).collect(),
+            )
+        })
+        .collect();
+    let way = |to: &str, conditions: &[&str]| {
+        (
+            to.to_string(),
+            conditions.iter().map(|c| c.to_string()).collect::<Vec<_>>(),
+        )
+    };
+    assert_eq!(
+        from_move,
+        [
+            way("Idle", &["ON"]),
+            way("Idle", &["speed", "again"]),
+            way(animtune::graph::machine::EXIT, &["speed"]),
+        ]
+    );
+    let dir = common::temp_dir("unity-sub-exit");
+    let script = dir.join("exit.json");
+    std::fs::write(
+        &script,
+        r#"[{"time": 0.5, "set": "go", "value": true}, {"time": 1.0, "set": "speed", "value": 1.0},
+            {"time": 1.5, "set": "speed", "value": 0.0}]"#,
+    )
+    .unwrap();
+    let state = |time: f64| {
+        controller_pose(&controller, &script, time)["state_machine"]["state"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(state(1.4), "Move");
+    assert_eq!(state(1.8), "Walk", "out of Fast's Exit, through the Entry");
+    let again = dir.join("again.json");
+    std::fs::write(
+        &again,
+        r#"[{"time": 0.5, "set": "go", "value": true}, {"time": 1.0, "set": "speed", "value": 1.0},
+            {"time": 1.5, "set": "speed", "value": 0.0}, {"time": 1.5, "trigger": "again"}]"#,
+    )
+    .unwrap();
+    let after = controller_pose(&controller, &again, 1.55)["state_machine"].clone();
+    assert_eq!(
+        after["parameters"]["again"], 0.0,
+        "the trigger is taken: {after}"
+    );
+}
+
 /// `bake --controller --script` writes the run `pose --controller --script` shows: the baked glTF read back at
 /// 1.3 s (inside the sub-machine's tree) is within 0.1° of the live pose, joint by joint.
 #[test]

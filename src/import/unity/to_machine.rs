@@ -3,17 +3,19 @@
 //! `idle.fbx: Root|Idle`).
 //!
 //! What maps: parameters of every type with their defaults; states with speed, its multiplier parameter, cycle
-//! offset and mirror; transitions with every timing field, their conditions and order, solo and mute as Unity
-//! applies them; Any State, Entry (the base layer's) and Exit; blend trees of the four 1D/2D types whose children
-//! are clips, as blend spaces driven by their parameters. Sub-state machines are flattened (a state inside one is
-//! named `Machine/State` where its own name is taken); a transition into a sub-machine goes to its default state.
+//! offset, motion time parameter and mirror; transitions with every timing field, their conditions and order, solo
+//! and mute as Unity applies them; Any State, Entry and Exit; blend trees of the four 1D/2D types whose children are
+//! clips, as blend spaces driven by their parameters. Sub-state machines are flattened (a state inside one is named
+//! `Machine/State` where its own name is taken): a transition into one goes through its Entry transitions, else to
+//! its default state, and one to its Exit through its parent's transitions out of it, else the parent's Entry,
+//! each way a transition of its own with the conditions along it.
 //! The base layer is the machine's own states; an Override layer above it with transitions or several states is a
 //! layer of the machine (its own states over the same parameters); a layer of one state, or an Additive one, is a
 //! clip layer playing its default state's clip. Either takes the layer's weight and its avatar mask's body parts
 //! and transform paths (by joint name). A Direct or nested blend tree becomes a blend space listing its clips and
 //! the tree of blends that weighs them. What does not map is named in the notes, one line each: an Additive
-//! layer's transitions, synced layers, a tree child's cycle offset or mirror, a state's mirror parameter,
-//! transitions out of a sub-machine's Exit, and states with no motion (they hold the rest pose).
+//! layer's transitions, synced layers, a tree child's cycle offset or mirror, a state's mirror parameter, and
+//! states with no motion (they hold the rest pose).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -228,15 +230,7 @@ fn follow_overrides(
 
 /// Names every state of `m` and its sub-machines uniquely (a repeated name takes its machine's path), and
 /// notes each sub-machine's default state.
-fn collect_names(
-    m: &Machine,
-    prefix: &str,
-    names: &mut BTreeMap<i64, String>,
-    defaults: &mut BTreeMap<i64, i64>,
-) {
-    if let Some(d) = m.default_state {
-        defaults.insert(m.file_id, d);
-    }
+fn collect_names(m: &Machine, prefix: &str, names: &mut BTreeMap<i64, String>) {
     for s in &m.states {
         let taken = names.values().any(|n| *n == s.name);
         let name = if taken && !prefix.is_empty() {
@@ -254,7 +248,7 @@ fn collect_names(
         } else {
             format!("{prefix}/{}", c.name)
         };
-        collect_names(c, &p, names, defaults);
+        collect_names(c, &p, names);
     }
 }
 
@@ -335,15 +329,106 @@ fn gather_any(m: &Machine, out: &mut Vec<controller::Transition>) {
     }
 }
 
-fn count_machine_transitions(m: &Machine, n: &mut usize) {
-    *n += m
-        .machine_transitions
-        .iter()
-        .map(|(_, t)| t.len())
-        .sum::<usize>();
-    for c in &m.children {
-        count_machine_transitions(c, n);
+/// A layer's machines as its flattened machine reads them: the states' names, each machine by file ID with the
+/// machine holding it, and the machine holding each state.
+struct Layout<'a> {
+    names: BTreeMap<i64, String>,
+    machines: BTreeMap<i64, (&'a Machine, Option<i64>)>,
+    holder: BTreeMap<i64, i64>,
+    top: i64,
+    /// Ways followed so far: a hostile file's sub-machines could multiply them without end.
+    steps: std::cell::Cell<usize>,
+}
+
+/// The most ways [`Layout::destinations`] follows over a layer (a real layer follows tens).
+const MAX_DESTINATION_STEPS: usize = 100_000;
+
+/// Where one Unity transition may end in the flattened machine, in order: a state (or the layer's Exit) and the
+/// conditions that must also hold to go there.
+type Destinations = Vec<(String, Vec<controller::Condition>)>;
+
+impl<'a> Layout<'a> {
+    fn add(&mut self, m: &'a Machine, parent: Option<i64>) {
+        self.machines.insert(m.file_id, (m, parent));
+        for s in &m.states {
+            self.holder.insert(s.file_id, m.file_id);
+        }
+        for c in &m.children {
+            self.add(c, Some(m.file_id));
+        }
     }
+
+    /// The ends of a transition from inside machine `within` to `d`, as Unity goes: into a sub-machine through
+    /// its Entry (its Entry transitions in order, else its default state); out of a sub-machine's Exit through
+    /// the transitions its parent has from it, else the parent's Entry; out of the layer's top machine to the
+    /// layer's Exit.
+    fn destinations(&self, d: &Destination, within: i64, depth: usize) -> Destinations {
+        self.steps.set(self.steps.get() + 1);
+        if depth > controller::MAX_NESTING || self.steps.get() > MAX_DESTINATION_STEPS {
+            return Vec::new();
+        }
+        match d {
+            Destination::State(id) => self
+                .names
+                .get(id)
+                .map(|n| vec![(n.clone(), Vec::new())])
+                .unwrap_or_default(),
+            Destination::Machine(id) => self.enter(*id, depth + 1),
+            Destination::Exit => self.exit(within, depth + 1),
+        }
+    }
+
+    fn enter(&self, machine: i64, depth: usize) -> Destinations {
+        let Some((m, _)) = self.machines.get(&machine) else {
+            return Vec::new();
+        };
+        let mut out = self.through(&m.entry, machine, depth);
+        if let Some(name) = m.default_state.and_then(|d| self.names.get(&d)) {
+            out.push((name.clone(), Vec::new()));
+        }
+        out
+    }
+
+    fn exit(&self, within: i64, depth: usize) -> Destinations {
+        let Some(&(_, Some(parent))) = self.machines.get(&within) else {
+            return vec![(EXIT.to_string(), Vec::new())];
+        };
+        let (parent_machine, _) = self.machines[&parent];
+        let out_of = parent_machine
+            .machine_transitions
+            .iter()
+            .filter(|(from, _)| *from == within)
+            .flat_map(|(_, list)| list.iter())
+            .cloned()
+            .collect::<Vec<_>>();
+        let mut out = self.through(&out_of, parent, depth);
+        if parent == self.top {
+            out.push((EXIT.to_string(), Vec::new()));
+        } else {
+            out.extend(self.enter(parent, depth + 1));
+        }
+        out
+    }
+
+    /// The ends of a list of Unity transitions taken in order from inside `within` (muted ones left out; where any
+    /// is solo, only the solo ones), each with its conditions.
+    fn through(&self, list: &[controller::Transition], within: i64, depth: usize) -> Destinations {
+        let mut out = Vec::new();
+        for t in usable(list) {
+            for (to, extra) in self.destinations(&t.destination, within, depth) {
+                let mut conditions = t.conditions.clone();
+                conditions.extend(extra);
+                out.push((to, conditions));
+            }
+        }
+        out
+    }
+}
+
+/// A list of transitions as Unity takes them: muted ones left out and, where any is solo, only the solo ones.
+fn usable(list: &[controller::Transition]) -> impl Iterator<Item = &controller::Transition> {
+    let solo = list.iter().any(|t| t.solo && !t.mute);
+    list.iter().filter(move |t| !t.mute && (!solo || t.solo))
 }
 
 struct Builder<'a> {
@@ -365,10 +450,18 @@ impl Builder<'_> {
         base: &Machine,
         parameters: &[Parameter],
     ) -> Result<Option<LayerStates>, UnityError> {
-        // Every state of the layer, its name made unique, by file ID.
+        // Every state of the layer, its name made unique, by file ID; every machine, with the one holding it.
         let mut names: BTreeMap<i64, String> = BTreeMap::new();
-        let mut defaults: BTreeMap<i64, i64> = BTreeMap::new();
-        collect_names(base, "", &mut names, &mut defaults);
+        collect_names(base, "", &mut names);
+        let mut layout = Layout {
+            names,
+            machines: BTreeMap::new(),
+            holder: BTreeMap::new(),
+            top: base.file_id,
+            steps: std::cell::Cell::new(0),
+        };
+        layout.add(base, None);
+        let names = &layout.names;
         let mut states = Vec::new();
         let mut transitions = Vec::new();
         let mut flat = Vec::new();
@@ -431,13 +524,14 @@ impl Builder<'_> {
                 tree,
                 position: None,
             });
-            transitions.extend(self.transitions(&name, &s.transitions, &names, &defaults));
+            let within = layout.holder.get(&s.file_id).copied().unwrap_or(layout.top);
+            transitions.extend(self.transitions(&name, &s.transitions, &layout, within));
         }
         let mut any = Vec::new();
         gather_any(base, &mut any);
-        transitions.extend(self.transitions(ANY_STATE, &any, &names, &defaults));
+        transitions.extend(self.transitions(ANY_STATE, &any, &layout, layout.top));
         let entry_transitions = self
-            .transitions("Entry", &base.entry, &names, &defaults)
+            .transitions("Entry", &base.entry, &layout, layout.top)
             .into_iter()
             .filter(|t| t.to != EXIT)
             .map(|t| EntryTransition {
@@ -445,11 +539,10 @@ impl Builder<'_> {
                 conditions: t.conditions,
             })
             .collect();
-        let mut sub_exits = 0;
-        count_machine_transitions(base, &mut sub_exits);
-        if sub_exits > 0 {
+        if layout.steps.get() > MAX_DESTINATION_STEPS {
             self.notes.push(format!(
-                "{sub_exits} transition(s) out of sub-state machines' Exit are not applied"
+                "transitions through sub-state machines were followed only {MAX_DESTINATION_STEPS} ways: \
+                 some are left out"
             ));
         }
         let entry = base
@@ -913,64 +1006,61 @@ impl Builder<'_> {
         Ok(pick.cloned())
     }
 
-    /// A state's (or Any State's) transitions in Unity's order, muted ones left out and, where any is solo,
-    /// only the solo ones kept.
+    /// A state's (or Any State's, or Entry's) transitions in Unity's order (muted ones left out and, where any is
+    /// solo, only the solo ones), from inside machine `within`: one into a sub-machine or out of one's Exit
+    /// becomes one transition per way it can end, each with the conditions of the way.
     fn transitions(
         &mut self,
         from: &str,
         list: &[controller::Transition],
-        names: &BTreeMap<i64, String>,
-        defaults: &BTreeMap<i64, i64>,
+        layout: &Layout,
+        within: i64,
     ) -> Vec<Transition> {
-        let solo = list.iter().any(|t| t.solo && !t.mute);
         let mut out = Vec::new();
-        for t in list.iter().filter(|t| !t.mute && (!solo || t.solo)) {
-            let to = match &t.destination {
-                Destination::State(id) => names.get(id).cloned(),
-                Destination::Exit => Some(EXIT.to_string()),
-                Destination::Machine(id) => defaults.get(id).and_then(|d| names.get(d)).cloned(),
-            };
-            let Some(to) = to else {
+        for t in usable(list) {
+            let ends = layout.destinations(&t.destination, within, 0);
+            if ends.is_empty() {
                 self.notes.push(format!(
                     "a transition from '{from}' goes to a state the layer does not hold"
                 ));
                 continue;
-            };
-            out.push(Transition {
-                from: from.to_string(),
-                to,
-                conditions: t
-                    .conditions
-                    .iter()
-                    .map(|c| Condition {
-                        parameter: c.parameter.clone(),
-                        mode: match c.mode {
-                            UnityMode::If => ConditionMode::If,
-                            UnityMode::IfNot => ConditionMode::IfNot,
-                            UnityMode::Greater => ConditionMode::Greater,
-                            UnityMode::Less => ConditionMode::Less,
-                            UnityMode::Equals => ConditionMode::Equals,
-                            UnityMode::NotEqual => ConditionMode::NotEqual,
-                        },
-                        threshold: c.threshold,
-                    })
-                    .collect(),
-                has_exit_time: t.has_exit_time,
-                exit_time: t.exit_time,
-                fixed_duration: t.fixed_duration,
-                duration: t.duration,
-                offset: t.offset,
-                interruption_source: match t.interruption {
-                    Interruption::None => InterruptionSource::None,
-                    Interruption::Source => InterruptionSource::Current,
-                    Interruption::Destination => InterruptionSource::Next,
-                    Interruption::SourceThenDestination => InterruptionSource::CurrentThenNext,
-                    Interruption::DestinationThenSource => InterruptionSource::NextThenCurrent,
-                },
-                ordered_interruption: t.ordered_interruption,
-                can_transition_to_self: t.can_transition_to_self,
-                ..Transition::default()
-            });
+            }
+            for (to, extra) in ends {
+                let conditions = t.conditions.iter().chain(&extra);
+                out.push(Transition {
+                    from: from.to_string(),
+                    to,
+                    conditions: conditions
+                        .map(|c| Condition {
+                            parameter: c.parameter.clone(),
+                            mode: match c.mode {
+                                UnityMode::If => ConditionMode::If,
+                                UnityMode::IfNot => ConditionMode::IfNot,
+                                UnityMode::Greater => ConditionMode::Greater,
+                                UnityMode::Less => ConditionMode::Less,
+                                UnityMode::Equals => ConditionMode::Equals,
+                                UnityMode::NotEqual => ConditionMode::NotEqual,
+                            },
+                            threshold: c.threshold,
+                        })
+                        .collect(),
+                    has_exit_time: t.has_exit_time,
+                    exit_time: t.exit_time,
+                    fixed_duration: t.fixed_duration,
+                    duration: t.duration,
+                    offset: t.offset,
+                    interruption_source: match t.interruption {
+                        Interruption::None => InterruptionSource::None,
+                        Interruption::Source => InterruptionSource::Current,
+                        Interruption::Destination => InterruptionSource::Next,
+                        Interruption::SourceThenDestination => InterruptionSource::CurrentThenNext,
+                        Interruption::DestinationThenSource => InterruptionSource::NextThenCurrent,
+                    },
+                    ordered_interruption: t.ordered_interruption,
+                    can_transition_to_self: t.can_transition_to_self,
+                    ..Transition::default()
+                });
+            }
         }
         out
     }
