@@ -481,6 +481,31 @@ fn an_upper_layers_entry_transitions_choose_where_it_starts() {
     crate::state_machine::assert_matches("the arm layer entered at Swing", &got, &want);
 }
 
+/// A synced layer plays the states and transitions of the layer it follows with its own motions: the fixture's
+/// Echo (weight 0.5, no mask) plays Run where the base plays Idle, and nothing where it plays Walk (an empty state
+/// leaves the pose below). Before `go`: Idle and Run half and half on every joint; after the 0.2 s transition
+/// to Walk, Walk alone.
+#[test]
+fn a_synced_layer_plays_its_source_layers_states_with_its_own_motions() {
+    let controller = fixture("Synced/Synced.controller");
+    let dir = common::temp_dir("unity-synced");
+    let script = dir.join("go.json");
+    std::fs::write(&script, r#"[{"time": 0.5, "set": "go", "value": true}]"#).unwrap();
+    let before = controller_pose(&controller, &script, 0.3);
+    let want = crate::state_machine::blend(&[
+        (&anim_at("Idle.anim", 0.3), 0.5),
+        (&anim_at("Run.anim", 0.3), 0.5),
+    ]);
+    crate::state_machine::assert_matches("Idle under Echo's Run", &before, &want);
+    let after = controller_pose(&controller, &script, 1.0);
+    assert_eq!(after["state_machine"]["state"], "Walk");
+    crate::state_machine::assert_matches(
+        "Walk under Echo's empty state",
+        &after,
+        &anim_at("Walk.anim", 0.5),
+    );
+}
+
 /// The fixture's Trees holds one state per 2D blend-tree type (Simple Directional, Freeform Directional, Freeform
 /// Cartesian), each with Idle at (0, 0), Walk at (0, 1) and Run at (1, 0), and Entry transitions on the int `which`
 /// choosing among them. With the point on a child, every type gives that child alone (each of Unity's 2D types
@@ -760,7 +785,7 @@ fn a_controller_is_found_in_a_project_folder() {
             "--json",
         ]))
     };
-    // Assets/Anims holds no controller; the project root holds four.
+    // Assets/Anims holds no controller; the project root holds five.
     let empty = animtune(&[
         "pose",
         "mannequin",
@@ -781,10 +806,11 @@ fn a_controller_is_found_in_a_project_folder() {
     common::assert_clean_failure(
         &both,
         &[
-            "holds 4 controllers",
+            "holds 5 controllers",
             "Locomotion.controller",
             "Fast.overrideController",
             "Layered.controller",
+            "Synced.controller",
             "Trees.controller",
         ],
     );

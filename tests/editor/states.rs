@@ -884,6 +884,7 @@ fn a_unity_project_folder_opens_its_chosen_controller_which_plays_and_bakes() {
     for offered in [
         "Controllers/Fast.overrideController",
         "Layered/Layered.controller",
+        "Synced/Synced.controller",
         "Trees/Trees.controller",
     ] {
         assert!(h.query_by_label(offered).is_some(), "{offered} is offered");

@@ -14,7 +14,8 @@
 //! clip layer playing its default state's clip. Either takes the layer's weight and its avatar mask's body parts
 //! and transform paths (by joint name). A Direct or nested blend tree becomes a blend space listing its clips and
 //! the tree of blends that weighs them. What does not map is named in the notes, one line each: an Additive
-//! layer's transitions, synced layers, a tree child's cycle offset or mirror, a state's mirror parameter, and
+//! layer's transitions, synced-layer timing (a synced layer plays its source layer's states with its own motions on
+//! its own clock), a tree child's cycle offset or mirror, a state's mirror parameter, and
 //! states with no motion (they hold the rest pose).
 
 use std::collections::BTreeMap;
@@ -140,6 +141,26 @@ pub fn import(path: &Path, max_bytes: u64) -> Result<ImportedController, UnityEr
     let mut layers = Vec::new();
     let mut machine_layers = Vec::new();
     for l in c.layers.iter().skip(1) {
+        // A synced layer plays the states and transitions of the layer it follows, with its own motions.
+        let synced;
+        let l = match (&l.machine, l.synced_to.and_then(|k| c.layers.get(k))) {
+            (None, Some(source)) if source.machine.is_some() => {
+                b.notes.push(format!(
+                    "layer '{}' plays the states of layer '{}' with its own motions, on its own clock: Unity's \
+                     synced timing is not previewed",
+                    l.name, source.name
+                ));
+                synced = controller::Layer {
+                    machine: source
+                        .machine
+                        .as_ref()
+                        .map(|m| with_motions(m, &l.synced_motions)),
+                    ..l.clone()
+                };
+                &synced
+            }
+            _ => l,
+        };
         match b.layer(l, &parameters)? {
             Some(UpperLayer::Clip(clip)) => layers.push(clip),
             Some(UpperLayer::Machine(m)) => machine_layers.push(m),
@@ -425,6 +446,29 @@ impl<'a> Layout<'a> {
     }
 }
 
+/// A machine with each state's motion replaced by a synced layer's motion for it (none where it gives none).
+fn with_motions(m: &Machine, motions: &[(i64, Option<Motion>)]) -> Machine {
+    Machine {
+        states: m
+            .states
+            .iter()
+            .map(|s| controller::State {
+                motion: motions
+                    .iter()
+                    .find(|(id, _)| *id == s.file_id)
+                    .and_then(|(_, motion)| motion.clone()),
+                ..s.clone()
+            })
+            .collect(),
+        children: m
+            .children
+            .iter()
+            .map(|c| with_motions(c, motions))
+            .collect(),
+        ..m.clone()
+    }
+}
+
 /// A list of transitions as Unity takes them: muted ones left out and, where any is solo, only the solo ones.
 fn usable(list: &[controller::Transition]) -> impl Iterator<Item = &controller::Transition> {
     let solo = list.iter().any(|t| t.solo && !t.mute);
@@ -559,7 +603,7 @@ impl Builder<'_> {
 
     /// A layer above the base: where it has transitions or several states and overrides, a machine layer of
     /// its own states over the machine's parameters; otherwise a clip layer playing its default state's clip. Both
-    /// take the layer's weight and avatar mask. None (with a note) where it cannot play: a synced layer, no states,
+    /// take the layer's weight and avatar mask. None (with a note) where it cannot play: a synced layer following no states, no states,
     /// a single state with no clip or a blend tree.
     fn layer(
         &mut self,
@@ -569,7 +613,7 @@ impl Builder<'_> {
         let name = &l.name;
         let Some(m) = &l.machine else {
             self.notes.push(format!(
-                "layer '{name}' is synced to another layer's states, which is not played yet"
+                "layer '{name}' is synced to a layer with no states of its own: nothing to play"
             ));
             return Ok(None);
         };
