@@ -566,6 +566,47 @@ fn the_end_of_a_replay_leaves_the_status_bar_alone() {
     h.get_by_label("script replayed: the machine plays on");
 }
 
+/// A state's Mirror plays its clip mirrored when the machine plays in the editor, as the CLI and the export do:
+/// WalkForward's first pose mirrored puts the other leg forward.
+#[test]
+fn a_mirrored_state_plays_mirrored_in_the_editor() {
+    let legs = |mirror: bool| {
+        let mut h = with_a_new_machine();
+        let mut walk = animtune::graph::edit::clip_state("Walk", "WalkForward", [0.0, 0.0]);
+        walk.mirror = mirror;
+        send(
+            &mut h,
+            Command::EditMachine(MachineEdit::AddState(Box::new(walk))),
+        );
+        send(
+            &mut h,
+            Command::EditMachine(MachineEdit::SetEntry("Walk".into())),
+        );
+        click_last(&mut h, Role::Button, "Play machine");
+        h.run_steps(1);
+        let e = h.state().editor();
+        let c = &e.doc().model.character;
+        let rotation = |bone| e.pose().local[c.humanoid.joint(bone).unwrap()].rotation;
+        (
+            rotation(animtune::core::HumanBone::LeftUpperLeg),
+            rotation(animtune::core::HumanBone::RightUpperLeg),
+        )
+    };
+    let (left, right) = legs(false);
+    let (mirrored_left, mirrored_right) = legs(true);
+    let swapped = |a: glam::Quat, b: glam::Quat| {
+        common::angle_deg(a, glam::Quat::from_xyzw(b.x, -b.y, -b.z, b.w))
+    };
+    assert!(
+        common::angle_deg(left, right) > 5.0,
+        "the walk's legs differ at its start"
+    );
+    assert!(
+        swapped(mirrored_left, right) < 1.0 && swapped(mirrored_right, left) < 1.0,
+        "mirrored, each leg takes the other's turn (mirrored through the midplane)"
+    );
+}
+
 /// A trigger's key is saved in the preset and bound again when the preset is opened.
 #[test]
 fn trigger_keys_are_saved_in_the_preset() {

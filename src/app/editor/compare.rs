@@ -96,10 +96,16 @@ impl EditorState {
             c.eval = None;
             return;
         };
-        let mut eval = Evaluator::new(
-            &self.doc.model.character,
+        let character = &self.doc.model.character;
+        let (clips, m) = crate::offline::mirror::machine_clips(
+            character,
             &self.doc.clips,
-            SourceSpec::StateMachine(with_model(m, c.model)),
+            &with_model(m, c.model),
+        );
+        let mut eval = Evaluator::new(
+            character,
+            &clips,
+            SourceSpec::StateMachine(m),
             self.doc.tuning.layers.clone(),
         );
         eval.play();

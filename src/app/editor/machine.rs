@@ -237,10 +237,11 @@ impl EditorState {
             return false;
         }
         self.clock_jumped = true;
-        let (character, clips) = (&self.doc.model.character, &self.doc.clips);
+        let character = &self.doc.model.character;
+        let (clips, m) = crate::offline::mirror::machine_clips(character, &self.doc.clips, &m);
         self.session
             .eval
-            .set_source(character, clips, SourceSpec::StateMachine(m));
+            .set_source(character, &clips, SourceSpec::StateMachine(m));
         self.session.eval.play();
         let missing = self.session.eval.source().missing_machine_clips();
         if missing.is_empty() {
@@ -310,10 +311,12 @@ impl EditorState {
                 return;
             }
             self.session.machine.replaying = false;
-            let (character, clips) = (&self.doc.model.character, &self.doc.clips);
+            let character = &self.doc.model.character;
+            let (clips, preview) =
+                crate::offline::mirror::machine_clips(character, &self.doc.clips, &preview);
             self.session
                 .eval
-                .set_source(character, clips, SourceSpec::StateMachine(preview));
+                .set_source(character, &clips, SourceSpec::StateMachine(preview));
             self.session.machine.preview = Some(transition);
         }
         self.clock_jumped = true;
