@@ -237,6 +237,7 @@ impl MachineEdit {
                         &mut s.speed_parameter,
                         &mut s.cycle_offset_parameter,
                         &mut s.time_parameter,
+                        &mut s.mirror_parameter,
                     ] {
                         if p.as_ref() == Some(&name) {
                             *p = None;
@@ -324,6 +325,7 @@ fn rename_parameter(m: &mut StateMachine, old: &str, new: &str) {
             .chain(s.speed_parameter.as_mut())
             .chain(s.cycle_offset_parameter.as_mut())
             .chain(s.time_parameter.as_mut())
+            .chain(s.mirror_parameter.as_mut())
     }) {
         if p == old {
             *p = new.to_string();
@@ -352,6 +354,7 @@ pub fn clip_state(name: &str, clip: &str, position: [f32; 2]) -> State {
         cycle_offset_parameter: None,
         time_parameter: None,
         mirror: false,
+        mirror_parameter: None,
         point_parameters: None,
         tree: None,
         position: Some(position),

@@ -221,6 +221,10 @@ pub struct State {
     /// Plays the motion mirrored left to right (Unity's Mirror).
     #[serde(default)]
     pub mirror: bool,
+    /// A bool parameter that mirrors a clip state's motion while it is true, instead of `mirror` (Unity's Mirror
+    /// parameter).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mirror_parameter: Option<String>,
     /// For a blend-space state, the float parameters giving the point's x and y.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub point_parameters: Option<[String; 2]>,
@@ -584,6 +588,11 @@ impl StateMachine {
                         format!("state '{}' blend tree parameter", s.name)
                     })?;
                 }
+            }
+            if let Some(p) = &s.mirror_parameter {
+                self.expect_parameter(p, &[ParameterKind::Bool], || {
+                    format!("state '{}' mirror parameter", s.name)
+                })?;
             }
             for (p, what) in [
                 (&s.speed_parameter, "speed parameter"),

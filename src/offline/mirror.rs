@@ -37,7 +37,9 @@ pub fn apply_settings(
 
 /// A state machine's clips with its mirrored states' made: `clips` followed by a mirrored copy (named as
 /// [`mirror_clip`] names it) of each clip a state with `mirror` on plays (every node's, for a blend-space state),
-/// and the machine with those states playing the copies instead (their `mirror` then off). What the Evaluator is
+/// and the machine with those states playing the copies instead (their `mirror` then off); a clip state with a
+/// mirror parameter keeps its clip and has its copy made, named "`clip` (mirrored)", for the Evaluator to choose
+/// by the parameter. What the Evaluator is
 /// given to play a machine whose states mirror (it does not mirror clips itself).
 pub fn machine_clips(
     character: &Character,
@@ -59,7 +61,18 @@ pub fn machine_clips(
         wanted
     };
     let layers = machine.layers.iter_mut().flat_map(|l| l.states.iter_mut());
-    for state in machine.states.iter_mut().chain(layers).filter(|s| s.mirror) {
+    for state in machine.states.iter_mut().chain(layers) {
+        if state.mirror_parameter.is_some() {
+            // The parameter decides while the machine plays: both clips are there to choose from.
+            if let Some(clip) = &state.clip {
+                mirrored_name(clip, &mut all);
+            }
+            state.mirror = false;
+            continue;
+        }
+        if !state.mirror {
+            continue;
+        }
         if let Some(clip) = &state.clip {
             state.clip = Some(mirrored_name(clip, &mut all));
         }

@@ -532,6 +532,36 @@ fn a_mirrored_state_plays_its_clip_mirrored() {
         .map(|((_, a), b)| angle_deg(*a, *b))
         .fold(0.0, f64::max);
     assert!(moved > 5.0, "mirrored, not the clip itself: {moved}°");
+    // Unity's Mirror parameter: the bool `flip` mirrors the state while it is true, whatever `mirror` says.
+    let by_parameter = dir.join("by_parameter.json");
+    std::fs::write(
+        &by_parameter,
+        format!(
+            r#"{{"format": "animtune-preset", "version": 5, {layers_off}, "state_machine": {{
+                 "parameters": [{{"name": "flip", "type": "bool", "default": false}}],
+                 "states": [{{"name": "M", "clip": "Walk_Loop", "mirror": true, "mirror_parameter": "flip"}}],
+                 "entry": "M"}}}}"#
+        ),
+    )
+    .unwrap();
+    let script = dir.join("flip.json");
+    std::fs::write(&script, r#"[{"time": 0.2, "set": "flip", "value": true}]"#).unwrap();
+    let at = |time: &str| {
+        common::json_of(&common::animtune(&[
+            "pose",
+            q,
+            "--preset",
+            by_parameter.to_str().unwrap(),
+            "--script",
+            script.to_str().unwrap(),
+            "--time",
+            time,
+            "--exact",
+            "--json",
+        ]))
+    };
+    assert_matches("flip off", &at("0.1"), &clip_at(q, "Walk_Loop", 0.1));
+    assert_matches("flip on", &at("0.3"), &want);
 }
 
 /// `pose`'s morph weights of the first mesh for these arguments.

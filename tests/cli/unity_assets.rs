@@ -549,6 +549,17 @@ fn a_states_time_parameter_places_its_motion() {
         r#"[{"time": 0, "set": "which", "value": 3}, {"time": 1.0, "set": "scrub", "value": 0.75}]"#,
     )
     .unwrap();
+    // Its Mirror parameter is the bool `flip` (off here; the machine's mirror parameter is tested in
+    // state_machine.rs).
+    let imported =
+        animtune::import::unity::to_machine::import(Path::new(&controller), 1 << 30).unwrap();
+    let scrubbed = imported
+        .machine
+        .states
+        .iter()
+        .find(|s| s.name == "Scrubbed")
+        .unwrap();
+    assert_eq!(scrubbed.mirror_parameter.as_deref(), Some("flip"));
     let walk_length = 0.8;
     for (time, cycle) in [(0.3, 0.25), (0.9, 0.25), (1.3, 0.75)] {
         let got = controller_pose(&controller, &script, time);

@@ -120,6 +120,9 @@ pub(crate) struct MachineSource {
     layer_poses: Vec<Transform>,
     /// The parameters' values as the last tick found them, before the machine's update.
     found: Vec<f64>,
+    /// Per state, for a clip state with a mirror parameter: the parameter (by index) and the clip's mirrored copy
+    /// (named "`clip` (mirrored)" among the clips), played instead while the parameter is true.
+    mirror_switch: Vec<Option<(usize, CompiledClip)>>,
 }
 
 /// A layer of the machine bound: its states as a machine, and its mask times its weight, per joint.
@@ -230,6 +233,16 @@ impl MachineSource {
             layers: Vec::new(),
             layer_poses: Vec::new(),
             found: Vec::with_capacity(machine.parameters.len()),
+            mirror_switch: machine
+                .states
+                .iter()
+                .map(|s| {
+                    let parameter = machine.parameter_index(s.mirror_parameter.as_deref()?)?;
+                    let mirrored = format!("{} (mirrored)", s.clip.as_deref()?);
+                    let index = clips.iter().position(|c| c.name == mirrored)?;
+                    Some((parameter, cache.get(index)))
+                })
+                .collect(),
         };
         for l in &machine.layers {
             let layer = MachineSource::bind(&l.machine(&machine.parameters), character, cache);
@@ -850,6 +863,10 @@ impl MachineSource {
         match &mut self.states[state] {
             StateMotion::Clip(None) => {}
             StateMotion::Clip(Some(c)) => {
+                let c = match &mut self.mirror_switch[state] {
+                    Some((p, mirrored)) if self.player.value(*p) != 0.0 => mirrored,
+                    _ => c,
+                };
                 let slot = next_slot(&mut self.poses, before, n);
                 let t = c.time_after(time * f64::from(c.animation.duration()));
                 keep_first(&mut result, c.sample(t as f32, &mut self.poses[slot]));

@@ -15,7 +15,7 @@
 //! and transform paths (by joint name). A Direct or nested blend tree becomes a blend space listing its clips and
 //! the tree of blends that weighs them. What does not map is named in the notes, one line each: an Additive
 //! layer's transitions, synced-layer timing (a synced layer plays its source layer's states with its own motions on
-//! its own clock), a tree child's cycle offset or mirror, a state's mirror parameter, and
+//! its own clock), a tree child's cycle offset or mirror, a blend tree state's mirror parameter, and
 //! states with no motion (they hold the rest pose).
 
 use std::collections::BTreeMap;
@@ -518,11 +518,23 @@ impl Builder<'_> {
                 point_parameters,
                 tree,
             } = self.motion(&name, s.motion.as_ref())?;
-            if let Some(p) = &s.mirror_parameter {
-                self.notes.push(format!(
-                    "state '{name}': its mirror parameter '{p}' is not applied"
-                ));
-            }
+            let mirror_parameter = s.mirror_parameter.clone().filter(|p| {
+                let boolean = parameters
+                    .iter()
+                    .any(|q| &q.name == p && q.kind == ParameterKind::Bool);
+                let why = if !boolean {
+                    Some("is not a bool parameter of the controller")
+                } else if clip.is_none() {
+                    Some("is not applied to a blend tree")
+                } else {
+                    None
+                };
+                if let Some(why) = why {
+                    self.notes
+                        .push(format!("state '{name}': its mirror parameter '{p}' {why}"));
+                }
+                why.is_none()
+            });
             let mut numeric = |p: &String, what: &str| {
                 let found = parameters.iter().any(|q: &Parameter| {
                     &q.name == p && matches!(q.kind, ParameterKind::Float | ParameterKind::Int)
@@ -564,6 +576,7 @@ impl Builder<'_> {
                 cycle_offset_parameter,
                 time_parameter,
                 mirror: s.mirror,
+                mirror_parameter,
                 point_parameters,
                 tree,
                 position: None,

@@ -409,6 +409,21 @@ impl StatesPanel {
             )
             .on_hover_text("The parameter whose value is where the motion is sampled; the clock: the state's time");
         });
+        if n.clip.is_some() {
+            let bools: Vec<&str> = m
+                .parameters
+                .iter()
+                .filter(|p| p.kind == ParameterKind::Bool)
+                .map(|p| p.name.as_str())
+                .collect();
+            ui.horizontal(|ui| {
+                ui.label("Mirror by").on_hover_text(
+                    "A bool parameter that mirrors the clip while it is true, instead of Mirror (Unity's Mirror parameter)",
+                );
+                parameter_choice(ui, "mirror parameter", &mut n.mirror_parameter, &bools, "none")
+                    .on_hover_text("The parameter; none: the Mirror checkbox decides");
+            });
+        }
         if let Some(tree) = &n.tree {
             ui.horizontal(|ui| {
                 ui.label("Weights from").on_hover_text(
