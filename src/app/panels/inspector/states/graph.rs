@@ -20,7 +20,7 @@ pub const NODE: Vec2 = vec2(124.0, 34.0);
 /// Where graph units' origin sits from the canvas's corner before any pan: right of the Entry, Any State and
 /// Exit column.
 pub const MARGIN: Vec2 = vec2(NODE.x + 70.0, 20.0);
-/// The connect dot's radius, on a box's right edge.
+/// The connect dot's radius at zoom 1, on a box's right edge; it scales with the boxes.
 const DOT: f32 = 6.0;
 /// How near an arrow a click selects it.
 const ARROW_PICK: f32 = 6.0;
@@ -136,6 +136,11 @@ impl Layout<'_> {
             .into_iter()
             .rev()
             .find(|&n| self.rect(n).contains(pos))
+    }
+
+    /// The connect dot's radius at this zoom: as the boxes shrink, so does it (never past a few points).
+    fn dot_radius(&self) -> f32 {
+        DOT * self.zoom.clamp(0.25, 2.0)
     }
 
     /// A node's connect dot (states and Any State have one).
@@ -326,9 +331,11 @@ impl StatesPanel {
             && let Some(pos) = press.or(response.interact_pointer_pos())
         {
             response.request_focus();
-            let on_dot = layout
-                .nodes()
-                .find(|&n| layout.dot(n).is_some_and(|d| d.distance(pos) <= DOT + 2.0));
+            let on_dot = layout.nodes().find(|&n| {
+                layout
+                    .dot(n)
+                    .is_some_and(|d| d.distance(pos) <= layout.dot_radius() + 2.0)
+            });
             self.drag = Some(match (on_dot, layout.node_at(pos)) {
                 (Some(n), _) => GraphDrag::Connect(n),
                 (None, Some(Node::State(i))) => {
@@ -609,7 +616,7 @@ impl StatesPanel {
             if let Some(d) = layout.dot(node) {
                 painter.circle(
                     d,
-                    DOT,
+                    layout.dot_radius(),
                     Color32::from_gray(40),
                     Stroke::new(1.0, Color32::WHITE),
                 );
@@ -697,5 +704,21 @@ mod tests {
         assert_eq!(layout.arrow_at(mid + vec2(0.0, 12.0)), None);
         assert_eq!(layout.node_at(pos2(5.0, 5.0)), Some(Node::State(0)));
         assert_eq!(layout.dot(Node::State(0)), Some(pos2(NODE.x, NODE.y / 2.0)));
+    }
+
+    #[test]
+    fn the_connect_dot_shrinks_with_the_boxes_so_it_never_hides_them() {
+        let m = StateMachine::default();
+        let at = |zoom| Layout {
+            m: &m,
+            origin: Vec2::ZERO,
+            zoom,
+        };
+        assert_eq!(at(1.0).dot_radius(), DOT);
+        // Framed small (a graph of many states in a short pane), the dot stays within the box's height.
+        for zoom in [0.5, 0.3, 0.25, 0.1] {
+            let box_height = NODE.y * zoom;
+            assert!(2.0 * at(zoom).dot_radius() <= box_height.max(3.0), "{zoom}");
+        }
     }
 }

@@ -328,6 +328,8 @@ impl StatesPanel {
                     {
                         n.clip = None;
                         n.blend_space = Some(e.tuning().blend.clone());
+                        n.tree = None;
+                        n.mirror_parameter = None;
                     }
                     for c in &e.doc().clips {
                         if ui
@@ -337,6 +339,7 @@ impl StatesPanel {
                             n.clip = Some(c.name.clone());
                             n.blend_space = None;
                             n.point_parameters = None;
+                            n.tree = None;
                         }
                     }
                 })
@@ -351,8 +354,12 @@ impl StatesPanel {
                     .range(-10.0..=10.0),
             )
             .on_hover_text("Playback speed: normalised time advances by speed / length a second");
-            ui.checkbox(&mut n.mirror, "Mirror")
-                .on_hover_text("Play the motion mirrored left to right");
+            ui.add_enabled(
+                n.mirror_parameter.is_none(),
+                egui::Checkbox::new(&mut n.mirror, "Mirror"),
+            )
+            .on_hover_text("Play the motion mirrored left to right")
+            .on_disabled_hover_text("Its Mirror by parameter decides");
             if let Some(seconds) = self.state_seconds(e, i) {
                 ui.weak(format!("{seconds:.2} s a loop"));
             }
