@@ -179,6 +179,8 @@ fn clip(fields: &Node, path: &Path, keys: &mut usize) -> Result<UnityClip, Unity
         }
     }
     let mut floats = Vec::new();
+    // Transform channels written one component a curve (class 4): (path, channel, component, curve).
+    let mut parts: Vec<(String, TransformChannel, usize, Curve)> = Vec::new();
     for item in fields.get("m_FloatCurves").map(Node::items).unwrap_or(&[]) {
         let c = item
             .get("curve")
@@ -186,12 +188,55 @@ fn clip(fields: &Node, path: &Path, keys: &mut usize) -> Result<UnityClip, Unity
         let curve = vector_curve(c, 1, keys)
             .map_err(|m| err(format!("m_FloatCurves: {m}")))?
             .remove(0);
+        let attribute = item.str("attribute").unwrap_or("");
+        if item.i64("classID") == Some(4) {
+            let order = c
+                .i64("m_RotationOrder")
+                .filter(|o| (0..=5).contains(o))
+                .unwrap_or(4) as u8;
+            if let Some((channel, k)) = transform_component(attribute, order) {
+                parts.push((
+                    item.str("path").unwrap_or("").to_string(),
+                    channel,
+                    k,
+                    curve,
+                ));
+                continue;
+            }
+        }
         floats.push(FloatCurve {
             path: item.str("path").unwrap_or("").to_string(),
             attribute: item.str("attribute").unwrap_or("").to_string(),
             class_id: item.i64("classID").unwrap_or(0),
             curve,
         });
+    }
+    let mut partial = Vec::new();
+    while let Some((path, channel, _, _)) = parts.first().cloned() {
+        let (mine, rest): (Vec<_>, Vec<_>) = parts
+            .into_iter()
+            .partition(|(p, c, _, _)| *p == path && *c == channel);
+        parts = rest;
+        let n = if channel == TransformChannel::Rotation {
+            4
+        } else {
+            3
+        };
+        let mut components: Vec<Option<Curve>> = vec![None; n];
+        for (_, _, k, curve) in mine {
+            components[k] = Some(curve);
+        }
+        let already = transforms
+            .iter()
+            .any(|t: &TransformCurve| t.path == path && same_channel(t.channel, channel));
+        match components.into_iter().collect::<Option<Vec<Curve>>>() {
+            Some(components) if !already => transforms.push(TransformCurve {
+                path,
+                channel,
+                components,
+            }),
+            _ => partial.push(path),
+        }
     }
     let humanoid = humanoid_curves(&floats);
     let s = fields.get("m_AnimationClipSettings");
@@ -246,6 +291,14 @@ fn clip(fields: &Node, path: &Path, keys: &mut usize) -> Result<UnityClip, Unity
             "{others} float curve(s) (blend shapes, properties) are not played yet"
         ));
     }
+    if !partial.is_empty() {
+        unsupported.push(format!(
+            "{} Transform channel(s) written as float curves with some components missing or twice (at '{}') \
+             are not played: the missing components need the joint's rest value",
+            partial.len(),
+            partial[0]
+        ));
+    }
     if fields.i64("m_Legacy").is_some_and(|v| v != 0) {
         unsupported.push("a legacy clip (m_Legacy: 1): read as a Mecanim clip".into());
     }
@@ -265,6 +318,39 @@ fn clip(fields: &Node, path: &Path, keys: &mut usize) -> Result<UnityClip, Unity
         settings.stop = clip.duration();
     }
     Ok(UnityClip { settings, ..clip })
+}
+
+/// The Transform channel and component a float curve's attribute names (`m_LocalPosition.x`, `m_LocalRotation.w`,
+/// `m_LocalScale.z`, `localEulerAnglesRaw.y` and its older spellings), the Euler channel in `order`.
+fn transform_component(attribute: &str, order: u8) -> Option<(TransformChannel, usize)> {
+    let (property, component) = attribute.rsplit_once('.')?;
+    let channel = match property {
+        "m_LocalPosition" => TransformChannel::Position,
+        "m_LocalRotation" => TransformChannel::Rotation,
+        "m_LocalScale" => TransformChannel::Scale,
+        "localEulerAnglesRaw" | "localEulerAngles" | "localEulerAnglesBaked" => {
+            TransformChannel::Euler { order }
+        }
+        _ => return None,
+    };
+    let k = "xyzw".find(component).filter(|_| component.len() == 1)?;
+    (k < if channel == TransformChannel::Rotation {
+        4
+    } else {
+        3
+    })
+    .then_some((channel, k))
+}
+
+/// Whether two channels drive the same thing (a rotation, whether as a quaternion or Euler angles).
+fn same_channel(a: TransformChannel, b: TransformChannel) -> bool {
+    let rotation = |c| {
+        matches!(
+            c,
+            TransformChannel::Rotation | TransformChannel::Euler { .. }
+        )
+    };
+    a == b || (rotation(a) && rotation(b))
 }
 
 /// The `n` component curves of one serialized AnimationCurve (`m_Curve` keys whose values are scalars, or

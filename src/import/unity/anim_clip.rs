@@ -289,4 +289,36 @@ AnimationClip:
         let e = to_clip(u).unwrap_err();
         assert!(e.contains("more than the 3600 s"), "{e}");
     }
+
+    #[test]
+    fn transform_float_curves_play_as_their_channel_and_a_partial_one_is_named() {
+        let key = |v: f64| format!("{{time: 0, value: {v}, inSlope: 0, outSlope: 0}}");
+        let float = |attribute: &str, v: f64| {
+            format!(
+                "  - curve:\n      m_Curve:\n      - {}\n    attribute: {attribute}\n    path: Armature/Hips\n    classID: 4\n",
+                key(v)
+            )
+        };
+        let text = format!(
+            "--- !u!74 &7400000\nAnimationClip:\n  m_Name: Floats\n  m_FloatCurves:\n{}{}{}{}",
+            float("m_LocalPosition.x", 1.0),
+            float("m_LocalPosition.y", 2.0),
+            float("m_LocalPosition.z", 3.0),
+            float("m_LocalScale.y", 2.0),
+        );
+        let file = yaml::parse(&text, Path::new("floats.anim")).unwrap();
+        let u = &anim::clips(&file, Path::new("floats.anim")).unwrap()[0];
+        assert!(
+            u.unsupported
+                .iter()
+                .any(|n| n.contains("1 Transform channel") && n.contains("Armature/Hips")),
+            "{:?}",
+            u.unsupported
+        );
+        let clip = to_clip(u).unwrap();
+        let p = clip.tracks[0].translation.as_ref().unwrap().sample(0.0);
+        // Unity's (1, 2, 3) is glTF's (−1, 2, 3).
+        assert!(p.abs_diff_eq(Vec3::new(-1.0, 2.0, 3.0), 1e-6), "{p}");
+        assert!(clip.tracks[0].scale.is_none());
+    }
 }
