@@ -138,9 +138,15 @@ impl Layout<'_> {
             .find(|&n| self.rect(n).contains(pos))
     }
 
-    /// The connect dot's radius at this zoom: as the boxes shrink, so does it (never past a few points).
+    /// How the marks drawn on the graph (connect dots, arrowheads) scale at this zoom: with the boxes, within
+    /// bounds, so framed small they never hide the states.
+    fn mark_scale(&self) -> f32 {
+        self.zoom.clamp(0.25, 2.0)
+    }
+
+    /// The connect dot's radius at this zoom.
     fn dot_radius(&self) -> f32 {
-        DOT * self.zoom.clamp(0.25, 2.0)
+        DOT * self.mark_scale()
     }
 
     /// A node's connect dot (states and Any State have one).
@@ -551,6 +557,7 @@ impl StatesPanel {
                 a,
                 b,
                 Stroke::new(1.5, Color32::from_rgb(230, 140, 40)),
+                layout.mark_scale(),
             );
         }
         for i in 0..m.transitions.len() {
@@ -571,6 +578,7 @@ impl StatesPanel {
                 a,
                 b,
                 Stroke::new(if running { 3.0 } else { 1.5 }, color),
+                layout.mark_scale(),
             );
             if running && let Some(x) = active {
                 painter.circle_filled(a + (b - a) * x.progress() as f32, 4.0, color);
@@ -653,22 +661,29 @@ impl StatesPanel {
             let a = layout
                 .dot(from)
                 .unwrap_or_else(|| layout.rect(from).center());
-            arrow(painter, a, p, Stroke::new(1.5, Color32::WHITE));
+            arrow(
+                painter,
+                a,
+                p,
+                Stroke::new(1.5, Color32::WHITE),
+                layout.mark_scale(),
+            );
         }
     }
 }
 
-/// A line from `a` to `b` with its head halfway, pointing to `b` (Unity's arrows).
-fn arrow(painter: &egui::Painter, a: Pos2, b: Pos2, stroke: Stroke) {
+/// A line from `a` to `b` with its head halfway, pointing to `b` (Unity's arrows), the head `scale` times its size at
+/// zoom 1.
+fn arrow(painter: &egui::Painter, a: Pos2, b: Pos2, stroke: Stroke, scale: f32) {
     painter.line_segment([a, b], stroke);
     let d = b - a;
     if d.length() < 1.0 {
         return;
     }
     let dir = d.normalized();
-    let mid = a + d * 0.5 + dir * 5.0;
-    let side = dir.rot90() * 5.0;
-    let back = mid - dir * 9.0;
+    let mid = a + d * 0.5 + dir * 5.0 * scale;
+    let side = dir.rot90() * 5.0 * scale;
+    let back = mid - dir * 9.0 * scale;
     painter.add(egui::Shape::convex_polygon(
         vec![mid, back + side, back - side],
         stroke.color,
