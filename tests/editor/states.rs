@@ -35,12 +35,22 @@ fn state_box(h: &Harness<'static, AnimtuneApp>, name: &str) -> egui::Rect {
 }
 
 fn right_click(h: &mut Harness<'static, AnimtuneApp>, at: egui::Pos2) {
+    click_with(h, at, egui::PointerButton::Secondary);
+}
+
+/// A primary click at a point (on the graph's canvas, where no widget of its own is).
+fn left_click(h: &mut Harness<'static, AnimtuneApp>, at: egui::Pos2) {
+    click_with(h, at, egui::PointerButton::Primary);
+    h.run_steps(1);
+}
+
+fn click_with(h: &mut Harness<'static, AnimtuneApp>, at: egui::Pos2, button: egui::PointerButton) {
     h.hover_at(at);
     h.run_steps(1);
     for pressed in [true, false] {
         h.event(egui::Event::PointerButton {
             pos: at,
-            button: egui::PointerButton::Secondary,
+            button,
             pressed,
             modifiers: egui::Modifiers::NONE,
         });
@@ -504,18 +514,7 @@ fn selecting_any_state_lists_its_transitions_in_order() {
         let panel = h.state().states_panel();
         node_rect(m, Node::Any, canvas, panel.pan, panel.zoom())
     };
-    h.hover_at(any.center());
-    h.run_steps(1);
-    for pressed in [true, false] {
-        h.event(egui::Event::PointerButton {
-            pos: any.center(),
-            button: egui::PointerButton::Primary,
-            pressed,
-            modifiers: egui::Modifiers::NONE,
-        });
-        h.run_steps(1);
-    }
-    h.run_steps(2);
+    left_click(&mut h, any.center());
     h.get_by_label("Any State");
     let (run, walk) = (
         h.get_by_label("-> Run").rect(),
@@ -605,6 +604,40 @@ fn a_mirrored_state_plays_mirrored_in_the_editor() {
         swapped(mirrored_left, right) < 1.0 && swapped(mirrored_right, left) < 1.0,
         "mirrored, each leg takes the other's turn (mirrored through the midplane)"
     );
+}
+
+/// Clicking Entry lists where the machine starts: the Trees controller's Entry transitions on `which`, with their
+/// conditions, then its entry state.
+#[test]
+fn selecting_entry_lists_its_entry_transitions() {
+    let mut h = harness();
+    h.run_steps(2);
+    let controller = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/unity/Assets/Trees/Trees.controller");
+    send(&mut h, Command::Open(controller));
+    h.get_by_label("States").click();
+    h.run_steps(2);
+    if h.query_by_label(GRAPH_LABEL).is_none() {
+        h.get_by_label("Graph panel").click();
+        h.run_steps(2);
+    }
+    let canvas = h.get_by_label(GRAPH_LABEL).rect();
+    let m = h.state().editor().machine().unwrap().clone();
+    let entry = node_rect(
+        &m,
+        Node::Entry,
+        canvas,
+        h.state().states_panel().pan,
+        h.state().states_panel().zoom(),
+    );
+    left_click(&mut h, entry.center());
+    for line in [
+        "-> Freeform when which = 1",
+        "-> Scrubbed when which = 3",
+        "-> Simple (the entry state)",
+    ] {
+        assert!(h.query_by_label(line).is_some(), "'{line}' is listed");
+    }
 }
 
 /// A trigger's key is saved in the preset and bound again when the preset is opened.

@@ -384,6 +384,7 @@ impl StatesPanel {
                 self.selected = match (node, layout.arrow_at(pos)) {
                     (Some(Node::State(i)), _) => Some(Selected::State(m.states[i].name.clone())),
                     (Some(Node::Any), _) => Some(Selected::AnyState),
+                    (Some(Node::Entry), _) => Some(Selected::Entry),
                     (_, Some(t)) => Some(Selected::Transition(t)),
                     _ => None,
                 };
@@ -546,19 +547,25 @@ impl StatesPanel {
         }
         .filter(|p| p.machine().states == m.states);
         let active = player.and_then(MachinePlayer::active);
-        // Entry → the entry state.
-        if let Some(i) = m.state_index(&m.entry) {
-            let (a, b) = (
-                layout.rect(Node::Entry).center(),
-                layout.rect(Node::State(i)).center(),
-            );
-            arrow(
-                painter,
-                a,
-                b,
-                Stroke::new(1.5, Color32::from_rgb(230, 140, 40)),
-                layout.mark_scale(),
-            );
+        // Entry → the entry state, and → each Entry transition's state (thinner: taken only when its conditions
+        // hold on entering), as Unity draws them.
+        let entry_color = Color32::from_rgb(230, 140, 40);
+        let entries = std::iter::once((m.entry.as_str(), 1.5))
+            .chain(m.entry_transitions.iter().map(|t| (t.to.as_str(), 1.0)));
+        for (to, width) in entries {
+            if let Some(i) = m.state_index(to) {
+                let (a, b) = (
+                    layout.rect(Node::Entry).center(),
+                    layout.rect(Node::State(i)).center(),
+                );
+                arrow(
+                    painter,
+                    a,
+                    b,
+                    Stroke::new(width, entry_color),
+                    layout.mark_scale(),
+                );
+            }
         }
         for i in 0..m.transitions.len() {
             let Some([a, b]) = layout.arrow(i) else {
@@ -604,6 +611,7 @@ impl StatesPanel {
             let selected = match (node, &self.selected) {
                 (Node::State(i), Some(Selected::State(n))) => m.states[i].name == *n,
                 (Node::Any, Some(Selected::AnyState)) => true,
+                (Node::Entry, Some(Selected::Entry)) => true,
                 _ => false,
             };
             if selected {

@@ -25,6 +25,8 @@ pub enum Selected {
     State(String),
     /// Any State: its transitions.
     AnyState,
+    /// Entry: the entry state and the Entry transitions tried before it.
+    Entry,
     /// A transition, by index.
     Transition(usize),
 }
@@ -121,6 +123,18 @@ impl StatesPanel {
             Some(Selected::Transition(t)) if t < m.transitions.len() => {
                 ui.separator();
                 self.transition(ui, e, m, t, out);
+            }
+            Some(Selected::Entry) => {
+                ui.separator();
+                ui.strong("Entry").on_hover_text(
+                    "Where the machine starts, and starts again after Exit: the first Entry transition whose \
+                     conditions hold, else the entry state (Unity's Entry)",
+                );
+                for t in &m.entry_transitions {
+                    let when: Vec<String> = t.conditions.iter().map(condition_text).collect();
+                    ui.label(format!("-> {} when {}", t.to, when.join(" and ")));
+                }
+                ui.label(format!("-> {} (the entry state)", m.entry));
             }
             Some(Selected::AnyState) => {
                 ui.separator();
@@ -777,4 +791,18 @@ fn machine_summary(m: &StateMachine) -> String {
         count(m.parameters.len(), "parameter"),
         if m.entry.is_empty() { "none" } else { &m.entry }
     )
+}
+
+/// A condition as the Entry list reads it ("go", "not go", "speed > 0.75", "which = 3").
+fn condition_text(c: &crate::graph::Condition) -> String {
+    use crate::graph::ConditionMode as M;
+    let p = &c.parameter;
+    match c.mode {
+        M::If => p.clone(),
+        M::IfNot => format!("not {p}"),
+        M::Greater => format!("{p} > {}", c.threshold),
+        M::Less => format!("{p} < {}", c.threshold),
+        M::Equals => format!("{p} = {}", c.threshold),
+        M::NotEqual => format!("{p} ≠ {}", c.threshold),
+    }
 }
