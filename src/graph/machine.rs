@@ -91,6 +91,9 @@ pub struct MachineLayer {
     /// Tried in order on entering, before `entry` (Unity's Entry transitions of the layer).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub entry_transitions: Vec<EntryTransition>,
+    /// Override (the default) or Additive: its motion relative to each state's first pose, added to the pose
+    /// below (Unity's layer Blending).
+    pub mode: crate::layers::clip_layer::LayerMode,
 }
 
 impl Default for MachineLayer {
@@ -104,6 +107,7 @@ impl Default for MachineLayer {
             entry: String::new(),
             transitions: Vec::new(),
             entry_transitions: Vec::new(),
+            mode: Default::default(),
         }
     }
 }

@@ -506,6 +506,43 @@ fn a_synced_layer_plays_its_source_layers_states_with_its_own_motions() {
     );
 }
 
+/// An Additive layer with its own states plays as Unity's: the Trees fixture's Add layer rests in an empty state
+/// and goes to Sway (Run) when `add` is set; Sway's motion relative to Run's first frame is added to the base
+/// (Idle, Simple's origin node), joint by joint: below × first⁻¹ × now.
+#[test]
+fn an_additive_layers_states_add_their_motion_from_their_first_frame() {
+    let controller = fixture("Trees/Trees.controller");
+    let dir = common::temp_dir("unity-additive-layer");
+    let script = dir.join("add.json");
+    std::fs::write(&script, r#"[{"time": 0, "set": "add", "value": true}]"#).unwrap();
+    let still = dir.join("still.json");
+    std::fs::write(&still, "[]").unwrap();
+    let time = 0.3;
+    crate::state_machine::assert_matches(
+        "the empty state adds nothing",
+        &controller_pose(&controller, &still, time),
+        &anim_at("Idle.anim", time),
+    );
+    let got = controller_pose(&controller, &script, time);
+    let (idle, first, now) = (
+        anim_at("Idle.anim", time),
+        anim_at("Run.anim", 0.0),
+        anim_at("Run.anim", time),
+    );
+    let want: Vec<glam::Quat> = idle
+        .iter()
+        .zip(first.iter().zip(&now))
+        .map(|(below, (f, n))| (*below * (f.inverse() * *n)).normalize())
+        .collect();
+    let moved = want
+        .iter()
+        .zip(&idle)
+        .map(|(a, b)| common::angle_deg(*a, *b))
+        .fold(0.0, f64::max);
+    assert!(moved > 5.0, "Sway adds a visible motion: {moved}°");
+    crate::state_machine::assert_matches("Sway added over Idle", &got, &want);
+}
+
 /// The fixture's Trees holds one state per 2D blend-tree type (Simple Directional, Freeform Directional, Freeform
 /// Cartesian), each with Idle at (0, 0), Walk at (0, 1) and Run at (1, 0), and Entry transitions on the int `which`
 /// choosing among them. With the point on a child, every type gives that child alone (each of Unity's 2D types

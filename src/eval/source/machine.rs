@@ -31,9 +31,10 @@ use crate::graph::{
     MachineEvent, MachinePlayer, Motion, Script, ScriptCursor, StateInfo, StateMachine, Term,
     TransitionModel,
 };
+use crate::layers::clip_layer::LayerMode;
 use crate::runtime::{
-    BlendingJob, BoneStart, DeadBlendingJob, InertialOffsetJob, InertializationJob, JobError,
-    TransitionStartJob,
+    AdditiveLayer, BlendingJob, BoneStart, DeadBlendingJob, InertialOffsetJob, InertializationJob,
+    JobError, TransitionStartJob, additive_delta,
 };
 
 /// A state's motion, bound.
@@ -125,11 +126,82 @@ pub(crate) struct MachineSource {
     mirror_switch: Vec<Option<(usize, CompiledClip)>>,
 }
 
+/// What an Additive layer's motion is relative to: each state's motion at its start (Unity's additive reference:
+/// a clip's first frame), blended by the weights the layer's states play at; and the buffers that blend uses.
+#[derive(Clone, Debug, Default)]
+struct AdditiveReference {
+    /// Per state of the layer, its start pose (back to back, one skeleton's worth each).
+    starts: Vec<Transform>,
+    terms: Vec<Term>,
+    poses: Vec<Transform>,
+    weights: Vec<f32>,
+    reference: Vec<Transform>,
+    delta: Vec<Transform>,
+}
+
+impl AdditiveReference {
+    /// Adds `own` (the layer's pose) to `out` relative to the start poses of the states `player` plays, by their
+    /// weights, each joint by its `mask` weight; the root joint keeps the travel below.
+    fn add(
+        &mut self,
+        player: &MachinePlayer,
+        own: &[Transform],
+        mask: &[f32],
+        skeleton: &Skeleton,
+        root_joint: Option<usize>,
+        out: &mut [Transform],
+    ) -> Result<(), JobError> {
+        let n = skeleton.len();
+        player.terms_into(&mut self.terms);
+        self.poses.clear();
+        self.weights.clear();
+        for t in &self.terms {
+            // The frozen pose of an interrupted transition has no start of its own: it is left out.
+            if let Motion::State { state, .. } = t.motion
+                && let Some(start) = self.starts.get(state * n..(state + 1) * n)
+                && t.weight > 0.0
+            {
+                self.poses.extend_from_slice(start);
+                self.weights.push(t.weight as f32);
+            }
+        }
+        if self.weights.is_empty() {
+            return Ok(());
+        }
+        BlendingJob {
+            poses: &self.poses,
+            weights: &self.weights,
+            masks: &[],
+            additive: &[],
+            rest: skeleton.rest(),
+            threshold: 0.1,
+            output: &mut self.reference,
+        }
+        .run()?;
+        for ((d, p), r) in self.delta.iter_mut().zip(own).zip(&self.reference) {
+            *d = additive_delta(p, r);
+        }
+        let root = root_joint.map(|r| (r, out[r].translation));
+        AdditiveLayer {
+            pose: &self.delta,
+            weight: 1.0,
+            mask: Some(mask),
+        }
+        .apply(out)?;
+        if let Some((r, t)) = root {
+            out[r].translation = t;
+        }
+        Ok(())
+    }
+}
+
 /// A layer of the machine bound: its states as a machine, and its mask times its weight, per joint.
 #[derive(Clone, Debug)]
 struct BoundLayer {
     source: Box<MachineSource>,
     layer_mask: Vec<f32>,
+    /// An Additive layer's reference poses and buffers (None: an Override layer).
+    additive: Option<Box<AdditiveReference>>,
     /// The masks as they apply this sample: below and own, the layer's scaled by the share of its terms that
     /// move (see [`MachineSource::compose_moving`]).
     shared_masks: (Vec<f32>, Vec<f32>),
@@ -245,7 +317,28 @@ impl MachineSource {
                 .collect(),
         };
         for l in &machine.layers {
-            let layer = MachineSource::bind(&l.machine(&machine.parameters), character, cache);
+            let mut layer = MachineSource::bind(&l.machine(&machine.parameters), character, cache);
+            let additive = (l.mode == LayerMode::Additive).then(|| {
+                let skeleton = &character.skeleton;
+                let n = skeleton.len();
+                let mut starts = vec![Transform::IDENTITY; n * l.states.len()];
+                for (state, start) in starts.chunks_mut(n.max(1)).enumerate() {
+                    let term = [Term {
+                        motion: Motion::State { state, time: 0.0 },
+                        weight: 1.0,
+                    }];
+                    // A state that cannot be sampled starts at the rest pose.
+                    if layer.blend_terms(&term, skeleton, start).is_err() {
+                        start.copy_from_slice(skeleton.rest());
+                    }
+                }
+                Box::new(AdditiveReference {
+                    starts,
+                    reference: vec![Transform::IDENTITY; n],
+                    delta: vec![Transform::IDENTITY; n],
+                    ..AdditiveReference::default()
+                })
+            });
             source.missing.extend(layer.missing.iter().cloned());
             let w = l.weight.clamp(0.0, 1.0) as f32;
             let layer_mask: Vec<f32> = l
@@ -257,6 +350,7 @@ impl MachineSource {
                 shared_masks: (vec![1.0; layer_mask.len()], vec![0.0; layer_mask.len()]),
                 layer_mask,
                 source: Box::new(layer),
+                additive,
             });
         }
         source.faced = source.states.iter().any(|m| {
@@ -644,16 +738,29 @@ impl MachineSource {
                 *w = m * share;
                 *b = 1.0 - *w;
             }
-            keep_first(
-                &mut result,
-                crate::layers::clip_layer::blend_override(
-                    &poses,
-                    [&l.shared_masks.0, &l.shared_masks.1],
-                    skeleton,
-                    self.root.joint,
-                    out,
+            match &mut l.additive {
+                None => keep_first(
+                    &mut result,
+                    crate::layers::clip_layer::blend_override(
+                        &poses,
+                        [&l.shared_masks.0, &l.shared_masks.1],
+                        skeleton,
+                        self.root.joint,
+                        out,
+                    ),
                 ),
-            );
+                Some(a) => keep_first(
+                    &mut result,
+                    a.add(
+                        &l.source.player,
+                        &poses[n..],
+                        &l.shared_masks.1,
+                        skeleton,
+                        self.root.joint,
+                        out,
+                    ),
+                ),
+            }
         }
         self.layer_poses = poses;
         result

@@ -46,8 +46,8 @@ pub struct Description {
 
 /// What every description of a controller, override controller, mask or blend tree says until all of them play.
 pub const NOT_PLAYED_YET: &str = "a controller plays as a state machine (pose --controller, also through an \
-     override controller): its base layer, and each Override layer above with its states and mask (a synced \
-     layer with its source layer's states and its own motions); an Additive layer plays its default state's clip";
+     override controller): its base layer, and each layer above with its states, blending and mask (a synced \
+     layer with its source layer's states and its own motions)";
 
 /// The clips of a `.anim` file as the tool's clips (generic ones by path, humanoid ones by human bone: see
 /// [`anim_clip::to_clip`]), and what they hold that does not play, one line each.

@@ -9,12 +9,12 @@
 //! `Machine/State` where its own name is taken): a transition into one goes through its Entry transitions, else to
 //! its default state, and one to its Exit through its parent's transitions out of it, else the parent's Entry,
 //! each way a transition of its own with the conditions along it.
-//! The base layer is the machine's own states; an Override layer above it with transitions or several states is a
-//! layer of the machine (its own states over the same parameters); a layer of one state, or an Additive one, is a
-//! clip layer playing its default state's clip. Either takes the layer's weight and its avatar mask's body parts
+//! The base layer is the machine's own states; a layer above it with transitions or several states is a layer of
+//! the machine (its own states over the same parameters, Override or Additive); a layer of one state is a clip
+//! layer playing its default state's clip. Either takes the layer's weight and its avatar mask's body parts
 //! and transform paths (by joint name). A Direct or nested blend tree becomes a blend space listing its clips and
-//! the tree of blends that weighs them. What does not map is named in the notes, one line each: an Additive
-//! layer's transitions, synced-layer timing (a synced layer plays its source layer's states with its own motions on
+//! the tree of blends that weighs them. What does not map is named in the notes, one line each:
+//! synced-layer timing (a synced layer plays its source layer's states with its own motions on
 //! its own clock), a tree child's cycle offset or mirror, a blend tree state's mirror parameter, and
 //! states with no motion (they hold the rest pose).
 
@@ -648,7 +648,7 @@ impl Builder<'_> {
         let mut any = Vec::new();
         gather_any(m, &mut any);
         let leaving = flat.iter().map(|s| s.transitions.len()).sum::<usize>() + any.len();
-        if (leaving > 0 || flat.len() > 1) && l.blending == Blending::Override {
+        if leaving > 0 || flat.len() > 1 {
             let Some(LayerStates {
                 states,
                 transitions,
@@ -668,6 +668,10 @@ impl Builder<'_> {
                 entry,
                 transitions,
                 entry_transitions,
+                mode: match l.blending {
+                    Blending::Override => LayerMode::Override,
+                    Blending::Additive => LayerMode::Additive,
+                },
             })));
         }
         let at = format!("{name}/{}", state.name);
@@ -691,13 +695,6 @@ impl Builder<'_> {
         let Some(clip) = clip else {
             return Ok(None);
         };
-        if leaving > 0 {
-            self.notes.push(format!(
-                "additive layer '{name}' plays its default state '{}' alone: its {leaving} transition(s) are not \
-                 played yet",
-                state.name
-            ));
-        }
         if state.speed != 1.0 {
             self.notes.push(format!(
                 "layer '{name}': its state's speed {} is not applied",
