@@ -254,6 +254,13 @@ fn clip(fields: &Node, path: &Path, keys: &mut usize) -> Result<UnityClip, Unity
         bake_position_xz: flag("m_LoopBlendPositionXZ"),
     };
     let mut unsupported = Vec::new();
+    if settings.mirror {
+        unsupported.push(
+            "its Mirror setting is not applied on reading (it needs the character): set Mirror in the Clip tab (or \
+             `bake --mirror`)"
+                .into(),
+        );
+    }
     let count = |key: &str| fields.get(key).map_or(0, |n| n.items().len());
     for (key, what) in [
         (
@@ -522,9 +529,10 @@ AnimationClip:
         let s = &c.settings;
         assert!(s.loop_time && !s.loop_pose && s.mirror);
         assert_eq!((s.stop, s.cycle_offset), (0.5, 0.25));
-        assert_eq!(c.unsupported.len(), 2, "{:?}", c.unsupported);
-        assert!(c.unsupported[0].contains("object-reference"));
-        assert!(c.unsupported[1].contains("1 float curve"));
+        assert_eq!(c.unsupported.len(), 3, "{:?}", c.unsupported);
+        assert!(c.unsupported[0].contains("Mirror setting"));
+        assert!(c.unsupported[1].contains("object-reference"));
+        assert!(c.unsupported[2].contains("1 float curve"));
         assert_eq!(c.duration(), 0.5);
     }
 

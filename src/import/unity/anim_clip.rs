@@ -151,8 +151,26 @@ pub fn to_clip(u: &UnityClip) -> Result<Clip, String> {
     }
     let mut clip = Clip::new(u.name.clone(), tracks);
     clip.duration = (stop - start) as f32;
-    clip.looping = u.settings.loop_time;
-    Ok(clip)
+    with_settings(u, clip)
+}
+
+/// The clip with the `.anim`'s settings that change its keys applied as the tool's clip settings do: Loop Time,
+/// Cycle Offset, Loop Pose and Bake Into Pose (rotation, height, travel). Its start and stop already cropped it;
+/// its Mirror, which needs the character, is left to the caller (named in the clip's notes).
+pub(super) fn with_settings(u: &UnityClip, clip: Clip) -> Result<Clip, String> {
+    let s = &u.settings;
+    let settings = crate::core::ClipSettings {
+        loop_time: s.loop_time,
+        cycle_offset: (s.cycle_offset.rem_euclid(1.0) as f32).min(0.999_999),
+        loop_pose: s.loop_pose,
+        bake_root_rotation: s.bake_rotation,
+        bake_root_y: s.bake_position_y,
+        bake_root_xz: s.bake_position_xz,
+        ..crate::core::ClipSettings::default()
+    };
+    settings
+        .apply(&clip)
+        .map_err(|e| format!("clip '{}': its settings: {e}", u.name))
 }
 
 /// The part of the clip played, `(start, stop)` seconds from its settings, or why it is too long to read.
@@ -288,6 +306,39 @@ AnimationClip:
         let u = &anim::clips(&file, Path::new("far.anim")).unwrap()[0];
         let e = to_clip(u).unwrap_err();
         assert!(e.contains("more than the 3600 s"), "{e}");
+    }
+
+    #[test]
+    fn a_clips_cycle_offset_and_bake_into_pose_apply_as_the_tools_clip_settings() {
+        let text = "--- !u!74 &7400000
+AnimationClip:
+  m_Name: Slide
+  m_PositionCurves:
+  - curve:
+      m_Curve:
+      - {time: 0, value: {x: 1, y: 0, z: 0}, inSlope: {x: 2, y: 0, z: 0}, outSlope: {x: 2, y: 0, z: 0}}
+      - {time: 1, value: {x: 3, y: 0, z: 0}, inSlope: {x: 2, y: 0, z: 0}, outSlope: {x: 2, y: 0, z: 0}}
+    path: Hips
+  m_AnimationClipSettings:
+    m_StartTime: 0
+    m_StopTime: 1
+    m_LoopTime: 1
+    m_CycleOffset: 1.25
+";
+        let clip_of = |text: &str| {
+            let file = yaml::parse(text, Path::new("slide.anim")).unwrap();
+            to_clip(&anim::clips(&file, Path::new("slide.anim")).unwrap()[0]).unwrap()
+        };
+        // Unity's x runs 1 → 3 (a line); a cycle offset of 1.25 starts the loop a quarter in: x = 1.5, glTF −1.5.
+        let x = |clip: &Clip, t: f32| clip.tracks[0].translation.as_ref().unwrap().sample(t).x;
+        let offset = clip_of(text);
+        assert!((x(&offset, 0.0) + 1.5).abs() < 1e-3, "{}", x(&offset, 0.0));
+        // Root Transform Position (XZ), Bake Into Pose: the travel from start to end is taken out.
+        let baked = clip_of(&text.replace(
+            "m_CycleOffset: 1.25",
+            "m_CycleOffset: 0\n    m_LoopBlendPositionXZ: 1",
+        ));
+        assert!((x(&baked, 0.0) - x(&baked, 1.0)).abs() < 1e-3);
     }
 
     #[test]

@@ -158,9 +158,8 @@ pub fn to_clip(u: &UnityClip) -> Result<Clip, String> {
     }
     let mut clip = Clip::new(u.name.clone(), tracks);
     clip.duration = (stop - start) as f32;
-    clip.looping = u.settings.loop_time;
     clip.facing_yaw = Some(0.0);
-    Ok(clip)
+    super::anim_clip::with_settings(u, clip)
 }
 
 /// Rotations kept in one hemisphere from key to key, so slerp between them takes the short way the curves do.
