@@ -103,6 +103,7 @@ fn full_stack(
                 time_scale: 1.0,
                 clip: clip.into(),
                 position,
+                ..Default::default()
             })
             .collect(),
         point: [0.0, 1.1],

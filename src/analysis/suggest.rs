@@ -654,6 +654,7 @@ pub fn space_from_clips_with_progress(
             time_scale: 1.0,
             clip: p.clip.clone(),
             position: p.position,
+            ..BlendNode::default()
         })
         .collect();
     // Start at the slowest moving node (a walk), else the origin.

@@ -42,6 +42,14 @@ pub struct BlendNode {
     /// over this; 1 by default.
     #[serde(default = "one", skip_serializing_if = "is_one")]
     pub time_scale: f64,
+    /// Where in its cycle the clip plays when the space's cycle starts, as a fraction of it (Unity's blend tree
+    /// child Cycle Offset; normalized time sync); 0 by default.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cycle_offset: f64,
+    /// The clip plays mirrored left to right (Unity's blend tree child Mirror): in a state machine, whose mirrored
+    /// copies of clips are made for it (`offline::mirror::machine_clips`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub mirror: bool,
 }
 
 fn one() -> f64 {
@@ -50,6 +58,10 @@ fn one() -> f64 {
 
 fn is_one(v: &f64) -> bool {
     *v == 1.0
+}
+
+fn is_zero(v: &f64) -> bool {
+    *v == 0.0
 }
 
 /// The largest time scale a node may have.
@@ -61,6 +73,8 @@ impl Default for BlendNode {
             clip: String::new(),
             position: [0.0, 0.0],
             time_scale: 1.0,
+            cycle_offset: 0.0,
+            mirror: false,
         }
     }
 }
@@ -217,6 +231,13 @@ impl BlendSpace {
                 return Err(bad(
                     format!("nodes[{i}].time_scale"),
                     &format!("{t}: expected a number above 0, up to {MAX_TIME_SCALE}"),
+                ));
+            }
+            let o = node.cycle_offset;
+            if !(o.is_finite() && (0.0..1.0).contains(&o)) {
+                return Err(bad(
+                    format!("nodes[{i}].cycle_offset"),
+                    &format!("{o}: expected a fraction of the cycle, from 0 up to 1"),
                 ));
             }
         }

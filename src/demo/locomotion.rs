@@ -120,11 +120,13 @@ pub fn default_blend_space() -> BlendSpace {
         time_scale: 1.0,
         clip: "Idle".into(),
         position: [0.0, 0.0],
+        ..BlendNode::default()
     }];
     nodes.extend(gaits().into_iter().map(|g| BlendNode {
         time_scale: 1.0,
         clip: g.name.into(),
         position: g.velocity.map(|v| (f64::from(v) * 1e4).round() / 1e4),
+        ..BlendNode::default()
     }));
     BlendSpace {
         mode: BlendMode::FreeformDirectional,

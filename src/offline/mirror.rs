@@ -62,6 +62,20 @@ pub fn machine_clips(
     };
     let layers = machine.layers.iter_mut().flat_map(|l| l.states.iter_mut());
     for state in machine.states.iter_mut().chain(layers) {
+        // A blend-space state's nodes: each mirrored where its own Mirror (Unity's blend tree child Mirror) or the
+        // state's, not both, says so.
+        if let Some(space) = &mut state.blend_space {
+            let state_mirror = state.mirror && state.mirror_parameter.is_none();
+            for node in &mut space.nodes {
+                if node.mirror != state_mirror {
+                    node.clip = mirrored_name(&node.clip, &mut all);
+                }
+                node.mirror = false;
+            }
+            if state_mirror {
+                state.mirror = false;
+            }
+        }
         if state.mirror_parameter.is_some() {
             // The parameter decides while the machine plays: both clips are there to choose from.
             if let Some(clip) = &state.clip {
@@ -75,11 +89,6 @@ pub fn machine_clips(
         }
         if let Some(clip) = &state.clip {
             state.clip = Some(mirrored_name(clip, &mut all));
-        }
-        if let Some(space) = &mut state.blend_space {
-            for node in &mut space.nodes {
-                node.clip = mirrored_name(&node.clip, &mut all);
-            }
         }
         state.mirror = false;
     }
@@ -268,6 +277,45 @@ mod tests {
             .iter()
             .map(|m| m.w_axis.truncate())
             .collect()
+    }
+
+    /// Unity mirrors a blend tree child by its own Mirror or its state's, and the two undo each other.
+    #[test]
+    fn a_blend_node_mirrors_by_its_own_mirror_or_its_states_not_both() {
+        let model = crate::demo::mannequin::load();
+        let node = |clip: &str, mirror: bool| crate::blend::BlendNode {
+            clip: clip.into(),
+            mirror,
+            ..Default::default()
+        };
+        let mut machine = crate::graph::StateMachine::default();
+        let mut state = crate::graph::edit::clip_state("S", "WalkForward", [0.0, 0.0]);
+        state.clip = None;
+        state.blend_space = Some(crate::blend::BlendSpace {
+            nodes: vec![node("WalkForward", true), node("RunForward", false)],
+            ..Default::default()
+        });
+        machine.states.push(state);
+        let nodes = |state_mirror: bool| {
+            let mut m = machine.clone();
+            m.states[0].mirror = state_mirror;
+            let (clips, m) = machine_clips(&model.character, &model.clips, &m);
+            let names: Vec<String> = m.states[0]
+                .blend_space
+                .as_ref()
+                .unwrap()
+                .nodes
+                .iter()
+                .map(|n| n.clip.clone())
+                .collect();
+            assert!(
+                names.iter().all(|n| clips.iter().any(|c| &c.name == n)),
+                "{names:?}"
+            );
+            names
+        };
+        assert_eq!(nodes(false), ["WalkForward (mirrored)", "RunForward"]);
+        assert_eq!(nodes(true), ["WalkForward", "RunForward (mirrored)"]);
     }
 
     #[test]

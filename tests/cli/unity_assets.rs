@@ -612,7 +612,8 @@ fn a_states_time_parameter_places_its_motion() {
 /// Unity's Direct and nested blend trees, from the Trees fixture. Weights written here from Unity's rules: a
 /// Direct tree weighs each child by its parameter (its total short of 1 left to the default pose, here the rest
 /// pose); a nested tree multiplies the weights down the tree (a 1D tree linear between neighbouring thresholds).
-/// The clips share one normalised time over the weighted mean of their lengths (Idle 1 s, Walk 0.8 s, Run 0.6 s).
+/// The clips share one normalised time over the weighted mean of their lengths (Idle 1 s, Walk 0.8 s, Run 0.6 s),
+/// a child's Cycle Offset moving it along that cycle.
 #[test]
 fn direct_and_nested_blend_trees_weigh_their_clips_by_their_parameters() {
     let controller = fixture("Trees/Trees.controller");
@@ -672,9 +673,16 @@ fn direct_and_nested_blend_trees_weigh_their_clips_by_their_parameters() {
             .map(|(w, (_, length))| w / total * length)
             .sum();
         let phase = (time / cycle).fract();
+        // The Direct tree's Walk child has a Cycle Offset of half its cycle.
+        let offsets = if state == "Direct" {
+            [0.0, 0.5, 0.0]
+        } else {
+            [0.0; 3]
+        };
         let clips: Vec<Vec<glam::Quat>> = lengths
             .iter()
-            .map(|(clip, length)| anim_at(clip, phase * length))
+            .zip(offsets)
+            .map(|((clip, length), offset)| anim_at(clip, (phase + offset).fract() * length))
             .collect();
         let mut terms: Vec<(&[glam::Quat], f64)> = clips
             .iter()

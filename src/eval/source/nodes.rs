@@ -146,7 +146,14 @@ impl BoundSpace {
             // On its own clock, a clip has played the seconds the space has, at the node's time scale.
             let elapsed = || at.elapsed * f64::from(sampler.time_scale(node));
             let marker = || self.marker_times.get(k).copied();
-            let t = c.node_time(space.sync, at.phase, marker, elapsed);
+            // A node's cycle offset moves where it stands in the space's normalized cycle.
+            let offset = space.nodes.get(node).map_or(0.0, |n| n.cycle_offset);
+            let phase = if offset != 0.0 && space.sync == TimeSync::Normalized {
+                (at.phase + offset).fract()
+            } else {
+                at.phase
+            };
+            let t = c.node_time(space.sync, phase, marker, elapsed);
             let slot = next_slot(out.poses, out.weights.len(), n);
             let pose = &mut out.poses[slot];
             keep_first(&mut result, c.sample(t as f32, pose));

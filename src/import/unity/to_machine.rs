@@ -15,7 +15,7 @@
 //! and transform paths (by joint name). A Direct or nested blend tree becomes a blend space listing its clips and
 //! the tree of blends that weighs them. What does not map is named in the notes, one line each:
 //! synced-layer timing (a synced layer plays its source layer's states with its own motions on
-//! its own clock), a tree child's cycle offset or mirror, a blend tree state's mirror parameter, and
+//! its own clock), a blend tree state's mirror parameter, and
 //! states with no motion (they hold the rest pose).
 
 use std::collections::BTreeMap;
@@ -305,6 +305,15 @@ const EMPTY_TREE: WeightTree = WeightTree::Direct {
     children: Vec::new(),
     normalized: false,
 };
+
+/// A blend tree child's cycle offset as a fraction in [0, 1) (0 where it is not a number).
+fn finite_offset(v: f64) -> f64 {
+    if v.is_finite() {
+        v.rem_euclid(1.0)
+    } else {
+        0.0
+    }
+}
 
 /// The blend space mode of a 1D or 2D tree; None for a Direct one.
 fn blend_mode(t: BlendType) -> Option<BlendMode> {
@@ -806,6 +815,8 @@ impl Builder<'_> {
                         } else {
                             1.0
                         },
+                        cycle_offset: finite_offset(c.cycle_offset),
+                        mirror: c.mirror,
                     });
                 }
                 if nodes.is_empty() {
@@ -865,7 +876,7 @@ impl Builder<'_> {
     /// space (each at its time scale times its parents'), and the tree of blends that weighs them.
     fn tree_motion(&mut self, state: &str, t: &BlendTree) -> Result<ImportedMotion, UnityError> {
         let mut nodes = Vec::new();
-        let tree = self.weight_tree(state, t, 1.0, 0, &mut nodes)?;
+        let tree = self.weight_tree(state, t, (1.0, 0.0, false), 0, &mut nodes)?;
         if nodes.is_empty() {
             self.notes.push(format!(
                 "state '{state}': blend tree '{}' has no clip to play",
@@ -902,7 +913,7 @@ impl Builder<'_> {
         &mut self,
         state: &str,
         t: &BlendTree,
-        time_scale: f64,
+        (time_scale, cycle_offset, mirror): (f64, f64, bool),
         depth: usize,
         nodes: &mut Vec<BlendNode>,
     ) -> Result<WeightTree, UnityError> {
@@ -914,9 +925,14 @@ impl Builder<'_> {
                 } else {
                     1.0
                 };
+            // A child's cycle offset and mirror apply to everything under it.
+            let (offset, mirrored) = (
+                cycle_offset + finite_offset(c.cycle_offset),
+                mirror != c.mirror,
+            );
             let child = match &c.motion {
                 Some(Motion::Tree(inner)) if depth < MAX_TREE_DEPTH => {
-                    self.weight_tree(state, inner, scale, depth + 1, nodes)?
+                    self.weight_tree(state, inner, (scale, offset, mirrored), depth + 1, nodes)?
                 }
                 Some(Motion::Clip(r)) => match self.clip(state, r)? {
                     Some(clip) => {
@@ -924,6 +940,8 @@ impl Builder<'_> {
                             clip,
                             position: [nodes.len() as f64, 0.0],
                             time_scale: scale.min(crate::blend::space::MAX_TIME_SCALE),
+                            cycle_offset: offset.rem_euclid(1.0),
+                            mirror: mirrored,
                         });
                         WeightTree::Node {
                             node: nodes.len() - 1,
@@ -934,12 +952,6 @@ impl Builder<'_> {
                 // An empty slot (or a tree nested too deep) weighs its share to the rest pose.
                 _ => EMPTY_TREE,
             };
-            if c.cycle_offset != 0.0 || c.mirror {
-                self.notes.push(format!(
-                    "state '{state}': a child's cycle offset or mirror in blend tree '{}' is not applied",
-                    t.name
-                ));
-            }
             children.push((c, child));
         }
         Ok(match blend_mode(t.blend_type) {

@@ -1116,6 +1116,7 @@ impl BlendPanel {
                     time_scale: 1.0,
                     clip: clip_names[self.add_clip].clone(),
                     position: blend.point,
+                    ..BlendNode::default()
                 };
                 out.push(Command::EditBlend(BlendEdit::AddNode(node)));
                 self.selected = Some(blend.nodes.len());
