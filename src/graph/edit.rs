@@ -358,6 +358,7 @@ pub fn clip_state(name: &str, clip: &str, position: [f32; 2]) -> State {
         point_parameters: None,
         tree: None,
         position: Some(position),
+        group: None,
     }
 }
 

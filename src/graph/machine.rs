@@ -239,6 +239,10 @@ pub struct State {
     /// Where the graph view draws it (x, y); layout only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub position: Option<[f32; 2]>,
+    /// The sub-state machine it sits in, by path ("Fast", "Fast/Turns"; Unity's), which the graph view draws as a
+    /// frame around its states; layout only (a machine plays flat).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
 }
 
 fn one() -> f64 {

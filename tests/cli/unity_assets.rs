@@ -710,6 +710,21 @@ fn leaving_a_sub_machine_through_its_exit_follows_the_parents_transitions_then_i
     let controller = fixture("Controllers/Locomotion.controller");
     let imported =
         animtune::import::unity::to_machine::import(Path::new(&controller), 1 << 30).unwrap();
+    // The graph frames Fast's states: Move is in it, Idle is not.
+    let group = |name: &str| {
+        imported
+            .machine
+            .states
+            .iter()
+            .find(|s| s.name == name)
+            .unwrap()
+            .group
+            .clone()
+    };
+    assert_eq!(
+        (group("Move"), group("Idle")),
+        (Some("Fast".to_string()), None)
+    );
     let from_move: Vec<(String, Vec<String>)> = imported
         .machine
         .transitions

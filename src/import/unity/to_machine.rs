@@ -378,6 +378,21 @@ const MAX_DESTINATION_STEPS: usize = 100_000;
 type Destinations = Vec<(String, Vec<controller::Condition>)>;
 
 impl<'a> Layout<'a> {
+    /// The path of sub-machine `machine` from the layer's top machine ("Fast/Turns"); None for the top itself.
+    fn group_of(&self, machine: i64) -> Option<String> {
+        let mut names = Vec::new();
+        let mut at = machine;
+        while let Some(&(m, Some(parent))) = self.machines.get(&at) {
+            names.push(m.name.as_str());
+            at = parent;
+            if names.len() > controller::MAX_NESTING {
+                break;
+            }
+        }
+        names.reverse();
+        (!names.is_empty()).then(|| names.join("/"))
+    }
+
     fn add(&mut self, m: &'a Machine, parent: Option<i64>) {
         self.machines.insert(m.file_id, (m, parent));
         for s in &m.states {
@@ -475,6 +490,30 @@ fn with_motions(m: &Machine, motions: &[(i64, Option<Motion>)]) -> Machine {
             .map(|c| with_motions(c, motions))
             .collect(),
         ..m.clone()
+    }
+}
+
+/// Places the states for the graph view: the layer's own in a grid of three columns, then each sub-machine's in a
+/// block of its own below (the view frames each block), in graph units.
+fn lay_out(states: &mut [State]) {
+    const STEP: [f32; 2] = [160.0, 70.0];
+    const BLOCK_GAP: f32 = 50.0;
+    let mut groups: Vec<Option<String>> = vec![None];
+    for s in states.iter() {
+        if !groups.contains(&s.group) {
+            groups.push(s.group.clone());
+        }
+    }
+    let mut top = 0.0;
+    for g in &groups {
+        let mut k = 0usize;
+        for s in states.iter_mut().filter(|s| &s.group == g) {
+            s.position = Some([(k % 3) as f32 * STEP[0], top + (k / 3) as f32 * STEP[1]]);
+            k += 1;
+        }
+        if k > 0 {
+            top += k.div_ceil(3) as f32 * STEP[1] + BLOCK_GAP;
+        }
     }
 }
 
@@ -589,10 +628,15 @@ impl Builder<'_> {
                 point_parameters,
                 tree,
                 position: None,
+                group: layout
+                    .holder
+                    .get(&s.file_id)
+                    .and_then(|&m| layout.group_of(m)),
             });
             let within = layout.holder.get(&s.file_id).copied().unwrap_or(layout.top);
             transitions.extend(self.transitions(&name, &s.transitions, &layout, within));
         }
+        lay_out(&mut states);
         let mut any = Vec::new();
         gather_any(base, &mut any);
         transitions.extend(self.transitions(ANY_STATE, &any, &layout, layout.top));

@@ -109,7 +109,7 @@ struct Layout<'a> {
     zoom: f32,
 }
 
-impl Layout<'_> {
+impl<'a> Layout<'a> {
     fn rect(&self, node: Node) -> Rect {
         let corner = match node {
             Node::State(i) => state_position(self.m, i),
@@ -136,6 +136,29 @@ impl Layout<'_> {
             .into_iter()
             .rev()
             .find(|&n| self.rect(n).contains(pos))
+    }
+
+    /// Each sub-state machine's frame on the screen: around its states, padded, with room above them for its name.
+    fn group_frames(&self) -> Vec<(&'a str, Rect)> {
+        let mut out: Vec<(&'a str, Rect)> = Vec::new();
+        for (i, s) in self.m.states.iter().enumerate() {
+            let Some(group) = s.group.as_deref() else {
+                continue;
+            };
+            let r = self.rect(Node::State(i));
+            match out.iter_mut().find(|(name, _)| *name == group) {
+                Some((_, frame)) => *frame = frame.union(r),
+                None => out.push((group, r)),
+            }
+        }
+        let (pad, label) = (10.0 * self.zoom, 18.0 * self.zoom);
+        for (_, frame) in &mut out {
+            *frame = Rect::from_min_max(
+                frame.min - vec2(pad, pad + label),
+                frame.max + vec2(pad, pad),
+            );
+        }
+        out
     }
 
     /// How the marks drawn on the graph (connect dots, arrowheads) scale at this zoom: with the boxes, within
@@ -547,6 +570,23 @@ impl StatesPanel {
         }
         .filter(|p| p.machine().states == m.states);
         let active = player.and_then(MachinePlayer::active);
+        // Each sub-state machine as a frame around its states, named at its top (under everything else).
+        let frame_color = Color32::from_gray(110);
+        for (name, frame) in layout.group_frames() {
+            painter.rect_stroke(
+                frame,
+                6.0 * layout.mark_scale(),
+                Stroke::new(1.0, frame_color),
+                egui::StrokeKind::Inside,
+            );
+            painter.text(
+                frame.min + vec2(8.0, 3.0) * layout.zoom,
+                Align2::LEFT_TOP,
+                name,
+                FontId::proportional(12.0 * layout.zoom),
+                frame_color,
+            );
+        }
         // Entry → the entry state, and → each Entry transition's state (thinner: taken only when its conditions
         // hold on entering), as Unity draws them.
         let entry_color = Color32::from_rgb(230, 140, 40);
@@ -727,6 +767,34 @@ mod tests {
         assert_eq!(layout.arrow_at(mid + vec2(0.0, 12.0)), None);
         assert_eq!(layout.node_at(pos2(5.0, 5.0)), Some(Node::State(0)));
         assert_eq!(layout.dot(Node::State(0)), Some(pos2(NODE.x, NODE.y / 2.0)));
+    }
+
+    #[test]
+    fn a_sub_machines_frame_holds_its_states_and_no_other() {
+        let mut m = StateMachine::default();
+        for (n, x, y, group) in [
+            ("A", 0.0, 0.0, None),
+            ("B", 0.0, 120.0, Some("Sub")),
+            ("C", 160.0, 120.0, Some("Sub")),
+        ] {
+            let mut s = clip_state(n, n, [x, y]);
+            s.group = group.map(str::to_string);
+            m.states.push(s);
+        }
+        let layout = Layout {
+            m: &m,
+            origin: Vec2::ZERO,
+            zoom: 1.0,
+        };
+        let frames = layout.group_frames();
+        assert_eq!(frames.len(), 1);
+        let (name, frame) = frames[0];
+        assert_eq!(name, "Sub");
+        for (i, inside) in [(0, false), (1, true), (2, true)] {
+            let r = layout.rect(Node::State(i));
+            assert_eq!(frame.contains_rect(r), inside, "{i}");
+            assert_eq!(frame.intersects(r), inside, "{i}");
+        }
     }
 
     #[test]
