@@ -597,6 +597,17 @@ fn a_states_time_parameter_places_its_motion() {
         .find(|s| s.name == "Scrubbed")
         .unwrap();
     assert_eq!(scrubbed.mirror_parameter.as_deref(), Some("flip"));
+    // Its Write Defaults (off), Foot IK and tag are named as not previewed.
+    for what in ["Write Defaults off", "Foot IK on", "have tags"] {
+        assert!(
+            imported
+                .notes
+                .iter()
+                .any(|n| n.contains(what) && n.contains("'Scrubbed'")),
+            "{what}: {:?}",
+            imported.notes
+        );
+    }
     let walk_length = 0.8;
     for (time, cycle) in [(0.3, 0.25), (0.9, 0.25), (1.3, 0.75)] {
         let got = controller_pose(&controller, &script, time);

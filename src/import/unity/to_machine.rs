@@ -15,7 +15,7 @@
 //! and transform paths (by joint name). A Direct or nested blend tree becomes a blend space listing its clips and
 //! the tree of blends that weighs them. What does not map is named in the notes, one line each:
 //! synced-layer timing (a synced layer plays its source layer's states with its own motions on
-//! its own clock), a blend tree state's mirror parameter, and
+//! its own clock), a blend tree state's mirror parameter, Write Defaults off, Foot IK and tags, and
 //! states with no motion (they hold the rest pose).
 
 use std::collections::BTreeMap;
@@ -637,6 +637,48 @@ impl Builder<'_> {
             transitions.extend(self.transitions(&name, &s.transitions, &layout, within));
         }
         lay_out(&mut states);
+        // What states carry that the preview does not use, one line each over the layer.
+        let list = |pick: &dyn Fn(&controller::State) -> bool| -> Vec<&str> {
+            flat.iter()
+                .filter(|s| pick(s))
+                .map(|s| names[&s.file_id].as_str())
+                .collect()
+        };
+        let shown = |names: &[&str]| {
+            let mut text = names
+                .iter()
+                .take(5)
+                .map(|n| format!("'{n}'"))
+                .collect::<Vec<_>>()
+                .join(", ");
+            if names.len() > 5 {
+                text.push_str(&format!(" and {} more", names.len() - 5));
+            }
+            text
+        };
+        for (states, what) in [
+            (
+                list(&|s| !s.write_defaults),
+                "have Write Defaults off: joints their motion does not animate take the rest pose here, where \
+                 Unity keeps the values they had",
+            ),
+            (
+                list(&|s| s.ik_on_feet),
+                "have Foot IK on, which is not previewed",
+            ),
+            (
+                list(&|s| !s.tag.is_empty()),
+                "have tags, which nothing here reads",
+            ),
+        ] {
+            if !states.is_empty() {
+                self.notes.push(format!(
+                    "{} state(s) {what}: {}",
+                    states.len(),
+                    shown(&states)
+                ));
+            }
+        }
         let mut any = Vec::new();
         gather_any(base, &mut any);
         transitions.extend(self.transitions(ANY_STATE, &any, &layout, layout.top));
