@@ -225,8 +225,8 @@ pub struct State {
     /// Plays the motion mirrored left to right (Unity's Mirror).
     #[serde(default)]
     pub mirror: bool,
-    /// A bool parameter that mirrors a clip state's motion while it is true, instead of `mirror` (Unity's Mirror
-    /// parameter).
+    /// A bool parameter that mirrors the state's motion (a blend space's every node) while it is true, instead of
+    /// `mirror` (Unity's Mirror parameter).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mirror_parameter: Option<String>,
     /// For a blend-space state, the float parameters giving the point's x and y.

@@ -77,9 +77,13 @@ pub fn machine_clips(
             }
         }
         if state.mirror_parameter.is_some() {
-            // The parameter decides while the machine plays: both clips are there to choose from.
+            // The parameter decides while the machine plays: both clips (each node's, for a blend space) are
+            // there to choose from.
             if let Some(clip) = &state.clip {
                 mirrored_name(clip, &mut all);
+            }
+            for node in state.blend_space.iter().flat_map(|b| &b.nodes) {
+                mirrored_name(&node.clip, &mut all);
             }
             state.mirror = false;
             continue;

@@ -564,6 +564,78 @@ fn a_mirrored_state_plays_its_clip_mirrored() {
     assert_matches("flip on", &at("0.3"), &want);
 }
 
+/// A blend-space state's Mirror parameter mirrors every node while it is true: the same pose as the state with
+/// Mirror on, and with it off as the state with Mirror off.
+#[test]
+fn a_blend_space_states_mirror_parameter_mirrors_its_nodes() {
+    let dir = common::temp_dir("cli-machine-mirror-space");
+    let q = common::quaternius();
+    let q = q.to_str().unwrap();
+    let layers_off = r#""layers": {"breath": {"enabled": false}, "look_at": {"enabled": false},
+                                   "twist": {"enabled": false}}"#;
+    let preset = |name: &str, state_fields: &str| {
+        let path = dir.join(name);
+        std::fs::write(
+            &path,
+            format!(
+                r#"{{"format": "animtune-preset", "version": 5, {layers_off}, "state_machine": {{
+                     "parameters": [{{"name": "flip", "type": "bool", "default": false}}],
+                     "states": [{{"name": "M", {state_fields} "blend_space": {{"mode": "1d", "point": [0.4, 0],
+                        "nodes": [{{"clip": "Walk_Loop", "position": [0, 0]}}, {{"clip": "Jog_Fwd_Loop", "position": [1, 0]}}]}}}}],
+                     "entry": "M"}}}}"#
+            ),
+        )
+        .unwrap();
+        path
+    };
+    let by_parameter = preset("by_parameter.json", r#""mirror_parameter": "flip","#);
+    let mirrored = preset("mirrored.json", r#""mirror": true,"#);
+    let plain = preset("plain.json", "");
+    let script = dir.join("flip.json");
+    std::fs::write(&script, r#"[{"time": 0.2, "set": "flip", "value": true}]"#).unwrap();
+    let pose = |preset: &std::path::Path, time: &str, with_script: bool| {
+        let mut args = vec![
+            "pose",
+            q,
+            "--preset",
+            preset.to_str().unwrap(),
+            "--time",
+            time,
+            "--exact",
+            "--json",
+        ];
+        if with_script {
+            args.extend(["--script", script.to_str().unwrap()]);
+        }
+        common::json_of(&common::animtune(&args))
+    };
+    let want = |p: &std::path::Path, time: &str| -> Vec<Quat> {
+        rotations(&pose(p, time, false))
+            .into_iter()
+            .map(|(_, r)| r)
+            .collect()
+    };
+    let differ = want(&plain, "0.3")
+        .iter()
+        .zip(want(&mirrored, "0.3"))
+        .map(|(a, b)| angle_deg(*a, b))
+        .fold(0.0, f64::max);
+    assert!(
+        differ > 5.0,
+        "mirrored, the space differs from itself: {differ}°"
+    );
+    assert_matches(
+        "flip off",
+        &pose(&by_parameter, "0.1", true),
+        &want(&plain, "0.1"),
+    );
+    assert_matches(
+        "flip on",
+        &pose(&by_parameter, "0.3", true),
+        &want(&mirrored, "0.3"),
+    );
+}
+
 /// `pose`'s morph weights of the first mesh for these arguments.
 fn pose_morph_weights(args: &[&str]) -> Vec<f64> {
     let json = common::json_of(&common::animtune(args));

@@ -124,6 +124,8 @@ pub(crate) struct MachineSource {
     /// Per state, for a clip state with a mirror parameter: the parameter (by index) and the clip's mirrored copy
     /// (named "`clip` (mirrored)" among the clips), played instead while the parameter is true.
     mirror_switch: Vec<Option<(usize, CompiledClip)>>,
+    /// Likewise for a blend-space state: its space with every node's clip mirrored.
+    mirror_space: Vec<Option<(usize, Box<BoundSpace>)>>,
 }
 
 /// What an Additive layer's motion is relative to: each state's motion at its start (Unity's additive reference:
@@ -313,6 +315,26 @@ impl MachineSource {
                     let mirrored = format!("{} (mirrored)", s.clip.as_deref()?);
                     let index = clips.iter().position(|c| c.name == mirrored)?;
                     Some((parameter, cache.get(index)))
+                })
+                .collect(),
+            mirror_space: machine
+                .states
+                .iter()
+                .map(|s| {
+                    let parameter = machine.parameter_index(s.mirror_parameter.as_deref()?)?;
+                    let mut space = s.blend_space.clone()?;
+                    for node in &mut space.nodes {
+                        node.clip = format!("{} (mirrored)", node.clip);
+                    }
+                    // Only where the copies were made (`offline::mirror::machine_clips`).
+                    let made = |n: &crate::blend::BlendNode| clips.iter().any(|c| c.name == n.clip);
+                    if !space.nodes.iter().all(made) {
+                        return None;
+                    }
+                    Some((
+                        parameter,
+                        Box::new(BoundSpace::bind(space, character, clips, cache)),
+                    ))
                 })
                 .collect(),
         };
@@ -994,6 +1016,10 @@ impl MachineSource {
             } => {
                 // The fraction of the cycle: `time - floor(time)` is exact, and unlike `rem_euclid` (a software
                 // `fmod`, its loop as long as the time's exponent is large) it takes the same few cycles at any time.
+                let bound = match &mut self.mirror_space[state] {
+                    Some((p, mirrored)) if self.player.value(*p) != 0.0 => mirrored,
+                    _ => bound,
+                };
                 let cycles = time.floor();
                 let at = SpaceTime {
                     phase: time - cycles,

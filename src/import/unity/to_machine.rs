@@ -15,7 +15,7 @@
 //! and transform paths (by joint name). A Direct or nested blend tree becomes a blend space listing its clips and
 //! the tree of blends that weighs them. What does not map is named in the notes, one line each:
 //! synced-layer timing (a synced layer plays its source layer's states with its own motions on
-//! its own clock), a blend tree state's mirror parameter, Write Defaults off, Foot IK and tags, and
+//! its own clock), Write Defaults off, Foot IK and tags, and
 //! states with no motion (they hold the rest pose).
 
 use std::collections::BTreeMap;
@@ -570,13 +570,7 @@ impl Builder<'_> {
                 let boolean = parameters
                     .iter()
                     .any(|q| &q.name == p && q.kind == ParameterKind::Bool);
-                let why = if !boolean {
-                    Some("is not a bool parameter of the controller")
-                } else if clip.is_none() {
-                    Some("is not applied to a blend tree")
-                } else {
-                    None
-                };
+                let why = (!boolean).then_some("is not a bool parameter of the controller");
                 if let Some(why) = why {
                     self.notes
                         .push(format!("state '{name}': its mirror parameter '{p}' {why}"));

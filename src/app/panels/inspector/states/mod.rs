@@ -430,7 +430,7 @@ impl StatesPanel {
             )
             .on_hover_text("The parameter whose value is where the motion is sampled; the clock: the state's time");
         });
-        if n.clip.is_some() {
+        {
             let bools: Vec<&str> = m
                 .parameters
                 .iter()
@@ -439,7 +439,7 @@ impl StatesPanel {
                 .collect();
             ui.horizontal(|ui| {
                 ui.label("Mirror by").on_hover_text(
-                    "A bool parameter that mirrors the clip while it is true, instead of Mirror (Unity's Mirror parameter)",
+                    "A bool parameter that mirrors the motion while it is true, instead of Mirror (Unity's Mirror parameter)",
                 );
                 parameter_choice(ui, "mirror parameter", &mut n.mirror_parameter, &bools, "none")
                     .on_hover_text("The parameter; none: the Mirror checkbox decides");
