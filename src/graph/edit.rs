@@ -4,7 +4,8 @@
 //! break them with a message naming the item.
 
 use super::machine::{
-    ANY_STATE, EXIT, MAX_MACHINE_ITEMS, Parameter, State, StateMachine, Transition,
+    ANY_STATE, Condition, EXIT, EntryTransition, MAX_MACHINE_ITEMS, Parameter, State, StateMachine,
+    Transition,
 };
 
 /// One change to a state machine (see the module documentation).
@@ -207,19 +208,10 @@ impl MachineEdit {
                     return Err(format!("no parameter {i}"));
                 }
                 let name = m.parameters.remove(i).name;
-                let layer_transitions = m.layers.iter_mut().flat_map(|l| l.transitions.iter_mut());
-                for t in m.transitions.iter_mut().chain(layer_transitions) {
-                    t.conditions.retain(|c| c.parameter != name);
+                for conditions in condition_lists(m) {
+                    conditions.retain(|c| c.parameter != name);
                 }
-                let layer_entries = m
-                    .layers
-                    .iter_mut()
-                    .flat_map(|l| l.entry_transitions.iter_mut());
-                for t in m.entry_transitions.iter_mut().chain(layer_entries) {
-                    t.conditions.retain(|c| c.parameter != name);
-                }
-                let layer_states = m.layers.iter_mut().flat_map(|l| l.states.iter_mut());
-                for s in m.states.iter_mut().chain(layer_states) {
+                for s in m.all_states_mut() {
                     if s.point_parameters
                         .as_ref()
                         .is_some_and(|p| p.contains(&name))
@@ -290,55 +282,49 @@ fn check_name(
     Ok(())
 }
 
-/// Renames a parameter where the machine and its layers read it: conditions, points, speed multipliers.
-fn rename_parameter(m: &mut StateMachine, old: &str, new: &str) {
-    let layer_conditions = m.layers.iter_mut().flat_map(|l| {
-        l.transitions
+/// Every condition list of the machine and its layers: their transitions' and their Entry transitions'.
+fn condition_lists(m: &mut StateMachine) -> impl Iterator<Item = &mut Vec<Condition>> {
+    fn of<'a>(
+        transitions: &'a mut [Transition],
+        entries: &'a mut [EntryTransition],
+    ) -> impl Iterator<Item = &'a mut Vec<Condition>> {
+        transitions
             .iter_mut()
-            .flat_map(|t| &mut t.conditions)
-            .chain(
-                l.entry_transitions
-                    .iter_mut()
-                    .flat_map(|t| &mut t.conditions),
-            )
-    });
-    for c in m
-        .transitions
+            .map(|t| &mut t.conditions)
+            .chain(entries.iter_mut().map(|t| &mut t.conditions))
+    }
+    let layers = m
+        .layers
         .iter_mut()
-        .flat_map(|t| &mut t.conditions)
-        .chain(
-            m.entry_transitions
-                .iter_mut()
-                .flat_map(|t| &mut t.conditions),
-        )
-        .chain(layer_conditions)
-    {
+        .flat_map(|l| of(&mut l.transitions, &mut l.entry_transitions));
+    of(&mut m.transitions, &mut m.entry_transitions).chain(layers)
+}
+
+/// Renames a parameter where the machine and its layers read it: conditions, points, trees, the states' speed,
+/// offset, time and mirror parameters.
+fn rename_parameter(m: &mut StateMachine, old: &str, new: &str) {
+    for c in condition_lists(m).flatten() {
         if c.parameter == old {
             c.parameter = new.to_string();
         }
     }
-    let layer_states = m.layers.iter_mut().flat_map(|l| l.states.iter_mut());
-    for p in m.states.iter_mut().chain(layer_states).flat_map(|s| {
-        s.point_parameters
+    for s in m.all_states_mut() {
+        for p in s
+            .point_parameters
             .iter_mut()
             .flatten()
             .chain(s.speed_parameter.as_mut())
             .chain(s.cycle_offset_parameter.as_mut())
             .chain(s.time_parameter.as_mut())
             .chain(s.mirror_parameter.as_mut())
-    }) {
-        if p == old {
-            *p = new.to_string();
+        {
+            if p == old {
+                *p = new.to_string();
+            }
         }
-    }
-    let layer_states = m.layers.iter_mut().flat_map(|l| l.states.iter_mut());
-    for tree in m
-        .states
-        .iter_mut()
-        .chain(layer_states)
-        .filter_map(|s| s.tree.as_mut())
-    {
-        tree.rename_parameter(old, new);
+        if let Some(tree) = &mut s.tree {
+            tree.rename_parameter(old, new);
+        }
     }
 }
 

@@ -539,6 +539,12 @@ fn check_conditions(conditions: &[Condition], at: &str) -> Result<(), MachineErr
 }
 
 impl StateMachine {
+    /// Every state of the machine, then its layers' in order.
+    pub fn all_states_mut(&mut self) -> impl Iterator<Item = &mut State> {
+        let layers = self.layers.iter_mut().flat_map(|l| l.states.iter_mut());
+        self.states.iter_mut().chain(layers)
+    }
+
     /// The index of the state named `name`.
     pub fn state_index(&self, name: &str) -> Option<usize> {
         self.states.iter().position(|s| s.name == name)

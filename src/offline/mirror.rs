@@ -60,8 +60,7 @@ pub fn machine_clips(
         }
         wanted
     };
-    let layers = machine.layers.iter_mut().flat_map(|l| l.states.iter_mut());
-    for state in machine.states.iter_mut().chain(layers) {
+    for state in machine.all_states_mut() {
         // A blend-space state's nodes: each mirrored where its own Mirror (Unity's blend tree child Mirror) or the
         // state's, not both, says so.
         if let Some(space) = &mut state.blend_space {

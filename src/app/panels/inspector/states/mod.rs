@@ -378,25 +378,22 @@ impl StatesPanel {
                 ui.weak(format!("{seconds:.2} s a loop"));
             }
         });
-        let numbers: Vec<&str> = m
-            .parameters
-            .iter()
-            .filter(|p| matches!(p.kind, ParameterKind::Float | ParameterKind::Int))
-            .map(|p| p.name.as_str())
-            .collect();
-        ui.horizontal(|ui| {
-            ui.label("Multiplier").on_hover_text(
-                "A float parameter the speed is multiplied by while the state plays (Unity's Speed Multiplier)",
-            );
-            parameter_choice(
-                ui,
-                "speed parameter",
-                &mut n.speed_parameter,
-                &numbers,
-                "none",
-            )
-            .on_hover_text("The parameter multiplying the speed; none: the speed alone");
-        });
+        let names_of = |kinds: &[ParameterKind]| -> Vec<&str> {
+            m.parameters
+                .iter()
+                .filter(|p| kinds.contains(&p.kind))
+                .map(|p| p.name.as_str())
+                .collect()
+        };
+        let numbers = names_of(&[ParameterKind::Float, ParameterKind::Int]);
+        parameter_row(
+            ui,
+            ["Multiplier", "speed parameter", "none"],
+            "A float parameter the speed is multiplied by while the state plays (Unity's Speed Multiplier)",
+            "The parameter multiplying the speed; none: the speed alone",
+            &mut n.speed_parameter,
+            &numbers,
+        );
         ui.horizontal(|ui| {
             ui.label("Cycle offset").on_hover_text(
                 "Cycles added to the state's time where its motion is sampled (Unity's Cycle Offset)",
@@ -417,34 +414,22 @@ impl StatesPanel {
             )
             .on_hover_text("A float parameter giving the offset instead");
         });
-        ui.horizontal(|ui| {
-            ui.label("Motion time").on_hover_text(
-                "A float parameter placing the motion, in cycles, instead of the state's clock (Unity's Motion Time)",
-            );
-            parameter_choice(
-                ui,
-                "time parameter",
-                &mut n.time_parameter,
-                &numbers,
-                "the clock",
-            )
-            .on_hover_text("The parameter whose value is where the motion is sampled; the clock: the state's time");
-        });
-        {
-            let bools: Vec<&str> = m
-                .parameters
-                .iter()
-                .filter(|p| p.kind == ParameterKind::Bool)
-                .map(|p| p.name.as_str())
-                .collect();
-            ui.horizontal(|ui| {
-                ui.label("Mirror by").on_hover_text(
-                    "A bool parameter that mirrors the motion while it is true, instead of Mirror (Unity's Mirror parameter)",
-                );
-                parameter_choice(ui, "mirror parameter", &mut n.mirror_parameter, &bools, "none")
-                    .on_hover_text("The parameter; none: the Mirror checkbox decides");
-            });
-        }
+        parameter_row(
+            ui,
+            ["Motion time", "time parameter", "the clock"],
+            "A float parameter placing the motion, in cycles, instead of the state's clock (Unity's Motion Time)",
+            "The parameter whose value is where the motion is sampled; the clock: the state's time",
+            &mut n.time_parameter,
+            &numbers,
+        );
+        parameter_row(
+            ui,
+            ["Mirror by", "mirror parameter", "none"],
+            "A bool parameter that mirrors the motion while it is true, instead of Mirror (Unity's Mirror parameter)",
+            "The parameter; none: the Mirror checkbox decides",
+            &mut n.mirror_parameter,
+            &names_of(&[ParameterKind::Bool]),
+        );
         if let Some(tree) = &n.tree {
             ui.horizontal(|ui| {
                 ui.label("Weights from").on_hover_text(
@@ -769,6 +754,22 @@ fn parameter_choice(
             }
         })
         .response
+}
+
+/// A row choosing a state's parameter: `[label, combo id, the choice of none]`, the label's and the choice's
+/// hover texts.
+fn parameter_row(
+    ui: &mut egui::Ui,
+    [label, id, none]: [&str; 3],
+    label_hover: &str,
+    choice_hover: &str,
+    chosen: &mut Option<String>,
+    options: &[&str],
+) {
+    ui.horizontal(|ui| {
+        ui.label(label).on_hover_text(label_hover);
+        parameter_choice(ui, id, chosen, options, none).on_hover_text(choice_hover);
+    });
 }
 
 /// One line on what the machine holds, for the row a playing machine's state takes.
