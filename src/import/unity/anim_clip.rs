@@ -94,38 +94,26 @@ pub fn to_clip(u: &UnityClip) -> Result<Clip, String> {
         }) {
             Some(r) => {
                 let ts = times(&r.components)?;
-                let mut previous: Option<Quat> = None;
-                let v = ts
-                    .iter()
-                    .map(|&t| {
-                        let q = match r.channel {
-                            TransformChannel::Euler { order } => {
-                                euler(vec3(&r.components, t), order)
+                let v = continuous(ts.iter().map(|&t| {
+                    let q = match r.channel {
+                        TransformChannel::Euler { order } => euler(vec3(&r.components, t), order),
+                        _ => {
+                            let c = &r.components;
+                            let q = Quat::from_xyzw(
+                                c[0].evaluate(t) as f32,
+                                c[1].evaluate(t) as f32,
+                                c[2].evaluate(t) as f32,
+                                c[3].evaluate(t) as f32,
+                            );
+                            if q.length_squared() > 1e-12 {
+                                q.normalize()
+                            } else {
+                                Quat::IDENTITY
                             }
-                            _ => {
-                                let c = &r.components;
-                                let q = Quat::from_xyzw(
-                                    c[0].evaluate(t) as f32,
-                                    c[1].evaluate(t) as f32,
-                                    c[2].evaluate(t) as f32,
-                                    c[3].evaluate(t) as f32,
-                                );
-                                if q.length_squared() > 1e-12 {
-                                    q.normalize()
-                                } else {
-                                    Quat::IDENTITY
-                                }
-                            }
-                        };
-                        let mut q = mirror_rotation(q);
-                        // Keep neighbours in one hemisphere: slerp then takes the path Unity's curves take.
-                        if previous.is_some_and(|p| p.dot(q) < 0.0) {
-                            q = -q;
                         }
-                        previous = Some(q);
-                        q
-                    })
-                    .collect();
+                    };
+                    mirror_rotation(q)
+                }));
                 Some(Keys::new(keys_of(&ts), v, Interpolation::Linear).map_err(bad)?)
             }
             None => None,
@@ -171,6 +159,22 @@ pub(super) fn with_settings(u: &UnityClip, clip: Clip) -> Result<Clip, String> {
     settings
         .apply(&clip)
         .map_err(|e| format!("clip '{}': its settings: {e}", u.name))
+}
+
+/// Rotations kept in one hemisphere from key to key, so slerp between them takes the short way Unity's curves do.
+pub(super) fn continuous(rotations: impl Iterator<Item = Quat>) -> Vec<Quat> {
+    let mut previous: Option<Quat> = None;
+    rotations
+        .map(|q| {
+            let q = if previous.is_some_and(|p| p.dot(q) < 0.0) {
+                -q
+            } else {
+                q
+            };
+            previous = Some(q);
+            q
+        })
+        .collect()
 }
 
 /// The part of the clip played, `(start, stop)` seconds from its settings, or why it is too long to read.

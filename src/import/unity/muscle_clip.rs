@@ -11,7 +11,7 @@
 use glam::{Quat, Vec3};
 
 use super::anim::UnityClip;
-use super::anim_clip::{MAX_SAMPLES, sample_times, span};
+use super::anim_clip::{MAX_SAMPLES, continuous, sample_times, span};
 use super::body_centre::Reference;
 use super::curve::Curve;
 use super::muscles::{self, muscles};
@@ -85,10 +85,10 @@ pub fn to_clip(u: &UnityClip) -> Result<Clip, String> {
     let rotations: Vec<Vec<Quat>> = bones
         .iter()
         .map(|(_, list)| {
+            // The bone's turn from muscle zero to its T-pose, once: each sample turns back from it.
+            let t_pose = muscles::t_pose_turn(list);
             continuous(times.iter().map(|&t| {
-                let values: Vec<(usize, f32)> =
-                    list.iter().map(|&i| (i, value(by_muscle[i], t))).collect();
-                muscles::local_rotation(&values)
+                muscles::local_rotation(t_pose, list.iter().map(|&i| (i, value(by_muscle[i], t))))
             }))
         })
         .collect();
@@ -160,22 +160,6 @@ pub fn to_clip(u: &UnityClip) -> Result<Clip, String> {
     clip.duration = (stop - start) as f32;
     clip.facing_yaw = Some(0.0);
     super::anim_clip::with_settings(u, clip)
-}
-
-/// Rotations kept in one hemisphere from key to key, so slerp between them takes the short way the curves do.
-fn continuous(rotations: impl Iterator<Item = Quat>) -> Vec<Quat> {
-    let mut previous: Option<Quat> = None;
-    rotations
-        .map(|q| {
-            let q = if previous.is_some_and(|p| p.dot(q) < 0.0) {
-                -q
-            } else {
-                q
-            };
-            previous = Some(q);
-            q
-        })
-        .collect()
 }
 
 /// A bone of the reference humanoid as a track target: bound by its human bone alone (its path is no joint's and

@@ -219,12 +219,17 @@ pub fn from_zero(values: impl IntoIterator<Item = (usize, f32)>) -> Quat {
     (quat(swing) * quat(twist)).normalize()
 }
 
-/// A bone's local rotation relative to its T-pose for its muscles' values: the turn from the T-pose back to muscle
-/// zero, then the turn from zero to the values (both about the bone's axes as they stand in the T-pose).
-pub fn local_rotation(values: &[(usize, f32)]) -> Quat {
+/// A bone's turn from muscle zero to its T-pose, for its muscles (by index) at their T-pose values.
+pub fn t_pose_turn(bone_muscles: &[usize]) -> Quat {
     let table = muscles();
-    let t_pose = from_zero(values.iter().map(|&(i, _)| (i, table[i].t_pose)));
-    (t_pose.inverse() * from_zero(values.iter().copied())).normalize()
+    from_zero(bone_muscles.iter().map(|&i| (i, table[i].t_pose)))
+}
+
+/// A bone's local rotation relative to its T-pose for its muscles' values: the turn from the T-pose back to muscle
+/// zero (`t_pose`, [`t_pose_turn`] of the same muscles), then the turn from zero to the values (both about the
+/// bone's axes as they stand in the T-pose).
+pub fn local_rotation(t_pose: Quat, values: impl IntoIterator<Item = (usize, f32)>) -> Quat {
+    (t_pose.inverse() * from_zero(values)).normalize()
 }
 
 #[cfg(test)]
@@ -256,13 +261,14 @@ mod tests {
         let (_, angle) = from_zero([(i, -1.0)]).to_axis_angle();
         assert!((angle.to_degrees() - 60.0).abs() < 1e-3, "{angle}");
         // At its T-pose values the arm stands in the T-pose.
-        let arm: Vec<(usize, f32)> = muscles()
+        let arm: Vec<usize> = muscles()
             .iter()
             .enumerate()
             .filter(|(_, m)| m.bone == HumanBone::LeftUpperArm)
-            .map(|(k, m)| (k, m.t_pose))
+            .map(|(k, _)| k)
             .collect();
-        assert!(local_rotation(&arm).angle_between(Quat::IDENTITY) < 1e-5);
+        let at_t_pose = arm.iter().map(|&k| (k, muscles()[k].t_pose));
+        assert!(local_rotation(t_pose_turn(&arm), at_t_pose).angle_between(Quat::IDENTITY) < 1e-5);
     }
 
     #[test]
