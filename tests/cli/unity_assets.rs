@@ -352,6 +352,31 @@ fn override_joint(
     out
 }
 
+/// The Layered fixture composed as Unity's Override layers compose it, from the clips posed alone: the base pose,
+/// the arm layer's clip at its weight on the Head and LeftUpperArm (its mask; None while it rests in its empty
+/// state), then the spine layer's clip at 0.5 on the Spine.
+fn layered(
+    names: &[String],
+    base: &[glam::Quat],
+    arm: Option<(&[glam::Quat], f64)>,
+    spine: &[glam::Quat],
+) -> Vec<glam::Quat> {
+    let mut out = base.to_vec();
+    if let Some((swing, weight)) = arm {
+        for joint in ["Head", "LeftUpperArm"] {
+            out = override_joint(names, &out, swing, weight, joint);
+        }
+    }
+    override_joint(names, &out, spine, 0.5, "Spine")
+}
+
+/// A parameter script `text` written as `name` in a fresh temporary folder tagged `tag`.
+fn script_file(tag: &str, name: &str, text: &str) -> PathBuf {
+    let path = common::temp_dir(tag).join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
 /// `pose mannequin --controller CONTROLLER --script SCRIPT --time TIME --exact --json`, parsed.
 fn controller_pose(controller: &str, script: &Path, time: f64) -> serde_json::Value {
     common::json_of(&animtune(&[
@@ -418,22 +443,17 @@ fn a_controllers_transitions_play_as_compositions_of_its_clips() {
 #[test]
 fn a_controllers_layers_play_through_their_masks_joint_by_joint() {
     let controller = fixture("Layered/Layered.controller");
-    let dir = common::temp_dir("unity-layer-machine");
-    let script = dir.join("swap.json");
-    std::fs::write(&script, r#"[{"time": 0.5, "trigger": "swap"}]"#).unwrap();
+    let script = script_file(
+        "unity-layer-machine",
+        "swap.json",
+        r#"[{"time": 0.5, "trigger": "swap"}]"#,
+    );
     let pose_at = |time: f64| controller_pose(&controller, &script, time);
     let got = pose_at(0.3);
     let names = joint_names(&got);
-    let over = |below: &[glam::Quat], layer: &[glam::Quat], weight: f64, joint: &str| {
-        override_joint(&names, below, layer, weight, joint)
-    };
-    let arm_layer = |below: &[glam::Quat], swing: &[glam::Quat], weight: f64| {
-        let head = over(below, swing, weight, "Head");
-        over(&head, swing, weight, "LeftUpperArm")
-    };
     // Before the trigger: the arm layer rests, so the head stays Idle's.
     let idle = anim_at("Idle.anim", 0.85);
-    let want = over(&idle, &anim_at("Run.anim", 0.3), 0.5, "Spine");
+    let want = layered(&names, &idle, None, &anim_at("Run.anim", 0.3));
     let head = names.iter().position(|n| n == "Head").unwrap();
     assert!(
         common::angle_deg(idle[head], glam::Quat::IDENTITY) > 1.0,
@@ -442,13 +462,23 @@ fn a_controllers_layers_play_through_their_masks_joint_by_joint() {
     crate::state_machine::assert_matches("the resting arm layer", &got, &want);
     // Halfway through the transition (0.1 s of 0.2): Swing 0.1 s in, at half the layer's weight.
     let idle = anim_at("Idle.anim", 1.45);
-    let arm = arm_layer(&idle, &anim_at("Run.anim", 0.1), 0.75 * 0.5);
-    let want = over(&arm, &anim_at("Run.anim", 0.6), 0.5, "Spine");
+    let swing = anim_at("Run.anim", 0.1);
+    let want = layered(
+        &names,
+        &idle,
+        Some((&swing, 0.75 * 0.5)),
+        &anim_at("Run.anim", 0.6),
+    );
     crate::state_machine::assert_matches("the arm layer fading in", &pose_at(0.6), &want);
     // At 1.0 s: Swing 0.5 s in, at the layer's weight.
     let idle = anim_at("Idle.anim", 2.25);
-    let arm = arm_layer(&idle, &anim_at("Run.anim", 0.5), 0.75);
-    let want = over(&arm, &anim_at("Run.anim", 1.0), 0.5, "Spine");
+    let swing = anim_at("Run.anim", 0.5);
+    let want = layered(
+        &names,
+        &idle,
+        Some((&swing, 0.75)),
+        &anim_at("Run.anim", 1.0),
+    );
     crate::state_machine::assert_matches(
         "the arm layer after its transition",
         &pose_at(1.0),
@@ -461,23 +491,15 @@ fn a_controllers_layers_play_through_their_masks_joint_by_joint() {
 #[test]
 fn an_upper_layers_entry_transitions_choose_where_it_starts() {
     let controller = fixture("Layered/Layered.controller");
-    let dir = common::temp_dir("unity-layer-entry");
-    let script = dir.join("raised.json");
-    std::fs::write(&script, r#"[{"time": 0, "set": "raised", "value": true}]"#).unwrap();
+    let script = script_file(
+        "unity-layer-entry",
+        "raised.json",
+        r#"[{"time": 0, "set": "raised", "value": true}]"#,
+    );
     let got = controller_pose(&controller, &script, 0.3);
-    let names = joint_names(&got);
-    let over = |below: &[glam::Quat], layer: &[glam::Quat], weight: f64, joint: &str| {
-        override_joint(&names, below, layer, weight, joint)
-    };
     let idle = anim_at("Idle.anim", 0.85);
     let swing = anim_at("Run.anim", 0.3);
-    let arm = over(
-        &over(&idle, &swing, 0.75, "Head"),
-        &swing,
-        0.75,
-        "LeftUpperArm",
-    );
-    let want = over(&arm, &anim_at("Run.anim", 0.3), 0.5, "Spine");
+    let want = layered(&joint_names(&got), &idle, Some((&swing, 0.75)), &swing);
     crate::state_machine::assert_matches("the arm layer entered at Swing", &got, &want);
 }
 
@@ -488,9 +510,11 @@ fn an_upper_layers_entry_transitions_choose_where_it_starts() {
 #[test]
 fn a_synced_layer_plays_its_source_layers_states_with_its_own_motions() {
     let controller = fixture("Synced/Synced.controller");
-    let dir = common::temp_dir("unity-synced");
-    let script = dir.join("go.json");
-    std::fs::write(&script, r#"[{"time": 0.5, "set": "go", "value": true}]"#).unwrap();
+    let script = script_file(
+        "unity-synced",
+        "go.json",
+        r#"[{"time": 0.5, "set": "go", "value": true}]"#,
+    );
     let before = controller_pose(&controller, &script, 0.3);
     let want = crate::state_machine::blend(&[
         (&anim_at("Idle.anim", 0.3), 0.5),
@@ -512,11 +536,12 @@ fn a_synced_layer_plays_its_source_layers_states_with_its_own_motions() {
 #[test]
 fn an_additive_layers_states_add_their_motion_from_their_first_frame() {
     let controller = fixture("Trees/Trees.controller");
-    let dir = common::temp_dir("unity-additive-layer");
-    let script = dir.join("add.json");
-    std::fs::write(&script, r#"[{"time": 0, "set": "add", "value": true}]"#).unwrap();
-    let still = dir.join("still.json");
-    std::fs::write(&still, "[]").unwrap();
+    let script = script_file(
+        "unity-additive-layer",
+        "add.json",
+        r#"[{"time": 0, "set": "add", "value": true}]"#,
+    );
+    let still = script_file("unity-additive-still", "still.json", "[]");
     let time = 0.3;
     crate::state_machine::assert_matches(
         "the empty state adds nothing",
@@ -922,9 +947,12 @@ fn a_controller_is_found_in_a_project_folder() {
 /// that stand on one another in a cycle are refused by name.
 #[test]
 fn an_override_controller_plays_its_base_with_clips_swapped() {
-    let dir = common::temp_dir("unity-override");
-    let script = dir.join("script.json");
-    std::fs::write(&script, r#"[{"time": 0.5, "set": "go", "value": true}]"#).unwrap();
+    let script = script_file(
+        "unity-override",
+        "script.json",
+        r#"[{"time": 0.5, "set": "go", "value": true}]"#,
+    );
+    let dir = script.parent().unwrap().to_path_buf();
     let got = common::json_of(&animtune(&[
         "pose",
         "mannequin",

@@ -80,6 +80,21 @@ fn with_a_new_machine() -> Harness<'static, AnimtuneApp> {
     h
 }
 
+/// The States tab, with its graph pane open.
+fn open_graph(h: &mut Harness<'static, AnimtuneApp>) {
+    h.get_by_label("States").click();
+    h.run_steps(2);
+    show_graph(h);
+}
+
+/// The graph pane open (the States tab already shown).
+fn show_graph(h: &mut Harness<'static, AnimtuneApp>) {
+    if h.query_by_label(GRAPH_LABEL).is_none() {
+        h.get_by_label("Graph panel").click();
+        h.run_steps(2);
+    }
+}
+
 fn send(h: &mut Harness<'static, AnimtuneApp>, command: Command) {
     h.state_mut().send(command);
     h.run_steps(2);
@@ -615,12 +630,7 @@ fn selecting_entry_lists_its_entry_transitions() {
     let controller = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/unity/Assets/Trees/Trees.controller");
     send(&mut h, Command::Open(controller));
-    h.get_by_label("States").click();
-    h.run_steps(2);
-    if h.query_by_label(GRAPH_LABEL).is_none() {
-        h.get_by_label("Graph panel").click();
-        h.run_steps(2);
-    }
+    open_graph(&mut h);
     let canvas = h.get_by_label(GRAPH_LABEL).rect();
     let m = h.state().editor().machine().unwrap().clone();
     let entry = node_rect(
@@ -903,12 +913,7 @@ fn a_unity_controller_opens_as_the_machine_and_its_parameters_drive_it() {
             "{clip} in the clip list"
         );
     }
-    h.get_by_label("States").click();
-    h.run_steps(2);
-    if h.query_by_label(GRAPH_LABEL).is_none() {
-        h.get_by_label("Graph panel").click();
-        h.run_steps(2);
-    }
+    open_graph(&mut h);
     state_box(&h, "Move");
     click_last(&mut h, Role::Button, "Play machine");
     assert!(h.state().editor().machine_player().is_some());
@@ -970,12 +975,7 @@ fn a_unity_project_folder_opens_its_chosen_controller_which_plays_and_bakes() {
     let m = opened_machine(&h);
     let names: Vec<&str> = m.states.iter().map(|s| s.name.as_str()).collect();
     assert_eq!(names, ["Idle", "Walk", "Move"]);
-    h.get_by_label("States").click();
-    h.run_steps(2);
-    if h.query_by_label(GRAPH_LABEL).is_none() {
-        h.get_by_label("Graph panel").click();
-        h.run_steps(2);
-    }
+    open_graph(&mut h);
     state_box(&h, "Walk");
     click_last(&mut h, Role::Button, "Play machine");
     send(&mut h, Command::RecordScript(true));
@@ -1046,10 +1046,7 @@ fn a_unity_controllers_upper_layers_open_with_it() {
         "the States tab names the machine's layer"
     );
     // The graph shows the layer's states, live: its Rest, then Swing once `swap` fires.
-    if h.query_by_label(GRAPH_LABEL).is_none() {
-        h.get_by_label("Graph panel").click();
-        h.run_steps(2);
-    }
+    show_graph(&mut h);
     h.get_by_value("Base").click();
     h.run_steps(2);
     h.get_by_label("Left arm (view only)").click();
