@@ -16,6 +16,9 @@ out=target/ozz-peer
 crate=ozz-animation-rs-0.11.0
 mkdir -p "$out"
 
+# Two callers at once (the paired tests run in parallel) take turns: the unpacking holds a lock on the folder.
+exec 9>"$out/.lock"
+flock 9
 if [ ! -f "$out/$crate/.renamed" ]; then
     cargo fetch --quiet --manifest-path "$manifest" >&2
     archive=$(ls "${CARGO_HOME:-$HOME/.cargo}"/registry/cache/*/"$crate.crate" | head -1)

@@ -10,6 +10,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::OnceLock;
 
 use animtune::runtime::{IkAimJob, IkTwoBoneJob};
 use glam::{Mat4, Quat, Vec3};
@@ -165,19 +166,24 @@ fn push_matrix(line: &mut String, m: &Mat4) {
     push(line, &m.to_cols_array());
 }
 
-/// Builds the peer (scripts/ozz-peer.sh: ozz-animation-rs from crates.io, in its own target folder) and returns
-/// its binary.
+/// Builds the peer (scripts/ozz-peer.sh: ozz-animation-rs from crates.io, in its own target folder) once for
+/// the tests of this file, which run in parallel, and returns its binary.
 fn build_ozz_peer() -> PathBuf {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/ozz-peer.sh");
-    let out = Command::new(&script)
-        .output()
-        .expect("scripts/ozz-peer.sh runs");
-    assert!(
-        out.status.success(),
-        "scripts/ozz-peer.sh failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
+    static BINARY: OnceLock<PathBuf> = OnceLock::new();
+    BINARY
+        .get_or_init(|| {
+            let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/ozz-peer.sh");
+            let out = Command::new(&script)
+                .output()
+                .expect("scripts/ozz-peer.sh runs");
+            assert!(
+                out.status.success(),
+                "scripts/ozz-peer.sh failed: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
+        })
+        .clone()
 }
 
 /// What the peer printed; its failure fails the test.
