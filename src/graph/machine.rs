@@ -94,6 +94,15 @@ pub struct MachineLayer {
     /// Override (the default) or Additive: its motion relative to each state's first pose, added to the pose
     /// below (Unity's layer Blending).
     pub mode: crate::layers::clip_layer::LayerMode,
+    /// The layer whose states and transitions it plays, each state with this layer's motion for the state of the
+    /// same name (Unity's Sync): 0 the machine's own states, k its layer k − 1, always one below it. None: it
+    /// plays its own.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub synced_to: Option<usize>,
+    /// For a synced layer, Unity's Timing: each state lasts between its source's length and its own by this
+    /// layer's weight, in both layers. Off, this layer's motions stretch to the source's lengths.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub synced_timing: bool,
 }
 
 impl Default for MachineLayer {
@@ -108,6 +117,8 @@ impl Default for MachineLayer {
             transitions: Vec::new(),
             entry_transitions: Vec::new(),
             mode: Default::default(),
+            synced_to: None,
+            synced_timing: false,
         }
     }
 }
@@ -545,6 +556,33 @@ impl StateMachine {
         self.states.iter_mut().chain(layers)
     }
 
+    /// What layer `layer` plays, as a machine of its own over the parameters: its own states, or for a synced
+    /// layer the states, entry and transitions of the layer it follows, each state playing this layer's motion
+    /// for the state of that name (nothing where it has none). None past the layers.
+    pub fn layer_machine(&self, layer: usize) -> Option<StateMachine> {
+        let l = self.layers.get(layer)?;
+        let mut source = match l.synced_to {
+            Some(0) => StateMachine {
+                parameters: self.parameters.clone(),
+                states: self.states.clone(),
+                entry: self.entry.clone(),
+                entry_transitions: self.entry_transitions.clone(),
+                transitions: self.transitions.clone(),
+                layers: Vec::new(),
+            },
+            Some(k) if k <= layer => self.layer_machine(k - 1)?,
+            _ => return Some(l.machine(&self.parameters)),
+        };
+        for state in &mut source.states {
+            let own = l.states.iter().find(|s| s.name == state.name);
+            state.clip = own.and_then(|s| s.clip.clone());
+            state.blend_space = own.and_then(|s| s.blend_space.clone());
+            state.point_parameters = own.and_then(|s| s.point_parameters.clone());
+            state.tree = own.and_then(|s| s.tree.clone());
+        }
+        Some(source)
+    }
+
     /// The index of the state named `name`.
     pub fn state_index(&self, name: &str) -> Option<usize> {
         self.states.iter().position(|s| s.name == name)
@@ -688,6 +726,12 @@ impl StateMachine {
                     format!("joint weight {w} of '{joint}' is outside 0..1"),
                 ));
             }
+            if let Some(k) = l.synced_to.filter(|&k| k > i) {
+                return Err(MachineError::Value(
+                    at,
+                    format!("it is synced to layer {}, which is not below it", k - 1),
+                ));
+            }
             let machine = l.machine(&self.parameters);
             machine
                 .validate_playable()
@@ -753,6 +797,43 @@ mod tests {
 
     fn parse(text: &str) -> StateMachine {
         serde_json::from_str(text).unwrap()
+    }
+
+    /// A synced layer plays its source's states, entry and transitions (their speeds too: Unity's synced layer
+    /// overrides motions only) with its own motion per state by name, and nothing where it names none; a layer
+    /// synced to one not below it is refused.
+    #[test]
+    fn a_synced_layer_plays_its_sources_states_with_its_own_motions() {
+        let mut m = parse(
+            r#"{"parameters": [{"name": "go", "type": "bool"}],
+                "states": [{"name": "Idle", "clip": "Idle", "speed": 2}, {"name": "Walk", "clip": "Walk"}],
+                "entry": "Idle",
+                "transitions": [{"from": "Idle", "to": "Walk", "conditions": [{"parameter": "go", "mode": "if"}]}],
+                "layers": [{"name": "Hurt", "synced_to": 0, "synced_timing": true,
+                            "states": [{"name": "Idle", "clip": "Limp"}, {"name": "Gone", "clip": "Run"}],
+                            "entry": "Idle"}]}"#,
+        );
+        m.validate().unwrap();
+        let played = m.layer_machine(0).unwrap();
+        assert_eq!(played.transitions, m.transitions);
+        assert_eq!(played.entry, "Idle");
+        let motions: Vec<_> = played
+            .states
+            .iter()
+            .map(|s| (s.name.as_str(), s.clip.as_deref(), s.speed))
+            .collect();
+        assert_eq!(motions, [("Idle", Some("Limp"), 2.0), ("Walk", None, 1.0)]);
+        let back: StateMachine = serde_json::from_str(&serde_json::to_string(&m).unwrap()).unwrap();
+        assert_eq!(back, m);
+        m.layers[0].synced_to = Some(1);
+        let refused = m.validate().unwrap_err().to_string();
+        assert!(refused.contains("not below it"), "{refused}");
+        m.layers[0].synced_to = None;
+        assert_eq!(
+            m.layer_machine(0).unwrap().states[0].clip.as_deref(),
+            Some("Limp")
+        );
+        assert_eq!(m.layer_machine(0).unwrap().states.len(), 2);
     }
 
     #[test]

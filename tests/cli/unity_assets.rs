@@ -505,8 +505,9 @@ fn an_upper_layers_entry_transitions_choose_where_it_starts() {
 
 /// A synced layer plays the states and transitions of the layer it follows with its own motions: the fixture's
 /// Echo (weight 0.5, no mask) plays Run where the base plays Idle, and nothing where it plays Walk (an empty state
-/// leaves the pose below). Before `go`: Idle and Run half and half on every joint; after the 0.2 s transition
-/// to Walk, Walk alone.
+/// leaves the pose below). Before `go`: Idle and Run half and half on every joint, Run (0.6 s) stretched to
+/// Idle's length (1 s) as Unity's synced layer without Timing plays it: at 0.7 s, Run at 0.42 s, not at 0.1 s as
+/// on its own clock; after the 0.2 s transition to Walk, Walk alone.
 #[test]
 fn a_synced_layer_plays_its_source_layers_states_with_its_own_motions() {
     let controller = fixture("Synced/Synced.controller");
@@ -515,12 +516,18 @@ fn a_synced_layer_plays_its_source_layers_states_with_its_own_motions() {
         "go.json",
         r#"[{"time": 0.5, "set": "go", "value": true}]"#,
     );
-    let before = controller_pose(&controller, &script, 0.3);
-    let want = crate::state_machine::blend(&[
-        (&anim_at("Idle.anim", 0.3), 0.5),
-        (&anim_at("Run.anim", 0.3), 0.5),
-    ]);
-    crate::state_machine::assert_matches("Idle under Echo's Run", &before, &want);
+    let still = script_file("unity-synced-still", "still.json", "[]");
+    for time in [0.3, 0.7] {
+        let want = crate::state_machine::blend(&[
+            (&anim_at("Idle.anim", time), 0.5),
+            (&anim_at("Run.anim", time * 0.6), 0.5),
+        ]);
+        crate::state_machine::assert_matches(
+            &format!("Idle under Echo's Run stretched, at {time} s"),
+            &controller_pose(&controller, &still, time),
+            &want,
+        );
+    }
     let after = controller_pose(&controller, &script, 1.0);
     assert_eq!(after["state_machine"]["state"], "Walk");
     crate::state_machine::assert_matches(
@@ -528,6 +535,50 @@ fn a_synced_layer_plays_its_source_layers_states_with_its_own_motions() {
         &after,
         &anim_at("Walk.anim", 0.5),
     );
+}
+
+/// With Unity's Timing on, a synced layer's state lasts between the two layers' motions' lengths by the layer's
+/// weight, in both layers: Idle (1 s) under Echo's Run (0.6 s) at weight 0.5 lasts 0.8 s, so at 0.7 s both are
+/// 0.875 of the way through their cycles (Idle at 0.875 s, Run at 0.525 s).
+#[test]
+fn a_synced_layer_with_timing_sets_both_layers_lengths_by_its_weight() {
+    let project = common::temp_dir("unity-synced-timing").join("Game");
+    for sub in ["Anims", "Synced"] {
+        let to = project.join("Assets").join(sub);
+        std::fs::create_dir_all(&to).unwrap();
+        for entry in std::fs::read_dir(fixture(sub)).unwrap() {
+            let path = entry.unwrap().path();
+            std::fs::copy(&path, to.join(path.file_name().unwrap())).unwrap();
+        }
+    }
+    let controller = project.join("Assets/Synced/Synced.controller");
+    let text = std::fs::read_to_string(&controller).unwrap();
+    let echo = "m_DefaultWeight: 0.5\n    m_IKPass: 0\n    m_SyncedLayerAffectsTiming: ";
+    assert_eq!(text.matches(&format!("{echo}0")).count(), 1);
+    std::fs::write(
+        &controller,
+        text.replace(&format!("{echo}0"), &format!("{echo}1")),
+    )
+    .unwrap();
+    let still = script_file("unity-synced-timing-still", "still.json", "[]");
+    let controller = controller.to_str().unwrap();
+    let shown = String::from_utf8(animtune(&["inspect", controller]).stdout).unwrap();
+    assert!(
+        shown.contains("'Echo': weight 0.5, override, synced to layer 0 with Timing"),
+        "{shown}"
+    );
+    for time in [0.3, 0.7] {
+        let phase = time / 0.8;
+        let want = crate::state_machine::blend(&[
+            (&anim_at("Idle.anim", phase), 0.5),
+            (&anim_at("Run.anim", phase * 0.6), 0.5),
+        ]);
+        crate::state_machine::assert_matches(
+            &format!("Idle and Echo's Run both lasting 0.8 s, at {time} s"),
+            &controller_pose(controller, &still, time),
+            &want,
+        );
+    }
 }
 
 /// An Additive layer with its own states plays as Unity's: the Trees fixture's Add layer rests in an empty state

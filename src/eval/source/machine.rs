@@ -126,6 +126,9 @@ pub(crate) struct MachineSource {
     mirror_switch: Vec<Option<(usize, CompiledClip)>>,
     /// Likewise for a blend-space state: its space with every node's clip mirrored.
     mirror_space: Vec<Option<(usize, Box<BoundSpace>)>>,
+    /// Per state, the length its player counts instead of its motion's, set by a synced layer (see
+    /// [`MachineSource::sync_lengths`]); empty when none is.
+    pinned: Vec<Option<f64>>,
 }
 
 /// What an Additive layer's motion is relative to: each state's motion at its start (Unity's additive reference:
@@ -207,6 +210,20 @@ struct BoundLayer {
     /// The masks as they apply this sample: below and own, the layer's scaled by the share of its terms that
     /// move (see [`MachineSource::compose_moving`]).
     shared_masks: (Vec<f32>, Vec<f32>),
+    /// For a synced layer, the layer it follows and how its states' lengths are timed.
+    sync: Option<LayerSync>,
+}
+
+/// How a synced layer's states are timed (Unity's synced layers): it plays its source's states and transitions,
+/// so its player and its source's count the same lengths and keep the same normalised times.
+#[derive(Clone, Copy, Debug)]
+struct LayerSync {
+    /// 0 the machine's own states, k its layer k − 1.
+    source: usize,
+    /// Unity's Timing: the lengths lie between the source's motions' and this layer's by `weight`, in both
+    /// layers; off, this layer's motions stretch to the source's lengths.
+    timing: bool,
+    weight: f64,
 }
 
 impl MachineSource {
@@ -337,9 +354,13 @@ impl MachineSource {
                     ))
                 })
                 .collect(),
+            pinned: Vec::new(),
         };
-        for l in &machine.layers {
-            let mut layer = MachineSource::bind(&l.machine(&machine.parameters), character, cache);
+        for (i, l) in machine.layers.iter().enumerate() {
+            let played = machine
+                .layer_machine(i)
+                .unwrap_or_else(|| l.machine(&machine.parameters));
+            let mut layer = MachineSource::bind(&played, character, cache);
             let additive = (l.mode == LayerMode::Additive).then(|| {
                 let skeleton = &character.skeleton;
                 let n = skeleton.len();
@@ -373,6 +394,11 @@ impl MachineSource {
                 layer_mask,
                 source: Box::new(layer),
                 additive,
+                sync: l.synced_to.filter(|&k| k <= i).map(|k| LayerSync {
+                    source: k,
+                    timing: l.synced_timing,
+                    weight: l.weight.clamp(0.0, 1.0),
+                }),
             });
         }
         source.faced = source.states.iter().any(|m| {
@@ -397,6 +423,7 @@ impl MachineSource {
         }
         source.poses.reserve(2 * n);
         source.refresh_infos(true);
+        source.sync_lengths();
         source
     }
 
@@ -438,6 +465,7 @@ impl MachineSource {
             l.source.clock = self.clock;
             l.source.restart();
         }
+        self.sync_lengths();
     }
 
     /// The simulation's clock: its rate and the ticks run.
@@ -533,6 +561,7 @@ impl MachineSource {
             cursor.apply_due(time, &mut self.player);
         }
         self.refresh_infos(false);
+        self.sync_lengths();
         // The layers decide on the parameters as this tick found them (a trigger any of them takes is reset).
         if !self.layers.is_empty() {
             self.found.clear();
@@ -694,11 +723,73 @@ impl MachineSource {
                 _ => true,
             };
             let info = StateInfo {
-                length: self.length_of(s),
+                length: self.pinned_length(s),
                 looping,
             };
             self.player.set_state_info(s, info);
         }
+    }
+
+    /// The length state `s` counts: a synced layer's pin, else its motion's.
+    fn pinned_length(&self, s: usize) -> f64 {
+        self.pinned
+            .get(s)
+            .copied()
+            .flatten()
+            .unwrap_or_else(|| self.length_of(s))
+    }
+
+    /// Times the synced layers' states (their points read from the machine's parameters as they stand): each
+    /// state of a synced layer counts its source's motion's length, or with Timing the length between that and
+    /// its own motion's by the layer's weight, which its source then counts too (a state with no motion of its
+    /// own keeps its source's). Nothing to do without synced layers.
+    fn sync_lengths(&mut self) {
+        if self.layers.iter().all(|l| l.sync.is_none()) {
+            return;
+        }
+        // Taken out while a layer and its source (the machine itself, or a layer below) are both changed.
+        let mut layers = std::mem::take(&mut self.layers);
+        for i in 0..layers.len() {
+            let Some(sync) = layers[i].sync else {
+                continue;
+            };
+            let (below, rest) = layers.split_at_mut(i);
+            let layer = &mut rest[0].source;
+            layer.player.set_values(self.player.values());
+            layer.refresh_weights();
+            let source: &mut MachineSource = match sync.source {
+                0 => self,
+                k => &mut below[k - 1].source,
+            };
+            let states = layer.states.len().min(source.states.len());
+            layer.pinned.resize(layer.states.len(), None);
+            if sync.timing {
+                source.pinned.resize(source.states.len(), None);
+            }
+            for s in 0..states {
+                let theirs = source.length_of(s);
+                let own = layer.length_of(s);
+                let length = if sync.timing && own > 0.0 {
+                    theirs + (own - theirs) * sync.weight
+                } else {
+                    theirs
+                };
+                layer.pinned[s] = Some(length);
+                if sync.timing {
+                    source.pinned[s] = Some(length);
+                }
+                for m in [&mut *layer, &mut *source] {
+                    if let Some(info) = m.player.state_info(s) {
+                        let info = StateInfo {
+                            length: m.pinned_length(s),
+                            ..info
+                        };
+                        m.player.set_state_info(s, info);
+                    }
+                }
+            }
+        }
+        self.layers = layers;
     }
 
     /// Samples the player's pose as it stands into `out` (sized for the skeleton); the states' clips' morph
@@ -719,6 +810,7 @@ impl MachineSource {
             ..
         } = out;
         self.refresh_infos(false);
+        self.sync_lengths();
         let mut result = self.compose(skeleton, out, false);
         keep_first(&mut result, self.compose_layers(skeleton, out));
         if self.faced {

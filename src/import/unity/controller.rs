@@ -440,11 +440,6 @@ impl<'a> Reader<'a> {
                 self.unsupported
                     .push(format!("layer '{lname}': the IK pass is not previewed"));
             }
-            if synced_to.is_some() && l.i64("m_SyncedLayerAffectsTiming").is_some_and(|v| v != 0) {
-                self.unsupported.push(format!(
-                    "layer '{lname}': synced-layer timing is not previewed"
-                ));
-            }
             let mut synced_motions = Vec::new();
             for m in l.get("m_Motions").map(Node::items).unwrap_or(&[]) {
                 let state = m.object("m_State").map_or(0, |r| r.file_id);

@@ -321,6 +321,9 @@ fn describe_controller(c: &controller::Controller, project: &project::Project) -
         }
         if let Some(s) = l.synced_to {
             what.push_str(&format!(", synced to layer {s}"));
+            if l.synced_timing {
+                what.push_str(" with Timing");
+            }
         }
         if let Some(m) = &l.machine {
             let (states, machines, transitions, trees) = tally(m);

@@ -13,10 +13,9 @@
 //! the machine (its own states over the same parameters, Override or Additive); a layer of one state is a clip
 //! layer playing its default state's clip. Either takes the layer's weight and its avatar mask's body parts
 //! and transform paths (by joint name). A Direct or nested blend tree becomes a blend space listing its clips and
-//! the tree of blends that weighs them. What does not map is named in the notes, one line each:
-//! synced-layer timing (a synced layer plays its source layer's states with its own motions on
-//! its own clock), Write Defaults off, Foot IK and tags, and
-//! states with no motion (they hold the rest pose).
+//! the tree of blends that weighs them. A synced layer plays its source layer's states and transitions with its
+//! own motions, timed as Unity's Timing says. What does not map is named in the notes, one line each: Write
+//! Defaults off, Foot IK and tags, and states with no motion (they hold the rest pose).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -139,17 +138,19 @@ pub fn import(path: &Path, max_bytes: u64) -> Result<ImportedController, UnityEr
         })
         .collect();
     let mut layers = Vec::new();
-    let mut machine_layers = Vec::new();
+    let mut machine_layers: Vec<MachineLayer> = Vec::new();
+    // Where each Unity layer plays: 0 the machine's own states, k its layer k − 1 (None: not as a machine).
+    let mut played_at: Vec<Option<usize>> = vec![Some(0)];
     for l in c.layers.iter().skip(1) {
         // A synced layer plays the states and transitions of the layer it follows, with its own motions.
         let synced;
-        let l = match (&l.machine, l.synced_to.and_then(|k| c.layers.get(k))) {
-            (None, Some(source)) if source.machine.is_some() => {
-                b.notes.push(format!(
-                    "layer '{}' plays the states of layer '{}' with its own motions, on its own clock: Unity's \
-                     synced timing is not previewed",
-                    l.name, source.name
-                ));
+        let mut source_at = None;
+        let l = match (
+            &l.machine,
+            l.synced_to.and_then(|k| Some((k, c.layers.get(k)?))),
+        ) {
+            (None, Some((k, source))) if source.machine.is_some() => {
+                source_at = played_at.get(k).copied().flatten();
                 synced = controller::Layer {
                     machine: source
                         .machine
@@ -161,10 +162,53 @@ pub fn import(path: &Path, max_bytes: u64) -> Result<ImportedController, UnityEr
             }
             _ => l,
         };
+        let source_name = l.synced_to.and_then(|k| c.layers.get(k)).map(|s| &s.name);
         match b.layer(l, &parameters)? {
-            Some(UpperLayer::Clip(clip)) => layers.push(clip),
-            Some(UpperLayer::Machine(m)) => machine_layers.push(m),
-            None => {}
+            Some(UpperLayer::Clip(mut clip)) => {
+                if let Some(source) = source_name {
+                    // A one-state layer plays as a clip layer: synced, it keeps the base's phase.
+                    clip.synced = l.synced_to == Some(0);
+                    b.notes.push(if clip.synced {
+                        format!(
+                            "layer '{}' plays its motion for layer '{source}''s state, stretched to its length",
+                            l.name
+                        )
+                    } else {
+                        format!(
+                            "layer '{}' plays its motion for layer '{source}''s state on its own clock",
+                            l.name
+                        )
+                    });
+                }
+                layers.push(clip);
+                played_at.push(None);
+            }
+            Some(UpperLayer::Machine(mut m)) => {
+                if let Some(source) = source_name {
+                    m.synced_to = source_at;
+                    m.synced_timing = m.synced_to.is_some() && l.synced_timing;
+                    b.notes.push(match (source_at, l.synced_timing) {
+                        (None, _) => format!(
+                            "layer '{}' plays layer '{source}''s states with its own motions, on its own clock: \
+                             '{source}' does not play as a state machine before it",
+                            l.name
+                        ),
+                        (Some(_), false) => format!(
+                            "layer '{}' plays layer '{source}''s states with its own motions, stretched to their \
+                             lengths (Unity's synced layer without Timing)",
+                            l.name
+                        ),
+                        (Some(_), true) => format!(
+                            "layer '{}' plays layer '{source}''s states with its own motions, each state lasting \
+                             between the two motions' lengths by the layer's weight (Unity's Timing)",
+                            l.name
+                        ),
+                    });
+                }
+                machine_layers.push(m);
+                played_at.push(Some(machine_layers.len()));
+            }
+            None => played_at.push(None),
         }
     }
     let base = b
@@ -761,6 +805,7 @@ impl Builder<'_> {
                     Blending::Override => LayerMode::Override,
                     Blending::Additive => LayerMode::Additive,
                 },
+                ..MachineLayer::default()
             })));
         }
         let at = format!("{name}/{}", state.name);

@@ -246,7 +246,7 @@ impl StatesPanel {
         if self.layer.is_some_and(|k| k >= base.layers.len()) {
             self.layer = None;
         }
-        let shown = self.layer.map(|k| base.layers[k].machine(&base.parameters));
+        let shown = self.layer.and_then(|k| base.layer_machine(k));
         let m = shown.as_ref().unwrap_or(base);
         let canvas = ui.available_rect_before_wrap();
         let f_over_graph = ui.rect_contains_pointer(canvas)
@@ -277,7 +277,16 @@ impl StatesPanel {
             ui.label("Layer");
             let name = |k: Option<usize>| match k {
                 None => "Base".to_string(),
-                Some(k) => format!("{} (view only)", base.layers[k].name),
+                Some(k) => {
+                    let l = &base.layers[k];
+                    match l.synced_to {
+                        Some(0) => format!("{} (synced to Base, view only)", l.name),
+                        Some(s) if s <= k => {
+                            format!("{} (synced to {}, view only)", l.name, base.layers[s - 1].name)
+                        }
+                        _ => format!("{} (view only)", l.name),
+                    }
+                }
             };
             egui::ComboBox::from_id_salt("graph layer")
                 .selected_text(name(self.layer))
@@ -290,7 +299,8 @@ impl StatesPanel {
                 .response
                 .on_hover_text(
                     "The machine's own states (edited here), or one of its layers (Unity's Animator layers), shown \
-                     live while it plays and edited in the preset",
+                     live while it plays and edited in the preset. A synced layer shows the states and transitions \
+                     of the layer it follows, with its own motions",
                 );
         });
     }
