@@ -1,5 +1,7 @@
 //! Morph-weight tracks (glTF `weights` channels) and their binding to a character's meshes: sampled exactly as
-//! glTF 2.0 defines (STEP, LINEAR, CUBICSPLINE with per-key tangents), one weight per morph target.
+//! glTF 2.0 defines (STEP, LINEAR, CUBICSPLINE with per-key tangents), one weight per morph target. A track may
+//! name the targets it drives (Unity's blend-shape curves) instead of driving every target of its mesh in order;
+//! [`resolve_named`] makes it a track of its mesh's every target once the character is known.
 
 use serde::{Deserialize, Serialize};
 
@@ -11,6 +13,10 @@ use super::clip::{ClipError, Interpolation, check_keys};
 pub struct MorphTrack {
     /// Name of the node the channel animates (the node that instances the morphed mesh).
     pub node: String,
+    /// The names of the targets its weights drive, in order (empty: every target of the mesh, in the mesh's
+    /// order).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    targets: Vec<String>,
     width: usize,
     times: Vec<f32>,
     /// `width` values per key, or for cubic splines (in-tangents, values, out-tangents) per key, each `width`
@@ -35,11 +41,31 @@ impl MorphTrack {
         }
         Ok(MorphTrack {
             node: node.into(),
+            targets: Vec::new(),
             width,
             times,
             values,
             interpolation,
         })
+    }
+
+    /// A track of the targets named `targets` of the mesh at `node` (its last path element, or, where no mesh
+    /// is instanced by that name, a mesh with targets of those names): one weight per name per key.
+    pub fn named(
+        node: impl Into<String>,
+        targets: Vec<String>,
+        times: Vec<f32>,
+        values: Vec<f32>,
+        interpolation: Interpolation,
+    ) -> Result<Self, ClipError> {
+        let mut track = MorphTrack::new(node, targets.len(), times, values, interpolation)?;
+        track.targets = targets;
+        Ok(track)
+    }
+
+    /// The names of the targets it drives (empty: every target of its mesh, in order).
+    pub fn targets(&self) -> &[String] {
+        &self.targets
     }
 
     /// Weights per key: the number of morph targets the track drives.
@@ -131,6 +157,10 @@ impl MorphTrack {
         };
         let times = points.iter().map(|p| p.0).collect();
         MorphTrack::new(self.node.clone(), self.width, times, values, interpolation)
+            .map(|track| MorphTrack {
+                targets: self.targets.clone(),
+                ..track
+            })
             .unwrap_or_else(|_| self.clone())
     }
 }
@@ -147,7 +177,12 @@ impl MorphBinding {
     /// Binds `tracks` to `character`'s morphed meshes by node name (then mesh name).
     pub fn bind(tracks: &[MorphTrack], character: &Character) -> Self {
         let mut pairs = Vec::new();
-        for (t, track) in tracks.iter().enumerate() {
+        // A track that names its targets binds once resolved ([`resolve_named`]), never by its width.
+        for (t, track) in tracks
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.targets.is_empty())
+        {
             let fits = |m: &&crate::core::mesh::MorphSet| m.target_names.len() == track.width;
             let by = |key: fn(&crate::core::mesh::MorphSet) -> &str| {
                 character
@@ -167,6 +202,64 @@ impl MorphBinding {
         }
         MorphBinding { pairs }
     }
+}
+
+/// `tracks` with each that names its targets made a track of every target of the mesh it drives on
+/// `character`: the mesh instanced by the track's node name (its last path element), else the first with a
+/// target of one of its names; the mesh's other targets keep their defaults, and names the mesh lacks are left
+/// out. A track whose mesh cannot be found is kept as it is, bound to nothing.
+pub fn resolve_named(tracks: &[MorphTrack], character: &Character) -> Vec<MorphTrack> {
+    tracks
+        .iter()
+        .map(|track| resolved(track, character).unwrap_or_else(|| track.clone()))
+        .collect()
+}
+
+fn resolved(track: &MorphTrack, character: &Character) -> Option<MorphTrack> {
+    if track.targets.is_empty() {
+        return None;
+    }
+    let sets = || character.meshes.iter().filter_map(|m| m.morph.as_ref());
+    let name = track.node.rsplit('/').next().unwrap_or(&track.node);
+    let set = sets()
+        .find(|m| !name.is_empty() && (m.node == name || m.mesh == name))
+        .or_else(|| sets().find(|m| track.targets.iter().any(|t| m.target_names.contains(t))))?;
+    let slots: Vec<(usize, usize)> = track
+        .targets
+        .iter()
+        .enumerate()
+        .filter_map(|(i, t)| Some((i, set.target_names.iter().position(|n| n == t)?)))
+        .collect();
+    let (from, to) = (track.width, set.target_names.len());
+    // Per key one group of weights, or three (in-tangents, weights, out-tangents) for cubic splines.
+    let groups = if track.interpolation == Interpolation::CubicSpline {
+        3
+    } else {
+        1
+    };
+    let zeros = vec![0.0; to];
+    let mut values = Vec::with_capacity(track.times.len() * groups * to);
+    for (g, given) in track.values.chunks_exact(from.max(1)).enumerate() {
+        let weights = groups == 1 || g % 3 == 1;
+        let start = values.len();
+        values.extend_from_slice(if weights {
+            &set.default_weights
+        } else {
+            &zeros
+        });
+        values.resize(start + to, 0.0);
+        for &(i, slot) in &slots {
+            values[start + slot] = given[i];
+        }
+    }
+    MorphTrack::new(
+        set.node.clone(),
+        to,
+        track.times.clone(),
+        values,
+        track.interpolation,
+    )
+    .ok()
 }
 
 /// The default morph weights of every mesh of `character` (empty for a mesh without targets): what a pose
@@ -191,6 +284,83 @@ mod tests {
         let mut out = vec![f32::NAN; track.width()];
         track.sample_into(t, &mut out);
         out
+    }
+
+    /// A track naming its targets becomes one of its mesh's every target: found by the node's last path element
+    /// (else by a target name), the names it gives scattered into the mesh's order, the others at the mesh's
+    /// defaults, a name the mesh lacks left out; cubic splines keep zero tangents for the targets not named.
+    #[test]
+    fn a_track_naming_its_targets_is_made_one_of_its_meshs_every_target() {
+        use crate::core::mesh::{Mesh, MeshPlacement, MorphSet};
+        let mut character = crate::demo::mannequin::load().character;
+        let face = |node: &str, names: &[&str], defaults: Vec<f32>| Mesh {
+            name: node.into(),
+            placement: MeshPlacement::Skinned { skin: 0 },
+            primitives: Vec::new(),
+            morph: Some(MorphSet {
+                node: node.into(),
+                mesh: format!("{node}Mesh"),
+                target_names: names.iter().map(|n| n.to_string()).collect(),
+                default_weights: defaults,
+            }),
+        };
+        character.meshes = vec![
+            face("Brows", &["Up", "Down"], vec![0.0, 0.0]),
+            face("Face", &["Smile", "Blink", "Frown"], vec![0.1, 0.2, 0.3]),
+        ];
+        let names = |n: &[&str]| n.iter().map(|n| n.to_string()).collect::<Vec<_>>();
+        let linear = MorphTrack::named(
+            "Armature/Face",
+            names(&["Frown", "Wink", "Smile"]),
+            vec![0.0, 1.0],
+            vec![1.0, 9.0, 2.0, 3.0, 9.0, 4.0],
+            Interpolation::Linear,
+        )
+        .unwrap();
+        let by_name = MorphTrack::named(
+            "",
+            names(&["Down"]),
+            vec![0.0],
+            vec![0.5],
+            Interpolation::Step,
+        )
+        .unwrap();
+        let cubic = MorphTrack::named(
+            "Face",
+            names(&["Blink"]),
+            vec![0.0],
+            vec![7.0, 0.6, 8.0],
+            Interpolation::CubicSpline,
+        )
+        .unwrap();
+        // As wide as Brows: still bound to nothing.
+        let unknown = MorphTrack::named(
+            "Tail",
+            names(&["Wag", "Swish"]),
+            vec![0.0],
+            vec![1.0, 1.0],
+            Interpolation::Step,
+        )
+        .unwrap();
+        let resolved = resolve_named(&[linear, by_name, cubic, unknown.clone()], &character);
+        assert_eq!(resolved[0].node, "Face");
+        assert!(resolved[0].targets().is_empty());
+        assert_eq!(resolved[0].values(), [2.0, 0.2, 1.0, 4.0, 0.2, 3.0]);
+        assert_eq!(
+            (resolved[1].node.as_str(), resolved[1].values()),
+            ("Brows", &[0.0, 0.5][..])
+        );
+        assert_eq!(
+            resolved[2].values(),
+            [0.0, 7.0, 0.0, 0.1, 0.6, 0.3, 0.0, 8.0, 0.0]
+        );
+        assert_eq!(resolved[3], unknown, "kept, bound to nothing");
+        let binding = MorphBinding::bind(&resolved, &character);
+        assert_eq!(binding.pairs, [(0, 1), (1, 0), (2, 1)]);
+        assert!(
+            MorphBinding::bind(&[unknown], &character).pairs.is_empty(),
+            "a named track never binds by its width"
+        );
     }
 
     /// glTF 2.0 Appendix C, written from the spec: STEP holds the earlier key, LINEAR is (1 − t)·vk + t·vk+1.

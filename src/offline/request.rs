@@ -333,6 +333,9 @@ impl BakeRequest<'_> {
                 let (clip, note) = apply_one(character, source, self.clip_settings)
                     .map_err(ExportError::Tuning)?;
                 notes.extend(note);
+                // Tracks that name their targets (Unity's blend shapes) are written as their meshes' weights.
+                let resolved = crate::core::morph::resolve_named(&clip.morph_tracks, character);
+                let clip = clip.with_morph_tracks(resolved);
                 let clip_name = clip.name.clone();
                 let named = |e: String| ExportError::Invalid(format!("clip '{clip_name}': {e}"));
                 // The retarget IK goals are keyed into the clip first: the passes and the file see what they do,

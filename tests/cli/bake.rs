@@ -1000,20 +1000,7 @@ fn stream_bakes_carry_morph_weights_to_gltf_and_animclip() {
     let preset = common::surprised_preset(&dir);
     let robot = common::asset("RobotExpressive.glb");
     let (robot, preset) = (robot.to_str().unwrap(), preset.to_str().unwrap());
-    let weights = |pose: &serde_json::Value| -> Vec<(String, Vec<f64>)> {
-        pose["morph_weights"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|m| {
-                let w = m["weights"].as_array().unwrap();
-                (
-                    m["node"].as_str().unwrap().to_string(),
-                    w.iter().map(|x| x.as_f64().unwrap()).collect(),
-                )
-            })
-            .collect()
-    };
+    let weights = common::morph_weights;
     let source = weights(&json_of(&animtune(&[
         "pose", robot, "--preset", preset, "--clip", "Wave", "--time", "0.5", "--json",
     ])));

@@ -1222,3 +1222,94 @@ fn kenneys_humanoid_crouch_clip_crouches_on_its_character_and_on_the_mannequin()
         );
     }
 }
+
+/// The committed `Face.anim` weighs RobotExpressive's head blend shapes (targets Angry, Surprised, Sad) as
+/// Unity's curves do, its 0–100 weights read as glTF's 0–1: Surprised on `RobotArmature/Head_4` eases from 0 to
+/// 100 over the second (a Hermite curve with flat tangents: 100 (3t² − 2t³)); Sad steps to 60 at 0.5 s (infinite
+/// tangents); Angry, on the root's path (no mesh by that name), holds 50 on the first head with that shape; Wink,
+/// which no head has, is left out, and the heads and shapes no curve names keep their defaults (0). Baked to
+/// glTF, the file's `weights` channel (read with the gltf crate) holds the same values.
+#[test]
+fn blend_shape_curves_weigh_the_characters_morph_targets_by_name() {
+    let robot = common::asset("RobotExpressive.glb");
+    let robot = robot.to_str().unwrap();
+    let face = fixture("Anims/Face.anim");
+    let eased = |t: f64| 3.0 * t * t - 2.0 * t * t * t;
+    let want = |t: f64| {
+        let sad = if t < 0.5 { 0.0 } else { 0.6 };
+        [
+            ("Head_2", vec![0.5, 0.0, 0.0]),
+            ("Head_3", vec![0.0, 0.0, 0.0]),
+            ("Head_4", vec![0.0, eased(t), sad]),
+        ]
+    };
+    let close = |what: &str, got: &[f64], want: &[f64]| {
+        assert_eq!(got.len(), want.len(), "{what}");
+        for (g, w) in got.iter().zip(want) {
+            assert!((g - w).abs() < 1e-4, "{what}: {got:?}, want {want:?}");
+        }
+    };
+    for t in [0.3, 0.45, 0.7] {
+        let pose = common::json_of(&animtune(&[
+            "pose",
+            robot,
+            "--clip-file",
+            &face,
+            "--time",
+            &format!("{t}"),
+            "--json",
+        ]));
+        let got: std::collections::BTreeMap<_, _> =
+            common::morph_weights(&pose).into_iter().collect();
+        for (node, w) in want(t) {
+            close(&format!("{node} at {t} s"), &got[node], &w);
+        }
+    }
+    let out = common::temp_dir("unity-face-bake").join("face.glb");
+    common::assert_success(&animtune(&[
+        "bake",
+        robot,
+        "--clip-file",
+        &face,
+        "--format",
+        "gltf",
+        "-o",
+        out.to_str().unwrap(),
+    ]));
+    let (doc, buffers, _) = gltf::import(&out).unwrap();
+    let anim = doc.animations().next().expect("an animation");
+    let mut heads = 0;
+    for ch in anim.channels() {
+        if ch.target().property() != gltf::animation::Property::MorphTargetWeights {
+            continue;
+        }
+        let node = ch.target().node().name().unwrap_or_default().to_string();
+        let reader = ch.reader(|b| Some(&buffers[b.index()].0));
+        let times: Vec<f32> = reader.read_inputs().unwrap().collect();
+        let Some(gltf::animation::util::ReadOutputs::MorphTargetWeights(w)) = reader.read_outputs()
+        else {
+            panic!("{node}: weights")
+        };
+        let weights: Vec<f32> = w.into_f32().collect();
+        assert_eq!(
+            ch.sampler().interpolation(),
+            gltf::animation::Interpolation::Linear
+        );
+        for t in [0.3_f32, 0.45, 0.7] {
+            let Some((_, w)) = want(f64::from(t)).into_iter().find(|(n, _)| *n == node) else {
+                panic!("a channel on {node}, which no curve names")
+            };
+            let k = times.partition_point(|&x| x <= t).clamp(1, times.len() - 1);
+            let u = (t - times[k - 1]) / (times[k] - times[k - 1]);
+            let at: Vec<f64> = (0..3)
+                .map(|i| {
+                    let (a, b) = (weights[(k - 1) * 3 + i], weights[k * 3 + i]);
+                    f64::from(a + (b - a) * u.clamp(0.0, 1.0))
+                })
+                .collect();
+            close(&format!("{node} at {t} s in the glTF"), &at, &w);
+        }
+        heads += 1;
+    }
+    assert!(heads >= 2, "the animated heads have weights channels");
+}

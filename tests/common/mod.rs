@@ -49,6 +49,22 @@ pub fn json_of(out: &Output) -> serde_json::Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
+/// The weights of each morphed node of a `pose --json` output (`morph_weights`), by node name, in its order.
+pub fn morph_weights(pose: &serde_json::Value) -> Vec<(String, Vec<f64>)> {
+    pose["morph_weights"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            let w = m["weights"].as_array().unwrap();
+            (
+                m["node"].as_str().unwrap().to_string(),
+                w.iter().map(|x| x.as_f64().unwrap()).collect(),
+            )
+        })
+        .collect()
+}
+
 /// The joint of a `pose --json` output whose `field` ("name" or "human_bone") is `value`.
 pub fn pose_joint<'a>(
     pose: &'a serde_json::Value,

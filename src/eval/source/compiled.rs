@@ -130,9 +130,10 @@ impl CompiledClip {
             root_travel(&character.skeleton, &clips[index], &binding, r)
         });
         let clip = &clips[index];
+        let tracks = crate::core::morph::resolve_named(&clip.morph_tracks, character);
         let morph = ClipMorph {
-            binding: MorphBinding::bind(&clip.morph_tracks, character),
-            tracks: clip.morph_tracks.clone(),
+            binding: MorphBinding::bind(&tracks, character),
+            tracks,
             expressions: clip
                 .expression_tracks
                 .iter()

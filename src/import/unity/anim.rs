@@ -42,6 +42,17 @@ pub struct TransformCurve {
     pub components: Vec<Curve>,
 }
 
+/// The class ID of the SkinnedMeshRenderer, whose `blendShape.<name>` float curves weigh its blend shapes.
+pub const SKINNED_MESH_RENDERER: i64 = 137;
+
+/// The blend shape a float curve weighs (`blendShape.<name>` on a SkinnedMeshRenderer), if it is one.
+pub fn blend_shape(f: &FloatCurve) -> Option<&str> {
+    (f.class_id == SKINNED_MESH_RENDERER)
+        .then(|| f.attribute.strip_prefix("blendShape."))
+        .flatten()
+        .filter(|name| !name.is_empty())
+}
+
 /// One float curve (`m_FloatCurves`): an attribute of a component on the object at `path`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FloatCurve {
@@ -292,10 +303,13 @@ fn clip(fields: &Node, path: &Path, keys: &mut usize) -> Result<UnityClip, Unity
             ));
         }
     }
-    let others = floats.iter().filter(|f| !(humanoid && animator(f))).count();
+    let others = floats
+        .iter()
+        .filter(|f| !(humanoid && animator(f)) && blend_shape(f).is_none())
+        .count();
     if others > 0 {
         unsupported.push(format!(
-            "{others} float curve(s) (blend shapes, properties) are not played yet"
+            "{others} float curve(s) of properties (other than Transform and blend shapes) are not played"
         ));
     }
     if !partial.is_empty() {
@@ -484,6 +498,25 @@ AnimationClip:
     path: Body
     classID: 137
     script: {fileID: 0}
+  - curve:
+      serializedVersion: 2
+      m_Curve:
+      - serializedVersion: 3
+        time: 0
+        value: 1
+        inSlope: 0
+        outSlope: 0
+        tangentMode: 136
+        weightedMode: 0
+        inWeight: 0
+        outWeight: 0
+      m_PreInfinity: 2
+      m_PostInfinity: 2
+      m_RotationOrder: 4
+    attribute: material._Color.r
+    path: Body
+    classID: 137
+    script: {fileID: 0}
   m_PPtrCurves:
   - curve: []
     attribute: m_Sprite
@@ -532,7 +565,11 @@ AnimationClip:
         assert_eq!(c.unsupported.len(), 3, "{:?}", c.unsupported);
         assert!(c.unsupported[0].contains("Mirror setting"));
         assert!(c.unsupported[1].contains("object-reference"));
-        assert!(c.unsupported[2].contains("1 float curve"));
+        assert!(
+            c.unsupported[2].contains("1 float curve(s) of properties"),
+            "the blend shape plays, the material colour does not: {:?}",
+            c.unsupported
+        );
         assert_eq!(c.duration(), 0.5);
     }
 

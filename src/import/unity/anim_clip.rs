@@ -5,12 +5,16 @@
 //! stepped key so that a step stays a step; between samples the clip plays linearly (rotations by slerp), within
 //! [`SAMPLING_TOLERANCE`] of Unity's curves on the clips measured (`tests`). Values cross from Unity's
 //! left-handed axes (positions' X negated, rotations (x, −y, −z, w)); Euler curves are composed in their rotation
-//! order first. The clip's Loop Time becomes the clip's looping; its start and stop crop it.
+//! order first. The clip's Loop Time becomes the clip's looping; its start and stop crop it. Blend-shape curves
+//! (`blendShape.<name>` on a SkinnedMeshRenderer) become one morph track per renderer path naming its targets,
+//! Unity's weights (0–100) made glTF's (0–1), sampled the same way; they bind to the character's mesh of that
+//! name when the clip plays.
 
 use glam::{Quat, Vec3};
 
-use super::anim::{TransformChannel, UnityClip};
+use super::anim::{TransformChannel, UnityClip, blend_shape};
 use super::curve::Curve;
+use crate::core::morph::MorphTrack;
 use crate::core::unity_axes::{mirror_position, mirror_rotation};
 use crate::core::{Clip, Interpolation, Keys, Track, TrackTarget, Transform};
 
@@ -29,9 +33,10 @@ pub fn to_clip(u: &UnityClip) -> Result<Clip, String> {
     if u.humanoid {
         return super::muscle_clip::to_clip(u);
     }
-    if u.transforms.is_empty() {
+    if u.transforms.is_empty() && !u.floats.iter().any(|f| blend_shape(f).is_some()) {
         return Err(format!(
-            "clip '{}' has no transform curves (only {} float curve(s), which are not played yet)",
+            "clip '{}' has no transform or blend-shape curves (only {} float curve(s) of properties, which are \
+             not played)",
             u.name,
             u.floats.len()
         ));
@@ -137,9 +142,64 @@ pub fn to_clip(u: &UnityClip) -> Result<Clip, String> {
             scale,
         });
     }
-    let mut clip = Clip::new(u.name.clone(), tracks);
+    let morph = blend_shape_tracks(u, start, stop, samples)?;
+    let mut clip = Clip::new(u.name.clone(), tracks).with_morph_tracks(morph);
     clip.duration = (stop - start) as f32;
     with_settings(u, clip)
+}
+
+/// The clip's blend-shape curves as one morph track per renderer path, naming its targets (the first curve of a
+/// name counts), each curve sampled as the transform curves are and divided by 100; `samples` is what the
+/// clip's other tracks took, bounded with these by [`MAX_SAMPLES`].
+fn blend_shape_tracks(
+    u: &UnityClip,
+    start: f64,
+    stop: f64,
+    mut samples: usize,
+) -> Result<Vec<MorphTrack>, String> {
+    let shapes: Vec<(&str, &str, &Curve)> = u
+        .floats
+        .iter()
+        .filter_map(|f| Some((f.path.as_str(), blend_shape(f)?, &f.curve)))
+        .collect();
+    let mut paths: Vec<&str> = shapes.iter().map(|s| s.0).collect();
+    paths.sort_unstable();
+    paths.dedup();
+    let too_many = || {
+        format!(
+            "clip '{}' would take more than {MAX_SAMPLES} samples",
+            u.name
+        )
+    };
+    let mut tracks = Vec::with_capacity(paths.len());
+    for path in paths {
+        let mut curves: Vec<(&str, &Curve)> = Vec::new();
+        for &(_, name, curve) in shapes.iter().filter(|s| s.0 == path) {
+            if !curves.iter().any(|c| c.0 == name) {
+                curves.push((name, curve));
+            }
+        }
+        // Bounded before the grid is allocated: its samples and the keys inside it, for every curve.
+        let keys: usize = curves.iter().map(|c| c.1.keys.len()).sum();
+        let grid = ((stop - start) * SAMPLE_RATE).ceil() as usize + 1;
+        let most = grid.saturating_add(2 * keys).saturating_mul(curves.len());
+        if samples.saturating_add(most) > MAX_SAMPLES {
+            return Err(too_many());
+        }
+        let times = sample_times(curves.iter().map(|c| c.1), start, stop);
+        samples = samples.saturating_add(times.len() * curves.len());
+        let values = times
+            .iter()
+            .flat_map(|&t| curves.iter().map(move |c| (c.1.evaluate(t) / 100.0) as f32))
+            .collect();
+        let names = curves.iter().map(|c| c.0.to_string()).collect();
+        let keys = times.iter().map(|t| (t - start) as f32).collect();
+        tracks.push(
+            MorphTrack::named(path, names, keys, values, Interpolation::Linear)
+                .map_err(|e| format!("clip '{}', blend shapes at '{path}': {e}", u.name))?,
+        );
+    }
+    Ok(tracks)
 }
 
 /// The clip with the `.anim`'s settings that change its keys applied as the tool's clip settings do: Loop Time,
