@@ -240,11 +240,12 @@ fn evaluate_every_clip(m: &crate::import::ImportedModel) {
 
 /// Seeds of the Unity target: the committed fixture project's controller, override controller, a generic clip
 /// and a humanoid one.
-const UNITY_SEEDS: [&str; 4] = [
+const UNITY_SEEDS: [&str; 5] = [
     include_str!("../tests/fixtures/unity/Assets/Controllers/Locomotion.controller"),
     include_str!("../tests/fixtures/unity/Assets/Controllers/Fast.overrideController"),
     include_str!("../tests/fixtures/unity/Assets/Anims/Walk.anim"),
     include_str!("../tests/fixtures/unity/Assets/Anims/Wave.anim"),
+    include_str!("../tests/fixtures/unity/Assets/Anims/Face.anim"),
 ];
 
 /// Reads a Unity text asset as every reader would: the YAML, then its controller, override controller, mask and
@@ -539,7 +540,8 @@ pub fn seeds(target: Target) -> Vec<Vec<u8>> {
 }
 
 /// The machine target's seed: the mannequin's idle, walk and run as states with Unity's transition kinds (exit
-/// time, a bool, a float threshold, a trigger from Any State with inertialization), then a script driving them.
+/// time, a bool, a float threshold, a trigger from Any State with inertialization), a masked layer and two synced
+/// layers (one with Timing), then a script driving them.
 fn machine_seed() -> String {
     let preset = r#"{"format": "animtune-preset", "version": 5,
   "state_machine": {
@@ -555,7 +557,15 @@ fn machine_seed() -> String {
        "conditions": [{"parameter": "speed", "mode": "greater", "threshold": 2.0}]},
       {"from": "any", "to": "Idle", "has_exit_time": false, "duration": 0.3, "model": "inertialization",
        "interruption_source": "current_then_next",
-       "conditions": [{"parameter": "jump", "mode": "if"}]}]}}"#;
+       "conditions": [{"parameter": "jump", "mode": "if"}]}],
+    "layers": [
+      {"name": "Arms", "weight": 0.5, "parts": ["left_arm"], "entry": "Rest",
+       "states": [{"name": "Rest", "clip": "Idle"}, {"name": "Swing", "clip": "RunForward"}],
+       "transitions": [{"from": "Rest", "to": "Swing", "duration": 0.1, "has_exit_time": true, "exit_time": 0.5}]},
+      {"name": "Echo", "weight": 0.7, "synced_to": 0, "entry": "Idle",
+       "states": [{"name": "Idle", "clip": "RunForward"}, {"name": "Run", "clip": "Idle"}]},
+      {"name": "Paced", "weight": 0.4, "synced_to": 1, "synced_timing": true, "entry": "Rest",
+       "states": [{"name": "Rest", "clip": "WalkForward"}]}]}}"#;
     let script = r#"[{"time": 0.1, "set": "go", "value": true}, {"time": 0.4, "set": "speed", "value": 3.0},
  {"time": 0.8, "trigger": "jump"}]"#;
     format!("{preset}{SCRIPT_SEPARATOR}{script}")
