@@ -42,6 +42,8 @@ struct Humanoid {
     problems: Vec<String>,
     warnings: Vec<String>,
     facing_corrected: bool,
+    /// Joints whose T-pose is not their rest (a Unity avatar's T-pose), by name.
+    t_pose_joints: Vec<String>,
 }
 
 #[derive(Serialize)]
@@ -128,6 +130,12 @@ pub fn run(args: &InspectArgs) -> Result<()> {
             problems: c.humanoid.problems.clone(),
             warnings: c.humanoid.warnings.clone(),
             facing_corrected: c.facing_corrected,
+            t_pose_joints: c
+                .humanoid
+                .t_pose
+                .keys()
+                .map(|&j| s.name(j).to_string())
+                .collect(),
         },
         twist_joints: c
             .twist_chains()
@@ -208,6 +216,13 @@ fn print_summary(r: &Report) {
     }
     for w in &h.warnings {
         outln!("    warning: {w}");
+    }
+    if !h.t_pose_joints.is_empty() {
+        outln!(
+            "    T-pose (the Unity avatar's) differs from the rest pose at {} joint(s): {}",
+            h.t_pose_joints.len(),
+            h.t_pose_joints.join(", ")
+        );
     }
     for (bone, joint) in &h.bones {
         outln!("    {bone:<24} {joint}");

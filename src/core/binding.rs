@@ -263,6 +263,28 @@ pub fn bind(clip: &Clip, skeleton: &Skeleton, humanoid: Option<&HumanoidMap>) ->
     };
     let facing = facing_alignment(clip, humanoid, &model);
     let placement = humanoid.map_or(HipsPlacement::default(), |h| h.hips_placement);
+    // Retargets go through the character's T-pose, which is its rest pose unless its humanoid says otherwise
+    // (a Unity avatar's); whether a track's rest agrees with the joint's is asked of the rest pose.
+    let t_pose = humanoid.map(|h| &h.t_pose).filter(|t| !t.is_empty());
+    let t_pose_rotation = |j: usize| {
+        t_pose
+            .and_then(|t| t.get(&j))
+            .copied()
+            .unwrap_or(skeleton.rest()[j].rotation)
+    };
+    let t_model_rot = t_pose.map(|_| {
+        let mut posed = Pose::rest(skeleton);
+        for (j, local) in posed.local.iter_mut().enumerate() {
+            local.rotation = t_pose_rotation(j);
+        }
+        posed.world_rotations(skeleton)
+    });
+    let t_parent_rot = |j: usize| match &t_model_rot {
+        Some(rot) => skeleton
+            .parent(j)
+            .map_or(skeleton.root_rotation(), |p| rot[p]),
+        None => parent_rot(j),
+    };
 
     let mut driven = vec![false; skeleton.len()];
     let mut tracks = Vec::with_capacity(clip.tracks.len());
@@ -282,10 +304,9 @@ pub fn bind(clip: &Clip, skeleton: &Skeleton, humanoid: Option<&HumanoidMap>) ->
         // both rigs); translation only for the hips, scaled by their rest heights.
         let retarget = |joint: usize| {
             let wps = facing * t.parent_rest_rotation;
-            let wpd = parent_rot(joint);
+            let wpd = t_parent_rot(joint);
             let pre = wpd.inverse() * wps;
-            let post =
-                t.rest.rotation.inverse() * wps.inverse() * wpd * skeleton.rest()[joint].rotation;
+            let post = t.rest.rotation.inverse() * wps.inverse() * wpd * t_pose_rotation(joint);
             let is_hips = t.human_bone == Some(HumanBone::Hips)
                 || humanoid.and_then(|h| h.joint(HumanBone::Hips)) == Some(joint);
             // Model-space placement: the source's hips position (its parent's rest frame applied to the local

@@ -103,7 +103,18 @@ pub fn load_file_with(path: &Path, limits: &Limits) -> Result<ImportedModel, Imp
         .is_some_and(|e| e.eq_ignore_ascii_case("fbx"))
         || fbx::looks_like_fbx(&bytes);
     if is_fbx {
-        fbx::load_bytes_with(&bytes, &name, Some(&base), path, limits)
+        let mut model = fbx::load_bytes_with(&bytes, &name, Some(&base), path, limits)?;
+        // A model in a Unity project: the avatar configured for it in Unity maps its humanoid.
+        match unity::avatar::read(path) {
+            Ok(Some(avatar)) => unity::avatar::apply(&avatar, &mut model.character),
+            Ok(None) => {}
+            Err(e) => model
+                .character
+                .humanoid
+                .warnings
+                .push(format!("its Unity avatar is not read: {e}")),
+        }
+        Ok(model)
     } else {
         gltf::load_bytes_with(&bytes, &name, Some(&base), path, limits)
     }

@@ -30,6 +30,8 @@ pub enum MappingSource {
     Hierarchy,
     /// A user override on top of one of the above.
     Override,
+    /// The Unity avatar in the model's `.meta` (the mapping the user configured in Unity).
+    UnityAvatar,
     /// Nothing found.
     None,
 }
@@ -43,6 +45,7 @@ impl MappingSource {
             MappingSource::Names => "names",
             MappingSource::Hierarchy => "hierarchy",
             MappingSource::Override => "override",
+            MappingSource::UnityAvatar => "unity avatar",
             MappingSource::None => "none",
         }
     }
@@ -77,6 +80,9 @@ pub struct HumanoidMap {
     pub hips_placement: crate::core::binding::HipsPlacement,
     /// The IK goals clips retargeted onto this character reach for (none by default).
     pub ik_goals: crate::core::ik_goals::IkGoals,
+    /// The character's T-pose where it is not its rest pose: joint → local rotation (a Unity avatar's
+    /// configured T-pose). Clips retargeted by human bone go through it; empty: the rest pose is the T-pose.
+    pub t_pose: BTreeMap<usize, glam::Quat>,
 }
 
 /// Twist joints found between a humanoid parent bone and its child.
@@ -101,6 +107,7 @@ impl HumanoidMap {
             warnings: Vec::new(),
             hips_placement: Default::default(),
             ik_goals: Default::default(),
+            t_pose: BTreeMap::new(),
         };
         m.missing_required = HumanBone::required().collect();
         m
@@ -182,6 +189,11 @@ impl HumanoidMap {
         for j in out.bones.values_mut() {
             *j = new_index(*j);
         }
+        out.t_pose = self
+            .t_pose
+            .iter()
+            .map(|(&j, &q)| (new_index(j), q))
+            .collect();
         out
     }
 

@@ -1,11 +1,13 @@
 //! A Unity project's own animation assets in Unity's text serialization: controllers, override controllers,
 //! avatar masks, blend trees and `.anim` clips. [`yaml`] reads the files, [`controller`], [`mask`] and [`anim`]
 //! read the objects into Unity's model, [`curve`] evaluates AnimationCurves as Unity does. [`describe`] is what
-//! `inspect` prints: what a file holds, and what the tool does not preview, one line each. Generic `.anim` clips
-//! play ([`anim_clip`], through [`load_clips`]); controllers, override controllers and masks are read only so far.
+//! `inspect` prints: what a file holds, and what the tool does not preview, one line each. `.anim` clips play
+//! ([`anim_clip`], [`muscle_clip`], through [`load_clips`]); controllers and override controllers play as state
+//! machines ([`to_machine`]); a model's avatar in its `.meta` maps its humanoid ([`avatar`]).
 
 pub mod anim;
 pub mod anim_clip;
+pub mod avatar;
 pub mod body_centre;
 pub mod controller;
 pub mod curve;
