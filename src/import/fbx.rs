@@ -15,7 +15,9 @@ use std::path::Path;
 use glam::{Mat4, Quat, Vec3};
 
 use super::{ImportError, ImportedModel, Limits};
-use crate::core::mesh::{Material, Mesh, MeshPlacement, Primitive, Skin, Texture};
+use crate::core::mesh::{
+    Material, Mesh, MeshPlacement, MorphSet, MorphTarget, Primitive, Skin, Texture,
+};
 use crate::core::{
     Character, Clip, HumanoidMap, Interpolation, JointDef, Keys, Pose, Skeleton, Track, Transform,
     Wrap,
@@ -416,6 +418,7 @@ fn read_meshes(
     let mut material_index: HashMap<u32, usize> = HashMap::new();
     let mut skins = Vec::new();
     let mut meshes = Vec::new();
+    let mut morph_budget = MAX_MORPH_DISPLACEMENTS;
     for node in scene.nodes.iter() {
         let Some(mesh) = node.mesh.as_ref() else {
             continue;
@@ -507,8 +510,9 @@ fn read_meshes(
                 })
                 .collect()
         };
+        let mut sources = Vec::new();
         for (material, faces) in parts {
-            let primitive = read_primitive(
+            let (primitive, source) = read_primitive(
                 mesh,
                 skin_deformer.map(|s| s.as_ref()),
                 &cluster_slot,
@@ -519,27 +523,45 @@ fn read_meshes(
                     material,
                     ..primitive
                 });
+                sources.push(source);
             }
         }
+        let mesh_name = mesh.element.name.to_string();
+        let mesh_name = if mesh_name.is_empty() {
+            name.clone()
+        } else {
+            mesh_name
+        };
+        let morph = read_blend_shapes(
+            mesh,
+            &name,
+            &mesh_name,
+            &mut primitives,
+            &sources,
+            &mut morph_budget,
+            notes,
+        );
         meshes.push(Mesh {
             name,
             placement,
             primitives,
-            morph: None,
+            morph,
         });
     }
     Ok((skins, meshes))
 }
 
 /// One primitive from a list of faces: triangulated, corners with the same position, normal and UV merged,
-/// the four largest skin weights per vertex (normalised).
+/// the four largest skin weights per vertex (normalised); with, per vertex, the mesh's vertex it comes from
+/// (what blend shapes displace).
 fn read_primitive(
     mesh: &ufbx::Mesh,
     skin: Option<&ufbx::SkinDeformer>,
     cluster_slot: &[Option<u16>],
     faces: &[u32],
-) -> Result<Primitive, String> {
+) -> Result<(Primitive, Vec<u32>), String> {
     let mut p = Primitive::default();
+    let mut source = Vec::new();
     let has_uv = mesh.vertex_uv.exists;
     let has_normal = mesh.vertex_normal.exists;
     if has_uv {
@@ -578,6 +600,7 @@ fn read_primitive(
             let v = *merged.entry(key).or_insert(next);
             if v == next {
                 p.positions.push(vec3(mesh.vertex_position[ix]).to_array());
+                source.push(mesh.vertex_indices[ix]);
                 let n = if has_normal {
                     vec3(mesh.vertex_normal[ix]).normalize_or(Vec3::Y)
                 } else {
@@ -604,7 +627,84 @@ fn read_primitive(
     if !has_normal && !p.indices.is_empty() {
         p.normals = super::gltf::generate_normals(&p.positions, &p.indices);
     }
-    Ok(p)
+    Ok((p, source))
+}
+
+/// Most blend-shape displacements (targets × vertices over a file's meshes) read: 64 M.
+pub const MAX_MORPH_DISPLACEMENTS: usize = 1 << 26;
+
+/// The mesh's blend shapes (every channel of its blend deformers, at its full-weight shape) as morph targets
+/// of `primitives` (`sources`: per primitive, each vertex's mesh vertex), named by channel, their default
+/// weights the channels' (Deform Percent / 100); None when it has none. `budget` is the displacements left to
+/// read; a mesh over it keeps no targets, with a note.
+fn read_blend_shapes(
+    mesh: &ufbx::Mesh,
+    node: &str,
+    name: &str,
+    primitives: &mut [Primitive],
+    sources: &[Vec<u32>],
+    budget: &mut usize,
+    notes: &mut Vec<String>,
+) -> Option<MorphSet> {
+    let channels: Vec<&ufbx::BlendChannel> = mesh
+        .blend_deformers
+        .iter()
+        .flat_map(|d| d.channels.iter().map(|c| c.as_ref()))
+        .filter(|c| c.target_shape.is_some())
+        .collect();
+    if channels.is_empty() {
+        return None;
+    }
+    let vertices: usize = sources.iter().map(Vec::len).sum();
+    let wanted = vertices.saturating_mul(channels.len());
+    if wanted > *budget {
+        notes.push(format!(
+            "mesh '{name}': {} blend shapes over {vertices} vertices, over the {MAX_MORPH_DISPLACEMENTS} \
+             displacements read; they are left out",
+            channels.len()
+        ));
+        return None;
+    }
+    *budget -= wanted;
+    let mut offsets = vec![Vec3::ZERO; mesh.num_vertices];
+    for channel in &channels {
+        offsets.fill(Vec3::ZERO);
+        if let Some(shape) = &channel.target_shape {
+            for (&v, &d) in shape
+                .offset_vertices
+                .iter()
+                .zip(shape.position_offsets.iter())
+            {
+                if let Some(slot) = offsets.get_mut(v as usize) {
+                    *slot = vec3(d);
+                }
+            }
+        }
+        for (p, source) in primitives.iter_mut().zip(sources) {
+            p.targets.push(MorphTarget {
+                positions: source
+                    .iter()
+                    .map(|&v| {
+                        offsets
+                            .get(v as usize)
+                            .copied()
+                            .unwrap_or(Vec3::ZERO)
+                            .to_array()
+                    })
+                    .collect(),
+                normals: None,
+            });
+        }
+    }
+    Some(MorphSet {
+        node: node.to_string(),
+        mesh: name.to_string(),
+        target_names: channels
+            .iter()
+            .map(|c| c.element.name.to_string())
+            .collect(),
+        default_weights: channels.iter().map(|c| c.weight as f32).collect(),
+    })
 }
 
 /// The four largest weights of a skinned vertex, normalised (a vertex without weights follows skin joint 0).
@@ -888,6 +988,104 @@ mod tests {
         assert!(looks_like_fbx(b"; FBX 7.4.0 project file\n"));
         assert!(!looks_like_fbx(b"glTF\x02\0\0\0"));
         assert!(!looks_like_fbx(b""));
+    }
+
+    /// A text FBX in centimetres (`tiny.fbx`'s skinned quad) with a blend deformer of two channels, written from
+    /// the FBX layout: Smile lifts the top two vertices by 50 cm at full weight (Deform Percent 25), Blink moves
+    /// the first vertex 20 cm along X (0). They become the mesh's morph targets by channel name, with the
+    /// channels' weights as defaults, and each vertex's displacement is its shape offset in metres.
+    #[test]
+    fn blend_shapes_become_morph_targets_named_by_channel() {
+        let text = include_str!("tiny.fbx")
+            .replace(
+                r#"P: "UnitScaleFactor", "double", "Number", "",100"#,
+                r#"P: "UnitScaleFactor", "double", "Number", "",1"#,
+            )
+            .replace(
+                "\tModel: 2000,",
+                r#"	Geometry: 1100, "Geometry::Smile", "Shape" {
+		Version: 100
+		Indexes: *2 {
+			a: 2,3
+		}
+		Vertices: *6 {
+			a: 0,50,0,0,50,0
+		}
+	}
+	Geometry: 1101, "Geometry::Blink", "Shape" {
+		Version: 100
+		Indexes: *1 {
+			a: 0
+		}
+		Vertices: *3 {
+			a: 20,0,0
+		}
+	}
+	Deformer: 4100, "Deformer::Face", "BlendShape" {
+		Version: 100
+	}
+	Deformer: 4101, "SubDeformer::Smile", "BlendShapeChannel" {
+		Version: 100
+		DeformPercent: 25
+		FullWeights: *1 {
+			a: 100
+		}
+	}
+	Deformer: 4102, "SubDeformer::Blink", "BlendShapeChannel" {
+		Version: 100
+		DeformPercent: 0
+		FullWeights: *1 {
+			a: 100
+		}
+	}
+	Model: 2000,"#,
+            )
+            .replace(
+                "Connections:  {\n",
+                "Connections:  {\n\tC: \"OO\",4100,1000\n\tC: \"OO\",4101,4100\n\tC: \"OO\",4102,4100\n\tC: \"OO\",1100,4101\n\tC: \"OO\",1101,4102\n",
+            );
+        assert!(text.contains("SubDeformer::Blink") && text.contains(r#""OO",1101,4102"#));
+        let model = load_bytes_with(
+            text.as_bytes(),
+            "shapes",
+            None,
+            Path::new("shapes.fbx"),
+            &Limits::default(),
+        )
+        .unwrap();
+        let mesh = &model.character.meshes[0];
+        let set = mesh.morph.as_ref().expect("its blend shapes");
+        assert_eq!(set.target_names, ["Smile", "Blink"]);
+        assert_eq!(set.default_weights, [0.25, 0.0]);
+        // The file's vertices in metres, to find each imported vertex's own.
+        let file = [[-0.1, 0.0], [0.1, 0.0], [-0.1, 1.0], [0.1, 1.0]]
+            .map(|[x, y]| Vec3::new(x, y, 0.0) * 0.01);
+        let mut seen = 0;
+        for p in &mesh.primitives {
+            assert_eq!(p.targets.len(), 2);
+            for (v, position) in p.positions.iter().enumerate() {
+                let at = file
+                    .iter()
+                    .position(|f| f.distance(Vec3::from(*position)) < 1e-6)
+                    .expect("a vertex of the file");
+                let smile = if at >= 2 {
+                    Vec3::new(0.0, 0.5, 0.0)
+                } else {
+                    Vec3::ZERO
+                };
+                let blink = if at == 0 {
+                    Vec3::new(0.2, 0.0, 0.0)
+                } else {
+                    Vec3::ZERO
+                };
+                for (target, want) in p.targets.iter().zip([smile, blink]) {
+                    let got = Vec3::from(target.positions[v]);
+                    assert!(got.distance(want) < 1e-6, "vertex {at}: {got} want {want}");
+                }
+                seen += 1;
+            }
+        }
+        assert_eq!(seen, 4);
     }
 
     #[test]
