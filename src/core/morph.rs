@@ -262,6 +262,24 @@ fn resolved(track: &MorphTrack, character: &Character) -> Option<MorphTrack> {
     .ok()
 }
 
+/// How many of a clip's face tracks find something of `character` to drive: morph-weight tracks a mesh (named
+/// targets resolved first), expression tracks an expression of that name.
+pub fn face_tracks_bound(clip: &crate::core::Clip, character: &Character) -> usize {
+    let morph = resolve_named(&clip.morph_tracks, character);
+    let mut bound: Vec<usize> = MorphBinding::bind(&morph, character)
+        .pairs
+        .iter()
+        .map(|&(t, _)| t)
+        .collect();
+    bound.dedup();
+    let expressions = clip
+        .expression_tracks
+        .iter()
+        .filter(|t| character.expressions.iter().any(|e| e.name == t.node))
+        .count();
+    bound.len() + expressions
+}
+
 /// The default morph weights of every mesh of `character` (empty for a mesh without targets): what a pose
 /// shows where no clip animates them.
 pub fn default_weights(character: &Character) -> Vec<Vec<f32>> {

@@ -166,8 +166,8 @@ impl EditorState {
 
     /// Adds every clip of a file (a model, .vrma, .animclip or Unity layout) to the character's clip list, each
     /// bound by path, then joint name, then humanoid bone; plays the first (with `play_first`, or when neither a
-    /// clip nor a blend space plays). Clips none of whose tracks find a joint are left out; the file's binding report goes to the
-    /// clip list and the status bar.
+    /// clip nor a blend space plays). Clips none of whose tracks find a joint, a mesh's morph targets or an
+    /// expression are left out; the file's binding report goes to the clip list and the status bar.
     fn add_clips(&mut self, path: &Path, play_first: bool) -> anyhow::Result<()> {
         let clips = crate::import::load_clips(path)?;
         let c = &self.doc.model.character;
@@ -181,11 +181,14 @@ impl EditorState {
             unbound: 0,
         };
         let mut usable = Vec::new();
+        let mut faces = 0;
         for clip in clips {
             let binding = clip.bind(&c.skeleton, Some(&c.humanoid));
-            if binding.tracks.iter().flatten().next().is_none() {
+            let face = crate::core::morph::face_tracks_bound(&clip, c);
+            if binding.tracks.iter().flatten().next().is_none() && face == 0 {
                 continue;
             }
+            faces += face;
             for b in binding.tracks.iter().flatten() {
                 match b.method {
                     BindMethod::Path => source.by_path += 1,
@@ -202,7 +205,7 @@ impl EditorState {
         }
         if usable.is_empty() {
             anyhow::bail!(
-                "{}: no track of its clips found a joint of {}",
+                "{}: no track of its clips found a joint, a morph target or an expression of {}",
                 path.display(),
                 self.doc.name
             );
@@ -211,14 +214,18 @@ impl EditorState {
         self.append_clips(usable);
         let text = format!(
             "Added {} clip(s) from {}: tracks bound by path {}, by name {}, by humanoid bone {} ({} retargeted \
-             between rest poses); {} found no joint",
+             between rest poses); {} found no joint{}",
             source.clips.len(),
             path.display(),
             source.by_path,
             source.by_name,
             source.by_human_bone,
             source.by_human_bone + source.retargeted,
-            source.unbound
+            source.unbound,
+            match faces {
+                0 => String::new(),
+                n => format!("; {n} face track(s) drive morph targets or expressions"),
+            }
         );
         // Tracks bound by humanoid bone to a character that is not a whole humanoid (a quadruped whose hips and
         // head were recognised) play, but not as they were meant to: said in red, not accepted silently.

@@ -194,6 +194,36 @@ fn the_blend_cycle_follows_the_weights_without_jumping_phase() {
     assert!((t - 0.35).abs() < 1e-5, "{t}");
 }
 
+/// A clip of blend shapes alone (a Unity `.anim` weighing RobotExpressive's heads) joins the clip list and
+/// plays its weights: it binds no joint, but its morph tracks find the meshes.
+#[test]
+fn a_clip_of_face_tracks_alone_joins_the_clip_list() {
+    let mut s = EditorState::new();
+    frame(
+        &mut s,
+        [Command::Open(crate::test_support::asset(
+            "RobotExpressive.glb",
+        ))],
+    );
+    let face = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/unity/Assets/Anims/Face.anim");
+    frame(&mut s, [Command::AddClips(face)]);
+    assert!(!s.status().is_error, "{}", s.status().text);
+    assert!(
+        s.status().text.contains("face track(s)"),
+        "{}",
+        s.status().text
+    );
+    assert!(s.doc().clips.iter().any(|c| c.name == "Face"));
+    // Nothing of a face on the mannequin: refused, named.
+    let mut m = EditorState::new();
+    let face = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/unity/Assets/Anims/Face.anim");
+    frame(&mut m, [Command::AddClips(face)]);
+    assert!(m.status().is_error);
+    assert!(m.status().text.contains("Face.anim"), "{}", m.status().text);
+}
+
 #[test]
 fn unreadable_files_go_to_the_status_bar() {
     let mut s = EditorState::new();
