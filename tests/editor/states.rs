@@ -1090,6 +1090,39 @@ fn a_unity_controllers_upper_layers_open_with_it() {
     assert!(h.state().editor().machine().is_none());
 }
 
+/// A Unity controller's sub-machine (Locomotion's Fast, holding Move) is a frame in the graph; a click on its
+/// name folds it into one node, as Unity draws a sub-machine, and the node's context menu opens it again. The
+/// machine itself does not change.
+#[test]
+fn a_sub_machines_frame_folds_into_one_node_and_opens_again() {
+    let mut h = harness();
+    h.run_steps(2);
+    let controller = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/unity/Assets/Controllers/Locomotion.controller");
+    send(&mut h, Command::Open(controller));
+    open_graph(&mut h);
+    h.get_by_label("Frame all").click();
+    h.run_steps(2);
+    let before = opened_machine(&h);
+    let zoom = h.state().states_panel().zoom();
+    // The frame's name sits above its states: 10 points of padding and 18 of title, scaled by the zoom.
+    let moving = state_box(&h, "Move");
+    let title = moving.min + egui::vec2(-10.0 * zoom + 6.0, -28.0 * zoom + 4.0);
+    left_click(&mut h, title);
+    assert!(
+        h.state().states_panel().folded.contains("Fast"),
+        "a click on the frame's name folds it"
+    );
+    // The folded node stands where Move stood; a click on it selects nothing (not the arrows from its centre),
+    // and its menu opens it again.
+    left_click(&mut h, moving.center());
+    assert_eq!(h.state().states_panel().selected, None);
+    right_click(&mut h, moving.center());
+    click_last(&mut h, Role::Button, "Open sub-machine");
+    assert!(h.state().states_panel().folded.is_empty());
+    assert_eq!(opened_machine(&h), before, "folding is a view, not an edit");
+}
+
 /// The machine a controller just opened as.
 fn opened_machine(h: &Harness<'static, AnimtuneApp>) -> animtune::graph::StateMachine {
     h.state()

@@ -1,7 +1,9 @@
 //! The state machine's graph view, drawn with egui's painter as Unity's Animator window draws it: states as
 //! boxes, Entry, Any State and Exit beside them, transitions as arrows with their head halfway. Drag a state to
 //! move it, drag from a state's dot onto another to connect them, drag the empty canvas to pan; right-click for
-//! Create State, Make Transition, Set as Entry, Rename and Delete; Delete removes the selection.
+//! Create State, Make Transition, Set as Entry, Rename and Delete; Delete removes the selection. Each sub-state
+//! machine is a frame around its states; a click on its name folds it into one node (as Unity draws a
+//! sub-machine), which takes the arrows to and from its states, and a double-click on the node opens it again.
 //!
 //! A state machine's graph is states joined by arrows, not a data flow of typed pins, so the node-graph crates
 //! for egui (whose nodes are pins and wires) do not fit it; the painter does.
@@ -38,6 +40,8 @@ pub enum Node {
     Any,
     /// Leaving the machine (back to its entry).
     Exit,
+    /// A folded sub-state machine, by its index among the layout's folded ones.
+    Group(usize),
 }
 
 /// What a drag on the canvas does.
@@ -71,13 +75,11 @@ pub fn state_rect(m: &StateMachine, i: usize, canvas: Rect, pan: Vec2, zoom: f32
 
 /// Where `node`'s box lies on the screen (see [`state_rect`]).
 pub fn node_rect(m: &StateMachine, node: Node, canvas: Rect, pan: Vec2, zoom: f32) -> Rect {
-    Layout {
-        m,
-        origin: canvas.min.to_vec2() + MARGIN + pan,
-        zoom,
-    }
-    .rect(node)
+    Layout::new(m, canvas.min.to_vec2() + MARGIN + pan, zoom, &Folded::new()).rect(node)
 }
+
+/// The sub-state machines folded into one node each, by path ("Fast", "Fast/Turns").
+pub type Folded = std::collections::BTreeSet<String>;
 
 /// A state's corner in graph units: where it was placed, else a grid by index.
 pub fn state_position(m: &StateMachine, i: usize) -> Pos2 {
@@ -107,15 +109,82 @@ struct Layout<'a> {
     origin: Vec2,
     /// Screen points per graph unit.
     zoom: f32,
+    /// The folded sub-machines that hold states (an outer one only, where both an outer and an inner one are
+    /// folded), and per state the one it is hidden in.
+    folded: Vec<&'a str>,
+    hidden: Vec<Option<usize>>,
+}
+
+/// Whether a state in sub-machine `group` sits in `folded` (it, or a sub-machine of it).
+fn within(group: &str, folded: &str) -> bool {
+    group == folded
+        || group
+            .strip_prefix(folded)
+            .is_some_and(|rest| rest.starts_with('/'))
 }
 
 impl<'a> Layout<'a> {
+    fn new(m: &'a StateMachine, origin: Vec2, zoom: f32, folded: &'a Folded) -> Self {
+        let groups = || m.states.iter().filter_map(|s| s.group.as_deref());
+        let mut shown: Vec<&'a str> = folded
+            .iter()
+            .map(String::as_str)
+            .filter(|f| groups().any(|g| within(g, f)))
+            .collect();
+        let outer: Vec<&'a str> = shown.clone();
+        shown.retain(|f| !outer.iter().any(|o| o != f && within(f, o)));
+        let hidden = m
+            .states
+            .iter()
+            .map(|s| {
+                let g = s.group.as_deref()?;
+                shown.iter().position(|f| within(g, f))
+            })
+            .collect();
+        Layout {
+            m,
+            origin,
+            zoom,
+            folded: shown,
+            hidden,
+        }
+    }
+
+    /// What a node is drawn as: a state hidden in a folded sub-machine is drawn as that sub-machine.
+    fn shown(&self, node: Node) -> Node {
+        match node {
+            Node::State(i) => self
+                .hidden
+                .get(i)
+                .copied()
+                .flatten()
+                .map_or(node, Node::Group),
+            other => other,
+        }
+    }
+
     fn rect(&self, node: Node) -> Rect {
-        let corner = match node {
+        let corner = match self.shown(node) {
             Node::State(i) => state_position(self.m, i),
+            // A folded sub-machine stands where its top-left state stood.
+            Node::Group(k) => (0..self.m.states.len())
+                .filter(|&i| self.hidden[i] == Some(k))
+                .map(|i| state_position(self.m, i))
+                .fold(pos2(f32::INFINITY, f32::INFINITY), |a, b| a.min(b)),
             other => fixed_position(other),
         };
         Rect::from_min_size(corner * self.zoom + self.origin, NODE * self.zoom)
+    }
+
+    /// A folded sub-machine's name (its path's last part) and how many states it hides.
+    fn group_label(&self, k: usize) -> String {
+        let path = self.folded.get(k).copied().unwrap_or("");
+        let states = self.hidden.iter().filter(|&&h| h == Some(k)).count();
+        format!(
+            "{} » {states} state{}",
+            path.rsplit('/').next().unwrap_or(path),
+            if states == 1 { "" } else { "s" }
+        )
     }
 
     /// A screen point in graph units.
@@ -126,7 +195,12 @@ impl<'a> Layout<'a> {
     fn nodes(&self) -> impl Iterator<Item = Node> + '_ {
         [Node::Entry, Node::Any, Node::Exit]
             .into_iter()
-            .chain((0..self.m.states.len()).map(Node::State))
+            .chain((0..self.folded.len()).map(Node::Group))
+            .chain(
+                (0..self.m.states.len())
+                    .filter(|&i| self.hidden[i].is_none())
+                    .map(Node::State),
+            )
     }
 
     /// The topmost node under `pos` (states drawn last are on top).
@@ -142,7 +216,7 @@ impl<'a> Layout<'a> {
     fn group_frames(&self) -> Vec<(&'a str, Rect)> {
         let mut out: Vec<(&'a str, Rect)> = Vec::new();
         for (i, s) in self.m.states.iter().enumerate() {
-            let Some(group) = s.group.as_deref() else {
+            let Some(group) = s.group.as_deref().filter(|_| self.hidden[i].is_none()) else {
                 continue;
             };
             let r = self.rect(Node::State(i));
@@ -161,6 +235,17 @@ impl<'a> Layout<'a> {
         out
     }
 
+    /// The sub-machine whose frame's name is under `pos` (where a click folds it).
+    fn frame_title_at(&self, pos: Pos2) -> Option<&'a str> {
+        let label = 18.0 * self.zoom;
+        self.group_frames()
+            .into_iter()
+            .find(|(_, frame)| {
+                Rect::from_min_max(frame.min, pos2(frame.max.x, frame.min.y + label)).contains(pos)
+            })
+            .map(|(name, _)| name)
+    }
+
     /// How the marks drawn on the graph (connect dots, arrowheads) scale at this zoom: with the boxes, within
     /// bounds, so framed small they never hide the states.
     fn mark_scale(&self) -> f32 {
@@ -177,6 +262,7 @@ impl<'a> Layout<'a> {
         matches!(node, Node::State(_) | Node::Any).then(|| self.rect(node).right_center())
     }
 
+    /// The nodes a transition is drawn between (a folded sub-machine for a state hidden in it).
     fn transition_ends(&self, i: usize) -> Option<(Node, Node)> {
         let t = self.m.transitions.get(i)?;
         let from = if t.from == ANY_STATE {
@@ -189,7 +275,7 @@ impl<'a> Layout<'a> {
         } else {
             Node::State(self.m.state_index(&t.to)?)
         };
-        Some((from, to))
+        Some((self.shown(from), self.shown(to)))
     }
 
     /// An arrow's segment on the screen: between the boxes' centres, moved aside when the opposite arrow
@@ -197,6 +283,10 @@ impl<'a> Layout<'a> {
     fn arrow(&self, i: usize) -> Option<[Pos2; 2]> {
         let (from, to) = self.transition_ends(i)?;
         let (a, b) = (self.rect(from).center(), self.rect(to).center());
+        // Inside a folded sub-machine: not drawn.
+        if from == to && matches!(from, Node::Group(_)) {
+            return None;
+        }
         if from == to {
             let r = self.rect(from);
             return Some([
@@ -343,7 +433,7 @@ impl StatesPanel {
             response,
             "Drag a state to move it; drag from its dot onto another state to connect them; drag the empty \
              canvas to pan, scroll to zoom. Right-click for Create State, Make Transition, Set as Entry, Rename, \
-             Delete.",
+             Delete. Click a sub-machine's name to fold it into one node; double-click the node to open it.",
         );
         let painter = ui.painter_at(rect);
         painter.rect_filled(rect, 2.0, Color32::from_gray(30));
@@ -360,11 +450,14 @@ impl StatesPanel {
                 self.zoom = new;
             }
         }
-        let layout = Layout {
+        // A copy: a click below folds or opens a sub-machine for the next frame.
+        let folded = self.folded.clone();
+        let layout = Layout::new(
             m,
-            origin: rect.min.to_vec2() + MARGIN + self.pan,
-            zoom: self.zoom(),
-        };
+            rect.min.to_vec2() + MARGIN + self.pan,
+            self.zoom(),
+            &folded,
+        );
         let press = ui.input(|i| i.pointer.press_origin());
         if response.drag_started()
             && let Some(pos) = press.or(response.interact_pointer_pos())
@@ -406,18 +499,28 @@ impl StatesPanel {
             }
             self.drag = None;
         }
-        if response.clicked()
+        if response.double_clicked()
+            && let Some(Node::Group(k)) = pointer.and_then(|p| layout.node_at(p))
+        {
+            self.folded.remove(layout.folded[k]);
+        } else if response.clicked()
             && let Some(pos) = pointer
         {
             response.request_focus();
             let node = layout.node_at(pos);
             if let Some(from) = self.connecting.take() {
                 self.connect(m, from, node, out);
+            } else if let (None, None, Some(group)) =
+                (node, layout.arrow_at(pos), layout.frame_title_at(pos))
+            {
+                self.folded.insert(group.to_string());
             } else {
                 self.selected = match (node, layout.arrow_at(pos)) {
                     (Some(Node::State(i)), _) => Some(Selected::State(m.states[i].name.clone())),
                     (Some(Node::Any), _) => Some(Selected::AnyState),
                     (Some(Node::Entry), _) => Some(Selected::Entry),
+                    // A folded sub-machine is not an arrow's end to select through.
+                    (Some(Node::Group(_)), _) => None,
                     (_, Some(t)) => Some(Selected::Transition(t)),
                     _ => None,
                 };
@@ -517,6 +620,22 @@ impl StatesPanel {
             Some(Node::Any) => {
                 if ui.button("Make Transition").clicked() {
                     self.connecting = Some(Node::Any);
+                    ui.close();
+                }
+            }
+            Some(Node::Group(k)) => {
+                if ui
+                    .button("Open sub-machine")
+                    .on_hover_text("Show its states again (a double-click on it does the same)")
+                    .clicked()
+                {
+                    let path = Layout::new(m, Vec2::ZERO, 1.0, &self.folded)
+                        .folded
+                        .get(k)
+                        .map(|p| p.to_string());
+                    if let Some(path) = path {
+                        self.folded.remove(&path);
+                    }
                     ui.close();
                 }
             }
@@ -644,6 +763,7 @@ impl StatesPanel {
         for node in layout.nodes() {
             let r = layout.rect(node);
             let (text, fill) = match node {
+                Node::Group(k) => (layout.group_label(k), Color32::from_rgb(55, 60, 110)),
                 Node::Entry => ("Entry".to_string(), Color32::from_rgb(40, 110, 50)),
                 Node::Any => ("Any State".to_string(), Color32::from_rgb(40, 110, 120)),
                 Node::Exit => ("Exit".to_string(), Color32::from_rgb(130, 40, 40)),
@@ -658,6 +778,17 @@ impl StatesPanel {
                 }
             };
             painter.rect_filled(r, 4.0, fill);
+            // A folded sub-machine whose state plays is outlined as a playing state's bar would show it.
+            if let (Node::Group(k), Some(p)) = (node, player)
+                && layout.hidden.get(p.current()) == Some(&Some(k))
+            {
+                painter.rect_stroke(
+                    r,
+                    4.0,
+                    Stroke::new(2.0, Color32::from_rgb(90, 170, 255)),
+                    egui::StrokeKind::Outside,
+                );
+            }
             let selected = match (node, &self.selected) {
                 (Node::State(i), Some(Selected::State(n))) => m.states[i].name == *n,
                 (Node::Any, Some(Selected::AnyState)) => true,
@@ -767,11 +898,8 @@ mod tests {
         }
         .apply(&mut m)
         .unwrap();
-        let layout = Layout {
-            m: &m,
-            origin: Vec2::ZERO,
-            zoom: 1.0,
-        };
+        let none = Folded::new();
+        let layout = Layout::new(&m, Vec2::ZERO, 1.0, &none);
         let mid = pos2(150.0 + NODE.x / 2.0, NODE.y / 2.0);
         assert_eq!(layout.arrow_at(mid), Some(0));
         assert_eq!(layout.arrow_at(mid + vec2(0.0, 12.0)), None);
@@ -791,11 +919,8 @@ mod tests {
             s.group = group.map(str::to_string);
             m.states.push(s);
         }
-        let layout = Layout {
-            m: &m,
-            origin: Vec2::ZERO,
-            zoom: 1.0,
-        };
+        let none = Folded::new();
+        let layout = Layout::new(&m, Vec2::ZERO, 1.0, &none);
         let frames = layout.group_frames();
         assert_eq!(frames.len(), 1);
         let (name, frame) = frames[0];
@@ -807,14 +932,73 @@ mod tests {
         }
     }
 
+    /// Folded, a sub-machine is one node where its top-left state stood: its states are not drawn, the arrows
+    /// to and from them meet the node, those between them are not drawn, and its frame goes; a sub-machine
+    /// inside a folded one folds with it.
+    #[test]
+    fn a_folded_sub_machine_is_one_node_that_takes_its_states_arrows() {
+        let mut m = StateMachine::default();
+        for (n, x, y, group) in [
+            ("A", 0.0, 0.0, None),
+            ("B", 0.0, 120.0, Some("Sub")),
+            ("C", 160.0, 120.0, Some("Sub/Inner")),
+            ("D", 320.0, 0.0, Some("Other")),
+        ] {
+            let mut s = clip_state(n, n, [x, y]);
+            s.group = group.map(str::to_string);
+            m.states.push(s);
+        }
+        for (from, to) in [("A", "B"), ("B", "C"), ("C", "A")] {
+            MachineEdit::AddTransition {
+                from: from.into(),
+                to: to.into(),
+            }
+            .apply(&mut m)
+            .unwrap();
+        }
+        let folded: Folded = ["Sub".to_string(), "Sub/Inner".to_string()].into();
+        let layout = Layout::new(&m, Vec2::ZERO, 1.0, &folded);
+        assert_eq!(layout.folded, ["Sub"], "the inner one folds with the outer");
+        let nodes: Vec<Node> = layout.nodes().collect();
+        assert!(nodes.contains(&Node::Group(0)));
+        assert!(!nodes.contains(&Node::State(1)) && !nodes.contains(&Node::State(2)));
+        let node = layout.rect(Node::Group(0));
+        assert_eq!(
+            node.min,
+            pos2(0.0, 120.0),
+            "where B, the top-left state, stood"
+        );
+        assert_eq!(
+            layout.rect(Node::State(2)),
+            node,
+            "C is drawn as the sub-machine"
+        );
+        assert_eq!(
+            layout.transition_ends(0),
+            Some((Node::State(0), Node::Group(0)))
+        );
+        assert_eq!(layout.arrow(1), None, "B → C is inside it");
+        assert_eq!(
+            layout.transition_ends(2),
+            Some((Node::Group(0), Node::State(0)))
+        );
+        assert_eq!(layout.node_at(node.center()), Some(Node::Group(0)));
+        assert_eq!(layout.group_label(0), "Sub » 2 states");
+        let frames: Vec<&str> = layout.group_frames().iter().map(|f| f.0).collect();
+        assert_eq!(frames, ["Other"]);
+        let title = layout.group_frames()[0].1.min + vec2(20.0, 5.0);
+        assert_eq!(layout.frame_title_at(title), Some("Other"));
+        assert_eq!(
+            layout.frame_title_at(layout.rect(Node::State(3)).center()),
+            None
+        );
+    }
+
     #[test]
     fn the_connect_dot_shrinks_with_the_boxes_so_it_never_hides_them() {
         let m = StateMachine::default();
-        let at = |zoom| Layout {
-            m: &m,
-            origin: Vec2::ZERO,
-            zoom,
-        };
+        let none = Folded::new();
+        let at = |zoom| Layout::new(&m, Vec2::ZERO, zoom, &none);
         assert_eq!(at(1.0).dot_radius(), DOT);
         // Framed small (a graph of many states in a short pane), the dot stays within the box's height.
         for zoom in [0.5, 0.3, 0.25, 0.1] {

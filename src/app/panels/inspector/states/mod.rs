@@ -46,6 +46,8 @@ pub struct StatesPanel {
     zoom: f32,
     /// The graph's pane is open (docked beside the viewport).
     pub graph_open: bool,
+    /// The sub-state machines the graph folds into one node each.
+    pub folded: graph::Folded,
     drag: Option<GraphDrag>,
     /// Make Transition chose a source: the next click on a state connects it.
     connecting: Option<Node>,
