@@ -283,7 +283,7 @@ impl egui_tiles::Behavior<Pane> for DockPanes<'_> {
                             .button("Frame all")
                             .on_hover_text("Fit every state in the view (F over the graph)")
                             .clicked();
-                        self.states.layer_choice(ui, e);
+                        self.states.layer_choice(ui, e, out);
                         frame_all
                     })
                     .inner;

@@ -1,5 +1,5 @@
 //! Edits of a state machine as a graph editor makes them: add, rename, move and delete states, set the entry,
-//! connect and reorder transitions, add and rename parameters. Each keeps the machine's references whole (a
+//! connect and reorder transitions, add and rename parameters, weigh a layer. Each keeps the machine's references whole (a
 //! renamed state's transitions follow it; a deleted state takes its transitions with it) and refuses what would
 //! break them with a message naming the item.
 
@@ -52,6 +52,13 @@ pub enum MachineEdit {
     SetParameter(usize, Parameter),
     /// Deletes a parameter with the conditions that test it (blend states it drove lose their point parameters).
     RemoveParameter(usize),
+    /// Sets a layer's weight (Unity's layer Weight), clamped into [0, 1].
+    SetLayerWeight {
+        /// The layer, by index among the machine's layers.
+        layer: usize,
+        /// Its weight.
+        weight: f64,
+    },
 }
 
 impl MachineEdit {
@@ -202,6 +209,19 @@ impl MachineEdit {
                     rename_parameter(m, &old, &p.name);
                 }
                 m.parameters[i] = p;
+            }
+            MachineEdit::SetLayerWeight { layer, weight } => {
+                let l = m
+                    .layers
+                    .get_mut(layer)
+                    .ok_or_else(|| format!("no layer {layer}"))?;
+                if !weight.is_finite() {
+                    return Err(format!(
+                        "layer '{}': weight {weight} is not a number",
+                        l.name
+                    ));
+                }
+                l.weight = weight.clamp(0.0, 1.0);
             }
             MachineEdit::RemoveParameter(i) => {
                 if i >= m.parameters.len() {
@@ -415,6 +435,28 @@ pub fn preview_machine(m: &StateMachine, transition: usize) -> Option<StateMachi
 mod tests {
     use super::*;
     use crate::graph::machine::{Condition, ConditionMode, ParameterKind, ParameterValue};
+
+    /// A layer's weight is set clamped into [0, 1]; a layer that is not there, or a weight that is not a number,
+    /// is refused with the machine unchanged.
+    #[test]
+    fn a_layers_weight_is_set_clamped_and_a_missing_layer_is_refused() {
+        let mut m = machine();
+        m.layers.push(crate::graph::machine::MachineLayer {
+            name: "Arms".into(),
+            ..Default::default()
+        });
+        let set = |m: &mut StateMachine, layer, weight| {
+            MachineEdit::SetLayerWeight { layer, weight }.apply(m)
+        };
+        set(&mut m, 0, 0.25).unwrap();
+        assert_eq!(m.layers[0].weight, 0.25);
+        set(&mut m, 0, 7.0).unwrap();
+        assert_eq!(m.layers[0].weight, 1.0);
+        let before = m.clone();
+        assert!(set(&mut m, 1, 0.5).unwrap_err().contains("no layer 1"));
+        assert!(set(&mut m, 0, f64::NAN).unwrap_err().contains("'Arms'"));
+        assert_eq!(m, before);
+    }
 
     fn machine() -> StateMachine {
         let mut m = StateMachine::default();

@@ -222,6 +222,14 @@ impl MachinePlayer {
         &self.machine
     }
 
+    /// Takes a new weight for the machine's layer `layer` (clamped into [0, 1]; the layers play apart from this
+    /// player, which keeps the machine they are part of).
+    pub fn set_layer_weight(&mut self, layer: usize, weight: f64) {
+        if let Some(l) = self.machine.layers.get_mut(layer) {
+            l.weight = weight.clamp(0.0, 1.0);
+        }
+    }
+
     /// Updates a state's length (a blend-space state's cycle changes with its point).
     pub fn set_state_info(&mut self, state: usize, info: StateInfo) {
         if let Some(slot) = self.infos.get_mut(state) {

@@ -1052,6 +1052,20 @@ fn a_unity_controllers_upper_layers_open_with_it() {
     h.get_by_label("Left arm (view only)").click();
     h.run_steps(2);
     assert_eq!(h.state().states_panel().layer, Some(0));
+    // The shown layer's weight is a slider beside it: the arrow keys move it, one undo step puts it back.
+    let weight = |h: &Harness<'static, AnimtuneApp>| opened_machine(h).layers[0].weight;
+    let before = weight(&h);
+    h.get_by_role_and_label(Role::Slider, "weight").focus();
+    h.run_steps(1);
+    h.key_press(egui::Key::ArrowLeft);
+    h.run_steps(2);
+    let lowered = weight(&h);
+    assert!(
+        lowered < before,
+        "the slider lowers the weight: {before} -> {lowered}"
+    );
+    send(&mut h, Command::Undo);
+    assert_eq!(weight(&h), before);
     click_last(&mut h, Role::Button, "Play machine");
     let layer_state = |h: &Harness<'static, AnimtuneApp>| {
         let p = h
@@ -1070,6 +1084,20 @@ fn a_unity_controllers_upper_layers_open_with_it() {
         h.step();
     }
     assert_eq!(layer_state(&h), "Swing");
+    // The weight changes as the machine plays on: no restart takes the layer back to Rest.
+    let played = h.state().editor().eval().time();
+    h.get_by_role_and_label(Role::Slider, "weight").focus();
+    h.run_steps(1);
+    h.key_press(egui::Key::ArrowLeft);
+    h.run_steps(2);
+    assert!(weight(&h) < before);
+    assert_eq!(layer_state(&h), "Swing", "the layer plays on");
+    assert!(
+        h.state().editor().eval().time() >= played,
+        "the machine's time goes on"
+    );
+    send(&mut h, Command::Undo);
+    assert_eq!(weight(&h), before);
     // Dragging a node of the shown layer edits nothing.
     let before = opened_machine(&h);
     let canvas = h.get_by_label(GRAPH_LABEL).rect();

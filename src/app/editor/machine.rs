@@ -186,6 +186,23 @@ impl EditorState {
         if playing.is_none() || playing == wanted.as_ref() {
             return;
         }
+        // Only layer weights changed (the States tab's weight slider): they take effect as the machine plays on.
+        if let (Some(now), Some(new)) = (playing, &wanted)
+            && now.layers.len() == new.layers.len()
+        {
+            let mut same = new.clone();
+            for (l, w) in same.layers.iter_mut().zip(&now.layers) {
+                l.weight = w.weight;
+            }
+            if same == *now {
+                let weights: Vec<f64> = new.layers.iter().map(|l| l.weight).collect();
+                let source = self.session.eval.source_mut();
+                for (k, w) in weights.into_iter().enumerate() {
+                    source.set_machine_layer_weight(k, w);
+                }
+                return;
+            }
+        }
         if let Some(k) = self.machine_preview() {
             let time = self.session.eval.time();
             self.session.machine.preview = None;

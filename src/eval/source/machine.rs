@@ -204,6 +204,8 @@ impl AdditiveReference {
 #[derive(Clone, Debug)]
 struct BoundLayer {
     source: Box<MachineSource>,
+    /// Its mask, and that times its weight.
+    mask: Vec<f32>,
     layer_mask: Vec<f32>,
     /// An Additive layer's reference poses and buffers (None: an Override layer).
     additive: Option<Box<AdditiveReference>>,
@@ -384,12 +386,14 @@ impl MachineSource {
             });
             source.missing.extend(layer.missing.iter().cloned());
             let w = l.weight.clamp(0.0, 1.0) as f32;
-            let layer_mask: Vec<f32> = l
+            let mask: Vec<f32> = l
                 .joint_mask(character)
                 .iter()
-                .map(|m| m.clamp(0.0, 1.0) * w)
+                .map(|m| m.clamp(0.0, 1.0))
                 .collect();
+            let layer_mask: Vec<f32> = mask.iter().map(|m| m * w).collect();
             source.layers.push(BoundLayer {
+                mask,
                 shared_masks: (vec![1.0; layer_mask.len()], vec![0.0; layer_mask.len()]),
                 layer_mask,
                 source: Box::new(layer),
@@ -435,6 +439,24 @@ impl MachineSource {
     /// The player of the machine's layer `layer` (its states, current state and transition).
     pub(crate) fn layer_player(&self, layer: usize) -> Option<&MachinePlayer> {
         self.layers.get(layer).map(|l| &l.source.player)
+    }
+
+    /// Weighs layer `layer` by `weight` (clamped into [0, 1]) from now on, as it plays: its mask, a synced
+    /// layer's Timing, and the machine its player keeps. False when there is no such layer.
+    pub(crate) fn set_layer_weight(&mut self, layer: usize, weight: f64) -> bool {
+        let Some(l) = self.layers.get_mut(layer) else {
+            return false;
+        };
+        let weight = weight.clamp(0.0, 1.0);
+        for (w, m) in l.layer_mask.iter_mut().zip(&l.mask) {
+            *w = m * weight as f32;
+        }
+        if let Some(sync) = &mut l.sync {
+            sync.weight = weight;
+        }
+        self.player.set_layer_weight(layer, weight);
+        self.sync_lengths();
+        true
     }
 
     /// The player, to set parameters.

@@ -185,6 +185,15 @@ impl SourcePlayer {
         }
     }
 
+    /// Weighs the state machine's layer `layer` by `weight` as it plays, without a restart; false when the source
+    /// is not a machine with that layer.
+    pub fn set_machine_layer_weight(&mut self, layer: usize, weight: f64) -> bool {
+        match &mut self.source {
+            Source::Machine(m) => m.set_layer_weight(layer, weight),
+            _ => false,
+        }
+    }
+
     /// Clips the state machine's states name that the character lacks (they play its rest pose).
     pub fn missing_machine_clips(&self) -> &[String] {
         match &self.source {

@@ -356,7 +356,7 @@ impl StatesPanel {
     }
 
     /// The drop-down choosing which of the machine's layers the graph shows (nothing when it has none).
-    pub fn layer_choice(&mut self, ui: &mut egui::Ui, e: &EditorState) {
+    pub fn layer_choice(&mut self, ui: &mut egui::Ui, e: &EditorState, out: &mut Commands) {
         let Some(base) = e.machine().filter(|m| !m.layers.is_empty()) else {
             return;
         };
@@ -392,6 +392,26 @@ impl StatesPanel {
                      live while it plays and edited in the preset. A synced layer shows the states and transitions \
                      of the layer it follows, with its own motions",
                 );
+            // The shown layer's weight, live (Unity's layer Weight).
+            if let Some(k) = self.layer {
+                let mut weight = base.layers[k].weight;
+                let changed = ui
+                    .add(
+                        egui::Slider::new(&mut weight, 0.0..=1.0)
+                            .text("weight")
+                            .fixed_decimals(2),
+                    )
+                    .on_hover_text(
+                        "How much of the layer goes over the layers below it, by its mask (Unity's layer Weight)",
+                    )
+                    .changed();
+                if changed {
+                    out.push(Command::EditMachine(MachineEdit::SetLayerWeight {
+                        layer: k,
+                        weight,
+                    }));
+                }
+            }
         });
     }
 
