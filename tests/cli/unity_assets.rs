@@ -580,6 +580,11 @@ fn a_synced_layer_with_timing_sets_both_layers_lengths_by_its_weight() {
         shown.contains("'Echo': weight 0.5, override, synced to layer 0 with Timing"),
         "{shown}"
     );
+    // How it plays is said as such, not among what is not previewed, which is nothing here.
+    assert!(
+        shown.contains("\n  plays as a state machine") && shown.contains("not previewed: nothing"),
+        "{shown}"
+    );
     for time in [0.3, 0.7] {
         let phase = time / 0.8;
         let want = crate::state_machine::blend(&[

@@ -46,10 +46,22 @@ pub struct Description {
     pub unsupported: Vec<String>,
 }
 
-/// What every description of a controller, override controller, mask or blend tree says until all of them play.
-pub const NOT_PLAYED_YET: &str = "a controller plays as a state machine (pose --controller, also through an \
-     override controller): its base layer, and each layer above with its states, blending and mask (a synced \
-     layer with its source layer's states and its own motions)";
+/// How an asset of `kind` plays, the last line of its description (clips say so in their own lines).
+fn how_it_plays(kind: &str) -> Option<&'static str> {
+    match kind {
+        "AnimatorController" => Some(
+            "plays as a state machine (pose/bake --controller, File > Open Unity controller): its base layer, \
+             and each layer above with its states, blending and mask",
+        ),
+        "AnimatorOverrideController" => Some(
+            "plays as its base controller with its clips swapped (pose/bake --controller, File > Open Unity \
+             controller)",
+        ),
+        "AvatarMask" => Some("plays as the mask of the controller layers that name it"),
+        "BlendTree" => Some("plays in the controller states that name it"),
+        _ => None,
+    }
+}
 
 /// The clips of a `.anim` file as the tool's clips (generic ones by path, humanoid ones by human bone: see
 /// [`anim_clip::to_clip`]), and what they hold that does not play, one line each.
@@ -78,8 +90,8 @@ pub fn load_clips(
 /// Reads the Unity asset at `path` (at most `max_bytes`) and says what it holds.
 pub fn describe(path: &Path, max_bytes: u64) -> Result<Description, UnityError> {
     let mut d = describe_file(path, max_bytes)?;
-    if d.kind != "AnimationClip" {
-        d.unsupported.insert(0, NOT_PLAYED_YET.to_string());
+    if let Some(plays) = how_it_plays(&d.kind) {
+        d.lines.push(plays.to_string());
     }
     Ok(d)
 }
