@@ -204,10 +204,14 @@ impl MorphBinding {
     }
 }
 
+/// Most weights (keys × the mesh's targets) a track naming its targets is made into: 16 M.
+pub const MAX_RESOLVED_WEIGHTS: usize = 1 << 24;
+
 /// `tracks` with each that names its targets made a track of every target of the mesh it drives on
 /// `character`: the mesh instanced by the track's node name (its last path element), else the first with a
 /// target of one of its names; the mesh's other targets keep their defaults, and names the mesh lacks are left
-/// out. A track whose mesh cannot be found is kept as it is, bound to nothing.
+/// out. A track whose mesh cannot be found, or that would take more than [`MAX_RESOLVED_WEIGHTS`] weights, is
+/// kept as it is, bound to nothing.
 pub fn resolve_named(tracks: &[MorphTrack], character: &Character) -> Vec<MorphTrack> {
     tracks
         .iter()
@@ -237,6 +241,9 @@ fn resolved(track: &MorphTrack, character: &Character) -> Option<MorphTrack> {
     } else {
         1
     };
+    if track.times.len().saturating_mul(groups).saturating_mul(to) > MAX_RESOLVED_WEIGHTS {
+        return None;
+    }
     let zeros = vec![0.0; to];
     let mut values = Vec::with_capacity(track.times.len() * groups * to);
     for (g, given) in track.values.chunks_exact(from.max(1)).enumerate() {
@@ -378,6 +385,23 @@ mod tests {
         assert!(
             MorphBinding::bind(&[unknown], &character).pairs.is_empty(),
             "a named track never binds by its width"
+        );
+        // A long track onto a mesh of many targets would take more than the bound: it is kept, unbound.
+        let many: Vec<String> = (0..4096).map(|i| format!("t{i}")).collect();
+        let crowd: Vec<&str> = many.iter().map(String::as_str).collect();
+        character.meshes = vec![face("Crowd", &crowd, vec![0.0; 4096])];
+        let keys = MAX_RESOLVED_WEIGHTS / 4096 + 1;
+        let long = MorphTrack::named(
+            "Crowd",
+            names(&["t0"]),
+            (0..keys).map(|k| k as f32 * 0.01).collect(),
+            vec![0.5; keys],
+            Interpolation::Linear,
+        )
+        .unwrap();
+        assert_eq!(
+            resolve_named(std::slice::from_ref(&long), &character),
+            [long]
         );
     }
 
