@@ -314,6 +314,22 @@ AnimationClip:
 
 /// The committed fixture project (`tests/fixtures/unity/`): a controller written in Unity's YAML with its `.meta`
 /// files, whose base layer plays Idle, Walk and a 1D blend tree inside a sub-state machine.
+/// Copies the fixture project's `Assets/<folder>` files that `keep` accepts (by file name) into a project at
+/// `project`, `.meta` files included.
+fn copy_fixture_folders(project: &Path, folders: &[&str], keep: impl Fn(&str) -> bool) {
+    for folder in folders {
+        let to = project.join("Assets").join(folder);
+        std::fs::create_dir_all(&to).unwrap();
+        for entry in std::fs::read_dir(fixture(folder)).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_str().unwrap();
+            if keep(name) {
+                std::fs::copy(&path, to.join(name)).unwrap();
+            }
+        }
+    }
+}
+
 fn fixture(name: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/unity/Assets")
@@ -556,14 +572,7 @@ fn a_synced_layer_plays_its_source_layers_states_with_its_own_motions() {
 #[test]
 fn a_synced_layer_with_timing_sets_both_layers_lengths_by_its_weight() {
     let project = common::temp_dir("unity-synced-timing").join("Game");
-    for sub in ["Anims", "Synced"] {
-        let to = project.join("Assets").join(sub);
-        std::fs::create_dir_all(&to).unwrap();
-        for entry in std::fs::read_dir(fixture(sub)).unwrap() {
-            let path = entry.unwrap().path();
-            std::fs::copy(&path, to.join(path.file_name().unwrap())).unwrap();
-        }
-    }
+    copy_fixture_folders(&project, &["Anims", "Synced"], |_| true);
     let controller = project.join("Assets/Synced/Synced.controller");
     let text = std::fs::read_to_string(&controller).unwrap();
     let echo = "m_DefaultWeight: 0.5\n    m_IKPass: 0\n    m_SyncedLayerAffectsTiming: ";
@@ -993,16 +1002,9 @@ fn a_controller_is_found_in_a_project_folder() {
     // A copy of the project without the override controller: its folder plays Locomotion.
     let dir = common::temp_dir("unity-project-folder");
     let copy = dir.join("Game");
-    for sub in ["Assets/Anims", "Assets/Controllers"] {
-        std::fs::create_dir_all(copy.join(sub)).unwrap();
-        for entry in std::fs::read_dir(project.join(sub)).unwrap() {
-            let path = entry.unwrap().path();
-            let name = path.file_name().unwrap().to_str().unwrap().to_string();
-            if !name.starts_with("Fast.") {
-                std::fs::copy(&path, copy.join(sub).join(name)).unwrap();
-            }
-        }
-    }
+    copy_fixture_folders(&copy, &["Anims", "Controllers"], |name| {
+        !name.starts_with("Fast.")
+    });
     let from_folder = at(copy.to_str().unwrap());
     let from_file = at(&fixture("Controllers/Locomotion.controller"));
     assert_eq!(

@@ -80,6 +80,21 @@ fn with_a_new_machine() -> Harness<'static, AnimtuneApp> {
     h
 }
 
+/// A controller of the committed Unity fixture project (`tests/fixtures/unity/Assets/<rel>`).
+fn fixture_controller(rel: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/unity/Assets")
+        .join(rel)
+}
+
+/// The editor with a fixture controller opened, as File > Open Unity controller opens it.
+fn with_fixture_controller(rel: &str) -> Harness<'static, AnimtuneApp> {
+    let mut h = harness();
+    h.run_steps(2);
+    send(&mut h, Command::Open(fixture_controller(rel)));
+    h
+}
+
 /// The States tab, with its graph pane open.
 fn open_graph(h: &mut Harness<'static, AnimtuneApp>) {
     h.get_by_label("States").click();
@@ -625,11 +640,7 @@ fn a_mirrored_state_plays_mirrored_in_the_editor() {
 /// conditions, then its entry state.
 #[test]
 fn selecting_entry_lists_its_entry_transitions() {
-    let mut h = harness();
-    h.run_steps(2);
-    let controller = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/unity/Assets/Trees/Trees.controller");
-    send(&mut h, Command::Open(controller));
+    let mut h = with_fixture_controller("Trees/Trees.controller");
     open_graph(&mut h);
     let canvas = h.get_by_label(GRAPH_LABEL).rect();
     let m = h.state().editor().machine().unwrap().clone();
@@ -891,9 +902,10 @@ fn a_unity_controller_opens_as_the_machine_and_its_parameters_drive_it() {
     );
     h.key_press(egui::Key::Escape);
     h.run_steps(2);
-    let controller = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/unity/Assets/Controllers/Locomotion.controller");
-    send(&mut h, Command::Open(controller));
+    send(
+        &mut h,
+        Command::Open(fixture_controller("Controllers/Locomotion.controller")),
+    );
     let status = h.state().editor().status().text.clone();
     assert!(
         status.contains("base layer is the state machine"),
@@ -1014,11 +1026,7 @@ fn a_unity_project_folder_opens_its_chosen_controller_which_plays_and_bakes() {
 /// layer of the machine, which the States tab names; "Spine" (one state) as a clip layer the Layers tab lists.
 #[test]
 fn a_unity_controllers_upper_layers_open_with_it() {
-    let mut h = harness();
-    h.run_steps(2);
-    let controller = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/unity/Assets/Layered/Layered.controller");
-    send(&mut h, Command::Open(controller));
+    let mut h = with_fixture_controller("Layered/Layered.controller");
     let m = opened_machine(&h);
     let machine_layers: Vec<(&str, usize)> = m
         .layers
@@ -1123,11 +1131,7 @@ fn a_unity_controllers_upper_layers_open_with_it() {
 /// machine itself does not change.
 #[test]
 fn a_sub_machines_frame_folds_into_one_node_and_opens_again() {
-    let mut h = harness();
-    h.run_steps(2);
-    let controller = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/unity/Assets/Controllers/Locomotion.controller");
-    send(&mut h, Command::Open(controller));
+    let mut h = with_fixture_controller("Controllers/Locomotion.controller");
     open_graph(&mut h);
     h.get_by_label("Frame all").click();
     h.run_steps(2);

@@ -927,18 +927,24 @@ mod tests {
         assert_eq!(layout.dot(Node::State(0)), Some(pos2(NODE.x, NODE.y / 2.0)));
     }
 
-    #[test]
-    fn a_sub_machines_frame_holds_its_states_and_no_other() {
+    /// A machine of clip states, each (name, x, y, the sub-machine it sits in).
+    fn grouped(states: &[(&str, f32, f32, Option<&str>)]) -> StateMachine {
         let mut m = StateMachine::default();
-        for (n, x, y, group) in [
-            ("A", 0.0, 0.0, None),
-            ("B", 0.0, 120.0, Some("Sub")),
-            ("C", 160.0, 120.0, Some("Sub")),
-        ] {
+        for &(n, x, y, group) in states {
             let mut s = clip_state(n, n, [x, y]);
             s.group = group.map(str::to_string);
             m.states.push(s);
         }
+        m
+    }
+
+    #[test]
+    fn a_sub_machines_frame_holds_its_states_and_no_other() {
+        let m = grouped(&[
+            ("A", 0.0, 0.0, None),
+            ("B", 0.0, 120.0, Some("Sub")),
+            ("C", 160.0, 120.0, Some("Sub")),
+        ]);
         let none = Folded::new();
         let layout = Layout::new(&m, Vec2::ZERO, 1.0, &none);
         let frames = layout.group_frames();
@@ -957,17 +963,12 @@ mod tests {
     /// inside a folded one folds with it.
     #[test]
     fn a_folded_sub_machine_is_one_node_that_takes_its_states_arrows() {
-        let mut m = StateMachine::default();
-        for (n, x, y, group) in [
+        let mut m = grouped(&[
             ("A", 0.0, 0.0, None),
             ("B", 0.0, 120.0, Some("Sub")),
             ("C", 160.0, 120.0, Some("Sub/Inner")),
             ("D", 320.0, 0.0, Some("Other")),
-        ] {
-            let mut s = clip_state(n, n, [x, y]);
-            s.group = group.map(str::to_string);
-            m.states.push(s);
-        }
+        ]);
         for (from, to) in [("A", "B"), ("B", "C"), ("C", "A")] {
             MachineEdit::AddTransition {
                 from: from.into(),
