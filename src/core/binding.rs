@@ -263,8 +263,10 @@ pub fn bind(clip: &Clip, skeleton: &Skeleton, humanoid: Option<&HumanoidMap>) ->
     };
     let facing = facing_alignment(clip, humanoid, &model);
     let placement = humanoid.map_or(HipsPlacement::default(), |h| h.hips_placement);
-    // Retargets go through the character's T-pose, which is its rest pose unless its humanoid says otherwise
-    // (a Unity avatar's); whether a track's rest agrees with the joint's is asked of the rest pose.
+    // Retargets by human bone (between rigs, through the humanoid) go to the character's T-pose, which is its rest
+    // pose unless its humanoid says otherwise (a Unity avatar's), as Unity's humanoid retarget goes from T-pose to
+    // T-pose. A track bound by path or name comes from the rig's own family: it is carried from its rest to the
+    // joint's rest, and whether the two agree is asked of the rest pose.
     let t_pose = humanoid.map(|h| &h.t_pose).filter(|t| !t.is_empty());
     let t_pose_rotation = |j: usize| {
         t_pose
@@ -279,11 +281,14 @@ pub fn bind(clip: &Clip, skeleton: &Skeleton, humanoid: Option<&HumanoidMap>) ->
         }
         posed.world_rotations(skeleton)
     });
-    let t_parent_rot = |j: usize| match &t_model_rot {
-        Some(rot) => skeleton
-            .parent(j)
-            .map_or(skeleton.root_rotation(), |p| rot[p]),
-        None => parent_rot(j),
+    let target_frames = |j: usize, through_t_pose: bool| match (&t_model_rot, through_t_pose) {
+        (Some(rot), true) => (
+            skeleton
+                .parent(j)
+                .map_or(skeleton.root_rotation(), |p| rot[p]),
+            t_pose_rotation(j),
+        ),
+        _ => (parent_rot(j), skeleton.rest()[j].rotation),
     };
 
     let mut driven = vec![false; skeleton.len()];
@@ -302,11 +307,11 @@ pub fn bind(clip: &Clip, skeleton: &Skeleton, humanoid: Option<&HumanoidMap>) ->
             });
         // Rotations carried between the two rest poses (so the model-space motion of each bone is the same on
         // both rigs); translation only for the hips, scaled by their rest heights.
-        let retarget = |joint: usize| {
+        let retarget = |joint: usize, through_t_pose: bool| {
             let wps = facing * t.parent_rest_rotation;
-            let wpd = t_parent_rot(joint);
+            let (wpd, local) = target_frames(joint, through_t_pose);
             let pre = wpd.inverse() * wps;
-            let post = t.rest.rotation.inverse() * wps.inverse() * wpd * t_pose_rotation(joint);
+            let post = t.rest.rotation.inverse() * wps.inverse() * wpd * local;
             let is_hips = t.human_bone == Some(HumanBone::Hips)
                 || humanoid.and_then(|h| h.joint(HumanBone::Hips)) == Some(joint);
             // Model-space placement: the source's hips position (its parent's rest frame applied to the local
@@ -347,13 +352,13 @@ pub fn bind(clip: &Clip, skeleton: &Skeleton, humanoid: Option<&HumanoidMap>) ->
             Some(BoundTrack {
                 joint,
                 method,
-                retarget: rests_differ.then(|| retarget(joint)),
+                retarget: rests_differ.then(|| retarget(joint, false)),
             })
         } else if let (Some(bone), Some(map)) = (t.human_bone, humanoid) {
             map.joint(bone).map(|joint| BoundTrack {
                 joint,
                 method: BindMethod::HumanBone,
-                retarget: Some(retarget(joint)),
+                retarget: Some(retarget(joint, true)),
             })
         } else {
             None

@@ -291,6 +291,25 @@ mod tests {
             at_rest < 0.05,
             "without the avatar, in the rest pose: {at_rest}°"
         );
+
+        // A clip of the rig's own family, bound by path with a rest a little off the joint's, is carried rest to
+        // rest as without the avatar: only retargets by human bone go through the T-pose.
+        let model = crate::demo::mannequin::load();
+        let mut walk = model.clips[0].clone();
+        let track = walk
+            .tracks
+            .iter_mut()
+            .find(|t| t.target.name == "LeftUpperArm")
+            .expect("the arm's track");
+        track.target.rest.rotation *= Quat::from_rotation_x(0.05);
+        let own = |c: &Character| {
+            let binding = walk.bind(&c.skeleton, Some(&c.humanoid));
+            let mut pose = Pose::rest(&c.skeleton);
+            walk.sample_into(&binding, 0.3, crate::core::clip::Wrap::Clamp, &mut pose);
+            pose.local[arm].rotation
+        };
+        let off = own(&character).angle_between(own(&plain)).to_degrees();
+        assert!(off < 1e-3, "a path-bound track ignores the T-pose: {off}°");
     }
 
     /// An avatar naming a transform the model lacks leaves the map found by names, and a T-pose whose joints
